@@ -1,0 +1,109 @@
+// Package lore is the embedding API of the Lore engine: Open an Engine over a home
+// directory, run statements with Query, and read the Arrow result and its query
+// record. The CLI and the HTTP server are thin layers over this package.
+package lore
+
+import (
+	"encoding/json"
+	"log/slog"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/source"
+)
+
+// Options configure an Engine. The zero value is valid: EnsureDefaults fills it.
+type Options struct {
+	// Home is the directory holding the catalog (catalog.db). Default: $LORE_HOME,
+	// else ./.lore.
+	Home string
+	// MemoryLimit is the byte budget shared by running statements. Default: 80 % of
+	// the machine's memory.
+	MemoryLimit int64
+	// Threads is the number of workers a scan uses. Default: GOMAXPROCS.
+	Threads int
+	// Logger receives operational logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills unset options with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Home == "" {
+		o.Home = defaultHome()
+	}
+	if o.MemoryLimit <= 0 {
+		o.MemoryLimit = defaultMemoryLimit()
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Result is the outcome of a statement: its Arrow schema, its batches and its query
+// record. Batches are owned by the Result.
+type Result struct {
+	Schema  *arrow.Schema
+	Batches []arrow.Record
+	Record  *Record
+}
+
+// NumRows is the number of result rows.
+func (r *Result) NumRows() int64 {
+	var n int64
+	for _, b := range r.Batches {
+		n += b.NumRows()
+	}
+	return n
+}
+
+// Record is the query record of SPEC §7: what ran, how it was answered, and what
+// each scan read.
+type Record struct {
+	ID        string            `json:"id"`
+	SQL       string            `json:"sql"`
+	Settings  map[string]string `json:"settings"`
+	State     string            `json:"state"`
+	ElapsedMS float64           `json:"elapsed_ms"`
+	Rows      int64             `json:"rows"`
+	Execution Execution         `json:"execution"`
+	Scans     []ScanRecord      `json:"scans"`
+	Error     *RecordError      `json:"error,omitempty"`
+}
+
+// Execution says how a statement was answered.
+type Execution struct {
+	// Mode is "scan" (data read), "context" (answered from statistics) or "cache".
+	Mode   string `json:"mode"`
+	Detail string `json:"detail,omitempty"`
+	// SourceVersion and CurrentSourceVersion are set when statistics took part.
+	SourceVersion        json.RawMessage `json:"source_version,omitempty"`
+	CurrentSourceVersion json.RawMessage `json:"current_source_version,omitempty"`
+	Approximate          []Approximation `json:"approximate,omitempty"`
+}
+
+// Approximation labels one estimated result.
+type Approximation struct {
+	Function  string  `json:"function"`
+	Argument  string  `json:"argument"`
+	Sketch    string  `json:"sketch"`
+	Error     float64 `json:"error"`
+	ErrorKind string  `json:"error_kind"`
+}
+
+// ScanRecord is one table scan's counters.
+type ScanRecord struct {
+	Table    string `json:"table"`
+	Location string `json:"location"`
+	source.Snapshot
+}
+
+// RecordError is the error of a failed statement.
+type RecordError struct {
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	Position *int   `json:"position,omitempty"`
+}
