@@ -1,0 +1,254 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loredb/lore/errs"
+
+	// The pure-Go SQLite driver, registered as "sqlite". This package is its only importer.
+	_ "modernc.org/sqlite"
+)
+
+// applicationID is written to the database header (PRAGMA application_id) so that a
+// SQLite file belonging to something else is refused rather than migrated. It spells
+// "LORE" in ASCII.
+const applicationID = 0x4C4F5245
+
+// busyTimeout is how long a connection waits for another process's write lock before
+// failing with SQLITE_BUSY.
+const busyTimeout = 10 * time.Second
+
+// maxReaders bounds the read pool. Readers run concurrently under WAL; a handful is
+// enough for a catalog whose reads are point lookups and short lists.
+const maxReaders = 8
+
+// Catalog is an open catalog database. It is safe for concurrent use by many
+// goroutines: writes go through a single connection (SQLite admits one writer at a
+// time, and queueing in-process avoids SQLITE_BUSY between our own goroutines), reads
+// through a pool of read-only connections that see consistent snapshots under WAL.
+type Catalog struct {
+	path   string
+	writer *sql.DB // exactly one connection; every write transaction runs here
+	reader *sql.DB // query_only connections
+}
+
+// Open opens or creates the catalog database at path (creating its parent directory if
+// needed) and applies pending migrations, each in one transaction. A database whose
+// schema version is newer than this build knows is refused with an INTERNAL error
+// naming both versions; a SQLite file that is not a Lore catalog is refused too.
+func Open(ctx context.Context, path string) (*Catalog, error) {
+	return open(ctx, path, migrations)
+}
+
+// open is Open with the migration list as a parameter, so that tests can append a
+// failing migration without touching package state.
+func open(ctx context.Context, path string, ms []migration) (*Catalog, error) {
+	if path == "" {
+		return nil, errs.New(errs.Internal, "cannot open catalog: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, errs.New(errs.Internal, "cannot create the directory of catalog %q: %w", path, err)
+	}
+
+	// The writer sets the persistent journal mode before any reader connects, and
+	// starts every transaction with BEGIN IMMEDIATE so that a transaction that reads
+	// before it writes cannot fail on lock upgrade when another process writes too.
+	// synchronous=NORMAL under WAL keeps the file consistent on power loss (it may lose
+	// the last commits, never corrupt) and spares the query log an fsync per statement.
+	writer, err := sql.Open("sqlite", dsn(abs,
+		"_txlock=immediate",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(NORMAL)",
+	))
+	if err != nil {
+		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+
+	c := &Catalog{path: path, writer: writer}
+	if err := c.checkApplication(ctx); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	if err := c.migrate(ctx, ms); err != nil {
+		writer.Close()
+		return nil, err
+	}
+
+	reader, err := sql.Open("sqlite", dsn(abs, "_pragma=query_only(1)"))
+	if err != nil {
+		writer.Close()
+		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
+	}
+	reader.SetMaxOpenConns(maxReaders)
+	reader.SetMaxIdleConns(maxReaders)
+	if err := reader.PingContext(ctx); err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
+	}
+	c.reader = reader
+	return c, nil
+}
+
+// dsn builds the driver's connection string: a SQLite file URI for abs, percent-encoded
+// so that any byte of a path ('?', '#', '%', spaces, unicode) reaches the file system
+// unchanged, followed by the settings every connection needs and then extra.
+func dsn(abs string, extra ...string) string {
+	params := []string{
+		"mode=rwc",
+		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()),
+		"_pragma=foreign_keys(1)",
+	}
+	params = append(params, extra...)
+	return "file:" + escapePath(filepath.ToSlash(abs)) + "?" + strings.Join(params, "&")
+}
+
+// escapePath percent-encodes every byte of p except unreserved URI characters and '/'.
+func escapePath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		switch {
+		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9',
+			ch == '-', ch == '_', ch == '.', ch == '~', ch == '/':
+			b.WriteByte(ch)
+		default:
+			fmt.Fprintf(&b, "%%%02X", ch)
+		}
+	}
+	return b.String()
+}
+
+// checkApplication refuses a SQLite file that some other program owns. A fresh file
+// has application_id 0; migration 1 stamps it.
+func (c *Catalog) checkApplication(ctx context.Context) error {
+	var id int64
+	if err := c.writer.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+		return errs.New(errs.Internal, "cannot open catalog at %q: %w", c.path, err)
+	}
+	if id != 0 && id != applicationID {
+		return errs.New(errs.Internal,
+			"cannot open catalog at %q: the file is a SQLite database of another application (application_id %#x)",
+			c.path, id)
+	}
+	return nil
+}
+
+// Close closes the database. Calls in flight may fail; the file stays consistent.
+func (c *Catalog) Close() error {
+	var errR error
+	if c.reader != nil {
+		errR = c.reader.Close()
+	}
+	errW := c.writer.Close()
+	if err := errors.Join(errR, errW); err != nil {
+		return errs.New(errs.Internal, "cannot close catalog at %q: %w", c.path, err)
+	}
+	return nil
+}
+
+// SchemaVersion returns the highest migration version applied to the database.
+func (c *Catalog) SchemaVersion(ctx context.Context) (int, error) {
+	v, err := schemaVersion(ctx, c.reader)
+	if err != nil {
+		return 0, errs.New(errs.Internal, "cannot read the schema version of catalog %q: %w", c.path, err)
+	}
+	return v, nil
+}
+
+// queryer is what schemaVersion needs: a *sql.DB or a *sql.Tx.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func schemaVersion(ctx context.Context, q queryer) (int, error) {
+	var v sql.NullInt64
+	if err := q.QueryRowContext(ctx, "SELECT max(version) FROM schema_migrations").Scan(&v); err != nil {
+		return 0, err
+	}
+	return int(v.Int64), nil
+}
+
+// actorKey is the context key of the audit actor.
+type actorKey struct{}
+
+// DefaultActor is the actor recorded on audit events when the context names none: the
+// embedding program itself.
+const DefaultActor = "system"
+
+// WithActor returns a context whose catalog writes are recorded in the audit log as done
+// by actor (a user or token name).
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+func actorOf(ctx context.Context) string {
+	if a, ok := ctx.Value(actorKey{}).(string); ok && a != "" {
+		return a
+	}
+	return DefaultActor
+}
+
+// nowMS is the catalog's clock: Unix milliseconds, the unit of every *_ms column.
+func nowMS() int64 { return time.Now().UnixMilli() }
+
+// fromMS converts a stored *_ms value to a UTC time.
+func fromMS(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// writeTx runs fn in one write transaction on the writer connection, committing when fn
+// returns nil and rolling back otherwise. A rollback after a commit error is harmless.
+func (c *Catalog) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := c.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return c.internal(err, "cannot begin a write")
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return c.internal(err, "cannot commit a write")
+	}
+	return nil
+}
+
+// readTx runs fn in one read-only transaction, so that multi-statement reads see one
+// snapshot.
+func (c *Catalog) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := c.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return c.internal(err, "cannot begin a read")
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only; nothing to undo
+	return fn(tx)
+}
+
+// internal wraps a driver error with the catalog's path and the INTERNAL code; bad
+// input is refused before it reaches SQL, so a driver error is the catalog's fault.
+// Errors that already carry a code (ours, or a context's cancellation) keep it.
+func (c *Catalog) internal(err error, format string, args ...any) error {
+	var coded *errs.Error
+	if errors.As(err, &coded) {
+		return err
+	}
+	what := fmt.Sprintf(format, args...)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s in catalog %q: %w", what, c.path, err)
+	}
+	return errs.New(errs.Internal, "%s in catalog %q: %w", what, c.path, err)
+}

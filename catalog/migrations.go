@@ -1,0 +1,204 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/loredb/lore/errs"
+)
+
+// migration is one step of the schema: applied once, in order, in one transaction
+// together with its row in schema_migrations. A released migration is never edited;
+// a change to the schema is a new migration appended to the list (and documented in
+// docs/format/catalog.md).
+type migration struct {
+	version int
+	name    string
+	stmts   []string
+}
+
+// migrations is the schema history. Versions start at 1 and increase by one.
+var migrations = []migration{
+	{version: 1, name: "initial schema", stmts: []string{
+		fmt.Sprintf("PRAGMA application_id = %d", applicationID),
+
+		// A registered table. AUTOINCREMENT keeps ids durable: the id of a dropped table
+		// is never given to another, so nothing keyed by an old id can attach to a new
+		// table.
+		`CREATE TABLE tables (
+			id            INTEGER PRIMARY KEY AUTOINCREMENT,
+			name          TEXT    NOT NULL UNIQUE,
+			location      TEXT    NOT NULL,
+			format        TEXT    NOT NULL CHECK (format IN ('parquet', 'delta', 'iceberg')),
+			created_at_ms INTEGER NOT NULL,
+			updated_at_ms INTEGER NOT NULL
+		) STRICT`,
+
+		// The table's columns in schema order; column_id is the 0-based position and
+		// is what statistics rows refer to.
+		`CREATE TABLE table_columns (
+			table_id     INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+			column_id    INTEGER NOT NULL CHECK (column_id >= 0),
+			name         TEXT    NOT NULL,
+			type         TEXT    NOT NULL,
+			is_partition INTEGER NOT NULL CHECK (is_partition IN (0, 1)),
+			PRIMARY KEY (table_id, column_id),
+			UNIQUE (table_id, name)
+		) STRICT, WITHOUT ROWID`,
+
+		// The declared layout: clustered_by and bloom column lists, in order.
+		`CREATE TABLE table_layout (
+			table_id  INTEGER NOT NULL,
+			kind      TEXT    NOT NULL CHECK (kind IN ('clustered_by', 'bloom')),
+			position  INTEGER NOT NULL CHECK (position >= 0),
+			column_id INTEGER NOT NULL,
+			PRIMARY KEY (table_id, kind, position),
+			UNIQUE (table_id, kind, column_id),
+			FOREIGN KEY (table_id, column_id)
+				REFERENCES table_columns (table_id, column_id) ON DELETE CASCADE
+		) STRICT, WITHOUT ROWID`,
+		// Deleting a column looks its layout rows up by this key.
+		`CREATE INDEX table_layout_by_column ON table_layout (table_id, column_id)`,
+
+		// One statistics record per table (the document is the statistics object).
+		`CREATE TABLE table_statistics (
+			table_id         INTEGER PRIMARY KEY REFERENCES tables (id) ON DELETE CASCADE,
+			document_version INTEGER NOT NULL,
+			source_kind      TEXT    NOT NULL,
+			source_identity  TEXT    NOT NULL,
+			depth            TEXT    NOT NULL CHECK (depth IN ('metadata', 'full')),
+			row_count        INTEGER,
+			computed_at_ms   INTEGER NOT NULL,
+			document         BLOB    NOT NULL
+		) STRICT`,
+
+		// The files the statistics record describes.
+		`CREATE TABLE table_files (
+			table_id         INTEGER NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
+			file_id          INTEGER NOT NULL,
+			path             TEXT    NOT NULL,
+			row_count        INTEGER NOT NULL,
+			size_bytes       INTEGER NOT NULL,
+			last_modified_ms INTEGER,
+			PRIMARY KEY (table_id, file_id),
+			UNIQUE (table_id, path)
+		) STRICT, WITHOUT ROWID`,
+
+		// Per-file, per-column bounds in the order-preserving byte encoding, so that
+		// "which files can match x > 5" is a range query on the index below.
+		`CREATE TABLE file_column_stats (
+			table_id     INTEGER NOT NULL,
+			file_id      INTEGER NOT NULL,
+			column_id    INTEGER NOT NULL,
+			min          BLOB,
+			max          BLOB,
+			bounds_exact INTEGER NOT NULL DEFAULT 0 CHECK (bounds_exact IN (0, 1)),
+			null_count   INTEGER,
+			has_nan      INTEGER NOT NULL DEFAULT 0 CHECK (has_nan IN (0, 1)),
+			PRIMARY KEY (table_id, file_id, column_id),
+			FOREIGN KEY (table_id, file_id)
+				REFERENCES table_files (table_id, file_id) ON DELETE CASCADE
+		) STRICT, WITHOUT ROWID`,
+		// "x < v" ranges over min; "x > v" ranges over max. Each index covers both
+		// bounds, so either probe is answered from the index alone.
+		`CREATE INDEX file_column_stats_by_min ON file_column_stats (table_id, column_id, min, max)`,
+		`CREATE INDEX file_column_stats_by_max ON file_column_stats (table_id, column_id, max, min)`,
+
+		// Every catalog write, kept after the table is dropped (no foreign key).
+		`CREATE TABLE audit_events (
+			id         INTEGER PRIMARY KEY AUTOINCREMENT,
+			at_ms      INTEGER NOT NULL,
+			actor      TEXT    NOT NULL,
+			action     TEXT    NOT NULL,
+			table_name TEXT    NOT NULL,
+			detail     TEXT    NOT NULL CHECK (json_valid(detail))
+		) STRICT`,
+
+		// One row per statement; record is the query record as JSON.
+		`CREATE TABLE query_log (
+			seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+			id            TEXT    NOT NULL UNIQUE,
+			sql           TEXT    NOT NULL,
+			state         TEXT    NOT NULL,
+			mode          TEXT    NOT NULL,
+			started_at_ms INTEGER NOT NULL,
+			elapsed_ms    REAL    NOT NULL,
+			row_count     INTEGER NOT NULL,
+			error_code    TEXT    NOT NULL,
+			record        TEXT    NOT NULL CHECK (json_valid(record))
+		) STRICT`,
+		`CREATE INDEX query_log_by_start ON query_log (started_at_ms)`,
+	}},
+}
+
+// LatestSchemaVersion is the newest catalog schema version this build knows.
+func LatestSchemaVersion() int { return latest(migrations) }
+
+func latest(ms []migration) int {
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+// migrate brings the database up to the last version in ms. Each migration runs in
+// its own write transaction, which re-reads the version first: another process may
+// have migrated the file between our read and our lock.
+func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
+	for i, m := range ms {
+		if m.version != i+1 {
+			panic(fmt.Sprintf("BUG: catalog migration %d (%s) has version %d", i, m.name, m.version))
+		}
+	}
+	err := c.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version       INTEGER PRIMARY KEY,
+			applied_at_ms INTEGER NOT NULL
+		) STRICT`)
+		return err
+	})
+	if err != nil {
+		return c.internal(err, "cannot create schema_migrations")
+	}
+	want := latest(ms)
+	tooNew := func(have int) error {
+		return errs.New(errs.Internal, "catalog at %q has schema version %d; this build supports up to %d",
+			c.path, have, want)
+	}
+	have, err := schemaVersion(ctx, c.writer)
+	if err != nil {
+		return c.internal(err, "cannot read the schema version")
+	}
+	if have > want {
+		return tooNew(have)
+	}
+	for _, m := range ms[have:] {
+		err := c.writeTx(ctx, func(tx *sql.Tx) error {
+			have, err := schemaVersion(ctx, tx)
+			if err != nil {
+				return c.internal(err, "cannot read the schema version")
+			}
+			if have > want {
+				return tooNew(have)
+			}
+			if have >= m.version {
+				return nil // another process applied it first
+			}
+			for _, stmt := range m.stmts {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return c.internal(err, "cannot apply migration %d (%s)", m.version, m.name)
+				}
+			}
+			if _, err := tx.ExecContext(ctx,
+				"INSERT INTO schema_migrations (version, applied_at_ms) VALUES (?, ?)", m.version, nowMS()); err != nil {
+				return c.internal(err, "cannot record migration %d (%s)", m.version, m.name)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
