@@ -2,7 +2,11 @@ module github.com/loredb/lore
 
 go 1.26.8
 
-require github.com/apache/arrow-go/v18 v18.8.0
+require (
+	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/pganalyze/pg_query_go/v6 v6.2.5
+	google.golang.org/protobuf v1.36.12
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect

@@ -1,0 +1,168 @@
+package sql
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/loredb/lore/errs"
+)
+
+// MaxTextBytes bounds the text of one request. PostgreSQL's parser copies the whole
+// text for every statement, so an unbounded text is an unbounded cost.
+const MaxTextBytes = 16 << 20
+
+// Parse splits text into statements and parses each. Statements are separated by
+// semicolons outside strings, quoted identifiers and comments; empty statements
+// (only whitespace, comments or semicolons) are dropped, so Parse("") is (nil, nil).
+//
+// Lore's own statements (CREATE TABLE … WITH, DROP TABLE, ALTER TABLE, SHOW, DESCRIBE,
+// ANALYZE, OPTIMIZE, SET SESSION) are read by a small parser here; queries are read by
+// PostgreSQL's grammar (pg_query). Any other statement PostgreSQL knows is an
+// ANALYSIS_ERROR naming it; anything unparseable is a SYNTAX_ERROR whose position is
+// a byte offset into text.
+func Parse(text string) ([]Statement, error) {
+	if len(text) > MaxTextBytes {
+		return nil, errs.New(errs.Syntax, "statement text is %d bytes; the limit is %d bytes", len(text), MaxTextBytes)
+	}
+	if err := checkText(text); err != nil {
+		return nil, err
+	}
+	toks, err := scan(text)
+	if err != nil {
+		return nil, err
+	}
+	var out []Statement
+	for len(toks) > 0 {
+		n := 0
+		for n < len(toks) && toks[n].kind != tokSemicolon {
+			n++
+		}
+		if n > 0 {
+			st, err := parseStatement(text, toks[:n])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, st)
+		}
+		if n < len(toks) {
+			n++ // the semicolon
+		}
+		toks = toks[n:]
+	}
+	return out, nil
+}
+
+// checkText refuses text PostgreSQL's parser cannot be handed faithfully: a NUL byte
+// would silently end the text at the C boundary, and invalid UTF-8 would make the
+// parser's character-counted error positions disagree with byte offsets.
+func checkText(text string) error {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == 0 {
+			return errs.At(errs.Syntax, i, "syntax error: NUL character in statement text")
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			return errs.At(errs.Syntax, i, "syntax error: invalid UTF-8 byte sequence")
+		}
+		i += size
+	}
+	return nil
+}
+
+// parseStatement dispatches one statement (its tokens, semicolon excluded) on its
+// leading words.
+func parseStatement(text string, toks []token) (Statement, error) {
+	p := &parser{text: text, toks: toks, end: toks[len(toks)-1].end}
+	second := func(w string) bool { return len(toks) > 1 && is(text, toks[1], w) }
+	first := toks[0]
+	switch {
+	case is(text, first, "create") && second("table"):
+		return p.createTable()
+	case is(text, first, "drop") && second("table"):
+		return p.dropTable()
+	case is(text, first, "alter") && second("table"):
+		return p.alterTable()
+	case is(text, first, "show"):
+		return p.show()
+	case is(text, first, "describe") || is(text, first, "desc"):
+		return p.describe()
+	case is(text, first, "analyze") || is(text, first, "analyse"):
+		return p.analyze()
+	case is(text, first, "optimize"):
+		return p.optimize()
+	case is(text, first, "set"):
+		return p.setSession()
+	default:
+		return parsePostgres(text, toks)
+	}
+}
+
+// blankOutside returns text[:end] with every byte before start replaced by a space
+// (newlines kept), so PostgreSQL parses only [start, end) while every location it
+// reports is still a byte offset into text.
+func blankOutside(text string, start, end int) []byte {
+	buf := make([]byte, end)
+	for i := 0; i < start; i++ {
+		if text[i] == '\n' {
+			buf[i] = '\n'
+		} else {
+			buf[i] = ' '
+		}
+	}
+	copy(buf[start:], text[start:end])
+	return buf
+}
+
+// convertPgError turns an error of pg_query on parsed (a text whose byte offsets are
+// those of the request) into a SYNTAX_ERROR positioned within [lo, hi].
+func convertPgError(err error, parsed string, lo, hi int) error {
+	var pe *pgparser.Error
+	if errors.As(err, &pe) {
+		pos := lo
+		if pe.Cursorpos > 0 {
+			pos = charToByte(parsed, pe.Cursorpos-1)
+		}
+		pos = min(max(pos, lo), hi)
+		return errs.At(errs.Syntax, pos, "%s", pe.Message)
+	}
+	// The C parser succeeded but its tree could not be decoded: the only way this
+	// happens is a tree deeper than the decoder's recursion limit.
+	return errs.At(errs.Syntax, lo, "statement is nested too deeply: %w", err)
+}
+
+// charToByte converts PostgreSQL's 0-based character position in s into a byte
+// offset. PostgreSQL counts characters of the server encoding (UTF-8 here), and s
+// is valid UTF-8 (checkText), so decoding runes counts the same characters.
+func charToByte(s string, chars int) int {
+	i := 0
+	for n := 0; n < chars && i < len(s); n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}
+
+// parseTree runs PostgreSQL's parser over buf, whose bytes outside the statement are
+// blanks, after checking the statement cannot drive the C parser too deep.
+func parseTree(buf []byte, toks []token, text string) (*pg.ParseResult, error) {
+	if err := checkDepth(text, toks); err != nil {
+		return nil, err
+	}
+	s := string(buf)
+	res, err := pg.Parse(s)
+	if err != nil {
+		return nil, convertPgError(err, s, toks[0].start, toks[len(toks)-1].end)
+	}
+	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
+		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))
+	}
+	return res, nil
+}
