@@ -445,10 +445,10 @@ func (p *parser) value(words bool) (OptionValue, error) {
 	return v, nil
 }
 
-// stringValue returns the value of a string constant token. Plain '…' strings (with
-// '' for a quote, and PostgreSQL's continuation of literals separated by a newline)
-// and dollar-quoted strings are accepted; escape (E'…'), national and Unicode strings
-// are refused rather than half-interpreted.
+// stringValue returns the value of a string constant token. Plain '…' strings (a
+// doubled quote standing for one, and PostgreSQL's continuation of literals separated
+// by a newline) and dollar-quoted strings are accepted; escape (E'…'), national and
+// Unicode strings are refused rather than half-interpreted.
 func stringValue(text string, t token) (string, error) {
 	s := text[t.start:t.end]
 	switch {
