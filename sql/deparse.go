@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -16,7 +17,11 @@ func Deparse(n *pg.Node) (string, error) {
 		return "", errs.New(errs.Internal, "cannot deparse a nil expression")
 	}
 	const prefix = "SELECT "
-	tree := &pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+	version, err := treeVersion()
+	if err != nil {
+		return "", err
+	}
+	tree := &pg.ParseResult{Version: version, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
 		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
 	}}}}}}
 	s, err := pg.Deparse(tree)
@@ -28,3 +33,13 @@ func Deparse(n *pg.Node) (string, error) {
 	}
 	return s[len(prefix):], nil
 }
+
+// treeVersion is the parse-tree format version of the linked parser, which the
+// deparser insists on; it is learnt once from the parser itself rather than copied.
+var treeVersion = sync.OnceValues(func() (int32, error) {
+	res, err := pg.Parse("SELECT 1")
+	if err != nil {
+		return 0, errs.New(errs.Internal, "cannot learn the parse tree version: %w", err)
+	}
+	return res.Version, nil
+})
