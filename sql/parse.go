@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"strings"
 	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -13,6 +14,8 @@ import (
 // MaxTextBytes bounds the text of one request. PostgreSQL's parser copies the whole
 // text for every statement, so an unbounded text is an unbounded cost.
 const MaxTextBytes = 16 << 20
+
+const byteOrderMark = "\uFEFF"
 
 // Parse splits text into statements and parses each. Statements are separated by
 // semicolons outside strings, quoted identifiers and comments; empty statements
@@ -26,6 +29,11 @@ const MaxTextBytes = 16 << 20
 func Parse(text string) ([]Statement, error) {
 	if len(text) > MaxTextBytes {
 		return nil, errs.New(errs.Syntax, "statement text is %d bytes; the limit is %d bytes", len(text), MaxTextBytes)
+	}
+	// A byte-order mark is not text; PostgreSQL would read it as part of a name.
+	// Blanking it keeps every offset.
+	if strings.HasPrefix(text, byteOrderMark) {
+		text = strings.Repeat(" ", len(byteOrderMark)) + text[len(byteOrderMark):]
 	}
 	if err := checkText(text); err != nil {
 		return nil, err

@@ -256,11 +256,11 @@ func (p *parser) show() (Statement, error) {
 }
 
 // describe: DESCRIBE name | DESCRIBE DETAIL name (DESC for DESCRIBE). A table may be
-// called "detail": DESCRIBE detail describes it.
+// called "detail": DESCRIBE detail and DESCRIBE detail.x describe tables.
 func (p *parser) describe() (Statement, error) {
 	p.i = 1 // DESCRIBE
 	start := p.start()
-	if p.peekIs("detail") && p.i+1 < len(p.toks) {
+	if p.peekIs("detail") && p.i+1 < len(p.toks) && p.toks[p.i+1].kind != tokDot {
 		p.i++
 		n, err := p.name()
 		if err != nil {

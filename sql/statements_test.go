@@ -68,6 +68,8 @@ func TestLoreStatements(t *testing.T) {
 		{"DESCRIBE detail", &Describe{End: 15, Name: "detail"}},
 		{"DESCRIBE DETAIL t", &DescribeDetail{End: 17, Name: "t"}},
 		{"desc detail s.t", &DescribeDetail{End: 15, Name: "s.t"}},
+		{"DESCRIBE detail.x", &Describe{End: 17, Name: "detail.x"}},
+		{"\uFEFFSHOW TABLES", &ShowTables{Start: 3, End: 14}},
 		{"SHOW CREATE TABLE t", &ShowCreateTable{End: 19, Name: "t"}},
 		{"ANALYZE t", &Analyze{End: 9, Name: "t"}},
 		{"ANALYZE t WITH (sketches = true, distinct = false, columns = ARRAY['a'])", &Analyze{End: 72, Name: "t", Options: []Option{
