@@ -8,10 +8,10 @@
 //
 //   - Every position is a byte offset into the original text of the whole request:
 //     statement spans, option and value positions, error positions, and every
-//     Location inside a pg_query tree. Queries are parsed from a copy of the text in
-//     which everything outside the statement is blanked with spaces, so PostgreSQL's
-//     offsets need no translation; its character-counted error cursor is converted
-//     to bytes.
+//     Location inside a pg_query tree. Each statement is parsed alone (so a request
+//     of many statements costs time linear in its length) and the Locations of its
+//     tree are then moved by the statement's start offset; PostgreSQL's
+//     character-counted error cursor is converted to bytes.
 //   - A string literal written where a table belongs (`FROM 'data/*.parquet'`,
 //     `JOIN 'x.parquet'`) is rewritten, at the same byte length, into a quoted
 //     identifier before PostgreSQL sees it; the resulting RangeVar carries the

@@ -3,10 +3,12 @@ package sql
 import (
 	"errors"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
 )
@@ -113,22 +115,6 @@ func parseStatement(text string, toks []token) (Statement, error) {
 	}
 }
 
-// blankOutside returns text[:end] with every byte before start replaced by a space
-// (newlines kept), so PostgreSQL parses only [start, end) while every location it
-// reports is still a byte offset into text.
-func blankOutside(text string, start, end int) []byte {
-	buf := make([]byte, end)
-	for i := 0; i < start; i++ {
-		if text[i] == '\n' {
-			buf[i] = '\n'
-		} else {
-			buf[i] = ' '
-		}
-	}
-	copy(buf[start:], text[start:end])
-	return buf
-}
-
 // convertPgError turns an error of pg_query on parsed (a text whose byte offsets are
 // those of the request) into a SYNTAX_ERROR positioned within [lo, hi].
 func convertPgError(err error, parsed string, lo, hi int) error {
@@ -158,19 +144,81 @@ func charToByte(s string, chars int) int {
 	return i
 }
 
-// parseTree runs PostgreSQL's parser over buf, whose bytes outside the statement are
-// blanks, after checking the statement cannot drive the C parser too deep.
-func parseTree(buf []byte, toks []token, text string) (*pg.ParseResult, error) {
+// parseTree runs PostgreSQL's parser over src, the text of one statement (possibly
+// rewritten at equal length) that starts at byte offset base of the request, and
+// moves every Location in the tree by base so it is an offset into the request.
+// toks are the statement's tokens, which bound error positions and feed the depth
+// check that keeps the C parser's stack safe.
+//
+// Parsing the statement alone keeps a request of many statements linear in its
+// length.
+func parseTree(src string, base int, toks []token, text string) (*pg.Node, error) {
 	if err := checkDepth(text, toks); err != nil {
 		return nil, err
 	}
-	s := string(buf)
-	res, err := pg.Parse(s)
+	res, err := pg.Parse(src)
 	if err != nil {
-		return nil, convertPgError(err, s, toks[0].start, toks[len(toks)-1].end)
+		lo, hi := toks[0].start, toks[len(toks)-1].end
+		var pe *pgparser.Error
+		if errors.As(err, &pe) && pe.Cursorpos > 0 {
+			pos := base + charToByte(src, pe.Cursorpos-1)
+			return nil, errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
+		}
+		return nil, convertPgError(err, src, lo, hi)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
 		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))
 	}
-	return res, nil
+	n := res.Stmts[0].Stmt
+	shiftLocations(n.ProtoReflect(), int32(base))
+	return n, nil
+}
+
+// shiftLocations adds by to every known location in the tree below m. pg_query names
+// every byte-offset field "location" or "…_location", and marks an unknown one -1.
+// Location fields are read from the descriptor, not found with Range, because a
+// location of 0 is a real offset that proto3 does not mark as present; children are
+// found with Range, which visits only populated fields (a Node has hundreds).
+func shiftLocations(m protoreflect.Message, by int32) {
+	for _, fd := range locationFields(m.Descriptor()) {
+		if v := int32(m.Get(fd).Int()); v >= 0 {
+			m.Set(fd, protoreflect.ValueOfInt32(v+by))
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.IsList():
+			l := v.List()
+			for j := 0; j < l.Len(); j++ {
+				shiftLocations(l.Get(j).Message(), by)
+			}
+		default:
+			shiftLocations(v.Message(), by)
+		}
+		return true
+	})
+}
+
+// locationCache maps a message's full name to its location fields.
+var locationCache sync.Map // protoreflect.FullName → []protoreflect.FieldDescriptor
+
+func locationFields(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	if v, ok := locationCache.Load(md.FullName()); ok {
+		return v.([]protoreflect.FieldDescriptor)
+	}
+	var out []protoreflect.FieldDescriptor
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() == protoreflect.Int32Kind && !fd.IsList() && isLocationField(string(fd.Name())) {
+			out = append(out, fd)
+		}
+	}
+	locationCache.Store(md.FullName(), out)
+	return out
+}
+
+func isLocationField(name string) bool {
+	return name == "location" || strings.HasSuffix(name, "_location")
 }

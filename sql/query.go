@@ -13,17 +13,17 @@ import (
 // EXPLAIN) becomes a Query; any other statement is refused by name.
 func parsePostgres(text string, toks []token) (Statement, error) {
 	start, end := toks[0].start, toks[len(toks)-1].end
-	buf := blankOutside(text, start, end)
-	paths, err := rewritePaths(text, toks, buf)
+	src := []byte(text[start:end])
+	paths, err := rewritePaths(text, toks, src, start)
 	if err != nil {
 		return nil, err
 	}
-	res, err := parseTree(buf, toks, text)
+	node, err := parseTree(string(src), start, toks, text)
 	if err != nil {
 		return nil, err
 	}
 	q := &Query{Start: start, End: end, Text: text[start:end]}
-	node, inner := res.Stmts[0].Stmt, toks
+	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true
 		if q.Analyze, err = explainOptions(ex); err != nil {
@@ -155,13 +155,14 @@ func defElemBool(d *pg.DefElem) (bool, bool) {
 
 // rewritePaths turns each plain string literal in a table position (directly after
 // FROM or JOIN, or after a comma or an opening parenthesis within a FROM list) into
-// a double-quoted identifier of the same byte length in buf, so PostgreSQL's grammar
+// a double-quoted identifier of the same byte length in src (the statement's text,
+// which starts at byte offset base of text), so PostgreSQL's grammar
 // reads `FROM 'data/*.parquet'` as a table reference while every offset stays put.
 // It returns the literals' values by byte offset.
 //
 // FROM only opens a FROM list at a bracket level that has seen SELECT, so the FROM of
 // extract(year FROM '…') or substring('…' FROM 2) leaves its literal alone.
-func rewritePaths(text string, toks []token, buf []byte) (map[int]string, error) {
+func rewritePaths(text string, toks []token, src []byte, base int) (map[int]string, error) {
 	type level struct{ selectSeen, fromList bool }
 	stack := []level{{}}
 	var paths map[int]string
@@ -210,7 +211,7 @@ func rewritePaths(text string, toks []token, buf []byte) (map[int]string, error)
 			case strings.ContainsRune(content, '"'):
 				return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"%s\": a path may not contain a double quote", text[t.start:t.end])
 			}
-			buf[t.start], buf[t.end-1] = '"', '"'
+			src[t.start-base], src[t.end-1-base] = '"', '"'
 			if paths == nil {
 				paths = map[int]string{}
 			}
@@ -232,8 +233,8 @@ func endsFromList(k pg.Token) bool {
 }
 
 // parsePredicate parses the predicate of OPTIMIZE … WHERE (toks[where] is the WHERE
-// keyword) as PostgreSQL's "SELECT WHERE predicate", written over the statement's own
-// bytes so the tree's Locations are offsets into text.
+// keyword) as PostgreSQL's "SELECT WHERE predicate"; the tree's Locations are
+// offsets into text.
 func parsePredicate(text string, toks []token, where int) (*pg.Node, error) {
 	pred := toks[where+1:]
 	depth := 0
@@ -247,15 +248,13 @@ func parsePredicate(text string, toks []token, where int) (*pg.Node, error) {
 			return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"%s\": OPTIMIZE … WHERE takes a predicate only", text[t.start:t.end])
 		}
 	}
-	buf := blankOutside(text, pred[0].start, pred[len(pred)-1].end)
-	copy(buf[toks[0].start:], "SELECT") // over OPTIMIZE, which is longer
-	w := toks[where]
-	copy(buf[w.start:w.end], text[w.start:w.end])
-	res, err := parseTree(buf, pred, text)
+	const prefix = "SELECT WHERE "
+	start, end := pred[0].start, pred[len(pred)-1].end
+	node, err := parseTree(prefix+text[start:end], start-len(prefix), pred, text)
 	if err != nil {
 		return nil, err
 	}
-	sel := res.Stmts[0].Stmt.GetSelectStmt()
+	sel := node.GetSelectStmt()
 	if sel == nil || sel.WhereClause == nil || len(sel.TargetList) > 0 || len(sel.FromClause) > 0 ||
 		len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.WindowClause) > 0 ||
 		len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil ||

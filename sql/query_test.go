@@ -34,6 +34,22 @@ func TestMultiStatementSpans(t *testing.T) {
 	}
 }
 
+// A location at the very start of a statement (relative offset 0) moves too.
+func TestLocationAtStatementStart(t *testing.T) {
+	const text = "SELECT 1; WITH x AS (SELECT 1) SELECT * FROM x"
+	sts, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := sts[1].(*Query)
+	if w := q.Select.WithClause; w == nil || int(w.Location) != strings.Index(text, "WITH") {
+		t.Errorf("WITH clause %v, want location %d", w, strings.Index(text, "WITH"))
+	}
+	if cte := q.Select.WithClause.Ctes[0].GetCommonTableExpr(); int(cte.Location) != strings.Index(text, "x AS") {
+		t.Errorf("CTE location %d, want %d", cte.Location, strings.Index(text, "x AS"))
+	}
+}
+
 func TestEmptyStatementsDropped(t *testing.T) {
 	for _, text := range []string{"", " ", ";", " ;; \n", "-- only a comment", "/* c */ ; -- d\n;"} {
 		sts, err := Parse(text)
