@@ -207,9 +207,13 @@ func rewritePaths(text string, toks []token, src []byte, base int) (map[int]stri
 			case content == "":
 				return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"''\": empty path")
 			case strings.ContainsRune(content, '\''):
-				return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"%s\": a path may not contain a single quote", text[t.start:t.end])
+				// '' (or a literal continued on the next line) cannot keep its length
+				// as an identifier.
+				return nil, errs.At(errs.Syntax, t.start+1+strings.IndexByte(content, '\''),
+					"syntax error at or near \"%s\": a path in FROM may not contain a single quote", text[t.start:t.end])
 			case strings.ContainsRune(content, '"'):
-				return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"%s\": a path may not contain a double quote", text[t.start:t.end])
+				return nil, errs.At(errs.Syntax, t.start+1+strings.IndexByte(content, '"'),
+					"syntax error at or near \"%s\": a path in FROM may not contain a double quote", text[t.start:t.end])
 			}
 			src[t.start-base], src[t.end-1-base] = '"', '"'
 			if paths == nil {

@@ -196,8 +196,9 @@ func TestPathRewriteContexts(t *testing.T) {
 
 func TestPathRewriteErrors(t *testing.T) {
 	tests := []struct{ text, at, msg string }{
-		{"SELECT * FROM 'it''s.parquet'", "'it", "single quote"},
-		{`SELECT * FROM 'a"b.parquet'`, "'a", "double quote"},
+		{"SELECT * FROM 'it''s.parquet'", "''", "single quote"},
+		{`SELECT * FROM 'a"b.parquet'`, `"`, "double quote"},
+		{"SELECT * FROM 'a'\n'b'", "'\n", "single quote"},
 		{"SELECT * FROM ''", "''", "empty path"},
 		{"SELECT * FROM 'a' 'b'", "'b'", "syntax error"},
 		{"SELECT * FROM t JOIN 'x.parquet'", "", "syntax error at end of input"},
