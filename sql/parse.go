@@ -115,17 +115,17 @@ func parseStatement(text string, toks []token) (Statement, error) {
 	}
 }
 
-// convertPgError turns an error of pg_query on parsed (a text whose byte offsets are
-// those of the request) into a SYNTAX_ERROR positioned within [lo, hi].
-func convertPgError(err error, parsed string, lo, hi int) error {
+// convertPgError turns an error of pg_query on parsed, a text that starts at byte
+// offset base of the request, into a SYNTAX_ERROR positioned within [lo, hi] of the
+// request.
+func convertPgError(err error, parsed string, base, lo, hi int) error {
 	var pe *pgparser.Error
 	if errors.As(err, &pe) {
 		pos := lo
 		if pe.Cursorpos > 0 {
-			pos = charToByte(parsed, pe.Cursorpos-1)
+			pos = base + charToByte(parsed, pe.Cursorpos-1)
 		}
-		pos = min(max(pos, lo), hi)
-		return errs.At(errs.Syntax, pos, "%s", pe.Message)
+		return errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
 	}
 	// The C parser succeeded but its tree could not be decoded: the only way this
 	// happens is a tree deeper than the decoder's recursion limit.
@@ -158,13 +158,7 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 	}
 	res, err := pg.Parse(src)
 	if err != nil {
-		lo, hi := toks[0].start, toks[len(toks)-1].end
-		var pe *pgparser.Error
-		if errors.As(err, &pe) && pe.Cursorpos > 0 {
-			pos := base + charToByte(src, pe.Cursorpos-1)
-			return nil, errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
-		}
-		return nil, convertPgError(err, src, lo, hi)
+		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
 		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))

@@ -200,10 +200,11 @@ func rewritePaths(text string, toks []token, src []byte, base int) (map[int]stri
 			if i+1 < len(toks) && (toks[i+1].kind == tokDot || toks[i+1].kind == tokLParen) {
 				continue
 			}
+			if t.end-t.start < 2 || text[t.end-1] != '\'' {
+				continue
+			}
 			content := text[t.start+1 : t.end-1]
 			switch {
-			case t.end-t.start < 2 || text[t.end-1] != '\'':
-				continue
 			case content == "":
 				return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"''\": empty path")
 			case strings.ContainsRune(content, '\''):

@@ -34,7 +34,7 @@ const (
 func scan(text string) ([]token, error) {
 	res, err := pg.Scan(text)
 	if err != nil {
-		return nil, convertPgError(err, text, 0, len(text))
+		return nil, convertPgError(err, text, 0, 0, len(text))
 	}
 	toks := make([]token, 0, len(res.Tokens))
 	for _, t := range res.Tokens {
