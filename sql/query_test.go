@@ -1,10 +1,12 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
@@ -351,4 +353,57 @@ func TestDeparse(t *testing.T) {
 	if _, err := Deparse(nil); err == nil {
 		t.Error("Deparse(nil) succeeded")
 	}
+}
+
+// Requests are parsed concurrently by the server; the C parser keeps per-thread
+// state, so concurrent parses must not disturb each other.
+func TestParseConcurrent(t *testing.T) {
+	texts := []string{
+		"SELECT a, b + 1 FROM 'x.parquet' WHERE c = 'd' ORDER BY a",
+		"SET SESSION approximate = true; SELECT count(DISTINCT u) FROM t",
+		"OPTIMIZE t WHERE day >= DATE '2024-01-01'",
+		"SELECT 1 fro t",
+	}
+	want := make([]string, len(texts))
+	for i, text := range texts {
+		want[i] = summarize(text)
+	}
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for n := 0; n < 100; n++ {
+				i := (g + n) % len(texts)
+				if got := summarize(texts[i]); got != want[i] {
+					done <- fmt.Errorf("Parse(%q) = %s, want %s", texts[i], got, want[i])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// summarize renders the outcome of parsing text, trees included, as one string.
+func summarize(text string) string {
+	sts, err := Parse(text)
+	if err != nil {
+		return fmt.Sprintf("error %s at %d: %v", errs.CodeOf(err), errs.PositionOf(err), err)
+	}
+	var b strings.Builder
+	for _, st := range sts {
+		switch s := st.(type) {
+		case *Query:
+			fmt.Fprintf(&b, "query %d %d %s;", s.Start, s.End, prototext.Format(s.Select))
+		case *Optimize:
+			fmt.Fprintf(&b, "optimize %s %s;", s.Where, prototext.Format(s.WhereExpr))
+		default:
+			fmt.Fprintf(&b, "%#v;", s)
+		}
+	}
+	return b.String()
 }
