@@ -407,3 +407,15 @@ func summarize(text string) string {
 	}
 	return b.String()
 }
+
+func TestTableFunctionArgumentStaysString(t *testing.T) {
+	q := parseOne(t, "SELECT * FROM read_parquet('dir/', 'b.parquet') AS r").(*Query)
+	rf := q.Select.FromClause[0].GetRangeFunction()
+	if rf == nil || q.Paths != nil {
+		t.Fatalf("from item %v, Paths %v: want a table function and no paths", q.Select.FromClause[0], q.Paths)
+	}
+	fc := rf.Functions[0].GetList().Items[0].GetFuncCall()
+	if fc.Args[0].GetAConst().GetSval().GetSval() != "dir/" || fc.Args[1].GetAConst().GetSval().GetSval() != "b.parquet" {
+		t.Errorf("arguments %v changed", fc.Args)
+	}
+}
