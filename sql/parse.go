@@ -1,0 +1,218 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/loredb/lore/errs"
+)
+
+// MaxTextBytes bounds the text of one request. PostgreSQL's parser copies the whole
+// text for every statement, so an unbounded text is an unbounded cost.
+const MaxTextBytes = 16 << 20
+
+const byteOrderMark = "\uFEFF"
+
+// Parse splits text into statements and parses each. Statements are separated by
+// semicolons outside strings, quoted identifiers and comments; empty statements
+// (only whitespace, comments or semicolons) are dropped, so Parse("") is (nil, nil).
+//
+// Lore's own statements (CREATE TABLE … WITH, DROP TABLE, ALTER TABLE, SHOW, DESCRIBE,
+// ANALYZE, OPTIMIZE, SET SESSION) are read by a small parser here; queries are read by
+// PostgreSQL's grammar (pg_query). Any other statement PostgreSQL knows is an
+// ANALYSIS_ERROR naming it; anything unparseable is a SYNTAX_ERROR whose position is
+// a byte offset into text.
+func Parse(text string) ([]Statement, error) {
+	if len(text) > MaxTextBytes {
+		return nil, errs.New(errs.Syntax, "statement text is %d bytes; the limit is %d bytes", len(text), MaxTextBytes)
+	}
+	// A byte-order mark is not text; PostgreSQL would read it as part of a name.
+	// Blanking it keeps every offset.
+	if strings.HasPrefix(text, byteOrderMark) {
+		text = strings.Repeat(" ", len(byteOrderMark)) + text[len(byteOrderMark):]
+	}
+	if err := checkText(text); err != nil {
+		return nil, err
+	}
+	toks, err := scan(text)
+	if err != nil {
+		return nil, err
+	}
+	var out []Statement
+	for len(toks) > 0 {
+		n := 0
+		for n < len(toks) && toks[n].kind != tokSemicolon {
+			n++
+		}
+		if n > 0 {
+			st, err := parseStatement(text, toks[:n])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, st)
+		}
+		if n < len(toks) {
+			n++ // the semicolon
+		}
+		toks = toks[n:]
+	}
+	return out, nil
+}
+
+// checkText refuses text PostgreSQL's parser cannot be handed faithfully: a NUL byte
+// would silently end the text at the C boundary, and invalid UTF-8 would make the
+// parser's character-counted error positions disagree with byte offsets.
+func checkText(text string) error {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == 0 {
+			return errs.At(errs.Syntax, i, "syntax error: NUL character in statement text")
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			return errs.At(errs.Syntax, i, "syntax error: invalid UTF-8 byte sequence")
+		}
+		i += size
+	}
+	return nil
+}
+
+// parseStatement dispatches one statement (its tokens, semicolon excluded) on its
+// leading words.
+func parseStatement(text string, toks []token) (Statement, error) {
+	p := &parser{text: text, toks: toks, end: toks[len(toks)-1].end}
+	second := func(w string) bool { return len(toks) > 1 && is(text, toks[1], w) }
+	first := toks[0]
+	switch {
+	case is(text, first, "create") && second("table"):
+		return p.createTable()
+	case is(text, first, "drop") && second("table"):
+		return p.dropTable()
+	case is(text, first, "alter") && second("table"):
+		return p.alterTable()
+	case is(text, first, "show"):
+		return p.show()
+	case is(text, first, "describe") || is(text, first, "desc"):
+		return p.describe()
+	case is(text, first, "analyze") || is(text, first, "analyse"):
+		return p.analyze()
+	case is(text, first, "optimize"):
+		return p.optimize()
+	case is(text, first, "set"):
+		return p.setSession()
+	default:
+		return parsePostgres(text, toks)
+	}
+}
+
+// convertPgError turns an error of pg_query on parsed, a text that starts at byte
+// offset base of the request, into a SYNTAX_ERROR positioned within [lo, hi] of the
+// request.
+func convertPgError(err error, parsed string, base, lo, hi int) error {
+	var pe *pgparser.Error
+	if errors.As(err, &pe) {
+		pos := lo
+		if pe.Cursorpos > 0 {
+			pos = base + charToByte(parsed, pe.Cursorpos-1)
+		}
+		return errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
+	}
+	// The C parser succeeded but its tree could not be decoded: the only way this
+	// happens is a tree deeper than the decoder's recursion limit.
+	return errs.At(errs.Syntax, lo, "statement is nested too deeply: %w", err)
+}
+
+// charToByte converts PostgreSQL's 0-based character position in s into a byte
+// offset. PostgreSQL counts characters of the server encoding (UTF-8 here), and s
+// is valid UTF-8 (checkText), so decoding runes counts the same characters.
+func charToByte(s string, chars int) int {
+	i := 0
+	for n := 0; n < chars && i < len(s); n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}
+
+// parseTree runs PostgreSQL's parser over src, the text of one statement (possibly
+// rewritten at equal length) that starts at byte offset base of the request, and
+// moves every Location in the tree by base so it is an offset into the request.
+// toks are the statement's tokens, which bound error positions and feed the depth
+// check that keeps the C parser's stack safe.
+//
+// Parsing the statement alone keeps a request of many statements linear in its
+// length.
+func parseTree(src string, base int, toks []token, text string) (*pg.Node, error) {
+	if err := checkDepth(text, toks); err != nil {
+		return nil, err
+	}
+	res, err := pg.Parse(src)
+	if err != nil {
+		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
+	}
+	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
+		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))
+	}
+	n := res.Stmts[0].Stmt
+	shiftLocations(n.ProtoReflect(), int32(base))
+	return n, nil
+}
+
+// shiftLocations adds by to every known location in the tree below m. pg_query names
+// every byte-offset field "location" or "…_location", and marks an unknown one -1.
+// Location fields are read from the descriptor, not found with Range, because a
+// location of 0 is a real offset that proto3 does not mark as present; children are
+// found with Range, which visits only populated fields (a Node has hundreds).
+func shiftLocations(m protoreflect.Message, by int32) {
+	for _, fd := range locationFields(m.Descriptor()) {
+		if v := int32(m.Get(fd).Int()); v >= 0 {
+			m.Set(fd, protoreflect.ValueOfInt32(v+by))
+		}
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.IsList():
+			l := v.List()
+			for j := 0; j < l.Len(); j++ {
+				shiftLocations(l.Get(j).Message(), by)
+			}
+		default:
+			shiftLocations(v.Message(), by)
+		}
+		return true
+	})
+}
+
+// locationCache maps a message's full name to its location fields.
+var locationCache sync.Map // protoreflect.FullName → []protoreflect.FieldDescriptor
+
+func locationFields(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	if v, ok := locationCache.Load(md.FullName()); ok {
+		return v.([]protoreflect.FieldDescriptor)
+	}
+	var out []protoreflect.FieldDescriptor
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() == protoreflect.Int32Kind && !fd.IsList() && isLocationField(string(fd.Name())) {
+			out = append(out, fd)
+		}
+	}
+	locationCache.Store(md.FullName(), out)
+	return out
+}
+
+func isLocationField(name string) bool {
+	return name == "location" || strings.HasSuffix(name, "_location")
+}
