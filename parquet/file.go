@@ -121,8 +121,15 @@ func (f *File) load(rdr *file.Reader) error {
 			}
 		}
 		nt := normalType(fld.Type)
-		if c.int96 {
+		switch {
+		case c.int96:
 			nt = types.Timestamp
+		case c.leaf != nil && nt.ID() == arrow.TIMESTAMP:
+			// TIMESTAMP_MILLIS/MICROS written before logical types say nothing about
+			// time zones; like DuckDB, read them as plain timestamps.
+			if lt, ok := c.leaf.LogicalType().(schema.TimestampLogicalType); ok && lt.IsFromConvertedType() {
+				nt = &arrow.TimestampType{Unit: nt.(*arrow.TimestampType).Unit}
+			}
 		}
 		fields[i] = arrow.Field{Name: fld.Name, Type: nt, Nullable: fld.Nullable}
 		f.cols[i] = c

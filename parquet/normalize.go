@@ -30,7 +30,8 @@ func normalType(dt arrow.DataType) arrow.DataType {
 		if t.Precision <= 38 {
 			return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}
 		}
-		return dt
+		// Wider decimals have no Lore type; like DuckDB, read them as doubles.
+		return types.Float64
 	}
 	switch dt.ID() {
 	case arrow.DATE64:
@@ -113,6 +114,20 @@ func normalize(arr arrow.Array, want arrow.DataType) (arrow.Array, error) {
 	case *array.FixedSizeBinary:
 		return toBinary(a, a.Value), nil
 	case *array.Decimal256:
+		if want.ID() == arrow.FLOAT64 {
+			scale := have.(*arrow.Decimal256Type).Scale
+			b := array.NewFloat64Builder(memory.DefaultAllocator)
+			defer b.Release()
+			b.Reserve(a.Len())
+			for i := 0; i < a.Len(); i++ {
+				if a.IsNull(i) {
+					b.AppendNull()
+				} else {
+					b.Append(a.Value(i).ToFloat64(scale))
+				}
+			}
+			return b.NewArray(), nil
+		}
 		if want.ID() != arrow.DECIMAL128 {
 			break
 		}

@@ -36,9 +36,22 @@ func columnStats(md *metadata.FileMetaData, g, j int, leaf *schema.Column, dt, r
 	if err != nil || st == nil || !st.HasMinMax() {
 		return err
 	}
+	if !rs.IsSetMinValue() || !rs.IsSetMaxValue() {
+		// Only the deprecated min/max fields: they were ordered as signed values, right
+		// for signed numbers and booleans only (unsigned integers, byte arrays and
+		// byte-array decimals got wrong bounds from some writers).
+		switch leaf.PhysicalType() {
+		case pq.Types.Int32, pq.Types.Int64, pq.Types.Float, pq.Types.Double, pq.Types.Boolean:
+			if types.IsUnsigned(dt) {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
 	lo, hi, ok := bounds(st, dt, read)
-	if !ok {
-		return nil
+	if !ok || !inRange(lo, dt) || !inRange(hi, dt) || types.Compare(lo, hi) > 0 {
+		return nil // bounds that do not fit the type or each other are not bounds
 	}
 	cs.HasMinMax, cs.Min, cs.Max = true, lo, hi
 	// Exactness flags are recent; without them a byte-array bound may be truncated,
@@ -196,4 +209,24 @@ func decimalFromBigEndian(b []byte) (decimal128.Num, bool) {
 	hi := binary.BigEndian.Uint64(buf[:8])
 	lo := binary.BigEndian.Uint64(buf[8:])
 	return decimal128.New(int64(hi), lo), true
+}
+
+// inRange reports whether a bound read from a wider physical type fits its column's
+// type (a writer may store 4294967295 as the bound of a UTINYINT column).
+func inRange(v types.Value, dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8:
+		return v.I >= math.MinInt8 && v.I <= math.MaxInt8
+	case arrow.INT16:
+		return v.I >= math.MinInt16 && v.I <= math.MaxInt16
+	case arrow.INT32:
+		return v.I >= math.MinInt32 && v.I <= math.MaxInt32
+	case arrow.UINT8:
+		return v.U <= math.MaxUint8
+	case arrow.UINT16:
+		return v.U <= math.MaxUint16
+	case arrow.UINT32:
+		return v.U <= math.MaxUint32
+	}
+	return true
 }

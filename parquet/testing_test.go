@@ -3,7 +3,6 @@ package parquet
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,15 +56,30 @@ type fact struct {
 
 // negative reports files that are malformed on purpose and must be refused.
 func negative(name string) bool {
+	if _, ok := soundBadData[name]; ok {
+		return false
+	}
 	return strings.HasPrefix(name, "apache/bad_data/") || strings.HasPrefix(name, "duckdb/broken/")
+}
+
+// soundBadData are files kept with the malformed ones that hold well-defined data all
+// the same, with why; they are read and checked like any other file.
+var soundBadData = map[string]string{
+	"apache/bad_data/ARROW-GH-43605.parquet": "a zero bit width for dictionary indexes is valid when the dictionary " +
+		"has one entry; DuckDB reads the same 21186 zeros",
 }
 
 // limitations are files other readers handle that this reader refuses, with why. Each
 // must fail cleanly with CORRUPT_SOURCE; one that starts working must leave this list.
 var limitations = map[string]string{
-	"apache/hadoop_lz4_compressed.parquet":        "LZ4 with Hadoop framing is not decoded by arrow-go",
-	"apache/hadoop_lz4_compressed_larger.parquet": "LZ4 with Hadoop framing is not decoded by arrow-go",
-	"apache/non_hadoop_lz4_compressed.parquet":    "legacy LZ4 codec (raw block) is not decoded by arrow-go",
+	"apache/hadoop_lz4_compressed.parquet":             "LZ4 with Hadoop framing is not decoded by arrow-go",
+	"apache/hadoop_lz4_compressed_larger.parquet":      "LZ4 with Hadoop framing is not decoded by arrow-go",
+	"apache/non_hadoop_lz4_compressed.parquet":         "legacy LZ4 codec (raw block) is not decoded by arrow-go",
+	"apache/datapage_v2_empty_datapage.snappy.parquet": "arrow-go decompresses a zero-byte DATA_PAGE_V2 body and fails",
+	"apache/incorrect_map_schema.parquet":              "arrow-go refuses a MAP whose keys are optional",
+	"apache/unknown-logical-type.parquet":              "arrow-go cannot map an unknown logical type (it panics; recovered)",
+	"duckdb/uuid_v2.parquet":                           "arrow-go has no DELTA_BYTE_ARRAY decoder for FIXED_LEN_BYTE_ARRAY",
+	"apache/int96_from_spark.parquet":                  "INT96 values outside the int64-nanosecond range (arrow-go reads INT96 as ns)",
 }
 
 // footerOnly are files whose data is not read in tests, with why.
@@ -226,7 +240,7 @@ func TestParquetTestingFiles(t *testing.T) {
 				t.Errorf("rows: got %d, DuckDB counts %d", rows, *fc.Rows)
 			}
 			for _, s := range fc.Facts {
-				checkFact(t, f, aggs, s)
+				checkFact(t, f, aggs, s, hiveKeys(name))
 			}
 		})
 	}
@@ -244,7 +258,7 @@ func checkCorrupt(t *testing.T, err error, name string) {
 }
 
 // checkFact compares one DuckDB fact "col: min=X, max=Y, non-null=N" with what was read.
-func checkFact(t *testing.T, f *File, aggs []colAgg, s string) {
+func checkFact(t *testing.T, f *File, aggs []colAgg, s string, hive map[string]bool) {
 	t.Helper()
 	i := strings.LastIndex(s, ": min=")
 	if i < 0 {
@@ -261,6 +275,9 @@ func checkFact(t *testing.T, f *File, aggs []colAgg, s string) {
 	if err != nil {
 		t.Fatalf("unparsable fact %q", s)
 	}
+	if hive[col] {
+		return // DuckDB took the value from the path, not from the file
+	}
 	idx := f.Schema().FieldIndices(col)
 	if len(idx) != 1 {
 		t.Errorf("fact %q: no column %q in %s", s, col, f.Schema())
@@ -276,10 +293,10 @@ func checkFact(t *testing.T, f *File, aggs []colAgg, s string) {
 		}
 		return
 	}
-	if got := renderLikeDuckDB(ag.min); got != wantMin {
+	if got := renderLikeDuckDB(ag.min); !sameRendering(got, wantMin) {
 		t.Errorf("%s: min %s, DuckDB %s", col, got, wantMin)
 	}
-	if got := renderLikeDuckDB(ag.max); got != wantMax {
+	if got := renderLikeDuckDB(ag.max); !sameRendering(got, wantMax) {
 		t.Errorf("%s: max %s, DuckDB %s", col, got, wantMax)
 	}
 }
@@ -287,7 +304,28 @@ func checkFact(t *testing.T, f *File, aggs []colAgg, s string) {
 // renderLikeDuckDB is Value.String with DuckDB's spelling of the few values it renders
 // differently when casting to VARCHAR.
 func renderLikeDuckDB(v types.Value) string {
+	switch v.Type.ID() {
+	case arrow.TIME32, arrow.TIME64:
+		// Parquet TIME adjusted to UTC is DuckDB's TIME WITH TIME ZONE; Lore reads
+		// TIME, and only the rendering differs.
+		return v.String() + "+00"
+	}
 	return v.String()
 }
 
-var _ = errors.Is
+// sameRendering compares renderings, taking DuckDB's "-nan" (a NaN with the sign bit
+// set) as the NaN it is.
+func sameRendering(got, want string) bool {
+	return got == want || (got == "nan" && want == "-nan")
+}
+
+// hiveKeys are the key=value directory names on a path.
+func hiveKeys(name string) map[string]bool {
+	keys := map[string]bool{}
+	for _, seg := range strings.Split(name, "/") {
+		if k, _, ok := strings.Cut(seg, "="); ok {
+			keys[k] = true
+		}
+	}
+	return keys
+}
