@@ -3,6 +3,8 @@ package parquet
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,12 +19,20 @@ import (
 	"github.com/loredb/lore/vector"
 )
 
-// dataDir finds the shared test data: ../shared/data next to the module root.
+// dataDir finds the shared test data (../shared/data beside the repository) or skips.
 func dataDir(t testing.TB) string {
 	t.Helper()
+	d, err := findData()
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	return d
+}
+
+func findData() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -30,7 +40,7 @@ func dataDir(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("module root not found")
+			return "", errors.New("module root not found")
 		}
 		dir = parent
 	}
@@ -39,10 +49,10 @@ func dataDir(t testing.TB) string {
 	for up := filepath.Dir(dir); ; up = filepath.Dir(up) {
 		d := filepath.Join(up, "shared", "data")
 		if _, err := os.Stat(d); err == nil {
-			return d
+			return d, nil
 		}
 		if filepath.Dir(up) == up {
-			t.Skipf("shared test data (../shared/data) not found above %s", dir)
+			return "", fmt.Errorf("shared test data (../shared/data) not found above %s", dir)
 		}
 	}
 }
