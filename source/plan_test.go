@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/loredb/lore/errs"
@@ -273,5 +275,34 @@ func TestFooterCacheByIdentity(t *testing.T) {
 	f3, _ := footer(context.Background(), storage.Local{}, l.Files[0].Info)
 	if f3 == f1 || f3.NumRows() != 3 {
 		t.Errorf("stale footer after rewrite: %d rows", f3.NumRows())
+	}
+}
+
+// TestConcurrentMorsels reads all morsels at once (run with -race) and checks the
+// counters add up.
+func TestConcurrentMorsels(t *testing.T) {
+	l, _ := prunedTable(t)
+	var ctr Counters
+	p, err := l.Plan(context.Background(), storage.Local{}, ScanSpec{Columns: []string{"s", "x"}}, &ctr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var rows atomic.Int64
+	for _, m := range p.Morsels {
+		wg.Add(1)
+		go func(m Morsel) {
+			defer wg.Done()
+			if err := p.Read(context.Background(), m, func(b *vector.Batch) error {
+				rows.Add(int64(b.Rows))
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		}(m)
+	}
+	wg.Wait()
+	if s := ctr.Snapshot(); rows.Load() != 400 || s.RowsScanned != 400 || s.RowGroupsRead != 4 {
+		t.Errorf("%d rows, counters %+v", rows.Load(), s)
 	}
 }
