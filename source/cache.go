@@ -66,8 +66,8 @@ func (c *footerCache) put(id identity, f *parquet.File) {
 	}
 }
 
-// footer returns the footer of the file o, from the cache or by opening it.
-func footer(ctx context.Context, store storage.Store, o storage.ObjectInfo) (*parquet.File, error) {
+// loadFooter returns the footer of the file o, from the cache or by opening it.
+func loadFooter(ctx context.Context, store storage.Store, o storage.ObjectInfo) (*parquet.File, error) {
 	id := identityOf(o)
 	if f := footers.get(id); f != nil {
 		return f, nil

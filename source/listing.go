@@ -51,7 +51,7 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	if err := l.partition(infos, base); err != nil {
 		return nil, err
 	}
-	first, err := footer(ctx, store, infos[0])
+	first, err := loadFooter(ctx, store, infos[0])
 	if err != nil {
 		return nil, err
 	}

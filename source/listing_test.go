@@ -234,6 +234,8 @@ func TestHiveDirectoriesFromDuckDB(t *testing.T) {
 		{"hive_col_also_in_file", []string{"a", "b"}, nil},
 		{"duplicate_names", []string{"id", "x"}, []string{"1|1", "2|2"}},
 		{"missing", []string{"id", "part"}, []string{"3|c", "4|d"}},
+		// The file's col1 and the path's COL1 are one column; the path's value is used.
+		{"ci-column-names", []string{"col1", "col2"}, []string{"Hannes|2", "Mark|1"}},
 	}
 	for _, c := range cases {
 		l := resolve(t, filepath.Join(root, c.dir))
@@ -255,6 +257,13 @@ func TestHiveDirectoriesFromDuckDB(t *testing.T) {
 	}
 	if f := sl.Schema.Field(sl.fieldIndex("date")); types.Name(f.Type) != "DATE" {
 		t.Errorf("date partition typed %s", types.Name(f.Type))
+	}
+	// Files with different columns: reading a column one file lacks is an error that
+	// names the file.
+	ul := resolve(t, filepath.Join(root, "union_by_name"))
+	if _, err := ul.Plan(context.Background(), storage.Local{}, ScanSpec{Columns: []string{"i"}}, nil); errs.CodeOf(err) != errs.Analysis ||
+		!strings.Contains(err.Error(), "x=2") {
+		t.Errorf("union_by_name: want a missing-column error naming x=2/f2.parquet, got %v", err)
 	}
 	for _, bad := range []string{"mismatching_names", "mismatching_count"} {
 		if _, err := Resolve(context.Background(), storage.Local{}, filepath.Join(root, bad)); err == nil {

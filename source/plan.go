@@ -105,7 +105,7 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			continue
 		}
 		c.FilesConsidered.Add(1)
-		footer, err := footerOf(ctx, store, ref.Info)
+		footer, err := loadFooter(ctx, store, ref.Info)
 		if err != nil {
 			return nil, err
 		}
@@ -147,11 +147,6 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 	}
 	return p, nil
-}
-
-// footerOf returns a file's footer, naming the file in errors about it.
-func footerOf(ctx context.Context, store storage.Store, o storage.ObjectInfo) (*parquet.File, error) {
-	return footer(ctx, store, o)
 }
 
 // fieldIndex finds a column of the listing: an exact match first, then one that

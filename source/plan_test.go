@@ -261,18 +261,18 @@ func TestFooterCacheByIdentity(t *testing.T) {
 	path := filepath.Join(dir, "a.parquet")
 	writeParquet(t, path, 10, col{"x", types.Int64, ints(1, 2)})
 	l := resolve(t, path)
-	f1, err := footer(context.Background(), storage.Local{}, l.Files[0].Info)
+	f1, err := loadFooter(context.Background(), storage.Local{}, l.Files[0].Info)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f2, _ := footer(context.Background(), storage.Local{}, l.Files[0].Info)
+	f2, _ := loadFooter(context.Background(), storage.Local{}, l.Files[0].Info)
 	if f1 != f2 {
 		t.Error("the same file identity opened its footer twice")
 	}
 	// A rewritten file is a new identity and gets its own footer.
 	writeParquet(t, path, 10, col{"x", types.Int64, ints(1, 2, 3)})
 	l = resolve(t, path)
-	f3, _ := footer(context.Background(), storage.Local{}, l.Files[0].Info)
+	f3, _ := loadFooter(context.Background(), storage.Local{}, l.Files[0].Info)
 	if f3 == f1 || f3.NumRows() != 3 {
 		t.Errorf("stale footer after rewrite: %d rows", f3.NumRows())
 	}
