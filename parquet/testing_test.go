@@ -232,6 +232,7 @@ func TestParquetTestingFiles(t *testing.T) {
 					t.Fatalf("malformed file read without error")
 				}
 				checkCorrupt(t, err, name)
+				t.Logf("refused: %v", err)
 				refused++
 				return
 			}
