@@ -306,3 +306,47 @@ func TestConcurrentMorsels(t *testing.T) {
 		t.Errorf("%d rows, counters %+v", rows.Load(), s)
 	}
 }
+
+// TestTinyPagesCounts checks the counts MANIFEST.md gives for alltypes_tiny_pages
+// (DuckDB's answers), through Plan with the filters pushed and the rows filtered here.
+func TestTinyPagesCounts(t *testing.T) {
+	for _, name := range []string{"alltypes_tiny_pages.parquet", "alltypes_tiny_pages_plain.parquet"} {
+		l := resolve(t, filepath.Join(sharedData(t), "parquet-testing", "apache", name))
+		between := []Predicate{
+			{"id", ">=", []types.Value{{Type: types.Int32, I: 1000}}},
+			{"id", "<=", []types.Value{{Type: types.Int32, I: 1999}}},
+		}
+		rows := scanAll(t, l, ScanSpec{Columns: []string{"id"}, Filters: between}, nil)
+		n := 0
+		for _, r := range rows {
+			if holds(r[0], between[0]) && holds(r[0], between[1]) {
+				n++
+			}
+		}
+		if n != 1000 {
+			t.Errorf("%s: %d rows with id between 1000 and 1999, DuckDB 1000", name, n)
+		}
+		eq := Predicate{"int_col", "=", []types.Value{{Type: types.Int32, I: 5}}}
+		n = 0
+		for _, r := range scanAll(t, l, ScanSpec{Columns: []string{"int_col"}, Filters: []Predicate{eq}}, nil) {
+			if holds(r[0], eq) {
+				n++
+			}
+		}
+		if n != 730 {
+			t.Errorf("%s: %d rows with int_col = 5, DuckDB 730", name, n)
+		}
+		var lo, hi types.Value
+		for i, r := range scanAll(t, l, ScanSpec{Columns: []string{"timestamp_col"}}, nil) {
+			if i == 0 || types.Compare(r[0], lo) < 0 {
+				lo = r[0]
+			}
+			if i == 0 || types.Compare(r[0], hi) > 0 {
+				hi = r[0]
+			}
+		}
+		if lo.String() != "2008-12-31 23:00:00" || hi.String() != "2010-12-31 04:09:13.86" {
+			t.Errorf("%s: timestamp_col from %s to %s", name, lo, hi)
+		}
+	}
+}
