@@ -1,0 +1,249 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/types"
+)
+
+// File is an opened Parquet file: its footer, Arrow schema and row-group statistics.
+// The footer-derived parts are immutable and safe to share between goroutines and
+// queries; reads go through the storage.Reader the File was opened (or rebound) with.
+type File struct {
+	name   string
+	size   int64
+	meta   *metadata.FileMetaData
+	schema *arrow.Schema
+	cols   []column
+	groups []RowGroupInfo
+
+	// Bound to one open reader; nil for a File whose reader was released.
+	src storage.Reader
+}
+
+// column is what File knows of one top-level field.
+type column struct {
+	leaves []int          // Parquet leaf column indexes under the field
+	leaf   *schema.Column // the leaf when the field is a single flat column, else nil
+	read   arrow.DataType // the type the library produces
+	int96  bool           // the leaf is an INT96 timestamp (read as ns, normalised to µs)
+}
+
+// RowGroupInfo is what the footer says of one row group.
+type RowGroupInfo struct {
+	Rows            int64
+	CompressedBytes int64         // sum of the column chunks' compressed sizes
+	Columns         []ColumnStats // indexed like Schema().Fields(); nested columns have no bounds
+}
+
+// ColumnStats are one column chunk's statistics, typed like the normalised column.
+type ColumnStats struct {
+	HasMinMax          bool
+	Min, Max           types.Value
+	MinExact, MaxExact bool
+	HasNullCount       bool
+	NullCount          int64
+	CompressedBytes    int64
+}
+
+// Open reads and validates the footer of the Parquet object r, called name in errors.
+// Any malformed input is an errs.CorruptSource error naming the file. The File keeps r
+// for ReadRowGroup; the caller still owns r and closes it.
+func Open(ctx context.Context, r storage.Reader, name string) (f *File, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, corrupt("cannot read footer of %q: %v", name, panicText(p))
+		}
+	}()
+	rdr, err := file.NewParquetReader(io.NewSectionReader(r, 0, r.Size()), file.WithReadProps(readProps()))
+	if err != nil {
+		return nil, corrupt("cannot read footer of %q: %v", name, err)
+	}
+	f = &File{name: name, size: r.Size(), meta: rdr.MetaData(), src: r}
+	if err := f.load(rdr); err != nil {
+		return nil, corrupt("cannot read footer of %q: %v", name, err)
+	}
+	return f, nil
+}
+
+func readProps() *pq.ReaderProperties {
+	props := pq.NewReaderProperties(memory.DefaultAllocator)
+	// Without buffering every seek re-reads a whole column chunk.
+	props.BufferedStreamEnabled = true
+	return props
+}
+
+// load maps the schema and decodes every row group's statistics, so that any problem
+// in the footer shows at Open and not in the middle of a query.
+func (f *File) load(rdr *file.Reader) error {
+	md := f.meta
+	sch := md.Schema
+	if md.NumRows < 0 {
+		return fmt.Errorf("negative row count %d", md.NumRows)
+	}
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	raw, err := fr.Schema()
+	if err != nil {
+		return err
+	}
+	if len(fr.Manifest.Fields) != raw.NumFields() {
+		return fmt.Errorf("schema has %d fields but maps to %d", len(fr.Manifest.Fields), raw.NumFields())
+	}
+	fields := make([]arrow.Field, raw.NumFields())
+	f.cols = make([]column, raw.NumFields())
+	for i, fld := range raw.Fields() {
+		c := column{read: fld.Type}
+		collectLeaves(&fr.Manifest.Fields[i], &c.leaves)
+		sf := &fr.Manifest.Fields[i]
+		if sf.IsLeaf() {
+			c.leaf = sch.Column(sf.ColIndex)
+			c.int96 = c.leaf.PhysicalType() == pq.Types.Int96
+			if err := checkLeaf(c.leaf); err != nil {
+				return err
+			}
+		}
+		nt := normalType(fld.Type)
+		switch {
+		case c.int96:
+			nt = types.Timestamp
+		case c.leaf != nil && nt.ID() == arrow.TIMESTAMP:
+			// TIMESTAMP_MILLIS/MICROS written before logical types say nothing about
+			// time zones; like DuckDB, read them as plain timestamps.
+			if lt, ok := c.leaf.LogicalType().(schema.TimestampLogicalType); ok && lt.IsFromConvertedType() {
+				nt = &arrow.TimestampType{Unit: nt.(*arrow.TimestampType).Unit}
+			}
+		}
+		fields[i] = arrow.Field{Name: fld.Name, Type: nt, Nullable: fld.Nullable}
+		f.cols[i] = c
+	}
+	f.schema = arrow.NewSchema(fields, nil)
+
+	f.groups = make([]RowGroupInfo, md.NumRowGroups())
+	for g := range f.groups {
+		rg := md.RowGroup(g)
+		if rg.NumColumns() != sch.NumColumns() {
+			return fmt.Errorf("row group %d has %d column chunks, the schema %d", g, rg.NumColumns(), sch.NumColumns())
+		}
+		if rg.NumRows() < 0 {
+			return fmt.Errorf("row group %d has a negative row count", g)
+		}
+		info := RowGroupInfo{Rows: rg.NumRows(), Columns: make([]ColumnStats, len(f.cols))}
+		for j := 0; j < rg.NumColumns(); j++ {
+			cc, err := rg.ColumnChunk(j)
+			if err != nil {
+				return err
+			}
+			if cc.TotalCompressedSize() < 0 || cc.TotalCompressedSize() > f.size {
+				return fmt.Errorf("row group %d column %d: compressed size %d out of range", g, j, cc.TotalCompressedSize())
+			}
+			info.CompressedBytes += cc.TotalCompressedSize()
+		}
+		for i, c := range f.cols {
+			cs := &info.Columns[i]
+			for _, leaf := range c.leaves {
+				cc, _ := rg.ColumnChunk(leaf)
+				cs.CompressedBytes += cc.TotalCompressedSize()
+			}
+			if c.leaf == nil || c.int96 {
+				continue // nested or INT96 (no defined order): no bounds
+			}
+			if err := columnStats(md, g, c.leaves[0], c.leaf, fields[i].Type, c.read, cs); err != nil {
+				return fmt.Errorf("statistics of column %q in row group %d: %w", fields[i].Name, g, err)
+			}
+		}
+		f.groups[g] = info
+	}
+	return nil
+}
+
+// checkLeaf rejects annotations that do not fit the physical type, which the library
+// would otherwise read as something they are not.
+func checkLeaf(c *schema.Column) error {
+	pt := c.PhysicalType()
+	bad := func() error {
+		return fmt.Errorf("column %q: annotation %s is invalid on physical type %s", c.Path(), c.ConvertedType(), pt)
+	}
+	switch c.ConvertedType() {
+	case schema.ConvertedTypes.Date, schema.ConvertedTypes.TimeMillis,
+		schema.ConvertedTypes.Int8, schema.ConvertedTypes.Int16, schema.ConvertedTypes.Int32,
+		schema.ConvertedTypes.Uint8, schema.ConvertedTypes.Uint16, schema.ConvertedTypes.Uint32:
+		if pt != pq.Types.Int32 {
+			return bad()
+		}
+	case schema.ConvertedTypes.Int64, schema.ConvertedTypes.Uint64, schema.ConvertedTypes.TimeMicros,
+		schema.ConvertedTypes.TimestampMillis, schema.ConvertedTypes.TimestampMicros:
+		if pt != pq.Types.Int64 {
+			return bad()
+		}
+	case schema.ConvertedTypes.UTF8, schema.ConvertedTypes.JSON, schema.ConvertedTypes.BSON, schema.ConvertedTypes.Enum:
+		if pt != pq.Types.ByteArray {
+			return bad()
+		}
+	}
+	return nil
+}
+
+func collectLeaves(sf *pqarrow.SchemaField, out *[]int) {
+	if sf.IsLeaf() {
+		*out = append(*out, sf.ColIndex)
+		return
+	}
+	for i := range sf.Children {
+		collectLeaves(&sf.Children[i], out)
+	}
+}
+
+// Name is the name the file was opened with.
+func (f *File) Name() string { return f.name }
+
+// Size is the file's size in bytes.
+func (f *File) Size() int64 { return f.size }
+
+// Schema is the file's Arrow schema in Lore's normalised types (see the package doc).
+func (f *File) Schema() *arrow.Schema { return f.schema }
+
+// NumRows is the footer's row count.
+func (f *File) NumRows() int64 { return f.meta.NumRows }
+
+// NumRowGroups is the number of row groups.
+func (f *File) NumRowGroups() int { return len(f.groups) }
+
+// RowGroup describes row group i.
+func (f *File) RowGroup(i int) RowGroupInfo { return f.groups[i] }
+
+// WithReader returns a File that shares f's footer, schema and statistics but reads
+// through r, which must hold the same bytes. It lets a footer be cached across queries
+// while every query opens (and closes) its own reader.
+func (f *File) WithReader(r storage.Reader) (*File, error) {
+	if r.Size() != f.size {
+		return nil, errs.New(errs.SourceChanged, "file %q changed: size %d, was %d", f.name, r.Size(), f.size)
+	}
+	g := *f
+	g.src = r
+	return &g, nil
+}
+
+func corrupt(format string, args ...any) error {
+	return errs.New(errs.CorruptSource, format, args...)
+}
+
+// panicText describes a panic recovered from the library.
+func panicText(p any) string { return fmt.Sprintf("malformed data (%v)", p) }

@@ -1,0 +1,306 @@
+package parquet
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// ReadRowGroup reads the top-level columns cols (indexes into Schema) of row group rg
+// and calls fn with batches of about vector.BatchSize rows whose Cols are in the order
+// of cols. With no columns, fn still gets batches with Rows set (the footer's count) and
+// no Cols. Errors decoding data are errs.CorruptSource naming the file and the row
+// group; an error from fn is returned as it is. ctx is checked between batches.
+func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*vector.Batch) error) error {
+	if rg < 0 || rg >= len(f.groups) {
+		return errs.New(errs.Internal, "BUG: row group %d of %q out of range", rg, f.name)
+	}
+	for _, c := range cols {
+		if c < 0 || c >= len(f.cols) {
+			return errs.New(errs.Internal, "BUG: column %d of %q out of range", c, f.name)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		for left := f.groups[rg].Rows; left > 0; {
+			n := min(left, vector.BatchSize)
+			if err := fn(&vector.Batch{Cols: []arrow.Array{}, Rows: int(n)}); err != nil {
+				return err
+			}
+			left -= n
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if f.src == nil {
+		return errs.New(errs.Internal, "BUG: %q has no open reader", f.name)
+	}
+	rd, err := f.openGroup(ctx, rg, cols)
+	if err != nil {
+		return err
+	}
+	defer rd.release()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := rd.next()
+		if err != nil || b == nil {
+			return err
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+}
+
+// groupReader reads the distinct requested columns of one row group in lockstep.
+type groupReader struct {
+	f       *File
+	rg      int
+	uniq    []int // distinct schema columns read
+	readers []colReader
+	pos     []int // for each requested column, its index in uniq
+	rows    int64
+}
+
+func (f *File) openGroup(ctx context.Context, rg int, cols []int) (g *groupReader, err error) {
+	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols))}
+	defer func() {
+		if p := recover(); p != nil {
+			g.release()
+			g, err = nil, f.readError(rg, panicText(p))
+		}
+	}()
+	rdr, err := file.NewParquetReader(io.NewSectionReader(f.src, 0, f.size),
+		file.WithReadProps(readProps()), file.WithMetadata(f.meta))
+	if err != nil {
+		return nil, f.readError(rg, err)
+	}
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, f.readError(rg, err)
+	}
+	seen := map[int]int{}
+	for i, c := range cols {
+		k, ok := seen[c]
+		if !ok {
+			k = len(g.uniq)
+			seen[c] = k
+			g.uniq = append(g.uniq, c)
+			cr, err := f.columnReader(ctx, rdr, fr, rg, c)
+			if err != nil {
+				g.release()
+				return nil, f.readError(rg, err)
+			}
+			g.readers = append(g.readers, cr)
+		}
+		g.pos[i] = k
+	}
+	return g, nil
+}
+
+func (g *groupReader) release() {
+	for _, r := range g.readers {
+		if r != nil {
+			r.release()
+		}
+	}
+	g.readers = nil
+}
+
+// next reads the next batch, or returns nil at the end of the row group.
+func (g *groupReader) next() (b *vector.Batch, err error) {
+	f := g.f
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, f.readError(g.rg, panicText(p))
+		}
+	}()
+	arrs := make([]arrow.Array, len(g.uniq))
+	n := -1
+	for k, r := range g.readers {
+		arr, err := r.next(vector.BatchSize)
+		if err != nil {
+			return nil, f.readError(g.rg, err)
+		}
+		c := g.uniq[k]
+		if n < 0 {
+			n = arr.Len()
+		} else if arr.Len() != n {
+			return nil, f.readError(g.rg, fmt.Errorf("column %q has %d values where %q has %d",
+				f.schema.Field(c).Name, arr.Len(), f.schema.Field(g.uniq[0]).Name, n))
+		}
+		arrs[k] = arr
+	}
+	if n <= 0 {
+		if g.rows != f.groups[g.rg].Rows && f.groups[g.rg].Rows != 0 {
+			return nil, f.readError(g.rg, fmt.Errorf("read %d rows, the footer says %d", g.rows, f.groups[g.rg].Rows))
+		}
+		return nil, nil
+	}
+	g.rows += int64(n)
+	out := make([]arrow.Array, len(g.pos))
+	for i, k := range g.pos {
+		out[i] = arrs[k]
+	}
+	return &vector.Batch{Cols: out, Rows: n}, nil
+}
+
+func (f *File) readError(rg int, cause any) error {
+	return errs.New(errs.CorruptSource, "cannot read row group %d of %q: %v", rg, f.name, cause)
+}
+
+// single turns a chunked array into one array.
+func single(ch *arrow.Chunked) (arrow.Array, error) {
+	chunks := ch.Chunks()
+	switch len(chunks) {
+	case 0:
+		return array.MakeArrayOfNull(memory.DefaultAllocator, ch.DataType(), 0), nil
+	case 1:
+		chunks[0].Retain()
+		return chunks[0], nil
+	}
+	return array.Concatenate(chunks, memory.DefaultAllocator)
+}
+
+// colReader reads one top-level column of a row group, batch by batch, in the
+// column's normalised type.
+type colReader interface {
+	next(n int64) (arrow.Array, error)
+	release()
+}
+
+func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.FileReader, rg, c int) (colReader, error) {
+	col := f.cols[c]
+	if col.int96 {
+		cr, err := rdr.RowGroup(rg).Column(col.leaves[0])
+		if err != nil {
+			return nil, err
+		}
+		r, ok := cr.(*file.Int96ColumnChunkReader)
+		if !ok {
+			return nil, fmt.Errorf("column %q: INT96 column has a %T reader", f.schema.Field(c).Name, cr)
+		}
+		return &int96Reader{r: r, maxDef: col.leaf.MaxDefinitionLevel(),
+			vals: make([]pq.Int96, vector.BatchSize), defs: make([]int16, vector.BatchSize)}, nil
+	}
+	leaves := map[int]bool{}
+	for _, l := range col.leaves {
+		leaves[l] = true
+	}
+	r, err := fr.GetFieldReader(ctx, c, leaves, []int{rg})
+	if err != nil {
+		return nil, err
+	}
+	return &arrowReader{r: r, want: f.schema.Field(c).Type}, nil
+}
+
+// arrowReader reads a column through the library's Arrow reader.
+type arrowReader struct {
+	r    *pqarrow.ColumnReader
+	want arrow.DataType
+}
+
+func (a *arrowReader) next(n int64) (arrow.Array, error) {
+	ch, err := a.r.NextBatch(n)
+	if err != nil {
+		return nil, err
+	}
+	arr, err := single(ch)
+	ch.Release()
+	if err != nil {
+		return nil, err
+	}
+	return normalize(arr, a.want)
+}
+
+func (a *arrowReader) release() { a.r.Release() }
+
+// int96Reader reads a flat INT96 column as microsecond timestamps. The library reads
+// INT96 as nanoseconds and refuses dates outside 1677-2262, which writers such as Spark
+// do produce; microseconds cover about 290,000 years either way, as DuckDB reads them.
+type int96Reader struct {
+	r      *file.Int96ColumnChunkReader
+	maxDef int16
+	vals   []pq.Int96
+	defs   []int16
+}
+
+func (c *int96Reader) next(n int64) (arrow.Array, error) {
+	b := array.NewTimestampBuilder(memory.DefaultAllocator, types.Timestamp.(*arrow.TimestampType))
+	defer b.Release()
+	for left := n; left > 0 && c.r.HasNext(); {
+		total, nv, err := c.r.ReadBatch(min(left, int64(len(c.vals))), c.vals, c.defs, nil)
+		if err != nil {
+			return nil, err
+		}
+		if total <= 0 {
+			break
+		}
+		k := 0
+		for i := 0; i < int(total); i++ {
+			if c.maxDef > 0 && c.defs[i] < c.maxDef {
+				b.AppendNull()
+				continue
+			}
+			if k >= nv {
+				return nil, fmt.Errorf("INT96 column has fewer values than its levels say")
+			}
+			us, ok := int96Micros(c.vals[k])
+			if !ok {
+				return nil, fmt.Errorf("INT96 timestamp out of range")
+			}
+			b.Append(arrow.Timestamp(us))
+			k++
+		}
+		left -= total
+	}
+	if err := c.r.Err(); err != nil {
+		return nil, err
+	}
+	return b.NewArray(), nil
+}
+
+func (c *int96Reader) release() {}
+
+// julianEpoch is the Julian day number of 1970-01-01.
+const julianEpoch = 2440588
+
+// int96Micros converts an INT96 timestamp (signed nanoseconds of the day, then the
+// signed Julian day, little-endian) to microseconds since the epoch; ok is false
+// outside the range of int64 microseconds.
+func int96Micros(v pq.Int96) (int64, bool) {
+	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
+	days := int64(int32(binary.LittleEndian.Uint32(v[8:]))) - julianEpoch
+	const maxDays = math.MaxInt64/86400_000_000 - 1
+	if days > maxDays || days < -maxDays {
+		return 0, false
+	}
+	us := days * 86400_000_000
+	d := nanos / 1000
+	if nanos%1000 < 0 {
+		d--
+	}
+	if (d > 0 && us > math.MaxInt64-d) || (d < 0 && us < math.MinInt64-d) {
+		return 0, false
+	}
+	return us + d, true
+}

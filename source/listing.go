@@ -1,0 +1,306 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/types"
+)
+
+// Listing is a resolved Parquet location: a file, a glob (`*`, `?`, `**`, `[...]`), or
+// a directory listed recursively. Hive `key=value` directory segments become partition
+// columns, typed like DuckDB: BIGINT if every value is an integer, DATE if every value
+// is a YYYY-MM-DD date, else VARCHAR; `key=` is ” and `key=NULL` (and
+// `__HIVE_DEFAULT_PARTITION__`) is NULL.
+type Listing struct {
+	Location    string
+	Files       []FileRef     // sorted by path
+	Schema      *arrow.Schema // the first file's columns, then the partition columns
+	FileColumns int           // number of leading fields that come from the files
+	Partitions  []string      // partition column names, in Schema order
+}
+
+// FileRef is one file of a listing with its partition values (indexed like Partitions).
+type FileRef struct {
+	Info            storage.ObjectInfo
+	PartitionValues []types.Value
+}
+
+// Resolve lists location and reads one footer (the first file's) for the schema. A
+// location that matches no file is an errs.SourceUnavailable error.
+func Resolve(ctx context.Context, store storage.Store, location string) (*Listing, error) {
+	infos, base, err := listLocation(ctx, store, location)
+	if err != nil {
+		return nil, err
+	}
+	if len(infos) == 0 {
+		return nil, errs.New(errs.SourceUnavailable, "no Parquet files at %q: %w", location, fs.ErrNotExist)
+	}
+	l := &Listing{Location: location, Files: make([]FileRef, len(infos))}
+	if err := l.partition(infos, base); err != nil {
+		return nil, err
+	}
+	first, err := loadFooter(ctx, store, infos[0])
+	if err != nil {
+		return nil, err
+	}
+	var fields []arrow.Field
+	for _, f := range first.Schema().Fields() {
+		// A column that is also a partition key takes the partition's value, as in
+		// DuckDB; names match without regard to case.
+		if slices.ContainsFunc(l.Partitions, func(p string) bool { return strings.EqualFold(p, f.Name) }) {
+			continue
+		}
+		fields = append(fields, f)
+	}
+	l.FileColumns = len(fields)
+	for i, p := range l.Partitions {
+		fields = append(fields, arrow.Field{Name: p, Type: l.Files[0].PartitionValues[i].Type, Nullable: true})
+	}
+	l.Schema = arrow.NewSchema(fields, nil)
+	return l, nil
+}
+
+// listLocation finds the Parquet files of location and the directory their partition paths are
+// relative to.
+func listLocation(ctx context.Context, store storage.Store, location string) ([]storage.ObjectInfo, string, error) {
+	loc := strings.TrimSuffix(location, "/")
+	if loc == "" {
+		loc = location
+	}
+	if hasMeta(loc) {
+		segs := strings.Split(loc, "/")
+		k := slices.IndexFunc(segs, hasMeta)
+		base := strings.Join(segs[:k], "/")
+		if base == "" && k > 0 {
+			base = "/"
+		} else if base == "" {
+			base = "."
+		}
+		pattern := segs[k:]
+		all, err := listOrNone(ctx, store, base)
+		if err != nil {
+			return nil, "", err
+		}
+		var out []storage.ObjectInfo
+		for _, o := range all {
+			rel, ok := relative(base, o.Path)
+			if !ok {
+				continue
+			}
+			parts := strings.Split(rel, "/")
+			if hidden(parts) || !match(pattern, parts) {
+				continue
+			}
+			out = append(out, o)
+		}
+		return out, base, nil
+	}
+	all, err := listOrNone(ctx, store, loc)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(all) == 1 && path.Clean(all[0].Path) == path.Clean(loc) {
+		return all, path.Dir(loc), nil // a single file, named exactly
+	}
+	var out []storage.ObjectInfo
+	for _, o := range all {
+		rel, ok := relative(loc, o.Path)
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rel, "/")
+		if hidden(parts) || !parquetName(parts[len(parts)-1]) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, loc, nil
+}
+
+func listOrNone(ctx context.Context, store storage.Store, dir string) ([]storage.ObjectInfo, error) {
+	all, err := store.List(ctx, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return all, err
+}
+
+func relative(base, p string) (string, bool) {
+	if base == "." {
+		return strings.TrimPrefix(p, "./"), !strings.HasPrefix(p, "/")
+	}
+	prefix := strings.TrimSuffix(base, "/") + "/"
+	if !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	return p[len(prefix):], true
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// hidden reports a path with a segment that starts with '.' or '_' (checkpoints,
+// _SUCCESS markers, work directories of writers in progress).
+func hidden(parts []string) bool {
+	for _, p := range parts {
+		if strings.HasPrefix(p, ".") || strings.HasPrefix(p, "_") {
+			return true
+		}
+	}
+	return false
+}
+
+// parquetName reports whether a file in a listed directory is taken as Parquet: a
+// .parquet (.parq, .pq) name, or a name without an extension as some writers produce.
+// Side files (CSV copies, checksums, JSON) are left out.
+func parquetName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == "" || ext == ".parquet" || ext == ".parq" || ext == ".pq"
+}
+
+// match matches path segments against pattern segments; `**` matches any number of
+// directories (none included).
+func match(pattern, parts []string) bool {
+	if len(pattern) == 0 {
+		return len(parts) == 0
+	}
+	if pattern[0] == "**" {
+		if match(pattern[1:], parts) {
+			return true
+		}
+		return len(parts) > 0 && match(pattern, parts[1:])
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	ok, err := path.Match(pattern[0], parts[0])
+	return err == nil && ok && match(pattern[1:], parts[1:])
+}
+
+// partition fills l.Files from infos and derives the partition columns from their
+// directories below base.
+func (l *Listing) partition(infos []storage.ObjectInfo, base string) error {
+	type kv struct{ key, val string }
+	paths := make([][]kv, len(infos))
+	for i, o := range infos {
+		rel, _ := relative(base, o.Path)
+		dirs := strings.Split(rel, "/")
+		dirs = dirs[:len(dirs)-1]
+		seen := map[string]bool{}
+		for _, d := range dirs {
+			k, v, ok := strings.Cut(d, "=")
+			if !ok || k == "" || seen[k] {
+				continue // the first segment of a key wins
+			}
+			seen[k] = true
+			if u, err := url.PathUnescape(v); err == nil {
+				v = u
+			}
+			paths[i] = append(paths[i], kv{k, v})
+		}
+	}
+	for _, p := range paths[0] {
+		l.Partitions = append(l.Partitions, p.key)
+	}
+	// Every file must have the same keys, in any order.
+	want := slices.Sorted(slices.Values(l.Partitions))
+	for i, p := range paths {
+		keys := make([]string, len(p))
+		for j, e := range p {
+			keys[j] = e.key
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, want) {
+			return errs.New(errs.Analysis, "Hive partition mismatch in %q: %q has keys %v, %q has %v",
+				l.Location, infos[0].Path, want, infos[i].Path, keys)
+		}
+	}
+	raw := make([][]string, len(l.Partitions)) // raw[key][file]; "\x00" marks NULL
+	for k, key := range l.Partitions {
+		raw[k] = make([]string, len(infos))
+		for i, p := range paths {
+			for _, e := range p {
+				if e.key == key {
+					raw[k][i] = e.val
+				}
+			}
+		}
+	}
+	for i, o := range infos {
+		l.Files[i] = FileRef{Info: o, PartitionValues: make([]types.Value, len(l.Partitions))}
+	}
+	for k := range l.Partitions {
+		dt := partitionType(raw[k])
+		for i, s := range raw[k] {
+			l.Files[i].PartitionValues[k] = partitionValue(s, dt)
+		}
+	}
+	return nil
+}
+
+func isNullPartition(s string) bool { return s == "NULL" || s == "__HIVE_DEFAULT_PARTITION__" }
+
+// partitionType types a key's values: BIGINT if every non-NULL value is an integer,
+// DATE if every one is a date, VARCHAR otherwise (and when all are NULL).
+func partitionType(vals []string) arrow.DataType {
+	ints, dates, some := true, true, false
+	for _, s := range vals {
+		if isNullPartition(s) {
+			continue
+		}
+		some = true
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+			ints = false
+		}
+		if _, ok := parseDate(s); !ok {
+			dates = false
+		}
+	}
+	switch {
+	case !some:
+		return types.String
+	case ints:
+		return types.Int64
+	case dates:
+		return types.Date
+	}
+	return types.String
+}
+
+func partitionValue(s string, dt arrow.DataType) types.Value {
+	if isNullPartition(s) {
+		return types.NullOf(dt)
+	}
+	switch dt.ID() {
+	case arrow.INT64:
+		n, _ := strconv.ParseInt(s, 10, 64)
+		return types.IntValue(n)
+	case arrow.DATE32:
+		d, _ := parseDate(s)
+		return types.DateValue(d)
+	}
+	return types.StringValue(s)
+}
+
+// parseDate reads a YYYY-MM-DD date as days since the epoch.
+func parseDate(s string) (int32, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return 0, false
+	}
+	return int32(t.Unix() / 86400), true
+}

@@ -1,0 +1,342 @@
+package source
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/parquet"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// Predicate is one conjunct usable for pruning: Column Op Values[0] (for "in", any of
+// Values). Op is one of "=", "<>", "<", "<=", ">", ">=", "in", "is_null",
+// "is_not_null". Values are typed like the column.
+type Predicate struct {
+	Column string
+	Op     string
+	Values []types.Value
+}
+
+// ScanSpec is what a scan produces and what it may skip.
+type ScanSpec struct {
+	Columns []string    // columns to produce, in this order (file and/or partition columns); may be empty
+	Filters []Predicate // conjunctive; used only to skip work — the caller still filters rows
+}
+
+// Morsel is one unit of parallel work: a row group of a file.
+type Morsel struct {
+	File     int // index into the listing's Files
+	RowGroup int
+	Rows     int64
+}
+
+// ScanPlan is a pruned scan: the morsels left to read and what reading them needs.
+// It is immutable once built, so Read may run on many morsels at once.
+type ScanPlan struct {
+	Morsels []Morsel
+
+	listing *Listing
+	store   storage.Store
+	spec    ScanSpec
+	outs    []output    // one per spec column
+	files   []*fileScan // per listing file; nil when pruned by partition
+	c       *Counters
+}
+
+// output says where one produced column comes from.
+type output struct {
+	partition int // index into Partitions, or -1 for a file column
+	field     int // index into the listing schema
+	typ       arrow.DataType
+}
+
+// fileScan is what Read needs of one file.
+type fileScan struct {
+	footer *parquet.File
+	cols   []int            // distinct file columns read, as indexes into the file's schema
+	slot   []int            // for each output, its index in cols (file columns only)
+	casts  []arrow.DataType // for each entry of cols, the type to cast to, or nil
+}
+
+// Plan prunes the listing for spec: files whose partition values fail a filter first,
+// then row groups whose statistics exclude a filter, opening (or reusing cached)
+// footers of the files left. It counts into c: FilesPrunedByPartition,
+// FilesConsidered, FilesOpened (footers used, cached or read), RowGroupsConsidered and
+// RowGroupsPruned.
+func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, c *Counters) (*ScanPlan, error) {
+	if c == nil {
+		c = &Counters{}
+	}
+	p := &ScanPlan{listing: l, store: store, spec: spec, c: c, files: make([]*fileScan, len(l.Files))}
+	for _, name := range spec.Columns {
+		i := l.fieldIndex(name)
+		if i < 0 {
+			return nil, errs.New(errs.Analysis, "no column %q in %q", name, l.Location)
+		}
+		o := output{partition: -1, field: i, typ: l.Schema.Field(i).Type}
+		if i >= l.FileColumns {
+			o.partition = i - l.FileColumns
+		}
+		p.outs = append(p.outs, o)
+	}
+	var partFilters, fileFilters []Predicate
+	for _, f := range spec.Filters {
+		i := l.fieldIndex(f.Column)
+		switch {
+		case i < 0:
+			return nil, errs.New(errs.Analysis, "no column %q in %q", f.Column, l.Location)
+		case i >= l.FileColumns:
+			partFilters = append(partFilters, f)
+		default:
+			fileFilters = append(fileFilters, f)
+		}
+	}
+	for fi, ref := range l.Files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !l.partitionPasses(ref, partFilters) {
+			c.FilesPrunedByPartition.Add(1)
+			continue
+		}
+		c.FilesConsidered.Add(1)
+		footer, err := loadFooter(ctx, store, ref.Info)
+		if err != nil {
+			return nil, err
+		}
+		c.FilesOpened.Add(1)
+		fs, err := l.bind(footer, p.outs)
+		if err != nil {
+			return nil, err
+		}
+		p.files[fi] = fs
+		// Filters on this file's columns, with the file's column index, when the file's
+		// statistics are typed so they compare with the filter's values.
+		type fileFilter struct {
+			col int
+			p   Predicate
+		}
+		var ffs []fileFilter
+		for _, f := range fileFilters {
+			j := fieldIndexIn(footer.Schema(), f.Column)
+			if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(f.Column)).Type) {
+				continue
+			}
+			ffs = append(ffs, fileFilter{j, f})
+		}
+		for g := 0; g < footer.NumRowGroups(); g++ {
+			c.RowGroupsConsidered.Add(1)
+			info := footer.RowGroup(g)
+			pruned := false
+			for _, ff := range ffs {
+				if prunes(info.Columns[ff.col], info.Rows, ff.p) {
+					pruned = true
+					break
+				}
+			}
+			if pruned {
+				c.RowGroupsPruned.Add(1)
+				continue
+			}
+			p.Morsels = append(p.Morsels, Morsel{File: fi, RowGroup: g, Rows: info.Rows})
+		}
+	}
+	return p, nil
+}
+
+// fieldIndex finds a column of the listing: an exact match first, then one that
+// differs only in case.
+func (l *Listing) fieldIndex(name string) int { return fieldIndexIn(l.Schema, name) }
+
+func fieldIndexIn(s *arrow.Schema, name string) int {
+	if idx := s.FieldIndices(name); len(idx) > 0 {
+		return idx[0]
+	}
+	for i, f := range s.Fields() {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// bind maps the listing's output columns onto one file's schema, checking types.
+func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
+	fs := &fileScan{footer: footer, slot: make([]int, len(outs))}
+	seen := map[int]int{}
+	fsch := footer.Schema()
+	for i, o := range outs {
+		if o.partition >= 0 {
+			fs.slot[i] = -1
+			continue
+		}
+		name := l.Schema.Field(o.field).Name
+		j := fieldIndexIn(fsch, name)
+		if j < 0 {
+			return nil, errs.New(errs.Analysis, "file %q: column %q is missing", footer.Name(), name)
+		}
+		have := fsch.Field(j).Type
+		var cast arrow.DataType
+		if !arrow.TypeEqual(have, o.typ) {
+			if !castable(have, o.typ) {
+				return nil, errs.New(errs.Analysis, "file %q: column %q has type %s where the table has %s",
+					footer.Name(), name, types.Name(have), types.Name(o.typ))
+			}
+			cast = o.typ
+		}
+		k, ok := seen[j]
+		if !ok {
+			k = len(fs.cols)
+			seen[j] = k
+			fs.cols = append(fs.cols, j)
+			fs.casts = append(fs.casts, cast)
+		}
+		fs.slot[i] = k
+	}
+	return fs, nil
+}
+
+// castable reports types that differ but hold the same kind of value, so a file's
+// column can be cast to the table's type: integers, floats, decimals, timestamps of
+// the same time-zone kind, strings, binaries.
+func castable(from, to arrow.DataType) bool {
+	switch {
+	case types.IsInteger(from) && (types.IsInteger(to) || types.IsFloat(to) || types.IsDecimal(to)):
+		return true
+	case types.IsFloat(from) && types.IsFloat(to):
+		return true
+	case types.IsDecimal(from) && (types.IsDecimal(to) || types.IsFloat(to)):
+		return true
+	case from.ID() == arrow.TIMESTAMP && to.ID() == arrow.TIMESTAMP:
+		return (from.(*arrow.TimestampType).TimeZone == "") == (to.(*arrow.TimestampType).TimeZone == "")
+	case from.ID() == arrow.DATE32 && to.ID() == arrow.TIMESTAMP:
+		return true
+	case types.IsString(from) && types.IsString(to), types.IsBinary(from) && types.IsBinary(to):
+		return true
+	}
+	return false
+}
+
+// comparable reports whether bounds typed like a file column compare correctly (with
+// types.Compare) with filter values typed like the table's column.
+func comparable(file, table arrow.DataType) bool {
+	switch {
+	case arrow.TypeEqual(file, table):
+		return true
+	case types.IsSigned(file) && types.IsSigned(table), types.IsUnsigned(file) && types.IsUnsigned(table):
+		return true
+	case file.ID() == arrow.FLOAT32 && table.ID() == arrow.FLOAT64:
+		return true
+	case types.IsString(file) && types.IsString(table), types.IsBinary(file) && types.IsBinary(table):
+		return true
+	}
+	return false
+}
+
+// partitionPasses evaluates the partition filters on a file's partition values under
+// three-valued logic: a NULL value fails every comparison and passes only is_null.
+func (l *Listing) partitionPasses(ref FileRef, filters []Predicate) bool {
+	for _, f := range filters {
+		v := ref.PartitionValues[l.fieldIndex(f.Column)-l.FileColumns]
+		if !holds(v, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// holds evaluates a predicate on one value; unknown (NULL) counts as false.
+func holds(v types.Value, f Predicate) bool {
+	switch f.Op {
+	case "is_null":
+		return v.Null
+	case "is_not_null":
+		return !v.Null
+	}
+	if v.Null {
+		return false
+	}
+	if f.Op == "in" {
+		for _, w := range f.Values {
+			if !w.Null && types.Compare(v, w) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if len(f.Values) == 0 || f.Values[0].Null {
+		return false
+	}
+	c := types.Compare(v, f.Values[0])
+	switch f.Op {
+	case "=":
+		return c == 0
+	case "<>":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return true // an operator this layer does not know prunes nothing
+}
+
+// Read reads one morsel: file columns through the Parquet reader (cast to the
+// listing's types where a file differs), partition columns as constant arrays, in
+// spec.Columns order. It counts RowGroupsRead, RowsScanned and CompressedBytesRead
+// (the compressed bytes of the column chunks read). Safe for concurrent calls.
+func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) error) error {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return errs.New(errs.Internal, "BUG: morsel of file %d is not in the plan", m.File)
+	}
+	fs := p.files[m.File]
+	ref := p.listing.Files[m.File]
+	f := fs.footer
+	if len(fs.cols) > 0 {
+		r, err := p.store.Open(ctx, ref.Info.Path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if f, err = f.WithReader(r); err != nil {
+			return err
+		}
+	}
+	info := f.RowGroup(m.RowGroup)
+	p.c.RowGroupsRead.Add(1)
+	var bytes int64
+	for _, j := range fs.cols {
+		bytes += info.Columns[j].CompressedBytes
+	}
+	p.c.CompressedBytesRead.Add(bytes)
+	return f.ReadRowGroup(ctx, m.RowGroup, fs.cols, func(b *vector.Batch) error {
+		p.c.RowsScanned.Add(int64(b.Rows))
+		cols := make([]arrow.Array, len(p.outs))
+		for i, o := range p.outs {
+			if o.partition >= 0 {
+				cols[i] = constant(ref.PartitionValues[o.partition], b.Rows)
+				continue
+			}
+			k := fs.slot[i]
+			a := b.Cols[k]
+			if fs.casts[k] != nil {
+				var err error
+				if a, err = castArray(ctx, a, fs.casts[k]); err != nil {
+					return errs.New(errs.Analysis, "file %q: column %q: cannot cast %s to %s: %v",
+						f.Name(), p.listing.Schema.Field(o.field).Name, types.Name(a.DataType()), types.Name(fs.casts[k]), err)
+				}
+			}
+			cols[i] = a
+		}
+		return fn(&vector.Batch{Cols: cols, Rows: b.Rows})
+	})
+}
