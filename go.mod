@@ -2,7 +2,12 @@ module github.com/loredb/lore
 
 go 1.26.8
 
-require github.com/apache/arrow-go/v18 v18.8.0
+require (
+	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/chzyer/readline v1.5.1
+	golang.org/x/term v0.48.0
+	golang.org/x/text v0.41.0
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
@@ -18,8 +23,7 @@ require (
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
