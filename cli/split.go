@@ -15,9 +15,9 @@ type stmtSpan struct {
 
 // splitStatements cuts text into statements at semicolons that are outside
 // single-quoted strings, double-quoted identifiers, -- line comments and /* */
-// block comments (which nest, as in PostgreSQL). Doubled quotes inside a quoted
-// string ('it”s') are part of the string. Statements holding only whitespace and
-// comments are dropped.
+// block comments (which nest, as in PostgreSQL). A quote written twice inside a
+// quoted run stands for itself and does not end it. Statements holding only
+// whitespace and comments are dropped.
 func splitStatements(text string) []stmtSpan {
 	var spans []stmtSpan
 	start := 0
