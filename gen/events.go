@@ -329,6 +329,11 @@ func writeEventsFile(ctx context.Context, opts EventsOptions, k int, report func
 	path := filepath.Join(opts.Out, EventsFileName(k))
 	b := array.NewRecordBuilder(memory.DefaultAllocator, EventsSchema)
 	defer b.Release()
+	wopts := parquet.WriteOptions{RowGroupRows: int64(opts.RowGroupRows)}
+	if opts.ClusteredBy != "" {
+		// Readers may rely on the declared order; the sorted draw guarantees it.
+		wopts.SortedBy = []string{opts.ClusteredBy}
+	}
 	err := parquet.WriteFile(path, EventsSchema, func(emit func(arrow.Record) error) error {
 		for left := rows.n; left > 0; {
 			if err := ctx.Err(); err != nil {
@@ -351,7 +356,7 @@ func writeEventsFile(ctx context.Context, opts EventsOptions, k int, report func
 			report(int64(n))
 		}
 		return nil
-	}, parquet.WriteOptions{RowGroupRows: int64(opts.RowGroupRows)})
+	}, wopts)
 	if err != nil {
 		return fmt.Errorf("cannot write events file %d: %w", k, err)
 	}

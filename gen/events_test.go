@@ -156,6 +156,17 @@ func TestEventsClusteredByTS(t *testing.T) {
 	dir := genEvents(t, EventsOptions{Rows: 40_000, Files: 4, ClusteredBy: "ts", Seed: 3, RowGroupRows: 5_000})
 	prevMax := arrow.Timestamp(eventsStart - 1)
 	for k := range 4 {
+		rdr, err := file.OpenParquetFile(filepath.Join(dir, EventsFileName(k)), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g := 0; g < rdr.NumRowGroups(); g++ {
+			sc := rdr.MetaData().RowGroup(g).SortingColumns()
+			if len(sc) != 1 || sc[0].ColumnIdx != 0 || sc[0].Descending {
+				t.Errorf("file %d row group %d sorting_columns = %+v, want ts ascending", k, g, sc)
+			}
+		}
+		rdr.Close()
 		ts := column(t, readTable(t, filepath.Join(dir, EventsFileName(k))), "ts").(*array.Timestamp)
 		vals := ts.TimestampValues()
 		if !slices.IsSorted(vals) {
@@ -179,6 +190,14 @@ func TestEventsClusteredByTS(t *testing.T) {
 
 func TestEventsUnclusteredSpreads(t *testing.T) {
 	dir := genEvents(t, EventsOptions{Rows: 20_000, Files: 2, Seed: 3})
+	rdr, err := file.OpenParquetFile(filepath.Join(dir, EventsFileName(0)), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := rdr.MetaData().RowGroup(0).SortingColumns(); len(sc) != 0 {
+		t.Errorf("unclustered file declares sorting_columns %+v", sc)
+	}
+	rdr.Close()
 	ts := column(t, readTable(t, filepath.Join(dir, EventsFileName(0))), "ts").(*array.Timestamp)
 	vals := ts.TimestampValues()
 	if slices.IsSorted(vals) {

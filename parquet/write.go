@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // WriteOptions configure WriteFile. The zero value is valid.
@@ -26,6 +27,10 @@ type WriteOptions struct {
 	CreatedBy string
 	// KeyValue is written to the footer's key-value metadata, in key order.
 	KeyValue map[string]string
+	// SortedBy names top-level, non-nested columns the rows are sorted by
+	// (ascending, NULLs first), recorded as every row group's sorting_columns.
+	// WriteFile records the caller's promise; it does not check the order.
+	SortedBy []string
 }
 
 // WriteDefaultRowGroupRows is the row-group length used when WriteOptions leaves it
@@ -75,6 +80,42 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 	}
 	if level != 0 {
 		props = append(props, pq.WithCompressionLevel(level))
+	}
+	if len(opts.SortedBy) > 0 {
+		// A sorting column is named by its leaf index, so the leaves of nested
+		// columns before it count.
+		var leaves func(dt arrow.DataType) int
+		leaves = func(dt arrow.DataType) int {
+			switch t := dt.(type) {
+			case *arrow.StructType:
+				n := 0
+				for _, f := range t.Fields() {
+					n += leaves(f.Type)
+				}
+				return n
+			case *arrow.MapType:
+				return leaves(t.KeyType()) + leaves(t.ItemType())
+			case arrow.ListLikeType:
+				return leaves(t.Elem())
+			}
+			return 1
+		}
+		cols := make([]pq.SortingColumn, 0, len(opts.SortedBy))
+		for _, name := range opts.SortedBy {
+			idx := schema.FieldIndices(name)
+			if len(idx) != 1 {
+				return errs.New(errs.Analysis, "cannot sort %q by %q: no single column of that name", path, name)
+			}
+			if types.IsNested(schema.Field(idx[0]).Type) {
+				return errs.New(errs.Analysis, "cannot sort %q by nested column %q", path, name)
+			}
+			leaf := 0
+			for _, prev := range schema.Fields()[:idx[0]] {
+				leaf += leaves(prev.Type)
+			}
+			cols = append(cols, pq.SortingColumn{ColumnIdx: int32(leaf), NullsFirst: true})
+		}
+		props = append(props, pq.WithSortingColumns(cols))
 	}
 
 	tmp := path + ".tmp"
@@ -157,3 +198,4 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 	committed = true
 	return nil
 }
+
