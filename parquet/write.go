@@ -198,4 +198,3 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 	committed = true
 	return nil
 }
-
