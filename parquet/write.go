@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,10 +44,10 @@ const WriteDefaultRowGroupRows = 1 << 20
 // a file's layout depends only on its rows.
 //
 // The file is written with dictionary encoding, column statistics and the column
-// and offset page index on every column. It is staged at path+".tmp" and renamed
-// into place only when complete, so a reader never sees a partial file at path; on
-// any error the staged file is removed.
-func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record) error) error, opts WriteOptions) (err error) {
+// and offset page index on every column. It is staged at path+".tmp", synced, and
+// renamed into place only when complete, so a reader never sees a partial file at
+// path; on any error the staged file is removed.
+func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record) error) error, opts WriteOptions) error {
 	var (
 		codec compress.Compression
 		level int // 0: the codec's default
@@ -130,12 +131,14 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 	committed := false
 	defer func() {
 		if !committed {
-			f.Close()
+			f.Close() // may already be closed; the error is of no interest
 			os.Remove(tmp)
 		}
 	}()
 
-	fw, err := pqarrow.NewFileWriter(schema, f, pq.NewWriterProperties(props...),
+	// The writer gets f without its Close, so that the data can be synced to disk
+	// before the rename publishes it.
+	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{f}, pq.NewWriterProperties(props...),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return fmt.Errorf("cannot start Parquet file %q: %w", path, err)
@@ -187,12 +190,16 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 			return fmt.Errorf("cannot add footer metadata %q to %q: %w", k, path, err)
 		}
 	}
-	// FileWriter.Close also closes f (it is an io.Closer).
 	if err := fw.Close(); err != nil {
 		return fmt.Errorf("cannot finish Parquet file %q: %w", path, err)
 	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("cannot sync %q: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot close %q: %w", tmp, err)
+	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("cannot move %q into place: %w", path, err)
 	}
 	committed = true
