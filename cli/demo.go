@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/gen"
+)
+
+// runDemo builds a small events table under <home>/demo/events, registers it and
+// runs a few statements through the engine, showing each result and how it was
+// answered.
+func runDemo(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "demo", "[--home DIR] [--rows N] [--files F]")
+	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	rows := fs.Int64("rows", 200_000, "`rows` in the demo events table")
+	files := fs.Int("files", 4, "`files` in the demo events table")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
+	}
+	if *rows <= 0 || *files <= 0 {
+		return usageError(e, fs, "--rows and --files must be positive")
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+
+	dir, err := filepath.Abs(filepath.Join(homeDir(*home), "demo", "events"))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore demo: %v\n", err)
+		return exitError
+	}
+	// Keep an existing demo table: rewriting it would change its source version
+	// and throw away what the engine has learned about it.
+	if !demoTablePresent(dir, *files) {
+		fmt.Fprintf(e.stdout, "generating %d events in %d files under %s\n", *rows, *files, dir)
+		opts := gen.EventsOptions{Rows: *rows, Files: *files, Out: dir, Seed: 1}
+		if err := gen.Events(ctx, opts); err != nil {
+			fmt.Fprintf(e.stderr, "lore demo: %v\n", err)
+			return exitError
+		}
+	}
+
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home)})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore demo: %s\n", errs.Describe(err, ""))
+		return exitError
+	}
+	defer eng.Close()
+
+	statements := []string{
+		fmt.Sprintf("CREATE TABLE IF NOT EXISTS events WITH (location = %s, format = 'parquet')", sqlString(dir)),
+		"SELECT count(*) FROM events",
+		"SELECT category, count(*), avg(amount) FROM events GROUP BY category ORDER BY 2 DESC LIMIT 5",
+		"SELECT min(ts), max(ts) FROM events",
+	}
+	for _, stmt := range statements {
+		fmt.Fprintf(e.stdout, "\nlore> %s;\n", stmt)
+		start := time.Now()
+		res, err := eng.Query(ctx, stmt, nil)
+		if err != nil {
+			fmt.Fprintln(e.stderr, errs.Describe(err, stmt))
+			return exitError
+		}
+		if err := WriteResult(e.stdout, "table", res); err != nil {
+			fmt.Fprintf(e.stderr, "lore demo: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintln(e.stdout, timerLine(res, time.Since(start)))
+	}
+	return exitOK
+}
+
+// demoTablePresent reports whether dir holds the files of a generated table.
+func demoTablePresent(dir string, files int) bool {
+	for k := range files {
+		if _, err := os.Stat(filepath.Join(dir, gen.EventsFileName(k))); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// sqlString quotes s as a SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/loredb/lore/gen"
+)
+
+// generators are the table kinds "lore gen" knows, by name.
+var generators = map[string]func(ctx context.Context, e *env, args []string) int{
+	"events": runGenEvents,
+}
+
+func runGen(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "gen", "KIND [flags]   (kinds: events)")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() == 0 {
+		return usageError(e, fs, "which table? (kinds: events)")
+	}
+	run, ok := generators[fs.Arg(0)]
+	if !ok {
+		return usageError(e, fs, "unknown kind %q (kinds: events)", fs.Arg(0))
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	return run(ctx, e, fs.Args()[1:])
+}
+
+func runGenEvents(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "gen events", "--rows N --files F --out DIR [--clustered-by ts] [--seed S] [--row-group-rows R]")
+	rows := fs.Int64("rows", 1_000_000, "number of `rows`")
+	files := fs.Int("files", 1, "number of `files`")
+	out := fs.String("out", "", "output `directory` (required)")
+	clustered := fs.String("clustered-by", "", "sort rows by this `column` within and across files (only ts)")
+	seed := fs.Int64("seed", 1, "random `seed`; the same seed gives the same files")
+	rgRows := fs.Int("row-group-rows", 0, "`rows` per row group (default 1048576)")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
+	case *out == "":
+		return usageError(e, fs, "--out is required")
+	case *rows <= 0:
+		return usageError(e, fs, "--rows must be positive")
+	case *files <= 0:
+		return usageError(e, fs, "--files must be positive")
+	case *clustered != "" && *clustered != "ts":
+		return usageError(e, fs, "--clustered-by supports only ts")
+	case *rgRows < 0:
+		return usageError(e, fs, "--row-group-rows must be positive")
+	}
+	opts := gen.EventsOptions{Rows: *rows, Files: *files, Out: *out, ClusteredBy: *clustered,
+		Seed: *seed, RowGroupRows: *rgRows}
+	var bar *progressBar
+	if isTerminal(e.stderr) {
+		bar = newProgressBar(e.stderr, "events")
+		opts.Progress = bar.update
+	}
+	start := time.Now()
+	err := gen.Events(ctx, opts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore gen events: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(e.stdout, "wrote %d rows in %d files to %s in %.1fs\n", *rows, *files, *out, time.Since(start).Seconds())
+	return exitOK
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+)
+
+// querier runs one request. *lore.Engine is the implementation; the interface is
+// here, where it is consumed, so the script and shell logic does not depend on how
+// the engine is built. Query must be safe to call again after it fails.
+type querier interface {
+	Query(ctx context.Context, sql string, settings map[string]string) (*lore.Result, error)
+}
+
+var _ querier = (*lore.Engine)(nil)
+
+// sqlRun is the shared state of one "lore sql" invocation.
+type sqlRun struct {
+	q        querier
+	format   string
+	timer    bool
+	settings map[string]string
+	stdout   io.Writer
+	stderr   io.Writer
+	// timerOut receives timer lines: stderr for scripts, so that machine-readable
+	// output stays clean; stdout in the shell.
+	timerOut io.Writer
+}
+
+func runSQL(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "sql", "[--home DIR] [-c SQL | -f FILE] [--format FORMAT]")
+	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	command := fs.String("c", "", "run the `SQL` text and exit")
+	file := fs.String("f", "", "run the SQL script in `FILE` (- for stdin) and exit")
+	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
+	timer := fs.Bool("timer", false, "print each statement's elapsed time and answer mode")
+	settings := settingsFlag{}
+	fs.Var(settings, "set", "a per-statement setting `key=value` (repeatable)")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, fs, "unexpected argument %q (quote SQL and pass it with -c)", fs.Arg(0))
+	}
+	if !validFormat(*format) {
+		return usageError(e, fs, "unknown format %q (want %s)", *format, strings.Join(Formats, ", "))
+	}
+	cSet, fSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "c":
+			cSet = true
+		case "f":
+			fSet = true
+		}
+	})
+	if cSet && fSet {
+		return usageError(e, fs, "-c and -f cannot be used together")
+	}
+
+	// Read the script before opening the engine, so a missing file fails fast.
+	var text string
+	interactive := false
+	switch {
+	case cSet:
+		text = *command
+	case fSet && *file != "-":
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "lore sql: cannot read script: %v\n", err)
+			return exitError
+		}
+		text = string(b)
+	case !fSet && isTerminal(e.stdin):
+		interactive = true
+	default:
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "lore sql: cannot read stdin: %v\n", err)
+			return exitError
+		}
+		text = string(b)
+	}
+
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home)})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
+		return exitError
+	}
+	defer eng.Close()
+
+	r := &sqlRun{q: eng, format: *format, timer: *timer, settings: settings,
+		stdout: e.stdout, stderr: e.stderr, timerOut: e.stderr}
+	if interactive {
+		return r.shell(ctx, e.stdin.(*os.File), homeDir(*home))
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	return r.script(ctx, text)
+}
+
+// script runs every request of text in order and stops at the first error.
+func (r *sqlRun) script(ctx context.Context, text string) int {
+	reqs := groupRequests(text, splitStatements(text))
+	for _, req := range reqs {
+		sqlText := text[req.Start:req.End]
+		if err := r.exec(ctx, sqlText, nil); err != nil {
+			if len(reqs) > 1 {
+				line := 1 + strings.Count(text[:req.Start], "\n")
+				fmt.Fprintf(r.stderr, "in the statement at line %d:\n", line)
+			}
+			fmt.Fprintln(r.stderr, errs.Describe(err, sqlText))
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// exec runs one request and writes its result. extra settings (the shell's) are
+// merged over the command line's.
+func (r *sqlRun) exec(ctx context.Context, sqlText string, extra map[string]string) error {
+	settings := r.settings
+	if len(extra) > 0 {
+		settings = make(map[string]string, len(r.settings)+len(extra))
+		for k, v := range r.settings {
+			settings[k] = v
+		}
+		for k, v := range extra {
+			settings[k] = v
+		}
+	}
+	start := time.Now()
+	res, err := r.q.Query(ctx, sqlText, settings)
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		return errs.New(errs.Internal, "BUG: the engine returned neither a result nor an error")
+	}
+	if err := WriteResult(r.stdout, r.format, res); err != nil {
+		return fmt.Errorf("cannot write the result: %w", err)
+	}
+	if r.timer {
+		fmt.Fprintln(r.timerOut, timerLine(res, time.Since(start)))
+	}
+	return nil
+}
+
+// timerLine describes how long a statement took and how it was answered.
+func timerLine(res *lore.Result, wall time.Duration) string {
+	ms := float64(wall.Microseconds()) / 1000
+	if res.Record == nil {
+		return fmt.Sprintf("Run Time: %.1f ms", ms)
+	}
+	if res.Record.ElapsedMS > 0 {
+		ms = res.Record.ElapsedMS
+	}
+	s := fmt.Sprintf("Run Time: %.1f ms, mode %s", ms, res.Record.Execution.Mode)
+	if d := res.Record.Execution.Detail; d != "" {
+		s += " (" + d + ")"
+	}
+	return s
+}

@@ -1,0 +1,10 @@
+// Command lore is the Lore command line; the commands live in package cli.
+package main
+
+import (
+	"os"
+
+	"github.com/loredb/lore/cli"
+)
+
+func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
