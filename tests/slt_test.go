@@ -90,7 +90,7 @@ func runFile(t *testing.T, path, testdata string) int {
 				t.Errorf("%s: query failed: %s: %v\n%s", rec.Pos(), errs.CodeOf(err), err, rec.SQL)
 				continue
 			}
-			letters, rows, err := render(res)
+			letters, rows, err := render(res, testdata)
 			if err != nil {
 				t.Errorf("%s: %v", rec.Pos(), err)
 				continue
@@ -141,8 +141,10 @@ func checkStatement(t *testing.T, rec *slt.Record, err error) {
 	}
 }
 
-// render turns a result into its type letters and rows of text cells.
-func render(res *lore.Result) (string, [][]string, error) {
+// render turns a result into its type letters and rows of text cells. The
+// absolute path of testdata is written back as the token, so that results naming
+// locations (SHOW CREATE TABLE) do not depend on where the repository lives.
+func render(res *lore.Result, testdata string) (string, [][]string, error) {
 	if res == nil || res.Schema == nil {
 		return "", nil, fmt.Errorf("query returned no result schema")
 	}
@@ -162,7 +164,7 @@ func render(res *lore.Result) (string, [][]string, error) {
 				if v.Null {
 					row[c] = slt.Null
 				} else {
-					row[c] = slt.Cell(v.String())
+					row[c] = slt.Cell(strings.ReplaceAll(v.String(), testdata, testdataToken))
 				}
 			}
 			rows = append(rows, row)

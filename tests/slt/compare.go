@@ -56,13 +56,13 @@ func Compare(rec *Record, rows [][]string) string {
 	floatCol := func(int) bool { return false }
 	switch rec.Sort {
 	case RowSort:
-		want, got = sortRows(want), sortRows(got)
 		floatCol = func(c int) bool { return c < len(rec.Types) && rec.Types[c] == 'R' }
+		want, got = sortRows(want, floatCol), sortRows(got, floatCol)
 	case ValueSort:
-		want, got = flatten(want), flatten(got)
 		// Columns are lost; any value that reads as a number compares as one
 		// when the query has a float column.
 		floatCol = func(int) bool { return strings.Contains(rec.Types, "R") }
+		want, got = flatten(want, floatCol(0)), flatten(got, floatCol(0))
 	default:
 		floatCol = func(c int) bool { return c < len(rec.Types) && rec.Types[c] == 'R' }
 	}
@@ -95,25 +95,63 @@ func mismatch(rec *Record, what string, rows [][]string) string {
 	return b.String()
 }
 
-func sortRows(rows [][]string) [][]string {
+// sortRows orders rows cell by cell; float cells compare as numbers, so that two
+// renderings of the same values ("1.50" and "1.5") sort alike.
+func sortRows(rows [][]string, floatCol func(int) bool) [][]string {
 	out := append([][]string(nil), rows...)
 	sort.SliceStable(out, func(i, j int) bool {
-		return strings.Join(out[i], "\t") < strings.Join(out[j], "\t")
+		a, b := out[i], out[j]
+		for c := 0; c < len(a) && c < len(b); c++ {
+			if d := compareCell(a[c], b[c], floatCol(c)); d != 0 {
+				return d < 0
+			}
+		}
+		return len(a) < len(b)
 	})
 	return out
 }
 
-func flatten(rows [][]string) [][]string {
+func flatten(rows [][]string, float bool) [][]string {
 	var vals []string
 	for _, r := range rows {
 		vals = append(vals, r...)
 	}
-	sort.Strings(vals)
+	sort.SliceStable(vals, func(i, j int) bool { return compareCell(vals[i], vals[j], float) < 0 })
 	out := make([][]string, len(vals))
 	for i, v := range vals {
 		out[i] = []string{v}
 	}
 	return out
+}
+
+// compareCell orders two cells: as numbers when float and both read as numbers
+// (NaN last among numbers), numbers before other text, else as strings.
+func compareCell(a, b string, float bool) int {
+	if float {
+		x, errA := strconv.ParseFloat(a, 64)
+		y, errB := strconv.ParseFloat(b, 64)
+		switch {
+		case errA == nil && errB == nil:
+			switch {
+			case math.IsNaN(x) && math.IsNaN(y):
+				return 0
+			case math.IsNaN(x):
+				return 1
+			case math.IsNaN(y):
+				return -1
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		case errA == nil:
+			return -1
+		case errB == nil:
+			return 1
+		}
+	}
+	return strings.Compare(a, b)
 }
 
 func equalCell(want, got string, float bool) bool {
