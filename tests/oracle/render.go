@@ -48,6 +48,9 @@ func render(v any, typ string) (string, error) {
 		}
 		return x, nil
 	case []byte:
+		if len(x) == 0 {
+			return "(empty)", nil
+		}
 		return formatBlob(x), nil
 	case duckdb.Decimal:
 		return formatDecimal(x.Value, int(x.Scale)), nil

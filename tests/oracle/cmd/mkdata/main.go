@@ -129,6 +129,14 @@ SELECT * FROM (VALUES
  ('north', 'eli',  DATE '2024-01-02', 300, 5),
  (NULL,    'fay',  DATE '2024-01-06', 10,  1)
 ) AS t(region, rep, day, amount, units)`},
+	// Binary and nested columns, which Lore reads and passes through.
+	{path: "nested.parquet", query: `
+SELECT * FROM (VALUES
+ (1, '\x00\xFFab'::BLOB, ['a', 'b'],  {'x': 1, 'y': 'one'}),
+ (2, ''::BLOB,           [],          {'x': 2, 'y': NULL}),
+ (3, NULL,               NULL,        NULL),
+ (4, 'plain'::BLOB,      ['c', NULL], {'x': NULL, 'y': 'four'})
+) AS t(id, bin, tags, info)`},
 	// A table with no rows (the schema is kept).
 	{path: "empty.parquet", query: `
 SELECT 1::INTEGER AS id, 1.0::DOUBLE AS v, 'x' AS s, 1.00::DECIMAL(15,2) AS d, DATE '2024-01-01' AS day LIMIT 0`},
