@@ -131,6 +131,11 @@ func query(ctx context.Context, eng *lore.Engine, q string) (res *lore.Result, e
 
 func checkStatement(t *testing.T, rec *slt.Record, err error) {
 	t.Helper()
+	// A misspelt code in a file would otherwise only ever fail as a mismatch.
+	if c := errs.Code(rec.ErrorCode); c != "" && c != errs.Internal && errs.Status(c) == 500 {
+		t.Errorf("%s: %q is not a Lore error code", rec.Pos(), rec.ErrorCode)
+		return
+	}
 	switch {
 	case !rec.ExpectError && err != nil:
 		t.Errorf("%s: statement failed: %s: %v\n%s", rec.Pos(), errs.CodeOf(err), err, rec.SQL)
