@@ -163,3 +163,35 @@ func parquetGlob(p string) string {
 	}
 	return p
 }
+
+// errorKinds maps a Lore error code to the DuckDB error messages of the same kind
+// (each a prefix, and optionally a fragment the message must contain).
+var errorKinds = map[string][][2]string{
+	"SYNTAX_ERROR":    {{"Parser Error", ""}},
+	"TABLE_NOT_FOUND": {{"Catalog Error: Table with name", "does not exist"}, {"Catalog Error: View with name", "does not exist"}},
+	"ANALYSIS_ERROR": {
+		{"Binder Error", ""},
+		{"Catalog Error: Scalar Function with name", "does not exist"},
+		{"Catalog Error: Aggregate Function with name", "does not exist"},
+		// DuckDB finds some type mismatches only when it plans the cast.
+		{"Conversion Error: Unimplemented type for cast", ""},
+	},
+}
+
+// ErrorMatches reports whether DuckDB's error err is of the kind of the Lore error
+// code: a syntax error for SYNTAX_ERROR, a missing table for TABLE_NOT_FOUND, a
+// binding error for ANALYSIS_ERROR. Any error matches an empty code, and codes
+// DuckDB has no counterpart for.
+func ErrorMatches(code string, err error) bool {
+	kinds, ok := errorKinds[code]
+	if err == nil || !ok {
+		return err != nil
+	}
+	msg := err.Error()
+	for _, k := range kinds {
+		if strings.HasPrefix(msg, k[0]) && strings.Contains(msg, k[1]) {
+			return true
+		}
+	}
+	return false
+}

@@ -17,7 +17,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected results (and typ
 const engineName = "duckdb"
 
 // TestOracle runs every record of ../sql/*.slt through DuckDB: a statement must
-// succeed or fail as written (error codes are Lore's and are not checked here), and a
+// succeed or fail as written (a failure with a Lore error code must be DuckDB's
+// error of the same kind, see ErrorMatches), and a
 // query's rows must equal the expectation under the record's sort mode and float
 // tolerance. Passing proves the expectations right.
 func TestOracle(t *testing.T) {
@@ -77,6 +78,8 @@ func runFile(t *testing.T, path, testdata string) int {
 			switch {
 			case rec.ExpectError && err == nil:
 				t.Errorf("%s: statement succeeded in DuckDB, expected an error\n%s", rec.Pos(), q)
+			case rec.ExpectError && !ErrorMatches(rec.ErrorCode, err):
+				t.Errorf("%s: DuckDB's error is not of the kind %s: %v\n%s", rec.Pos(), rec.ErrorCode, err, q)
 			case !rec.ExpectError && err != nil:
 				t.Errorf("%s: statement failed in DuckDB: %v\n%s", rec.Pos(), err, q)
 			}
