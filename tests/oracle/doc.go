@@ -2,6 +2,11 @@
 // independent engine, to prove that every expected result in them is right. It is a
 // separate Go module so that Lore itself never links DuckDB.
 //
+//	go test ./...                      # verify every expectation in ../sql
+//	go test ./... -rewrite             # refill results and type letters from DuckDB
+//	go run ./cmd/mkdata -out ../testdata  # regenerate the Parquet fixtures
+//	go run ./cmd/duckq "SELECT …"      # see what DuckDB answers, rendered as here
+//
 // Lore's own statements are translated to DuckDB: a registered table becomes a view
 // over read_parquet, a directory location becomes a recursive glob (DuckDB detects
 // Hive partitions by itself), DROP TABLE becomes DROP VIEW. Records marked
