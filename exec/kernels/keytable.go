@@ -31,18 +31,26 @@ const (
 // (checked before comparing keys) and id+1. Keys are stored per column in their
 // normalised form (see hash.go): words, word pairs, or a byte arena with offsets, plus
 // a NULL flag per key, and the full hash per id so that growing never rehashes keys.
+// A table of a single fixed-width column (the commonest GROUP BY) uses 16-byte slots
+// holding the key itself, so a probe touches one cache line, and keeps NULL out of the
+// slots; plain integer columns without NULLs are hashed and probed in one pass.
+// A single dictionary-encoded column is looked up once per distinct entry of a batch.
 //
 // NULL is a key value equal to itself (GROUP BY semantics); floats compare -0 equal to
 // +0 and NaN equal to NaN. A KeyTable is not safe for concurrent use: use one per
 // worker and combine them with Merge.
 type KeyTable struct {
-	types  []arrow.DataType
-	cols   []ktColumn
-	slots  []uint64
-	mask   uint64
-	growAt int
-	hashes []uint64 // per id
-	n      int
+	types []arrow.DataType
+	cols  []ktColumn
+	slots []uint64
+	mask  uint64
+	// A table of one fixed-width column keeps the key inside its slot instead, so
+	// a lookup touches one cache line, and keeps NULL out of the slots (nullID).
+	wordSlots []ktWordSlot
+	nullID    uint32
+	growAt    int
+	hashes    []uint64 // per id
+	n         int
 
 	// per-batch scratch, reused
 	vecs    []hashKeyVec
@@ -51,6 +59,12 @@ type KeyTable struct {
 	memo    []uint32 // per dictionary entry: ordinal+1 in entries; all zero between calls
 	entries []int32
 	entIDs  []uint32
+}
+
+// ktWordSlot is a slot of a one-word-key table: the key and id+1 (0: empty).
+type ktWordSlot struct {
+	key uint64
+	ref uint64
 }
 
 // ktColumn is one key column of a table in normalised form.
@@ -68,8 +82,9 @@ type ktColumn struct {
 // callers check ValidKeyType first.
 func NewKeyTable(keyTypes []arrow.DataType) *KeyTable {
 	t := &KeyTable{
-		types: make([]arrow.DataType, len(keyTypes)),
-		cols:  make([]ktColumn, len(keyTypes)),
+		types:  make([]arrow.DataType, len(keyTypes)),
+		cols:   make([]ktColumn, len(keyTypes)),
+		nullID: NotFound,
 	}
 	for j, dt := range keyTypes {
 		if d, ok := dt.(*arrow.DictionaryType); ok {
@@ -129,6 +144,9 @@ func (t *KeyTable) lookup(cols []arrow.Array, sel []int32, ids []uint32, insert 
 	}
 	if d, ok := cols[0].(*array.Dictionary); ok && len(cols) == 1 {
 		t.lookupDict(d, sel, ids, insert)
+		return
+	}
+	if t.wordKeyed() && t.lookupRawInts(cols[0], sel, ids, insert) {
 		return
 	}
 	t.vecs = hashGrow(t.vecs, len(cols))
@@ -240,46 +258,115 @@ func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, inser
 	}
 }
 
-// probeWord is probe for a table of one fixed-width column.
+// probeWord is probe for a table of one fixed-width column, whose slots hold the keys.
 func (t *KeyTable) probeWord(v *hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
-	slots, mask := t.slots, t.mask
-	c := &t.cols[0]
-	words, nulls := v.words[:len(ids)], v.nulls
-	for k, h := range hashes[:len(ids)] {
-		x := words[k]
-		isNull := nulls != nil && nulls[k]
-		tag := h & ktTagMask
+	ktProbeWords(t, v.words, nil, v.nulls, hashes, ids, insert)
+}
+
+// ktProbeWords looks up (and with insert, adds) one-word keys: the value of row k is
+// vals[sel[k]] (sel nil: vals[k]) converted to uint64, which is its normalised form for
+// integer types; nulls[k] marks a NULL (nulls nil: none). hashes nil means hash here,
+// in the same pass, which saves the scratch passes for plain integer columns.
+func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, hashes []uint64, ids []uint32, insert bool) {
+	slots, mask := t.wordSlots, t.mask
+	for k := range ids {
+		var x uint64
+		if sel == nil {
+			x = uint64(vals[k])
+		} else {
+			x = uint64(vals[sel[k]])
+		}
+		var h uint64
+		if hashes == nil {
+			h = hashWord(x)
+		} else {
+			h = hashes[k]
+		}
+		if nulls != nil && nulls[k] {
+			ids[k] = t.nullKey(insert)
+			continue
+		}
 		i := h & mask
 		for {
-			e := slots[i]
-			if e == 0 {
+			e := &slots[i]
+			if e.ref == 0 {
 				if !insert {
 					ids[k] = NotFound
 					break
 				}
-				id := uint32(t.n)
-				c.words = append(c.words, x)
-				c.nulls = append(c.nulls, isNull)
-				c.hasNull = c.hasNull || isNull
-				t.hashes = append(t.hashes, h)
-				t.n++
+				id := t.addWord(x, h)
 				ids[k] = id
-				slots[i] = tag | uint64(id+1)
+				e.key, e.ref = x, uint64(id)+1
 				if t.n >= t.growAt {
-					t.resize(2 * len(t.slots))
-					slots, mask = t.slots, t.mask
+					t.resize(2 * len(slots))
+					slots, mask = t.wordSlots, t.mask
 				}
 				break
 			}
-			if e&ktTagMask == tag {
-				if id := uint32(e) - 1; c.words[id] == x && c.nulls[id] == isNull {
-					ids[k] = id
-					break
-				}
+			if e.key == x {
+				ids[k] = uint32(e.ref - 1)
+				break
 			}
 			i = (i + 1) & mask
 		}
 	}
+}
+
+// addWord appends a non-NULL key to a one-word table and returns its id.
+func (t *KeyTable) addWord(x, h uint64) uint32 {
+	c := &t.cols[0]
+	c.words = append(c.words, x)
+	c.nulls = append(c.nulls, false)
+	t.hashes = append(t.hashes, h)
+	t.n++
+	return uint32(t.n - 1)
+}
+
+// nullKey returns the id of the NULL key of a one-word table, adding it with insert.
+func (t *KeyTable) nullKey(insert bool) uint32 {
+	if t.nullID == NotFound && insert {
+		c := &t.cols[0]
+		t.nullID = uint32(t.n)
+		c.words = append(c.words, 0)
+		c.nulls = append(c.nulls, true)
+		c.hasNull = true
+		t.hashes = append(t.hashes, hashNull)
+		t.n++
+	}
+	return t.nullID
+}
+
+// lookupRawInts is lookup for a one-word table given a plain integer column without
+// NULLs: no normalisation pass, no hash scratch. ok is false for other columns.
+func (t *KeyTable) lookupRawInts(col arrow.Array, sel []int32, ids []uint32, insert bool) (ok bool) {
+	if col.NullN() > 0 {
+		return false
+	}
+	switch a := col.(type) {
+	case *array.Int64:
+		ktProbeWords(t, a.Int64Values(), sel, nil, nil, ids, insert)
+	case *array.Int32:
+		ktProbeWords(t, a.Int32Values(), sel, nil, nil, ids, insert)
+	case *array.Date32:
+		ktProbeWords(t, a.Date32Values(), sel, nil, nil, ids, insert)
+	case *array.Timestamp:
+		ktProbeWords(t, a.TimestampValues(), sel, nil, nil, ids, insert)
+	case *array.Uint64:
+		ktProbeWords(t, a.Uint64Values(), sel, nil, nil, ids, insert)
+	case *array.Uint32:
+		ktProbeWords(t, a.Uint32Values(), sel, nil, nil, ids, insert)
+	case *array.Int16:
+		ktProbeWords(t, a.Int16Values(), sel, nil, nil, ids, insert)
+	case *array.Int8:
+		ktProbeWords(t, a.Int8Values(), sel, nil, nil, ids, insert)
+	case *array.Uint16:
+		ktProbeWords(t, a.Uint16Values(), sel, nil, nil, ids, insert)
+	case *array.Uint8:
+		ktProbeWords(t, a.Uint8Values(), sel, nil, nil, ids, insert)
+	default:
+		return false
+	}
+	return true
 }
 
 // probeBytes is probe for a table of one string or binary column.
@@ -375,10 +462,26 @@ func (t *KeyTable) add(vecs []hashKeyVec, k int, h uint64) uint32 {
 
 // resize rebuilds the slots with the given power-of-two size from the stored hashes.
 func (t *KeyTable) resize(size int) {
-	t.slots = make([]uint64, size)
 	t.mask = uint64(size - 1)
 	t.growAt = size / 10 * 7
-	slots, mask := t.slots, t.mask
+	mask := t.mask
+	if t.wordKeyed() {
+		slots := make([]ktWordSlot, size)
+		words := t.cols[0].words
+		for id, h := range t.hashes {
+			if uint32(id) == t.nullID {
+				continue
+			}
+			i := h & mask
+			for slots[i].ref != 0 {
+				i = (i + 1) & mask
+			}
+			slots[i] = ktWordSlot{key: words[id], ref: uint64(id) + 1}
+		}
+		t.wordSlots = slots
+		return
+	}
+	slots := make([]uint64, size)
 	for id, h := range t.hashes {
 		i := h & mask
 		for slots[i] != 0 {
@@ -386,7 +489,11 @@ func (t *KeyTable) resize(size int) {
 		}
 		slots[i] = h&ktTagMask | uint64(id+1)
 	}
+	t.slots = slots
 }
+
+// wordKeyed reports a table of one fixed-width key column (see wordSlots).
+func (t *KeyTable) wordKeyed() bool { return len(t.cols) == 1 && t.cols[0].kind == hashKindWord }
 
 // Merge inserts every key of other (a table with the same key types) and returns
 // mapping, where mapping[j] is this table's id for other's id j. Keys new to this
@@ -439,7 +546,7 @@ func (t *KeyTable) Keys() []arrow.Array {
 
 // MemoryUsage estimates the bytes the table holds, scratch included.
 func (t *KeyTable) MemoryUsage() int64 {
-	b := 8*cap(t.slots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
+	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
 		4*cap(t.entries) + 4*cap(t.entIDs)
 	for j := range t.cols {
 		c := &t.cols[j]
