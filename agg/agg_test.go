@@ -712,3 +712,39 @@ func TestFloatSpecials(t *testing.T) {
 		check("count_distinct", []any{0.0, math.Copysign(0, -1), nan}, grouped, int64(2))
 	}
 }
+
+// TestNoGroups reads the results of accumulators that never had a group.
+func TestNoGroups(t *testing.T) {
+	for _, fn := range testFuncs {
+		for _, dt := range testTypes {
+			spec := Spec{Name: fn, ArgType: dt}
+			if fn == "count_star" {
+				spec.ArgType = nil
+			}
+			acc, err := New(spec)
+			if err != nil {
+				continue
+			}
+			res, err := acc.Final()
+			if err != nil || res.Len() != 0 {
+				t.Errorf("%s: Final of no groups = %v, %v", spec, res, err)
+			}
+		}
+	}
+}
+
+// TestMergeRejectsOtherKinds checks that merging a different function is an error.
+func TestMergeRejectsOtherKinds(t *testing.T) {
+	a, _ := New(Spec{Name: "sum", ArgType: arrow.PrimitiveTypes.Int64})
+	b, _ := New(Spec{Name: "min", ArgType: arrow.PrimitiveTypes.Int64})
+	a.Resize(1)
+	b.Resize(1)
+	if err := a.Merge(b, []uint32{0}); err == nil {
+		t.Fatal("merging min into sum: no error")
+	}
+	c, _ := New(Spec{Name: "sum", ArgType: arrow.PrimitiveTypes.Int64})
+	c.Resize(2)
+	if err := a.Merge(c, []uint32{0, 5}); err == nil {
+		t.Fatal("merging into a group that does not exist: no error")
+	}
+}
