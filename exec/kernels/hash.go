@@ -327,30 +327,49 @@ func hashGatherFloats[T float32 | float64](vals []T, pos []int32, out []uint64) 
 
 // hashGatherStrings views byte-string values as strings without copying them.
 func hashGatherStrings(arr arrow.Array, pos []int32, out []string) {
-	switch a := arr.(type) {
-	case *array.String:
-		hashGatherStr(a.Value, pos, out)
-	case *array.LargeString:
-		hashGatherStr(a.Value, pos, out)
-	case *array.Binary:
-		hashGatherStr(func(i int) string { return hashBytesString(a.Value(i)) }, pos, out)
-	case *array.LargeBinary:
-		hashGatherStr(func(i int) string { return hashBytesString(a.Value(i)) }, pos, out)
+	d := arr.Data()
+	var data []byte
+	if b := d.Buffers()[2]; b != nil {
+		data = b.Bytes()
+	}
+	switch arr.DataType().ID() {
+	case arrow.STRING, arrow.BINARY:
+		hashGatherViews(hashOffsets[int32](d), data, pos, out)
+	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
+		hashGatherViews(hashOffsets[int64](d), data, pos, out)
 	default:
 		panic(fmt.Sprintf("BUG: no string form for %s", arr.DataType()))
 	}
 }
 
-func hashGatherStr(value func(int) string, pos []int32, out []string) {
+// hashOffsets views the offsets of a variable-width array: len+1 entries, absolute
+// positions in the data buffer.
+func hashOffsets[O int32 | int64](d arrow.ArrayData) []O {
+	b := d.Buffers()[1]
+	if b == nil || b.Len() == 0 {
+		return make([]O, d.Len()+1) // an empty array may have no offsets
+	}
+	all := unsafe.Slice((*O)(unsafe.Pointer(unsafe.SliceData(b.Bytes()))), b.Len()/int(unsafe.Sizeof(O(0))))
+	return all[d.Offset() : d.Offset()+d.Len()+1]
+}
+
+func hashGatherViews[O int32 | int64](offs []O, data []byte, pos []int32, out []string) {
+	view := func(i int) string {
+		lo, hi := offs[i], offs[i+1]
+		if lo == hi {
+			return ""
+		}
+		return unsafe.String(&data[lo], int(hi-lo))
+	}
 	if pos == nil {
 		for k := range out {
-			out[k] = value(k)
+			out[k] = view(k)
 		}
 		return
 	}
 	for k, p := range pos[:len(out)] {
 		if p >= 0 {
-			out[k] = value(int(p))
+			out[k] = view(int(p))
 		}
 	}
 }
