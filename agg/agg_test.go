@@ -748,3 +748,109 @@ func TestMergeRejectsOtherKinds(t *testing.T) {
 		t.Fatal("merging into a group that does not exist: no error")
 	}
 }
+
+// TestCountDistinctModes moves count_distinct between its value-keyed (all rows in
+// group 0) and (group, value)-keyed states, by Update and by Merge.
+func TestCountDistinctModes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64} {
+		spec := Spec{Name: "count_distinct", ArgType: dt}
+		want := make([]map[string]bool, 3)
+		for g := range want {
+			want[g] = map[string]bool{}
+		}
+		add := func(vals []any, sel []int32, groups []uint32, mapping []uint32) {
+			for k := range max(len(sel), len(groups)) {
+				i, g := k, uint32(0)
+				if sel != nil {
+					i = int(sel[k])
+				}
+				if groups != nil {
+					g = groups[k]
+				}
+				if vals[i] != nil {
+					want[mapping[g]][canon(vals[i])] = true
+				}
+			}
+		}
+		newBatch := func() ([]any, arrow.Array, []int32) {
+			vals := randValues(rng, dt, 100, 0.1)
+			sel := []int32{}
+			for i := range vals {
+				if rng.IntN(3) > 0 {
+					sel = append(sel, int32(i))
+				}
+			}
+			if rng.IntN(2) == 0 {
+				return vals, buildDict(rng, dt, vals), sel
+			}
+			return vals, build(dt, vals), sel
+		}
+		id := []uint32{0, 1, 2}
+
+		a, _ := New(spec)
+		a.Resize(3)
+		v1, arr1, s1 := newBatch()
+		if err := a.Update(arr1, s1, nil); err != nil { // value-keyed
+			t.Fatal(err)
+		}
+		add(v1, s1, nil, id)
+		v2, arr2, s2 := newBatch()
+		g2 := make([]uint32, len(s2))
+		for k := range g2 {
+			g2[k] = uint32(rng.IntN(3))
+		}
+		if err := a.Update(arr2, s2, g2); err != nil { // converts
+			t.Fatal(err)
+		}
+		add(v2, s2, g2, id)
+
+		b, _ := New(spec) // value-keyed, merged into group 2
+		v3, arr3, s3 := newBatch()
+		if err := b.Update(arr3, s3, nil); err != nil {
+			t.Fatal(err)
+		}
+		add(v3, s3, nil, []uint32{2})
+		if err := a.Merge(b, []uint32{2}); err != nil {
+			t.Fatal(err)
+		}
+
+		// A value-keyed state merged into group 1 of another value-keyed one.
+		e, _ := New(spec)
+		e.Resize(3)
+		if err := e.Merge(b, []uint32{1}); err != nil {
+			t.Fatal(err)
+		}
+		res, _ := e.Final()
+		bDistinct := map[string]bool{}
+		for _, i := range s3 {
+			if v3[i] != nil {
+				bDistinct[canon(v3[i])] = true
+			}
+		}
+		if got := readValue(res, 1); got != int64(len(bDistinct)) {
+			t.Fatalf("%s: merged into group 1: %v, want %d", dt, got, len(bDistinct))
+		}
+		if got := readValue(res, 0); got != int64(0) {
+			t.Fatalf("%s: merged into group 1, group 0 = %v", dt, got)
+		}
+
+		// A (group, value)-keyed state merged into a fresh value-keyed one.
+		d, _ := New(spec)
+		d.Resize(3)
+		if err := d.Merge(a, id); err != nil {
+			t.Fatal(err)
+		}
+		for _, acc := range []Accumulator{a, d} {
+			res, err := acc.Final()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for g := range want {
+				if got := readValue(res, g); got != int64(len(want[g])) {
+					t.Fatalf("%s: group %d = %v, want %d", dt, g, got, len(want[g]))
+				}
+			}
+		}
+	}
+}

@@ -15,15 +15,20 @@ import (
 // hash key.
 func distinctType(dt arrow.DataType) bool { return kernels.ValidKeyType(dt) }
 
-// distinctAcc is count_distinct: one KeyTable keyed by (group, value) holds every
-// distinct non-NULL value of every group, and a count per group is bumped whenever
-// the table gains a key. Its state is exact, so it merges exactly (at the cost of
-// memory proportional to the distinct pairs).
+// distinctAcc is count_distinct. Its state is the set of distinct non-NULL values of
+// each group, kept in a KeyTable, and a count per group bumped whenever the set gains
+// a value; the state is exact, so it merges exactly (at the cost of memory
+// proportional to the distinct values).
+//
+// While every row has gone to group 0 (the ungrouped aggregate) the table is keyed by
+// the value alone, which takes the KeyTable's fast single-column paths (plain integers
+// in one pass, dictionaries once per entry). The first row of another group converts
+// it to a table keyed by (group, value).
 type distinctAcc struct {
 	argType arrow.DataType
-	table   *kernels.KeyTable
+	single  *kernels.KeyTable // keyed by value; nil once converted
+	pairs   *kernels.KeyTable // keyed by (group, value); nil until needed
 	counts  []int64
-	rows    rows
 	gcol    []uint32 // the group of each physical row of the batch
 	ids     []uint32
 }
@@ -31,10 +36,7 @@ type distinctAcc struct {
 var _ Accumulator = (*distinctAcc)(nil)
 
 func newDistinct(arg arrow.DataType) *distinctAcc {
-	return &distinctAcc{
-		argType: arg,
-		table:   kernels.NewKeyTable([]arrow.DataType{types.Uint32, arg}),
-	}
+	return &distinctAcc{argType: arg, single: kernels.NewKeyTable([]arrow.DataType{arg})}
 }
 
 func (a *distinctAcc) spec() Spec { return Spec{Name: "count_distinct", ArgType: a.argType} }
@@ -77,9 +79,19 @@ func (a *distinctAcc) Update(arg arrow.Array, sel []int32, groups []uint32) erro
 		if groups != nil {
 			groups = kg
 		}
-		if n == 0 {
-			return nil
-		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if a.single != nil && allZero(groups[:min(n, len(groups))]) {
+		a.ids = grow(a.ids[:0], n)
+		before := a.single.Len()
+		a.single.Insert([]arrow.Array{arg}, sel, a.ids[:n])
+		a.counts[0] += int64(a.single.Len() - before)
+		return nil
+	}
+	if err := a.toPairs(); err != nil {
+		return err
 	}
 	a.gcol = grow(a.gcol[:0], arg.Len())
 	if groups == nil {
@@ -91,16 +103,42 @@ func (a *distinctAcc) Update(arg arrow.Array, sel []int32, groups []uint32) erro
 			a.gcol[i] = groups[k]
 		}
 	}
-	return a.insert([]arrow.Array{uint32Array(a.gcol), arg}, sel, n)
+	return a.insertPairs([]arrow.Array{uint32Array(a.gcol), arg}, sel, n)
 }
 
-// insert adds the (group, value) keys of the selected rows, counting the new ones for
-// their groups (the group column is cols[0]).
-func (a *distinctAcc) insert(cols []arrow.Array, sel []int32, n int) error {
+// allZero reports whether every group is 0 (nil groups: the ungrouped case).
+func allZero(groups []uint32) bool {
+	for _, g := range groups {
+		if g != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// toPairs converts the value-keyed table into the (group, value)-keyed one.
+func (a *distinctAcc) toPairs() error {
+	if a.single == nil {
+		return nil
+	}
+	a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
+	single := a.single
+	a.single = nil
+	if single.Len() == 0 {
+		return nil
+	}
+	a.counts[0] = 0 // recounted as the values go in
+	vals := single.Keys()[0]
+	return a.insertPairs([]arrow.Array{uint32Array(make([]uint32, vals.Len())), vals}, nil, vals.Len())
+}
+
+// insertPairs adds the (group, value) keys of the selected rows, counting the new ones
+// for their groups (the group column is cols[0]).
+func (a *distinctAcc) insertPairs(cols []arrow.Array, sel []int32, n int) error {
 	a.ids = grow(a.ids[:0], n)
-	before := uint32(a.table.Len())
-	a.table.Insert(cols, sel, a.ids[:n])
-	if uint32(a.table.Len()) == before {
+	before := uint32(a.pairs.Len())
+	a.pairs.Insert(cols, sel, a.ids[:n])
+	if uint32(a.pairs.Len()) == before {
 		return nil
 	}
 	gvals := cols[0].(*array.Uint32).Uint32Values()
@@ -129,16 +167,39 @@ func (a *distinctAcc) Merge(other Accumulator, mapping []uint32) error {
 	if err := checkMapping(a.spec(), mapping, len(o.counts), len(a.counts)); err != nil {
 		return err
 	}
-	if o.table.Len() == 0 {
+	if o.single != nil {
+		if o.single.Len() == 0 {
+			return nil
+		}
+		if a.single != nil && mapping[0] == 0 {
+			before := a.single.Len()
+			a.single.Merge(o.single)
+			a.counts[0] += int64(a.single.Len() - before)
+			return nil
+		}
+		if err := a.toPairs(); err != nil {
+			return err
+		}
+		vals := o.single.Keys()[0]
+		g := make([]uint32, vals.Len())
+		for i := range g {
+			g[i] = mapping[0]
+		}
+		return a.insertPairs([]arrow.Array{uint32Array(g), vals}, nil, len(g))
+	}
+	if o.pairs.Len() == 0 {
 		return nil
 	}
-	keys := o.table.Keys()
+	if err := a.toPairs(); err != nil {
+		return err
+	}
+	keys := o.pairs.Keys()
 	og := keys[0].(*array.Uint32).Uint32Values()
 	g := make([]uint32, len(og))
 	for i, x := range og {
 		g[i] = mapping[x]
 	}
-	return a.insert([]arrow.Array{uint32Array(g), keys[1]}, nil, len(g))
+	return a.insertPairs([]arrow.Array{uint32Array(g), keys[1]}, nil, len(g))
 }
 
 func (a *distinctAcc) Final() (arrow.Array, error) {
@@ -146,7 +207,14 @@ func (a *distinctAcc) Final() (arrow.Array, error) {
 }
 
 func (a *distinctAcc) MemoryUsage() int64 {
-	return a.table.MemoryUsage() + int64(8*cap(a.counts)+4*cap(a.gcol)+4*cap(a.ids)) + a.rows.memoryUsage()
+	m := int64(8*cap(a.counts) + 4*cap(a.gcol) + 4*cap(a.ids))
+	if a.single != nil {
+		m += a.single.MemoryUsage()
+	}
+	if a.pairs != nil {
+		m += a.pairs.MemoryUsage()
+	}
+	return m
 }
 
 // uint32Array wraps vals (not copied) as a UINT32 array.
