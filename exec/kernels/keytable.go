@@ -32,8 +32,9 @@ const (
 // normalised form (see hash.go): words, word pairs, or a byte arena with offsets, plus
 // a NULL flag per key, and the full hash per id so that growing never rehashes keys.
 // A table of a single fixed-width column (the commonest GROUP BY) uses 16-byte slots
-// holding the key itself, so a probe touches one cache line, and keeps NULL out of the
-// slots; plain integer columns without NULLs are hashed and probed in one pass.
+// holding the key itself, so a probe touches one cache line, keeps NULL out of the
+// slots, and rehashes its keys when growing instead of storing hashes; plain integer
+// columns without NULLs are hashed and probed in one pass.
 // A single dictionary-encoded column is looked up once per distinct entry of a batch.
 //
 // NULL is a key value equal to itself (GROUP BY semantics); floats compare -0 equal to
@@ -49,7 +50,7 @@ type KeyTable struct {
 	wordSlots []ktWordSlot
 	nullID    uint32
 	growAt    int
-	hashes    []uint64 // per id
+	hashes    []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
 	n         int
 
 	// per-batch scratch, reused
@@ -294,7 +295,7 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 					ids[k] = NotFound
 					break
 				}
-				id := t.addWord(x, h)
+				id := t.addWord(x)
 				ids[k] = id
 				e.key, e.ref = x, uint64(id)+1
 				if t.n >= t.growAt {
@@ -313,11 +314,10 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 }
 
 // addWord appends a non-NULL key to a one-word table and returns its id.
-func (t *KeyTable) addWord(x, h uint64) uint32 {
+func (t *KeyTable) addWord(x uint64) uint32 {
 	c := &t.cols[0]
 	c.words = append(c.words, x)
 	c.nulls = append(c.nulls, false)
-	t.hashes = append(t.hashes, h)
 	t.n++
 	return uint32(t.n - 1)
 }
@@ -330,7 +330,6 @@ func (t *KeyTable) nullKey(insert bool) uint32 {
 		c.words = append(c.words, 0)
 		c.nulls = append(c.nulls, true)
 		c.hasNull = true
-		t.hashes = append(t.hashes, hashNull)
 		t.n++
 	}
 	return t.nullID
@@ -468,16 +467,16 @@ func (t *KeyTable) resize(size int) {
 	mask := t.mask
 	if t.wordKeyed() {
 		slots := make([]ktWordSlot, size)
-		words := t.cols[0].words
-		for id, h := range t.hashes {
+		// One-word keys are rehashed from the keys: cheaper than storing the hashes.
+		for id, w := range t.cols[0].words {
 			if uint32(id) == t.nullID {
 				continue
 			}
-			i := h & mask
+			i := hashWord(w) & mask
 			for slots[i].ref != 0 {
 				i = (i + 1) & mask
 			}
-			slots[i] = ktWordSlot{key: words[id], ref: uint64(id) + 1}
+			slots[i] = ktWordSlot{key: w, ref: uint64(id) + 1}
 		}
 		t.wordSlots = slots
 		return
@@ -513,6 +512,15 @@ func (t *KeyTable) Merge(other *KeyTable) (mapping []uint32) {
 			t.n = 1
 		}
 		return mapping // all zero
+	}
+	if t.wordKeyed() {
+		oc := &other.cols[0]
+		var nulls []bool
+		if oc.hasNull {
+			nulls = oc.nulls
+		}
+		ktProbeWords(t, oc.words[:other.n], nil, nulls, nil, mapping, true)
+		return mapping
 	}
 	vecs := make([]hashKeyVec, len(t.cols))
 	for j := range vecs {
