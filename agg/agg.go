@@ -1,0 +1,376 @@
+package agg
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// Spec names an aggregate function bound to its argument type.
+type Spec struct {
+	// Name is the function, lower-case: "count_star", "count", "sum", "avg", "min",
+	// "max" or "count_distinct".
+	Name string
+	// ArgType is the argument's type (a dictionary type stands for its value type);
+	// nil for count_star.
+	ArgType arrow.DataType
+}
+
+func (s Spec) String() string {
+	if s.ArgType == nil {
+		return s.Name + "(*)"
+	}
+	return fmt.Sprintf("%s(%s)", s.Name, types.Name(s.ArgType))
+}
+
+// Accumulator holds the partial states of one aggregate for groups 0..n-1, columnar
+// and typed (for example a []int64 of sums and a []int64 of counts), never one
+// interface value per group. It is the state machine of DESIGN.md §3: New and Resize
+// initialise, Update folds rows in, Merge folds another partial in, Final reads the
+// results out without disturbing the state, so Update and Final may alternate (as
+// windows do).
+//
+// An Accumulator is not safe for concurrent use: each worker has its own and the
+// workers' accumulators are combined with Merge.
+type Accumulator interface {
+	// Resize grows the number of groups to n; new groups are in the initial state.
+	// It never shrinks.
+	Resize(n int)
+	// Update folds the selected rows of arg into their groups: row sel[k] (sel nil =
+	// rows 0..len(groups)-1) goes to group groups[k]. groups nil sends every row to
+	// group 0 (the ungrouped aggregate; group 0 is created if needed), and then the
+	// rows are sel, or with sel nil too, every row of arg. Groups must exist (Resize).
+	// count_star ignores arg's values; it may be nil unless sel and groups are both nil,
+	// when it gives the number of rows (any column of the batch, or an array.Null).
+	Update(arg arrow.Array, sel []int32, groups []uint32) error
+	// Merge folds other's group j into this accumulator's group mapping[j]. other was
+	// made by New with the same Spec; the target groups must exist.
+	Merge(other Accumulator, mapping []uint32) error
+	// Final returns the result of groups 0..n-1 as an array of ResultType. Groups with
+	// no rows (or only NULLs) give 0 for the counts and NULL for everything else.
+	Final() (arrow.Array, error)
+	// MemoryUsage estimates the bytes held, for memory accounting.
+	MemoryUsage() int64
+}
+
+// unsupported is the error for a function that does not accept its argument's type.
+func unsupported(s Spec) error {
+	return errs.New(errs.Analysis, "%s(%s) is not supported", s.Name, types.Name(s.ArgType))
+}
+
+// ResultType is the type of an aggregate's result: BIGINT for the counts; for sum
+// BIGINT of integers, DOUBLE of floats and DECIMAL(38,s) of DECIMAL(p,s); DOUBLE for
+// avg of any numeric type; the argument's type for min and max (any orderable type;
+// floats order NaN greatest). Unsupported combinations are ANALYSIS_ERRORs naming the
+// function and the type.
+func ResultType(s Spec) (arrow.DataType, error) {
+	if s.Name == "count_star" {
+		return types.Int64, nil
+	}
+	if s.ArgType == nil {
+		return nil, errs.New(errs.Analysis, "%s needs an argument", s.Name)
+	}
+	arg := types.Unwrap(s.ArgType)
+	switch s.Name {
+	case "count":
+		return types.Int64, nil
+	case "count_distinct":
+		if !distinctType(arg) {
+			return nil, unsupported(s)
+		}
+		return types.Int64, nil
+	case "sum":
+		switch {
+		case types.IsInteger(arg):
+			return types.Int64, nil
+		case arg.ID() == arrow.FLOAT32 || arg.ID() == arrow.FLOAT64:
+			return types.Float64, nil
+		case arg.ID() == arrow.DECIMAL128:
+			return &arrow.Decimal128Type{Precision: 38, Scale: arg.(*arrow.Decimal128Type).Scale}, nil
+		}
+	case "avg":
+		if types.IsInteger(arg) || arg.ID() == arrow.FLOAT32 || arg.ID() == arrow.FLOAT64 || arg.ID() == arrow.DECIMAL128 {
+			return types.Float64, nil
+		}
+	case "min", "max":
+		if minMaxType(arg) {
+			return arg, nil
+		}
+	default:
+		return nil, errs.New(errs.Analysis, "unknown aggregate function %q", s.Name)
+	}
+	return nil, unsupported(s)
+}
+
+// New returns an accumulator for s with no groups.
+func New(s Spec) (Accumulator, error) {
+	if _, err := ResultType(s); err != nil {
+		return nil, err
+	}
+	var arg arrow.DataType
+	if s.ArgType != nil {
+		arg = types.Unwrap(s.ArgType)
+	}
+	switch s.Name {
+	case "count_star":
+		return &countAcc{star: true}, nil
+	case "count":
+		return &countAcc{}, nil
+	case "count_distinct":
+		return newDistinct(arg), nil
+	case "sum", "avg":
+		avg := s.Name == "avg"
+		switch {
+		case types.IsInteger(arg):
+			return &intSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
+		case arg.ID() == arrow.DECIMAL128:
+			return &decSumAcc{spec: s, scale: arg.(*arrow.Decimal128Type).Scale, avg: avg}, nil
+		default:
+			return &floatSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
+		}
+	case "min", "max":
+		return newMinMax(s, arg, s.Name == "max"), nil
+	}
+	return nil, errs.New(errs.Internal, "BUG: no accumulator for %s", s)
+}
+
+// rows resolves the rows an Update folds: a dictionary argument becomes its dictionary
+// with the selection mapped to dictionary entries (so values are read from the entries
+// in place), and NULL rows are dropped. Without NULLs and dictionary the selection and
+// groups are returned as they are. n is the number of rows to fold; groups stays nil
+// for the ungrouped case. The returned slices may live in the scratch.
+type rows struct {
+	sel    []int32
+	groups []uint32
+	pos    []int32
+	ident  []int32 // 0, 1, 2, …: only ever extended
+}
+
+// all returns s, or the identity selection of n rows when s is nil, for loops that
+// read through a selection always.
+func (r *rows) all(s []int32, n int) []int32 {
+	if s != nil {
+		return s
+	}
+	for i := len(r.ident); i < n; i++ {
+		r.ident = append(r.ident, int32(i))
+	}
+	return r.ident[:n]
+}
+
+func (r *rows) memoryUsage() int64 {
+	return int64(4 * (cap(r.sel) + cap(r.groups) + cap(r.pos) + cap(r.ident)))
+}
+
+func (r *rows) resolve(arg arrow.Array, sel []int32, groups []uint32) (vals arrow.Array, s []int32, g []uint32, n int) {
+	n = len(groups)
+	if groups == nil {
+		if sel != nil {
+			n = len(sel)
+		} else {
+			n = arg.Len()
+		}
+	}
+	vals, s, g = arg, sel, groups
+	if d, ok := arg.(*array.Dictionary); ok {
+		r.pos = grow(r.pos[:0], n)
+		dictIndices(d, sel, r.pos)
+		vals, s = d.Dictionary(), r.pos
+	}
+	if vals.DataType().ID() == arrow.NULL {
+		return vals, s, g, 0
+	}
+	if vals.NullN() == 0 && !hasNegative(s) {
+		return vals, s, g, n
+	}
+	rs := r.sel[:0]
+	var rg []uint32
+	if g != nil {
+		rg = r.groups[:0]
+	}
+	for k := 0; k < n; k++ {
+		i := int32(k)
+		if s != nil {
+			i = s[k]
+		}
+		if i < 0 || vals.IsNull(int(i)) {
+			continue
+		}
+		rs = append(rs, i)
+		if g != nil {
+			rg = append(rg, g[k])
+		}
+	}
+	r.sel, r.groups = rs, rg
+	if g != nil {
+		g = rg
+	}
+	return vals, rs, g, len(rs)
+}
+
+func hasNegative(s []int32) bool {
+	for _, i := range s {
+		if i < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dictIndices writes the dictionary entry of each selected row into pos (-1 for a
+// NULL index).
+func dictIndices(d *array.Dictionary, sel []int32, pos []int32) {
+	idx := d.Indices()
+	switch idx.DataType().ID() {
+	case arrow.INT8:
+		indices(rawValues[int8](idx), sel, pos)
+	case arrow.INT16:
+		indices(rawValues[int16](idx), sel, pos)
+	case arrow.INT32:
+		indices(rawValues[int32](idx), sel, pos)
+	case arrow.INT64:
+		indices(rawValues[int64](idx), sel, pos)
+	case arrow.UINT8:
+		indices(rawValues[uint8](idx), sel, pos)
+	case arrow.UINT16:
+		indices(rawValues[uint16](idx), sel, pos)
+	case arrow.UINT32:
+		indices(rawValues[uint32](idx), sel, pos)
+	case arrow.UINT64:
+		indices(rawValues[uint64](idx), sel, pos)
+	default:
+		panic(fmt.Sprintf("BUG: dictionary index type %s", idx.DataType()))
+	}
+	if idx.NullN() > 0 {
+		for k := range pos {
+			i := k
+			if sel != nil {
+				i = int(sel[k])
+			}
+			if idx.IsNull(i) {
+				pos[k] = -1
+			}
+		}
+	}
+}
+
+type integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+func indices[T integer](idx []T, sel []int32, pos []int32) {
+	if sel == nil {
+		for k := range pos {
+			pos[k] = int32(idx[k])
+		}
+		return
+	}
+	for k, i := range sel[:len(pos)] {
+		pos[k] = int32(idx[i])
+	}
+}
+
+// rawValues views the values buffer of a fixed-width array as a []T (T must have the
+// type's width), honouring the array's offset.
+func rawValues[T any](arr arrow.Array) []T {
+	d := arr.Data()
+	buf := d.Buffers()[1]
+	if buf == nil || buf.Len() == 0 || d.Len() == 0 {
+		return nil
+	}
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	all := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf.Bytes()))), buf.Len()/size)
+	return all[d.Offset() : d.Offset()+d.Len()]
+}
+
+// grow returns s extended with zero values to n elements (never shrunk).
+func grow[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	if n <= cap(s) {
+		s = s[:n]
+		return s
+	}
+	next := make([]T, n, max(n, 2*cap(s)))
+	copy(next, s)
+	return next
+}
+
+// extend grows a state slice to n groups, new groups zeroed.
+func extend[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	old := len(s)
+	s = grow(s, n)
+	clear(s[old:])
+	return s
+}
+
+// bytesOf views a slice of fixed-size values as its bytes.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
+}
+
+// fixedArray builds an array of fixed-width type dt over vals (taken over, not
+// copied); valid nil means no NULLs, else valid[i] false makes row i NULL.
+func fixedArray[T any](dt arrow.DataType, vals []T, valid []bool) arrow.Array {
+	bm, nulls := validityBitmap(valid)
+	data := array.NewData(dt, len(vals), []*memory.Buffer{bm, memory.NewBufferBytes(bytesOf(vals))}, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// validityBitmap packs valid into an Arrow validity buffer; nil when all are valid.
+func validityBitmap(valid []bool) (*memory.Buffer, int) {
+	nulls := 0
+	for _, v := range valid {
+		if !v {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	bm := make([]byte, (len(valid)+7)/8)
+	for i, v := range valid {
+		if v {
+			bm[i/8] |= 1 << (i % 8)
+		}
+	}
+	return memory.NewBufferBytes(bm), nulls
+}
+
+// ensureGroup0 creates group 0 for an ungrouped Update.
+func ensureGroup0(a Accumulator, size int, groups []uint32) {
+	if groups == nil && size == 0 {
+		a.Resize(1)
+	}
+}
+
+// otherAs checks that a merged accumulator is of the receiver's kind.
+func otherAs[T Accumulator](other Accumulator, s Spec) (T, error) {
+	o, ok := other.(T)
+	if !ok {
+		var zero T
+		return zero, errs.New(errs.Internal, "BUG: cannot merge %T into %s", other, s)
+	}
+	return o, nil
+}
+
+// typeMismatch is the error for an argument array of an unexpected type.
+func typeMismatch(s Spec, arg arrow.Array) error {
+	return errs.New(errs.Internal, "BUG: %s given an argument of type %s", s, arg.DataType())
+}

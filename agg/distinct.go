@@ -1,0 +1,253 @@
+package agg
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// distinctType reports whether count_distinct accepts values of dt: whatever can be a
+// hash key.
+func distinctType(dt arrow.DataType) bool { return kernels.ValidKeyType(dt) }
+
+// distinctAcc is count_distinct. Its state is the set of distinct non-NULL values of
+// each group, kept in a KeyTable, and a count per group bumped whenever the set gains
+// a value; the state is exact, so it merges exactly (at the cost of memory
+// proportional to the distinct values).
+//
+// While every row has gone to group 0 (the ungrouped aggregate) the table is keyed by
+// the value alone, which takes the KeyTable's fast single-column paths (plain integers
+// in one pass, dictionaries once per entry). The first row of another group converts
+// it to a table keyed by (group, value).
+type distinctAcc struct {
+	argType arrow.DataType
+	single  *kernels.KeyTable // keyed by value; nil once converted
+	pairs   *kernels.KeyTable // keyed by (group, value); nil until needed
+	counts  []int64
+	gcol    []uint32 // the group of each physical row of the batch
+	ids     []uint32
+}
+
+var _ Accumulator = (*distinctAcc)(nil)
+
+func newDistinct(arg arrow.DataType) *distinctAcc {
+	return &distinctAcc{argType: arg, single: kernels.NewKeyTable([]arrow.DataType{arg})}
+}
+
+func (a *distinctAcc) spec() Spec { return Spec{Name: "count_distinct", ArgType: a.argType} }
+
+func (a *distinctAcc) Resize(n int) { a.counts = extend(a.counts, n) }
+
+func (a *distinctAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
+	ensureGroup0(a, len(a.counts), groups)
+	if !arrow.TypeEqual(types.Unwrap(arg.DataType()), a.argType) {
+		return typeMismatch(a.spec(), arg)
+	}
+	if !ascending(sel) {
+		// The group column is laid out by physical row, which needs each row once.
+		arg, sel = vector.Take(arg, sel), nil
+	}
+	n := len(groups)
+	if groups == nil {
+		if n = arg.Len(); sel != nil {
+			n = len(sel)
+		}
+	}
+	// NULLs are not counted: narrow the selection to the non-NULL rows.
+	if arg.NullN() > 0 || arg.DataType().ID() == arrow.NULL || isDictWithNulls(arg) {
+		var keep []int32
+		var kg []uint32
+		for k := 0; k < n; k++ {
+			i := k
+			if sel != nil {
+				i = int(sel[k])
+			}
+			if isNullAt(arg, i) {
+				continue
+			}
+			keep = append(keep, int32(i))
+			if groups != nil {
+				kg = append(kg, groups[k])
+			}
+		}
+		sel, n = keep, len(keep)
+		if groups != nil {
+			groups = kg
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if a.single != nil && allZero(groups[:min(n, len(groups))]) {
+		a.ids = grow(a.ids[:0], n)
+		before := a.single.Len()
+		a.single.Insert([]arrow.Array{arg}, sel, a.ids[:n])
+		a.counts[0] += int64(a.single.Len() - before)
+		return nil
+	}
+	if err := a.toPairs(); err != nil {
+		return err
+	}
+	a.gcol = grow(a.gcol[:0], arg.Len())
+	if groups == nil {
+		clear(a.gcol)
+	} else if sel == nil {
+		copy(a.gcol, groups[:n])
+	} else {
+		for k, i := range sel[:n] {
+			a.gcol[i] = groups[k]
+		}
+	}
+	return a.insertPairs([]arrow.Array{uint32Array(a.gcol), arg}, sel, n)
+}
+
+// allZero reports whether every group is 0 (nil groups: the ungrouped case).
+func allZero(groups []uint32) bool {
+	for _, g := range groups {
+		if g != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// toPairs converts the value-keyed table into the (group, value)-keyed one.
+func (a *distinctAcc) toPairs() error {
+	if a.single == nil {
+		return nil
+	}
+	a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
+	single := a.single
+	a.single = nil
+	if single.Len() == 0 {
+		return nil
+	}
+	a.counts[0] = 0 // recounted as the values go in
+	vals := single.Keys()[0]
+	return a.insertPairs([]arrow.Array{uint32Array(make([]uint32, vals.Len())), vals}, nil, vals.Len())
+}
+
+// insertPairs adds the (group, value) keys of the selected rows, counting the new ones
+// for their groups (the group column is cols[0]).
+func (a *distinctAcc) insertPairs(cols []arrow.Array, sel []int32, n int) error {
+	a.ids = grow(a.ids[:0], n)
+	before := uint32(a.pairs.Len())
+	a.pairs.Insert(cols, sel, a.ids[:n])
+	if uint32(a.pairs.Len()) == before {
+		return nil
+	}
+	gvals := cols[0].(*array.Uint32).Uint32Values()
+	for k, id := range a.ids[:n] {
+		if id >= before {
+			i := k
+			if sel != nil {
+				i = int(sel[k])
+			}
+			g := gvals[i]
+			if int(g) >= len(a.counts) {
+				return errs.New(errs.Internal, "BUG: count_distinct row for group %d of %d", g, len(a.counts))
+			}
+			a.counts[g]++
+			before = id + 1 // ids of new keys rise one by one; a repeat is not new
+		}
+	}
+	return nil
+}
+
+func (a *distinctAcc) Merge(other Accumulator, mapping []uint32) error {
+	o, err := otherAs[*distinctAcc](other, a.spec())
+	if err != nil {
+		return err
+	}
+	if err := checkMapping(a.spec(), mapping, len(o.counts), len(a.counts)); err != nil {
+		return err
+	}
+	if o.single != nil {
+		if o.single.Len() == 0 {
+			return nil
+		}
+		if a.single != nil && mapping[0] == 0 {
+			before := a.single.Len()
+			a.single.Merge(o.single)
+			a.counts[0] += int64(a.single.Len() - before)
+			return nil
+		}
+		if err := a.toPairs(); err != nil {
+			return err
+		}
+		vals := o.single.Keys()[0]
+		g := make([]uint32, vals.Len())
+		for i := range g {
+			g[i] = mapping[0]
+		}
+		return a.insertPairs([]arrow.Array{uint32Array(g), vals}, nil, len(g))
+	}
+	if o.pairs.Len() == 0 {
+		return nil
+	}
+	if err := a.toPairs(); err != nil {
+		return err
+	}
+	keys := o.pairs.Keys()
+	og := keys[0].(*array.Uint32).Uint32Values()
+	g := make([]uint32, len(og))
+	for i, x := range og {
+		g[i] = mapping[x]
+	}
+	return a.insertPairs([]arrow.Array{uint32Array(g), keys[1]}, nil, len(g))
+}
+
+func (a *distinctAcc) Final() (arrow.Array, error) {
+	return fixedArray(types.Int64, append([]int64(nil), a.counts...), nil), nil
+}
+
+func (a *distinctAcc) MemoryUsage() int64 {
+	m := int64(8*cap(a.counts) + 4*cap(a.gcol) + 4*cap(a.ids))
+	if a.single != nil {
+		m += a.single.MemoryUsage()
+	}
+	if a.pairs != nil {
+		m += a.pairs.MemoryUsage()
+	}
+	return m
+}
+
+// uint32Array wraps vals (not copied) as a UINT32 array.
+func uint32Array(vals []uint32) *array.Uint32 {
+	data := array.NewData(types.Uint32, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bytesOf(vals))}, nil, 0, 0)
+	defer data.Release()
+	return array.NewUint32Data(data)
+}
+
+// ascending reports whether sel is strictly increasing (nil selects rows in order).
+func ascending(sel []int32) bool {
+	for k := 1; k < len(sel); k++ {
+		if sel[k] <= sel[k-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// isDictWithNulls reports a dictionary array whose dictionary holds NULLs.
+func isDictWithNulls(arr arrow.Array) bool {
+	d, ok := arr.(*array.Dictionary)
+	return ok && (d.Dictionary().NullN() > 0 || d.Dictionary().DataType().ID() == arrow.NULL)
+}
+
+// isNullAt reports whether row i is NULL, looking through a dictionary.
+func isNullAt(arr arrow.Array, i int) bool {
+	if arr.DataType().ID() == arrow.NULL || arr.IsNull(i) {
+		return true
+	}
+	if d, ok := arr.(*array.Dictionary); ok {
+		dict := d.Dictionary()
+		return dict.DataType().ID() == arrow.NULL || dict.IsNull(d.GetValueIndex(i))
+	}
+	return false
+}

@@ -1,0 +1,426 @@
+package agg
+
+import (
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// SUM and AVG share their states: a sum and a count of non-NULL rows per group. Integer
+// and decimal sums are kept in 128 bits (a low uint64 and a high int64), so a sum of
+// 64-bit values cannot overflow while it is accumulated and partial sums merge
+// exactly; only the final result is checked against BIGINT (SUM of integers) or
+// DECIMAL(38,s). AVG divides in float64 at Final.
+
+// add128 adds the 128-bit (xlo, xhi) to (lo, hi), wrapping.
+func add128(lo uint64, hi int64, xlo uint64, xhi int64) (uint64, int64) {
+	l, c := bits.Add64(lo, xlo, 0)
+	return l, hi + xhi + int64(c)
+}
+
+// int128Float converts a 128-bit integer to the nearest float64 (near enough: the two
+// halves are rounded separately).
+func int128Float(lo uint64, hi int64) float64 {
+	if hi == int64(lo)>>63 {
+		return float64(int64(lo)) // fits in 64 bits
+	}
+	if hi < 0 {
+		// Negate, convert the magnitude, and negate back: converting the halves of a
+		// negative value separately would cancel catastrophically.
+		nlo, b := bits.Sub64(0, lo, 0)
+		nhi := -hi - int64(b)
+		return -(float64(uint64(nhi))*0x1p64 + float64(nlo))
+	}
+	return float64(hi)*0x1p64 + float64(lo)
+}
+
+// intSumAcc is SUM and AVG of signed and unsigned integers.
+type intSumAcc struct {
+	spec  Spec
+	argID arrow.Type
+	avg   bool
+	lo    []uint64
+	hi    []int64
+	cnt   []int64
+	rows  rows
+}
+
+var _ Accumulator = (*intSumAcc)(nil)
+
+func (a *intSumAcc) Resize(n int) {
+	a.lo, a.hi, a.cnt = extend(a.lo, n), extend(a.hi, n), extend(a.cnt, n)
+}
+
+func (a *intSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
+	ensureGroup0(a, len(a.cnt), groups)
+	vals, s, g, n := a.rows.resolve(arg, sel, groups)
+	if n == 0 {
+		return nil
+	}
+	if vals.DataType().ID() != a.argID {
+		return typeMismatch(a.spec, arg)
+	}
+	switch a.argID {
+	case arrow.INT8:
+		sumSigned(rawValues[int8](vals), s, g, n, a)
+	case arrow.INT16:
+		sumSigned(rawValues[int16](vals), s, g, n, a)
+	case arrow.INT32:
+		sumSigned(rawValues[int32](vals), s, g, n, a)
+	case arrow.INT64:
+		sumSigned(rawValues[int64](vals), s, g, n, a)
+	case arrow.UINT8:
+		sumUnsigned(rawValues[uint8](vals), s, g, n, a)
+	case arrow.UINT16:
+		sumUnsigned(rawValues[uint16](vals), s, g, n, a)
+	case arrow.UINT32:
+		sumUnsigned(rawValues[uint32](vals), s, g, n, a)
+	case arrow.UINT64:
+		sumUnsigned(rawValues[uint64](vals), s, g, n, a)
+	default:
+		return typeMismatch(a.spec, arg)
+	}
+	return nil
+}
+
+func sumSigned[T int8 | int16 | int32 | int64](vals []T, sel []int32, groups []uint32, n int, a *intSumAcc) {
+	if groups == nil {
+		var lo uint64
+		var hi int64
+		if sel == nil {
+			for _, v := range vals[:n] {
+				lo, hi = add128(lo, hi, uint64(int64(v)), int64(v)>>63)
+			}
+		} else {
+			for _, i := range sel[:n] {
+				v := int64(vals[i])
+				lo, hi = add128(lo, hi, uint64(v), v>>63)
+			}
+		}
+		a.lo[0], a.hi[0] = add128(a.lo[0], a.hi[0], lo, hi)
+		a.cnt[0] += int64(n)
+		return
+	}
+	los, his, cnt := a.lo, a.hi, a.cnt
+	if sel == nil {
+		for k, g := range groups[:n] {
+			v := int64(vals[k])
+			los[g], his[g] = add128(los[g], his[g], uint64(v), v>>63)
+			cnt[g]++
+		}
+		return
+	}
+	for k, g := range groups[:n] {
+		v := int64(vals[sel[k]])
+		los[g], his[g] = add128(los[g], his[g], uint64(v), v>>63)
+		cnt[g]++
+	}
+}
+
+func sumUnsigned[T uint8 | uint16 | uint32 | uint64](vals []T, sel []int32, groups []uint32, n int, a *intSumAcc) {
+	if groups == nil {
+		var lo uint64
+		var hi int64
+		if sel == nil {
+			for _, v := range vals[:n] {
+				lo, hi = add128(lo, hi, uint64(v), 0)
+			}
+		} else {
+			for _, i := range sel[:n] {
+				lo, hi = add128(lo, hi, uint64(vals[i]), 0)
+			}
+		}
+		a.lo[0], a.hi[0] = add128(a.lo[0], a.hi[0], lo, hi)
+		a.cnt[0] += int64(n)
+		return
+	}
+	los, his, cnt := a.lo, a.hi, a.cnt
+	if sel == nil {
+		for k, g := range groups[:n] {
+			los[g], his[g] = add128(los[g], his[g], uint64(vals[k]), 0)
+			cnt[g]++
+		}
+		return
+	}
+	for k, g := range groups[:n] {
+		los[g], his[g] = add128(los[g], his[g], uint64(vals[sel[k]]), 0)
+		cnt[g]++
+	}
+}
+
+func (a *intSumAcc) Merge(other Accumulator, mapping []uint32) error {
+	o, err := otherAs[*intSumAcc](other, a.spec)
+	if err != nil {
+		return err
+	}
+	if err := checkMapping(a.spec, mapping, len(o.cnt), len(a.cnt)); err != nil {
+		return err
+	}
+	for j, g := range mapping[:len(o.cnt)] {
+		a.lo[g], a.hi[g] = add128(a.lo[g], a.hi[g], o.lo[j], o.hi[j])
+		a.cnt[g] += o.cnt[j]
+	}
+	return nil
+}
+
+func (a *intSumAcc) Final() (arrow.Array, error) {
+	n := len(a.cnt)
+	valid := make([]bool, n)
+	for g, c := range a.cnt {
+		valid[g] = c > 0
+	}
+	if a.avg {
+		out := make([]float64, n)
+		for g, c := range a.cnt {
+			if c > 0 {
+				out[g] = int128Float(a.lo[g], a.hi[g]) / float64(c)
+			}
+		}
+		return fixedArray(types.Float64, out, valid), nil
+	}
+	out := make([]int64, n)
+	for g, c := range a.cnt {
+		if c == 0 {
+			continue
+		}
+		if a.hi[g] != int64(a.lo[g])>>63 {
+			return nil, errs.New(errs.Analysis, "SUM overflowed BIGINT: the sum of %s values does not fit in 64 bits", types.Name(a.spec.ArgType))
+		}
+		out[g] = int64(a.lo[g])
+	}
+	return fixedArray(types.Int64, out, valid), nil
+}
+
+func (a *intSumAcc) MemoryUsage() int64 {
+	return int64(8*(cap(a.lo)+cap(a.hi)+cap(a.cnt))) + a.rows.memoryUsage()
+}
+
+// floatSumAcc is SUM and AVG of float32 and float64, summed in float64.
+type floatSumAcc struct {
+	spec  Spec
+	argID arrow.Type
+	avg   bool
+	sum   []float64
+	cnt   []int64
+	rows  rows
+}
+
+var _ Accumulator = (*floatSumAcc)(nil)
+
+func (a *floatSumAcc) Resize(n int) { a.sum, a.cnt = extend(a.sum, n), extend(a.cnt, n) }
+
+func (a *floatSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
+	ensureGroup0(a, len(a.cnt), groups)
+	vals, s, g, n := a.rows.resolve(arg, sel, groups)
+	if n == 0 {
+		return nil
+	}
+	switch {
+	case vals.DataType().ID() != a.argID:
+		return typeMismatch(a.spec, arg)
+	case a.argID == arrow.FLOAT32:
+		sumFloat(rawValues[float32](vals), s, g, n, a)
+	default:
+		sumFloat(rawValues[float64](vals), s, g, n, a)
+	}
+	return nil
+}
+
+func sumFloat[T float32 | float64](vals []T, sel []int32, groups []uint32, n int, a *floatSumAcc) {
+	if groups == nil {
+		var s float64
+		if sel == nil {
+			for _, v := range vals[:n] {
+				s += float64(v)
+			}
+		} else {
+			for _, i := range sel[:n] {
+				s += float64(vals[i])
+			}
+		}
+		a.sum[0] += s
+		a.cnt[0] += int64(n)
+		return
+	}
+	sum, cnt := a.sum, a.cnt
+	if sel == nil {
+		for k, g := range groups[:n] {
+			sum[g] += float64(vals[k])
+			cnt[g]++
+		}
+		return
+	}
+	for k, g := range groups[:n] {
+		sum[g] += float64(vals[sel[k]])
+		cnt[g]++
+	}
+}
+
+func (a *floatSumAcc) Merge(other Accumulator, mapping []uint32) error {
+	o, err := otherAs[*floatSumAcc](other, a.spec)
+	if err != nil {
+		return err
+	}
+	if err := checkMapping(a.spec, mapping, len(o.cnt), len(a.cnt)); err != nil {
+		return err
+	}
+	for j, g := range mapping[:len(o.cnt)] {
+		a.sum[g] += o.sum[j]
+		a.cnt[g] += o.cnt[j]
+	}
+	return nil
+}
+
+func (a *floatSumAcc) Final() (arrow.Array, error) {
+	n := len(a.cnt)
+	out := make([]float64, n)
+	valid := make([]bool, n)
+	for g, c := range a.cnt {
+		if c == 0 {
+			continue
+		}
+		valid[g] = true
+		out[g] = a.sum[g]
+		if a.avg {
+			out[g] /= float64(c)
+		}
+	}
+	return fixedArray(types.Float64, out, valid), nil
+}
+
+func (a *floatSumAcc) MemoryUsage() int64 {
+	return int64(8*(cap(a.sum)+cap(a.cnt))) + a.rows.memoryUsage()
+}
+
+// decSumAcc is SUM and AVG of DECIMAL(p,s): a 128-bit sum of the scaled integers.
+// Adding two 128-bit values can overflow (each may be near 10^38), so each addition
+// is checked and an overflow is remembered and reported.
+type decSumAcc struct {
+	spec     Spec
+	scale    int32
+	avg      bool
+	lo       []uint64
+	hi       []int64
+	cnt      []int64
+	overflow bool
+	rows     rows
+}
+
+var _ Accumulator = (*decSumAcc)(nil)
+
+func (a *decSumAcc) Resize(n int) {
+	a.lo, a.hi, a.cnt = extend(a.lo, n), extend(a.hi, n), extend(a.cnt, n)
+}
+
+// addChecked adds (xlo, xhi) to group g, noting a signed 128-bit overflow.
+func (a *decSumAcc) addChecked(g uint32, xlo uint64, xhi int64) {
+	lo, hi := add128(a.lo[g], a.hi[g], xlo, xhi)
+	if (a.hi[g]^hi)&(xhi^hi) < 0 {
+		a.overflow = true
+	}
+	a.lo[g], a.hi[g] = lo, hi
+}
+
+func (a *decSumAcc) overflowError() error {
+	return errs.New(errs.Analysis, "SUM overflowed DECIMAL(38,%d)", a.scale)
+}
+
+func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
+	ensureGroup0(a, len(a.cnt), groups)
+	vals, s, g, n := a.rows.resolve(arg, sel, groups)
+	if n == 0 {
+		return nil
+	}
+	if vals.DataType().ID() != arrow.DECIMAL128 {
+		return typeMismatch(a.spec, arg)
+	}
+	nums := rawValues[decimal128.Num](vals)
+	for k := 0; k < n; k++ {
+		i := k
+		if s != nil {
+			i = int(s[k])
+		}
+		var grp uint32
+		if g != nil {
+			grp = g[k]
+		}
+		a.addChecked(grp, nums[i].LowBits(), nums[i].HighBits())
+		a.cnt[grp]++
+	}
+	if a.overflow {
+		return a.overflowError()
+	}
+	return nil
+}
+
+func (a *decSumAcc) Merge(other Accumulator, mapping []uint32) error {
+	o, err := otherAs[*decSumAcc](other, a.spec)
+	if err != nil {
+		return err
+	}
+	if err := checkMapping(a.spec, mapping, len(o.cnt), len(a.cnt)); err != nil {
+		return err
+	}
+	for j, g := range mapping[:len(o.cnt)] {
+		a.addChecked(g, o.lo[j], o.hi[j])
+		a.cnt[g] += o.cnt[j]
+	}
+	if a.overflow || o.overflow {
+		a.overflow = true
+		return a.overflowError()
+	}
+	return nil
+}
+
+func (a *decSumAcc) Final() (arrow.Array, error) {
+	if a.overflow {
+		return nil, a.overflowError()
+	}
+	n := len(a.cnt)
+	valid := make([]bool, n)
+	for g, c := range a.cnt {
+		valid[g] = c > 0
+	}
+	if a.avg {
+		out := make([]float64, n)
+		for g, c := range a.cnt {
+			if c > 0 {
+				out[g] = decimal128.New(a.hi[g], a.lo[g]).ToFloat64(a.scale) / float64(c)
+			}
+		}
+		return fixedArray(types.Float64, out, valid), nil
+	}
+	out := make([]decimal128.Num, n)
+	for g, c := range a.cnt {
+		if c == 0 {
+			continue
+		}
+		out[g] = decimal128.New(a.hi[g], a.lo[g])
+		if !out[g].FitsInPrecision(38) {
+			return nil, a.overflowError()
+		}
+	}
+	return fixedArray(&arrow.Decimal128Type{Precision: 38, Scale: a.scale}, out, valid), nil
+}
+
+func (a *decSumAcc) MemoryUsage() int64 {
+	return int64(8*(cap(a.lo)+cap(a.hi)+cap(a.cnt))) + a.rows.memoryUsage()
+}
+
+// checkMapping verifies that a Merge mapping covers the other accumulator's groups and
+// points at groups that exist.
+func checkMapping(s Spec, mapping []uint32, otherGroups, groups int) error {
+	if len(mapping) < otherGroups {
+		return errs.New(errs.Internal, "BUG: merging %d groups of %s with a mapping of %d", otherGroups, s, len(mapping))
+	}
+	for _, g := range mapping[:otherGroups] {
+		if int(g) >= groups {
+			return errs.New(errs.Internal, "BUG: merging %s into group %d of %d", s, g, groups)
+		}
+	}
+	return nil
+}

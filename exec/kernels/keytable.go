@@ -1,0 +1,673 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// NotFound is the id Find reports for a key that is not in the table.
+const NotFound = ^uint32(0)
+
+const (
+	// ktMinSlots is the initial number of slots of a table.
+	ktMinSlots = 64
+	// ktTagMask selects the part of a slot that holds the top 32 bits of the key's hash;
+	// the low 32 bits hold id+1, so an empty slot is 0.
+	ktTagMask = uint64(0xffffffff00000000)
+)
+
+// KeyTable maps multi-column keys to dense ids 0, 1, 2, … in first-seen order, and
+// stores the distinct keys columnar. It is the hash table of group-by, distinct and
+// join builds.
+//
+// The table is open addressing with linear probing over a power-of-two array of slots,
+// grown when more than 70 % full. A slot is one uint64: the top half of the key's hash
+// (checked before comparing keys) and id+1. Keys are stored per column in their
+// normalised form (see hash.go): words, word pairs, or a byte arena with offsets, plus
+// a NULL flag per key, and the full hash per id so that growing never rehashes keys.
+// A table of a single fixed-width column (the commonest GROUP BY) uses 16-byte slots
+// holding the key itself, so a probe touches one cache line, keeps NULL out of the
+// slots, and rehashes its keys when growing instead of storing hashes; plain integer
+// columns without NULLs are hashed and probed in one pass.
+// A single dictionary-encoded column is looked up once per distinct entry of a batch.
+//
+// NULL is a key value equal to itself (GROUP BY semantics); floats compare -0 equal to
+// +0 and NaN equal to NaN. A KeyTable is not safe for concurrent use: use one per
+// worker and combine them with Merge.
+type KeyTable struct {
+	types []arrow.DataType
+	cols  []ktColumn
+	slots []uint64
+	mask  uint64
+	// A table of one fixed-width column keeps the key inside its slot instead, so
+	// a lookup touches one cache line, and keeps NULL out of the slots (nullID).
+	wordSlots []ktWordSlot
+	nullID    uint32
+	growAt    int
+	hashes    []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
+	n         int
+
+	// per-batch scratch, reused
+	vecs    []hashKeyVec
+	hbuf    []uint64
+	pos     []int32
+	memo    []uint32 // per dictionary entry: ordinal+1 in entries; all zero between calls
+	entries []int32
+	entIDs  []uint32
+}
+
+// ktWordSlot is a slot of a one-word-key table: the key and id+1 (0: empty).
+type ktWordSlot struct {
+	key uint64
+	ref uint64
+}
+
+// ktColumn is one key column of a table in normalised form.
+type ktColumn struct {
+	kind    hashKind
+	words   []uint64 // hashKindWord: per key; hashKindWide: low, high per key
+	offs    []int    // hashKindBytes: key i is data[offs[i]:offs[i+1]]
+	data    []byte
+	nulls   []bool // per key
+	hasNull bool
+}
+
+// NewKeyTable returns an empty table for keys of the given column types (dictionary
+// types stand for their value type). It panics if a type is not a valid key type:
+// callers check ValidKeyType first.
+func NewKeyTable(keyTypes []arrow.DataType) *KeyTable {
+	t := &KeyTable{
+		types:  make([]arrow.DataType, len(keyTypes)),
+		cols:   make([]ktColumn, len(keyTypes)),
+		nullID: NotFound,
+	}
+	for j, dt := range keyTypes {
+		if d, ok := dt.(*arrow.DictionaryType); ok {
+			dt = d.ValueType
+		}
+		kind, ok := hashKindOf(dt)
+		if !ok {
+			panic(fmt.Sprintf("BUG: %s is not a valid key type", dt))
+		}
+		t.types[j] = dt
+		t.cols[j].kind = kind
+		if kind == hashKindBytes {
+			t.cols[j].offs = []int{0}
+		}
+	}
+	t.resize(ktMinSlots)
+	return t
+}
+
+// Len is the number of distinct keys.
+func (t *KeyTable) Len() int { return t.n }
+
+// Insert finds or adds the key of each selected row: ids[k] receives the id of the key
+// at row sel[k] (sel nil = rows 0..len(ids)-1). New keys get the next ids in row order.
+func (t *KeyTable) Insert(cols []arrow.Array, sel []int32, ids []uint32) {
+	t.lookup(cols, sel, ids, true)
+}
+
+// Find looks the keys of the selected rows up without inserting them; ids[k] is
+// NotFound when the key at row sel[k] is absent.
+func (t *KeyTable) Find(cols []arrow.Array, sel []int32, ids []uint32) {
+	t.lookup(cols, sel, ids, false)
+}
+
+func (t *KeyTable) lookup(cols []arrow.Array, sel []int32, ids []uint32, insert bool) {
+	if len(cols) != len(t.cols) {
+		panic(fmt.Sprintf("BUG: %d key columns for a table of %d", len(cols), len(t.cols)))
+	}
+	n := len(ids)
+	if n == 0 {
+		return
+	}
+	if len(cols) == 0 {
+		// The key of no columns: every row has the one empty key.
+		if insert && t.n == 0 {
+			t.hashes = append(t.hashes, hashNull)
+			t.n = 1
+		}
+		id := uint32(0)
+		if t.n == 0 {
+			id = NotFound
+		}
+		for k := range ids {
+			ids[k] = id
+		}
+		return
+	}
+	if d, ok := cols[0].(*array.Dictionary); ok && len(cols) == 1 {
+		t.lookupDict(d, sel, ids, insert)
+		return
+	}
+	if t.wordKeyed() && t.lookupRawInts(cols[0], sel, ids, insert) {
+		return
+	}
+	t.vecs = hashGrow(t.vecs, len(cols))
+	for j, c := range cols {
+		hashNormalize(c, sel, n, &t.vecs[j])
+	}
+	t.hbuf = hashGrow(t.hbuf, n)
+	hashVecs(t.vecs, t.hbuf)
+	t.probe(t.vecs, t.hbuf, ids, insert)
+	t.dropRefs()
+}
+
+// lookupDict handles a single dictionary-encoded key column: each distinct dictionary
+// entry of the batch is looked up once, in first-seen order, and rows take their
+// entry's id.
+func (t *KeyTable) lookupDict(d *array.Dictionary, sel []int32, ids []uint32, insert bool) {
+	n := len(ids)
+	dict := d.Dictionary()
+	nullEntry := dict.Len() // the memo slot of a NULL index
+	t.pos = hashGrow(t.pos, n)
+	pos := t.pos
+	hashDictIndices(d, sel, pos)
+	if len(t.memo) < nullEntry+1 {
+		t.memo = make([]uint32, nullEntry+1)
+	}
+	memo := t.memo
+	entries := t.entries[:0]
+	for k, p := range pos {
+		e := int(p)
+		if e < 0 {
+			e = nullEntry
+		}
+		if memo[e] == 0 {
+			entries = append(entries, p)
+			memo[e] = uint32(len(entries))
+		}
+		pos[k] = int32(memo[e] - 1)
+	}
+	for _, p := range entries {
+		if p < 0 {
+			memo[nullEntry] = 0
+		} else {
+			memo[p] = 0
+		}
+	}
+	t.entries = entries
+	m := len(entries)
+	t.vecs = hashGrow(t.vecs, 1)
+	hashGather(dict, entries, m, &t.vecs[0])
+	t.vecs[0].hashes = nil
+	t.hbuf = hashGrow(t.hbuf, m)
+	hashVecs(t.vecs[:1], t.hbuf)
+	t.entIDs = hashGrow(t.entIDs, m)
+	t.probe(t.vecs[:1], t.hbuf, t.entIDs, insert)
+	t.dropRefs()
+	for k, e := range pos {
+		ids[k] = t.entIDs[e]
+	}
+}
+
+// dropRefs forgets the views into the caller's arrays, so the scratch does not keep
+// them alive.
+func (t *KeyTable) dropRefs() {
+	for j := range t.vecs {
+		if t.vecs[j].kind == hashKindBytes {
+			clear(t.vecs[j].strBuf)
+		}
+		t.vecs[j].strs = nil
+	}
+}
+
+// probe looks up (and with insert, adds) the keys of vecs, whose hashes are given.
+func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
+	if len(t.cols) == 1 {
+		switch t.cols[0].kind {
+		case hashKindWord:
+			t.probeWord(&vecs[0], hashes, ids, insert)
+			return
+		case hashKindBytes:
+			t.probeBytes(&vecs[0], hashes, ids, insert)
+			return
+		}
+	}
+	slots, mask := t.slots, t.mask
+	for k, h := range hashes[:len(ids)] {
+		tag := h & ktTagMask
+		i := h & mask
+		for {
+			e := slots[i]
+			if e == 0 {
+				if !insert {
+					ids[k] = NotFound
+					break
+				}
+				ids[k] = t.add(vecs, k, h)
+				slots[i] = tag | uint64(ids[k]+1)
+				if t.n >= t.growAt {
+					t.resize(2 * len(t.slots))
+					slots, mask = t.slots, t.mask
+				}
+				break
+			}
+			if e&ktTagMask == tag && t.equal(uint32(e)-1, vecs, k) {
+				ids[k] = uint32(e) - 1
+				break
+			}
+			i = (i + 1) & mask
+		}
+	}
+}
+
+// probeWord is probe for a table of one fixed-width column, whose slots hold the keys.
+func (t *KeyTable) probeWord(v *hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
+	ktProbeWords(t, v.words, nil, v.nulls, hashes, ids, insert)
+}
+
+// ktProbeWords looks up (and with insert, adds) one-word keys: the value of row k is
+// vals[sel[k]] (sel nil: vals[k]) converted to uint64, which is its normalised form for
+// integer types; nulls[k] marks a NULL (nulls nil: none). hashes nil means hash here,
+// in the same pass, which saves the scratch passes for plain integer columns.
+func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, hashes []uint64, ids []uint32, insert bool) {
+	slots, mask := t.wordSlots, t.mask
+	for k := range ids {
+		var x uint64
+		if sel == nil {
+			x = uint64(vals[k])
+		} else {
+			x = uint64(vals[sel[k]])
+		}
+		var h uint64
+		if hashes == nil {
+			h = hashWord(x)
+		} else {
+			h = hashes[k]
+		}
+		if nulls != nil && nulls[k] {
+			ids[k] = t.nullKey(insert)
+			continue
+		}
+		i := h & mask
+		for {
+			e := &slots[i]
+			if e.ref == 0 {
+				if !insert {
+					ids[k] = NotFound
+					break
+				}
+				id := t.addWord(x)
+				ids[k] = id
+				e.key, e.ref = x, uint64(id)+1
+				if t.n >= t.growAt {
+					t.resize(2 * len(slots))
+					slots, mask = t.wordSlots, t.mask
+				}
+				break
+			}
+			if e.key == x {
+				ids[k] = uint32(e.ref - 1)
+				break
+			}
+			i = (i + 1) & mask
+		}
+	}
+}
+
+// addWord appends a non-NULL key to a one-word table and returns its id.
+func (t *KeyTable) addWord(x uint64) uint32 {
+	c := &t.cols[0]
+	c.words = append(c.words, x)
+	c.nulls = append(c.nulls, false)
+	t.n++
+	return uint32(t.n - 1)
+}
+
+// nullKey returns the id of the NULL key of a one-word table, adding it with insert.
+func (t *KeyTable) nullKey(insert bool) uint32 {
+	if t.nullID == NotFound && insert {
+		c := &t.cols[0]
+		t.nullID = uint32(t.n)
+		c.words = append(c.words, 0)
+		c.nulls = append(c.nulls, true)
+		c.hasNull = true
+		t.n++
+	}
+	return t.nullID
+}
+
+// lookupRawInts is lookup for a one-word table given a plain integer column without
+// NULLs: no normalisation pass, no hash scratch. ok is false for other columns.
+func (t *KeyTable) lookupRawInts(col arrow.Array, sel []int32, ids []uint32, insert bool) (ok bool) {
+	if col.NullN() > 0 {
+		return false
+	}
+	switch a := col.(type) {
+	case *array.Int64:
+		ktProbeWords(t, a.Int64Values(), sel, nil, nil, ids, insert)
+	case *array.Int32:
+		ktProbeWords(t, a.Int32Values(), sel, nil, nil, ids, insert)
+	case *array.Date32:
+		ktProbeWords(t, a.Date32Values(), sel, nil, nil, ids, insert)
+	case *array.Timestamp:
+		ktProbeWords(t, a.TimestampValues(), sel, nil, nil, ids, insert)
+	case *array.Uint64:
+		ktProbeWords(t, a.Uint64Values(), sel, nil, nil, ids, insert)
+	case *array.Uint32:
+		ktProbeWords(t, a.Uint32Values(), sel, nil, nil, ids, insert)
+	case *array.Int16:
+		ktProbeWords(t, a.Int16Values(), sel, nil, nil, ids, insert)
+	case *array.Int8:
+		ktProbeWords(t, a.Int8Values(), sel, nil, nil, ids, insert)
+	case *array.Uint16:
+		ktProbeWords(t, a.Uint16Values(), sel, nil, nil, ids, insert)
+	case *array.Uint8:
+		ktProbeWords(t, a.Uint8Values(), sel, nil, nil, ids, insert)
+	default:
+		return false
+	}
+	return true
+}
+
+// probeBytes is probe for a table of one string or binary column.
+func (t *KeyTable) probeBytes(v *hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
+	slots, mask := t.slots, t.mask
+	c := &t.cols[0]
+	strs, nulls := v.strs[:len(ids)], v.nulls
+	for k, h := range hashes[:len(ids)] {
+		s := strs[k]
+		isNull := nulls != nil && nulls[k]
+		tag := h & ktTagMask
+		i := h & mask
+		for {
+			e := slots[i]
+			if e == 0 {
+				if !insert {
+					ids[k] = NotFound
+					break
+				}
+				id := uint32(t.n)
+				c.data = append(c.data, s...)
+				c.offs = append(c.offs, len(c.data))
+				c.nulls = append(c.nulls, isNull)
+				c.hasNull = c.hasNull || isNull
+				t.hashes = append(t.hashes, h)
+				t.n++
+				ids[k] = id
+				slots[i] = tag | uint64(id+1)
+				if t.n >= t.growAt {
+					t.resize(2 * len(t.slots))
+					slots, mask = t.slots, t.mask
+				}
+				break
+			}
+			if e&ktTagMask == tag {
+				id := uint32(e) - 1
+				if (!(isNull || c.hasNull) || c.nulls[id] == isNull) && string(c.data[c.offs[id]:c.offs[id+1]]) == s {
+					ids[k] = id
+					break
+				}
+			}
+			i = (i + 1) & mask
+		}
+	}
+}
+
+// equal reports whether stored key id equals row k of vecs.
+func (t *KeyTable) equal(id uint32, vecs []hashKeyVec, k int) bool {
+	for j := range t.cols {
+		c, v := &t.cols[j], &vecs[j]
+		// Without NULLs on either side the flags need no look (a cache miss saved).
+		if vn := v.nulls != nil && v.nulls[k]; (vn || c.hasNull) && c.nulls[id] != vn {
+			return false
+		}
+		switch c.kind {
+		case hashKindWord:
+			if c.words[id] != v.words[k] {
+				return false
+			}
+		case hashKindWide:
+			if c.words[2*id] != v.words[2*k] || c.words[2*id+1] != v.words[2*k+1] {
+				return false
+			}
+		case hashKindBytes:
+			if string(c.data[c.offs[id]:c.offs[id+1]]) != v.strs[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// add appends row k of vecs as a new key and returns its id.
+func (t *KeyTable) add(vecs []hashKeyVec, k int, h uint64) uint32 {
+	for j := range t.cols {
+		c, v := &t.cols[j], &vecs[j]
+		isNull := v.nulls != nil && v.nulls[k]
+		c.nulls = append(c.nulls, isNull)
+		c.hasNull = c.hasNull || isNull
+		switch c.kind {
+		case hashKindWord:
+			c.words = append(c.words, v.words[k])
+		case hashKindWide:
+			c.words = append(c.words, v.words[2*k], v.words[2*k+1])
+		case hashKindBytes:
+			c.data = append(c.data, v.strs[k]...)
+			c.offs = append(c.offs, len(c.data))
+		}
+	}
+	t.hashes = append(t.hashes, h)
+	t.n++
+	return uint32(t.n - 1)
+}
+
+// resize rebuilds the slots with the given power-of-two size from the stored hashes.
+func (t *KeyTable) resize(size int) {
+	t.mask = uint64(size - 1)
+	t.growAt = size / 10 * 7
+	mask := t.mask
+	if t.wordKeyed() {
+		slots := make([]ktWordSlot, size)
+		// One-word keys are rehashed from the keys: cheaper than storing the hashes.
+		for id, w := range t.cols[0].words {
+			if uint32(id) == t.nullID {
+				continue
+			}
+			i := hashWord(w) & mask
+			for slots[i].ref != 0 {
+				i = (i + 1) & mask
+			}
+			slots[i] = ktWordSlot{key: w, ref: uint64(id) + 1}
+		}
+		t.wordSlots = slots
+		return
+	}
+	slots := make([]uint64, size)
+	for id, h := range t.hashes {
+		i := h & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = h&ktTagMask | uint64(id+1)
+	}
+	t.slots = slots
+}
+
+// wordKeyed reports a table of one fixed-width key column (see wordSlots).
+func (t *KeyTable) wordKeyed() bool { return len(t.cols) == 1 && t.cols[0].kind == hashKindWord }
+
+// Merge inserts every key of other (a table with the same key types) and returns
+// mapping, where mapping[j] is this table's id for other's id j. Keys new to this
+// table get ids in other's id order.
+func (t *KeyTable) Merge(other *KeyTable) (mapping []uint32) {
+	if len(other.cols) != len(t.cols) {
+		panic(fmt.Sprintf("BUG: merging a table of %d key columns into one of %d", len(other.cols), len(t.cols)))
+	}
+	mapping = make([]uint32, other.n)
+	if other.n == 0 {
+		return mapping
+	}
+	if len(t.cols) == 0 {
+		if t.n == 0 {
+			t.hashes = append(t.hashes, hashNull)
+			t.n = 1
+		}
+		return mapping // all zero
+	}
+	if t.wordKeyed() {
+		oc := &other.cols[0]
+		var nulls []bool
+		if oc.hasNull {
+			nulls = oc.nulls
+		}
+		ktProbeWords(t, oc.words[:other.n], nil, nulls, nil, mapping, true)
+		return mapping
+	}
+	vecs := make([]hashKeyVec, len(t.cols))
+	for j := range vecs {
+		oc, v := &other.cols[j], &vecs[j]
+		v.kind = oc.kind
+		if oc.hasNull {
+			v.nulls = oc.nulls
+		}
+		switch oc.kind {
+		case hashKindWord, hashKindWide:
+			v.words = oc.words
+		case hashKindBytes:
+			v.strs = make([]string, other.n)
+			for i := range v.strs {
+				v.strs[i] = hashBytesString(oc.data[oc.offs[i]:oc.offs[i+1]])
+			}
+		}
+	}
+	t.probe(vecs, other.hashes[:other.n], mapping, true)
+	return mapping
+}
+
+// Keys returns the distinct keys as arrays: column j has the table's j-th key type
+// and row i is the key of id i. The arrays are copies; the table stays usable.
+func (t *KeyTable) Keys() []arrow.Array {
+	out := make([]arrow.Array, len(t.cols))
+	for j := range t.cols {
+		out[j] = t.cols[j].array(t.types[j], t.n)
+	}
+	return out
+}
+
+// MemoryUsage estimates the bytes the table holds, scratch included.
+func (t *KeyTable) MemoryUsage() int64 {
+	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
+		4*cap(t.entries) + 4*cap(t.entIDs)
+	for j := range t.cols {
+		c := &t.cols[j]
+		b += 8*cap(c.words) + 8*cap(c.offs) + cap(c.data) + cap(c.nulls)
+	}
+	for j := range t.vecs {
+		v := &t.vecs[j]
+		b += 8*cap(v.wordBuf) + 16*cap(v.strBuf) + cap(v.nullBuf) + 8*cap(v.hashBuf) +
+			4*cap(v.posBuf) + 8*cap(v.entBuf)
+	}
+	return int64(b)
+}
+
+// array builds the column's keys as an array of type dt.
+func (c *ktColumn) array(dt arrow.DataType, n int) arrow.Array {
+	var validity *memory.Buffer
+	nullCount := 0
+	if c.hasNull {
+		bm := make([]byte, (n+7)/8)
+		for i, isNull := range c.nulls[:n] {
+			if isNull {
+				nullCount++
+			} else {
+				bm[i/8] |= 1 << (i % 8)
+			}
+		}
+		validity = memory.NewBufferBytes(bm)
+	}
+	build := func(values ...*memory.Buffer) arrow.Array {
+		data := array.NewData(dt, n, append([]*memory.Buffer{validity}, values...), nil, nullCount, 0)
+		defer data.Release()
+		return array.MakeFromData(data)
+	}
+	w := c.words
+	switch dt.ID() {
+	case arrow.NULL:
+		return array.NewNull(n)
+	case arrow.BOOL:
+		bm := make([]byte, (n+7)/8)
+		for i, x := range w[:n] {
+			if x != 0 {
+				bm[i/8] |= 1 << (i % 8)
+			}
+		}
+		return build(memory.NewBufferBytes(bm))
+	case arrow.INT8:
+		return build(ktWordsBuffer[int8](w[:n]))
+	case arrow.INT16:
+		return build(ktWordsBuffer[int16](w[:n]))
+	case arrow.INT32, arrow.DATE32, arrow.TIME32:
+		return build(ktWordsBuffer[int32](w[:n]))
+	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+		return build(ktWordsBuffer[int64](w[:n]))
+	case arrow.UINT8:
+		return build(ktWordsBuffer[uint8](w[:n]))
+	case arrow.UINT16:
+		return build(ktWordsBuffer[uint16](w[:n]))
+	case arrow.UINT32:
+		return build(ktWordsBuffer[uint32](w[:n]))
+	case arrow.UINT64:
+		return build(ktWordsBuffer[uint64](w[:n]))
+	case arrow.FLOAT32:
+		vals := make([]float32, n)
+		for i, x := range w[:n] {
+			vals[i] = float32(math.Float64frombits(x))
+		}
+		return build(memory.NewBufferBytes(ktBytesOf(vals)))
+	case arrow.FLOAT64:
+		vals := make([]float64, n)
+		for i, x := range w[:n] {
+			vals[i] = math.Float64frombits(x)
+		}
+		return build(memory.NewBufferBytes(ktBytesOf(vals)))
+	case arrow.DECIMAL128:
+		vals := make([]decimal128.Num, n)
+		for i := range vals {
+			vals[i] = decimal128.New(int64(w[2*i+1]), w[2*i])
+		}
+		return build(memory.NewBufferBytes(ktBytesOf(vals)))
+	case arrow.STRING, arrow.BINARY:
+		if c.offs[n] > math.MaxInt32 {
+			panic(fmt.Sprintf("BUG: %d bytes of %s keys exceed 32-bit offsets", c.offs[n], dt))
+		}
+		offs := make([]int32, n+1)
+		for i, o := range c.offs[:n+1] {
+			offs[i] = int32(o)
+		}
+		return build(memory.NewBufferBytes(ktBytesOf(offs)), memory.NewBufferBytes(append([]byte(nil), c.data[:c.offs[n]]...)))
+	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
+		offs := make([]int64, n+1)
+		for i, o := range c.offs[:n+1] {
+			offs[i] = int64(o)
+		}
+		return build(memory.NewBufferBytes(ktBytesOf(offs)), memory.NewBufferBytes(append([]byte(nil), c.data[:c.offs[n]]...)))
+	}
+	panic(fmt.Sprintf("BUG: no key array for %s", dt))
+}
+
+// ktWordsBuffer narrows normalised integer words back to their storage type.
+func ktWordsBuffer[T hashInteger](w []uint64) *memory.Buffer {
+	vals := make([]T, len(w))
+	for i, x := range w {
+		vals[i] = T(x)
+	}
+	return memory.NewBufferBytes(ktBytesOf(vals))
+}
+
+// ktBytesOf views a slice of fixed-size values as its bytes.
+func ktBytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
+}

@@ -1,0 +1,131 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+const ktBenchBatch = 8192
+
+func BenchmarkHashColumns(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vals := make([]int64, ktBenchBatch)
+	strs := make([]string, ktBenchBatch)
+	for i := range vals {
+		vals[i] = int64(rng.Uint64())
+		strs[i] = fmt.Sprintf("customer-%d", vals[i]%100000)
+	}
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	ib.AppendValues(vals, nil)
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues(strs, nil)
+	out := make([]uint64, ktBenchBatch)
+	for _, c := range []struct {
+		name string
+		col  arrow.Array
+	}{{"int64", ib.NewArray()}, {"string", sb.NewArray()}} {
+		b.Run(fmt.Sprintf("rows=8K,type=%s", c.name), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(ktBenchBatch * 8)
+			for b.Loop() {
+				HashColumns([]arrow.Array{c.col}, nil, out)
+			}
+		})
+	}
+}
+
+// ktBenchData is 1M rows in 8K batches with the given number of distinct keys, as
+// Arrow arrays and as plain slices for the map baseline.
+type ktBenchData struct {
+	ints    []int64
+	strs    []string
+	intCols []arrow.Array
+	strCols []arrow.Array
+}
+
+func ktMakeBenchData(rows, distinct int) *ktBenchData {
+	rng := rand.New(rand.NewPCG(3, uint64(distinct)))
+	d := &ktBenchData{ints: make([]int64, rows), strs: make([]string, rows)}
+	keys := make([]int64, distinct)
+	for i := range keys {
+		keys[i] = int64(rng.Uint64())
+	}
+	for i := range d.ints {
+		d.ints[i] = keys[rng.IntN(distinct)]
+		d.strs[i] = fmt.Sprintf("key-%016x", d.ints[i])
+	}
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	for s := 0; s < rows; s += ktBenchBatch {
+		e := min(s+ktBenchBatch, rows)
+		ib.AppendValues(d.ints[s:e], nil)
+		sb.AppendValues(d.strs[s:e], nil)
+		d.intCols = append(d.intCols, ib.NewArray())
+		d.strCols = append(d.strCols, sb.NewArray())
+	}
+	return d
+}
+
+// BenchmarkKeyTableInsert groups 1M rows with a KeyTable and, for comparison, with a
+// Go map doing the same work (id per row, first-seen ids).
+func BenchmarkKeyTableInsert(b *testing.B) {
+	const rows = 1 << 20
+	for _, distinct := range []int{1 << 10, 1 << 20} {
+		d := ktMakeBenchData(rows, distinct)
+		ids := make([]uint32, ktBenchBatch)
+		for _, typ := range []string{"int64", "string"} {
+			cols, dt := d.intCols, arrow.DataType(arrow.PrimitiveTypes.Int64)
+			if typ == "string" {
+				cols, dt = d.strCols, arrow.BinaryTypes.String
+			}
+			name := fmt.Sprintf("rows=1M,keys=%dK,type=%s", distinct>>10, typ)
+			b.Run("table/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					t := NewKeyTable([]arrow.DataType{dt})
+					for _, c := range cols {
+						t.Insert([]arrow.Array{c}, nil, ids[:c.Len()])
+					}
+				}
+			})
+			b.Run("gomap/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if typ == "int64" {
+						m := map[int64]uint32{}
+						for _, c := range cols {
+							vals := c.(*array.Int64).Int64Values()
+							for k, v := range vals {
+								id, ok := m[v]
+								if !ok {
+									id = uint32(len(m))
+									m[v] = id
+								}
+								ids[k] = id
+							}
+						}
+					} else {
+						m := map[string]uint32{}
+						for _, c := range cols {
+							a := c.(*array.String)
+							for k := 0; k < a.Len(); k++ {
+								v := a.Value(k)
+								id, ok := m[v]
+								if !ok {
+									id = uint32(len(m))
+									m[string([]byte(v))] = id // the map must own its keys
+								}
+								ids[k] = id
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,541 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// The tests compare the table with a reference built on a Go map keyed by a canonical
+// text form of each key, written independently of the table's normalisation.
+
+var ktTestTypes = []arrow.DataType{
+	arrow.FixedWidthTypes.Boolean,
+	arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
+	arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64,
+	arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64,
+	&arrow.Decimal128Type{Precision: 20, Scale: 2},
+	arrow.BinaryTypes.String, arrow.BinaryTypes.Binary, arrow.BinaryTypes.LargeString,
+	arrow.FixedWidthTypes.Date32,
+	&arrow.TimestampType{Unit: arrow.Microsecond}, &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"},
+	arrow.Null,
+}
+
+// ktRandValues draws n logical values of dt (nil = NULL) from a small domain so that
+// keys repeat, including the awkward ones: NaN, -0, empty strings, extremes.
+func ktRandValues(rng *rand.Rand, dt arrow.DataType, n int, nullFrac float64) []any {
+	out := make([]any, n)
+	for i := range out {
+		if dt.ID() == arrow.NULL || rng.Float64() < nullFrac {
+			continue
+		}
+		r := rng.IntN(40) - 20
+		switch dt.ID() {
+		case arrow.BOOL:
+			out[i] = r%2 == 0
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP:
+			v := int64(r)
+			if dt.ID() == arrow.INT64 && r == 19 {
+				v = math.MinInt64
+			}
+			out[i] = v
+		case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+			v := uint64(r + 20)
+			if dt.ID() == arrow.UINT64 && r == 19 {
+				v = math.MaxUint64
+			}
+			out[i] = v
+		case arrow.FLOAT32, arrow.FLOAT64:
+			specials := []float64{0, math.Copysign(0, -1), math.NaN(), -math.NaN(), math.Inf(1), math.Inf(-1), 1.5}
+			if r < -13 {
+				out[i] = specials[r+20]
+			} else {
+				out[i] = float64(r) / 4
+			}
+		case arrow.DECIMAL128:
+			out[i] = decimal128.New(int64(r%3), uint64(r*1000003))
+		case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING:
+			switch {
+			case r == 0:
+				out[i] = ""
+			case r > 10:
+				out[i] = strings.Repeat(string(rune('a'+r)), r) // longer than 16 bytes
+			default:
+				out[i] = fmt.Sprintf("k%d", r)
+			}
+		}
+	}
+	return out
+}
+
+// ktCanon is the canonical text of one logical value, the reference's notion of key
+// equality: NULL equals NULL, -0 equals 0, NaN equals NaN.
+func ktCanon(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case float64:
+		switch {
+		case x != x:
+			return "f:NaN"
+		case x == 0:
+			return "f:0"
+		}
+		return fmt.Sprintf("f:%v", x)
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}
+
+func ktRowKey(cols [][]any, i int) string {
+	var b strings.Builder
+	for _, c := range cols {
+		b.WriteString(ktCanon(c[i]))
+		b.WriteByte('|')
+	}
+	return b.String()
+}
+
+// ktBuild makes a plain array of type dt holding vals.
+func ktBuild(dt arrow.DataType, vals []any) arrow.Array {
+	if dt.ID() == arrow.NULL {
+		return array.NewNull(len(vals))
+	}
+	b := array.NewBuilder(memory.DefaultAllocator, dt)
+	defer b.Release()
+	for _, v := range vals {
+		if v == nil {
+			b.AppendNull()
+			continue
+		}
+		switch bb := b.(type) {
+		case *array.BooleanBuilder:
+			bb.Append(v.(bool))
+		case *array.Int8Builder:
+			bb.Append(int8(v.(int64)))
+		case *array.Int16Builder:
+			bb.Append(int16(v.(int64)))
+		case *array.Int32Builder:
+			bb.Append(int32(v.(int64)))
+		case *array.Int64Builder:
+			bb.Append(v.(int64))
+		case *array.Uint8Builder:
+			bb.Append(uint8(v.(uint64)))
+		case *array.Uint16Builder:
+			bb.Append(uint16(v.(uint64)))
+		case *array.Uint32Builder:
+			bb.Append(uint32(v.(uint64)))
+		case *array.Uint64Builder:
+			bb.Append(v.(uint64))
+		case *array.Float32Builder:
+			bb.Append(float32(v.(float64)))
+		case *array.Float64Builder:
+			bb.Append(v.(float64))
+		case *array.Decimal128Builder:
+			bb.Append(v.(decimal128.Num))
+		case *array.StringBuilder:
+			bb.Append(v.(string))
+		case *array.LargeStringBuilder:
+			bb.Append(v.(string))
+		case *array.BinaryBuilder:
+			bb.Append([]byte(v.(string)))
+		case *array.Date32Builder:
+			bb.Append(arrow.Date32(v.(int64)))
+		case *array.TimestampBuilder:
+			bb.Append(arrow.Timestamp(v.(int64)))
+		default:
+			panic(fmt.Sprintf("test builder for %s", dt))
+		}
+	}
+	return b.NewArray()
+}
+
+// ktBuildDict makes a dictionary array holding vals: the dictionary has the distinct
+// values in random order plus unused entries and a NULL entry; a NULL row is either a
+// NULL index or an index to the NULL entry.
+func ktBuildDict(rng *rand.Rand, dt arrow.DataType, vals []any) arrow.Array {
+	var dictVals []any
+	where := map[string]int{}
+	for _, v := range vals {
+		if v == nil {
+			continue
+		}
+		if _, ok := where[ktCanon(v)]; !ok {
+			where[ktCanon(v)] = len(dictVals)
+			dictVals = append(dictVals, v)
+		}
+	}
+	dictVals = append(dictVals, ktRandValues(rng, dt, 3, 0)...) // entries no row uses (maybe duplicates)
+	perm := rng.Perm(len(dictVals))
+	shuffled := make([]any, len(dictVals))
+	for i, p := range perm {
+		shuffled[p] = dictVals[i]
+	}
+	nullEntry := len(shuffled)
+	shuffled = append(shuffled, nil)
+	ib := array.NewInt16Builder(memory.DefaultAllocator)
+	defer ib.Release()
+	for _, v := range vals {
+		switch {
+		case v == nil && rng.IntN(2) == 0:
+			ib.AppendNull()
+		case v == nil:
+			ib.Append(int16(nullEntry))
+		default:
+			ib.Append(int16(perm[where[ktCanon(v)]]))
+		}
+	}
+	idx := ib.NewArray()
+	dict := ktBuild(dt, shuffled)
+	return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: dt}, idx, dict)
+}
+
+// ktValueAt reads row i of a plain array back as a logical value.
+func ktValueAt(arr arrow.Array, i int) any {
+	if arr.IsNull(i) || arr.DataType().ID() == arrow.NULL {
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int8:
+		return int64(a.Value(i))
+	case *array.Int16:
+		return int64(a.Value(i))
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Uint8:
+		return uint64(a.Value(i))
+	case *array.Uint16:
+		return uint64(a.Value(i))
+	case *array.Uint32:
+		return uint64(a.Value(i))
+	case *array.Uint64:
+		return a.Value(i)
+	case *array.Float32:
+		return float64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Decimal128:
+		return a.Value(i)
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Binary:
+		return string(a.Value(i))
+	case *array.Date32:
+		return int64(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	}
+	panic(fmt.Sprintf("test reader for %s", arr.DataType()))
+}
+
+// ktReference assigns ids in first-seen order, as the table must.
+type ktReference struct {
+	ids  map[string]uint32
+	keys []string
+}
+
+func (r *ktReference) insert(key string) uint32 {
+	if id, ok := r.ids[key]; ok {
+		return id
+	}
+	id := uint32(len(r.keys))
+	r.ids[key] = id
+	r.keys = append(r.keys, key)
+	return id
+}
+
+// ktRandSel returns nil (all rows) or a random ascending selection.
+func ktRandSel(rng *rand.Rand, n int) []int32 {
+	if rng.IntN(3) == 0 {
+		return nil
+	}
+	var sel []int32
+	for i := 0; i < n; i++ {
+		if rng.IntN(3) != 0 {
+			sel = append(sel, int32(i))
+		}
+	}
+	return sel
+}
+
+// ktCheckKeys verifies that Keys() row i is the reference's key i, with the key types.
+func ktCheckKeys(t *testing.T, tab *KeyTable, types []arrow.DataType, ref *ktReference) {
+	t.Helper()
+	if tab.Len() != len(ref.keys) {
+		t.Fatalf("Len = %d, reference has %d keys", tab.Len(), len(ref.keys))
+	}
+	keys := tab.Keys()
+	cols := make([][]any, len(keys))
+	for j, k := range keys {
+		if !arrow.TypeEqual(k.DataType(), types[j]) {
+			t.Fatalf("key column %d has type %s, want %s", j, k.DataType(), types[j])
+		}
+		if k.Len() != tab.Len() {
+			t.Fatalf("key column %d has %d rows, want %d", j, k.Len(), tab.Len())
+		}
+		cols[j] = make([]any, k.Len())
+		for i := range cols[j] {
+			cols[j][i] = ktValueAt(k, i)
+		}
+	}
+	for i, want := range ref.keys {
+		if got := ktRowKey(cols, i); got != want {
+			t.Fatalf("key %d = %s, want %s", i, got, want)
+		}
+	}
+}
+
+func ktRunRandom(t *testing.T, rng *rand.Rand, types []arrow.DataType, batches, rows int) {
+	tab := NewKeyTable(types)
+	ref := &ktReference{ids: map[string]uint32{}}
+	for b := 0; b < batches; b++ {
+		n := rows - rng.IntN(rows/2+1)
+		vals := make([][]any, len(types))
+		cols := make([]arrow.Array, len(types))
+		for j, dt := range types {
+			// Built with extra rows on both sides and sliced, so offsets are exercised.
+			nullFrac := 0.1
+			if b%3 == 0 {
+				nullFrac = 0 // columns without NULLs take the direct paths
+			}
+			padded := ktRandValues(rng, dt, n+5, nullFrac)
+			vals[j] = padded[3 : n+3]
+			var whole arrow.Array
+			if rng.IntN(2) == 0 {
+				whole = ktBuildDict(rng, dt, padded)
+			} else {
+				whole = ktBuild(dt, padded)
+			}
+			cols[j] = array.NewSlice(whole, 3, int64(n+3))
+		}
+		sel := ktRandSel(rng, n)
+		m := n
+		if sel != nil {
+			m = len(sel)
+		}
+		if b%4 == 3 {
+			// Find: no inserts, NotFound for unseen keys.
+			ids := make([]uint32, m)
+			tab.Find(cols, sel, ids)
+			for k := range ids {
+				row := k
+				if sel != nil {
+					row = int(sel[k])
+				}
+				want, ok := ref.ids[ktRowKey(vals, row)]
+				if !ok {
+					want = NotFound
+				}
+				if ids[k] != want {
+					t.Fatalf("batch %d: Find row %d (%s) = %d, want %d", b, row, ktRowKey(vals, row), ids[k], want)
+				}
+			}
+			continue
+		}
+		ids := make([]uint32, m)
+		tab.Insert(cols, sel, ids)
+		for k := range ids {
+			row := k
+			if sel != nil {
+				row = int(sel[k])
+			}
+			if want := ref.insert(ktRowKey(vals, row)); ids[k] != want {
+				t.Fatalf("batch %d: Insert row %d (%s) = %d, want %d", b, row, ktRowKey(vals, row), ids[k], want)
+			}
+		}
+	}
+	ktCheckKeys(t, tab, types, ref)
+}
+
+func TestKeyTableSingleColumn(t *testing.T) {
+	for _, dt := range ktTestTypes {
+		t.Run(dt.String(), func(t *testing.T) {
+			ktRunRandom(t, rand.New(rand.NewPCG(1, uint64(dt.ID()))), []arrow.DataType{dt}, 12, 300)
+		})
+	}
+}
+
+func TestKeyTableMultiColumn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	for trial := 0; trial < 40; trial++ {
+		types := make([]arrow.DataType, 1+rng.IntN(3))
+		names := make([]string, len(types))
+		for j := range types {
+			types[j] = ktTestTypes[rng.IntN(len(ktTestTypes))]
+			names[j] = types[j].String()
+		}
+		t.Run(strings.Join(names, ","), func(t *testing.T) {
+			ktRunRandom(t, rng, types, 8, 200)
+		})
+	}
+}
+
+func TestKeyTableNoColumns(t *testing.T) {
+	tab := NewKeyTable(nil)
+	ids := []uint32{7, 7, 7}
+	tab.Find(nil, nil, ids)
+	if ids[0] != NotFound {
+		t.Fatalf("Find in an empty table = %d", ids[0])
+	}
+	tab.Insert(nil, nil, ids)
+	if tab.Len() != 1 || ids[0] != 0 || ids[2] != 0 {
+		t.Fatalf("Len = %d, ids = %v", tab.Len(), ids)
+	}
+}
+
+// TestKeyTableGrowth inserts many distinct keys across many resizes, then checks every
+// id with Find.
+func TestKeyTableGrowth(t *testing.T) {
+	const n = 300_000
+	rng := rand.New(rand.NewPCG(5, 6))
+	vals := make([]int64, n)
+	strs := make([]string, n)
+	for i := range vals {
+		vals[i] = int64(rng.Uint64())
+		strs[i] = fmt.Sprintf("s%x", vals[i])
+	}
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String}
+	intTab := NewKeyTable(types[:1])
+	strTab := NewKeyTable(types[1:])
+	pairTab := NewKeyTable(types)
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	var intCols, strCols []arrow.Array
+	for start := 0; start < n; start += 8192 {
+		end := min(start+8192, n)
+		ib.AppendValues(vals[start:end], nil)
+		sb.AppendValues(strs[start:end], nil)
+		ic, sc := ib.NewArray(), sb.NewArray()
+		intCols, strCols = append(intCols, ic), append(strCols, sc)
+		ids := make([]uint32, end-start)
+		for _, tab := range []*KeyTable{intTab, strTab, pairTab} {
+			cols := []arrow.Array{ic}
+			switch tab {
+			case strTab:
+				cols = []arrow.Array{sc}
+			case pairTab:
+				cols = []arrow.Array{ic, sc}
+			}
+			tab.Insert(cols, nil, ids)
+			for k, id := range ids {
+				if id != uint32(start+k) { // random 64-bit keys are distinct
+					t.Fatalf("row %d got id %d", start+k, id)
+				}
+			}
+		}
+	}
+	for b := range intCols {
+		ids := make([]uint32, intCols[b].Len())
+		intTab.Find(intCols[b:b+1], nil, ids)
+		for k, id := range ids {
+			if id != uint32(b*8192+k) {
+				t.Fatalf("Find row %d = %d", b*8192+k, id)
+			}
+		}
+		strTab.Find(strCols[b:b+1], nil, ids)
+		for k, id := range ids {
+			if id != uint32(b*8192+k) {
+				t.Fatalf("Find string row %d = %d", b*8192+k, id)
+			}
+		}
+	}
+	if intTab.MemoryUsage() < n*16 {
+		t.Fatalf("MemoryUsage %d is below the keys' size", intTab.MemoryUsage())
+	}
+}
+
+func TestKeyTableMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 20; trial++ {
+		types := []arrow.DataType{ktTestTypes[rng.IntN(len(ktTestTypes))], ktTestTypes[rng.IntN(len(ktTestTypes))]}
+		var tabs [2]*KeyTable
+		var refs [2]*ktReference
+		for w := range tabs {
+			tabs[w] = NewKeyTable(types)
+			refs[w] = &ktReference{ids: map[string]uint32{}}
+			for b := 0; b < 3; b++ {
+				vals := [][]any{ktRandValues(rng, types[0], 100, 0.1), ktRandValues(rng, types[1], 100, 0.1)}
+				cols := []arrow.Array{ktBuild(types[0], vals[0]), ktBuildDict(rng, types[1], vals[1])}
+				ids := make([]uint32, 100)
+				tabs[w].Insert(cols, nil, ids)
+				for k := range ids {
+					refs[w].insert(ktRowKey(vals, k))
+				}
+			}
+		}
+		mapping := tabs[0].Merge(tabs[1])
+		if len(mapping) != len(refs[1].keys) {
+			t.Fatalf("mapping has %d entries, want %d", len(mapping), len(refs[1].keys))
+		}
+		for j, key := range refs[1].keys {
+			if want := refs[0].insert(key); mapping[j] != want {
+				t.Fatalf("%v: mapping[%d] (%s) = %d, want %d", types, j, key, mapping[j], want)
+			}
+		}
+		ktCheckKeys(t, tabs[0], types, refs[0])
+		if again := tabs[0].Merge(tabs[1]); !slices.Equal(again, mapping) {
+			t.Fatalf("merging twice gave %v, then %v", mapping, again)
+		}
+	}
+}
+
+// TestKeyTableDictionaryLargerThanBatch uses a dictionary with far more entries than
+// the batch has rows, shared by several batches, as a Parquet reader produces.
+func TestKeyTableDictionaryLargerThanBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	dictVals := make([]string, 5000)
+	for i := range dictVals {
+		dictVals[i] = fmt.Sprintf("value-%d", i)
+	}
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues(dictVals, nil)
+	dict := sb.NewArray()
+	tab := NewKeyTable([]arrow.DataType{arrow.BinaryTypes.String})
+	ref := &ktReference{ids: map[string]uint32{}}
+	for b := 0; b < 20; b++ {
+		ib := array.NewInt32Builder(memory.DefaultAllocator)
+		idx := make([]int32, 64)
+		for i := range idx {
+			idx[i] = int32(rng.IntN(len(dictVals)))
+		}
+		ib.AppendValues(idx, nil)
+		arr := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, ib.NewArray(), dict)
+		ids := make([]uint32, len(idx))
+		tab.Insert([]arrow.Array{arr}, nil, ids)
+		for k, i := range idx {
+			if want := ref.insert(ktCanon(dictVals[i]) + "|"); ids[k] != want {
+				t.Fatalf("row %d: %d, want %d", k, ids[k], want)
+			}
+		}
+	}
+	ktCheckKeys(t, tab, []arrow.DataType{arrow.BinaryTypes.String}, ref)
+}
+
+func TestValidKeyType(t *testing.T) {
+	for _, dt := range ktTestTypes {
+		if !ValidKeyType(dt) {
+			t.Errorf("ValidKeyType(%s) = false", dt)
+		}
+	}
+	if !ValidKeyType(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}) {
+		t.Errorf("dictionary of strings is not a valid key type")
+	}
+	for _, dt := range []arrow.DataType{arrow.ListOf(arrow.PrimitiveTypes.Int64), arrow.StructOf(), arrow.FixedWidthTypes.MonthDayNanoInterval} {
+		if ValidKeyType(dt) {
+			t.Errorf("ValidKeyType(%s) = true", dt)
+		}
+	}
+}
