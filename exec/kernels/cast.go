@@ -238,7 +238,7 @@ func castNumeric(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	// Integer targets: read every source as int64 or uint64 with a range check.
 	lo, hi, uhi := intRange(to)
 	signedTo := types.IsSigned(to)
-	ints := make([]int64, n)  // signed targets
+	ints := make([]int64, n)   // signed targets
 	uints := make([]uint64, 0) // unsigned targets
 	if !signedTo {
 		uints = make([]uint64, n)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // ConstArray returns an array of n rows that all hold v, of v's type (a dictionary
@@ -188,3 +189,8 @@ func allSame[T comparable](s []T) bool {
 
 // decimalZero is the zero decimal, used to fill NULL slots.
 var decimalZero decimal128.Num
+
+// takeArray gathers arr at positions idx (all in range).
+func takeArray(arr arrow.Array, idx []int32) arrow.Array {
+	return vector.Take(arr, idx)
+}
