@@ -55,9 +55,9 @@ func mk(t testing.TB, dt arrow.DataType, vals ...any) arrow.Array {
 				bb.Append(x)
 			}
 		case *array.Float32Builder:
-			bb.Append(float32(v.(float64)))
+			bb.Append(float32(toF(v)))
 		case *array.Float64Builder:
-			bb.Append(v.(float64))
+			bb.Append(toF(v))
 		case *array.StringBuilder:
 			bb.Append(v.(string))
 		case *array.Date32Builder:
@@ -160,3 +160,10 @@ func constInt(v int64, n int) arrow.Array  { return ConstArray(types.IntValue(v)
 
 var _ = fmt.Sprint
 var _ = time.Now
+
+func toF(v any) float64 {
+	if i, ok := v.(int); ok {
+		return float64(i)
+	}
+	return v.(float64)
+}
