@@ -1,9 +1,9 @@
 package kernels
 
-// Comparison loops over plain slices, one per operator, writing a packed result
-// bitmap eight rows at a time without branches on the data. The float versions
-// order NaN above every number and equal to itself, as DuckDB does; -0 equals +0
-// by IEEE rules.
+// Comparison loops over plain slices, one per operator, writing the packed result
+// bitmap a byte (eight rows) at a time without branches on the data. The float
+// versions order NaN above every number and equal to itself, as DuckDB does; -0
+// equals +0 by IEEE rules.
 
 import "cmp"
 
@@ -17,181 +17,223 @@ func b2u(b bool) byte {
 
 func cmpEqVV[T cmp.Ordered](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x == y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] == q[0]) |
+			b2u(p[1] == q[1])<<1 |
+			b2u(p[2] == q[2])<<2 |
+			b2u(p[3] == q[3])<<3 |
+			b2u(p[4] == q[4])<<4 |
+			b2u(p[5] == q[5])<<5 |
+			b2u(p[6] == q[6])<<6 |
+			b2u(p[7] == q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] == b[i]) << (i & 7)
 	}
 }
 
 func cmpEqVC[T cmp.Ordered](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x == y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] == y) |
+			b2u(p[1] == y)<<1 |
+			b2u(p[2] == y)<<2 |
+			b2u(p[3] == y)<<3 |
+			b2u(p[4] == y)<<4 |
+			b2u(p[5] == y)<<5 |
+			b2u(p[6] == y)<<6 |
+			b2u(p[7] == y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] == y) << (i & 7)
 	}
 }
 
 func cmpNeVV[T cmp.Ordered](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x != y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] != q[0]) |
+			b2u(p[1] != q[1])<<1 |
+			b2u(p[2] != q[2])<<2 |
+			b2u(p[3] != q[3])<<3 |
+			b2u(p[4] != q[4])<<4 |
+			b2u(p[5] != q[5])<<5 |
+			b2u(p[6] != q[6])<<6 |
+			b2u(p[7] != q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] != b[i]) << (i & 7)
 	}
 }
 
 func cmpNeVC[T cmp.Ordered](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x != y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] != y) |
+			b2u(p[1] != y)<<1 |
+			b2u(p[2] != y)<<2 |
+			b2u(p[3] != y)<<3 |
+			b2u(p[4] != y)<<4 |
+			b2u(p[5] != y)<<5 |
+			b2u(p[6] != y)<<6 |
+			b2u(p[7] != y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] != y) << (i & 7)
 	}
 }
 
 func cmpLtVV[T cmp.Ordered](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x < y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] < q[0]) |
+			b2u(p[1] < q[1])<<1 |
+			b2u(p[2] < q[2])<<2 |
+			b2u(p[3] < q[3])<<3 |
+			b2u(p[4] < q[4])<<4 |
+			b2u(p[5] < q[5])<<5 |
+			b2u(p[6] < q[6])<<6 |
+			b2u(p[7] < q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] < b[i]) << (i & 7)
 	}
 }
 
 func cmpLtVC[T cmp.Ordered](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x < y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] < y) |
+			b2u(p[1] < y)<<1 |
+			b2u(p[2] < y)<<2 |
+			b2u(p[3] < y)<<3 |
+			b2u(p[4] < y)<<4 |
+			b2u(p[5] < y)<<5 |
+			b2u(p[6] < y)<<6 |
+			b2u(p[7] < y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] < y) << (i & 7)
 	}
 }
 
 func cmpLeVV[T cmp.Ordered](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x <= y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] <= q[0]) |
+			b2u(p[1] <= q[1])<<1 |
+			b2u(p[2] <= q[2])<<2 |
+			b2u(p[3] <= q[3])<<3 |
+			b2u(p[4] <= q[4])<<4 |
+			b2u(p[5] <= q[5])<<5 |
+			b2u(p[6] <= q[6])<<6 |
+			b2u(p[7] <= q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] <= b[i]) << (i & 7)
 	}
 }
 
 func cmpLeVC[T cmp.Ordered](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x <= y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] <= y) |
+			b2u(p[1] <= y)<<1 |
+			b2u(p[2] <= y)<<2 |
+			b2u(p[3] <= y)<<3 |
+			b2u(p[4] <= y)<<4 |
+			b2u(p[5] <= y)<<5 |
+			b2u(p[6] <= y)<<6 |
+			b2u(p[7] <= y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] <= y) << (i & 7)
 	}
 }
 
 func cmpGtVV[T cmp.Ordered](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x > y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] > q[0]) |
+			b2u(p[1] > q[1])<<1 |
+			b2u(p[2] > q[2])<<2 |
+			b2u(p[3] > q[3])<<3 |
+			b2u(p[4] > q[4])<<4 |
+			b2u(p[5] > q[5])<<5 |
+			b2u(p[6] > q[6])<<6 |
+			b2u(p[7] > q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] > b[i]) << (i & 7)
 	}
 }
 
 func cmpGtVC[T cmp.Ordered](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x > y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] > y) |
+			b2u(p[1] > y)<<1 |
+			b2u(p[2] > y)<<2 |
+			b2u(p[3] > y)<<3 |
+			b2u(p[4] > y)<<4 |
+			b2u(p[5] > y)<<5 |
+			b2u(p[6] > y)<<6 |
+			b2u(p[7] > y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] > y) << (i & 7)
 	}
 }
 
 func cmpGeVV[T cmp.Ordered](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x >= y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] >= q[0]) |
+			b2u(p[1] >= q[1])<<1 |
+			b2u(p[2] >= q[2])<<2 |
+			b2u(p[3] >= q[3])<<3 |
+			b2u(p[4] >= q[4])<<4 |
+			b2u(p[5] >= q[5])<<5 |
+			b2u(p[6] >= q[6])<<6 |
+			b2u(p[7] >= q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] >= b[i]) << (i & 7)
 	}
 }
 
 func cmpGeVC[T cmp.Ordered](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x >= y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] >= y) |
+			b2u(p[1] >= y)<<1 |
+			b2u(p[2] >= y)<<2 |
+			b2u(p[3] >= y)<<3 |
+			b2u(p[4] >= y)<<4 |
+			b2u(p[5] >= y)<<5 |
+			b2u(p[6] >= y)<<6 |
+			b2u(p[7] >= y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] >= y) << (i & 7)
 	}
 }
 
@@ -231,181 +273,223 @@ func cmpVC[T cmp.Ordered](op cmpOp, a []T, b T, out []byte) {
 
 func cmpFloatEqVV[T float32 | float64](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x == y || (x != x && y != y)) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] == q[0] || (p[0] != p[0] && q[0] != q[0])) |
+			b2u(p[1] == q[1] || (p[1] != p[1] && q[1] != q[1]))<<1 |
+			b2u(p[2] == q[2] || (p[2] != p[2] && q[2] != q[2]))<<2 |
+			b2u(p[3] == q[3] || (p[3] != p[3] && q[3] != q[3]))<<3 |
+			b2u(p[4] == q[4] || (p[4] != p[4] && q[4] != q[4]))<<4 |
+			b2u(p[5] == q[5] || (p[5] != p[5] && q[5] != q[5]))<<5 |
+			b2u(p[6] == q[6] || (p[6] != p[6] && q[6] != q[6]))<<6 |
+			b2u(p[7] == q[7] || (p[7] != p[7] && q[7] != q[7]))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] == b[i] || (a[i] != a[i] && b[i] != b[i])) << (i & 7)
 	}
 }
 
 func cmpFloatEqVC[T float32 | float64](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x == y || (x != x && y != y)) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] == y || (p[0] != p[0] && y != y)) |
+			b2u(p[1] == y || (p[1] != p[1] && y != y))<<1 |
+			b2u(p[2] == y || (p[2] != p[2] && y != y))<<2 |
+			b2u(p[3] == y || (p[3] != p[3] && y != y))<<3 |
+			b2u(p[4] == y || (p[4] != p[4] && y != y))<<4 |
+			b2u(p[5] == y || (p[5] != p[5] && y != y))<<5 |
+			b2u(p[6] == y || (p[6] != p[6] && y != y))<<6 |
+			b2u(p[7] == y || (p[7] != p[7] && y != y))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] == y || (a[i] != a[i] && y != y)) << (i & 7)
 	}
 }
 
 func cmpFloatNeVV[T float32 | float64](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(!(x == y || (x != x && y != y))) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(!(p[0] == q[0] || (p[0] != p[0] && q[0] != q[0]))) |
+			b2u(!(p[1] == q[1] || (p[1] != p[1] && q[1] != q[1])))<<1 |
+			b2u(!(p[2] == q[2] || (p[2] != p[2] && q[2] != q[2])))<<2 |
+			b2u(!(p[3] == q[3] || (p[3] != p[3] && q[3] != q[3])))<<3 |
+			b2u(!(p[4] == q[4] || (p[4] != p[4] && q[4] != q[4])))<<4 |
+			b2u(!(p[5] == q[5] || (p[5] != p[5] && q[5] != q[5])))<<5 |
+			b2u(!(p[6] == q[6] || (p[6] != p[6] && q[6] != q[6])))<<6 |
+			b2u(!(p[7] == q[7] || (p[7] != p[7] && q[7] != q[7])))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(!(a[i] == b[i] || (a[i] != a[i] && b[i] != b[i]))) << (i & 7)
 	}
 }
 
 func cmpFloatNeVC[T float32 | float64](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(!(x == y || (x != x && y != y))) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(!(p[0] == y || (p[0] != p[0] && y != y))) |
+			b2u(!(p[1] == y || (p[1] != p[1] && y != y)))<<1 |
+			b2u(!(p[2] == y || (p[2] != p[2] && y != y)))<<2 |
+			b2u(!(p[3] == y || (p[3] != p[3] && y != y)))<<3 |
+			b2u(!(p[4] == y || (p[4] != p[4] && y != y)))<<4 |
+			b2u(!(p[5] == y || (p[5] != p[5] && y != y)))<<5 |
+			b2u(!(p[6] == y || (p[6] != p[6] && y != y)))<<6 |
+			b2u(!(p[7] == y || (p[7] != p[7] && y != y)))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(!(a[i] == y || (a[i] != a[i] && y != y))) << (i & 7)
 	}
 }
 
 func cmpFloatLtVV[T float32 | float64](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x < y || (x == x && y != y)) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] < q[0] || (p[0] == p[0] && q[0] != q[0])) |
+			b2u(p[1] < q[1] || (p[1] == p[1] && q[1] != q[1]))<<1 |
+			b2u(p[2] < q[2] || (p[2] == p[2] && q[2] != q[2]))<<2 |
+			b2u(p[3] < q[3] || (p[3] == p[3] && q[3] != q[3]))<<3 |
+			b2u(p[4] < q[4] || (p[4] == p[4] && q[4] != q[4]))<<4 |
+			b2u(p[5] < q[5] || (p[5] == p[5] && q[5] != q[5]))<<5 |
+			b2u(p[6] < q[6] || (p[6] == p[6] && q[6] != q[6]))<<6 |
+			b2u(p[7] < q[7] || (p[7] == p[7] && q[7] != q[7]))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] < b[i] || (a[i] == a[i] && b[i] != b[i])) << (i & 7)
 	}
 }
 
 func cmpFloatLtVC[T float32 | float64](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x < y || (x == x && y != y)) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] < y || (p[0] == p[0] && y != y)) |
+			b2u(p[1] < y || (p[1] == p[1] && y != y))<<1 |
+			b2u(p[2] < y || (p[2] == p[2] && y != y))<<2 |
+			b2u(p[3] < y || (p[3] == p[3] && y != y))<<3 |
+			b2u(p[4] < y || (p[4] == p[4] && y != y))<<4 |
+			b2u(p[5] < y || (p[5] == p[5] && y != y))<<5 |
+			b2u(p[6] < y || (p[6] == p[6] && y != y))<<6 |
+			b2u(p[7] < y || (p[7] == p[7] && y != y))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] < y || (a[i] == a[i] && y != y)) << (i & 7)
 	}
 }
 
 func cmpFloatLeVV[T float32 | float64](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(x <= y || y != y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(p[0] <= q[0] || q[0] != q[0]) |
+			b2u(p[1] <= q[1] || q[1] != q[1])<<1 |
+			b2u(p[2] <= q[2] || q[2] != q[2])<<2 |
+			b2u(p[3] <= q[3] || q[3] != q[3])<<3 |
+			b2u(p[4] <= q[4] || q[4] != q[4])<<4 |
+			b2u(p[5] <= q[5] || q[5] != q[5])<<5 |
+			b2u(p[6] <= q[6] || q[6] != q[6])<<6 |
+			b2u(p[7] <= q[7] || q[7] != q[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] <= b[i] || b[i] != b[i]) << (i & 7)
 	}
 }
 
 func cmpFloatLeVC[T float32 | float64](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(x <= y || y != y) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(p[0] <= y || y != y) |
+			b2u(p[1] <= y || y != y)<<1 |
+			b2u(p[2] <= y || y != y)<<2 |
+			b2u(p[3] <= y || y != y)<<3 |
+			b2u(p[4] <= y || y != y)<<4 |
+			b2u(p[5] <= y || y != y)<<5 |
+			b2u(p[6] <= y || y != y)<<6 |
+			b2u(p[7] <= y || y != y)<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(a[i] <= y || y != y) << (i & 7)
 	}
 }
 
 func cmpFloatGtVV[T float32 | float64](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(y < x || (y == y && x != x)) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(q[0] < p[0] || (q[0] == q[0] && p[0] != p[0])) |
+			b2u(q[1] < p[1] || (q[1] == q[1] && p[1] != p[1]))<<1 |
+			b2u(q[2] < p[2] || (q[2] == q[2] && p[2] != p[2]))<<2 |
+			b2u(q[3] < p[3] || (q[3] == q[3] && p[3] != p[3]))<<3 |
+			b2u(q[4] < p[4] || (q[4] == q[4] && p[4] != p[4]))<<4 |
+			b2u(q[5] < p[5] || (q[5] == q[5] && p[5] != p[5]))<<5 |
+			b2u(q[6] < p[6] || (q[6] == q[6] && p[6] != p[6]))<<6 |
+			b2u(q[7] < p[7] || (q[7] == q[7] && p[7] != p[7]))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(b[i] < a[i] || (b[i] == b[i] && a[i] != a[i])) << (i & 7)
 	}
 }
 
 func cmpFloatGtVC[T float32 | float64](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(y < x || (y == y && x != x)) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(y < p[0] || (y == y && p[0] != p[0])) |
+			b2u(y < p[1] || (y == y && p[1] != p[1]))<<1 |
+			b2u(y < p[2] || (y == y && p[2] != p[2]))<<2 |
+			b2u(y < p[3] || (y == y && p[3] != p[3]))<<3 |
+			b2u(y < p[4] || (y == y && p[4] != p[4]))<<4 |
+			b2u(y < p[5] || (y == y && p[5] != p[5]))<<5 |
+			b2u(y < p[6] || (y == y && p[6] != p[6]))<<6 |
+			b2u(y < p[7] || (y == y && p[7] != p[7]))<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(y < a[i] || (y == y && a[i] != a[i])) << (i & 7)
 	}
 }
 
 func cmpFloatGeVV[T float32 | float64](a, b []T, out []byte) {
 	b = b[:len(a)]
-	var w byte
-	for i, x := range a {
-		y := b[i]
-		w |= b2u(y <= x || x != x) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p, q := a[i:i+8:i+8], b[i:i+8:i+8]
+		out[i>>3] = b2u(q[0] <= p[0] || p[0] != p[0]) |
+			b2u(q[1] <= p[1] || p[1] != p[1])<<1 |
+			b2u(q[2] <= p[2] || p[2] != p[2])<<2 |
+			b2u(q[3] <= p[3] || p[3] != p[3])<<3 |
+			b2u(q[4] <= p[4] || p[4] != p[4])<<4 |
+			b2u(q[5] <= p[5] || p[5] != p[5])<<5 |
+			b2u(q[6] <= p[6] || p[6] != p[6])<<6 |
+			b2u(q[7] <= p[7] || p[7] != p[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(b[i] <= a[i] || a[i] != a[i]) << (i & 7)
 	}
 }
 
 func cmpFloatGeVC[T float32 | float64](a []T, y T, out []byte) {
-	var w byte
-	for i, x := range a {
-		w |= b2u(y <= x || x != x) << (i & 7)
-		if i&7 == 7 {
-			out[i>>3] = w
-			w = 0
-		}
+	n := len(a) &^ 7
+	for i := 0; i < n; i += 8 {
+		p := a[i : i+8 : i+8]
+		out[i>>3] = b2u(y <= p[0] || p[0] != p[0]) |
+			b2u(y <= p[1] || p[1] != p[1])<<1 |
+			b2u(y <= p[2] || p[2] != p[2])<<2 |
+			b2u(y <= p[3] || p[3] != p[3])<<3 |
+			b2u(y <= p[4] || p[4] != p[4])<<4 |
+			b2u(y <= p[5] || p[5] != p[5])<<5 |
+			b2u(y <= p[6] || p[6] != p[6])<<6 |
+			b2u(y <= p[7] || p[7] != p[7])<<7
 	}
-	if len(a)&7 != 0 {
-		out[len(a)>>3] = w
+	for i := n; i < len(a); i++ {
+		out[i>>3] |= b2u(y <= a[i] || a[i] != a[i]) << (i & 7)
 	}
 }
 

@@ -167,3 +167,11 @@ func toF(v any) float64 {
 	}
 	return v.(float64)
 }
+
+func mustDec(t testing.TB, s string, p, sc int32) decimal128.Num {
+	n, err := decimal128.FromString(s, p, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
