@@ -55,6 +55,12 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 	if v.Null || arr.DataType().ID() == arrow.NULL {
 		return boolArray(make([]byte, bitmapLen(n)), n, make([]byte, bitmapLen(n)), n), nil
 	}
+	if at, vt := types.Unwrap(arr.DataType()), types.Unwrap(v.Type); !arrow.TypeEqual(at, vt) {
+		var err error
+		if arr, v, err = alignConst(arr, v); err != nil {
+			return nil, err
+		}
+	}
 	if d, ok := arr.(*array.Dictionary); ok {
 		perValue, err := CompareConst(op, d.Dictionary(), v)
 		if err != nil {
@@ -135,6 +141,32 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 		return nil, errs.New(errs.Analysis, "cannot compare values of type %s", types.Name(arr.DataType()))
 	}
 	return boolArray(bits, n, valid, nulls), nil
+}
+
+// alignConst brings a column and a constant of different types to one type, so
+// that a caller passing, say, a BIGINT constant for an INTEGER column still gets
+// an exact answer: the constant is converted to the column's type when that loses
+// nothing, otherwise both go to their common type.
+func alignConst(arr arrow.Array, v types.Value) (arrow.Array, types.Value, error) {
+	at, vt := types.Unwrap(arr.DataType()), types.Unwrap(v.Type)
+	if c, err := Cast(ConstArray(v, 1), at); err == nil {
+		if back, err := Cast(c, vt); err == nil && types.Compare(types.ValueAt(back, 0), v) == 0 {
+			return arr, types.ValueAt(c, 0), nil
+		}
+	}
+	ct, ok := CommonType(at, vt)
+	if !ok {
+		return nil, v, errs.New(errs.Analysis, "cannot compare %s with %s", types.Name(at), types.Name(vt))
+	}
+	ca, err := Cast(arr, ct)
+	if err != nil {
+		return nil, v, err
+	}
+	cv, err := Cast(ConstArray(v, 1), ct)
+	if err != nil {
+		return nil, v, err
+	}
+	return ca, types.ValueAt(cv, 0), nil
 }
 
 func compareStrings(a, b string) int {

@@ -183,3 +183,37 @@ func TestDistinctFrom(t *testing.T) {
 		t.Errorf("NaN IS DISTINCT FROM NaN: %s", got)
 	}
 }
+
+// A constant of another type than the column still compares exactly.
+func TestCompareConstMixedTypes(t *testing.T) {
+	col := mk(t, types.Int32, -5, 0, 7, nil)
+	cases := []struct {
+		op   string
+		v    types.Value
+		want string
+	}{
+		{"<", types.IntValue(3_000_000_000), "true,true,true,NULL"},
+		{">", types.IntValue(-3_000_000_000), "true,true,true,NULL"},
+		{"=", types.IntValue(7), "false,false,true,NULL"},
+		{"<", types.FloatValue(0.5), "true,true,false,NULL"},
+		{"=", types.FloatValue(7), "false,false,true,NULL"},
+		{">=", types.Value{Type: dec(5, 2), D: mustDec(t, "-4.99", 5, 2)}, "false,true,true,NULL"},
+	}
+	for _, c := range cases {
+		got, err := CompareConst(c.op, col, c.v)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.op, c.v, err)
+		}
+		if joined(got) != c.want {
+			t.Errorf("INTEGER %s %s = %s, want %s", c.op, c.v, joined(got), c.want)
+		}
+	}
+	ts := mk(t, types.Timestamp, "2024-01-01 00:00:00", "2024-01-01 12:00:00")
+	got, err := CompareConst(">=", ts, types.DateValue(int32(mustDays(t, "2024-01-01"))))
+	if err != nil || joined(got) != "true,true" {
+		t.Errorf("TIMESTAMP >= DATE: %s %v", joined(got), err)
+	}
+	if _, err := CompareConst("=", col, types.StringValue("x")); err == nil {
+		t.Error("INTEGER = VARCHAR constant accepted")
+	}
+}

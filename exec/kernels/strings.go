@@ -16,6 +16,50 @@ import (
 // once per dictionary value. Positions and lengths count characters (code points),
 // not bytes.
 
+// caseMap writes lower- or upper-cased rows straight into the result buffer:
+// ASCII rows byte by byte with no allocation, others through the unicode tables.
+func caseMap(x arrow.Array, upper bool) arrow.Array {
+	a := x.(*array.String)
+	n := a.Len()
+	offs, data := strRaw(a)
+	b := newStrBuilder(n, len(a.ValueBytes()))
+	lo, hi, delta := byte('A'), byte('Z'), int('a'-'A')
+	if upper {
+		lo, hi, delta = 'a', 'z', -delta
+	}
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) {
+			b.addNull()
+			continue
+		}
+		row := data[offs[i]:offs[i+1]]
+		ascii := true
+		for _, c := range row {
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			if upper {
+				b.add(strings.ToUpper(string(row)))
+			} else {
+				b.add(strings.ToLower(string(row)))
+			}
+			continue
+		}
+		start := len(b.data)
+		b.data = append(b.data, row...)
+		for j := start; j < len(b.data); j++ {
+			if c := b.data[j]; c >= lo && c <= hi {
+				b.data[j] = byte(int(c) + delta)
+			}
+		}
+		b.offs = append(b.offs, int32(len(b.data)))
+	}
+	return b.finish()
+}
+
 // mapStrings applies f to every non-NULL row of a VARCHAR array.
 func mapStrings(x arrow.Array, f func(string) string) arrow.Array {
 	a := x.(*array.String)
