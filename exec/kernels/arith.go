@@ -60,13 +60,13 @@ func arithInt64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
 	case opMul:
 		// Products of values below 2^31 in magnitude cannot overflow; only when a
 		// larger operand appears is each row checked exactly.
-		var big int64
+		var wide int64
 		for i, p := range a {
 			q := b[i]
 			out[i] = p * q
-			big |= ((p ^ (p >> 63)) | (q ^ (q >> 63))) >> 31
+			wide |= ((p ^ (p >> 63)) | (q ^ (q >> 63))) >> 31
 		}
-		if big != 0 {
+		if wide != 0 {
 			for i, p := range a {
 				if mulOverflows(p, b[i]) && isValid(valid, 0, i) {
 					overflow = true

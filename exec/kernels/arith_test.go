@@ -62,7 +62,7 @@ func TestArithmeticOverflowAndZero(t *testing.T) {
 	wantErr(t, "-", "out of range", mk(t, types.Uint64, 1), mk(t, types.Uint64, 2))
 	wantErr(t, "neg", "out of range", mk(t, types.Int64, math.MinInt64))
 	// Products just inside the range are fine, and overflow in a NULL row is not.
-	if got := mustCall(t, "*", mk(t, types.Int64, -(1 << 62), 3037000499), mk(t, types.Int64, 2, 3037000499)); got != "-9223372036854775808,9223372030926249001" {
+	if got := mustCall(t, "*", mk(t, types.Int64, -(1<<62), 3037000499), mk(t, types.Int64, 2, 3037000499)); got != "-9223372036854775808,9223372030926249001" {
 		t.Errorf("edge products: %s", got)
 	}
 	x := mk(t, types.Int64, 1, math.MaxInt64)

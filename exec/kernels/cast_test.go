@@ -61,7 +61,7 @@ func TestCastNumeric(t *testing.T) {
 		{mk(t, types.Boolean, true, false, nil), types.Int32, "1,0,NULL"},
 		{mk(t, types.Int64, 0, 7, -1), types.Boolean, "false,true,true"},
 		{mk(t, types.Int64, math.MaxInt64), types.Uint64, "9223372036854775807"},
-		{mk(t, types.Uint64, uint64(1) << 63), dec(20, 0), "9223372036854775808"},
+		{mk(t, types.Uint64, uint64(1)<<63), dec(20, 0), "9223372036854775808"},
 	}
 	for _, c := range cases {
 		if got := mustCast(t, c.in, c.to); got != c.want {

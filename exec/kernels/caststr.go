@@ -16,16 +16,8 @@ var defaultMem = vector.Allocator
 // castToString renders every row as text, exactly as types.Value.String does.
 func castToString(arr arrow.Array) (arrow.Array, error) {
 	n := arr.Len()
-	if s, ok := asStrings(arr); ok {
-		b := newStrBuilder(n, 16*n)
-		for i := 0; i < n; i++ {
-			if s.IsNull(i) {
-				b.addNull()
-			} else {
-				b.add(s.Value(i))
-			}
-		}
-		return b.finish(), nil
+	if _, ok := asStrings(arr); ok {
+		return plainStrings(arr), nil
 	}
 	b := newStrBuilder(n, 12*n)
 	var scratch []byte
@@ -90,7 +82,7 @@ func appendDate(dst []byte, days int64) []byte {
 
 // castFromString parses every row as a value of to.
 func castFromString(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
-	s, _ := asStrings(arr)
+	s := plainStrings(arr)
 	n := arr.Len()
 	valid, nulls := copyValidity(arr)
 	vm, voff := validityOf(arr)

@@ -6,7 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
@@ -336,8 +335,6 @@ func compareArrays(o cmpOp, x, y arrow.Array) (*array.Boolean, error) {
 	return boolArray(bits, n, valid, nulls), nil
 }
 
-var _ = decimal128.Num{}
-
 // gatherBool maps a per-dictionary-value boolean result to the rows of a
 // dictionary array through its indices: row i is res[indices[i]], NULL where the
 // index is NULL or the value's result is NULL.
@@ -374,6 +371,23 @@ func gatherBoolIdx[I integer](res *array.Boolean, idx []I, indices arrow.Array) 
 	resValid, _ := copyValidity(res)
 	ixValid, ixOff := validityOf(indices)
 	bits := make([]byte, bitmapLen(n))
+	if resValid == nil && ixValid == nil {
+		// The common case: a plain lookup per row, eight rows per output byte.
+		full := n &^ 7
+		for i := 0; i < full; i += 8 {
+			k := idx[i : i+8 : i+8]
+			var w byte
+			for j, x := range k {
+				w |= (rv[x>>3] >> (x & 7) & 1) << j
+			}
+			bits[i>>3] = w
+		}
+		for i := full; i < n; i++ {
+			x := idx[i]
+			bits[i>>3] |= (rv[x>>3] >> (x & 7) & 1) << (i & 7)
+		}
+		return boolArray(bits, n, nil, 0)
+	}
 	var valid []byte
 	nulls := 0
 	if resValid != nil || ixValid != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/types"
@@ -186,9 +185,6 @@ func allSame[T comparable](s []T) bool {
 	}
 	return true
 }
-
-// decimalZero is the zero decimal, used to fill NULL slots.
-var decimalZero decimal128.Num
 
 // takeArray gathers arr at positions idx (all in range).
 func takeArray(arr arrow.Array, idx []int32) arrow.Array {

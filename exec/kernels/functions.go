@@ -436,22 +436,6 @@ func bindDouble1(f func(float64) (float64, error)) binder {
 	})
 }
 
-func upperString(s string) string {
-	if isASCII(s) {
-		hasLower := false
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; 'a' <= c && c <= 'z' {
-				hasLower = true
-				break
-			}
-		}
-		if !hasLower {
-			return s
-		}
-	}
-	return toUpper(s)
-}
-
 func bindSubstr(c *call) (*Function, error) {
 	switch len(c.args) {
 	case 2:

@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/loredb/lore/errs"
 )
@@ -236,5 +235,3 @@ func likeKernel(foldCase, negate bool) func(args []arrow.Array, n int) (arrow.Ar
 		return boolArray(bits, n, valid, nulls), nil
 	}
 }
-
-var _ = array.NewStringData

@@ -377,7 +377,6 @@ func splitPart(args []arrow.Array, n int) (arrow.Array, error) {
 	})
 }
 
-func toUpper(s string) string      { return strings.ToUpper(s) }
 func hasPrefix(s, p string) bool   { return strings.HasPrefix(s, p) }
 func hasSuffix(s, p string) bool   { return strings.HasSuffix(s, p) }
 func containsStr(s, p string) bool { return strings.Contains(s, p) }

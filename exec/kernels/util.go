@@ -204,3 +204,26 @@ func asStrings(arr arrow.Array) (strAccess, bool) {
 	}
 	return nil, false
 }
+
+// plainStrings returns a string array as *array.String, converting large and view
+// strings (rare: Lore's readers produce plain strings) so loops make no interface
+// call per row.
+func plainStrings(arr arrow.Array) *array.String {
+	if s, ok := arr.(*array.String); ok {
+		return s
+	}
+	src, ok := asStrings(arr)
+	if !ok {
+		panic("BUG: plainStrings of " + arr.DataType().String())
+	}
+	n := arr.Len()
+	b := newStrBuilder(n, 16*n)
+	for i := 0; i < n; i++ {
+		if src.IsNull(i) {
+			b.addNull()
+		} else {
+			b.add(src.Value(i))
+		}
+	}
+	return b.finish().(*array.String)
+}
