@@ -105,6 +105,19 @@ func TestCompareConstDictionary(t *testing.T) {
 			}
 		}
 	}
+	// Without NULLs and longer than a byte of output (the unrolled gather).
+	rows := []any{}
+	for i := 0; i < 21; i++ {
+		rows = append(rows, []string{"x", "y", "z"}[i*7%3])
+	}
+	d2 := dict(t, rows...)
+	for _, op := range allOps {
+		got, _ := CompareConst(op, d2, types.StringValue("y"))
+		want, _ := CompareConst(op, Decode(d2), types.StringValue("y"))
+		if joined(got) != joined(want) || got.NullN() != 0 {
+			t.Errorf("dict without NULLs %s: %s, plain %s", op, joined(got), joined(want))
+		}
+	}
 	// A dictionary whose values contain NULL.
 	b := array.NewStringBuilder(defaultMem)
 	b.AppendValues([]string{"x", ""}, []bool{true, false})
