@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -138,6 +139,20 @@ func IfElse(cond *array.Boolean, then, els arrow.Array) arrow.Array {
 		then = nullArray(els.DataType(), els.Len())
 	} else if els.DataType().ID() == arrow.NULL {
 		els = nullArray(then.DataType(), then.Len())
+	}
+	if !arrow.TypeEqual(then.DataType(), els.DataType()) {
+		// Callers cast both branches to their common type; tolerate one that did not.
+		ct, ok := CommonType(then.DataType(), els.DataType())
+		if !ok {
+			panic("BUG: IfElse of " + then.DataType().String() + " and " + els.DataType().String())
+		}
+		var err1, err2 error
+		then, err1 = Cast(then, ct)
+		els, err2 = Cast(els, ct)
+		if err1 != nil || err2 != nil {
+			panic(fmt.Sprintf("BUG: IfElse cast to %s: %v %v", ct, err1, err2))
+		}
+		then, els = Decode(then), Decode(els)
 	}
 	n := cond.Len()
 	pick, cm := boolParts(cond)

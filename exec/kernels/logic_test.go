@@ -124,3 +124,11 @@ func TestCoalesceNullIfGreatest(t *testing.T) {
 }
 
 func zero() float64 { return 0 }
+
+func TestIfElseMixedTypes(t *testing.T) {
+	cond := mk(t, types.Boolean, true, false).(*array.Boolean)
+	out := IfElse(cond, mk(t, types.Int32, 1, 2), mk(t, types.Float64, 0.5, 1.5))
+	if joined(out) != "1.0,1.5" || !arrow.TypeEqual(out.DataType(), types.Float64) {
+		t.Errorf("IfElse(INTEGER, DOUBLE): %s of %s", joined(out), out.DataType())
+	}
+}
