@@ -393,12 +393,23 @@ func tsAddInterval(x, y arrow.Array, sign int64) (arrow.Array, error) {
 		}
 		v := int64(t)
 		k := iv[i]
+		ok := true
 		if k.Months != 0 {
 			day, rem := floorDiv(v, dayTicks), floorMod(v, dayTicks)
-			v = addMonths(day, sign*int64(k.Months))*dayTicks + rem
+			nd := addMonths(day, sign*int64(k.Months))
+			ok = !mulOverflows(nd, dayTicks)
+			v = nd*dayTicks + rem
 		}
-		v += sign * int64(k.Days) * dayTicks
-		v += sign * k.Nanoseconds / (1e9 / per)
+		var o1, o2 bool
+		dd := sign * int64(k.Days)
+		if mulOverflows(dd, dayTicks) {
+			ok = false
+		}
+		v, o1 = addChecked(v, dd*dayTicks)
+		v, o2 = addChecked(v, sign*(k.Nanoseconds/(1e9/per)))
+		if !ok || o1 || o2 {
+			return nil, outOfRange(types.FormatTimestamp(int64(t), dt.Unit, false)+" "+map[int64]string{1: "+", -1: "-"}[sign]+" "+types.FormatInterval(k), dt)
+		}
 		out[i] = v
 	}
 	return fixedArray(dt, out, valid, nulls), nil
@@ -432,4 +443,10 @@ func intervalAdd(x, y arrow.Array, sign int32) (arrow.Array, error) {
 	}
 	valid, nulls := andValidity(n, x, y)
 	return decimalArray(types.Interval, out, valid, nulls), nil
+}
+
+// addChecked adds and reports overflow.
+func addChecked(a, b int64) (int64, bool) {
+	r := a + b
+	return r, (a^r)&(b^r) < 0
 }

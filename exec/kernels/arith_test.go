@@ -221,3 +221,13 @@ func TestArithmeticDictionaryAndConstants(t *testing.T) {
 		t.Errorf("dictionary * column: %s", got)
 	}
 }
+
+func TestTimestampIntervalOverflow(t *testing.T) {
+	ns := &arrow.TimestampType{Unit: arrow.Nanosecond}
+	wantErr(t, "+", "out of range", mk(t, ns, "2262-01-01 00:00:00"), mk(t, types.Interval, "1 year"))
+	wantErr(t, "-", "out of range", mk(t, ns, "1678-01-01 00:00:00"), mk(t, types.Interval, "365 days"))
+	wantErr(t, "+", "out of range", mk(t, ns, "2000-01-01 00:00:00"), mk(t, types.Interval, "2000000000 days"))
+	if got := mustCall(t, "+", mk(t, ns, "2262-01-01 00:00:00"), mk(t, types.Interval, "1 month")); got != "2262-02-01 00:00:00" {
+		t.Errorf("near the end of TIMESTAMP_NS: %s", got)
+	}
+}
