@@ -208,13 +208,27 @@ func segEndsAt(seg likeSeg, s string, pos int) bool {
 	return false
 }
 
-// likeKernel evaluates s [NOT] [I]LIKE pattern, compiling each distinct pattern
-// once per call (patterns are almost always constant).
+// likeKernel evaluates s [NOT] [I]LIKE pattern. A constant pattern (the usual
+// case) is compiled once and the rows are read straight from the string buffer;
+// otherwise each distinct consecutive pattern is compiled once.
 func likeKernel(foldCase, negate bool) func(args []arrow.Array, n int) (arrow.Array, error) {
 	return func(args []arrow.Array, n int) (arrow.Array, error) {
 		s, p := str(args[0]), str(args[1])
 		valid, nulls := andValidity(n, args...)
 		bits := make([]byte, bitmapLen(n))
+		if n > 0 && p.NullN() == 0 && constantValue(p) {
+			lp, err := compileLike(p.Value(0), foldCase)
+			if err != nil {
+				return nil, err
+			}
+			offs, data := strRaw(s)
+			for i := 0; i < n; i++ {
+				if isValid(valid, 0, i) && lp.match(bstr(data[offs[i]:offs[i+1]])) != negate {
+					bits[i>>3] |= 1 << (i & 7)
+				}
+			}
+			return boolArray(bits, n, valid, nulls), nil
+		}
 		var lastPat string
 		var lp *likePattern
 		for i := 0; i < n; i++ {

@@ -227,3 +227,7 @@ func plainStrings(arr arrow.Array) *array.String {
 	}
 	return b.finish().(*array.String)
 }
+
+// bstr views bytes as a string without copying; the bytes must not change while
+// the string is in use (array buffers never do).
+func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
