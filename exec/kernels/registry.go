@@ -21,6 +21,7 @@ import (
 // run once per dictionary value where they can), and an argument of another type
 // is cast by Eval itself as a safety net. A result may be a dictionary array whose
 // value type is Result (string functions over a dictionary column keep it encoded).
+// Eval keeps no state between calls and may be called from several goroutines.
 type Function struct {
 	Name   string
 	Args   []arrow.DataType
@@ -58,6 +59,13 @@ var ctxBackground = context.Background()
 // are the same and overflow is detected at 64 bits.
 func Resolve(name string, args []arrow.DataType) (*Function, error) {
 	return ResolveConst(name, args, nil)
+}
+
+// Known reports whether name (any case) is a scalar function or operator that
+// Resolve knows, whatever its arguments; aggregates and window functions are not.
+func Known(name string) bool {
+	_, ok := registry[strings.ToLower(name)]
+	return ok
 }
 
 // ResolveConst is Resolve when the caller knows the values of some arguments

@@ -150,3 +150,16 @@ func TestConstArray(t *testing.T) {
 		t.Errorf("Decode: %s", got)
 	}
 }
+
+func TestKnown(t *testing.T) {
+	for _, name := range []string{"lower", "LOWER", "+", "date_trunc", "coalesce", "now"} {
+		if !Known(name) {
+			t.Errorf("Known(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"sum", "count", "row_number", "nosuch"} {
+		if Known(name) {
+			t.Errorf("Known(%q) = true", name)
+		}
+	}
+}
