@@ -19,9 +19,12 @@
 //   - Dictionary arrays stay dictionaries where that saves work: CompareConst and
 //     strict functions whose other arguments are constant run once per dictionary
 //     value; Cast converts the dictionary only. Other cases decode (Decode).
-//   - Every result array is freshly allocated with bit offset 0; inputs are never
-//     modified, and results may share no buffers with inputs except when a
-//     function returns its argument unchanged (round of an integer).
+//   - Inputs are never modified. Results are new arrays (bit offset 0) or share
+//     immutable buffers with inputs: a function may return an argument unchanged
+//     (round of an integer, a cast to the same type) and a dictionary result
+//     reuses the input's indices.
+//   - Function.Eval keeps no state between calls, so one resolved Function serves
+//     every worker of a statement; now() and current_date are fixed when resolved.
 //   - Results follow DuckDB where the two engines could differ: `/` is float
 //     division with IEEE results for division by zero (DuckDB 1.1+), `//` and `%`
 //     by zero are NULL, NaN sorts above every number and equals itself, -0 = +0,
