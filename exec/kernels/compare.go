@@ -50,6 +50,9 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 	if !ok {
 		return nil, errs.New(errs.Analysis, "unknown comparison operator %q", op)
 	}
+	if v.Type == nil {
+		return nil, errs.New(errs.Internal, "CompareConst: the constant has no type")
+	}
 	n := arr.Len()
 	if v.Null || arr.DataType().ID() == arrow.NULL {
 		return boolArray(make([]byte, bitmapLen(n)), n, make([]byte, bitmapLen(n)), n), nil
