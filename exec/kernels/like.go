@@ -19,6 +19,7 @@ type likePattern struct {
 	anchorL  bool      // the pattern does not start with %
 	anchorR  bool      // the pattern does not end with %
 	foldCase bool
+	scratch  []byte // ASCII case folding without allocation; a pattern serves one call
 }
 
 // likeSeg is a run between % signs: literal text in which '_' positions (by byte
@@ -106,7 +107,7 @@ func compileLike(p string, foldCase bool) (*likePattern, error) {
 
 func (lp *likePattern) match(s string) bool {
 	if lp.foldCase {
-		s = lowerString(s)
+		s = lp.fold(s)
 	}
 	switch lp.kind {
 	case 'e':
@@ -119,6 +120,21 @@ func (lp *likePattern) match(s string) bool {
 		return strings.Contains(s, lp.lit)
 	}
 	return lp.matchGeneral(s)
+}
+
+// fold lower-cases s for ILIKE, into the pattern's scratch buffer when ASCII.
+func (lp *likePattern) fold(s string) string {
+	if !isASCII(s) {
+		return strings.ToLower(s)
+	}
+	b := append(lp.scratch[:0], s...)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	lp.scratch = b
+	return bstr(b)
 }
 
 // matchGeneral matches segment by segment: the first is anchored at the start

@@ -84,22 +84,6 @@ func isASCII(s string) bool {
 	return true
 }
 
-func lowerString(s string) string {
-	if isASCII(s) {
-		hasUpper := false
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; 'A' <= c && c <= 'Z' {
-				hasUpper = true
-				break
-			}
-		}
-		if !hasUpper {
-			return s
-		}
-	}
-	return strings.ToLower(s)
-}
-
 // strLength is length(s) in characters, as BIGINT.
 func strLength(x arrow.Array) arrow.Array {
 	a := x.(*array.String)
