@@ -6,7 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/loredb/lore/types"
 )
 
 // boolParts returns a boolean array's value bits and validity as fresh offset-0
