@@ -1,0 +1,452 @@
+package kernels
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/loredb/lore/types"
+)
+
+// arithOp is an arithmetic operator.
+type arithOp uint8
+
+const (
+	opAdd arithOp = iota
+	opSub
+	opMul
+	opDiv    // float division (IEEE: x/0 is ±Inf or NaN, as in DuckDB 1.1+)
+	opIntDiv // integer division truncating toward zero; x//0 is NULL
+	opMod    // remainder with the sign of the dividend; x%0 is NULL for exact types
+)
+
+func (op arithOp) symbol() string {
+	return [...]string{"+", "-", "*", "/", "//", "%"}[op]
+}
+
+// arithInt64 evaluates op over two BIGINT arrays. Overflow of a non-NULL row is an
+// error; x//0 and x%0 are NULL.
+func arithInt64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
+	n := x.Len()
+	a, b := x.(*array.Int64).Int64Values(), y.(*array.Int64).Int64Values()
+	b = b[:len(a)]
+	out := make([]int64, n)
+	valid, nulls := andValidity(n, x, y)
+	overflow := false
+	switch op {
+	case opAdd:
+		var f int64
+		for i, p := range a {
+			q := b[i]
+			r := p + q
+			f |= (p ^ r) & (q ^ r)
+			out[i] = r
+		}
+		overflow = f < 0
+	case opSub:
+		var f int64
+		for i, p := range a {
+			q := b[i]
+			r := p - q
+			f |= (p ^ q) & (p ^ r)
+			out[i] = r
+		}
+		overflow = f < 0
+	case opMul:
+		// Products of values below 2^31 in magnitude cannot overflow; only when a
+		// larger operand appears is each row checked exactly.
+		var wide int64
+		for i, p := range a {
+			q := b[i]
+			out[i] = p * q
+			wide |= ((p ^ (p >> 63)) | (q ^ (q >> 63))) >> 31
+		}
+		if wide != 0 {
+			for i, p := range a {
+				if mulOverflows(p, b[i]) && isValid(valid, 0, i) {
+					overflow = true
+					break
+				}
+			}
+		}
+	case opIntDiv, opMod:
+		if valid == nil {
+			valid = make([]byte, bitmapLen(n))
+			bitutil.SetBitsTo(valid, 0, int64(n), true)
+		}
+		for i, p := range a {
+			q := b[i]
+			switch {
+			case q == 0:
+				if bitutil.BitIsSet(valid, i) {
+					bitutil.ClearBit(valid, i)
+					nulls++
+				}
+			case q == -1:
+				// MinInt64 // -1 overflows; MinInt64 % -1 is 0.
+				if op == opMod {
+					out[i] = 0
+				} else if p == math.MinInt64 && bitutil.BitIsSet(valid, i) {
+					return nil, outOfRange(strconv.FormatInt(p, 10)+" // -1", types.Int64)
+				} else {
+					out[i] = -p
+				}
+			case op == opIntDiv:
+				out[i] = p / q
+			default:
+				out[i] = p % q
+			}
+		}
+		if nulls == 0 {
+			valid = nil
+		}
+	}
+	if overflow {
+		// The flag covers NULL rows too; report only a real (non-NULL) overflow.
+		for i, p := range a {
+			if !isValid(valid, 0, i) {
+				continue
+			}
+			q := b[i]
+			var bad bool
+			switch op {
+			case opAdd:
+				r := p + q
+				bad = (p^r)&(q^r) < 0
+			case opSub:
+				r := p - q
+				bad = (p^q)&(p^r) < 0
+			case opMul:
+				bad = mulOverflows(p, q)
+			}
+			if bad {
+				return nil, outOfRange(strconv.FormatInt(p, 10)+" "+op.symbol()+" "+strconv.FormatInt(q, 10), types.Int64)
+			}
+		}
+	}
+	return fixedArray(types.Int64, out, valid, nulls), nil
+}
+
+func mulOverflows(p, q int64) bool {
+	if p == 0 || q == 0 {
+		return false
+	}
+	hi, lo := bits.Mul64(absU(p), absU(q))
+	if hi != 0 {
+		return true
+	}
+	if (p < 0) != (q < 0) {
+		return lo > 1<<63
+	}
+	return lo > math.MaxInt64
+}
+
+// arithUint64 evaluates op over two UBIGINT arrays.
+func arithUint64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
+	n := x.Len()
+	a, b := x.(*array.Uint64).Uint64Values(), y.(*array.Uint64).Uint64Values()
+	b = b[:len(a)]
+	out := make([]uint64, n)
+	valid, nulls := andValidity(n, x, y)
+	if valid == nil && (op == opIntDiv || op == opMod) {
+		valid = make([]byte, bitmapLen(n))
+		bitutil.SetBitsTo(valid, 0, int64(n), true)
+	}
+	for i, p := range a {
+		q := b[i]
+		live := isValid(valid, 0, i)
+		var bad bool
+		switch op {
+		case opAdd:
+			out[i] = p + q
+			bad = out[i] < p
+		case opSub:
+			out[i] = p - q
+			bad = q > p
+		case opMul:
+			hi, lo := bits.Mul64(p, q)
+			out[i], bad = lo, hi != 0
+		case opIntDiv, opMod:
+			switch {
+			case q == 0:
+				if live {
+					bitutil.ClearBit(valid, i)
+					nulls++
+				}
+			case op == opIntDiv:
+				out[i] = p / q
+			default:
+				out[i] = p % q
+			}
+		}
+		if bad && live {
+			return nil, outOfRange(strconv.FormatUint(p, 10)+" "+op.symbol()+" "+strconv.FormatUint(q, 10), types.Uint64)
+		}
+	}
+	if nulls == 0 {
+		valid = nil
+	}
+	return fixedArray(types.Uint64, out, valid, nulls), nil
+}
+
+// arithFloat evaluates op over two FLOAT or two DOUBLE arrays with IEEE semantics
+// (DuckDB's default): division by zero gives ±Inf or NaN, x % 0 is NaN.
+func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x, y arrow.Array) arrow.Array {
+	n := len(a)
+	b = b[:n]
+	out := make([]T, n)
+	valid, nulls := andValidity(n, x, y)
+	switch op {
+	case opAdd:
+		for i, p := range a {
+			out[i] = p + b[i]
+		}
+	case opSub:
+		for i, p := range a {
+			out[i] = p - b[i]
+		}
+	case opMul:
+		for i, p := range a {
+			out[i] = p * b[i]
+		}
+	case opDiv:
+		for i, p := range a {
+			out[i] = p / b[i]
+		}
+	case opIntDiv:
+		for i, p := range a {
+			out[i] = T(math.Floor(float64(p / b[i])))
+		}
+	case opMod:
+		for i, p := range a {
+			out[i] = T(math.Mod(float64(p), float64(b[i])))
+		}
+	}
+	return fixedArray(dt, out, valid, nulls)
+}
+
+// arithDecimal evaluates + - * % over decimals. For + - and % both arguments have
+// the result's scale already (the caller cast them); for * the result scale is the
+// sum of the argument scales. Results beyond the result precision are an error.
+func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arrow.Array, error) {
+	n := x.Len()
+	a, b := x.(*array.Decimal128).Values(), y.(*array.Decimal128).Values()
+	b = b[:len(a)]
+	out := make([]decimal128.Num, n)
+	valid, nulls := andValidity(n, x, y)
+	xp := x.DataType().(*arrow.Decimal128Type).Precision
+	yp := y.DataType().(*arrow.Decimal128Type).Precision
+	small := xp <= 18 && yp <= 18 // operands fit in int64
+	if op == opMod && valid == nil {
+		valid = make([]byte, bitmapLen(n))
+		bitutil.SetBitsTo(valid, 0, int64(n), true)
+	}
+	for i, p := range a {
+		q := b[i]
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		var r decimal128.Num
+		ok := true
+		switch op {
+		case opAdd:
+			if small {
+				r = decimal128.FromI64(int64(p.LowBits()) + int64(q.LowBits()))
+			} else {
+				r = p.Add(q)
+				ok = addFits(p, q, r)
+			}
+		case opSub:
+			if small {
+				r = decimal128.FromI64(int64(p.LowBits()) - int64(q.LowBits()))
+			} else {
+				r = p.Sub(q)
+				ok = addFits(p, q.Negate(), r)
+			}
+		case opMul:
+			if small {
+				r = mulInt64(int64(p.LowBits()), int64(q.LowBits()))
+			} else {
+				r, ok = decMul(p, q)
+			}
+		case opMod:
+			if q.Sign() == 0 {
+				bitutil.ClearBit(valid, i)
+				nulls++
+				continue
+			}
+			if small {
+				r = decimal128.FromI64(int64(p.LowBits()) % int64(q.LowBits()))
+			} else {
+				r = decimal128.FromBigInt(new(big.Int).Rem(p.BigInt(), q.BigInt()))
+			}
+		}
+		if !ok || !decFits(r, res.Precision) {
+			return nil, outOfRange(types.FormatDecimal(p, x.DataType().(*arrow.Decimal128Type).Scale)+" "+op.symbol()+" "+
+				types.FormatDecimal(q, y.DataType().(*arrow.Decimal128Type).Scale), res)
+		}
+		out[i] = r
+	}
+	if op == opMod && nulls == 0 {
+		valid = nil
+	}
+	return decimalArray(res, out, valid, nulls), nil
+}
+
+// addFits reports whether r = p + q did not wrap around 128 bits.
+func addFits(p, q, r decimal128.Num) bool {
+	ps, qs, rs := p.Sign() < 0, q.Sign() < 0, r.Sign() < 0
+	return ps != qs || ps == rs
+}
+
+// negate evaluates unary minus.
+func negate(x arrow.Array) (arrow.Array, error) {
+	n := x.Len()
+	valid, nulls := copyValidity(x)
+	vm, voff := validityOf(x)
+	switch a := x.(type) {
+	case *array.Int64:
+		out := make([]int64, n)
+		for i, v := range a.Int64Values() {
+			if v == math.MinInt64 && isValid(vm, voff, i) {
+				return nil, outOfRange("-("+strconv.FormatInt(v, 10)+")", types.Int64)
+			}
+			out[i] = -v
+		}
+		return fixedArray(x.DataType(), out, valid, nulls), nil
+	case *array.Float32:
+		out := make([]float32, n)
+		for i, v := range a.Float32Values() {
+			out[i] = -v
+		}
+		return fixedArray(x.DataType(), out, valid, nulls), nil
+	case *array.Float64:
+		out := make([]float64, n)
+		for i, v := range a.Float64Values() {
+			out[i] = -v
+		}
+		return fixedArray(x.DataType(), out, valid, nulls), nil
+	case *array.Decimal128:
+		out := make([]decimal128.Num, n)
+		for i, v := range a.Values() {
+			out[i] = v.Negate()
+		}
+		return decimalArray(x.DataType(), out, valid, nulls), nil
+	case *array.MonthDayNanoInterval:
+		out := make([]arrow.MonthDayNanoInterval, n)
+		for i, v := range a.MonthDayNanoIntervalValues() {
+			out[i] = arrow.MonthDayNanoInterval{Months: -v.Months, Days: -v.Days, Nanoseconds: -v.Nanoseconds}
+		}
+		return decimalArray(x.DataType(), out, valid, nulls), nil
+	}
+	return nil, analysisf("operator does not exist: -%s", types.Name(x.DataType()))
+}
+
+// --- dates, timestamps and intervals ---
+
+// dateAddDays evaluates DATE ± BIGINT days → DATE (sign is +1 or -1).
+func dateAddDays(x, y arrow.Array, sign int64) (arrow.Array, error) {
+	n := x.Len()
+	d, k := x.(*array.Date32).Date32Values(), y.(*array.Int64).Int64Values()
+	out := make([]int32, n)
+	valid, nulls := andValidity(n, x, y)
+	for i, v := range d {
+		r := int64(v) + sign*k[i]
+		if r != int64(int32(r)) && isValid(valid, 0, i) {
+			return nil, outOfRange("date "+types.FormatDate(int32(v))+" + "+strconv.FormatInt(sign*k[i], 10)+" days", types.Date)
+		}
+		out[i] = int32(r)
+	}
+	return fixedArray(types.Date, out, valid, nulls), nil
+}
+
+// dateDiff evaluates DATE − DATE → BIGINT days.
+func dateDiff(x, y arrow.Array) (arrow.Array, error) {
+	n := x.Len()
+	a, b := x.(*array.Date32).Date32Values(), y.(*array.Date32).Date32Values()
+	out := make([]int64, n)
+	for i, v := range a {
+		out[i] = int64(v) - int64(b[i])
+	}
+	valid, nulls := andValidity(n, x, y)
+	return fixedArray(types.Int64, out, valid, nulls), nil
+}
+
+// tsAddInterval evaluates TIMESTAMP ± INTERVAL: months first (clamping the day to
+// the month's end), then days, then the time part.
+func tsAddInterval(x, y arrow.Array, sign int64) (arrow.Array, error) {
+	n := x.Len()
+	dt := x.DataType().(*arrow.TimestampType)
+	per := types.UnitsPerSecond(dt.Unit)
+	dayTicks := 86400 * per
+	ts, iv := x.(*array.Timestamp).TimestampValues(), y.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues()
+	out := make([]int64, n)
+	valid, nulls := andValidity(n, x, y)
+	for i, t := range ts {
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		v := int64(t)
+		k := iv[i]
+		ok := true
+		if k.Months != 0 {
+			day, rem := floorDiv(v, dayTicks), floorMod(v, dayTicks)
+			nd := addMonths(day, sign*int64(k.Months))
+			ok = !mulOverflows(nd, dayTicks)
+			v = nd*dayTicks + rem
+		}
+		var o1, o2 bool
+		dd := sign * int64(k.Days)
+		if mulOverflows(dd, dayTicks) {
+			ok = false
+		}
+		v, o1 = addChecked(v, dd*dayTicks)
+		v, o2 = addChecked(v, sign*(k.Nanoseconds/(1e9/per)))
+		if !ok || o1 || o2 {
+			return nil, outOfRange(types.FormatTimestamp(int64(t), dt.Unit, false)+" "+map[int64]string{1: "+", -1: "-"}[sign]+" "+types.FormatInterval(k), dt)
+		}
+		out[i] = v
+	}
+	return fixedArray(dt, out, valid, nulls), nil
+}
+
+// tsDiff evaluates TIMESTAMP − TIMESTAMP → INTERVAL of days and time (no months),
+// as DuckDB does.
+func tsDiff(x, y arrow.Array) (arrow.Array, error) {
+	n := x.Len()
+	per := types.UnitsPerSecond(x.DataType().(*arrow.TimestampType).Unit)
+	a, b := x.(*array.Timestamp).TimestampValues(), y.(*array.Timestamp).TimestampValues()
+	out := make([]arrow.MonthDayNanoInterval, n)
+	valid, nulls := andValidity(n, x, y)
+	for i, v := range a {
+		d := int64(v) - int64(b[i])
+		days := d / (86400 * per)
+		rem := d % (86400 * per)
+		out[i] = arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: rem * (1e9 / per)}
+	}
+	return decimalArray(types.Interval, out, valid, nulls), nil
+}
+
+// intervalAdd evaluates INTERVAL ± INTERVAL componentwise.
+func intervalAdd(x, y arrow.Array, sign int32) (arrow.Array, error) {
+	n := x.Len()
+	a, b := x.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues(), y.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues()
+	out := make([]arrow.MonthDayNanoInterval, n)
+	for i, v := range a {
+		out[i] = arrow.MonthDayNanoInterval{Months: v.Months + sign*b[i].Months, Days: v.Days + sign*b[i].Days,
+			Nanoseconds: v.Nanoseconds + int64(sign)*b[i].Nanoseconds}
+	}
+	valid, nulls := andValidity(n, x, y)
+	return decimalArray(types.Interval, out, valid, nulls), nil
+}
+
+// addChecked adds and reports overflow.
+func addChecked(a, b int64) (int64, bool) {
+	r := a + b
+	return r, (a^r)&(b^r) < 0
+}

@@ -1,0 +1,544 @@
+package kernels
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// Date and time functions over DATE and TIMESTAMP (any unit; WITH TIME ZONE values
+// are UTC instants and are read in UTC). Rows are split into a day number and
+// nanoseconds since midnight once, then the part is computed with integer calendar
+// arithmetic (civil.go).
+
+// temporalReader splits row i of a DATE or TIMESTAMP array into days since the
+// epoch and nanoseconds since midnight.
+type temporalReader struct {
+	dates []arrow.Date32
+	ts    []arrow.Timestamp
+	per   int64 // ticks per second of ts
+}
+
+func newTemporalReader(x arrow.Array) (temporalReader, bool) {
+	switch a := x.(type) {
+	case *array.Date32:
+		return temporalReader{dates: a.Date32Values()}, true
+	case *array.Timestamp:
+		return temporalReader{ts: a.TimestampValues(), per: types.UnitsPerSecond(a.DataType().(*arrow.TimestampType).Unit)}, true
+	}
+	return temporalReader{}, false
+}
+
+func (r temporalReader) at(i int) (days, nanos int64) {
+	if r.dates != nil {
+		return int64(r.dates[i]), 0
+	}
+	v := int64(r.ts[i])
+	dayTicks := 86400 * r.per
+	return floorDiv(v, dayTicks), floorMod(v, dayTicks) * (1e9 / r.per)
+}
+
+// normPart maps a part name and its synonyms to a canonical name.
+func normPart(p string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(p)) {
+	case "millennium", "millennia", "millenniums", "mil", "mils", "millenium":
+		return "millennium", true
+	case "century", "centuries", "cent", "c":
+		return "century", true
+	case "decade", "decades", "dec", "decs":
+		return "decade", true
+	case "year", "years", "yr", "yrs", "y":
+		return "year", true
+	case "quarter", "quarters":
+		return "quarter", true
+	case "month", "months", "mon", "mons":
+		return "month", true
+	case "week", "weeks", "w", "weekofyear":
+		return "week", true
+	case "day", "days", "d", "dayofmonth":
+		return "day", true
+	case "hour", "hours", "hr", "hrs", "h":
+		return "hour", true
+	case "minute", "minutes", "min", "mins", "m":
+		return "minute", true
+	case "second", "seconds", "sec", "secs", "s":
+		return "second", true
+	case "millisecond", "milliseconds", "ms", "msec", "msecs", "msecond", "mseconds":
+		return "millisecond", true
+	case "microsecond", "microseconds", "us", "usec", "usecs", "usecond", "useconds":
+		return "microsecond", true
+	case "dow", "dayofweek", "weekday":
+		return "dow", true
+	case "isodow":
+		return "isodow", true
+	case "doy", "dayofyear":
+		return "doy", true
+	case "isoyear":
+		return "isoyear", true
+	case "yearweek":
+		return "yearweek", true
+	case "epoch":
+		return "epoch", true
+	}
+	return "", false
+}
+
+func badPart(fn, p string) error {
+	return errs.New(errs.Analysis, "%s: unknown date part %q", fn, p)
+}
+
+// partCache resolves the part argument row by row, normalising each distinct
+// spelling once (the part is almost always a constant).
+type partCache struct {
+	last, norm string
+	fn         string
+}
+
+func (c *partCache) get(p string) (string, error) {
+	if p == c.last && c.norm != "" {
+		return c.norm, nil
+	}
+	norm, ok := normPart(p)
+	if !ok {
+		return "", badPart(c.fn, p)
+	}
+	c.last, c.norm = p, norm
+	return norm, nil
+}
+
+// extractPart computes one part of a day and time of day as an integer.
+func extractPart(part string, days, nanos int64) (int64, bool) {
+	switch part {
+	case "hour":
+		return nanos / 3600e9, true
+	case "minute":
+		return nanos / 60e9 % 60, true
+	case "second":
+		return nanos / 1e9 % 60, true
+	case "millisecond":
+		return nanos / 1e6 % 60000, true
+	case "microsecond":
+		return nanos / 1e3 % 60000000, true
+	case "dow":
+		return isoWeekday(days) % 7, true
+	case "isodow":
+		return isoWeekday(days), true
+	case "week":
+		_, w := isoYearWeek(days)
+		return w, true
+	case "isoyear":
+		y, _ := isoYearWeek(days)
+		return y, true
+	case "yearweek":
+		y, w := isoYearWeek(days)
+		return y*100 + w, true
+	case "epoch":
+		return days*86400 + nanos/1e9, true
+	}
+	y, m, d := civilFromDays(days)
+	switch part {
+	case "year":
+		return y, true
+	case "month":
+		return m, true
+	case "day":
+		return d, true
+	case "quarter":
+		return (m-1)/3 + 1, true
+	case "doy":
+		return days - daysFromCivil(y, 1, 1) + 1, true
+	case "decade":
+		return floorDiv(y, 10), true
+	case "century":
+		if y > 0 {
+			return (y-1)/100 + 1, true
+		}
+		return -((-y)/100 + 1), true
+	case "millennium":
+		if y > 0 {
+			return (y-1)/1000 + 1, true
+		}
+		return -((-y)/1000 + 1), true
+	}
+	return 0, false
+}
+
+// datePart is date_part(part, x) / extract(part FROM x) → BIGINT (epoch as whole
+// seconds; the DOUBLE epoch is datePartEpoch).
+func datePart(args []arrow.Array, n int) (arrow.Array, error) {
+	parts := str(args[0])
+	if iv, ok := args[1].(*array.MonthDayNanoInterval); ok {
+		return intervalPart(parts, iv, n)
+	}
+	r, ok := newTemporalReader(args[1])
+	if !ok {
+		return nil, errs.New(errs.Analysis, "no function matches date_part(VARCHAR, %s)", types.Name(args[1].DataType()))
+	}
+	pc := partCache{fn: "date_part"}
+	valid, nulls := andValidity(n, args...)
+	out := make([]int64, n)
+	for i := 0; i < n; i++ {
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		part, err := pc.get(parts.Value(i))
+		if err != nil {
+			return nil, err
+		}
+		days, nanos := r.at(i)
+		v, ok := extractPart(part, days, nanos)
+		if !ok {
+			return nil, badPart("date_part", parts.Value(i))
+		}
+		out[i] = v
+	}
+	return fixedArray(types.Int64, out, valid, nulls), nil
+}
+
+// datePartEpoch is date_part('epoch', x) → DOUBLE seconds with the fraction.
+func datePartEpoch(args []arrow.Array, n int) (arrow.Array, error) {
+	x := args[len(args)-1]
+	out := make([]float64, n)
+	switch a := x.(type) {
+	case *array.Date32:
+		for i, d := range a.Date32Values() {
+			out[i] = float64(int64(d) * 86400)
+		}
+	case *array.Timestamp:
+		per := float64(types.UnitsPerSecond(a.DataType().(*arrow.TimestampType).Unit))
+		for i, v := range a.TimestampValues() {
+			out[i] = float64(v) / per
+		}
+	case *array.MonthDayNanoInterval:
+		for i, v := range a.MonthDayNanoIntervalValues() {
+			out[i] = float64(v.Months)*30*86400 + float64(v.Days)*86400 + float64(v.Nanoseconds)/1e9
+		}
+	}
+	valid, nulls := andValidity(n, args...)
+	return fixedArray(types.Float64, out, valid, nulls), nil
+}
+
+func intervalPart(parts *array.String, iv *array.MonthDayNanoInterval, n int) (arrow.Array, error) {
+	vals := iv.MonthDayNanoIntervalValues()
+	valid, nulls := andValidity(n, parts, iv)
+	out := make([]int64, n)
+	pc := partCache{fn: "date_part"}
+	for i := 0; i < n; i++ {
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		part, err := pc.get(parts.Value(i))
+		if err != nil {
+			return nil, err
+		}
+		v := vals[i]
+		var r int64
+		switch part {
+		case "millennium":
+			r = int64(v.Months) / 12000
+		case "century":
+			r = int64(v.Months) / 1200
+		case "decade":
+			r = int64(v.Months) / 120
+		case "year":
+			r = int64(v.Months) / 12
+		case "quarter":
+			r = int64(v.Months)%12/3 + 1
+		case "month":
+			r = int64(v.Months) % 12
+		case "day":
+			r = int64(v.Days)
+		case "hour":
+			r = v.Nanoseconds / 3600e9
+		case "minute":
+			r = v.Nanoseconds / 60e9 % 60
+		case "second":
+			r = v.Nanoseconds / 1e9 % 60
+		case "millisecond":
+			r = v.Nanoseconds / 1e6 % 60000
+		case "microsecond":
+			r = v.Nanoseconds / 1e3 % 60000000
+		case "epoch":
+			r = int64(v.Months)*30*86400 + int64(v.Days)*86400 + v.Nanoseconds/1e9
+		default:
+			return nil, errs.New(errs.Analysis, "date_part: part %q is not defined for INTERVAL", parts.Value(i))
+		}
+		out[i] = r
+	}
+	return fixedArray(types.Int64, out, valid, nulls), nil
+}
+
+// truncDay truncates a day number to the start of part (for parts of a day or
+// longer) and returns the new day number.
+func truncDay(part string, days int64) int64 {
+	switch part {
+	case "week":
+		return days - isoWeekday(days) + 1
+	case "day":
+		return days
+	}
+	y, m, _ := civilFromDays(days)
+	switch part {
+	case "month":
+		return daysFromCivil(y, m, 1)
+	case "quarter":
+		return daysFromCivil(y, (m-1)/3*3+1, 1)
+	case "year":
+		return daysFromCivil(y, 1, 1)
+	case "decade":
+		return daysFromCivil(floorDiv(y, 10)*10, 1, 1)
+	case "century":
+		return daysFromCivil(floorDiv(y-1, 100)*100+1, 1, 1)
+	case "millennium":
+		return daysFromCivil(floorDiv(y-1, 1000)*1000+1, 1, 1)
+	}
+	return days
+}
+
+// truncNanos truncates nanoseconds since midnight to part (hour and below).
+func truncNanos(part string, nanos int64) (int64, bool) {
+	var q int64
+	switch part {
+	case "hour":
+		q = 3600e9
+	case "minute":
+		q = 60e9
+	case "second":
+		q = 1e9
+	case "millisecond":
+		q = 1e6
+	case "microsecond":
+		q = 1e3
+	default:
+		return 0, false
+	}
+	return nanos - nanos%q, true
+}
+
+func isDayOrLonger(part string) bool {
+	switch part {
+	case "millennium", "century", "decade", "year", "quarter", "month", "week", "day":
+		return true
+	}
+	return false
+}
+
+// dateTrunc is date_trunc(part, x). The result has type res: a TIMESTAMP (the
+// argument's, or microseconds for a DATE) or, when the caller knows the part is a
+// day or longer, DATE.
+func dateTrunc(res arrow.DataType) func(args []arrow.Array, n int) (arrow.Array, error) {
+	return func(args []arrow.Array, n int) (arrow.Array, error) {
+		parts := str(args[0])
+		r, ok := newTemporalReader(args[1])
+		if !ok {
+			return nil, errs.New(errs.Analysis, "no function matches date_trunc(VARCHAR, %s)", types.Name(args[1].DataType()))
+		}
+		pc := partCache{fn: "date_trunc"}
+		valid, nulls := andValidity(n, args...)
+		var outTs []int64
+		var outDates []int32
+		var per int64
+		if t, ok := res.(*arrow.TimestampType); ok {
+			outTs = make([]int64, n)
+			per = types.UnitsPerSecond(t.Unit)
+		} else {
+			outDates = make([]int32, n)
+		}
+		for i := 0; i < n; i++ {
+			if !isValid(valid, 0, i) {
+				continue
+			}
+			part, err := pc.get(parts.Value(i))
+			if err != nil {
+				return nil, err
+			}
+			days, nanos := r.at(i)
+			if isDayOrLonger(part) {
+				days, nanos = truncDay(part, days), 0
+			} else if nanos, ok = truncNanos(part, nanos); !ok {
+				return nil, badPart("date_trunc", parts.Value(i))
+			}
+			if outDates != nil {
+				outDates[i] = int32(days)
+			} else {
+				outTs[i] = days*86400*per + nanos/(1e9/per)
+			}
+		}
+		if outDates != nil {
+			return fixedArray(res, outDates, valid, nulls), nil
+		}
+		return fixedArray(res, outTs, valid, nulls), nil
+	}
+}
+
+// dateDiffKernel is date_diff(part, a, b): the number of part boundaries crossed
+// going from a to b (DuckDB's definition: month difference ignores the day).
+func dateDiffKernel(args []arrow.Array, n int) (arrow.Array, error) {
+	parts := str(args[0])
+	ra, ok1 := newTemporalReader(args[1])
+	rb, ok2 := newTemporalReader(args[2])
+	if !ok1 || !ok2 {
+		return nil, errs.New(errs.Analysis, "no function matches date_diff(VARCHAR, %s, %s)", types.Name(args[1].DataType()), types.Name(args[2].DataType()))
+	}
+	pc := partCache{fn: "date_diff"}
+	var outErr error
+	res := evalInts(args, n, func(i int) int64 {
+		if outErr != nil {
+			return 0
+		}
+		part, err := pc.get(parts.Value(i))
+		if err != nil {
+			outErr = err
+			return 0
+		}
+		da, na := ra.at(i)
+		db, nb := rb.at(i)
+		ya, ma, _ := civilFromDays(da)
+		yb, mb, _ := civilFromDays(db)
+		switch part {
+		case "year":
+			return yb - ya
+		case "quarter":
+			return (yb*4 + (mb-1)/3) - (ya*4 + (ma-1)/3)
+		case "month":
+			return (yb*12 + mb) - (ya*12 + ma)
+		case "decade":
+			return floorDiv(yb, 10) - floorDiv(ya, 10)
+		case "century":
+			return floorDiv(yb-1, 100) - floorDiv(ya-1, 100)
+		case "millennium":
+			return floorDiv(yb-1, 1000) - floorDiv(ya-1, 1000)
+		case "week":
+			return (db - da) / 7
+		case "day", "dow", "isodow", "doy":
+			return db - da
+		}
+		// Time parts: difference of the values truncated to the unit.
+		ta, tb := da*86400e9+na, db*86400e9+nb
+		var q int64
+		switch part {
+		case "hour":
+			q = 3600e9
+		case "minute":
+			q = 60e9
+		case "second", "epoch":
+			q = 1e9
+		case "millisecond":
+			q = 1e6
+		case "microsecond":
+			q = 1e3
+		default:
+			outErr = badPart("date_diff", parts.Value(i))
+			return 0
+		}
+		return floorDiv(tb, q) - floorDiv(ta, q)
+	})
+	if outErr != nil {
+		return nil, outErr
+	}
+	return res, nil
+}
+
+// makeDate is make_date(year, month, day) → DATE.
+func makeDate(args []arrow.Array, n int) (arrow.Array, error) {
+	y, m, d := i64(args[0]).Int64Values(), i64(args[1]).Int64Values(), i64(args[2]).Int64Values()
+	valid, nulls := andValidity(n, args...)
+	out := make([]int32, n)
+	for i := 0; i < n; i++ {
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		if m[i] < 1 || m[i] > 12 || d[i] < 1 || y[i] < -290000 || y[i] > 290000 || d[i] > daysInMonth(y[i], m[i]) {
+			return nil, errs.New(errs.Analysis, "date out of range: %d-%d-%d", y[i], m[i], d[i])
+		}
+		out[i] = int32(daysFromCivil(y[i], m[i], d[i]))
+	}
+	return fixedArray(types.Date, out, valid, nulls), nil
+}
+
+// strftime formats a timestamp or date with %Y %m %d %H %M %S %f (microseconds)
+// %j %y %b %B %a %A %p %I %%; other characters are copied.
+func strftimeKernel(args []arrow.Array, n int) (arrow.Array, error) {
+	r, ok := newTemporalReader(args[0])
+	if !ok {
+		return nil, errs.New(errs.Analysis, "no function matches strftime(%s, VARCHAR)", types.Name(args[0].DataType()))
+	}
+	f := str(args[1])
+	return evalStrings(args, n, func(i int) (string, error) {
+		days, nanos := r.at(i)
+		return formatTime(f.Value(i), days, nanos), nil
+	})
+}
+
+var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+var dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+func formatTime(f string, days, nanos int64) string {
+	y, m, d := civilFromDays(days)
+	var b []byte
+	two := func(v int64) { b = append(b, byte('0'+v/10%10), byte('0'+v%10)) }
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			b = append(b, f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'Y':
+			if y >= 0 && y <= 9999 {
+				b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10))
+			} else {
+				b = strconv.AppendInt(b, y, 10)
+			}
+		case 'y':
+			two(floorMod(y, 100))
+		case 'm':
+			two(m)
+		case 'd':
+			two(d)
+		case 'H':
+			two(nanos / 3600e9)
+		case 'I':
+			h := nanos / 3600e9 % 12
+			if h == 0 {
+				h = 12
+			}
+			two(h)
+		case 'p':
+			if nanos/3600e9 < 12 {
+				b = append(b, "AM"...)
+			} else {
+				b = append(b, "PM"...)
+			}
+		case 'M':
+			two(nanos / 60e9 % 60)
+		case 'S':
+			two(nanos / 1e9 % 60)
+		case 'f':
+			us := nanos / 1e3 % 1e6
+			for p := int64(100000); p >= 1; p /= 10 {
+				b = append(b, byte('0'+us/p%10))
+			}
+		case 'j':
+			doy := days - daysFromCivil(y, 1, 1) + 1
+			b = append(b, byte('0'+doy/100), byte('0'+doy/10%10), byte('0'+doy%10))
+		case 'b':
+			b = append(b, monthNames[m-1][:3]...)
+		case 'B':
+			b = append(b, monthNames[m-1]...)
+		case 'a':
+			b = append(b, dayNames[isoWeekday(days)%7][:3]...)
+		case 'A':
+			b = append(b, dayNames[isoWeekday(days)%7]...)
+		case '%':
+			b = append(b, '%')
+		default:
+			b = append(b, '%', f[i])
+		}
+	}
+	return string(b)
+}

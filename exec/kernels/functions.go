@@ -1,0 +1,777 @@
+package kernels
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// The function table: each name's binder inspects the argument types and picks
+// the coercions, the result type and the kernel.
+
+func init() {
+	registry = map[string]binder{
+		"+":   bindArith(opAdd),
+		"-":   bindArith(opSub),
+		"*":   bindArith(opMul),
+		"/":   bindArith(opDiv),
+		"//":  bindArith(opIntDiv),
+		"%":   bindArith(opMod),
+		"mod": bindArith(opMod),
+		"neg": bindNeg,
+
+		"=": bindCompare(opEq), "==": bindCompare(opEq), "<>": bindCompare(opNe), "!=": bindCompare(opNe),
+		"<": bindCompare(opLt), "<=": bindCompare(opLe), ">": bindCompare(opGt), ">=": bindCompare(opGe),
+		"is_distinct_from":     bindDistinct(true),
+		"is_not_distinct_from": bindDistinct(false),
+
+		"and":         bindLogic,
+		"or":          bindLogic,
+		"not":         bindLogic,
+		"is_null":     bindIsNull(true),
+		"is_not_null": bindIsNull(false),
+
+		"like":           bindLike(false, false),
+		"not_like":       bindLike(false, true),
+		"ilike":          bindLike(true, false),
+		"not_ilike":      bindLike(true, true),
+		"regexp_matches": bindRegexp,
+
+		"||":          bindConcatOp,
+		"concat":      bindConcat,
+		"lower":       bindStr1(types.String, func(x arrow.Array) arrow.Array { return caseMap(x, false) }),
+		"lcase":       bindStr1(types.String, func(x arrow.Array) arrow.Array { return caseMap(x, false) }),
+		"upper":       bindStr1(types.String, func(x arrow.Array) arrow.Array { return caseMap(x, true) }),
+		"ucase":       bindStr1(types.String, func(x arrow.Array) arrow.Array { return caseMap(x, true) }),
+		"reverse":     bindStr1(types.String, func(x arrow.Array) arrow.Array { return mapStrings(x, reverseString) }),
+		"length":      bindStr1(types.Int64, strLength),
+		"len":         bindStr1(types.Int64, strLength),
+		"char_length": bindStr1(types.Int64, strLength),
+		"substr":      bindSubstr,
+		"substring":   bindSubstr,
+		"trim":        bindTrim('b'),
+		"ltrim":       bindTrim('l'),
+		"rtrim":       bindTrim('r'),
+		"replace":     bindSig([]argClass{clsStr, clsStr, clsStr}, types.String, replaceStrings),
+		"starts_with": bindSig([]argClass{clsStr, clsStr}, types.Boolean, startsWith),
+		"prefix":      bindSig([]argClass{clsStr, clsStr}, types.Boolean, startsWith),
+		"suffix":      bindSig([]argClass{clsStr, clsStr}, types.Boolean, endsWith),
+		"ends_with":   bindSig([]argClass{clsStr, clsStr}, types.Boolean, endsWith),
+		"contains":    bindSig([]argClass{clsStr, clsStr}, types.Boolean, containsKernel),
+		"strpos":      bindSig([]argClass{clsStr, clsStr}, types.Int64, strpos),
+		"instr":       bindSig([]argClass{clsStr, clsStr}, types.Int64, strpos),
+		"position":    bindSig([]argClass{clsStr, clsStr}, types.Int64, strpos),
+		"left":        bindSig([]argClass{clsStr, clsInt}, types.String, leftRight(false)),
+		"right":       bindSig([]argClass{clsStr, clsInt}, types.String, leftRight(true)),
+		"lpad":        bindSig([]argClass{clsStr, clsInt, clsStr}, types.String, pad(true)),
+		"rpad":        bindSig([]argClass{clsStr, clsInt, clsStr}, types.String, pad(false)),
+		"split_part":  bindSig([]argClass{clsStr, clsStr, clsInt}, types.String, splitPart),
+
+		"abs":      bindAbs,
+		"round":    bindRound('r'),
+		"floor":    bindRound('f'),
+		"ceil":     bindRound('c'),
+		"ceiling":  bindRound('c'),
+		"sqrt":     bindDouble1(sqrtChecked),
+		"ln":       bindDouble1(logChecked(math.Log)),
+		"log10":    bindDouble1(logChecked(math.Log10)),
+		"log":      bindDouble1(logChecked(math.Log10)),
+		"log2":     bindDouble1(logChecked(math.Log2)),
+		"exp":      bindDouble1(pure(math.Exp)),
+		"power":    bindSig([]argClass{clsDouble, clsDouble}, types.Float64, powerKernel),
+		"pow":      bindSig([]argClass{clsDouble, clsDouble}, types.Float64, powerKernel),
+		"sign":     bindSign,
+		"greatest": bindExtremum(opGt),
+		"least":    bindExtremum(opLt),
+
+		"coalesce": bindCoalesce,
+		"ifnull":   bindCoalesce,
+		"nullif":   bindNullIf,
+
+		"date_trunc": bindDateTrunc,
+		"datetrunc":  bindDateTrunc,
+		"date_part":  bindDatePart,
+		"datepart":   bindDatePart,
+		"extract":    bindDatePart,
+		"date_diff":  bindDateDiff,
+		"datediff":   bindDateDiff,
+		"make_date":  bindSig([]argClass{clsInt, clsInt, clsInt}, types.Date, makeDate),
+		"strftime":   bindStrftime,
+
+		"current_date":          bindNow(true),
+		"today":                 bindNow(true),
+		"now":                   bindNow(false),
+		"current_timestamp":     bindNow(false),
+		"get_current_timestamp": bindNow(false),
+		"transaction_timestamp": bindNow(false),
+	}
+	for name, part := range map[string]string{
+		"year": "year", "month": "month", "day": "day", "hour": "hour", "minute": "minute", "second": "second",
+		"millisecond": "millisecond", "microsecond": "microsecond", "quarter": "quarter", "week": "week",
+		"weekofyear": "week", "dayofweek": "dow", "dayofmonth": "day", "dayofyear": "doy", "isodow": "isodow",
+		"isoyear": "isoyear", "yearweek": "yearweek", "decade": "decade", "century": "century",
+		"millennium": "millennium", "epoch": "epoch",
+	} {
+		registry[name] = bindPartShorthand(part)
+	}
+}
+
+// --- arithmetic ---
+
+func bindArith(op arithOp) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 2 {
+			return nil, c.mismatch()
+		}
+		a, b := c.args[0], c.args[1]
+		if f := bindTemporalArith(c, op, a, b); f != nil {
+			return f, nil
+		}
+		if isNullType(a) && isNullType(b) {
+			a, b = types.Int64, types.Int64
+		} else if isNullType(a) {
+			a = b
+		} else if isNullType(b) {
+			b = a
+		}
+		if !types.IsNumeric(a) || !types.IsNumeric(b) {
+			return nil, c.mismatch()
+		}
+		switch {
+		case types.IsFloat(a) || types.IsFloat(b):
+			ft := types.Float64
+			if a.ID() == arrow.FLOAT32 && b.ID() == arrow.FLOAT32 {
+				ft = types.Float32
+			}
+			return newFunction(c, []arrow.DataType{ft, ft}, ft, floatKernel(op, ft), true), nil
+		case op == opDiv:
+			return newFunction(c, []arrow.DataType{types.Float64, types.Float64}, types.Float64, floatKernel(op, types.Float64), true), nil
+		case types.IsDecimal(a) || types.IsDecimal(b):
+			return bindDecimalArith(c, op, decimalOf(a), decimalOf(b))
+		}
+		ct := commonInteger(a, b)
+		switch {
+		case types.IsDecimal(ct): // UBIGINT with a signed type
+			d := ct.(*arrow.Decimal128Type)
+			return bindDecimalArith(c, op, d, d)
+		case types.IsUnsigned(ct):
+			return newFunction(c, []arrow.DataType{types.Uint64, types.Uint64}, types.Uint64,
+				func(args []arrow.Array, n int) (arrow.Array, error) { return arithUint64(op, args[0], args[1]) }, true), nil
+		}
+		return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, types.Int64,
+			func(args []arrow.Array, n int) (arrow.Array, error) { return arithInt64(op, args[0], args[1]) }, true), nil
+	}
+}
+
+func floatKernel(op arithOp, ft arrow.DataType) kernel {
+	if ft.ID() == arrow.FLOAT32 {
+		return func(args []arrow.Array, n int) (arrow.Array, error) {
+			return arithFloat(op, ft, args[0].(*array.Float32).Float32Values(), args[1].(*array.Float32).Float32Values(), args[0], args[1]), nil
+		}
+	}
+	return func(args []arrow.Array, n int) (arrow.Array, error) {
+		return arithFloat(op, ft, args[0].(*array.Float64).Float64Values(), args[1].(*array.Float64).Float64Values(), args[0], args[1]), nil
+	}
+}
+
+// bindDecimalArith types decimal arithmetic as DuckDB does: + and - keep the larger
+// scale with one more integer digit, * adds scales and precisions, % uses the
+// common type, // is done in DOUBLE; precision is capped at 38.
+func bindDecimalArith(c *call, op arithOp, a, b *arrow.Decimal128Type) (*Function, error) {
+	mk := func(args []arrow.DataType, res *arrow.Decimal128Type) *Function {
+		return newFunction(c, args, res, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return arithDecimal(op, res, in[0], in[1])
+		}, true)
+	}
+	switch op {
+	case opAdd, opSub:
+		s := max(a.Scale, b.Scale)
+		ip := max(a.Precision-a.Scale, b.Precision-b.Scale)
+		res := &arrow.Decimal128Type{Precision: min(38, ip+s+1), Scale: s}
+		ta := &arrow.Decimal128Type{Precision: min(38, a.Precision-a.Scale+s), Scale: s}
+		tb := &arrow.Decimal128Type{Precision: min(38, b.Precision-b.Scale+s), Scale: s}
+		return mk([]arrow.DataType{ta, tb}, res), nil
+	case opMul:
+		if a.Scale+b.Scale > 38 {
+			return nil, errs.New(errs.Analysis, "cannot multiply %s by %s: the result scale exceeds 38", types.Name(a), types.Name(b))
+		}
+		res := &arrow.Decimal128Type{Precision: min(38, a.Precision+b.Precision), Scale: a.Scale + b.Scale}
+		return mk([]arrow.DataType{a, b}, res), nil
+	case opMod:
+		ct := commonDecimal(a, b).(*arrow.Decimal128Type)
+		return mk([]arrow.DataType{ct, ct}, ct), nil
+	}
+	return newFunction(c, []arrow.DataType{types.Float64, types.Float64}, types.Float64, floatKernel(op, types.Float64), true), nil
+}
+
+// bindTemporalArith handles + and - with dates, timestamps and intervals; nil when
+// neither side is temporal.
+func bindTemporalArith(c *call, op arithOp, a, b arrow.DataType) *Function {
+	if op != opAdd && op != opSub {
+		return nil
+	}
+	temporal := func(t arrow.DataType) bool { return isDateLike(t) || isInterval(t) }
+	if !temporal(a) && !temporal(b) {
+		return nil
+	}
+	// An untyped NULL takes the type that makes the other side meaningful.
+	fill := func(other arrow.DataType) arrow.DataType {
+		switch {
+		case other.ID() == arrow.DATE32:
+			return types.Int64
+		default:
+			return types.Interval
+		}
+	}
+	if isNullType(a) {
+		a = fill(b)
+		if op == opAdd && b.ID() == arrow.DATE32 {
+			a = types.Int64
+		}
+	}
+	if isNullType(b) {
+		b = fill(a)
+	}
+	date := func(t arrow.DataType) bool { return t.ID() == arrow.DATE32 }
+	ts := func(t arrow.DataType) bool { return t.ID() == arrow.TIMESTAMP }
+	sign := int64(1)
+	if op == opSub {
+		sign = -1
+	}
+	swap := func(k kernel) kernel {
+		return func(args []arrow.Array, n int) (arrow.Array, error) { return k([]arrow.Array{args[1], args[0]}, n) }
+	}
+	switch {
+	case date(a) && types.IsInteger(b):
+		return newFunction(c, []arrow.DataType{types.Date, types.Int64}, types.Date, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return dateAddDays(args[0], args[1], sign)
+		}, true)
+	case op == opAdd && types.IsInteger(a) && date(b):
+		return newFunction(c, []arrow.DataType{types.Int64, types.Date}, types.Date, swap(func(args []arrow.Array, n int) (arrow.Array, error) {
+			return dateAddDays(args[0], args[1], 1)
+		}), true)
+	case op == opSub && date(a) && date(b):
+		return newFunction(c, []arrow.DataType{types.Date, types.Date}, types.Int64, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return dateDiff(args[0], args[1])
+		}, true)
+	case (date(a) || ts(a)) && isInterval(b):
+		t := a
+		if date(a) {
+			t = types.Timestamp
+		}
+		return newFunction(c, []arrow.DataType{t, types.Interval}, t, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return tsAddInterval(args[0], args[1], sign)
+		}, true)
+	case op == opAdd && isInterval(a) && (date(b) || ts(b)):
+		t := b
+		if date(b) {
+			t = types.Timestamp
+		}
+		return newFunction(c, []arrow.DataType{types.Interval, t}, t, swap(func(args []arrow.Array, n int) (arrow.Array, error) {
+			return tsAddInterval(args[0], args[1], 1)
+		}), true)
+	case op == opSub && isDateLike(a) && isDateLike(b) && (ts(a) || ts(b)):
+		t := commonTemporal(a, b)
+		return newFunction(c, []arrow.DataType{t, t}, types.Interval, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return tsDiff(args[0], args[1])
+		}, true)
+	case isInterval(a) && isInterval(b):
+		return newFunction(c, []arrow.DataType{types.Interval, types.Interval}, types.Interval, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return intervalAdd(args[0], args[1], int32(sign))
+		}, true)
+	}
+	return nil
+}
+
+func bindNeg(c *call) (*Function, error) {
+	if len(c.args) != 1 {
+		return nil, c.mismatch()
+	}
+	t := c.args[0]
+	switch {
+	case isNullType(t) || types.IsInteger(t):
+		t = types.Int64
+		if c.args[0].ID() == arrow.UINT64 {
+			t = &arrow.Decimal128Type{Precision: 20, Scale: 0}
+		}
+	case types.IsFloat(t), types.IsDecimal(t), isInterval(t):
+	default:
+		return nil, c.mismatch()
+	}
+	return newFunction(c, []arrow.DataType{t}, t, func(args []arrow.Array, n int) (arrow.Array, error) { return negate(args[0]) }, true), nil
+}
+
+// --- comparison and logic ---
+
+func orderable(t arrow.DataType) bool {
+	return isNullType(t) || types.IsOrderable(t) || isInterval(t)
+}
+
+func bindCompare(op cmpOp) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 2 {
+			return nil, c.mismatch()
+		}
+		ct, ok := CommonType(c.args[0], c.args[1])
+		if !ok || !orderable(ct) {
+			return nil, c.mismatch()
+		}
+		return newFunction(c, []arrow.DataType{ct, ct}, types.Boolean, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return compareArrays(op, args[0], args[1])
+		}, true), nil
+	}
+}
+
+func bindDistinct(want bool) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 2 {
+			return nil, c.mismatch()
+		}
+		ct, ok := CommonType(c.args[0], c.args[1])
+		if !ok || !orderable(ct) {
+			return nil, c.mismatch()
+		}
+		return newFunction(c, []arrow.DataType{ct, ct}, types.Boolean, func(args []arrow.Array, n int) (arrow.Array, error) {
+			return distinctFrom(args[0], args[1], want)
+		}, false), nil
+	}
+}
+
+func bindLogic(c *call) (*Function, error) {
+	want := 2
+	if c.name == "not" {
+		want = 1
+	}
+	if len(c.args) != want {
+		return nil, c.mismatch()
+	}
+	for _, t := range c.args {
+		if !isNullType(t) && t.ID() != arrow.BOOL {
+			return nil, c.mismatch()
+		}
+	}
+	args := repeatType(types.Boolean, want)
+	var k kernel
+	switch c.name {
+	case "and":
+		k = func(in []arrow.Array, n int) (arrow.Array, error) {
+			return and3(in[0].(*array.Boolean), in[1].(*array.Boolean)), nil
+		}
+	case "or":
+		k = func(in []arrow.Array, n int) (arrow.Array, error) {
+			return or3(in[0].(*array.Boolean), in[1].(*array.Boolean)), nil
+		}
+	default:
+		k = func(in []arrow.Array, n int) (arrow.Array, error) { return not3(in[0].(*array.Boolean)), nil }
+	}
+	return newFunction(c, args, types.Boolean, k, c.name == "not"), nil
+}
+
+func bindIsNull(want bool) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 1 {
+			return nil, c.mismatch()
+		}
+		return newFunction(c, []arrow.DataType{c.args[0]}, types.Boolean, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return isNull(in[0], want), nil
+		}, false), nil
+	}
+}
+
+// --- strings ---
+
+// argClass is what a fixed-signature function accepts at one position.
+type argClass uint8
+
+const (
+	clsStr    argClass = iota // VARCHAR
+	clsInt                    // any integer, passed as BIGINT
+	clsDouble                 // any number, passed as DOUBLE
+)
+
+// bindSig binds a function with a fixed signature of argument classes.
+func bindSig(sig []argClass, result arrow.DataType, k kernel) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != len(sig) {
+			return nil, c.mismatch()
+		}
+		args := make([]arrow.DataType, len(sig))
+		for i, cls := range sig {
+			t := c.args[i]
+			switch cls {
+			case clsStr:
+				if !stringish(t) {
+					return nil, c.mismatch()
+				}
+				args[i] = types.String
+			case clsInt:
+				if !intish(t) {
+					return nil, c.mismatch()
+				}
+				args[i] = types.Int64
+			case clsDouble:
+				if !numericish(t) {
+					return nil, c.mismatch()
+				}
+				args[i] = types.Float64
+			}
+		}
+		return newFunction(c, args, result, k, true), nil
+	}
+}
+
+func bindStr1(result arrow.DataType, f func(arrow.Array) arrow.Array) binder {
+	return bindSig([]argClass{clsStr}, result, func(in []arrow.Array, n int) (arrow.Array, error) { return f(in[0]), nil })
+}
+
+func bindDouble1(f func(float64) (float64, error)) binder {
+	return bindSig([]argClass{clsDouble}, types.Float64, func(in []arrow.Array, n int) (arrow.Array, error) {
+		return mapFloat(in[0], f)
+	})
+}
+
+func bindSubstr(c *call) (*Function, error) {
+	switch len(c.args) {
+	case 2:
+		return bindSig([]argClass{clsStr, clsInt}, types.String, func(in []arrow.Array, n int) (arrow.Array, error) {
+			s, st := str(in[0]), i64(in[1])
+			return evalStrings(in, n, func(i int) (string, error) { return substring(s.Value(i), st.Value(i), math.MaxInt64), nil })
+		})(c)
+	case 3:
+		return bindSig([]argClass{clsStr, clsInt, clsInt}, types.String, func(in []arrow.Array, n int) (arrow.Array, error) {
+			s, st, ln := str(in[0]), i64(in[1]), i64(in[2])
+			return evalStrings(in, n, func(i int) (string, error) { return substring(s.Value(i), st.Value(i), ln.Value(i)), nil })
+		})(c)
+	}
+	return nil, c.mismatch()
+}
+
+func bindTrim(kind byte) binder {
+	return func(c *call) (*Function, error) {
+		sig := []argClass{clsStr}
+		if len(c.args) == 2 {
+			sig = append(sig, clsStr)
+		}
+		return bindSig(sig, types.String, trimFunc(kind))(c)
+	}
+}
+
+func startsWith(in []arrow.Array, n int) (arrow.Array, error) {
+	s, p := str(in[0]), str(in[1])
+	return evalBools(in, n, func(i int) bool { return hasPrefix(s.Value(i), p.Value(i)) }), nil
+}
+
+func endsWith(in []arrow.Array, n int) (arrow.Array, error) {
+	s, p := str(in[0]), str(in[1])
+	return evalBools(in, n, func(i int) bool { return hasSuffix(s.Value(i), p.Value(i)) }), nil
+}
+
+func containsKernel(in []arrow.Array, n int) (arrow.Array, error) {
+	s, p := str(in[0]), str(in[1])
+	return evalBools(in, n, func(i int) bool { return containsStr(s.Value(i), p.Value(i)) }), nil
+}
+
+func bindLike(fold, negate bool) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 2 || !stringish(c.args[0]) || !stringish(c.args[1]) {
+			return nil, c.mismatch()
+		}
+		return newFunction(c, []arrow.DataType{types.String, types.String}, types.Boolean, likeKernel(fold, negate), true), nil
+	}
+}
+
+func bindRegexp(c *call) (*Function, error) {
+	return bindSig([]argClass{clsStr, clsStr}, types.Boolean, func(in []arrow.Array, n int) (arrow.Array, error) {
+		s, p := str(in[0]), str(in[1])
+		var last string
+		var re *regexp.Regexp
+		var reErr error
+		out := evalBools(in, n, func(i int) bool {
+			if reErr != nil {
+				return false
+			}
+			if pat := p.Value(i); re == nil || pat != last {
+				if re, reErr = regexp.Compile(pat); reErr != nil {
+					return false
+				}
+				last = pat
+			}
+			return re.MatchString(s.Value(i))
+		})
+		if reErr != nil {
+			return nil, errs.New(errs.Analysis, "invalid regular expression: %v", reErr)
+		}
+		return out, nil
+	})(c)
+}
+
+func bindConcatOp(c *call) (*Function, error) {
+	if len(c.args) != 2 {
+		return nil, c.mismatch()
+	}
+	for _, t := range c.args {
+		if !CanCast(t, types.String) {
+			return nil, c.mismatch()
+		}
+	}
+	return newFunction(c, []arrow.DataType{types.String, types.String}, types.String, concatOp, true), nil
+}
+
+func bindConcat(c *call) (*Function, error) {
+	if len(c.args) == 0 {
+		return nil, c.mismatch()
+	}
+	for _, t := range c.args {
+		if !CanCast(t, types.String) {
+			return nil, c.mismatch()
+		}
+	}
+	return newFunction(c, repeatType(types.String, len(c.args)), types.String, func(in []arrow.Array, n int) (arrow.Array, error) {
+		return concatStrings(in, n), nil
+	}, false), nil
+}
+
+// --- math ---
+
+func bindAbs(c *call) (*Function, error) {
+	if len(c.args) != 1 || !numericish(c.args[0]) {
+		return nil, c.mismatch()
+	}
+	t := c.args[0]
+	if isNullType(t) {
+		t = types.Int64
+	}
+	return newFunction(c, []arrow.DataType{t}, t, absKernel, true), nil
+}
+
+func identity(in []arrow.Array, n int) (arrow.Array, error) { return in[0], nil }
+
+func bindRound(mode byte) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) == 0 || len(c.args) > 2 || !numericish(c.args[0]) || (len(c.args) == 2 && (mode != 'r' || !intish(c.args[1]))) {
+			return nil, c.mismatch()
+		}
+		t := c.args[0]
+		if isNullType(t) {
+			t = types.Float64
+		}
+		if len(c.args) == 2 {
+			switch {
+			case types.IsDecimal(t):
+				return newFunction(c, []arrow.DataType{t, types.Int64}, t, decimalRoundDigits, true), nil
+			case types.IsInteger(t):
+				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, types.Int64, intRoundDigits, true), nil
+			}
+			return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, types.Float64, roundFloat2, true), nil
+		}
+		switch {
+		case types.IsInteger(t):
+			return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
+		case types.IsDecimal(t):
+			d := t.(*arrow.Decimal128Type)
+			if d.Scale == 0 {
+				return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
+			}
+			res := &arrow.Decimal128Type{Precision: min(38, d.Precision-d.Scale+1), Scale: 0}
+			return newFunction(c, []arrow.DataType{t}, res, decimalRound(mode, res), true), nil
+		}
+		return newFunction(c, []arrow.DataType{t}, t, floatRound(mode), true), nil
+	}
+}
+
+// intRoundDigits is round(integer, d): unchanged for d >= 0, else rounded half away
+// from zero to a multiple of 10^-d.
+func intRoundDigits(in []arrow.Array, n int) (arrow.Array, error) {
+	x, d := i64(in[0]).Int64Values(), i64(in[1]).Int64Values()
+	out := make([]int64, n)
+	valid, nulls := andValidity(n, in...)
+	for i, v := range x {
+		switch {
+		case d[i] >= 0:
+			out[i] = v
+		case d[i] < -18:
+			out[i] = 0
+		default:
+			p := pow10[-d[i]]
+			r := roundDivInt64(v, p)
+			if mulOverflows(r, p) && isValid(valid, 0, i) {
+				return nil, outOfRange("round("+strconv.FormatInt(v, 10)+", "+strconv.FormatInt(d[i], 10)+")", types.Int64)
+			}
+			out[i] = r * p
+		}
+	}
+	return fixedArray(types.Int64, out, valid, nulls), nil
+}
+
+func bindSign(c *call) (*Function, error) {
+	if len(c.args) != 1 || !numericish(c.args[0]) {
+		return nil, c.mismatch()
+	}
+	t := c.args[0]
+	switch {
+	case isNullType(t), types.IsInteger(t):
+		t = types.Int64
+	case types.IsFloat(t):
+		t = types.Float64
+	}
+	return newFunction(c, []arrow.DataType{t}, types.Int8, signKernel, true), nil
+}
+
+func bindExtremum(op cmpOp) binder {
+	return func(c *call) (*Function, error) {
+		ct, ok := commonOf(c.args)
+		if len(c.args) == 0 || !ok || !orderable(ct) {
+			return nil, c.mismatch()
+		}
+		if isNullType(ct) {
+			return newFunction(c, c.args, ct, identity, false), nil
+		}
+		return newFunction(c, repeatType(ct, len(c.args)), ct, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return extremum(op, in)
+		}, false), nil
+	}
+}
+
+// --- conditional ---
+
+func bindCoalesce(c *call) (*Function, error) {
+	ct, ok := commonOf(c.args)
+	if len(c.args) == 0 || !ok || (c.name == "ifnull" && len(c.args) != 2) {
+		return nil, c.mismatch()
+	}
+	return newFunction(c, repeatType(ct, len(c.args)), ct, func(in []arrow.Array, n int) (arrow.Array, error) {
+		return coalesce(in), nil
+	}, false), nil
+}
+
+func bindNullIf(c *call) (*Function, error) {
+	if len(c.args) != 2 {
+		return nil, c.mismatch()
+	}
+	ct, ok := CommonType(c.args[0], c.args[1])
+	if !ok || !orderable(ct) {
+		return nil, c.mismatch()
+	}
+	return newFunction(c, []arrow.DataType{ct, ct}, ct, func(in []arrow.Array, n int) (arrow.Array, error) {
+		if isNullType(ct) {
+			return in[0], nil
+		}
+		return nullIf(in[0], in[1])
+	}, false), nil
+}
+
+// --- dates and times ---
+
+func bindDateTrunc(c *call) (*Function, error) {
+	if len(c.args) != 2 || !stringish(c.args[0]) || !temporalish(c.args[1]) {
+		return nil, c.mismatch()
+	}
+	t := c.args[1]
+	if isNullType(t) {
+		t = types.Timestamp
+	}
+	if p, ok := c.constString(0); ok {
+		norm, ok := normPart(p)
+		if !ok {
+			return nil, badPart("date_trunc", p)
+		}
+		if t.ID() == arrow.DATE32 && isDayOrLonger(norm) {
+			return newFunction(c, []arrow.DataType{types.String, types.Date}, types.Date, dateTrunc(types.Date), true), nil
+		}
+	}
+	if t.ID() == arrow.DATE32 {
+		t = types.Timestamp
+	}
+	return newFunction(c, []arrow.DataType{types.String, t}, t, dateTrunc(t), true), nil
+}
+
+func bindDatePart(c *call) (*Function, error) {
+	if len(c.args) != 2 || !stringish(c.args[0]) || !(temporalish(c.args[1]) || isInterval(c.args[1])) {
+		return nil, c.mismatch()
+	}
+	t := c.args[1]
+	if isNullType(t) {
+		t = types.Timestamp
+	}
+	args := []arrow.DataType{types.String, t}
+	if p, ok := c.constString(0); ok {
+		norm, ok := normPart(p)
+		if !ok {
+			return nil, badPart(c.name, p)
+		}
+		if norm == "epoch" {
+			return newFunction(c, args, types.Float64, datePartEpoch, true), nil
+		}
+	}
+	return newFunction(c, args, types.Int64, datePart, true), nil
+}
+
+// bindPartShorthand binds year(x), month(x) … as date_part with a fixed part.
+func bindPartShorthand(part string) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 1 || !(temporalish(c.args[0]) || isInterval(c.args[0])) {
+			return nil, c.mismatch()
+		}
+		t := c.args[0]
+		if isNullType(t) {
+			t = types.Timestamp
+		}
+		if part == "epoch" {
+			return newFunction(c, []arrow.DataType{t}, types.Float64, datePartEpoch, true), nil
+		}
+		partVal := types.StringValue(part)
+		return newFunction(c, []arrow.DataType{t}, types.Int64, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return datePart([]arrow.Array{ConstArray(partVal, n), in[0]}, n)
+		}, true), nil
+	}
+}
+
+func bindDateDiff(c *call) (*Function, error) {
+	if len(c.args) != 3 || !stringish(c.args[0]) || !temporalish(c.args[1]) || !temporalish(c.args[2]) {
+		return nil, c.mismatch()
+	}
+	t, ok := CommonType(c.args[1], c.args[2])
+	if !ok {
+		return nil, c.mismatch()
+	}
+	if isNullType(t) {
+		t = types.Timestamp
+	}
+	return newFunction(c, []arrow.DataType{types.String, t, t}, types.Int64, dateDiffKernel, true), nil
+}
+
+func bindStrftime(c *call) (*Function, error) {
+	if len(c.args) != 2 || !temporalish(c.args[0]) || !stringish(c.args[1]) {
+		return nil, c.mismatch()
+	}
+	t := c.args[0]
+	if isNullType(t) {
+		t = types.Timestamp
+	}
+	return newFunction(c, []arrow.DataType{t, types.String}, types.String, strftimeKernel, true), nil
+}
+
+// bindNow binds current_date (date) or now()/current_timestamp: the time is taken
+// once, when the call is resolved, so every row and batch of a statement sees the
+// same value.
+func bindNow(date bool) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) != 0 {
+			return nil, c.mismatch()
+		}
+		now := time.Now().UTC()
+		v := types.Value{Type: types.TimestampTZ, I: now.UnixMicro()}
+		if date {
+			v = types.DateValue(int32(floorDiv(now.Unix(), 86400)))
+		}
+		return newFunction(c, nil, v.Type, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return ConstArray(v, n), nil
+		}, false), nil
+	}
+}

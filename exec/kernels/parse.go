@@ -1,0 +1,449 @@
+package kernels
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/loredb/lore/types"
+)
+
+// Parsers of the text forms of each type. They trim surrounding spaces and report
+// failure with ok=false; the caller words the error with the value and the type.
+
+// parseInt parses an integer; a number with a fraction or exponent is rounded half
+// away from zero, as DuckDB's string-to-integer cast does.
+func parseInt(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, true
+	}
+	if !strings.ContainsAny(s, ".eE") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	f = math.Round(f)
+	if f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func parseUint(s string) (uint64, bool) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return v, true
+	}
+	if !strings.ContainsAny(s, ".eE") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) {
+		return 0, false
+	}
+	f = math.Round(f)
+	if f < 0 || f >= 1.8446744073709551616e19 {
+		return 0, false
+	}
+	return uint64(f), true
+}
+
+func parseFloat(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		// Out-of-range literals are an error, not ±Inf.
+		return 0, false
+	}
+	return f, true
+}
+
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "t", "1", "yes", "y", "on":
+		return true, true
+	case "false", "f", "0", "no", "n", "off":
+		return false, true
+	}
+	return false, false
+}
+
+// parseDecimal parses a number into a decimal of precision p and scale sc,
+// rounding half away from zero at the scale.
+func parseDecimal(s string, p, sc int32) (decimal128.Num, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return decimal128.Num{}, false
+	}
+	// Fast path: plain [-+]digits[.digits] with at most 18 significant digits.
+	if n, ok := parseSmallDecimal(s, sc); ok {
+		return n, decFits(n, p)
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return decimal128.Num{}, false
+	}
+	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sc)), nil)))
+	num, den := r.Num(), r.Denom()
+	q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
+	if rem.Sign() != 0 {
+		rem.Abs(rem).Lsh(rem, 1)
+		if rem.Cmp(den) >= 0 {
+			q.Add(q, big.NewInt(int64(num.Sign())))
+		}
+	}
+	if q.BitLen() > 126 {
+		return decimal128.Num{}, false
+	}
+	n := decimal128.FromBigInt(q)
+	return n, decFits(n, p)
+}
+
+func parseSmallDecimal(s string, sc int32) (decimal128.Num, bool) {
+	neg := false
+	switch s[0] {
+	case '-':
+		neg, s = true, s[1:]
+	case '+':
+		s = s[1:]
+	}
+	intPart, frac, hasDot := strings.Cut(s, ".")
+	if intPart == "" && (!hasDot || frac == "") {
+		return decimal128.Num{}, false
+	}
+	if len(intPart)+int(sc) > 18 || sc > 18 {
+		return decimal128.Num{}, false
+	}
+	var v int64
+	for i := 0; i < len(intPart); i++ {
+		c := intPart[i]
+		if c < '0' || c > '9' {
+			return decimal128.Num{}, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	roundUp := false
+	for i := 0; i < len(frac); i++ {
+		c := frac[i]
+		if c < '0' || c > '9' {
+			return decimal128.Num{}, false
+		}
+		if int32(i) < sc {
+			v = v*10 + int64(c-'0')
+		} else if int32(i) == sc {
+			roundUp = c >= '5'
+		}
+	}
+	for i := int32(len(frac)); i < sc; i++ {
+		v *= 10
+	}
+	if roundUp {
+		v++
+	}
+	if neg {
+		v = -v
+	}
+	return decimal128.FromI64(v), true
+}
+
+// parseDate parses YYYY-MM-DD (a trailing midnight time is accepted) into days.
+func parseDate(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	days, rest, ok := parseDatePrefix(s)
+	if !ok {
+		return 0, false
+	}
+	if rest != "" {
+		// A time part is allowed only when it is midnight.
+		us, ok := parseTimeSuffix(rest)
+		if !ok || us != 0 {
+			return 0, false
+		}
+	}
+	return days, true
+}
+
+// parseDatePrefix reads [-]Y+-M{1,2}-D{1,2} and returns the rest of s.
+func parseDatePrefix(s string) (days int64, rest string, ok bool) {
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	y, s, ok := readDigits(s, 1, 6)
+	if !ok || !strings.HasPrefix(s, "-") {
+		return 0, "", false
+	}
+	m, s, ok := readDigits(s[1:], 1, 2)
+	if !ok || !strings.HasPrefix(s, "-") {
+		return 0, "", false
+	}
+	d, s, ok := readDigits(s[1:], 1, 2)
+	if !ok {
+		return 0, "", false
+	}
+	if neg {
+		y = -y
+	}
+	if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) {
+		return 0, "", false
+	}
+	if strings.HasSuffix(s, " (BC)") || strings.HasSuffix(s, " BC") {
+		return 0, "", false
+	}
+	return daysFromCivil(y, m, d), s, true
+}
+
+func readDigits(s string, minN, maxN int) (int64, string, bool) {
+	i := 0
+	var v int64
+	for i < len(s) && i < maxN && s[i] >= '0' && s[i] <= '9' {
+		v = v*10 + int64(s[i]-'0')
+		i++
+	}
+	if i < minN {
+		return 0, s, false
+	}
+	return v, s[i:], true
+}
+
+// parseTimeSuffix parses "[ T]HH:MM[:SS[.fffffffff]][zone]" into nanoseconds since
+// midnight, already shifted to UTC by the zone offset (which may make it negative or
+// exceed a day).
+func parseTimeSuffix(s string) (int64, bool) {
+	if s == "" {
+		return 0, true
+	}
+	if s[0] != ' ' && s[0] != 'T' && s[0] != 't' {
+		return 0, false
+	}
+	s = strings.TrimLeft(s[1:], " ")
+	ns, rest, ok := parseClock(s)
+	if !ok {
+		return 0, false
+	}
+	off, ok := parseZone(rest)
+	if !ok {
+		return 0, false
+	}
+	return ns - off*1e9, true
+}
+
+// parseClock reads HH:MM[:SS[.f+]] and returns nanoseconds and the rest.
+func parseClock(s string) (int64, string, bool) {
+	h, s, ok := readDigits(s, 1, 2)
+	if !ok || !strings.HasPrefix(s, ":") {
+		return 0, "", false
+	}
+	m, s, ok := readDigits(s[1:], 2, 2)
+	if !ok {
+		return 0, "", false
+	}
+	var sec, frac int64
+	if strings.HasPrefix(s, ":") {
+		sec, s, ok = readDigits(s[1:], 2, 2)
+		if !ok {
+			return 0, "", false
+		}
+		if strings.HasPrefix(s, ".") {
+			s = s[1:]
+			digits := 0
+			for len(s) > 0 && s[0] >= '0' && s[0] <= '9' {
+				if digits < 9 {
+					frac = frac*10 + int64(s[0]-'0')
+					digits++
+				}
+				s = s[1:]
+			}
+			if digits == 0 {
+				return 0, "", false
+			}
+			for ; digits < 9; digits++ {
+				frac *= 10
+			}
+		}
+	}
+	if h > 24 || m > 59 || sec > 60 || (h == 24 && (m != 0 || sec != 0 || frac != 0)) {
+		return 0, "", false
+	}
+	return ((h*60+m)*60+sec)*1e9 + frac, s, true
+}
+
+// parseZone reads an optional zone: Z, UTC, or ±HH[:MM] / ±HHMM; returns seconds east.
+func parseZone(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	switch strings.ToUpper(s) {
+	case "":
+		return 0, true
+	case "Z", "UTC", "GMT", "+00", "-00", "+00:00":
+		return 0, true
+	}
+	sign := int64(1)
+	switch s[0] {
+	case '+':
+	case '-':
+		sign = -1
+	default:
+		return 0, false
+	}
+	h, rest, ok := readDigits(s[1:], 2, 2)
+	if !ok {
+		return 0, false
+	}
+	var m int64
+	if strings.HasPrefix(rest, ":") {
+		rest = rest[1:]
+	}
+	if rest != "" {
+		m, rest, ok = readDigits(rest, 2, 2)
+		if !ok || rest != "" {
+			return 0, false
+		}
+	}
+	if h > 15 || m > 59 {
+		return 0, false
+	}
+	return sign * (h*3600 + m*60), true
+}
+
+// parseTimestamp parses a timestamp into ticks of unit since the epoch (UTC).
+func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
+	s = strings.TrimSpace(s)
+	days, rest, ok := parseDatePrefix(s)
+	if !ok {
+		return 0, false
+	}
+	ns, ok := parseTimeSuffix(rest)
+	if !ok {
+		return 0, false
+	}
+	per := types.UnitsPerSecond(unit)
+	nsPer := 1e9 / per
+	dayTicks := 86400 * per
+	if days > math.MaxInt64/dayTicks || days < math.MinInt64/dayTicks {
+		return 0, false
+	}
+	return days*dayTicks + floorDiv(ns, nsPer), true
+}
+
+// parseInterval parses "1 year 2 months 3 days 04:05:06.5", "10 minutes",
+// "-1 day", "2 hours 30 minutes", "1.5 seconds" or "00:30:00".
+func parseInterval(s string) (arrow.MonthDayNanoInterval, bool) {
+	var iv arrow.MonthDayNanoInterval
+	f := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
+	if len(f) == 0 {
+		return iv, false
+	}
+	if f[0] == "@" {
+		f = f[1:]
+	}
+	var months, days, nanos float64
+	for i := 0; i < len(f); i++ {
+		tok := f[i]
+		if strings.Contains(tok, ":") {
+			neg := strings.HasPrefix(tok, "-")
+			clock := strings.TrimLeft(tok, "+-")
+			if strings.Count(clock, ":") == 1 {
+				clock += ":00"
+			}
+			ns, rest, ok := parseClock(clock)
+			if !ok || rest != "" {
+				return iv, false
+			}
+			if neg {
+				ns = -ns
+			}
+			nanos += float64(ns)
+			continue
+		}
+		num, unit := tok, ""
+		// "10minutes" style: split at the first letter.
+		for j := 0; j < len(tok); j++ {
+			if (tok[j] >= 'a' && tok[j] <= 'z') && !(j == 0) {
+				num, unit = tok[:j], tok[j:]
+				break
+			}
+		}
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return iv, false
+		}
+		if unit == "" {
+			if i+1 >= len(f) {
+				return iv, false
+			}
+			i++
+			unit = f[i]
+		}
+		mul, ok := intervalUnit(unit)
+		if !ok {
+			return iv, false
+		}
+		switch mul.kind {
+		case 'M':
+			months += v * mul.n
+		case 'D':
+			days += v * mul.n
+		default:
+			nanos += v * mul.n
+		}
+	}
+	// Fractions of months and days spill into the smaller units, as in PostgreSQL.
+	wholeMonths := math.Trunc(months)
+	days += (months - wholeMonths) * 30
+	wholeDays := math.Trunc(days)
+	nanos += (days - wholeDays) * 86400e9
+	if math.Abs(wholeMonths) > math.MaxInt32 || math.Abs(wholeDays) > math.MaxInt32 || math.Abs(nanos) > 9e18 {
+		return iv, false
+	}
+	iv.Months = int32(wholeMonths)
+	iv.Days = int32(wholeDays)
+	// Intervals hold microseconds, as DuckDB's do.
+	iv.Nanoseconds = int64(math.Round(nanos/1e3)) * 1e3
+	return iv, true
+}
+
+type unitScale struct {
+	kind byte // 'M' months, 'D' days, 'N' nanoseconds
+	n    float64
+}
+
+// intervalUnit maps an interval unit name (singular, plural or abbreviated) to what
+// one of it adds.
+func intervalUnit(u string) (unitScale, bool) {
+	switch u {
+	case "ms", "msec", "msecs", "millisecond", "milliseconds":
+		return unitScale{'N', 1e6}, true
+	case "us", "usec", "usecs", "microsecond", "microseconds":
+		return unitScale{'N', 1e3}, true
+	case "millennium", "millennia", "millenniums":
+		return unitScale{'M', 12000}, true
+	case "century", "centuries":
+		return unitScale{'M', 1200}, true
+	}
+	switch strings.TrimSuffix(u, "s") {
+	case "decade":
+		return unitScale{'M', 120}, true
+	case "year", "y", "yr":
+		return unitScale{'M', 12}, true
+	case "quarter":
+		return unitScale{'M', 3}, true
+	case "month", "mon":
+		return unitScale{'M', 1}, true
+	case "week", "w":
+		return unitScale{'D', 7}, true
+	case "day", "d":
+		return unitScale{'D', 1}, true
+	case "hour", "h", "hr":
+		return unitScale{'N', 3600e9}, true
+	case "minute", "min", "m":
+		return unitScale{'N', 60e9}, true
+	case "second", "sec", "":
+		return unitScale{'N', 1e9}, true
+	}
+	return unitScale{}, false
+}

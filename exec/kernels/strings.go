@@ -1,0 +1,366 @@
+package kernels
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// String functions. They go row by row over typed accessors (not per-row boxing);
+// over a dictionary column with constant other arguments the registry runs them
+// once per dictionary value. Positions and lengths count characters (code points),
+// not bytes.
+
+// caseMap writes lower- or upper-cased rows straight into the result buffer:
+// ASCII rows byte by byte with no allocation, others through the unicode tables.
+func caseMap(x arrow.Array, upper bool) arrow.Array {
+	a := x.(*array.String)
+	n := a.Len()
+	offs, data := strRaw(a)
+	b := newStrBuilder(n, len(a.ValueBytes()))
+	lo, hi, delta := byte('A'), byte('Z'), int('a'-'A')
+	if upper {
+		lo, hi, delta = 'a', 'z', -delta
+	}
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) {
+			b.addNull()
+			continue
+		}
+		row := data[offs[i]:offs[i+1]]
+		ascii := true
+		for _, c := range row {
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			if upper {
+				b.add(strings.ToUpper(string(row)))
+			} else {
+				b.add(strings.ToLower(string(row)))
+			}
+			continue
+		}
+		start := len(b.data)
+		b.data = append(b.data, row...)
+		for j := start; j < len(b.data); j++ {
+			if c := b.data[j]; c >= lo && c <= hi {
+				b.data[j] = byte(int(c) + delta)
+			}
+		}
+		b.offs = append(b.offs, int32(len(b.data)))
+	}
+	return b.finish()
+}
+
+// mapStrings applies f to every non-NULL row of a VARCHAR array.
+func mapStrings(x arrow.Array, f func(string) string) arrow.Array {
+	a := x.(*array.String)
+	n := a.Len()
+	b := newStrBuilder(n, len(a.ValueBytes()))
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) {
+			b.addNull()
+		} else {
+			b.add(f(a.Value(i)))
+		}
+	}
+	return b.finish()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// strLength is length(s) in characters, as BIGINT.
+func strLength(x arrow.Array) arrow.Array {
+	a := x.(*array.String)
+	n := a.Len()
+	out := make([]int64, n)
+	offs, data := strRaw(a)
+	for i := 0; i < n; i++ {
+		out[i] = int64(utf8.RuneCount(data[offs[i]:offs[i+1]]))
+	}
+	valid, nulls := copyValidity(x)
+	return fixedArray(types.Int64, out, valid, nulls)
+}
+
+// runeOffset returns the byte offset of the k-th character (0-based) of s, or len(s).
+func runeOffset(s string, k int64) int {
+	if k <= 0 {
+		return 0
+	}
+	if isASCII(s) {
+		return int(min(k, int64(len(s))))
+	}
+	for i := range s {
+		if k == 0 {
+			return i
+		}
+		k--
+	}
+	return len(s)
+}
+
+func runeLen(s string) int64 {
+	if isASCII(s) {
+		return int64(len(s))
+	}
+	return int64(utf8.RuneCountInString(s))
+}
+
+// substring follows DuckDB: a positive start counts from 1, a negative one from the
+// end, 0 starts one character before the first; a negative length takes the
+// characters before start.
+func substring(s string, start, length int64) string {
+	size := runeLen(s)
+	if length == 0 {
+		return ""
+	}
+	var from, to int64
+	switch {
+	case start > 0:
+		from = min(size, start-1)
+	case start < 0:
+		from = max(size+start, 0)
+	default:
+		from = 0
+		length--
+		if length <= 0 {
+			return ""
+		}
+	}
+	if length > 0 {
+		if length > size { // also guards from+length against overflow
+			length = size
+		}
+		to = min(size, from+length)
+	} else {
+		to = from
+		from = max(0, from+length)
+	}
+	if from >= to {
+		return ""
+	}
+	return s[runeOffset(s, from):runeOffset(s, to)]
+}
+
+// evalStrings runs f over rows where every argument is non-NULL, producing VARCHAR.
+func evalStrings(args []arrow.Array, n int, f func(i int) (string, error)) (arrow.Array, error) {
+	valid, _ := andValidity(n, args...)
+	b := newStrBuilder(n, 16*n)
+	for i := 0; i < n; i++ {
+		if !isValid(valid, 0, i) {
+			b.addNull()
+			continue
+		}
+		s, err := f(i)
+		if err != nil {
+			return nil, err
+		}
+		b.add(s)
+	}
+	return b.finish(), nil
+}
+
+// evalInts runs f over rows where every argument is non-NULL, producing BIGINT.
+func evalInts(args []arrow.Array, n int, f func(i int) int64) arrow.Array {
+	valid, nulls := andValidity(n, args...)
+	out := make([]int64, n)
+	for i := 0; i < n; i++ {
+		if isValid(valid, 0, i) {
+			out[i] = f(i)
+		}
+	}
+	return fixedArray(types.Int64, out, valid, nulls)
+}
+
+// evalBools runs f over rows where every argument is non-NULL, producing BOOLEAN.
+func evalBools(args []arrow.Array, n int, f func(i int) bool) *array.Boolean {
+	valid, nulls := andValidity(n, args...)
+	bits := make([]byte, bitmapLen(n))
+	for i := 0; i < n; i++ {
+		if isValid(valid, 0, i) && f(i) {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	return boolArray(bits, n, valid, nulls)
+}
+
+func str(a arrow.Array) *array.String { return a.(*array.String) }
+func i64(a arrow.Array) *array.Int64  { return a.(*array.Int64) }
+
+// concatStrings is concat(...): NULL arguments are skipped.
+func concatStrings(args []arrow.Array, n int) arrow.Array {
+	b := newStrBuilder(n, 16*n)
+	var buf []byte
+	for i := 0; i < n; i++ {
+		buf = buf[:0]
+		for _, a := range args {
+			if s := str(a); !s.IsNull(i) {
+				buf = append(buf, s.Value(i)...)
+			}
+		}
+		b.addBytes(buf)
+	}
+	return b.finish()
+}
+
+// concatOp is a || b: NULL if either is NULL.
+func concatOp(args []arrow.Array, n int) (arrow.Array, error) {
+	x, y := str(args[0]), str(args[1])
+	return evalStrings(args, n, func(i int) (string, error) { return x.Value(i) + y.Value(i), nil })
+}
+
+func trimFunc(kind byte) func(args []arrow.Array, n int) (arrow.Array, error) {
+	return func(args []arrow.Array, n int) (arrow.Array, error) {
+		s := str(args[0])
+		var set *array.String
+		if len(args) > 1 {
+			set = str(args[1])
+		}
+		return evalStrings(args, n, func(i int) (string, error) {
+			cut := " "
+			if set != nil {
+				cut = set.Value(i)
+			}
+			switch kind {
+			case 'l':
+				return strings.TrimLeft(s.Value(i), cut), nil
+			case 'r':
+				return strings.TrimRight(s.Value(i), cut), nil
+			}
+			return strings.Trim(s.Value(i), cut), nil
+		})
+	}
+}
+
+func replaceStrings(args []arrow.Array, n int) (arrow.Array, error) {
+	s, from, to := str(args[0]), str(args[1]), str(args[2])
+	return evalStrings(args, n, func(i int) (string, error) {
+		f := from.Value(i)
+		if f == "" {
+			return s.Value(i), nil
+		}
+		return strings.ReplaceAll(s.Value(i), f, to.Value(i)), nil
+	})
+}
+
+func strpos(args []arrow.Array, n int) (arrow.Array, error) {
+	s, sub := str(args[0]), str(args[1])
+	return evalInts(args, n, func(i int) int64 {
+		v := s.Value(i)
+		k := strings.Index(v, sub.Value(i))
+		if k < 0 {
+			return 0
+		}
+		return runeLen(v[:k]) + 1
+	}), nil
+}
+
+// leftRight is left(s, k) (first k characters; negative k drops the last -k) or
+// right(s, k) (last k; negative k drops the first -k), as DuckDB defines them.
+func leftRight(right bool) func(args []arrow.Array, n int) (arrow.Array, error) {
+	return func(args []arrow.Array, n int) (arrow.Array, error) {
+		s, k := str(args[0]), i64(args[1])
+		return evalStrings(args, n, func(i int) (string, error) {
+			v, c := s.Value(i), k.Value(i)
+			size := runeLen(v)
+			var from, to int64
+			switch {
+			case !right && c >= 0:
+				from, to = 0, min(c, size)
+			case !right:
+				from, to = 0, max(0, size+c)
+			case c >= 0:
+				from, to = max(0, size-c), size
+			default:
+				from, to = min(size, -c), size
+			}
+			return v[runeOffset(v, from):runeOffset(v, to)], nil
+		})
+	}
+}
+
+func reverseString(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+// pad is lpad/rpad(s, width, fill): pads with fill to width characters, or truncates
+// to width when s is longer.
+func pad(left bool) func(args []arrow.Array, n int) (arrow.Array, error) {
+	return func(args []arrow.Array, n int) (arrow.Array, error) {
+		s, w, f := str(args[0]), i64(args[1]), str(args[2])
+		return evalStrings(args, n, func(i int) (string, error) {
+			v, width, fill := s.Value(i), w.Value(i), f.Value(i)
+			if width < 0 {
+				width = 0
+			}
+			size := runeLen(v)
+			if size >= width {
+				return v[:runeOffset(v, width)], nil
+			}
+			if fill == "" {
+				return "", errs.New(errs.Analysis, "insufficient padding in %s: empty fill string", map[bool]string{true: "LPAD", false: "RPAD"}[left])
+			}
+			if width > 1<<24 {
+				return "", errs.New(errs.Analysis, "padding width %d is too large", width)
+			}
+			need := width - size
+			fr := []rune(fill)
+			var sb strings.Builder
+			if !left {
+				sb.WriteString(v)
+			}
+			for k := int64(0); k < need; k++ {
+				sb.WriteRune(fr[k%int64(len(fr))])
+			}
+			if left {
+				sb.WriteString(v)
+			}
+			return sb.String(), nil
+		})
+	}
+}
+
+// splitPart is split_part(s, delim, k): the k-th field (1-based; negative counts
+// from the end), ” when out of range.
+func splitPart(args []arrow.Array, n int) (arrow.Array, error) {
+	s, d, k := str(args[0]), str(args[1]), i64(args[2])
+	return evalStrings(args, n, func(i int) (string, error) {
+		v, delim, idx := s.Value(i), d.Value(i), k.Value(i)
+		var parts []string
+		if delim == "" {
+			parts = []string{v}
+		} else {
+			parts = strings.Split(v, delim)
+		}
+		switch {
+		case idx > 0 && idx <= int64(len(parts)):
+			return parts[idx-1], nil
+		case idx < 0 && -idx <= int64(len(parts)):
+			return parts[int64(len(parts))+idx], nil
+		}
+		return "", nil
+	})
+}
+
+func hasPrefix(s, p string) bool   { return strings.HasPrefix(s, p) }
+func hasSuffix(s, p string) bool   { return strings.HasSuffix(s, p) }
+func containsStr(s, p string) bool { return strings.Contains(s, p) }
