@@ -166,9 +166,9 @@ func LineColumn(text string, pos int) (line, col int) {
 	return line, pos - start + 1
 }
 
-// Caret renders the line of text that holds pos with a caret under the byte at pos,
-// as "LINE 2: select x fro t\n                 ^". Tabs in the prefix are kept so the
-// caret lines up under the user's own text.
+// Caret renders the line of text that holds pos with a caret under the character at pos,
+// as "LINE 2: select x fro t\n                 ^". Tabs in the prefix are kept and
+// every other character is one space, so the caret lines up under the user's own text.
 func Caret(text string, pos int) string {
 	if pos < 0 || pos > len(text) {
 		return ""
@@ -186,7 +186,7 @@ func Caret(text string, pos int) string {
 	for range prefix {
 		pad = append(pad, ' ')
 	}
-	for _, c := range []byte(text[start:pos]) {
+	for _, c := range text[start:pos] {
 		if c == '\t' {
 			pad = append(pad, '\t')
 		} else {
