@@ -1,0 +1,743 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// Bind turns a parsed SELECT into a logical plan.
+//
+// paths marks the byte positions of FROM items that were written as string literals
+// ('dir/*.parquet'): those name locations, never tables.
+func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, paths map[int]bool) (Node, error) {
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: paths}
+	n, err := b.bindQuery(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNoOuterRefs(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// BindExpr binds a standalone expression over the given columns (used for predicates
+// of Lore's own statements, such as OPTIMIZE … WHERE).
+func BindExpr(ctx context.Context, node *pg.Node, cols []Column) (Expr, error) {
+	b := &binder{ctx: ctx, now: time.Now().UTC()}
+	return b.expr(node, &exprCtx{sc: newScope(cols)})
+}
+
+type binder struct {
+	ctx   context.Context
+	cat   Catalog
+	paths map[int]bool
+	ctes  []map[string]*cteDef
+	now   time.Time
+}
+
+type cteDef struct {
+	def *pg.CommonTableExpr
+	// depth is the number of CTE frames visible where the CTE was defined, so that a
+	// CTE sees only itself-excluded earlier definitions.
+	depth int
+}
+
+func (b *binder) lookupCTE(name string) (*cteDef, int) {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if d, ok := b.ctes[i][name]; ok {
+			return d, i
+		}
+	}
+	return nil, -1
+}
+
+// bindQuery binds a SELECT, VALUES or set operation with its WITH, ORDER BY and LIMIT.
+func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
+	if err := b.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if sel.WithClause != nil {
+		if sel.WithClause.Recursive {
+			return nil, errs.At(errs.Analysis, int(sel.WithClause.Location), "WITH RECURSIVE is not supported")
+		}
+		frame := map[string]*cteDef{}
+		b.ctes = append(b.ctes, frame)
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+		for _, c := range sel.WithClause.Ctes {
+			def := c.GetCommonTableExpr()
+			if def == nil {
+				continue
+			}
+			if _, dup := frame[def.Ctename]; dup {
+				return nil, errs.At(errs.Analysis, int(def.Location), "WITH query name %q specified more than once", def.Ctename)
+			}
+			frame[def.Ctename] = &cteDef{def: def, depth: len(b.ctes)}
+		}
+	}
+	if len(sel.LockingClause) > 0 || sel.IntoClause != nil {
+		return nil, errs.New(errs.Analysis, "SELECT INTO and locking clauses are not supported")
+	}
+	switch {
+	case sel.Op != pg.SetOperation_SETOP_NONE && sel.Op != pg.SetOperation_SET_OPERATION_UNDEFINED:
+		n, err := b.bindSetOp(sel, outer)
+		if err != nil {
+			return nil, err
+		}
+		return b.orderLimitOutput(n, sel)
+	case len(sel.ValuesLists) > 0:
+		n, err := b.bindValues(sel, outer)
+		if err != nil {
+			return nil, err
+		}
+		return b.orderLimitOutput(n, sel)
+	}
+	return b.bindSelect(sel, outer)
+}
+
+// orderLimitOutput applies ORDER BY (by output name, ordinal or expression over the
+// output columns) and LIMIT/OFFSET to a set operation or VALUES.
+func (b *binder) orderLimitOutput(n Node, sel *pg.SelectStmt) (Node, error) {
+	if len(sel.SortClause) > 0 {
+		sc := newScope(n.Columns())
+		var keys []SortKey
+		for _, s := range sel.SortClause {
+			sb := s.GetSortBy()
+			var e Expr
+			if idx, ok, err := ordinal(sb.Node, len(n.Columns())); err != nil {
+				return nil, err
+			} else if ok {
+				c := n.Columns()[idx]
+				e = &ColRef{Idx: idx, T: c.Type, Name: c.Name}
+			} else {
+				var err error
+				if e, err = b.expr(sb.Node, &exprCtx{sc: sc}); err != nil {
+					return nil, err
+				}
+				e = settle(e)
+			}
+			keys = append(keys, sortKey(e, sb))
+		}
+		n = &Sort{Input: n, Keys: keys}
+	}
+	return b.applyLimit(n, sel)
+}
+
+func sortKey(e Expr, sb *pg.SortBy) SortKey {
+	k := SortKey{E: e, Desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		k.NullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		k.NullsFirst = false
+	default:
+		// DuckDB's default: NULLS LAST for both directions.
+		k.NullsFirst = false
+	}
+	return k
+}
+
+func (b *binder) applyLimit(n Node, sel *pg.SelectStmt) (Node, error) {
+	if sel.LimitCount == nil && sel.LimitOffset == nil {
+		return n, nil
+	}
+	l := &Limit{Input: n, Count: -1}
+	if sel.LimitCount != nil {
+		if c := sel.LimitCount.GetAConst(); c != nil && c.Isnull {
+			// LIMIT NULL / LIMIT ALL: no limit.
+		} else {
+			v, err := b.constInt(sel.LimitCount, "LIMIT")
+			if err != nil {
+				return nil, err
+			}
+			l.Count = v
+		}
+	}
+	if sel.LimitOffset != nil {
+		v, err := b.constInt(sel.LimitOffset, "OFFSET")
+		if err != nil {
+			return nil, err
+		}
+		l.Offset = v
+	}
+	return l, nil
+}
+
+func (b *binder) constInt(n *pg.Node, what string) (int64, error) {
+	e, err := b.expr(n, &exprCtx{sc: newScope(nil)})
+	if err != nil {
+		return 0, err
+	}
+	lit, ok := e.(*Literal)
+	if !ok || !types.IsInteger(lit.V.Type) || lit.V.Null {
+		return 0, errs.At(errs.Analysis, location(n), "%s must be a non-negative integer constant", what)
+	}
+	v := lit.V.I
+	if types.IsUnsigned(lit.V.Type) {
+		v = int64(lit.V.U)
+	}
+	if v < 0 {
+		return 0, errs.At(errs.Analysis, location(n), "%s must not be negative", what)
+	}
+	return v, nil
+}
+
+// ordinal recognises an integer constant in ORDER BY / GROUP BY as a 0-based position.
+func ordinal(n *pg.Node, count int) (int, bool, error) {
+	c := n.GetAConst()
+	if c == nil {
+		return 0, false, nil
+	}
+	iv, ok := c.Val.(*pg.A_Const_Ival)
+	if !ok {
+		return 0, false, nil
+	}
+	k := int(iv.Ival.Ival)
+	if k < 1 || k > count {
+		return 0, false, errs.At(errs.Analysis, int(c.Location), "position %d is not in select list", k)
+	}
+	return k - 1, true, nil
+}
+
+func (b *binder) bindSetOp(sel *pg.SelectStmt, outer *scope) (Node, error) {
+	left, err := b.bindQuery(sel.Larg, outer)
+	if err != nil {
+		return nil, err
+	}
+	right, err := b.bindQuery(sel.Rarg, outer)
+	if err != nil {
+		return nil, err
+	}
+	lc, rc := left.Columns(), right.Columns()
+	if len(lc) != len(rc) {
+		return nil, errs.New(errs.Analysis, "set operation inputs have %d and %d columns", len(lc), len(rc))
+	}
+	cols := make([]Column, len(lc))
+	lx, rx := make([]Expr, len(lc)), make([]Expr, len(lc))
+	lcast, rcast := false, false
+	for i := range lc {
+		t, ok := commonType(lc[i].Type, rc[i].Type)
+		if !ok {
+			return nil, errs.New(errs.Analysis, "set operation column %d has types %s and %s with no common type",
+				i+1, types.Name(lc[i].Type), types.Name(rc[i].Type))
+		}
+		cols[i] = Column{Name: lc[i].Name, Type: t}
+		lx[i] = castTo(&ColRef{Idx: i, T: lc[i].Type, Name: lc[i].Name}, t)
+		rx[i] = castTo(&ColRef{Idx: i, T: rc[i].Type, Name: rc[i].Name}, t)
+		lcast = lcast || !sameType(lc[i].Type, t)
+		rcast = rcast || !sameType(rc[i].Type, t)
+	}
+	if lcast {
+		left = &Project{Input: left, Exprs: lx, Cols: cols}
+	}
+	if rcast {
+		right = &Project{Input: right, Exprs: rx, Cols: cols}
+	}
+	kind := Union
+	switch sel.Op {
+	case pg.SetOperation_SETOP_INTERSECT:
+		kind = Intersect
+	case pg.SetOperation_SETOP_EXCEPT:
+		kind = Except
+	}
+	return &SetOp{Kind: kind, All: sel.All, Left: left, Right: right, Cols: cols}, nil
+}
+
+func (b *binder) bindValues(sel *pg.SelectStmt, outer *scope) (Node, error) {
+	var rows [][]Expr
+	ec := &exprCtx{sc: newScope(nil)}
+	if outer != nil {
+		ec.sc.outer = outer
+	}
+	for _, l := range sel.ValuesLists {
+		items := l.GetList().GetItems()
+		if len(rows) > 0 && len(items) != len(rows[0]) {
+			return nil, errs.New(errs.Analysis, "VALUES lists must all be the same length")
+		}
+		row := make([]Expr, len(items))
+		for i, it := range items {
+			e, err := b.expr(it, ec)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = settle(e)
+		}
+		rows = append(rows, row)
+	}
+	cols := make([]Column, len(rows[0]))
+	for i := range cols {
+		t := rows[0][i].Type()
+		for _, r := range rows[1:] {
+			var ok bool
+			if t, ok = commonType(t, r[i].Type()); !ok {
+				return nil, errs.New(errs.Analysis, "VALUES column %d has no common type", i+1)
+			}
+		}
+		if t.ID() == types.Null.ID() {
+			t = types.Int32
+		}
+		cols[i] = Column{Name: fmt.Sprintf("col%d", i), Type: t}
+		for _, r := range rows {
+			r[i] = castTo(r[i], t)
+		}
+	}
+	return &Values{Cols: cols, Rows: rows}, nil
+}
+
+// bindFrom binds the FROM list as a left-deep tree of cross joins.
+func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
+	if len(items) == 0 {
+		return &Values{Rows: [][]Expr{{}}}, nil
+	}
+	var n Node
+	for _, it := range items {
+		r, err := b.bindFromItem(it, outer)
+		if err != nil {
+			return nil, err
+		}
+		if n == nil {
+			n = r
+			continue
+		}
+		n = &Join{Kind: CrossJoin, Left: n, Right: r, Cols: concatCols(n.Columns(), r.Columns())}
+	}
+	return n, nil
+}
+
+func concatCols(a, b []Column) []Column {
+	out := make([]Column, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+func requalify(cols []Column, alias *pg.Alias, def string) ([]Column, error) {
+	out := make([]Column, len(cols))
+	qual := def
+	if alias != nil && alias.Aliasname != "" {
+		qual = alias.Aliasname
+	}
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, Type: c.Type, Table: qual}
+	}
+	if alias != nil && len(alias.Colnames) > 0 {
+		if len(alias.Colnames) > len(cols) {
+			return nil, errs.New(errs.Analysis, "table %q has %d columns available but %d columns specified",
+				qual, len(cols), len(alias.Colnames))
+		}
+		for i, cn := range alias.Colnames {
+			out[i].Name = cn.GetString_().GetSval()
+		}
+	}
+	return out, nil
+}
+
+// rename wraps n in a projection that only renames its columns.
+func rename(n Node, cols []Column) Node {
+	in := n.Columns()
+	exprs := make([]Expr, len(in))
+	for i, c := range in {
+		exprs[i] = &ColRef{Idx: i, T: c.Type, Name: c.Name}
+	}
+	return &Project{Input: n, Exprs: exprs, Cols: cols}
+}
+
+func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
+	switch {
+	case it.GetRangeVar() != nil:
+		rv := it.GetRangeVar()
+		name := rv.Relname
+		if rv.Schemaname != "" {
+			name = rv.Schemaname + "." + rv.Relname
+		}
+		if b.paths[int(rv.Location)] {
+			ref, err := b.cat.Path(b.ctx, rv.Relname)
+			if err != nil {
+				return nil, err
+			}
+			return b.scanNode(ref, rv.Alias, tableQualifier(rv.Relname))
+		}
+		if rv.Schemaname == "" {
+			if d, depth := b.lookupCTE(rv.Relname); d != nil {
+				saved := b.ctes
+				b.ctes = append([]map[string]*cteDef(nil), b.ctes[:depth]...)
+				// A CTE may reference CTEs defined before it in the same WITH.
+				frame := map[string]*cteDef{}
+				for k, v := range saved[depth] {
+					if v != d && v.def.Location < d.def.Location {
+						frame[k] = v
+					}
+				}
+				b.ctes = append(b.ctes, frame)
+				n, err := b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
+				b.ctes = saved
+				if err != nil {
+					return nil, err
+				}
+				cols := n.Columns()
+				if len(d.def.Aliascolnames) > 0 {
+					cols, err = requalify(cols, &pg.Alias{Colnames: d.def.Aliascolnames}, rv.Relname)
+					if err != nil {
+						return nil, err
+					}
+				}
+				cols, err = requalify(cols, rv.Alias, rv.Relname)
+				if err != nil {
+					return nil, err
+				}
+				return rename(n, cols), nil
+			}
+		}
+		ref, err := b.cat.Table(b.ctx, name)
+		if err != nil && errs.CodeOf(err) == errs.TableNotFound && looksLikePath(name) {
+			ref, err = b.cat.Path(b.ctx, name)
+		}
+		if err != nil {
+			if e, ok := err.(*errs.Error); ok && e.Pos == errs.NoPosition {
+				e.Pos = int(rv.Location)
+			}
+			return nil, err
+		}
+		return b.scanNode(ref, rv.Alias, tableQualifier(rv.Relname))
+	case it.GetRangeSubselect() != nil:
+		rs := it.GetRangeSubselect()
+		if rs.Lateral {
+			return nil, errs.New(errs.Analysis, "LATERAL subqueries are not supported")
+		}
+		n, err := b.bindQuery(rs.Subquery.GetSelectStmt(), nil)
+		if err != nil {
+			return nil, err
+		}
+		cols, err := requalify(n.Columns(), rs.Alias, "")
+		if err != nil {
+			return nil, err
+		}
+		return rename(n, cols), nil
+	case it.GetRangeFunction() != nil:
+		return b.bindTableFunction(it.GetRangeFunction())
+	case it.GetJoinExpr() != nil:
+		return b.bindJoin(it.GetJoinExpr(), outer)
+	}
+	return nil, errs.New(errs.Analysis, "unsupported FROM item")
+}
+
+// tableQualifier is the qualifier a path scan's columns get: the file's base name
+// without extension, as DuckDB does.
+func tableQualifier(name string) string {
+	if !looksLikePath(name) {
+		return name
+	}
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+func looksLikePath(name string) bool {
+	return strings.ContainsAny(name, "/*?") || strings.HasSuffix(strings.ToLower(name), ".parquet")
+}
+
+func (b *binder) scanNode(ref *TableRef, alias *pg.Alias, qual string) (Node, error) {
+	fields := ref.Listing.Schema.Fields()
+	cols := make([]Column, len(fields))
+	for i, f := range fields {
+		cols[i] = Column{Name: f.Name, Type: f.Type, Table: qual}
+	}
+	if alias != nil {
+		var err error
+		if cols, err = requalify(cols, alias, qual); err != nil {
+			return nil, err
+		}
+	}
+	return &Scan{Ref: ref, Alias: qual, Cols: cols}, nil
+}
+
+func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
+	if len(rf.Functions) != 1 {
+		return nil, errs.New(errs.Analysis, "unsupported table function")
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil {
+		return nil, errs.New(errs.Analysis, "unsupported table function")
+	}
+	fc := items[0].GetFuncCall()
+	name := funcName(fc)
+	switch name {
+	case "read_parquet", "parquet_scan":
+	default:
+		return nil, errs.At(errs.Analysis, int(fc.Location), "table function %s does not exist", name)
+	}
+	if len(fc.Args) != 1 || fc.Args[0].GetAConst() == nil {
+		return nil, errs.At(errs.Analysis, int(fc.Location), "%s takes one string literal: the location", name)
+	}
+	sv, ok := fc.Args[0].GetAConst().Val.(*pg.A_Const_Sval)
+	if !ok {
+		return nil, errs.At(errs.Analysis, int(fc.Location), "%s takes one string literal: the location", name)
+	}
+	ref, err := b.cat.Path(b.ctx, sv.Sval.Sval)
+	if err != nil {
+		return nil, err
+	}
+	qual := name
+	if rf.Alias != nil {
+		qual = rf.Alias.Aliasname
+	}
+	return b.scanNode(ref, rf.Alias, qual)
+}
+
+func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
+	left, err := b.bindFromItem(j.Larg, outer)
+	if err != nil {
+		return nil, err
+	}
+	right, err := b.bindFromItem(j.Rarg, outer)
+	if err != nil {
+		return nil, err
+	}
+	var kind JoinKind
+	switch j.Jointype {
+	case pg.JoinType_JOIN_INNER:
+		kind = InnerJoin
+		if j.Quals == nil && len(j.UsingClause) == 0 && !j.IsNatural {
+			kind = CrossJoin
+		}
+	case pg.JoinType_JOIN_LEFT:
+		kind = LeftJoin
+	case pg.JoinType_JOIN_RIGHT:
+		kind = RightJoin
+	case pg.JoinType_JOIN_FULL:
+		kind = FullJoin
+	default:
+		return nil, errs.New(errs.Analysis, "unsupported join type")
+	}
+	lc, rc := left.Columns(), right.Columns()
+	cols := concatCols(lc, rc)
+	join := &Join{Kind: kind, Left: left, Right: right, Cols: cols}
+	sc := newScope(cols)
+	var using []string
+	if j.IsNatural {
+		for _, l := range lc {
+			for _, r := range rc {
+				if strings.EqualFold(l.Name, r.Name) {
+					using = append(using, l.Name)
+				}
+			}
+		}
+		if len(using) == 0 {
+			join.Kind = CrossJoin
+		}
+	}
+	for _, u := range j.UsingClause {
+		using = append(using, u.GetString_().GetSval())
+	}
+	var hiddenRight, mergeLeft []int
+	if len(using) > 0 {
+		ls, rs := newScope(lc), newScope(rc)
+		var conds []Expr
+		for _, name := range using {
+			li, err := ls.resolve("", name, errs.NoPosition)
+			if err != nil {
+				return nil, err
+			}
+			ri, err := rs.resolve("", name, errs.NoPosition)
+			if err != nil {
+				return nil, err
+			}
+			eq, err := b.call("=", []Expr{
+				&ColRef{Idx: li, T: lc[li].Type, Name: name},
+				&ColRef{Idx: len(lc) + ri, T: rc[ri].Type, Name: name}}, errs.NoPosition)
+			if err != nil {
+				return nil, err
+			}
+			conds = append(conds, eq)
+			hiddenRight = append(hiddenRight, len(lc)+ri)
+			mergeLeft = append(mergeLeft, li)
+		}
+		if err := splitJoinCondition(join, AndAll(conds)); err != nil {
+			return nil, err
+		}
+	} else if j.Quals != nil {
+		cond, err := b.expr(j.Quals, &exprCtx{sc: sc, noSubquery: true})
+		if err != nil {
+			return nil, err
+		}
+		if cond, err = b.boolean(cond, "JOIN condition"); err != nil {
+			return nil, err
+		}
+		if err := splitJoinCondition(join, cond); err != nil {
+			return nil, err
+		}
+	}
+	var n Node = join
+	if len(using) > 0 {
+		// The USING columns appear once: from the left input, or COALESCE(left, right)
+		// for right and full joins.
+		exprs := make([]Expr, len(cols))
+		outCols := append([]Column(nil), cols...)
+		for i, c := range cols {
+			exprs[i] = &ColRef{Idx: i, T: c.Type, Name: c.Name}
+		}
+		for k, li := range mergeLeft {
+			ri := hiddenRight[k]
+			if kind == RightJoin || kind == FullJoin {
+				t, _ := commonType(cols[li].Type, cols[ri].Type)
+				co, err := b.call("coalesce", []Expr{castTo(exprs[li], t), castTo(exprs[ri], t)}, errs.NoPosition)
+				if err != nil {
+					return nil, err
+				}
+				exprs[li] = co
+				outCols[li].Type = t
+			}
+			outCols[ri].Hidden = true
+		}
+		n = &Project{Input: join, Exprs: exprs, Cols: outCols}
+	}
+	return n, nil
+}
+
+// splitJoinCondition moves equalities between one expression of each side into the
+// join's keys and leaves the rest as its residual.
+func splitJoinCondition(j *Join, cond Expr) error {
+	nl := len(j.Left.Columns())
+	var residual []Expr
+	for _, c := range Conjuncts(cond) {
+		if call, ok := c.(*Call); ok && call.Fn.Name == "=" && len(call.Args) == 2 {
+			a, b := sideOf(call.Args[0], nl), sideOf(call.Args[1], nl)
+			if a == sideLeft && b == sideRight {
+				j.LeftKeys = append(j.LeftKeys, call.Args[0])
+				j.RightKeys = append(j.RightKeys, ShiftColumns(call.Args[1], -nl))
+				continue
+			}
+			if a == sideRight && b == sideLeft {
+				j.LeftKeys = append(j.LeftKeys, call.Args[1])
+				j.RightKeys = append(j.RightKeys, ShiftColumns(call.Args[0], -nl))
+				continue
+			}
+		}
+		residual = append(residual, c)
+	}
+	if len(residual) > 0 {
+		j.Residual = AndAll(residual)
+	}
+	if j.Kind == CrossJoin && (len(j.LeftKeys) > 0 || j.Residual != nil) {
+		j.Kind = InnerJoin
+	}
+	return nil
+}
+
+type side int
+
+const (
+	sideNone side = iota
+	sideLeft
+	sideRight
+	sideBoth
+)
+
+// sideOf says which input of a join an expression over left++right columns reads.
+func sideOf(e Expr, nl int) side {
+	s := sideNone
+	bad := false
+	WalkExpr(e, func(x Expr) {
+		switch c := x.(type) {
+		case *ColRef:
+			if c.Idx < nl {
+				s |= sideLeft
+			} else {
+				s |= sideRight
+			}
+		case *OuterRef, *Subquery, *InSubquery:
+			bad = true
+		}
+	})
+	if bad {
+		return sideBoth
+	}
+	return s
+}
+
+// AndAll combines conjuncts with AND; nil for none.
+func AndAll(es []Expr) Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	out := es[0]
+	for _, e := range es[1:] {
+		out = &Call{Fn: mustResolve("and", out.Type(), e.Type()), Args: []Expr{out, e}}
+	}
+	return out
+}
+
+func checkNoOuterRefs(n Node) error {
+	var err error
+	walkNodeExprs(n, func(e Expr) {
+		WalkExpr(e, func(x Expr) {
+			if _, ok := x.(*OuterRef); ok && err == nil {
+				err = errs.New(errs.Analysis, "this correlated subquery is not supported")
+			}
+		})
+	})
+	return err
+}
+
+// walkNodeExprs calls f on every expression of n and its inputs.
+func walkNodeExprs(n Node, f func(Expr)) {
+	switch x := n.(type) {
+	case *Filter:
+		f(x.Cond)
+	case *Project:
+		for _, e := range x.Exprs {
+			f(e)
+		}
+	case *Aggregate:
+		for _, e := range x.Groups {
+			f(e)
+		}
+		for _, a := range x.Aggs {
+			if a.Arg != nil {
+				f(a.Arg)
+			}
+		}
+	case *Join:
+		for _, e := range x.LeftKeys {
+			f(e)
+		}
+		for _, e := range x.RightKeys {
+			f(e)
+		}
+		if x.Residual != nil {
+			f(x.Residual)
+		}
+	case *Sort:
+		for _, k := range x.Keys {
+			f(k.E)
+		}
+	case *Window:
+		for _, w := range x.Funcs {
+			if w.Arg != nil {
+				f(w.Arg)
+			}
+			for _, e := range w.Partition {
+				f(e)
+			}
+			for _, k := range w.Order {
+				f(k.E)
+			}
+		}
+	case *Values:
+		for _, r := range x.Rows {
+			for _, e := range r {
+				f(e)
+			}
+		}
+	}
+	for _, in := range n.Inputs() {
+		walkNodeExprs(in, f)
+	}
+}

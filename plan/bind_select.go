@@ -1,0 +1,404 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/loredb/lore/errs"
+)
+
+// selState is the SELECT being bound: its current input, which WHERE subqueries
+// extend with semi, anti and left joins, and the scope over that input.
+type selState struct {
+	input Node
+	sc    *scope
+}
+
+func (st *selState) setInput(n Node) {
+	st.input = n
+	outer, corr := st.sc.outer, st.sc.corr
+	st.sc = newScope(n.Columns())
+	st.sc.outer, st.sc.corr = outer, corr
+}
+
+// aggState collects the groups and aggregates of an aggregating SELECT.
+type aggState struct {
+	pre    *scope
+	groups []Expr
+	keys   []string
+	aggs   []AggCall
+	akeys  []string
+}
+
+func (a *aggState) findGroup(e Expr) int {
+	k := e.String()
+	for i, g := range a.keys {
+		if g == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// winRef stands for the k-th window function until the Window node exists.
+type winRef struct {
+	k int
+	t arrow.DataType
+}
+
+func (e *winRef) Type() arrow.DataType { return e.t }
+func (e *winRef) Children() []Expr     { return nil }
+func (e *winRef) String() string       { return "window#" + string(rune('0'+e.k)) }
+
+type target struct {
+	node *pg.Node // nil when the item came from * expansion
+	pre  Expr     // the expanded column, for * items
+	name string
+}
+
+func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
+	if len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
+		return nil, errs.New(errs.Analysis, "DISTINCT ON is not supported")
+	}
+	if len(sel.WindowClause) > 0 {
+		return nil, errs.New(errs.Analysis, "named windows (WINDOW clause) are not supported")
+	}
+	input, err := b.bindFrom(sel.FromClause, outer)
+	if err != nil {
+		return nil, err
+	}
+	st := &selState{sc: &scope{outer: outer}}
+	if outer != nil {
+		st.sc.corr = outer.corr
+	}
+	st.setInput(input)
+
+	if sel.WhereClause != nil {
+		var filters []Expr
+		for _, c := range pgConjuncts(sel.WhereClause) {
+			handled, err := b.whereSubquery(st, c)
+			if err != nil {
+				return nil, err
+			}
+			if handled {
+				continue
+			}
+			e, err := b.expr(c, &exprCtx{sc: st.sc, sel: st, clause: "WHERE"})
+			if err != nil {
+				return nil, err
+			}
+			if e, err = b.boolean(e, "WHERE"); err != nil {
+				return nil, err
+			}
+			filters = append(filters, e)
+		}
+		if len(filters) > 0 {
+			st.input = &Filter{Input: st.input, Cond: AndAll(filters)}
+		}
+	}
+
+	// The select list, with * expanded.
+	var targets []target
+	for _, t := range sel.TargetList {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
+				qual := ""
+				if len(cr.Fields) == 2 {
+					qual = cr.Fields[0].GetString_().GetSval()
+					if !st.sc.hasTable(qual) {
+						return nil, errs.At(errs.Analysis, int(cr.Location), "table %q not found in FROM", qual)
+					}
+				}
+				n := 0
+				for i, c := range st.sc.cols {
+					if st.sc.hidden[i] || (qual != "" && !strings.EqualFold(c.Table, qual)) {
+						continue
+					}
+					targets = append(targets, target{pre: &ColRef{Idx: i, T: c.Type, Name: c.Name}, name: c.Name})
+					n++
+				}
+				if n == 0 && len(sel.FromClause) == 0 {
+					return nil, errs.At(errs.Analysis, int(cr.Location), "SELECT * with no tables specified is not valid")
+				}
+				continue
+			}
+		}
+		name := rt.Name
+		if name == "" {
+			name = columnName(rt.Val)
+		}
+		targets = append(targets, target{node: rt.Val, name: name})
+	}
+
+	aggMode := len(sel.GroupClause) > 0 || sel.HavingClause != nil
+	for _, t := range targets {
+		if t.node != nil && containsAggregate(t.node) {
+			aggMode = true
+		}
+	}
+	for _, s := range sel.SortClause {
+		if containsAggregate(s.GetSortBy().Node) {
+			aggMode = true
+		}
+	}
+
+	var agg *aggState
+	var wins []WindowCall
+	ec := &exprCtx{sc: st.sc, sel: st, clause: "SELECT"}
+	if aggMode {
+		agg = &aggState{pre: st.sc}
+		for _, g := range sel.GroupClause {
+			if err := b.bindGroupItem(g, targets, agg); err != nil {
+				return nil, err
+			}
+		}
+		post := &scope{outer: st.sc.outer, corr: st.sc.corr}
+		ec = &exprCtx{sc: post, agg: agg, clause: "SELECT"}
+	}
+	ec.wins = &wins
+
+	exprs := make([]Expr, len(targets))
+	cols := make([]Column, len(targets))
+	for i, t := range targets {
+		var e Expr
+		if t.node != nil {
+			if e, err = b.expr(t.node, ec); err != nil {
+				return nil, err
+			}
+		} else if agg != nil {
+			if e, err = b.postExpr(t.pre, agg); err != nil {
+				return nil, err
+			}
+		} else {
+			e = t.pre
+		}
+		exprs[i] = settle(e)
+		cols[i] = Column{Name: t.name, Type: e.Type()}
+	}
+
+	var having Expr
+	if sel.HavingClause != nil {
+		hc := *ec
+		hc.clause = "HAVING"
+		if having, err = b.expr(sel.HavingClause, &hc); err != nil {
+			return nil, err
+		}
+		if having, err = b.boolean(having, "HAVING"); err != nil {
+			return nil, err
+		}
+	}
+
+	// ORDER BY: select items by ordinal or output name, or extra expressions.
+	distinct := len(sel.DistinctClause) > 0
+	var keys []SortKey
+	extra := 0
+	for _, s := range sel.SortClause {
+		sb := s.GetSortBy()
+		idx := -1
+		if k, ok, err := ordinal(sb.Node, len(targets)); err != nil {
+			return nil, err
+		} else if ok {
+			idx = k
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+			if f := cr.Fields[0].GetString_(); f != nil {
+				for i, t := range targets {
+					if t.name == f.Sval {
+						idx = i
+						break
+					}
+				}
+			}
+		}
+		if idx < 0 {
+			oc := *ec
+			oc.clause = "ORDER BY"
+			e, err := b.expr(sb.Node, &oc)
+			if err != nil {
+				return nil, err
+			}
+			e = settle(e)
+			for i, x := range exprs {
+				if x.String() == e.String() {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				if distinct {
+					return nil, errs.At(errs.Analysis, int(sb.Location), "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				}
+				exprs = append(exprs, e)
+				cols = append(cols, Column{Name: columnName(sb.Node), Type: e.Type(), Hidden: true})
+				idx = len(exprs) - 1
+				extra++
+			}
+		}
+		keys = append(keys, sortKey(&ColRef{Idx: idx, T: exprs[idx].Type(), Name: cols[idx].Name}, sb))
+	}
+
+	node := st.input
+	if agg != nil {
+		acols := make([]Column, 0, len(agg.groups)+len(agg.aggs))
+		for i, g := range agg.groups {
+			name := "group" + string(rune('0'+i%10))
+			if c, ok := g.(*ColRef); ok {
+				name = c.Name
+			}
+			acols = append(acols, Column{Name: name, Type: g.Type()})
+		}
+		for _, a := range agg.aggs {
+			acols = append(acols, Column{Name: a.Func, Type: a.T})
+		}
+		node = &Aggregate{Input: node, Groups: agg.groups, Aggs: agg.aggs, Cols: acols}
+		if having != nil {
+			node = &Filter{Input: node, Cond: having}
+		}
+	}
+	if len(wins) > 0 {
+		base := len(node.Columns())
+		wcols := append([]Column(nil), node.Columns()...)
+		for _, w := range wins {
+			wcols = append(wcols, Column{Name: w.Func, Type: w.T, Hidden: true})
+		}
+		node = &Window{Input: node, Funcs: wins, Cols: wcols}
+		for i := range exprs {
+			exprs[i], _ = MapExpr(exprs[i], func(x Expr) (Expr, error) {
+				if w, ok := x.(*winRef); ok {
+					return &ColRef{Idx: base + w.k, T: w.t, Name: wins[w.k].Func}, nil
+				}
+				return x, nil
+			})
+		}
+	}
+	node = &Project{Input: node, Exprs: exprs, Cols: cols}
+	if distinct {
+		node = &Distinct{Input: node}
+	}
+	if len(keys) > 0 {
+		node = &Sort{Input: node, Keys: keys}
+	}
+	if extra > 0 {
+		n := len(exprs) - extra
+		out := make([]Expr, n)
+		for i := range out {
+			out[i] = &ColRef{Idx: i, T: cols[i].Type, Name: cols[i].Name}
+		}
+		node = &Project{Input: node, Exprs: out, Cols: cols[:n]}
+	}
+	return b.applyLimit(node, sel)
+}
+
+// bindGroupItem binds one GROUP BY item: an ordinal or an output alias names a select
+// item; anything else is an expression over the FROM columns.
+func (b *binder) bindGroupItem(g *pg.Node, targets []target, agg *aggState) error {
+	if g.GetGroupingSet() != nil {
+		return errs.New(errs.Analysis, "GROUPING SETS, ROLLUP and CUBE are not supported")
+	}
+	ec := &exprCtx{sc: agg.pre, clause: "GROUP BY", noAgg: true}
+	var e Expr
+	var err error
+	if k, ok, oerr := ordinal(g, len(targets)); oerr != nil {
+		return oerr
+	} else if ok {
+		t := targets[k]
+		if t.node == nil {
+			e = t.pre
+		} else if e, err = b.expr(t.node, ec); err != nil {
+			return err
+		}
+	} else {
+		e, err = b.expr(g, ec)
+		if err != nil && g.GetColumnRef() != nil && len(g.GetColumnRef().Fields) == 1 {
+			name := g.GetColumnRef().Fields[0].GetString_().GetSval()
+			for _, t := range targets {
+				if t.name == name && t.node != nil {
+					e, err = b.expr(t.node, ec)
+					break
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	e = settle(e)
+	if agg.findGroup(e) >= 0 {
+		return nil
+	}
+	agg.groups = append(agg.groups, e)
+	agg.keys = append(agg.keys, e.String())
+	return nil
+}
+
+// postExpr maps an expression bound over the FROM columns to the aggregate's output:
+// it must be a group expression (or be made of them and constants).
+func (b *binder) postExpr(e Expr, agg *aggState) (Expr, error) {
+	if i := agg.findGroup(e); i >= 0 {
+		return &ColRef{Idx: i, T: e.Type(), Name: colRefName(e)}, nil
+	}
+	switch x := e.(type) {
+	case *ColRef:
+		return nil, errs.New(errs.Analysis, "column %q must appear in the GROUP BY clause or be used in an aggregate function", x.Name)
+	case *Literal, *OuterRef:
+		return e, nil
+	}
+	return MapExpr(e, func(x Expr) (Expr, error) {
+		if c, ok := x.(*ColRef); ok {
+			if i := agg.findGroup(c); i >= 0 {
+				return &ColRef{Idx: i, T: c.T, Name: c.Name}, nil
+			}
+			return nil, errs.New(errs.Analysis, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.Name)
+		}
+		return x, nil
+	})
+}
+
+func colRefName(e Expr) string {
+	if c, ok := e.(*ColRef); ok {
+		return c.Name
+	}
+	return ""
+}
+
+// pgConjuncts splits a WHERE clause at its top-level ANDs.
+func pgConjuncts(n *pg.Node) []*pg.Node {
+	if be := n.GetBoolExpr(); be != nil && be.Boolop == pg.BoolExprType_AND_EXPR {
+		var out []*pg.Node
+		for _, a := range be.Args {
+			out = append(out, pgConjuncts(a)...)
+		}
+		return out
+	}
+	return []*pg.Node{n}
+}
+
+var aggregateNames = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "mean": true,
+	"approx_count_distinct": true, "approx_distinct": true, "approx_percentile": true,
+}
+
+func isAggregate(name string) bool { return aggregateNames[name] }
+
+// containsAggregate reports an aggregate call outside subqueries and window calls.
+func containsAggregate(n *pg.Node) bool {
+	found := false
+	walkPG(n, func(x *pg.Node) bool {
+		if x.GetSubLink() != nil {
+			return false
+		}
+		if fc := x.GetFuncCall(); fc != nil && isAggregate(funcName(fc)) && fc.Over == nil {
+			found = true
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+func funcName(fc *pg.FuncCall) string {
+	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
+	return strings.ToLower(name)
+}

@@ -1,0 +1,11 @@
+// Package plan turns parsed SQL into a logical plan: the binder resolves names and
+// types against the catalog (through the small Catalog interface it consumes),
+// resolves every operator and function through the kernel registry (which decides
+// coercions), and builds a tree of nodes whose columns are addressed by position.
+//
+// Invariants: every Expr is typed; a ColRef's Idx addresses the output columns of the
+// node's input (for joins, the left columns followed by the right ones); operand types
+// of every Call equal the resolved function's argument types (the binder inserts Casts).
+// Package plan/rules rewrites plans (pushdown, column pruning, join sides) without
+// changing results.
+package plan

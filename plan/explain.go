@@ -1,0 +1,186 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/loredb/lore/types"
+)
+
+// Explain renders a plan as an indented tree, one node a line. annotations, when
+// given, are appended to the lines of the scans they name (EXPLAIN ANALYZE counters).
+func Explain(n Node, annotations map[*Scan]string) string {
+	var b strings.Builder
+	explain(&b, n, 0, annotations)
+	return b.String()
+}
+
+func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
+	pad := strings.Repeat("  ", depth)
+	cols := n.Columns()
+	name := func(i int) string {
+		if i < len(cols) {
+			return cols[i].Name
+		}
+		return fmt.Sprintf("#%d", i)
+	}
+	in := func(k int) func(int) string {
+		ic := n.Inputs()[k].Columns()
+		return func(i int) string {
+			if i < len(ic) {
+				return ic[i].Name
+			}
+			return fmt.Sprintf("#%d", i)
+		}
+	}
+	_ = name
+	switch x := n.(type) {
+	case *Scan:
+		what := x.Ref.Location
+		if x.Ref.Name != "" {
+			what = x.Ref.Name + " (" + x.Ref.Location + ")"
+		}
+		var read []string
+		for i, c := range x.Cols {
+			if x.Required == nil || x.Required[i] {
+				read = append(read, c.Name)
+			}
+		}
+		fmt.Fprintf(b, "%sScan %s files=%d columns=[%s]", pad, what, len(x.Ref.Listing.Files), strings.Join(read, ", "))
+		if len(x.Filters) > 0 {
+			var fs []string
+			for _, f := range x.Filters {
+				vals := make([]string, len(f.Values))
+				for i, v := range f.Values {
+					vals[i] = v.String()
+				}
+				fs = append(fs, fmt.Sprintf("%s %s %s", f.Column, f.Op, strings.Join(vals, ",")))
+			}
+			fmt.Fprintf(b, " prune=[%s]", strings.Join(fs, "; "))
+		}
+		if a, ok := ann[x]; ok {
+			fmt.Fprintf(b, " {%s}", a)
+		}
+		b.WriteString("\n")
+	case *Values:
+		fmt.Fprintf(b, "%sValues rows=%d\n", pad, len(x.Rows))
+	case *Filter:
+		fmt.Fprintf(b, "%sFilter %s\n", pad, Render(x.Cond, in(0)))
+	case *Project:
+		items := make([]string, len(x.Exprs))
+		for i, e := range x.Exprs {
+			items[i] = Render(e, in(0)) + " AS " + x.Cols[i].Name
+		}
+		fmt.Fprintf(b, "%sProject %s\n", pad, strings.Join(items, ", "))
+	case *Aggregate:
+		var gs, as []string
+		for _, g := range x.Groups {
+			gs = append(gs, Render(g, in(0)))
+		}
+		for _, a := range x.Aggs {
+			arg := "*"
+			if a.Arg != nil {
+				arg = Render(a.Arg, in(0))
+			}
+			as = append(as, a.Func+"("+arg+")")
+		}
+		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]\n", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
+	case *Join:
+		var ks []string
+		for i := range x.LeftKeys {
+			ks = append(ks, Render(x.LeftKeys[i], in(0))+" = "+Render(x.RightKeys[i], in(1)))
+		}
+		fmt.Fprintf(b, "%sJoin %s keys=[%s]", pad, x.Kind, strings.Join(ks, ", "))
+		if x.Residual != nil {
+			both := append(append([]Column(nil), x.Left.Columns()...), x.Right.Columns()...)
+			fmt.Fprintf(b, " condition=%s", Render(x.Residual, func(i int) string { return both[i].Name }))
+		}
+		if x.BuildLeft {
+			b.WriteString(" build=left")
+		}
+		b.WriteString("\n")
+	case *Sort:
+		var ks []string
+		for _, k := range x.Keys {
+			s := Render(k.E, in(0))
+			if k.Desc {
+				s += " DESC"
+			}
+			if k.NullsFirst {
+				s += " NULLS FIRST"
+			}
+			ks = append(ks, s)
+		}
+		fmt.Fprintf(b, "%sSort %s\n", pad, strings.Join(ks, ", "))
+	case *Limit:
+		fmt.Fprintf(b, "%sLimit %d offset %d\n", pad, x.Count, x.Offset)
+	case *Distinct:
+		fmt.Fprintf(b, "%sDistinct\n", pad)
+	case *SetOp:
+		all := ""
+		if x.All {
+			all = " all"
+		}
+		fmt.Fprintf(b, "%sSetOp %s%s\n", pad, x.Kind, all)
+	case *Window:
+		var fs []string
+		for _, w := range x.Funcs {
+			fs = append(fs, w.Func)
+		}
+		fmt.Fprintf(b, "%sWindow %s\n", pad, strings.Join(fs, ", "))
+	}
+	for _, c := range n.Inputs() {
+		explain(b, c, depth+1, ann)
+	}
+}
+
+// Render writes an expression with column names.
+func Render(e Expr, name func(int) string) string {
+	switch x := e.(type) {
+	case *ColRef:
+		return name(x.Idx)
+	case *Literal:
+		return x.String()
+	case *Call:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = Render(a, name)
+		}
+		if len(args) == 2 && !isWord(x.Fn.Name) {
+			return "(" + args[0] + " " + x.Fn.Name + " " + args[1] + ")"
+		}
+		return x.Fn.Name + "(" + strings.Join(args, ", ") + ")"
+	case *Cast:
+		return "CAST(" + Render(x.E, name) + " AS " + types.Name(x.To) + ")"
+	case *InList:
+		items := make([]string, len(x.List))
+		for i, a := range x.List {
+			items[i] = Render(a, name)
+		}
+		op := " IN "
+		if x.Not {
+			op = " NOT IN "
+		}
+		return Render(x.E, name) + op + "(" + strings.Join(items, ", ") + ")"
+	case *Case:
+		var sb strings.Builder
+		sb.WriteString("CASE")
+		for _, w := range x.Whens {
+			sb.WriteString(" WHEN " + Render(w.Cond, name) + " THEN " + Render(w.Then, name))
+		}
+		sb.WriteString(" ELSE " + Render(x.Else, name) + " END")
+		return sb.String()
+	case *Subquery:
+		return "(subquery)"
+	}
+	return e.String()
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '_') {
+			return false
+		}
+	}
+	return true
+}

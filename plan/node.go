@@ -1,0 +1,241 @@
+package plan
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/source"
+)
+
+// Column is one output column of a node: its name, type, and the name of the table
+// (or alias) it is qualified by, if any.
+type Column struct {
+	Name  string
+	Type  arrow.DataType
+	Table string
+	// Hidden columns can be named but are not expanded by * (the right side of a
+	// USING join, columns added to evaluate subqueries).
+	Hidden bool
+}
+
+// Node is a logical plan node.
+type Node interface {
+	Columns() []Column
+	Inputs() []Node
+}
+
+// Catalog is what the binder needs from the catalog and the sources. Implementations
+// are safe for concurrent use.
+type Catalog interface {
+	// Table resolves a registered table (errs.TableNotFound when there is none).
+	Table(ctx context.Context, name string) (*TableRef, error)
+	// Path resolves a location queried directly ('dir/*.parquet', read_parquet(…)).
+	Path(ctx context.Context, location string) (*TableRef, error)
+}
+
+// TableRef is a resolved table: a registered one (Name set) or a direct path.
+type TableRef struct {
+	Name     string
+	Location string
+	Listing  *source.Listing
+}
+
+// Scan reads a table. Required (set by column pruning) marks the columns that are
+// read; the others are produced as nil arrays. Filters are conjuncts pushed down for
+// pruning only; the Filter above the scan stays.
+type Scan struct {
+	Ref      *TableRef
+	Alias    string
+	Cols     []Column
+	Required []bool
+	Filters  []source.Predicate
+}
+
+// Values produces constant rows (SELECT without FROM is one row of no columns).
+type Values struct {
+	Cols []Column
+	Rows [][]Expr
+}
+
+// Filter keeps the rows where Cond is true.
+type Filter struct {
+	Input Node
+	Cond  Expr
+}
+
+// Project computes Exprs over its input.
+type Project struct {
+	Input Node
+	Exprs []Expr
+	Cols  []Column
+}
+
+// AggCall is one aggregate: Func is an agg spec name ("count_star", "count", "sum",
+// "avg", "min", "max", "count_distinct").
+type AggCall struct {
+	Func string
+	Arg  Expr
+	T    arrow.DataType
+}
+
+// Aggregate groups by Groups and computes Aggs; its columns are the groups then the
+// aggregates.
+type Aggregate struct {
+	Input  Node
+	Groups []Expr
+	Aggs   []AggCall
+	Cols   []Column
+}
+
+// JoinKind is the kind of a join.
+type JoinKind int
+
+// The join kinds. Semi and Anti output only the left columns.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	CrossJoin
+	SemiJoin
+	AntiJoin
+)
+
+func (k JoinKind) String() string {
+	return [...]string{"inner", "left", "right", "full", "cross", "semi", "anti"}[k]
+}
+
+// Join combines Left and Right. Equi-join keys are LeftKeys[i] = RightKeys[i]
+// (evaluated over each side's own columns); Residual is evaluated over the left
+// columns followed by the right ones. NullAwareAnti gives NOT IN semantics: a NULL on
+// either side of the key makes the row fail.
+type Join struct {
+	Kind          JoinKind
+	Left, Right   Node
+	LeftKeys      []Expr
+	RightKeys     []Expr
+	Residual      Expr
+	NullAwareAnti bool
+	// BuildLeft asks the executor to build the hash table on the left input (chosen
+	// by plan/rules from estimates); by default the right input is built.
+	BuildLeft bool
+	Cols      []Column
+}
+
+// SortKey orders by E.
+type SortKey struct {
+	E          Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Limit skips Offset rows then returns at most Count rows (Count < 0: no limit).
+type Limit struct {
+	Input  Node
+	Count  int64
+	Offset int64
+}
+
+// Distinct removes duplicate rows.
+type Distinct struct{ Input Node }
+
+// SetOpKind is UNION, INTERSECT or EXCEPT.
+type SetOpKind int
+
+const (
+	Union SetOpKind = iota
+	Intersect
+	Except
+)
+
+func (k SetOpKind) String() string { return [...]string{"union", "intersect", "except"}[k] }
+
+// SetOp combines two inputs with equal column types.
+type SetOp struct {
+	Kind        SetOpKind
+	All         bool
+	Left, Right Node
+	Cols        []Column
+}
+
+// BoundKind is one end of a window frame.
+type BoundKind int
+
+const (
+	UnboundedPreceding BoundKind = iota
+	Preceding
+	CurrentRow
+	Following
+	UnboundedFollowing
+)
+
+// FrameBound is a frame end; N is the offset of Preceding/Following.
+type FrameBound struct {
+	Kind BoundKind
+	N    int64
+}
+
+// Frame is a window frame: ROWS (physical) or RANGE (peers share a frame).
+type Frame struct {
+	Rows       bool
+	Start, End FrameBound
+}
+
+// WindowCall is one window function: "row_number", "rank", "dense_rank", or an
+// aggregate name with Arg.
+type WindowCall struct {
+	Func      string
+	Arg       Expr
+	Partition []Expr
+	Order     []SortKey
+	Frame     Frame
+	T         arrow.DataType
+}
+
+// Window appends one column per function to its input's columns.
+type Window struct {
+	Input Node
+	Funcs []WindowCall
+	Cols  []Column
+}
+
+func (n *Scan) Columns() []Column      { return n.Cols }
+func (n *Values) Columns() []Column    { return n.Cols }
+func (n *Filter) Columns() []Column    { return n.Input.Columns() }
+func (n *Project) Columns() []Column   { return n.Cols }
+func (n *Aggregate) Columns() []Column { return n.Cols }
+func (n *Join) Columns() []Column      { return n.Cols }
+func (n *Sort) Columns() []Column      { return n.Input.Columns() }
+func (n *Limit) Columns() []Column     { return n.Input.Columns() }
+func (n *Distinct) Columns() []Column  { return n.Input.Columns() }
+func (n *SetOp) Columns() []Column     { return n.Cols }
+func (n *Window) Columns() []Column    { return n.Cols }
+
+func (n *Scan) Inputs() []Node      { return nil }
+func (n *Values) Inputs() []Node    { return nil }
+func (n *Filter) Inputs() []Node    { return []Node{n.Input} }
+func (n *Project) Inputs() []Node   { return []Node{n.Input} }
+func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+func (n *Join) Inputs() []Node      { return []Node{n.Left, n.Right} }
+func (n *Sort) Inputs() []Node      { return []Node{n.Input} }
+func (n *Limit) Inputs() []Node     { return []Node{n.Input} }
+func (n *Distinct) Inputs() []Node  { return []Node{n.Input} }
+func (n *SetOp) Inputs() []Node     { return []Node{n.Left, n.Right} }
+func (n *Window) Inputs() []Node    { return []Node{n.Input} }
+
+// Schema is the Arrow schema of a node's output.
+func Schema(n Node) *arrow.Schema {
+	cols := n.Columns()
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type, Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}

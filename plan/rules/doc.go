@@ -1,0 +1,66 @@
+// Package rules rewrites logical plans without changing their results: each rule in
+// its own file does one job. Optimize runs them in order.
+package rules
+
+import "github.com/loredb/lore/plan"
+
+// Optimize applies every rule to n and returns the rewritten plan.
+func Optimize(n plan.Node) plan.Node {
+	n = PushFilters(n)
+	n = ScanPredicates(n)
+	n = ChooseBuildSides(n)
+	PruneColumns(n)
+	return n
+}
+
+// mapInputs rebuilds the inputs of n with f (used by top-down rules).
+func mapInputs(n plan.Node, f func(plan.Node) plan.Node) plan.Node {
+	switch x := n.(type) {
+	case *plan.Filter:
+		x.Input = f(x.Input)
+	case *plan.Project:
+		x.Input = f(x.Input)
+	case *plan.Aggregate:
+		x.Input = f(x.Input)
+	case *plan.Join:
+		x.Left, x.Right = f(x.Left), f(x.Right)
+	case *plan.Sort:
+		x.Input = f(x.Input)
+	case *plan.Limit:
+		x.Input = f(x.Input)
+	case *plan.Distinct:
+		x.Input = f(x.Input)
+	case *plan.SetOp:
+		x.Left, x.Right = f(x.Left), f(x.Right)
+	case *plan.Window:
+		x.Input = f(x.Input)
+	}
+	forSubqueries(n, f)
+	return n
+}
+
+// forSubqueries applies f to the plans of the scalar subqueries in n's expressions.
+func forSubqueries(n plan.Node, f func(plan.Node) plan.Node) {
+	visit := func(e plan.Expr) {
+		plan.WalkExpr(e, func(x plan.Expr) {
+			switch s := x.(type) {
+			case *plan.Subquery:
+				s.Plan = f(s.Plan)
+			case *plan.InSubquery:
+				s.Plan = f(s.Plan)
+			}
+		})
+	}
+	switch x := n.(type) {
+	case *plan.Filter:
+		visit(x.Cond)
+	case *plan.Project:
+		for _, e := range x.Exprs {
+			visit(e)
+		}
+	case *plan.Join:
+		if x.Residual != nil {
+			visit(x.Residual)
+		}
+	}
+}
