@@ -1,0 +1,282 @@
+package exec
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/agg"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/vector"
+)
+
+// aggState is one worker's partial aggregation: a key table (when grouping) and one
+// accumulator per aggregate. Partial states of workers merge with Merge.
+type aggState struct {
+	keys   *kernels.KeyTable
+	accs   []agg.Accumulator
+	groups int
+	ids    []uint32
+}
+
+type hashAggregate struct {
+	bd       *builder
+	node     *plan.Aggregate
+	groups   []evaluator
+	args     []evaluator
+	specs    []agg.Spec
+	keyTypes []arrow.DataType
+	res      reservation
+	out      []*vector.Batch
+	started  bool
+	mu       sync.Mutex
+}
+
+func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
+	h := &hashAggregate{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}
+	for _, g := range x.Groups {
+		ev, err := bd.compile(g)
+		if err != nil {
+			return nil, err
+		}
+		if !kernels.ValidKeyType(g.Type()) {
+			return nil, errs.New(errs.Analysis, "cannot group by a value of type %s", g.Type())
+		}
+		h.groups = append(h.groups, ev)
+		h.keyTypes = append(h.keyTypes, g.Type())
+	}
+	for _, a := range x.Aggs {
+		var ev evaluator
+		var argType arrow.DataType
+		if a.Arg != nil {
+			var err error
+			if ev, err = bd.compile(a.Arg); err != nil {
+				return nil, err
+			}
+			argType = a.Arg.Type()
+		}
+		h.args = append(h.args, ev)
+		h.specs = append(h.specs, agg.Spec{Name: a.Func, ArgType: argType})
+	}
+	return h, nil
+}
+
+func (h *hashAggregate) newState() (*aggState, error) {
+	s := &aggState{}
+	if len(h.groups) > 0 {
+		s.keys = kernels.NewKeyTable(h.keyTypes)
+	}
+	for _, sp := range h.specs {
+		acc, err := agg.New(sp)
+		if err != nil {
+			return nil, err
+		}
+		if len(h.groups) == 0 {
+			acc.Resize(1)
+		}
+		s.accs = append(s.accs, acc)
+	}
+	return s, nil
+}
+
+// update folds one batch into s.
+func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch) error {
+	var ids []uint32
+	if s.keys != nil {
+		keys := make([]arrow.Array, len(h.groups))
+		for i, g := range h.groups {
+			k, err := g(ctx, b)
+			if err != nil {
+				return err
+			}
+			keys[i] = k
+		}
+		n := b.Len()
+		if cap(s.ids) < n {
+			s.ids = make([]uint32, n)
+		}
+		ids = s.ids[:n]
+		s.keys.Insert(keys, b.Sel, ids)
+		if s.keys.Len() > s.groups {
+			s.groups = s.keys.Len()
+			for _, acc := range s.accs {
+				acc.Resize(s.groups)
+			}
+		}
+	}
+	for i, acc := range s.accs {
+		var arg arrow.Array
+		if h.args[i] != nil {
+			var err error
+			if arg, err = h.args[i](ctx, b); err != nil {
+				return err
+			}
+		}
+		sel := b.Sel
+		if sel == nil && ids == nil && arg == nil {
+			// COUNT(*) learns the row count from the selection.
+			sel = vector.Identity(b.Rows)
+		}
+		if err := acc.Update(arg, sel, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *aggState) memory() int64 {
+	var n int64
+	if s.keys != nil {
+		n += s.keys.MemoryUsage()
+	}
+	for _, a := range s.accs {
+		n += a.MemoryUsage()
+	}
+	return n
+}
+
+// merge folds other into s.
+func (h *hashAggregate) merge(s, other *aggState) error {
+	var mapping []uint32
+	if s.keys != nil {
+		mapping = s.keys.Merge(other.keys)
+		if s.keys.Len() > s.groups {
+			s.groups = s.keys.Len()
+			for _, acc := range s.accs {
+				acc.Resize(s.groups)
+			}
+		}
+	} else {
+		mapping = []uint32{0}
+	}
+	for i, acc := range s.accs {
+		if err := acc.Merge(other.accs[i], mapping); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *hashAggregate) compute(ctx context.Context) error {
+	var final *aggState
+	if p, ok, err := h.bd.pipelineOf(h.node.Input); err != nil {
+		return err
+	} else if ok {
+		// One partial state per worker, merged at the end.
+		states := make([]*aggState, max(1, h.bd.env.Threads))
+		var mem []int64 = make([]int64, len(states))
+		var memMu sync.Mutex
+		err := p.run(ctx, func(w int, b *vector.Batch) error {
+			if states[w] == nil {
+				s, err := h.newState()
+				if err != nil {
+					return err
+				}
+				states[w] = s
+			}
+			if err := h.update(ctx, states[w], b); err != nil {
+				return err
+			}
+			m := states[w].memory()
+			memMu.Lock()
+			defer memMu.Unlock()
+			mem[w] = m
+			var total int64
+			for _, x := range mem {
+				total += x
+			}
+			return h.res.resize(total)
+		})
+		if err != nil {
+			return err
+		}
+		for _, s := range states {
+			if s == nil {
+				continue
+			}
+			if final == nil {
+				final = s
+				continue
+			}
+			if err := h.merge(final, s); err != nil {
+				return err
+			}
+		}
+	} else {
+		in, err := h.bd.build(h.node.Input)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		final, err = h.newState()
+		if err != nil {
+			return err
+		}
+		for {
+			b, err := in.Next(ctx)
+			if err != nil {
+				return err
+			}
+			if b == nil {
+				break
+			}
+			if b.Len() == 0 {
+				continue
+			}
+			if err := h.update(ctx, final, b); err != nil {
+				return err
+			}
+			if err := h.res.resize(final.memory()); err != nil {
+				return err
+			}
+		}
+	}
+	if final == nil {
+		s, err := h.newState()
+		if err != nil {
+			return err
+		}
+		final = s
+	}
+	cols := make([]arrow.Array, 0, len(h.groups)+len(h.specs))
+	rows := 1
+	if final.keys != nil {
+		cols = append(cols, final.keys.Keys()...)
+		rows = final.keys.Len()
+	}
+	for _, acc := range final.accs {
+		a, err := acc.Final()
+		if err != nil {
+			return err
+		}
+		cols = append(cols, a)
+	}
+	if rows == 0 {
+		return nil
+	}
+	h.out = slices(&vector.Batch{Cols: cols, Rows: rows})
+	return nil
+}
+
+func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
+	if !h.started {
+		h.started = true
+		if err := h.compute(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(h.out) == 0 {
+		return nil, nil
+	}
+	b := h.out[0]
+	h.out = h.out[1:]
+	return b, nil
+}
+
+func (h *hashAggregate) Close() {
+	h.out = nil
+	h.res.release()
+}

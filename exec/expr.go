@@ -1,0 +1,420 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// evaluator computes an expression over every physical row of a batch. Evaluators
+// are safe for concurrent use by the workers of a pipeline.
+type evaluator func(ctx context.Context, b *vector.Batch) (arrow.Array, error)
+
+var comparisons = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+
+// compile turns a bound expression into an evaluator.
+func (bd *builder) compile(e plan.Expr) (evaluator, error) {
+	switch x := e.(type) {
+	case *plan.ColRef:
+		idx := x.Idx
+		return func(_ context.Context, b *vector.Batch) (arrow.Array, error) {
+			if idx >= len(b.Cols) || b.Cols[idx] == nil {
+				panic(fmt.Sprintf("BUG: column %d (%s) was not produced", idx, x.Name))
+			}
+			return b.Cols[idx], nil
+		}, nil
+	case *plan.Literal:
+		v := x.V
+		return func(_ context.Context, b *vector.Batch) (arrow.Array, error) {
+			return kernels.ConstArray(v, b.Rows), nil
+		}, nil
+	case *plan.Cast:
+		in, err := bd.compile(x.E)
+		if err != nil {
+			return nil, err
+		}
+		to := x.To
+		return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+			a, err := in(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			return kernels.Cast(a, to)
+		}, nil
+	case *plan.Call:
+		if comparisons[x.Fn.Name] && len(x.Args) == 2 {
+			if lit, ok := x.Args[1].(*plan.Literal); ok && !lit.V.Null {
+				left, err := bd.compile(x.Args[0])
+				if err != nil {
+					return nil, err
+				}
+				op, v := x.Fn.Name, lit.V
+				return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+					a, err := left(ctx, b)
+					if err != nil {
+						return nil, err
+					}
+					return kernels.CompareConst(op, a, v)
+				}, nil
+			}
+		}
+		args := make([]evaluator, len(x.Args))
+		for i, a := range x.Args {
+			ev, err := bd.compile(a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = ev
+		}
+		fn := x.Fn
+		return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+			vals := make([]arrow.Array, len(args))
+			for i, a := range args {
+				v, err := a(ctx, b)
+				if err != nil {
+					return nil, err
+				}
+				vals[i] = v
+			}
+			return fn.Eval(vals, b.Rows)
+		}, nil
+	case *plan.Case:
+		type branch struct{ cond, then evaluator }
+		branches := make([]branch, len(x.Whens))
+		for i, w := range x.Whens {
+			c, err := bd.compile(w.Cond)
+			if err != nil {
+				return nil, err
+			}
+			t, err := bd.compile(w.Then)
+			if err != nil {
+				return nil, err
+			}
+			branches[i] = branch{c, t}
+		}
+		els, err := bd.compile(x.Else)
+		if err != nil {
+			return nil, err
+		}
+		if mayFail(x) {
+			thens := make([]evaluator, 0, len(branches)+1)
+			conds := make([]evaluator, 0, len(branches))
+			for _, br := range branches {
+				conds = append(conds, br.cond)
+				thens = append(thens, br.then)
+			}
+			return caseByRows(conds, append(thens, els), x.T), nil
+		}
+		return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+			out, err := els(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			// Later branches first, so that the first true condition wins.
+			for i := len(branches) - 1; i >= 0; i-- {
+				c, err := branches[i].cond(ctx, b)
+				if err != nil {
+					return nil, err
+				}
+				t, err := branches[i].then(ctx, b)
+				if err != nil {
+					return nil, err
+				}
+				out = kernels.IfElse(c.(*array.Boolean), t, out)
+			}
+			return out, nil
+		}, nil
+	case *plan.InList:
+		return bd.compileInList(x)
+	case *plan.Subquery:
+		return bd.compileSubquery(x)
+	case *plan.InSubquery:
+		return bd.compileInSubquery(x)
+	}
+	return nil, errs.New(errs.Internal, "cannot evaluate expression %s", e)
+}
+
+func (bd *builder) compileInList(x *plan.InList) (evaluator, error) {
+	t := x.E.Type()
+	eq, err := kernels.Resolve("=", []arrow.DataType{t, t})
+	if err != nil {
+		return nil, err
+	}
+	or, err := kernels.Resolve("or", []arrow.DataType{types.Boolean, types.Boolean})
+	if err != nil {
+		return nil, err
+	}
+	not, err := kernels.Resolve("not", []arrow.DataType{types.Boolean})
+	if err != nil {
+		return nil, err
+	}
+	subject, err := bd.compile(x.E)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]evaluator, len(x.List))
+	consts := make([]*types.Value, len(x.List))
+	for i, it := range x.List {
+		if lit, ok := it.(*plan.Literal); ok && !lit.V.Null {
+			v := lit.V
+			consts[i] = &v
+			continue
+		}
+		if items[i], err = bd.compile(it); err != nil {
+			return nil, err
+		}
+	}
+	negate := x.Not
+	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+		s, err := subject(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		var acc arrow.Array
+		for i := range items {
+			var m arrow.Array
+			if consts[i] != nil {
+				if m, err = kernels.CompareConst("=", s, *consts[i]); err != nil {
+					return nil, err
+				}
+			} else {
+				v, err := items[i](ctx, b)
+				if err != nil {
+					return nil, err
+				}
+				if m, err = eq.Eval([]arrow.Array{s, v}, b.Rows); err != nil {
+					return nil, err
+				}
+			}
+			if acc == nil {
+				acc = m
+			} else if acc, err = or.Eval([]arrow.Array{acc, m}, b.Rows); err != nil {
+				return nil, err
+			}
+		}
+		if negate {
+			return not.Eval([]arrow.Array{acc}, b.Rows)
+		}
+		return acc, nil
+	}, nil
+}
+
+// compileSubquery evaluates an uncorrelated scalar subquery once, on first use.
+func (bd *builder) compileSubquery(x *plan.Subquery) (evaluator, error) {
+	var once sync.Once
+	var val types.Value
+	var verr error
+	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+		once.Do(func() {
+			val = types.NullOf(x.T)
+			recs, err := bd.run(ctx, x.Plan)
+			if err != nil {
+				verr = err
+				return
+			}
+			n := 0
+			for _, r := range recs {
+				for i := 0; i < int(r.NumRows()); i++ {
+					if n == 0 {
+						val = types.ValueAt(r.Column(0), i)
+					}
+					n++
+				}
+			}
+			if n > 1 {
+				verr = errs.New(errs.Analysis, "more than one row returned by a subquery used as an expression")
+			}
+		})
+		if verr != nil {
+			return nil, verr
+		}
+		return kernels.ConstArray(val, b.Rows), nil
+	}, nil
+}
+
+// selectTrue narrows b's selection to the rows where mask is true (not NULL).
+func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
+	m, ok := mask.(*array.Boolean)
+	if !ok {
+		return nil, errs.New(errs.Internal, "BUG: filter produced %s", mask.DataType())
+	}
+	sel := make([]int32, 0, b.Len())
+	if b.Sel == nil {
+		for i := 0; i < b.Rows; i++ {
+			if m.IsValid(i) && m.Value(i) {
+				sel = append(sel, int32(i))
+			}
+		}
+	} else {
+		for _, i := range b.Sel {
+			if m.IsValid(int(i)) && m.Value(int(i)) {
+				sel = append(sel, i)
+			}
+		}
+	}
+	out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
+	// A sparse selection is compacted so that later expressions touch fewer rows.
+	if len(sel)*4 < b.Rows {
+		return compact(out), nil
+	}
+	return out, nil
+}
+
+// compact gathers a batch's selected rows, leaving nil columns nil.
+func compact(b *vector.Batch) *vector.Batch {
+	if b.Sel == nil {
+		return b
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		if c != nil {
+			cols[i] = vector.Take(c, b.Sel)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
+}
+
+// compileInSubquery reads the subquery once into a key table and tests membership
+// with SQL's rules: NULL when not found and either the value or some element is NULL.
+func (bd *builder) compileInSubquery(x *plan.InSubquery) (evaluator, error) {
+	subject, err := bd.compile(x.E)
+	if err != nil {
+		return nil, err
+	}
+	t := x.E.Type()
+	var once sync.Once
+	var set *kernels.KeyTable
+	var hasNull, empty bool
+	var serr error
+	negate := x.Not
+	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+		once.Do(func() {
+			recs, err := bd.run(ctx, x.Plan)
+			if err != nil {
+				serr = err
+				return
+			}
+			set = kernels.NewKeyTable([]arrow.DataType{types.Unwrap(t)})
+			empty = true
+			for _, r := range recs {
+				col := r.Column(0)
+				if col.NullN() > 0 {
+					hasNull = true
+				}
+				if col.Len() > 0 {
+					empty = false
+				}
+				ids := make([]uint32, col.Len())
+				set.Insert([]arrow.Array{col}, nil, ids)
+			}
+		})
+		if serr != nil {
+			return nil, serr
+		}
+		s, err := subject(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]uint32, b.Rows)
+		set.Find([]arrow.Array{s}, nil, ids)
+		out := array.NewBooleanBuilder(vector.Allocator)
+		defer out.Release()
+		out.Reserve(b.Rows)
+		for i := 0; i < b.Rows; i++ {
+			switch {
+			case empty:
+				out.UnsafeAppend(negate)
+			case s.IsValid(i) && ids[i] != kernels.NotFound:
+				out.UnsafeAppend(!negate)
+			case s.IsNull(i) || hasNull:
+				out.UnsafeAppendBoolToBitmap(false)
+			default:
+				out.UnsafeAppend(negate)
+			}
+		}
+		return out.NewArray(), nil
+	}, nil
+}
+
+// caseByRows evaluates a CASE whose branches could fail: each row is assigned to the
+// first branch whose condition holds, each branch is evaluated only on its rows, and
+// the results are gathered back into row order. results has one more entry than
+// conds: the ELSE.
+func caseByRows(conds, results []evaluator, t arrow.DataType) evaluator {
+	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
+		b = compact(b)
+		n := b.Rows
+		branch := make([]int, n)
+		for i := range branch {
+			branch[i] = -1
+		}
+		remaining := n
+		for k, c := range conds {
+			if remaining == 0 {
+				break
+			}
+			var rows []int32
+			for i, br := range branch {
+				if br < 0 {
+					rows = append(rows, int32(i))
+				}
+			}
+			sub := compact(&vector.Batch{Cols: b.Cols, Rows: n, Sel: rows})
+			m, err := c(ctx, sub)
+			if err != nil {
+				return nil, err
+			}
+			mb := m.(*array.Boolean)
+			for j, r := range rows {
+				if mb.IsValid(j) && mb.Value(j) {
+					branch[r] = k
+					remaining--
+				}
+			}
+		}
+		parts := make([]arrow.Array, 0, len(results))
+		pos := make([]int32, n)
+		offset := 0
+		for k, ev := range results {
+			want := k
+			if k == len(results)-1 {
+				want = -1
+			}
+			var rows []int32
+			for i, br := range branch {
+				if br == want {
+					rows = append(rows, int32(i))
+				}
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			a, err := ev(ctx, compact(&vector.Batch{Cols: b.Cols, Rows: n, Sel: rows}))
+			if err != nil {
+				return nil, err
+			}
+			for j, r := range rows {
+				pos[r] = int32(offset + j)
+			}
+			offset += len(rows)
+			parts = append(parts, kernels.Decode(a))
+		}
+		if len(parts) == 0 {
+			return kernels.ConstArray(types.NullOf(t), 0), nil
+		}
+		all, err := array.Concatenate(parts, vector.Allocator)
+		if err != nil {
+			return nil, errs.New(errs.Internal, "cannot assemble CASE: %w", err)
+		}
+		return vector.Take(all, pos), nil
+	}
+}

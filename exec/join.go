@@ -1,0 +1,432 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/vector"
+)
+
+// hashJoin builds a hash table on one input (the build side, all rows held) and
+// streams the other (the probe side) through it. Without equi-join keys every pair
+// is a candidate (a nested-loop join). Candidate pairs are checked against the
+// residual condition; what is emitted depends on the join kind.
+type hashJoin struct {
+	bd   *builder
+	node *plan.Join
+	// swapped: the left input is the build side (inner joins only).
+	swapped bool
+
+	probeKeys, buildKeys []evaluator
+	residual             evaluator
+	probeWidth           int
+	buildWidth           int
+	buildTypes           []arrow.DataType
+
+	probe   Operator
+	build   *vector.Batch
+	table   *kernels.KeyTable
+	first   []int32 // per key id: first build row, -1 none
+	next    []int32 // per build row: next build row with the same key
+	matched []bool  // build rows matched (right and full joins)
+	buildHasNullKey bool
+
+	pendingBuild Operator
+
+	res      reservation
+	started  bool
+	tailDone bool
+	pending  []*vector.Batch
+}
+
+func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
+	if x.NullAwareAnti && x.Residual != nil {
+		return nil, errs.New(errs.Analysis, "NOT IN with a correlated subquery is not supported; write NOT EXISTS")
+	}
+	j := &hashJoin{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}
+	j.swapped = x.BuildLeft && x.Kind == plan.InnerJoin
+	probeNode, buildNode := x.Left, x.Right
+	probeKeys, buildKeys := x.LeftKeys, x.RightKeys
+	if j.swapped {
+		probeNode, buildNode = x.Right, x.Left
+		probeKeys, buildKeys = x.RightKeys, x.LeftKeys
+	}
+	j.probeWidth, j.buildWidth = len(probeNode.Columns()), len(buildNode.Columns())
+	for _, c := range buildNode.Columns() {
+		j.buildTypes = append(j.buildTypes, c.Type)
+	}
+	for i := range probeKeys {
+		pe, err := bd.compile(probeKeys[i])
+		if err != nil {
+			return nil, err
+		}
+		be, err := bd.compile(buildKeys[i])
+		if err != nil {
+			return nil, err
+		}
+		j.probeKeys = append(j.probeKeys, pe)
+		j.buildKeys = append(j.buildKeys, be)
+	}
+	if x.Residual != nil {
+		r, err := bd.compile(x.Residual)
+		if err != nil {
+			return nil, err
+		}
+		j.residual = r
+	}
+	var err error
+	if j.probe, err = bd.build(probeNode); err != nil {
+		return nil, err
+	}
+	buildOp, err := bd.build(buildNode)
+	if err != nil {
+		j.probe.Close()
+		return nil, err
+	}
+	j.pendingBuild = buildOp
+	return j, nil
+}
+
+func (j *hashJoin) prepare(ctx context.Context) error {
+	op := j.pendingBuild
+	j.pendingBuild = nil
+	defer op.Close()
+	b, err := drain(ctx, op, j.buildWidth, &j.res)
+	if err != nil {
+		return err
+	}
+	j.build = b
+	if j.node.Kind == plan.RightJoin || j.node.Kind == plan.FullJoin {
+		j.matched = make([]bool, b.Rows)
+	}
+	if len(j.buildKeys) == 0 || b.Rows == 0 {
+		return nil
+	}
+	keys := make([]arrow.Array, len(j.buildKeys))
+	for i, k := range j.buildKeys {
+		a, err := k(ctx, b)
+		if err != nil {
+			return err
+		}
+		keys[i] = a
+	}
+	// Rows with a NULL key never match; they stay out of the table.
+	valid := make([]int32, 0, b.Rows)
+	for r := 0; r < b.Rows; r++ {
+		ok := true
+		for _, k := range keys {
+			if k.IsNull(r) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			valid = append(valid, int32(r))
+		} else {
+			j.buildHasNullKey = true
+		}
+	}
+	types := make([]arrow.DataType, len(keys))
+	for i, k := range keys {
+		types[i] = k.DataType()
+		if d, ok := types[i].(*arrow.DictionaryType); ok {
+			types[i] = d.ValueType
+		}
+	}
+	j.table = kernels.NewKeyTable(types)
+	ids := make([]uint32, len(valid))
+	j.table.Insert(keys, valid, ids)
+	j.first = make([]int32, j.table.Len())
+	for i := range j.first {
+		j.first[i] = -1
+	}
+	j.next = make([]int32, b.Rows)
+	// Insert in reverse so each chain lists build rows in their original order.
+	for k := len(valid) - 1; k >= 0; k-- {
+		r, id := valid[k], ids[k]
+		j.next[r] = j.first[id]
+		j.first[id] = r
+	}
+	return j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
+}
+
+func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
+	if !j.started {
+		j.started = true
+		if err := j.prepare(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		if len(j.pending) > 0 {
+			b := j.pending[0]
+			j.pending = j.pending[1:]
+			return b, nil
+		}
+		if j.probe == nil {
+			return nil, nil
+		}
+		b, err := j.probe.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			j.probe.Close()
+			j.probe = nil
+			if j.matched != nil && !j.tailDone {
+				j.tailDone = true
+				j.emitUnmatchedBuild()
+			}
+			continue
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		if err := j.probeBatch(ctx, compact(b)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// probeBatch finds the candidate pairs of a compacted probe batch, keeps those the
+// residual admits, and queues the output batches.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
+	kind := j.node.Kind
+	n := pb.Rows
+	var pIdx, bIdx []int32
+	if len(j.probeKeys) > 0 {
+		keys := make([]arrow.Array, len(j.probeKeys))
+		for i, k := range j.probeKeys {
+			a, err := k(ctx, pb)
+			if err != nil {
+				return err
+			}
+			keys[i] = a
+		}
+		ids := make([]uint32, n)
+		if j.table != nil {
+			j.table.Find(keys, nil, ids)
+		} else {
+			for i := range ids {
+				ids[i] = kernels.NotFound
+			}
+		}
+		for r := 0; r < n; r++ {
+			if ids[r] == kernels.NotFound {
+				continue
+			}
+			null := false
+			for _, k := range keys {
+				if k.IsNull(r) {
+					null = true
+					break
+				}
+			}
+			if null {
+				ids[r] = kernels.NotFound
+				continue
+			}
+			for br := j.first[ids[r]]; br >= 0; br = j.next[br] {
+				pIdx = append(pIdx, int32(r))
+				bIdx = append(bIdx, br)
+			}
+		}
+		if j.node.NullAwareAnti {
+			return j.nullAwareAnti(pb, keys, ids)
+		}
+	} else {
+		for r := 0; r < n; r++ {
+			for br := 0; br < j.build.Rows; br++ {
+				pIdx = append(pIdx, int32(r))
+				bIdx = append(bIdx, int32(br))
+			}
+		}
+	}
+	// Check the residual over the candidate pairs, a batch at a time.
+	if j.residual != nil && len(pIdx) > 0 {
+		keep := 0
+		for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
+			hi := min(lo+vector.BatchSize, len(pIdx))
+			pair := j.pairBatch(pb, pIdx[lo:hi], bIdx[lo:hi])
+			m, err := j.residual(ctx, pair)
+			if err != nil {
+				return err
+			}
+			mb := m.(*array.Boolean)
+			for k := lo; k < hi; k++ {
+				if mb.IsValid(k-lo) && mb.Value(k-lo) {
+					pIdx[keep], bIdx[keep] = pIdx[k], bIdx[k]
+					keep++
+				}
+			}
+		}
+		pIdx, bIdx = pIdx[:keep], bIdx[:keep]
+	}
+	if j.matched != nil {
+		for _, br := range bIdx {
+			j.matched[br] = true
+		}
+	}
+	switch kind {
+	case plan.SemiJoin, plan.AntiJoin:
+		hit := make([]bool, n)
+		for _, r := range pIdx {
+			hit[r] = true
+		}
+		var sel []int32
+		for r := 0; r < n; r++ {
+			if hit[r] == (kind == plan.SemiJoin) {
+				sel = append(sel, int32(r))
+			}
+		}
+		if len(sel) > 0 {
+			j.pending = append(j.pending, &vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
+		}
+		return nil
+	case plan.LeftJoin, plan.FullJoin:
+		// Probe rows without a match get NULLs on the build side, in probe order.
+		hit := make([]bool, n)
+		for _, r := range pIdx {
+			hit[r] = true
+		}
+		var p2, b2 []int32
+		k := 0
+		for r := 0; r < n; r++ {
+			if !hit[r] {
+				p2 = append(p2, int32(r))
+				b2 = append(b2, -1)
+				continue
+			}
+			for k < len(pIdx) && pIdx[k] == int32(r) {
+				p2 = append(p2, pIdx[k])
+				b2 = append(b2, bIdx[k])
+				k++
+			}
+		}
+		pIdx, bIdx = p2, b2
+	}
+	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
+		hi := min(lo+vector.BatchSize, len(pIdx))
+		j.pending = append(j.pending, j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi]))
+	}
+	return nil
+}
+
+// nullAwareAnti implements x NOT IN (build keys): a row passes when the build side is
+// empty, or when its key is not NULL, not found, and the build side has no NULL key.
+func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uint32) error {
+	var sel []int32
+	empty := j.build.Rows == 0
+	for r := 0; r < pb.Rows; r++ {
+		pass := empty
+		if !empty && !j.buildHasNullKey && ids[r] == kernels.NotFound {
+			pass = true
+			for _, k := range keys {
+				if k.IsNull(r) {
+					pass = false
+				}
+			}
+		}
+		if pass {
+			sel = append(sel, int32(r))
+		}
+	}
+	if len(sel) > 0 {
+		j.pending = append(j.pending, &vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
+	}
+	return nil
+}
+
+// pairBatch is the left ++ right columns of candidate pairs, for the residual.
+func (j *hashJoin) pairBatch(pb *vector.Batch, pIdx, bIdx []int32) *vector.Batch {
+	return j.outputBatch(pb, pIdx, bIdx)
+}
+
+// outputBatch gathers probe rows pIdx and build rows bIdx (-1: NULLs) into a batch
+// with the join's column order (left columns, then right ones).
+func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32) *vector.Batch {
+	pcols := make([]arrow.Array, j.probeWidth)
+	for i, c := range pb.Cols {
+		if c != nil {
+			pcols[i] = vector.Take(c, pIdx)
+		}
+	}
+	bcols := make([]arrow.Array, j.buildWidth)
+	for i, c := range j.build.Cols {
+		switch {
+		case j.build.Rows == 0:
+			// An empty build side has no arrays to gather from: only NULLs.
+			bcols[i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
+		case c != nil:
+			bcols[i] = vector.Take(c, bIdx)
+		}
+	}
+	cols := append(pcols, bcols...)
+	if j.swapped {
+		cols = append(bcols, pcols...)
+	}
+	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
+}
+
+// emitUnmatchedBuild queues the build rows no probe row matched, with NULL probe
+// columns (right and full joins).
+func (j *hashJoin) emitUnmatchedBuild() {
+	var bIdx []int32
+	for r, m := range j.matched {
+		if !m {
+			bIdx = append(bIdx, int32(r))
+		}
+	}
+	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
+		hi := min(lo+vector.BatchSize, len(bIdx))
+		part := bIdx[lo:hi]
+		pIdx := make([]int32, len(part))
+		for i := range pIdx {
+			pIdx[i] = -1
+		}
+		cols := make([]arrow.Array, 0, j.probeWidth+j.buildWidth)
+		for _, c := range j.probeTypes() {
+			if c == nil {
+				cols = append(cols, nil)
+				continue
+			}
+			cols = append(cols, array.MakeArrayOfNull(vector.Allocator, c, len(part)))
+		}
+		for _, c := range j.build.Cols {
+			if c == nil {
+				cols = append(cols, nil)
+				continue
+			}
+			cols = append(cols, vector.Take(c, part))
+		}
+		j.pending = append(j.pending, &vector.Batch{Cols: cols, Rows: len(part)})
+	}
+}
+
+func (j *hashJoin) probeTypes() []arrow.DataType {
+	cols := j.node.Left.Columns()
+	out := make([]arrow.DataType, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type
+	}
+	return out
+}
+
+func (j *hashJoin) Close() {
+	if j.probe != nil {
+		j.probe.Close()
+		j.probe = nil
+	}
+	if j.pendingBuild != nil {
+		j.pendingBuild.Close()
+		j.pendingBuild = nil
+	}
+	j.build = nil
+	j.table = nil
+	j.res.release()
+}

@@ -1,0 +1,415 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/vector"
+)
+
+// Operator produces batches. Next returns nil at the end. Close releases what the
+// operator holds and stops its inputs; it is safe to call more than once and after
+// an error. An operator is used by one goroutine.
+type Operator interface {
+	Next(ctx context.Context) (*vector.Batch, error)
+	Close()
+}
+
+// Env is what the operators of one statement share.
+type Env struct {
+	Budget  *Budget
+	Threads int
+	Store   storage.Store
+	// Scans receives one entry per table scan the statement runs, in plan order.
+	Scans []*ScanStats
+}
+
+// ScanStats are one scan's counters, for the query record.
+type ScanStats struct {
+	Node     *plan.Scan
+	Counters source.Counters
+}
+
+type builder struct {
+	env *Env
+}
+
+// Run executes n to completion and returns its rows as records with n's schema.
+func Run(ctx context.Context, env *Env, n plan.Node) ([]arrow.Record, error) {
+	bd := &builder{env: env}
+	return bd.run(ctx, n)
+}
+
+func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error) {
+	op, err := bd.build(n)
+	if err != nil {
+		return nil, err
+	}
+	defer op.Close()
+	schema := plan.Schema(n)
+	var out []arrow.Record
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
+		}
+		b, err := op.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			return out, nil
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		b = compact(b)
+		for i, c := range b.Cols {
+			if c == nil {
+				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
+			}
+		}
+		out = append(out, array.NewRecord(schema, b.Cols, int64(b.Rows)))
+	}
+}
+
+func (bd *builder) build(n plan.Node) (Operator, error) {
+	if p, ok, err := bd.pipelineOf(n); err != nil {
+		return nil, err
+	} else if ok {
+		return p.operator(), nil
+	}
+	switch x := n.(type) {
+	case *plan.Values:
+		return bd.buildValues(x)
+	case *plan.Filter:
+		in, err := bd.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		st, err := bd.filterStage(x.Cond)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		return &stageOp{in: in, stage: st}, nil
+	case *plan.Project:
+		in, err := bd.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		st, err := bd.projectStage(x.Exprs)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		return &stageOp{in: in, stage: st}, nil
+	case *plan.Aggregate:
+		return bd.buildAggregate(x)
+	case *plan.Distinct:
+		cols := x.Input.Columns()
+		groups := make([]plan.Expr, len(cols))
+		for i, c := range cols {
+			groups[i] = &plan.ColRef{Idx: i, T: c.Type, Name: c.Name}
+		}
+		return bd.buildAggregate(&plan.Aggregate{Input: x.Input, Groups: groups, Cols: cols})
+	case *plan.Join:
+		return bd.buildJoin(x)
+	case *plan.Sort:
+		return bd.buildSort(x, -1)
+	case *plan.Limit:
+		if s, ok := x.Input.(*plan.Sort); ok && x.Count >= 0 {
+			in, err := bd.buildSort(s, x.Count+x.Offset)
+			if err != nil {
+				return nil, err
+			}
+			return &limitOp{in: in, count: x.Count, offset: x.Offset}, nil
+		}
+		in, err := bd.build(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &limitOp{in: in, count: x.Count, offset: x.Offset}, nil
+	case *plan.SetOp:
+		return bd.buildSetOp(x)
+	case *plan.Window:
+		return bd.buildWindow(x)
+	}
+	return nil, errs.New(errs.Internal, "no operator for %T", n)
+}
+
+// stage is a per-batch transformation safe for concurrent use.
+type stage func(ctx context.Context, b *vector.Batch) (*vector.Batch, error)
+
+func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
+	ev, err := bd.compile(cond)
+	if err != nil {
+		return nil, err
+	}
+	fallible := mayFail(cond)
+	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		if b.Len() == 0 {
+			return b, nil
+		}
+		if fallible {
+			b = compact(b)
+		}
+		m, err := ev(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		return selectTrue(b, m)
+	}, nil
+}
+
+func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
+	evs := make([]evaluator, len(exprs))
+	for i, e := range exprs {
+		// A column that nothing above reads is not computed.
+		if c, ok := e.(*plan.ColRef); ok && c.Idx < 0 {
+			continue
+		}
+		ev, err := bd.compile(e)
+		if err != nil {
+			return nil, err
+		}
+		evs[i] = ev
+	}
+	fallible := false
+	for _, e := range exprs {
+		fallible = fallible || mayFail(e)
+	}
+	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		if fallible {
+			b = compact(b)
+		}
+		cols := make([]arrow.Array, len(evs))
+		for i, ev := range evs {
+			if ev == nil {
+				continue
+			}
+			c, err := ev(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			cols[i] = c
+		}
+		return &vector.Batch{Cols: cols, Rows: b.Rows, Sel: b.Sel}, nil
+	}, nil
+}
+
+type stageOp struct {
+	in    Operator
+	stage stage
+}
+
+func (o *stageOp) Next(ctx context.Context) (*vector.Batch, error) {
+	for {
+		b, err := o.in.Next(ctx)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		out, err := o.stage(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		if out.Len() > 0 {
+			return out, nil
+		}
+	}
+}
+
+func (o *stageOp) Close() { o.in.Close() }
+
+func (bd *builder) buildValues(x *plan.Values) (Operator, error) {
+	one := &vector.Batch{Rows: 1}
+	cols := make([][]arrow.Array, len(x.Cols))
+	for _, row := range x.Rows {
+		for j, e := range row {
+			ev, err := bd.compile(e)
+			if err != nil {
+				return nil, err
+			}
+			a, err := ev(context.Background(), one)
+			if err != nil {
+				return nil, err
+			}
+			cols[j] = append(cols[j], a)
+		}
+	}
+	out := &vector.Batch{Rows: len(x.Rows), Cols: make([]arrow.Array, len(x.Cols))}
+	for j, parts := range cols {
+		c, err := array.Concatenate(parts, vector.Allocator)
+		if err != nil {
+			return nil, errs.New(errs.Internal, "cannot build VALUES column %d: %w", j, err)
+		}
+		out.Cols[j] = c
+	}
+	return &batchesOp{batches: []*vector.Batch{out}}, nil
+}
+
+// batchesOp returns batches it already holds.
+type batchesOp struct {
+	batches []*vector.Batch
+	res     reservation
+}
+
+func (o *batchesOp) Next(ctx context.Context) (*vector.Batch, error) {
+	if len(o.batches) == 0 {
+		return nil, nil
+	}
+	b := o.batches[0]
+	o.batches = o.batches[1:]
+	return b, nil
+}
+
+func (o *batchesOp) Close() {
+	o.batches = nil
+	o.res.release()
+}
+
+type limitOp struct {
+	in            Operator
+	count, offset int64
+	done          bool
+}
+
+func (o *limitOp) Next(ctx context.Context) (*vector.Batch, error) {
+	for !o.done {
+		if o.count == 0 {
+			o.done = true
+			o.in.Close()
+			return nil, nil
+		}
+		b, err := o.in.Next(ctx)
+		if err != nil || b == nil {
+			return nil, err
+		}
+		sel := b.Selection()
+		if o.offset > 0 {
+			skip := min(o.offset, int64(len(sel)))
+			o.offset -= skip
+			sel = sel[skip:]
+		}
+		if o.count >= 0 && int64(len(sel)) > o.count {
+			sel = sel[:o.count]
+		}
+		if o.count > 0 {
+			o.count -= int64(len(sel))
+		}
+		if len(sel) > 0 {
+			return &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}, nil
+		}
+	}
+	return nil, nil
+}
+
+func (o *limitOp) Close() { o.in.Close() }
+
+// drain reads every batch of op into one compacted batch with columns concatenated.
+// ncols is the width of op's batches. Memory is reserved in res.
+func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vector.Batch, error) {
+	parts := make([][]arrow.Array, ncols)
+	rows := 0
+	var held int64
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		b = compact(b)
+		for i, c := range b.Cols {
+			if c != nil {
+				parts[i] = append(parts[i], c)
+				held += arraySize(c)
+			}
+		}
+		rows += b.Rows
+		if err := res.resize(held); err != nil {
+			return nil, err
+		}
+	}
+	out := &vector.Batch{Rows: rows, Cols: make([]arrow.Array, ncols)}
+	for i, p := range parts {
+		switch len(p) {
+		case 0:
+		case 1:
+			out.Cols[i] = p[0]
+		default:
+			c, err := array.Concatenate(p, vector.Allocator)
+			if err != nil {
+				return nil, errs.New(errs.Internal, "cannot concatenate column %d: %w", i, err)
+			}
+			out.Cols[i] = c
+		}
+	}
+	return out, nil
+}
+
+// arraySize estimates the bytes an array holds.
+func arraySize(a arrow.Array) int64 {
+	var n int64
+	for _, buf := range a.Data().Buffers() {
+		if buf != nil {
+			n += int64(buf.Len())
+		}
+	}
+	return n
+}
+
+// slices splits a compacted batch into batches of at most vector.BatchSize rows.
+func slices(b *vector.Batch) []*vector.Batch {
+	if b.Rows <= vector.BatchSize {
+		return []*vector.Batch{b}
+	}
+	var out []*vector.Batch
+	for lo := 0; lo < b.Rows; lo += vector.BatchSize {
+		hi := min(lo+vector.BatchSize, b.Rows)
+		cols := make([]arrow.Array, len(b.Cols))
+		for i, c := range b.Cols {
+			if c != nil {
+				cols[i] = array.NewSlice(c, int64(lo), int64(hi))
+			}
+		}
+		out = append(out, &vector.Batch{Cols: cols, Rows: hi - lo})
+	}
+	return out
+}
+
+// infallible are the functions that cannot fail on any input row.
+var infallible = map[string]bool{
+	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "and": true, "or": true,
+	"not": true, "is_null": true, "is_not_null": true, "is_distinct_from": true,
+	"is_not_distinct_from": true, "like": true, "not_like": true, "ilike": true, "not_ilike": true,
+	"coalesce": true, "lower": true, "upper": true, "length": true,
+}
+
+// mayFail reports whether evaluating e on a row could raise an error (a cast that
+// does not fit, an overflow). Such expressions only see the selected rows, since
+// evaluating them on rows a filter removed could fail a statement that should not.
+func mayFail(e plan.Expr) bool {
+	fails := false
+	plan.WalkExpr(e, func(x plan.Expr) {
+		switch c := x.(type) {
+		case *plan.Cast, *plan.Subquery, *plan.InSubquery:
+			fails = true
+		case *plan.Call:
+			if !infallible[c.Fn.Name] {
+				fails = true
+			}
+		}
+	})
+	return fails
+}
