@@ -2,31 +2,202 @@ package lore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/sql"
+	"github.com/loredb/lore/storage"
 )
 
 // Engine runs statements. It is safe for concurrent use.
 type Engine struct {
-	opts Options
+	opts    Options
+	catalog *catalog.Catalog
+	budget  *exec.Budget
+	store   storage.Store
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
 	opts.EnsureDefaults()
-	if err := os.MkdirAll(opts.Home, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create home %q: %w", opts.Home, err)
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
-	return &Engine{opts: opts}, nil
+	if err := os.MkdirAll(opts.Home, 0o755); err != nil {
+		return nil, errs.New(errs.Internal, "cannot create home %q: %w", opts.Home, err)
+	}
+	cat, err := catalog.Open(ctx, filepath.Join(opts.Home, "catalog.db"))
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{
+		opts:    opts,
+		catalog: cat,
+		budget:  exec.NewBudget(opts.MemoryLimit),
+		store:   storage.Local{},
+	}, nil
 }
 
 // Close releases the engine's resources.
-func (e *Engine) Close() error { return nil }
+func (e *Engine) Close() error { return e.catalog.Close() }
+
+// Catalog returns the engine's catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }
 
 // Query runs one request: optional leading SET SESSION statements, then one
-// statement. settings are per-statement settings (SPEC §6).
-func (e *Engine) Query(ctx context.Context, sql string, settings map[string]string) (*Result, error) {
-	return nil, errs.New(errs.Internal, "not implemented yet")
+// statement. settings are per-statement settings (SPEC §6); SET SESSION statements
+// in the text override them. The returned error, when not nil, carries a code
+// (errs.CodeOf) and, for errors in the text, a byte position (errs.PositionOf);
+// the failed statement's record is still written to the query log.
+func (e *Engine) Query(ctx context.Context, text string, settings map[string]string) (*Result, error) {
+	start := time.Now()
+	rec := &Record{ID: newID(), SQL: text, Settings: map[string]string{}, State: "running",
+		Execution: Execution{Mode: "scan"}, Scans: []ScanRecord{}}
+	res, err := e.query(ctx, text, settings, rec)
+	rec.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		err = normalizeError(ctx, err)
+		rec.State = "failed"
+		rec.Error = &RecordError{Code: string(errs.CodeOf(err)), Message: err.Error()}
+		if p := errs.PositionOf(err); p != errs.NoPosition {
+			rec.Error.Position = &p
+		}
+	} else {
+		rec.State = "finished"
+		rec.Rows = res.NumRows()
+		res.Record = rec
+	}
+	e.logQuery(rec, start)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
+
+// normalizeError gives every error a code: context errors are CANCELED.
+func normalizeError(ctx context.Context, err error) error {
+	var le *errs.Error
+	if errors.As(err, &le) {
+		return err
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return errs.New(errs.Canceled, "statement canceled: %w", err)
+	}
+	return errs.New(errs.Internal, "%w", err)
+}
+
+func (e *Engine) logQuery(rec *Record, start time.Time) {
+	doc, err := json.Marshal(rec)
+	if err != nil {
+		e.opts.Logger.Error("cannot encode query record", "id", rec.ID, "err", err)
+		return
+	}
+	entry := catalog.QueryLogEntry{ID: rec.ID, SQL: rec.SQL, State: rec.State, Mode: rec.Execution.Mode,
+		StartedAt: start, ElapsedMS: rec.ElapsedMS, Rows: rec.Rows, Record: doc}
+	if rec.Error != nil {
+		entry.ErrorCode = rec.Error.Code
+	}
+	// The log is written even when the statement's context was canceled.
+	if err := e.catalog.LogQuery(context.WithoutCancel(context.Background()), entry); err != nil {
+		e.opts.Logger.Error("cannot write query log", "id", rec.ID, "err", err)
+	}
+	e.opts.Logger.Debug("statement", "id", rec.ID, "state", rec.State, "mode", rec.Execution.Mode, "elapsed_ms", rec.ElapsedMS)
+}
+
+func (e *Engine) query(ctx context.Context, text string, settings map[string]string, rec *Record) (*Result, error) {
+	stmts, err := sql.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	s, err := resolveSettings(settings)
+	if err != nil {
+		return nil, err
+	}
+	var rest []sql.Statement
+	for i, st := range stmts {
+		set, ok := st.(*sql.SetSession)
+		if !ok {
+			rest = stmts[i:]
+			break
+		}
+		if err := s.set(set.Key, set.Value, set.Value.Pos); err != nil {
+			return nil, err
+		}
+	}
+	rec.Settings = s.asMap()
+	switch {
+	case len(stmts) == 0:
+		return nil, errs.New(errs.Syntax, "empty statement")
+	case len(rest) == 0:
+		return nil, errs.New(errs.InvalidSetting, "a request of only SET SESSION statements does nothing; send them before a statement")
+	case len(rest) > 1:
+		start, _ := rest[1].Span()
+		return nil, errs.At(errs.Analysis, start, "one statement per request (after any SET SESSION statements)")
+	}
+	return e.statement(ctx, rest[0], s, rec)
+}
+
+func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record) (*Result, error) {
+	switch x := st.(type) {
+	case *sql.Query:
+		return e.runQuery(ctx, x, s, rec)
+	case *sql.CreateTable:
+		return e.createTable(ctx, x)
+	case *sql.DropTable:
+		return e.dropTable(ctx, x)
+	case *sql.AlterTable:
+		return e.alterTable(ctx, x)
+	case *sql.ShowTables:
+		return e.showTables(ctx)
+	case *sql.Describe:
+		return e.describe(ctx, x)
+	case *sql.ShowCreateTable:
+		return e.showCreateTable(ctx, x)
+	case *sql.Analyze:
+		return nil, notYet(x.Start, "ANALYZE")
+	case *sql.ShowStats:
+		// No statement records statistics yet, so every table is unanalyzed.
+		if _, err := e.catalog.Table(ctx, x.Name); err != nil {
+			return nil, err
+		}
+		return nil, errs.At(errs.StatisticsUnavailable, x.Start, "no statistics for %s; run ANALYZE %s", x.Name, x.Name)
+	case *sql.DescribeDetail:
+		return e.describeDetail(ctx, x)
+	case *sql.Optimize:
+		return nil, notYet(x.Start, "OPTIMIZE")
+	}
+	return nil, errs.New(errs.Analysis, "unsupported statement %T", st)
+}
+
+func notYet(pos int, what string) error {
+	return errs.At(errs.Analysis, pos, "%s is not available in this version of Lore: statistics and layout statements are not implemented yet", what)
+}
+
+func newID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("BUG: no randomness: %v", err))
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func scanRecords(env *exec.Env) []ScanRecord {
+	out := make([]ScanRecord, 0, len(env.Scans))
+	for _, s := range env.Scans {
+		name := s.Node.Ref.Name
+		out = append(out, ScanRecord{Table: name, Location: s.Node.Ref.Location, Snapshot: s.Counters.Snapshot()})
+	}
+	return out
+}
+
+var _ = source.Counters{}

@@ -2,6 +2,7 @@ package lore
 
 import (
 	"bufio"
+	"github.com/loredb/lore/errs"
 	"os"
 	"strconv"
 	"strings"
@@ -31,4 +32,12 @@ func defaultMemoryLimit() int64 {
 		}
 	}
 	return 4 << 30
+}
+
+// Validate reports options that cannot work.
+func (o *Options) Validate() error {
+	if o.MemoryLimit < 1<<20 {
+		return errs.New(errs.InvalidSetting, "memory limit %d bytes is below 1 MiB", o.MemoryLimit)
+	}
+	return nil
 }

@@ -1,0 +1,239 @@
+package lore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/sql"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// The keys CREATE TABLE … WITH accepts.
+var createKeys = []string{"bloom", "clustered_by", "format", "location"}
+
+func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result, error) {
+	def := catalog.Table{Name: st.Name, Format: "parquet"}
+	seen := map[string]bool{}
+	for _, o := range st.Options {
+		if seen[o.Key] {
+			return nil, errs.At(errs.Analysis, o.KeyPos, "option %q given twice", o.Key)
+		}
+		seen[o.Key] = true
+		switch o.Key {
+		case "location":
+			if o.Value.Kind != sql.ValueString || o.Value.Str == "" {
+				return nil, errs.At(errs.Analysis, o.Value.Pos, "location must be a non-empty string")
+			}
+			def.Location = o.Value.Str
+		case "format":
+			if o.Value.Kind != sql.ValueString && o.Value.Kind != sql.ValueIdent {
+				return nil, errs.At(errs.Analysis, o.Value.Pos, "format must be 'parquet', 'delta' or 'iceberg'")
+			}
+			def.Format = strings.ToLower(o.Value.Str)
+		case "clustered_by", "bloom":
+			cols, err := stringArray(o)
+			if err != nil {
+				return nil, err
+			}
+			if o.Key == "bloom" {
+				def.Bloom = cols
+			} else {
+				def.ClusteredBy = cols
+			}
+		default:
+			return nil, errs.At(errs.Analysis, o.KeyPos, "unknown option %q (known: %s)", o.Key, strings.Join(createKeys, ", "))
+		}
+	}
+	if def.Location == "" {
+		return nil, errs.At(errs.Analysis, st.Start, "CREATE TABLE %s needs WITH (location = '…')", st.Name)
+	}
+	switch def.Format {
+	case "parquet":
+	case "delta", "iceberg":
+		return nil, errs.At(errs.Analysis, st.Start, "format %q is not supported yet; this version of Lore reads Parquet", def.Format)
+	default:
+		return nil, errs.At(errs.Analysis, st.Start, "unknown format %q (known: parquet, delta, iceberg)", def.Format)
+	}
+	if st.IfNotExists {
+		if _, err := e.catalog.Table(ctx, st.Name); err == nil {
+			return emptyResult(), nil
+		}
+	}
+	l, err := source.Resolve(ctx, e.store, def.Location)
+	if err != nil {
+		return nil, err
+	}
+	def.Columns = tableColumns(l)
+	if _, _, err := e.catalog.CreateTable(ctx, def, st.IfNotExists); err != nil {
+		return nil, err
+	}
+	return emptyResult(), nil
+}
+
+func stringArray(o sql.Option) ([]string, error) {
+	if o.Value.Kind != sql.ValueArray {
+		return nil, errs.At(errs.Analysis, o.Value.Pos, "%s must be ARRAY['column', …]", o.Key)
+	}
+	out := make([]string, 0, len(o.Value.Array))
+	for _, v := range o.Value.Array {
+		if v.Kind != sql.ValueString && v.Kind != sql.ValueIdent {
+			return nil, errs.At(errs.Analysis, v.Pos, "%s must list column names as strings", o.Key)
+		}
+		out = append(out, v.Str)
+	}
+	return out, nil
+}
+
+func (e *Engine) dropTable(ctx context.Context, st *sql.DropTable) (*Result, error) {
+	if _, err := e.catalog.DropTable(ctx, st.Name, st.IfExists); err != nil {
+		return nil, err
+	}
+	return emptyResult(), nil
+}
+
+func (e *Engine) alterTable(ctx context.Context, st *sql.AlterTable) (*Result, error) {
+	var err error
+	switch {
+	case st.ClusteredBy != nil:
+		err = e.catalog.SetClusteredBy(ctx, st.Name, *st.ClusteredBy)
+	case st.Bloom != nil:
+		err = e.catalog.SetBloom(ctx, st.Name, *st.Bloom)
+	default:
+		err = errs.At(errs.Analysis, st.Start, "ALTER TABLE needs SET CLUSTERED BY (…) or SET BLOOM (…)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return emptyResult(), nil
+}
+
+func (e *Engine) showTables(ctx context.Context) (*Result, error) {
+	ts, err := e.catalog.Tables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]types.Value, len(ts))
+	for i, t := range ts {
+		rows[i] = []types.Value{types.StringValue(t.Name)}
+	}
+	return valuesResult([]arrow.Field{{Name: "name", Type: types.String}}, rows), nil
+}
+
+func (e *Engine) describe(ctx context.Context, st *sql.Describe) (*Result, error) {
+	t, err := e.catalog.Table(ctx, st.Name)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]types.Value, len(t.Columns))
+	for i, c := range t.Columns {
+		rows[i] = []types.Value{types.StringValue(c.Name), types.StringValue(c.Type), types.BoolValue(c.Partition)}
+	}
+	return valuesResult([]arrow.Field{
+		{Name: "column_name", Type: types.String},
+		{Name: "column_type", Type: types.String},
+		{Name: "partition", Type: types.Boolean},
+	}, rows), nil
+}
+
+func (e *Engine) showCreateTable(ctx context.Context, st *sql.ShowCreateTable) (*Result, error) {
+	t, err := e.catalog.Table(ctx, st.Name)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s WITH (location = %s, format = %s", quoteIdent(t.Name), quoteString(t.Location), quoteString(t.Format))
+	list := func(key string, cols []string) {
+		if len(cols) == 0 {
+			return
+		}
+		q := make([]string, len(cols))
+		for i, c := range cols {
+			q[i] = quoteString(c)
+		}
+		fmt.Fprintf(&b, ", %s = ARRAY[%s]", key, strings.Join(q, ", "))
+	}
+	list("clustered_by", t.ClusteredBy)
+	list("bloom", t.Bloom)
+	b.WriteString(")")
+	return valuesResult([]arrow.Field{{Name: "create_statement", Type: types.String}},
+		[][]types.Value{{types.StringValue(b.String())}}), nil
+}
+
+func emptyResult() *Result { return &Result{Schema: arrow.NewSchema(nil, nil)} }
+
+// valuesResult builds a small result from boxed values.
+func valuesResult(fields []arrow.Field, rows [][]types.Value) *Result {
+	for i := range fields {
+		fields[i].Nullable = true
+	}
+	schema := arrow.NewSchema(fields, nil)
+	cols := make([]arrow.Array, len(fields))
+	for j, f := range fields {
+		vals := make([]types.Value, len(rows))
+		for i, r := range rows {
+			vals[i] = r[j]
+		}
+		cols[j] = vector.FromValues(f.Type, vals)
+	}
+	res := &Result{Schema: schema}
+	if len(rows) > 0 {
+		res.Batches = []arrow.Record{array.NewRecord(schema, cols, int64(len(rows)))}
+	}
+	return res
+}
+
+// describeDetail reads the table's metadata afresh (no statistics are on record yet):
+// its files, their sizes, and the row count from the footers.
+func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*Result, error) {
+	t, err := e.catalog.Table(ctx, st.Name)
+	if err != nil {
+		return nil, err
+	}
+	l, err := source.Resolve(ctx, e.store, t.Location)
+	if err != nil {
+		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the source of %s: %s", st.Name, err.Error())
+	}
+	var c source.Counters
+	sp, err := l.Plan(ctx, e.store, source.ScanSpec{}, &c)
+	if err != nil {
+		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the footers of %s: %s", st.Name, err.Error())
+	}
+	var rows, size, lastModified int64
+	for _, m := range sp.Morsels {
+		rows += m.Rows
+	}
+	for _, f := range l.Files {
+		size += f.Info.Size
+		lastModified = max(lastModified, f.Info.ModTime.UnixMicro())
+	}
+	list := func(xs []string) types.Value {
+		return types.StringValue("[" + strings.Join(xs, ", ") + "]")
+	}
+	fields := []arrow.Field{
+		{Name: "format", Type: types.String}, {Name: "location", Type: types.String},
+		{Name: "created_at", Type: types.TimestampTZ}, {Name: "last_modified", Type: types.TimestampTZ},
+		{Name: "num_files", Type: types.Int64}, {Name: "size_in_bytes", Type: types.Int64},
+		{Name: "row_count", Type: types.Int64}, {Name: "delta_version", Type: types.Int64},
+		{Name: "iceberg_snapshot_id", Type: types.Int64}, {Name: "partition_columns", Type: types.String},
+		{Name: "clustered_by", Type: types.String}, {Name: "analyzed_at", Type: types.TimestampTZ},
+		{Name: "source_version", Type: types.String},
+	}
+	row := []types.Value{
+		types.StringValue(t.Format), types.StringValue(t.Location),
+		types.NullOf(types.TimestampTZ), {Type: types.TimestampTZ, I: lastModified},
+		types.IntValue(int64(len(l.Files))), types.IntValue(size),
+		types.IntValue(rows), types.NullOf(types.Int64),
+		types.NullOf(types.Int64), list(l.Partitions),
+		list(t.ClusteredBy), types.NullOf(types.TimestampTZ),
+		types.NullOf(types.String),
+	}
+	return valuesResult(fields, [][]types.Value{row}), nil
+}

@@ -1,0 +1,229 @@
+package lore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/types"
+)
+
+// events writes a small events table and returns its directory.
+func events(t *testing.T, rows int64, files, rowGroup int, clustered bool) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "events")
+	opts := gen.EventsOptions{Rows: rows, Files: files, Out: dir, Seed: 7, RowGroupRows: rowGroup}
+	if clustered {
+		opts.ClusteredBy = "ts"
+	}
+	if err := gen.Events(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func open(t *testing.T, opts lore.Options) *lore.Engine {
+	t.Helper()
+	if opts.Home == "" {
+		opts.Home = t.TempDir()
+	}
+	e, err := lore.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func query(t *testing.T, e *lore.Engine, sql string) *lore.Result {
+	t.Helper()
+	res, err := e.Query(context.Background(), sql, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return res
+}
+
+// cell renders row r, column c of a result.
+func cell(res *lore.Result, r, c int) string {
+	for _, b := range res.Batches {
+		if r < int(b.NumRows()) {
+			return types.ValueAt(b.Column(c), r).String()
+		}
+		r -= int(b.NumRows())
+	}
+	return "<no row>"
+}
+
+func TestRecordOfAScan(t *testing.T) {
+	dir := events(t, 20_000, 2, 4_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE events WITH (location = '%s', format = 'parquet')", dir))
+	res := query(t, e, "SELECT count(*), count(amount) FROM events")
+	if got := cell(res, 0, 0); got != "20000" {
+		t.Fatalf("count(*) = %s, want 20000", got)
+	}
+	rec := res.Record
+	if rec.State != "finished" || rec.Execution.Mode != "scan" || rec.Rows != 1 || rec.ID == "" {
+		t.Fatalf("record: %+v", rec)
+	}
+	if len(rec.Scans) != 1 {
+		t.Fatalf("want one scan, got %+v", rec.Scans)
+	}
+	s := rec.Scans[0]
+	if s.Table != "events" || s.FilesOpened != 2 || s.RowGroupsConsidered != 6 || s.RowGroupsRead != 6 ||
+		s.RowsScanned != 20_000 || s.CompressedBytesRead <= 0 {
+		t.Fatalf("scan counters: %+v", s)
+	}
+	// The record is in the query log, as JSON.
+	entry, err := e.Catalog().Query(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged lore.Record
+	if err := json.Unmarshal(entry.Record, &logged); err != nil {
+		t.Fatal(err)
+	}
+	if logged.ID != rec.ID || logged.Execution.Mode != "scan" || logged.Scans[0].RowsScanned != 20_000 {
+		t.Fatalf("logged record differs: %+v", logged)
+	}
+}
+
+func TestRowGroupPruningIsCountedAndCorrect(t *testing.T) {
+	dir := events(t, 40_000, 4, 2_000, true)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	all := query(t, e, "SELECT count(*) FROM ev WHERE ts >= TIMESTAMP '2024-03-01' AND ts IS NOT NULL")
+	// The same count computed without a prunable predicate.
+	ref := query(t, e, "SELECT sum(CASE WHEN ts >= TIMESTAMP '2024-03-01' THEN 1 ELSE 0 END) FROM ev")
+	if cell(all, 0, 0) != cell(ref, 0, 0) {
+		t.Fatalf("pruned count %s, full count %s", cell(all, 0, 0), cell(ref, 0, 0))
+	}
+	s := all.Record.Scans[0]
+	if s.RowGroupsPruned == 0 || s.RowGroupsRead+s.RowGroupsPruned != s.RowGroupsConsidered {
+		t.Fatalf("clustered data should prune row groups: %+v", s)
+	}
+	if full := ref.Record.Scans[0]; full.RowGroupsPruned != 0 || full.RowGroupsRead != 20 {
+		t.Fatalf("unfiltered scan: %+v", full)
+	}
+}
+
+func TestErrorsCarryCodesPositionsAndRecords(t *testing.T) {
+	e := open(t, lore.Options{})
+	cases := []struct {
+		sql  string
+		code errs.Code
+		pos  int
+	}{
+		{"SELECT 1 FRO x", errs.Syntax, 13}, // FRO is an alias: the error is at x
+		{"SELECT nosuch FROM (SELECT 1 AS a) t", errs.Analysis, 7},
+		{"SELECT * FROM missing_table", errs.TableNotFound, 14},
+		{"SELECT 1; SELECT 2", errs.Analysis, 10},
+		{"SET SESSION use_statistics = false", errs.InvalidSetting, errs.NoPosition},
+		{"SET SESSION bogus = 1; SELECT 1", errs.InvalidSetting, -2},
+		{"ANALYZE t", errs.Analysis, 0},
+	}
+	for _, c := range cases {
+		_, err := e.Query(context.Background(), c.sql, nil)
+		if err == nil {
+			t.Errorf("%s: no error", c.sql)
+			continue
+		}
+		if got := errs.CodeOf(err); got != c.code {
+			t.Errorf("%s: code %s, want %s (%v)", c.sql, got, c.code, err)
+		}
+		if c.pos != -2 {
+			if got := errs.PositionOf(err); got != c.pos {
+				t.Errorf("%s: position %d, want %d (%v)", c.sql, got, c.pos, err)
+			}
+		}
+	}
+	// Failed statements are logged with their code.
+	recent, err := e.Catalog().RecentQueries(context.Background(), 1)
+	if err != nil || len(recent) != 1 || recent[0].State != "failed" || recent[0].ErrorCode != string(errs.Analysis) {
+		t.Fatalf("last logged statement: %+v, %v", recent, err)
+	}
+	// The caret points at the user's own text.
+	_, err = e.Query(context.Background(), "SELECT 1\n\tFROM FROM x", nil)
+	if d := errs.Describe(err, "SELECT 1\n\tFROM FROM x"); !strings.Contains(d, "line 2, column 7") || !strings.Contains(d, "\n        \t     ^") {
+		t.Fatalf("description:\n%s", d)
+	}
+}
+
+func TestSettings(t *testing.T) {
+	e := open(t, lore.Options{})
+	res, err := e.Query(context.Background(), "SET SESSION use_statistics = false; SET SESSION late_materialisation = 'never'; SELECT 42", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Record.Settings["use_statistics"] != "false" || res.Record.Settings["late_materialisation"] != "never" {
+		t.Fatalf("settings: %v", res.Record.Settings)
+	}
+	if _, err := e.Query(context.Background(), "SELECT 1", map[string]string{"approximate": "maybe"}); errs.CodeOf(err) != errs.InvalidSetting {
+		t.Fatalf("bad value: %v", err)
+	}
+	if _, err := e.Query(context.Background(), "SELECT 1", map[string]string{"result_cache": "false"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	dir := events(t, 50_000, 2, 5_000, false)
+	e := open(t, lore.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := e.Query(ctx, fmt.Sprintf("SELECT count(*) FROM '%s'", dir), nil)
+	if errs.CodeOf(err) != errs.Canceled {
+		t.Fatalf("want CANCELED, got %v", err)
+	}
+}
+
+func TestMemoryBudget(t *testing.T) {
+	dir := events(t, 200_000, 2, 50_000, false)
+	e := open(t, lore.Options{MemoryLimit: 2 << 20})
+	_, err := e.Query(context.Background(), fmt.Sprintf("SELECT user_id, ts, count(*) FROM '%s' GROUP BY user_id, ts", dir), nil)
+	if !errors.Is(err, errs.ErrResourceExhausted) {
+		t.Fatalf("want RESOURCE_EXHAUSTED, got %v", err)
+	}
+	// The engine keeps working and its budget was given back.
+	res := query(t, e, fmt.Sprintf("SELECT count(*) FROM '%s'", dir))
+	if cell(res, 0, 0) != "200000" {
+		t.Fatalf("count after failure: %s", cell(res, 0, 0))
+	}
+}
+
+func TestConcurrentQueries(t *testing.T) {
+	dir := events(t, 30_000, 3, 5_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	want := cell(query(t, e, "SELECT count(*), sum(status) FROM ev WHERE category = 'cat_01'"), 0, 1)
+	var wg sync.WaitGroup
+	errc := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.Query(context.Background(), "SELECT count(*), sum(status) FROM ev WHERE category = 'cat_01'", nil)
+			if err != nil {
+				errc <- err
+				return
+			}
+			if got := cell(res, 0, 1); got != want {
+				errc <- fmt.Errorf("sum %s, want %s", got, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,105 @@
+package lore
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql"
+)
+
+// settingsValues are a statement's settings (SPEC §6).
+type settingsValues struct {
+	UseStatistics       bool
+	Approximate         bool
+	ResultCache         bool
+	LateMaterialisation string
+	explicit            map[string]string
+}
+
+var settingKeys = []string{"approximate", "late_materialisation", "result_cache", "use_statistics"}
+
+func defaultSettings() *settingsValues {
+	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", explicit: map[string]string{}}
+}
+
+// resolveSettings validates the settings given with a request.
+func resolveSettings(m map[string]string) (*settingsValues, error) {
+	s := defaultSettings()
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := s.apply(strings.ToLower(k), m[k], errs.NoPosition); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// set applies a SET SESSION value.
+func (s *settingsValues) set(key string, v sql.OptionValue, pos int) error {
+	var text string
+	switch v.Kind {
+	case sql.ValueBool:
+		text = strconv.FormatBool(v.Bool)
+	case sql.ValueString, sql.ValueIdent:
+		text = v.Str
+	case sql.ValueInt:
+		text = strconv.FormatInt(v.Int, 10)
+	case sql.ValueFloat:
+		text = strconv.FormatFloat(v.Float, 'g', -1, 64)
+	default:
+		return errs.At(errs.InvalidSetting, pos, "setting %q takes a single value", key)
+	}
+	return s.apply(strings.ToLower(key), text, pos)
+}
+
+func (s *settingsValues) apply(key, value string, pos int) error {
+	bad := func(want string) error {
+		return errs.At(errs.InvalidSetting, pos, "invalid value %q for setting %q: want %s", value, key, want)
+	}
+	parseBool := func() (bool, error) {
+		switch strings.ToLower(strings.TrimSpace(value)) {
+		case "true", "on", "1", "yes":
+			return true, nil
+		case "false", "off", "0", "no":
+			return false, nil
+		}
+		return false, bad("true or false")
+	}
+	var err error
+	switch key {
+	case "use_statistics":
+		s.UseStatistics, err = parseBool()
+	case "approximate":
+		s.Approximate, err = parseBool()
+	case "result_cache":
+		s.ResultCache, err = parseBool()
+	case "late_materialisation":
+		v := strings.ToLower(strings.TrimSpace(value))
+		if v != "auto" && v != "always" && v != "never" {
+			return bad("auto, always or never")
+		}
+		s.LateMaterialisation = v
+	default:
+		return errs.At(errs.InvalidSetting, pos, "unknown setting %q (known: %s)", key, strings.Join(settingKeys, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	s.explicit[key] = strings.ToLower(strings.TrimSpace(value))
+	return nil
+}
+
+// asMap is the settings as recorded: the ones the request set.
+func (s *settingsValues) asMap() map[string]string {
+	out := make(map[string]string, len(s.explicit))
+	for k, v := range s.explicit {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package lore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/types"
+)
+
+// catalogView is the binder's view of the catalog and the sources for one statement.
+type catalogView struct {
+	e *Engine
+}
+
+var _ plan.Catalog = catalogView{}
+
+func (c catalogView) Table(ctx context.Context, name string) (*plan.TableRef, error) {
+	t, err := c.e.catalog.Table(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if t.Format != "parquet" {
+		return nil, errs.New(errs.Analysis, "table %q has format %q, which this version of Lore cannot read yet", name, t.Format)
+	}
+	l, err := source.Resolve(ctx, c.e.store, t.Location)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l}, nil
+}
+
+func (c catalogView) Path(ctx context.Context, location string) (*plan.TableRef, error) {
+	l, err := source.Resolve(ctx, c.e.store, location)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.TableRef{Location: location, Listing: l}, nil
+}
+
+// tableColumns describes a listing's columns for the catalog.
+func tableColumns(l *source.Listing) []catalog.Column {
+	cols := make([]catalog.Column, 0, l.Schema.NumFields())
+	for i, f := range l.Schema.Fields() {
+		cols = append(cols, catalog.Column{Name: f.Name, Type: types.Name(f.Type), Partition: i >= l.FileColumns})
+	}
+	return cols
+}
+
+func quoteIdent(s string) string {
+	if s != "" && strings.ToLower(s) == s && !strings.ContainsAny(s, " \"'.,()-/*+") && (s[0] < '0' || s[0] > '9') {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
