@@ -6,8 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/loredb/lore/errs"
-	"github.com/loredb/lore/types"
 )
 
 // boolParts returns a boolean array's value bits and validity as fresh offset-0
@@ -286,14 +284,4 @@ func extremum(op cmpOp, args []arrow.Array) (arrow.Array, error) {
 		r = coalesce([]arrow.Array{IfElse(better, next, r), next})
 	}
 	return r, nil
-}
-
-func requireBool(arr arrow.Array) (*array.Boolean, error) {
-	switch a := Decode(arr).(type) {
-	case *array.Boolean:
-		return a, nil
-	case *array.Null:
-		return nullArray(types.Boolean, a.Len()).(*array.Boolean), nil
-	}
-	return nil, errs.New(errs.Analysis, "expected BOOLEAN, got %s", types.Name(arr.DataType()))
 }
