@@ -64,6 +64,11 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 		}
 	}
 	if d, ok := arr.(*array.Dictionary); ok {
+		if d.Dictionary().Len() > 2*n {
+			// A dictionary much larger than the batch (a slice of a big one): comparing
+			// the rows is cheaper than comparing every dictionary value.
+			return CompareConst(op, Decode(arr), v)
+		}
 		perValue, err := CompareConst(op, d.Dictionary(), v)
 		if err != nil {
 			return nil, err

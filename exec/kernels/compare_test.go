@@ -230,3 +230,16 @@ func TestCompareConstMixedTypes(t *testing.T) {
 		t.Error("INTEGER = VARCHAR constant accepted")
 	}
 }
+
+func TestCompareConstSlicedDictionary(t *testing.T) {
+	rows := make([]any, 40)
+	for i := range rows {
+		rows[i] = string(rune('a' + i%26))
+	}
+	d := dict(t, rows...)
+	sl := array.NewSlice(d, 30, 33) // 3 rows over a 26-value dictionary
+	got, err := CompareConst("<=", sl, types.StringValue("f"))
+	if err != nil || joined(got) != "true,true,false" {
+		t.Errorf("sliced dictionary: %s %v", joined(got), err)
+	}
+}
