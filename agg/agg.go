@@ -15,7 +15,8 @@ import (
 // Spec names an aggregate function bound to its argument type.
 type Spec struct {
 	// Name is the function, lower-case: "count_star", "count", "sum", "avg", "min",
-	// "max" or "count_distinct".
+	// "max" or "count_distinct"; "sum_distinct" and "avg_distinct" are sum and avg
+	// over each group's distinct values.
 	Name string
 	// ArgType is the argument's type (a dictionary type stands for its value type);
 	// nil for count_star.
@@ -77,6 +78,12 @@ func ResultType(s Spec) (arrow.DataType, error) {
 		return nil, errs.New(errs.Analysis, "%s needs an argument", s.Name)
 	}
 	arg := types.Unwrap(s.ArgType)
+	if inner, ok := distinctOfName(s.Name); ok {
+		if !distinctType(arg) {
+			return nil, errs.New(errs.Analysis, "%s(DISTINCT %s) is not supported", inner, types.Name(arg))
+		}
+		return ResultType(Spec{Name: inner, ArgType: s.ArgType})
+	}
 	switch s.Name {
 	case "count":
 		return types.Int64, nil
@@ -116,6 +123,9 @@ func New(s Spec) (Accumulator, error) {
 	var arg arrow.DataType
 	if s.ArgType != nil {
 		arg = types.Unwrap(s.ArgType)
+	}
+	if inner, ok := distinctOfName(s.Name); ok {
+		return newDistinctOf(Spec{Name: inner, ArgType: s.ArgType}), nil
 	}
 	switch s.Name {
 	case "count_star":

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -408,12 +409,23 @@ func mustResolve(name string, args ...arrow.DataType) *kernels.Function {
 func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 	if len(args) == 2 {
 		args = typeLiteralPair(args)
+		if integerOps[name] || comparisonOps[name] {
+			args = adaptIntLiteral(args)
+		}
 	}
 	argTypes := make([]arrow.DataType, len(args))
+	consts := make([]*types.Value, len(args))
 	for i, a := range args {
 		argTypes[i] = a.Type()
+		if l, ok := a.(*Literal); ok {
+			v := l.V
+			consts[i] = &v
+		} else if u, ok := a.(*untypedString); ok {
+			v := u.V
+			consts[i] = &v
+		}
 	}
-	fn, err := kernels.Resolve(name, argTypes)
+	fn, err := kernels.ResolveConst(name, argTypes, consts)
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok && e.Pos == errs.NoPosition {
 			e.Pos = pos
@@ -428,7 +440,91 @@ func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 		}
 		out[i] = b.fold(castTo(a, fn.Args[i]))
 	}
-	return &Call{Fn: fn, Args: out}, nil
+	var e Expr = &Call{Fn: fn, Args: out}
+	if integerOps[name] && len(args) == 2 && types.IsInteger(argTypes[0]) && types.IsInteger(argTypes[1]) {
+		// Integer arithmetic keeps the operands' common type, as in DuckDB, so that
+		// INTEGER + INTEGER overflows where an INTEGER would.
+		if want, ok := commonType(argTypes[0], argTypes[1]); ok && types.IsInteger(want) && !sameType(want, fn.Result) {
+			e = &Cast{E: e, To: want}
+		}
+	}
+	return e, nil
+}
+
+var (
+	integerOps    = map[string]bool{"+": true, "-": true, "*": true, "%": true, "//": true}
+	comparisonOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+)
+
+// adaptIntLiteral gives an integer literal the integer type of the other operand
+// when its value fits, as DuckDB types integer constants: tinyint + 1 is a TINYINT,
+// and i16 > 5 compares SMALLINTs without casting the column.
+func adaptIntLiteral(args []Expr) []Expr {
+	for i := 0; i < 2; i++ {
+		l, ok := args[i].(*Literal)
+		other := args[1-i].Type()
+		if !ok || l.V.Null || !types.IsInteger(l.V.Type) || !types.IsInteger(other) || sameType(l.V.Type, other) {
+			continue
+		}
+		if _, isLit := args[1-i].(*Literal); isLit {
+			continue
+		}
+		if v, ok := fitInteger(l.V, types.Unwrap(other)); ok {
+			out := append([]Expr(nil), args...)
+			out[i] = &Literal{V: v}
+			return out
+		}
+	}
+	return args
+}
+
+// fitInteger converts an integer value to integer type t when it is in range.
+func fitInteger(v types.Value, t arrow.DataType) (types.Value, bool) {
+	var big, neg bool
+	var u uint64
+	if types.IsUnsigned(v.Type) {
+		u = v.U
+	} else {
+		neg = v.I < 0
+		u = uint64(v.I)
+		if neg {
+			u = uint64(-v.I)
+		}
+	}
+	_ = big
+	var maxPos, maxNeg uint64
+	switch t.ID() {
+	case arrow.INT8:
+		maxPos, maxNeg = math.MaxInt8, 128
+	case arrow.INT16:
+		maxPos, maxNeg = math.MaxInt16, 1<<15
+	case arrow.INT32:
+		maxPos, maxNeg = math.MaxInt32, 1<<31
+	case arrow.INT64:
+		maxPos, maxNeg = math.MaxInt64, 1<<63
+	case arrow.UINT8:
+		maxPos = math.MaxUint8
+	case arrow.UINT16:
+		maxPos = math.MaxUint16
+	case arrow.UINT32:
+		maxPos = math.MaxUint32
+	case arrow.UINT64:
+		maxPos = math.MaxUint64
+	default:
+		return v, false
+	}
+	if (neg && u > maxNeg) || (!neg && u > maxPos) {
+		return v, false
+	}
+	out := types.Value{Type: t}
+	if types.IsUnsigned(t) {
+		out.U = u
+	} else if neg {
+		out.I = -int64(u)
+	} else {
+		out.I = int64(u)
+	}
+	return out, true
 }
 
 // typeLiteralPair gives an untyped string literal the type of the other operand.
@@ -838,6 +934,8 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 			case "count":
 				call.Func = "count_distinct"
 			case "min", "max":
+			case "sum", "avg":
+				call.Func = name + "_distinct"
 			default:
 				return nil, errs.At(errs.Analysis, pos, "%s(DISTINCT …) is not supported", name)
 			}

@@ -265,7 +265,7 @@ func castNumeric(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 				sv, ok = 0, !signedTo // too big for any signed target
 			}
 		case 'f':
-			f := math.Round(src.f[i])
+			f := math.RoundToEven(src.f[i]) // DuckDB rounds a float half to even when casting to an integer
 			switch {
 			case math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 1.8446744073709551616e19:
 				ok = false

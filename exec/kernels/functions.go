@@ -571,8 +571,11 @@ func bindRound(mode byte) binder {
 			return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, types.Float64, roundFloat2, true), nil
 		}
 		switch {
-		case types.IsInteger(t):
+		case types.IsInteger(t) && mode == 'r':
 			return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
+		case types.IsInteger(t):
+			// floor and ceil of an integer are DOUBLE, as in DuckDB.
+			return newFunction(c, []arrow.DataType{types.Float64}, types.Float64, floatRound(mode), true), nil
 		case types.IsDecimal(t):
 			d := t.(*arrow.Decimal128Type)
 			if d.Scale == 0 {
@@ -677,14 +680,11 @@ func bindDateTrunc(c *call) (*Function, error) {
 		t = types.Timestamp
 	}
 	if p, ok := c.constString(0); ok {
-		norm, ok := normPart(p)
-		if !ok {
+		if _, ok := normPart(p); !ok {
 			return nil, badPart("date_trunc", p)
 		}
-		if t.ID() == arrow.DATE32 && isDayOrLonger(norm) {
-			return newFunction(c, []arrow.DataType{types.String, types.Date}, types.Date, dateTrunc(types.Date), true), nil
-		}
 	}
+	// date_trunc of a DATE is a TIMESTAMP, whatever the part (DuckDB 1.5).
 	if t.ID() == arrow.DATE32 {
 		t = types.Timestamp
 	}

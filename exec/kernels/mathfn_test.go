@@ -28,7 +28,7 @@ func TestMathFunctions(t *testing.T) {
 		{"abs", []arrow.Array{mk(t, types.Int32, -3, 4, nil)}, "3,4,NULL", types.Int32},
 		{"round", []arrow.Array{mk(t, types.Int32, -3, 4)}, "-3,4", types.Int32},
 		{"round", []arrow.Array{mk(t, types.Int64, 1250, -1250, 1249), constInt(-2, 3)}, "1300,-1300,1200", types.Int64},
-		{"floor", []arrow.Array{mk(t, types.Int16, 7)}, "7", types.Int16},
+		{"floor", []arrow.Array{mk(t, types.Int16, 7)}, "7.0", types.Float64},
 		{"abs", []arrow.Array{mk(t, dec(5, 2), "-1.25")}, "1.25", dec(5, 2)},
 		{"round", []arrow.Array{mk(t, dec(5, 2), "1.50", "-1.50", "1.49", nil)}, "2,-2,1,NULL", dec(4, 0)},
 		{"floor", []arrow.Array{mk(t, dec(5, 2), "1.50", "-1.50", "-1.00")}, "1,-2,-1", dec(4, 0)},

@@ -71,8 +71,7 @@ func Known(name string) bool {
 // ResolveConst is Resolve when the caller knows the values of some arguments
 // (consts[i] non-nil for a constant argument i; consts may be nil or shorter than
 // args). A few result types depend on a constant the way DuckDB's do:
-// date_trunc('month', DATE) is a DATE (a TIMESTAMP when the part is not known or is
-// shorter than a day) and date_part('epoch', x) is a DOUBLE.
+// date_part('epoch', x) is a DOUBLE.
 func ResolveConst(name string, args []arrow.DataType, consts []*types.Value) (*Function, error) {
 	b, ok := registry[strings.ToLower(name)]
 	if !ok {

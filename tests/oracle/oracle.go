@@ -31,7 +31,7 @@ func Open(ctx context.Context) (*DB, error) {
 	db.SetMaxOpenConns(1)
 	// Division and modulo by zero are NULL in Lore (as in DuckDB's non-IEEE mode),
 	// never an infinity or an error.
-	for _, s := range []string{"SET threads = 2", "SET TimeZone = 'UTC'", "SET ieee_floating_point_ops = false"} {
+	for _, s := range []string{"SET threads = 2", "SET TimeZone = 'UTC'"} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("cannot run %q: %w", s, err)
