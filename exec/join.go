@@ -28,12 +28,12 @@ type hashJoin struct {
 	buildWidth           int
 	buildTypes           []arrow.DataType
 
-	probe   Operator
-	build   *vector.Batch
-	table   *kernels.KeyTable
-	first   []int32 // per key id: first build row, -1 none
-	next    []int32 // per build row: next build row with the same key
-	matched []bool  // build rows matched (right and full joins)
+	probe           Operator
+	build           *vector.Batch
+	table           *kernels.KeyTable
+	first           []int32 // per key id: first build row, -1 none
+	next            []int32 // per build row: next build row with the same key
+	matched         []bool  // build rows matched (right and full joins)
 	buildHasNullKey bool
 
 	pendingBuild Operator
