@@ -270,6 +270,9 @@ func (t *KeyTable) probeWord(v *hashKeyVec, hashes []uint64, ids []uint32, inser
 // in the same pass, which saves the scratch passes for plain integer columns.
 func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, hashes []uint64, ids []uint32, insert bool) {
 	slots, mask := t.wordSlots, t.mask
+	// The previous row's key and id: clustered or sorted input repeats keys in runs,
+	// which then skip the probe (a well-predicted branch on unclustered input).
+	lastX, lastID := uint64(0), NotFound
 	for k := range ids {
 		var x uint64
 		if sel == nil {
@@ -277,15 +280,19 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 		} else {
 			x = uint64(vals[sel[k]])
 		}
+		if nulls != nil && nulls[k] {
+			ids[k] = t.nullKey(insert)
+			continue
+		}
+		if x == lastX && lastID != NotFound {
+			ids[k] = lastID
+			continue
+		}
 		var h uint64
 		if hashes == nil {
 			h = hashWord(x)
 		} else {
 			h = hashes[k]
-		}
-		if nulls != nil && nulls[k] {
-			ids[k] = t.nullKey(insert)
-			continue
 		}
 		i := h & mask
 		for {
@@ -310,6 +317,7 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 			}
 			i = (i + 1) & mask
 		}
+		lastX, lastID = x, ids[k]
 	}
 }
 

@@ -129,3 +129,45 @@ func BenchmarkKeyTableInsert(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeyTableInsertClustered groups 1M int64 rows whose keys come in runs (as in
+// a file clustered on the key): 1K distinct keys, each in runs of about 1K rows.
+func BenchmarkKeyTableInsertClustered(b *testing.B) {
+	const rows = 1 << 20
+	vals := make([]int64, rows)
+	for i := range vals {
+		vals[i] = int64(i>>10) * 7919
+	}
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	var cols []arrow.Array
+	for s := 0; s < rows; s += ktBenchBatch {
+		ib.AppendValues(vals[s:s+ktBenchBatch], nil)
+		cols = append(cols, ib.NewArray())
+	}
+	ids := make([]uint32, ktBenchBatch)
+	b.Run("table/rows=1M,keys=1K,type=int64,order=clustered", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+			for _, c := range cols {
+				t.Insert([]arrow.Array{c}, nil, ids)
+			}
+		}
+	})
+	b.Run("gomap/rows=1M,keys=1K,type=int64,order=clustered", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m := map[int64]uint32{}
+			for _, c := range cols {
+				for k, v := range c.(*array.Int64).Int64Values() {
+					id, ok := m[v]
+					if !ok {
+						id = uint32(len(m))
+						m[v] = id
+					}
+					ids[k] = id
+				}
+			}
+		}
+	})
+}
