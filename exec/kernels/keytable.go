@@ -57,8 +57,10 @@ type KeyTable struct {
 	vecs    []hashKeyVec
 	hbuf    []uint64
 	pos     []int32
-	memo    []uint32 // per dictionary entry: ordinal+1 in entries; all zero between calls
+	memo    []uint32 // per dictionary entry (or combination): ordinal+1; all zero between calls
 	entries []int32
+	dpos    []int32 // lookupDicts: the entry of each row, column after column
+	epos    []int32
 	entIDs  []uint32
 }
 
@@ -147,6 +149,9 @@ func (t *KeyTable) lookup(cols []arrow.Array, sel []int32, ids []uint32, insert 
 		t.lookupDict(d, sel, ids, insert)
 		return
 	}
+	if len(cols) > 1 && t.lookupDicts(cols, sel, ids, insert) {
+		return
+	}
 	if t.wordKeyed() && t.lookupRawInts(cols[0], sel, ids, insert) {
 		return
 	}
@@ -206,6 +211,103 @@ func (t *KeyTable) lookupDict(d *array.Dictionary, sel []int32, ids []uint32, in
 	for k, e := range pos {
 		ids[k] = t.entIDs[e]
 	}
+}
+
+// ktMaxCombos bounds the number of combinations of dictionary entries (NULL counted
+// as an entry) for which lookupDicts keeps a memo slot.
+const ktMaxCombos = 1 << 16
+
+// lookupDicts handles keys whose columns are all dictionary-encoded with few entries
+// (GROUP BY returnflag, linestatus): each row's combination of entries is numbered,
+// each distinct combination of the batch is looked up once, in first-seen order, and
+// rows take their combination's id. ok is false when the columns do not qualify.
+func (t *KeyTable) lookupDicts(cols []arrow.Array, sel []int32, ids []uint32, insert bool) (ok bool) {
+	n := len(ids)
+	combos := 1
+	for _, c := range cols {
+		d, isDict := c.(*array.Dictionary)
+		if !isDict {
+			return false
+		}
+		if combos *= d.Dictionary().Len() + 1; combos > ktMaxCombos {
+			return false
+		}
+	}
+	// code[k] numbers row k's combination: a mixed-radix number of its entries, with
+	// the NULL index as the last digit value of each column.
+	t.pos = hashGrow(t.pos, n)
+	code := t.pos
+	clear(code)
+	t.dpos = hashGrow(t.dpos, len(cols)*n)
+	stride := int32(1)
+	for j, c := range cols {
+		d := c.(*array.Dictionary)
+		pos := t.dpos[j*n : (j+1)*n]
+		hashDictIndices(d, sel, pos)
+		null := int32(d.Dictionary().Len())
+		for k, p := range pos {
+			if p < 0 {
+				p = null
+			}
+			code[k] += p * stride
+		}
+		stride *= null + 1
+	}
+	if len(t.memo) < combos {
+		t.memo = make([]uint32, combos)
+	}
+	memo := t.memo
+	first := t.entries[:0] // the first row of each distinct combination
+	for k, cd := range code {
+		if memo[cd] == 0 {
+			first = append(first, int32(k))
+			memo[cd] = uint32(len(first))
+		}
+	}
+	for k, cd := range code {
+		code[k] = int32(memo[cd] - 1) // now the combination's ordinal
+	}
+	for _, k := range first {
+		memo[t.comboOf(cols, k, n)] = 0
+	}
+	t.entries = first
+	m := len(first)
+	// Normalise the distinct combinations, column by column, from their first rows.
+	t.vecs = hashGrow(t.vecs, len(cols))
+	t.epos = hashGrow(t.epos, m)
+	for j, c := range cols {
+		pos := t.dpos[j*n : (j+1)*n]
+		for i, k := range first {
+			t.epos[i] = pos[k]
+		}
+		hashGather(c.(*array.Dictionary).Dictionary(), t.epos, m, &t.vecs[j])
+		t.vecs[j].hashes = nil
+	}
+	t.hbuf = hashGrow(t.hbuf, m)
+	hashVecs(t.vecs, t.hbuf)
+	t.entIDs = hashGrow(t.entIDs, m)
+	t.probe(t.vecs, t.hbuf, t.entIDs, insert)
+	t.dropRefs()
+	for k, o := range code {
+		ids[k] = t.entIDs[o]
+	}
+	return true
+}
+
+// comboOf recomputes the combination number of row k from the saved entry positions
+// (the code slice has been overwritten with ordinals by then).
+func (t *KeyTable) comboOf(cols []arrow.Array, k int32, n int) int32 {
+	cd, stride := int32(0), int32(1)
+	for j, c := range cols {
+		null := int32(c.(*array.Dictionary).Dictionary().Len())
+		p := t.dpos[j*n+int(k)]
+		if p < 0 {
+			p = null
+		}
+		cd += p * stride
+		stride *= null + 1
+	}
+	return cd
 }
 
 // dropRefs forgets the views into the caller's arrays, so the scratch does not keep
@@ -564,7 +666,7 @@ func (t *KeyTable) Keys() []arrow.Array {
 // MemoryUsage estimates the bytes the table holds, scratch included.
 func (t *KeyTable) MemoryUsage() int64 {
 	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
-		4*cap(t.entries) + 4*cap(t.entIDs)
+		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos)
 	for j := range t.cols {
 		c := &t.cols[j]
 		b += 8*cap(c.words) + 8*cap(c.offs) + cap(c.data) + cap(c.nulls)
