@@ -35,7 +35,8 @@ const (
 // holding the key itself, so a probe touches one cache line, keeps NULL out of the
 // slots, and rehashes its keys when growing instead of storing hashes; plain integer
 // columns without NULLs are hashed and probed in one pass.
-// A single dictionary-encoded column is looked up once per distinct entry of a batch.
+// A single dictionary-encoded column is looked up once per distinct entry of a batch,
+// and a key made only of small dictionary columns once per distinct combination.
 //
 // NULL is a key value equal to itself (GROUP BY semantics); floats compare -0 equal to
 // +0 and NaN equal to NaN. A KeyTable is not safe for concurrent use: use one per
