@@ -188,15 +188,17 @@ func (r *rows) resolve(arg arrow.Array, sel []int32, groups []uint32) (vals arro
 		}
 	}
 	vals, s, g = arg, sel, groups
+	nullIndex := false // a dictionary row with a NULL index
 	if d, ok := arg.(*array.Dictionary); ok {
 		r.pos = grow(r.pos[:0], n)
 		dictIndices(d, sel, r.pos)
 		vals, s = d.Dictionary(), r.pos
+		nullIndex = d.Indices().NullN() > 0
 	}
 	if vals.DataType().ID() == arrow.NULL {
 		return vals, s, g, 0
 	}
-	if vals.NullN() == 0 && !hasNegative(s) {
+	if vals.NullN() == 0 && !nullIndex {
 		return vals, s, g, n
 	}
 	rs := r.sel[:0]
@@ -222,15 +224,6 @@ func (r *rows) resolve(arg arrow.Array, sel []int32, groups []uint32) (vals arro
 		g = rg
 	}
 	return vals, rs, g, len(rs)
-}
-
-func hasNegative(s []int32) bool {
-	for _, i := range s {
-		if i < 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // dictIndices writes the dictionary entry of each selected row into pos (-1 for a

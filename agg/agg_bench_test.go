@@ -110,7 +110,7 @@ func BenchmarkGroupBySum(b *testing.B) {
 	}
 }
 
-// BenchmarkMinString is MAX of a string column over 1M rows into 1K groups.
+// BenchmarkMaxString is MAX of a string column over 1M rows into 1K groups.
 func BenchmarkMaxString(b *testing.B) {
 	in := makeBenchInput(1<<20, 1<<10)
 	var strs []arrow.Array

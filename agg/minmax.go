@@ -97,22 +97,36 @@ func (r *rows) distinctEntries(s []int32, size int) []int32 {
 	return out
 }
 
-type ordered interface{ integer }
+// mmCell is the state of one group of a numeric MIN/MAX: value and presence side by
+// side, so that a row touches one place.
+type mmCell[T any] struct {
+	v   T
+	has bool
+}
+
+// cellsArray builds the result array of numeric MIN/MAX states.
+func cellsArray[T any](dt arrow.DataType, st []mmCell[T]) arrow.Array {
+	vals := make([]T, len(st))
+	valid := make([]bool, len(st))
+	for g, c := range st {
+		vals[g], valid[g] = c.v, c.has
+	}
+	return fixedArray(dt, vals, valid)
+}
 
 // mmInt is MIN/MAX over integer storage.
-type mmInt[T ordered] struct {
+type mmInt[T integer] struct {
 	spec  Spec
 	dt    arrow.DataType
 	isMax bool
-	vals  []T
-	has   []bool
+	st    []mmCell[T]
 	rows  rows
 }
 
-func (a *mmInt[T]) Resize(n int) { a.vals, a.has = extend(a.vals, n), extend(a.has, n) }
+func (a *mmInt[T]) Resize(n int) { a.st = extend(a.st, n) }
 
 func (a *mmInt[T]) Update(arg arrow.Array, sel []int32, groups []uint32) error {
-	vals, s, g, n, err := mmPrepare(a, len(a.has), &a.rows, a.dt, a.spec, arg, sel, groups)
+	vals, s, g, n, err := mmPrepare(a, len(a.st), &a.rows, a.dt, a.spec, arg, sel, groups)
 	if err != nil || n == 0 {
 		return err
 	}
@@ -122,10 +136,10 @@ func (a *mmInt[T]) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 
 // fold folds data at positions s into groups g (nil: group 0).
 func (a *mmInt[T]) fold(data []T, s []int32, g []uint32, n int) {
-	vals, has := a.vals, a.has
+	st := a.st
 	if g == nil {
-		best, found := vals[0], has[0]
-		if !found {
+		best := st[0].v
+		if !st[0].has {
 			best = data[s[0]]
 		}
 		if a.isMax {
@@ -141,20 +155,20 @@ func (a *mmInt[T]) fold(data []T, s []int32, g []uint32, n int) {
 				}
 			}
 		}
-		vals[0], has[0] = best, true
+		st[0] = mmCell[T]{best, true}
 		return
 	}
 	if a.isMax {
 		for k, grp := range g[:n] {
-			if v := data[s[k]]; !has[grp] || v > vals[grp] {
-				vals[grp], has[grp] = v, true
+			if v, c := data[s[k]], &st[grp]; !c.has || v > c.v {
+				c.v, c.has = v, true
 			}
 		}
 		return
 	}
 	for k, grp := range g[:n] {
-		if v := data[s[k]]; !has[grp] || v < vals[grp] {
-			vals[grp], has[grp] = v, true
+		if v, c := data[s[k]], &st[grp]; !c.has || v < c.v {
+			c.v, c.has = v, true
 		}
 	}
 }
@@ -168,34 +182,29 @@ func (a *mmInt[T]) Merge(other Accumulator, mapping []uint32) error {
 }
 
 func (a *mmInt[T]) merge(o *mmInt[T], mapping []uint32) error {
-	if err := checkMapping(a.spec, mapping, len(o.has), len(a.has)); err != nil {
+	if err := checkMapping(a.spec, mapping, len(o.st), len(a.st)); err != nil {
 		return err
 	}
-	for j, g := range mapping[:len(o.has)] {
-		if !o.has[j] {
-			continue
-		}
-		if v := o.vals[j]; !a.has[g] || (a.isMax && v > a.vals[g]) || (!a.isMax && v < a.vals[g]) {
-			a.vals[g], a.has[g] = v, true
+	for j, g := range mapping[:len(o.st)] {
+		oc, c := o.st[j], &a.st[g]
+		if oc.has && (!c.has || (a.isMax && oc.v > c.v) || (!a.isMax && oc.v < c.v)) {
+			*c = oc
 		}
 	}
 	return nil
 }
 
-func (a *mmInt[T]) Final() (arrow.Array, error) {
-	return fixedArray(a.dt, append([]T(nil), a.vals...), a.has), nil
-}
+func (a *mmInt[T]) Final() (arrow.Array, error) { return cellsArray(a.dt, a.st), nil }
 
 func (a *mmInt[T]) MemoryUsage() int64 {
-	var zero T
-	return int64(int(unsafe.Sizeof(zero))*cap(a.vals)+cap(a.has)) + a.rows.memoryUsage()
+	return int64(int(unsafe.Sizeof(mmCell[T]{}))*cap(a.st)) + a.rows.memoryUsage()
 }
 
 // mmBool is MIN/MAX of booleans (false < true) over 0/1 bytes.
 type mmBool struct{ mmInt[uint8] }
 
 func (a *mmBool) Update(arg arrow.Array, sel []int32, groups []uint32) error {
-	vals, s, g, n, err := mmPrepare(a, len(a.has), &a.rows, a.dt, a.spec, arg, sel, groups)
+	vals, s, g, n, err := mmPrepare(a, len(a.st), &a.rows, a.dt, a.spec, arg, sel, groups)
 	if err != nil || n == 0 {
 		return err
 	}
@@ -219,14 +228,16 @@ func (a *mmBool) Merge(other Accumulator, mapping []uint32) error {
 }
 
 func (a *mmBool) Final() (arrow.Array, error) {
-	n := len(a.vals)
+	n := len(a.st)
 	bits := make([]byte, (n+7)/8)
-	for i, v := range a.vals {
-		if v != 0 {
+	valid := make([]bool, n)
+	for i, c := range a.st {
+		if c.v != 0 {
 			bits[i/8] |= 1 << (i % 8)
 		}
+		valid[i] = c.has
 	}
-	bm, nulls := validityBitmap(a.has)
+	bm, nulls := validityBitmap(valid)
 	data := array.NewData(a.dt, n, []*memory.Buffer{bm, memory.NewBufferBytes(bits)}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
@@ -237,8 +248,7 @@ type mmFloat[T float32 | float64] struct {
 	spec  Spec
 	dt    arrow.DataType
 	isMax bool
-	vals  []T
-	has   []bool
+	st    []mmCell[T]
 	rows  rows
 }
 
@@ -251,18 +261,18 @@ func floatBetter[T float32 | float64](v, cur T, isMax bool) bool {
 	return v < cur || (cur != cur && v == v)
 }
 
-func (a *mmFloat[T]) Resize(n int) { a.vals, a.has = extend(a.vals, n), extend(a.has, n) }
+func (a *mmFloat[T]) Resize(n int) { a.st = extend(a.st, n) }
 
 func (a *mmFloat[T]) Update(arg arrow.Array, sel []int32, groups []uint32) error {
-	vals, s, g, n, err := mmPrepare(a, len(a.has), &a.rows, a.dt, a.spec, arg, sel, groups)
+	vals, s, g, n, err := mmPrepare(a, len(a.st), &a.rows, a.dt, a.spec, arg, sel, groups)
 	if err != nil || n == 0 {
 		return err
 	}
 	data := rawValues[T](vals)
-	st, has := a.vals, a.has
+	st := a.st
 	if g == nil {
-		best := st[0]
-		if !has[0] {
+		best := st[0].v
+		if !st[0].has {
 			best = data[s[0]]
 		}
 		if a.isMax {
@@ -278,12 +288,12 @@ func (a *mmFloat[T]) Update(arg arrow.Array, sel []int32, groups []uint32) error
 				}
 			}
 		}
-		st[0], has[0] = best, true
+		st[0] = mmCell[T]{best, true}
 		return nil
 	}
 	for k, grp := range g[:n] {
-		if v := data[s[k]]; !has[grp] || floatBetter(v, st[grp], a.isMax) {
-			st[grp], has[grp] = v, true
+		if v, c := data[s[k]], &st[grp]; !c.has || floatBetter(v, c.v, a.isMax) {
+			c.v, c.has = v, true
 		}
 	}
 	return nil
@@ -294,24 +304,21 @@ func (a *mmFloat[T]) Merge(other Accumulator, mapping []uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMapping(a.spec, mapping, len(o.has), len(a.has)); err != nil {
+	if err := checkMapping(a.spec, mapping, len(o.st), len(a.st)); err != nil {
 		return err
 	}
-	for j, g := range mapping[:len(o.has)] {
-		if o.has[j] && (!a.has[g] || floatBetter(o.vals[j], a.vals[g], a.isMax)) {
-			a.vals[g], a.has[g] = o.vals[j], true
+	for j, g := range mapping[:len(o.st)] {
+		if oc, c := o.st[j], &a.st[g]; oc.has && (!c.has || floatBetter(oc.v, c.v, a.isMax)) {
+			*c = oc
 		}
 	}
 	return nil
 }
 
-func (a *mmFloat[T]) Final() (arrow.Array, error) {
-	return fixedArray(a.dt, append([]T(nil), a.vals...), a.has), nil
-}
+func (a *mmFloat[T]) Final() (arrow.Array, error) { return cellsArray(a.dt, a.st), nil }
 
 func (a *mmFloat[T]) MemoryUsage() int64 {
-	var zero T
-	return int64(int(unsafe.Sizeof(zero))*cap(a.vals)+cap(a.has)) + a.rows.memoryUsage()
+	return int64(int(unsafe.Sizeof(mmCell[T]{}))*cap(a.st)) + a.rows.memoryUsage()
 }
 
 // mmDecimal is MIN/MAX of DECIMAL(p,s) by the scaled 128-bit integers.

@@ -10,7 +10,8 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// SUM and AVG share their states: a sum and a count of non-NULL rows per group. Integer
+// SUM and AVG share their states: a sum and a count of non-NULL rows per group, kept
+// side by side per group. Integer
 // and decimal sums are kept in 128 bits (a low uint64 and a high int64), so a sum of
 // 64-bit values cannot overflow while it is accumulated and partial sums merge
 // exactly; only the final result is checked against BIGINT (SUM of integers) or
@@ -38,25 +39,29 @@ func int128Float(lo uint64, hi int64) float64 {
 	return float64(hi)*0x1p64 + float64(lo)
 }
 
+// sum128 is the state of one group of an integer or decimal SUM/AVG. The fields sit
+// together so that a row touches one cache line of state, not three.
+type sum128 struct {
+	lo  uint64
+	hi  int64
+	cnt int64
+}
+
 // intSumAcc is SUM and AVG of signed and unsigned integers.
 type intSumAcc struct {
 	spec  Spec
 	argID arrow.Type
 	avg   bool
-	lo    []uint64
-	hi    []int64
-	cnt   []int64
+	st    []sum128
 	rows  rows
 }
 
 var _ Accumulator = (*intSumAcc)(nil)
 
-func (a *intSumAcc) Resize(n int) {
-	a.lo, a.hi, a.cnt = extend(a.lo, n), extend(a.hi, n), extend(a.cnt, n)
-}
+func (a *intSumAcc) Resize(n int) { a.st = extend(a.st, n) }
 
 func (a *intSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
-	ensureGroup0(a, len(a.cnt), groups)
+	ensureGroup0(a, len(a.st), groups)
 	vals, s, g, n := a.rows.resolve(arg, sel, groups)
 	if n == 0 {
 		return nil
@@ -101,23 +106,24 @@ func sumSigned[T int8 | int16 | int32 | int64](vals []T, sel []int32, groups []u
 				lo, hi = add128(lo, hi, uint64(v), v>>63)
 			}
 		}
-		a.lo[0], a.hi[0] = add128(a.lo[0], a.hi[0], lo, hi)
-		a.cnt[0] += int64(n)
+		p := &a.st[0]
+		p.lo, p.hi = add128(p.lo, p.hi, lo, hi)
+		p.cnt += int64(n)
 		return
 	}
-	los, his, cnt := a.lo, a.hi, a.cnt
+	st := a.st
 	if sel == nil {
 		for k, g := range groups[:n] {
-			v := int64(vals[k])
-			los[g], his[g] = add128(los[g], his[g], uint64(v), v>>63)
-			cnt[g]++
+			v, p := int64(vals[k]), &st[g]
+			p.lo, p.hi = add128(p.lo, p.hi, uint64(v), v>>63)
+			p.cnt++
 		}
 		return
 	}
 	for k, g := range groups[:n] {
-		v := int64(vals[sel[k]])
-		los[g], his[g] = add128(los[g], his[g], uint64(v), v>>63)
-		cnt[g]++
+		v, p := int64(vals[sel[k]]), &st[g]
+		p.lo, p.hi = add128(p.lo, p.hi, uint64(v), v>>63)
+		p.cnt++
 	}
 }
 
@@ -134,21 +140,24 @@ func sumUnsigned[T uint8 | uint16 | uint32 | uint64](vals []T, sel []int32, grou
 				lo, hi = add128(lo, hi, uint64(vals[i]), 0)
 			}
 		}
-		a.lo[0], a.hi[0] = add128(a.lo[0], a.hi[0], lo, hi)
-		a.cnt[0] += int64(n)
+		p := &a.st[0]
+		p.lo, p.hi = add128(p.lo, p.hi, lo, hi)
+		p.cnt += int64(n)
 		return
 	}
-	los, his, cnt := a.lo, a.hi, a.cnt
+	st := a.st
 	if sel == nil {
 		for k, g := range groups[:n] {
-			los[g], his[g] = add128(los[g], his[g], uint64(vals[k]), 0)
-			cnt[g]++
+			p := &st[g]
+			p.lo, p.hi = add128(p.lo, p.hi, uint64(vals[k]), 0)
+			p.cnt++
 		}
 		return
 	}
 	for k, g := range groups[:n] {
-		los[g], his[g] = add128(los[g], his[g], uint64(vals[sel[k]]), 0)
-		cnt[g]++
+		p := &st[g]
+		p.lo, p.hi = add128(p.lo, p.hi, uint64(vals[sel[k]]), 0)
+		p.cnt++
 	}
 }
 
@@ -157,46 +166,51 @@ func (a *intSumAcc) Merge(other Accumulator, mapping []uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMapping(a.spec, mapping, len(o.cnt), len(a.cnt)); err != nil {
+	if err := checkMapping(a.spec, mapping, len(o.st), len(a.st)); err != nil {
 		return err
 	}
-	for j, g := range mapping[:len(o.cnt)] {
-		a.lo[g], a.hi[g] = add128(a.lo[g], a.hi[g], o.lo[j], o.hi[j])
-		a.cnt[g] += o.cnt[j]
+	for j, g := range mapping[:len(o.st)] {
+		p, q := &a.st[g], &o.st[j]
+		p.lo, p.hi = add128(p.lo, p.hi, q.lo, q.hi)
+		p.cnt += q.cnt
 	}
 	return nil
 }
 
 func (a *intSumAcc) Final() (arrow.Array, error) {
-	n := len(a.cnt)
+	n := len(a.st)
 	valid := make([]bool, n)
-	for g, c := range a.cnt {
-		valid[g] = c > 0
+	for g := range a.st {
+		valid[g] = a.st[g].cnt > 0
 	}
 	if a.avg {
 		out := make([]float64, n)
-		for g, c := range a.cnt {
-			if c > 0 {
-				out[g] = int128Float(a.lo[g], a.hi[g]) / float64(c)
+		for g, p := range a.st {
+			if p.cnt > 0 {
+				out[g] = int128Float(p.lo, p.hi) / float64(p.cnt)
 			}
 		}
 		return fixedArray(types.Float64, out, valid), nil
 	}
 	out := make([]int64, n)
-	for g, c := range a.cnt {
-		if c == 0 {
+	for g, p := range a.st {
+		if p.cnt == 0 {
 			continue
 		}
-		if a.hi[g] != int64(a.lo[g])>>63 {
+		if p.hi != int64(p.lo)>>63 {
 			return nil, errs.New(errs.Analysis, "SUM overflowed BIGINT: the sum of %s values does not fit in 64 bits", types.Name(a.spec.ArgType))
 		}
-		out[g] = int64(a.lo[g])
+		out[g] = int64(p.lo)
 	}
 	return fixedArray(types.Int64, out, valid), nil
 }
 
-func (a *intSumAcc) MemoryUsage() int64 {
-	return int64(8*(cap(a.lo)+cap(a.hi)+cap(a.cnt))) + a.rows.memoryUsage()
+func (a *intSumAcc) MemoryUsage() int64 { return int64(24*cap(a.st)) + a.rows.memoryUsage() }
+
+// fsum is the state of one group of a float SUM/AVG.
+type fsum struct {
+	sum float64
+	cnt int64
 }
 
 // floatSumAcc is SUM and AVG of float32 and float64, summed in float64.
@@ -204,17 +218,16 @@ type floatSumAcc struct {
 	spec  Spec
 	argID arrow.Type
 	avg   bool
-	sum   []float64
-	cnt   []int64
+	st    []fsum
 	rows  rows
 }
 
 var _ Accumulator = (*floatSumAcc)(nil)
 
-func (a *floatSumAcc) Resize(n int) { a.sum, a.cnt = extend(a.sum, n), extend(a.cnt, n) }
+func (a *floatSumAcc) Resize(n int) { a.st = extend(a.st, n) }
 
 func (a *floatSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
-	ensureGroup0(a, len(a.cnt), groups)
+	ensureGroup0(a, len(a.st), groups)
 	vals, s, g, n := a.rows.resolve(arg, sel, groups)
 	if n == 0 {
 		return nil
@@ -242,21 +255,23 @@ func sumFloat[T float32 | float64](vals []T, sel []int32, groups []uint32, n int
 				s += float64(vals[i])
 			}
 		}
-		a.sum[0] += s
-		a.cnt[0] += int64(n)
+		a.st[0].sum += s
+		a.st[0].cnt += int64(n)
 		return
 	}
-	sum, cnt := a.sum, a.cnt
+	st := a.st
 	if sel == nil {
 		for k, g := range groups[:n] {
-			sum[g] += float64(vals[k])
-			cnt[g]++
+			p := &st[g]
+			p.sum += float64(vals[k])
+			p.cnt++
 		}
 		return
 	}
 	for k, g := range groups[:n] {
-		sum[g] += float64(vals[sel[k]])
-		cnt[g]++
+		p := &st[g]
+		p.sum += float64(vals[sel[k]])
+		p.cnt++
 	}
 }
 
@@ -265,36 +280,34 @@ func (a *floatSumAcc) Merge(other Accumulator, mapping []uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMapping(a.spec, mapping, len(o.cnt), len(a.cnt)); err != nil {
+	if err := checkMapping(a.spec, mapping, len(o.st), len(a.st)); err != nil {
 		return err
 	}
-	for j, g := range mapping[:len(o.cnt)] {
-		a.sum[g] += o.sum[j]
-		a.cnt[g] += o.cnt[j]
+	for j, g := range mapping[:len(o.st)] {
+		a.st[g].sum += o.st[j].sum
+		a.st[g].cnt += o.st[j].cnt
 	}
 	return nil
 }
 
 func (a *floatSumAcc) Final() (arrow.Array, error) {
-	n := len(a.cnt)
+	n := len(a.st)
 	out := make([]float64, n)
 	valid := make([]bool, n)
-	for g, c := range a.cnt {
-		if c == 0 {
+	for g, p := range a.st {
+		if p.cnt == 0 {
 			continue
 		}
 		valid[g] = true
-		out[g] = a.sum[g]
+		out[g] = p.sum
 		if a.avg {
-			out[g] /= float64(c)
+			out[g] /= float64(p.cnt)
 		}
 	}
 	return fixedArray(types.Float64, out, valid), nil
 }
 
-func (a *floatSumAcc) MemoryUsage() int64 {
-	return int64(8*(cap(a.sum)+cap(a.cnt))) + a.rows.memoryUsage()
-}
+func (a *floatSumAcc) MemoryUsage() int64 { return int64(16*cap(a.st)) + a.rows.memoryUsage() }
 
 // decSumAcc is SUM and AVG of DECIMAL(p,s): a 128-bit sum of the scaled integers.
 // Adding two 128-bit values can overflow (each may be near 10^38), so each addition
@@ -303,26 +316,23 @@ type decSumAcc struct {
 	spec     Spec
 	scale    int32
 	avg      bool
-	lo       []uint64
-	hi       []int64
-	cnt      []int64
+	st       []sum128
 	overflow bool
 	rows     rows
 }
 
 var _ Accumulator = (*decSumAcc)(nil)
 
-func (a *decSumAcc) Resize(n int) {
-	a.lo, a.hi, a.cnt = extend(a.lo, n), extend(a.hi, n), extend(a.cnt, n)
-}
+func (a *decSumAcc) Resize(n int) { a.st = extend(a.st, n) }
 
 // addChecked adds (xlo, xhi) to group g, noting a signed 128-bit overflow.
 func (a *decSumAcc) addChecked(g uint32, xlo uint64, xhi int64) {
-	lo, hi := add128(a.lo[g], a.hi[g], xlo, xhi)
-	if (a.hi[g]^hi)&(xhi^hi) < 0 {
+	p := &a.st[g]
+	lo, hi := add128(p.lo, p.hi, xlo, xhi)
+	if (p.hi^hi)&(xhi^hi) < 0 {
 		a.overflow = true
 	}
-	a.lo[g], a.hi[g] = lo, hi
+	p.lo, p.hi = lo, hi
 }
 
 func (a *decSumAcc) overflowError() error {
@@ -330,7 +340,7 @@ func (a *decSumAcc) overflowError() error {
 }
 
 func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
-	ensureGroup0(a, len(a.cnt), groups)
+	ensureGroup0(a, len(a.st), groups)
 	vals, s, g, n := a.rows.resolve(arg, sel, groups)
 	if n == 0 {
 		return nil
@@ -349,7 +359,7 @@ func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error 
 			grp = g[k]
 		}
 		a.addChecked(grp, nums[i].LowBits(), nums[i].HighBits())
-		a.cnt[grp]++
+		a.st[grp].cnt++
 	}
 	if a.overflow {
 		return a.overflowError()
@@ -362,12 +372,12 @@ func (a *decSumAcc) Merge(other Accumulator, mapping []uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMapping(a.spec, mapping, len(o.cnt), len(a.cnt)); err != nil {
+	if err := checkMapping(a.spec, mapping, len(o.st), len(a.st)); err != nil {
 		return err
 	}
-	for j, g := range mapping[:len(o.cnt)] {
-		a.addChecked(g, o.lo[j], o.hi[j])
-		a.cnt[g] += o.cnt[j]
+	for j, g := range mapping[:len(o.st)] {
+		a.addChecked(g, o.st[j].lo, o.st[j].hi)
+		a.st[g].cnt += o.st[j].cnt
 	}
 	if a.overflow || o.overflow {
 		a.overflow = true
@@ -380,26 +390,26 @@ func (a *decSumAcc) Final() (arrow.Array, error) {
 	if a.overflow {
 		return nil, a.overflowError()
 	}
-	n := len(a.cnt)
+	n := len(a.st)
 	valid := make([]bool, n)
-	for g, c := range a.cnt {
-		valid[g] = c > 0
+	for g := range a.st {
+		valid[g] = a.st[g].cnt > 0
 	}
 	if a.avg {
 		out := make([]float64, n)
-		for g, c := range a.cnt {
-			if c > 0 {
-				out[g] = decimal128.New(a.hi[g], a.lo[g]).ToFloat64(a.scale) / float64(c)
+		for g, p := range a.st {
+			if p.cnt > 0 {
+				out[g] = decimal128.New(p.hi, p.lo).ToFloat64(a.scale) / float64(p.cnt)
 			}
 		}
 		return fixedArray(types.Float64, out, valid), nil
 	}
 	out := make([]decimal128.Num, n)
-	for g, c := range a.cnt {
-		if c == 0 {
+	for g, p := range a.st {
+		if p.cnt == 0 {
 			continue
 		}
-		out[g] = decimal128.New(a.hi[g], a.lo[g])
+		out[g] = decimal128.New(p.hi, p.lo)
 		if !out[g].FitsInPrecision(38) {
 			return nil, a.overflowError()
 		}
@@ -407,9 +417,7 @@ func (a *decSumAcc) Final() (arrow.Array, error) {
 	return fixedArray(&arrow.Decimal128Type{Precision: 38, Scale: a.scale}, out, valid), nil
 }
 
-func (a *decSumAcc) MemoryUsage() int64 {
-	return int64(8*(cap(a.lo)+cap(a.hi)+cap(a.cnt))) + a.rows.memoryUsage()
-}
+func (a *decSumAcc) MemoryUsage() int64 { return int64(24*cap(a.st)) + a.rows.memoryUsage() }
 
 // checkMapping verifies that a Merge mapping covers the other accumulator's groups and
 // points at groups that exist.

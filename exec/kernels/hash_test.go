@@ -2,9 +2,12 @@ package kernels
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // TestHashColumnsEncodings checks that equal keys hash equal whatever their encoding
@@ -85,6 +88,33 @@ func TestHashStringLengths(t *testing.T) {
 				t.Fatalf("%q and %q hash alike", prev, s)
 			}
 			seen[h] = s
+		}
+	}
+}
+
+// TestHashColumnsLargeDictionary hashes a batch whose dictionary is far larger than the
+// batch (rows are hashed one by one, not entries) against the same values plain.
+func TestHashColumnsLargeDictionary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, dt := range []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64} {
+		entries := ktRandValues(rng, dt, 2000, 0.01)
+		dict := ktBuild(dt, entries)
+		idx := make([]int32, 50)
+		vals := make([]any, len(idx))
+		for i := range idx {
+			idx[i] = int32(rng.IntN(len(entries)))
+			vals[i] = entries[idx[i]]
+		}
+		ib := array.NewInt32Builder(memory.DefaultAllocator)
+		ib.AppendValues(idx, nil)
+		dictArr := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: dt}, ib.NewArray(), dict)
+		plain := ktBuild(dt, vals)
+		sel := []int32{1, 4, 9, 16, 25, 36, 49}
+		got, want := make([]uint64, len(sel)), make([]uint64, len(sel))
+		HashColumns([]arrow.Array{dictArr}, sel, got)
+		HashColumns([]arrow.Array{plain}, sel, want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: dictionary hashes %x, plain %x", dt, got, want)
 		}
 	}
 }

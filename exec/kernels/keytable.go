@@ -17,6 +17,9 @@ const NotFound = ^uint32(0)
 const (
 	// ktMinSlots is the initial number of slots of a table.
 	ktMinSlots = 64
+	// ktSparseSlots is the size up to which a table is kept at most a quarter full;
+	// larger ones grow at 70 %.
+	ktSparseSlots = 1 << 14
 	// ktTagMask selects the part of a slot that holds the top 32 bits of the key's hash;
 	// the low 32 bits hold id+1, so an empty slot is 0.
 	ktTagMask = uint64(0xffffffff00000000)
@@ -27,7 +30,7 @@ const (
 // join builds.
 //
 // The table is open addressing with linear probing over a power-of-two array of slots,
-// grown when more than 70 % full. A slot is one uint64: the top half of the key's hash
+// grown when more than 70 % full (25 % while small). A slot is one uint64: the top half of the key's hash
 // (checked before comparing keys) and id+1. Keys are stored per column in their
 // normalised form (see hash.go): words, word pairs, or a byte arena with offsets, plus
 // a NULL flag per key, and the full hash per id so that growing never rehashes keys.
@@ -35,7 +38,8 @@ const (
 // holding the key itself, so a probe touches one cache line, keeps NULL out of the
 // slots, and rehashes its keys when growing instead of storing hashes; plain integer
 // columns without NULLs are hashed and probed in one pass.
-// A single dictionary-encoded column is looked up once per distinct entry of a batch.
+// A single dictionary-encoded column is looked up once per distinct entry of a batch,
+// and a key made only of small dictionary columns once per distinct combination.
 //
 // NULL is a key value equal to itself (GROUP BY semantics); floats compare -0 equal to
 // +0 and NaN equal to NaN. A KeyTable is not safe for concurrent use: use one per
@@ -57,8 +61,10 @@ type KeyTable struct {
 	vecs    []hashKeyVec
 	hbuf    []uint64
 	pos     []int32
-	memo    []uint32 // per dictionary entry: ordinal+1 in entries; all zero between calls
+	memo    []uint32 // per dictionary entry (or combination): ordinal+1; all zero between calls
 	entries []int32
+	dpos    []int32 // lookupDicts: the entry of each row, column after column
+	epos    []int32
 	entIDs  []uint32
 }
 
@@ -147,6 +153,9 @@ func (t *KeyTable) lookup(cols []arrow.Array, sel []int32, ids []uint32, insert 
 		t.lookupDict(d, sel, ids, insert)
 		return
 	}
+	if len(cols) > 1 && t.lookupDicts(cols, sel, ids, insert) {
+		return
+	}
 	if t.wordKeyed() && t.lookupRawInts(cols[0], sel, ids, insert) {
 		return
 	}
@@ -206,6 +215,103 @@ func (t *KeyTable) lookupDict(d *array.Dictionary, sel []int32, ids []uint32, in
 	for k, e := range pos {
 		ids[k] = t.entIDs[e]
 	}
+}
+
+// ktMaxCombos bounds the number of combinations of dictionary entries (NULL counted
+// as an entry) for which lookupDicts keeps a memo slot.
+const ktMaxCombos = 1 << 16
+
+// lookupDicts handles keys whose columns are all dictionary-encoded with few entries
+// (GROUP BY returnflag, linestatus): each row's combination of entries is numbered,
+// each distinct combination of the batch is looked up once, in first-seen order, and
+// rows take their combination's id. ok is false when the columns do not qualify.
+func (t *KeyTable) lookupDicts(cols []arrow.Array, sel []int32, ids []uint32, insert bool) (ok bool) {
+	n := len(ids)
+	combos := 1
+	for _, c := range cols {
+		d, isDict := c.(*array.Dictionary)
+		if !isDict {
+			return false
+		}
+		if combos *= d.Dictionary().Len() + 1; combos > ktMaxCombos {
+			return false
+		}
+	}
+	// code[k] numbers row k's combination: a mixed-radix number of its entries, with
+	// the NULL index as the last digit value of each column.
+	t.pos = hashGrow(t.pos, n)
+	code := t.pos
+	clear(code)
+	t.dpos = hashGrow(t.dpos, len(cols)*n)
+	stride := int32(1)
+	for j, c := range cols {
+		d := c.(*array.Dictionary)
+		pos := t.dpos[j*n : (j+1)*n]
+		hashDictIndices(d, sel, pos)
+		null := int32(d.Dictionary().Len())
+		for k, p := range pos {
+			if p < 0 {
+				p = null
+			}
+			code[k] += p * stride
+		}
+		stride *= null + 1
+	}
+	if len(t.memo) < combos {
+		t.memo = make([]uint32, combos)
+	}
+	memo := t.memo
+	first := t.entries[:0] // the first row of each distinct combination
+	for k, cd := range code {
+		if memo[cd] == 0 {
+			first = append(first, int32(k))
+			memo[cd] = uint32(len(first))
+		}
+	}
+	for k, cd := range code {
+		code[k] = int32(memo[cd] - 1) // now the combination's ordinal
+	}
+	for _, k := range first {
+		memo[t.comboOf(cols, k, n)] = 0
+	}
+	t.entries = first
+	m := len(first)
+	// Normalise the distinct combinations, column by column, from their first rows.
+	t.vecs = hashGrow(t.vecs, len(cols))
+	t.epos = hashGrow(t.epos, m)
+	for j, c := range cols {
+		pos := t.dpos[j*n : (j+1)*n]
+		for i, k := range first {
+			t.epos[i] = pos[k]
+		}
+		hashGather(c.(*array.Dictionary).Dictionary(), t.epos, m, &t.vecs[j])
+		t.vecs[j].hashes = nil
+	}
+	t.hbuf = hashGrow(t.hbuf, m)
+	hashVecs(t.vecs, t.hbuf)
+	t.entIDs = hashGrow(t.entIDs, m)
+	t.probe(t.vecs, t.hbuf, t.entIDs, insert)
+	t.dropRefs()
+	for k, o := range code {
+		ids[k] = t.entIDs[o]
+	}
+	return true
+}
+
+// comboOf recomputes the combination number of row k from the saved entry positions
+// (the code slice has been overwritten with ordinals by then).
+func (t *KeyTable) comboOf(cols []arrow.Array, k int32, n int) int32 {
+	cd, stride := int32(0), int32(1)
+	for j, c := range cols {
+		null := int32(c.(*array.Dictionary).Dictionary().Len())
+		p := t.dpos[j*n+int(k)]
+		if p < 0 {
+			p = null
+		}
+		cd += p * stride
+		stride *= null + 1
+	}
+	return cd
 }
 
 // dropRefs forgets the views into the caller's arrays, so the scratch does not keep
@@ -270,6 +376,9 @@ func (t *KeyTable) probeWord(v *hashKeyVec, hashes []uint64, ids []uint32, inser
 // in the same pass, which saves the scratch passes for plain integer columns.
 func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, hashes []uint64, ids []uint32, insert bool) {
 	slots, mask := t.wordSlots, t.mask
+	// The previous row's key and id: clustered or sorted input repeats keys in runs,
+	// which then skip the probe (a well-predicted branch on unclustered input).
+	lastX, lastID := uint64(0), NotFound
 	for k := range ids {
 		var x uint64
 		if sel == nil {
@@ -277,15 +386,19 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 		} else {
 			x = uint64(vals[sel[k]])
 		}
+		if nulls != nil && nulls[k] {
+			ids[k] = t.nullKey(insert)
+			continue
+		}
+		if x == lastX && lastID != NotFound {
+			ids[k] = lastID
+			continue
+		}
 		var h uint64
 		if hashes == nil {
 			h = hashWord(x)
 		} else {
 			h = hashes[k]
-		}
-		if nulls != nil && nulls[k] {
-			ids[k] = t.nullKey(insert)
-			continue
 		}
 		i := h & mask
 		for {
@@ -310,6 +423,7 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 			}
 			i = (i + 1) & mask
 		}
+		lastX, lastID = x, ids[k]
 	}
 }
 
@@ -464,6 +578,12 @@ func (t *KeyTable) add(vecs []hashKeyVec, k int, h uint64) uint32 {
 func (t *KeyTable) resize(size int) {
 	t.mask = uint64(size - 1)
 	t.growAt = size / 10 * 7
+	if size <= ktSparseSlots {
+		// Small tables stay sparse: fewer collisions mean fewer mispredicted branches
+		// in the probe loop (measured: 1K int64 keys 11 ms → 6 ms per 1M rows), for
+		// at most a few hundred KiB.
+		t.growAt = size / 4
+	}
 	mask := t.mask
 	if t.wordKeyed() {
 		slots := make([]ktWordSlot, size)
@@ -556,7 +676,7 @@ func (t *KeyTable) Keys() []arrow.Array {
 // MemoryUsage estimates the bytes the table holds, scratch included.
 func (t *KeyTable) MemoryUsage() int64 {
 	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
-		4*cap(t.entries) + 4*cap(t.entIDs)
+		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos)
 	for j := range t.cols {
 		c := &t.cols[j]
 		b += 8*cap(c.words) + 8*cap(c.offs) + cap(c.data) + cap(c.nulls)

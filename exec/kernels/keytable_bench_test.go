@@ -129,3 +129,100 @@ func BenchmarkKeyTableInsert(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeyTableInsertClustered groups 1M int64 rows whose keys come in runs (as in
+// a file clustered on the key): 1K distinct keys, each in runs of about 1K rows.
+func BenchmarkKeyTableInsertClustered(b *testing.B) {
+	const rows = 1 << 20
+	vals := make([]int64, rows)
+	for i := range vals {
+		vals[i] = int64(i>>10) * 7919
+	}
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	var cols []arrow.Array
+	for s := 0; s < rows; s += ktBenchBatch {
+		ib.AppendValues(vals[s:s+ktBenchBatch], nil)
+		cols = append(cols, ib.NewArray())
+	}
+	ids := make([]uint32, ktBenchBatch)
+	b.Run("table/rows=1M,keys=1K,type=int64,order=clustered", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+			for _, c := range cols {
+				t.Insert([]arrow.Array{c}, nil, ids)
+			}
+		}
+	})
+	b.Run("gomap/rows=1M,keys=1K,type=int64,order=clustered", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m := map[int64]uint32{}
+			for _, c := range cols {
+				for k, v := range c.(*array.Int64).Int64Values() {
+					id, ok := m[v]
+					if !ok {
+						id = uint32(len(m))
+						m[v] = id
+					}
+					ids[k] = id
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkKeyTableInsertDictionaries groups 1M rows by two dictionary-encoded string
+// columns of 3 and 2 entries (TPC-H Q1's returnflag, linestatus), against a Go map
+// keyed by the pair of strings.
+func BenchmarkKeyTableInsertDictionaries(b *testing.B) {
+	const rows = 1 << 20
+	rng := rand.New(rand.NewPCG(5, 5))
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues([]string{"A", "N", "R"}, nil)
+	flags := sb.NewArray()
+	sb.AppendValues([]string{"F", "O"}, nil)
+	status := sb.NewArray()
+	var cols [][]arrow.Array
+	for s := 0; s < rows; s += ktBenchBatch {
+		fi, si := make([]int32, ktBenchBatch), make([]int32, ktBenchBatch)
+		for k := range fi {
+			fi[k], si[k] = int32(rng.IntN(3)), int32(rng.IntN(2))
+		}
+		mk := func(idx []int32, dict arrow.Array) arrow.Array {
+			ib := array.NewInt32Builder(memory.DefaultAllocator)
+			ib.AppendValues(idx, nil)
+			return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, ib.NewArray(), dict)
+		}
+		cols = append(cols, []arrow.Array{mk(fi, flags), mk(si, status)})
+	}
+	ids := make([]uint32, ktBenchBatch)
+	b.Run("table/rows=1M,keys=6,type=dict-string-pair", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := NewKeyTable([]arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String})
+			for _, c := range cols {
+				t.Insert(c, nil, ids)
+			}
+		}
+	})
+	b.Run("gomap/rows=1M,keys=6,type=dict-string-pair", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m := map[[2]string]uint32{}
+			for _, c := range cols {
+				d0, d1 := c[0].(*array.Dictionary), c[1].(*array.Dictionary)
+				v0, v1 := d0.Dictionary().(*array.String), d1.Dictionary().(*array.String)
+				for k := range ids {
+					key := [2]string{v0.Value(d0.GetValueIndex(k)), v1.Value(d1.GetValueIndex(k))}
+					id, ok := m[key]
+					if !ok {
+						id = uint32(len(m))
+						m[key] = id
+					}
+					ids[k] = id
+				}
+			}
+		}
+	})
+}
