@@ -149,6 +149,9 @@ func Parse(name string) (arrow.DataType, error) {
 		return &arrow.Decimal128Type{Precision: p, Scale: s}, nil
 	}
 	if i := strings.IndexByte(n, '('); i >= 0 {
+		if !strings.HasSuffix(n, ")") {
+			return nil, fmt.Errorf("unknown type %q", name)
+		}
 		// VARCHAR(10), CHAR(3): the length is not enforced.
 		base := strings.TrimSpace(n[:i])
 		switch base {

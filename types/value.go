@@ -55,7 +55,7 @@ func (v Value) Bool() bool { return v.I != 0 }
 // ValueAt boxes row i of arr. Dictionary arrays yield their value type.
 func ValueAt(arr arrow.Array, i int) Value {
 	dt := arr.DataType()
-	if arr.IsNull(i) {
+	if dt.ID() == arrow.NULL || arr.IsNull(i) {
 		return NullOf(Unwrap(dt))
 	}
 	switch a := arr.(type) {
