@@ -10,7 +10,6 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-
 // distinctOfName recognises "sum_distinct" and "avg_distinct" and returns the
 // aggregate they apply to distinct values.
 func distinctOfName(name string) (string, bool) {
