@@ -227,3 +227,25 @@ func TestConcurrentQueries(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The hash join builds on the input with fewer rows (from the footers), whichever
+// side of the join it is written on.
+func TestJoinBuildsOnTheSmallerInput(t *testing.T) {
+	big := events(t, 20_000, 2, 5_000, false)
+	small := events(t, 50, 1, 50, false)
+	e := open(t, lore.Options{})
+	plans := map[string]bool{
+		fmt.Sprintf("EXPLAIN SELECT count(*) FROM '%s' s JOIN '%s' b ON s.user_id = b.user_id", small, big): true,
+		fmt.Sprintf("EXPLAIN SELECT count(*) FROM '%s' b JOIN '%s' s ON s.user_id = b.user_id", big, small): false,
+	}
+	for sql, buildLeft := range plans {
+		res := query(t, e, sql)
+		var text strings.Builder
+		for i := 0; i < int(res.NumRows()); i++ {
+			text.WriteString(cell(res, i, 0) + "\n")
+		}
+		if got := strings.Contains(text.String(), "build=left"); got != buildLeft {
+			t.Errorf("%s: build=left is %v, want %v\n%s", sql, got, buildLeft, text.String())
+		}
+	}
+}

@@ -30,7 +30,7 @@ func (c catalogView) Table(ctx context.Context, name string) (*plan.TableRef, er
 	if err != nil {
 		return nil, err
 	}
-	return &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l}, nil
+	return &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l, Rows: c.rows(ctx, l)}, nil
 }
 
 func (c catalogView) Path(ctx context.Context, location string) (*plan.TableRef, error) {
@@ -38,7 +38,22 @@ func (c catalogView) Path(ctx context.Context, location string) (*plan.TableRef,
 	if err != nil {
 		return nil, err
 	}
-	return &plan.TableRef{Location: location, Listing: l}, nil
+	return &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, l)}, nil
+}
+
+// rows counts a listing's rows from its footers, which the scan reuses from the
+// footer cache; -1 when they cannot be read (the scan then reports the error).
+func (c catalogView) rows(ctx context.Context, l *source.Listing) int64 {
+	var counters source.Counters
+	sp, err := l.Plan(ctx, c.e.store, source.ScanSpec{}, &counters)
+	if err != nil {
+		return -1
+	}
+	var n int64
+	for _, m := range sp.Morsels {
+		n += m.Rows
+	}
+	return n
 }
 
 // tableColumns describes a listing's columns for the catalog.

@@ -39,6 +39,9 @@ type TableRef struct {
 	Name     string
 	Location string
 	Listing  *source.Listing
+	// Rows is the table's row count from its footers, or -1 when unknown; it
+	// feeds estimates.
+	Rows int64
 }
 
 // Scan reads a table. Required (set by column pruning) marks the columns that are

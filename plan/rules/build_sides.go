@@ -14,12 +14,15 @@ func ChooseBuildSides(n plan.Node) plan.Node {
 	return n
 }
 
-// Estimate is a rough row count for n: a scan's size from its listing (bytes of its
-// files, about 16 bytes a row, until statistics give rows), a third of the input per
+// Estimate is a rough row count for n: a scan's rows from its footers (or, when
+// unknown, its files' bytes at about 16 bytes a row), a third of the input per
 // filter, a tenth for aggregates.
 func Estimate(n plan.Node) float64 {
 	switch x := n.(type) {
 	case *plan.Scan:
+		if x.Ref.Rows >= 0 {
+			return float64(x.Ref.Rows) + 1
+		}
 		var bytes int64
 		for _, f := range x.Ref.Listing.Files {
 			bytes += f.Info.Size
