@@ -264,23 +264,9 @@ func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
 	out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
 	// A sparse selection is compacted so that later expressions touch fewer rows.
 	if len(sel)*4 < b.Rows {
-		return compact(out), nil
+		return out.Compact(), nil
 	}
 	return out, nil
-}
-
-// compact gathers a batch's selected rows, leaving nil columns nil.
-func compact(b *vector.Batch) *vector.Batch {
-	if b.Sel == nil {
-		return b
-	}
-	cols := make([]arrow.Array, len(b.Cols))
-	for i, c := range b.Cols {
-		if c != nil {
-			cols[i] = vector.Take(c, b.Sel)
-		}
-	}
-	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
 
 // compileInSubquery reads the subquery once into a key table and tests membership
@@ -351,7 +337,7 @@ func (bd *builder) compileInSubquery(x *plan.InSubquery) (evaluator, error) {
 // conds: the ELSE.
 func caseByRows(conds, results []evaluator, t arrow.DataType) evaluator {
 	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
-		b = compact(b)
+		b = b.Compact()
 		n := b.Rows
 		branch := make([]int, n)
 		for i := range branch {
@@ -368,7 +354,7 @@ func caseByRows(conds, results []evaluator, t arrow.DataType) evaluator {
 					rows = append(rows, int32(i))
 				}
 			}
-			sub := compact(&vector.Batch{Cols: b.Cols, Rows: n, Sel: rows})
+			sub := (&vector.Batch{Cols: b.Cols, Rows: n, Sel: rows}).Compact()
 			m, err := c(ctx, sub)
 			if err != nil {
 				return nil, err
@@ -398,7 +384,7 @@ func caseByRows(conds, results []evaluator, t arrow.DataType) evaluator {
 			if len(rows) == 0 {
 				continue
 			}
-			a, err := ev(ctx, compact(&vector.Batch{Cols: b.Cols, Rows: n, Sel: rows}))
+			a, err := ev(ctx, (&vector.Batch{Cols: b.Cols, Rows: n, Sel: rows}).Compact())
 			if err != nil {
 				return nil, err
 			}

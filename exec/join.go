@@ -187,7 +187,7 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, compact(b)); err != nil {
+		if err := j.probeBatch(ctx, b.Compact()); err != nil {
 			return nil, err
 		}
 	}

@@ -69,7 +69,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		if b.Len() == 0 {
 			continue
 		}
-		b = compact(b)
+		b = b.Compact()
 		for i, c := range b.Cols {
 			if c == nil {
 				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
@@ -158,7 +158,7 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 			return b, nil
 		}
 		if fallible {
-			b = compact(b)
+			b = b.Compact()
 		}
 		m, err := ev(ctx, b)
 		if err != nil {
@@ -187,7 +187,7 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 	}
 	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 		if fallible {
-			b = compact(b)
+			b = b.Compact()
 		}
 		cols := make([]arrow.Array, len(evs))
 		for i, ev := range evs {
@@ -329,7 +329,7 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 		if b.Len() == 0 {
 			continue
 		}
-		b = compact(b)
+		b = b.Compact()
 		for i, c := range b.Cols {
 			if c != nil {
 				parts[i] = append(parts[i], c)

@@ -85,7 +85,7 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 			perm = perm[:s.limit]
 		}
 		sorted := &vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}
-		s.out = slices(compactAny(sorted))
+		s.out = slices(sorted.Compact())
 	}
 	if len(s.out) == 0 {
 		return nil, nil
@@ -93,17 +93,6 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 	b := s.out[0]
 	s.out = s.out[1:]
 	return b, nil
-}
-
-// compactAny gathers a batch whose selection need not be ascending.
-func compactAny(b *vector.Batch) *vector.Batch {
-	cols := make([]arrow.Array, len(b.Cols))
-	for i, c := range b.Cols {
-		if c != nil {
-			cols[i] = vector.Take(c, b.Sel)
-		}
-	}
-	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
 
 func (s *sortOp) Close() {

@@ -53,14 +53,17 @@ func Identity(n int) []int32 {
 }
 
 // Compact returns a batch without a selection: each column gathered at the selected
-// positions. A batch that selects every row is returned as it is.
+// positions, in the selection's order (which may be any order here). Nil (pruned)
+// columns stay nil. A batch that selects every row is returned as it is.
 func (b *Batch) Compact() *Batch {
 	if b.Sel == nil {
 		return b
 	}
 	cols := make([]arrow.Array, len(b.Cols))
 	for i, c := range b.Cols {
-		cols[i] = Take(c, b.Sel)
+		if c != nil {
+			cols[i] = Take(c, b.Sel)
+		}
 	}
 	return &Batch{Cols: cols, Rows: len(b.Sel)}
 }
