@@ -249,3 +249,34 @@ func TestJoinBuildsOnTheSmallerInput(t *testing.T) {
 		}
 	}
 }
+
+// ORDER BY … LIMIT keeps only candidate rows as it reads (a top-N with a dynamic
+// filter); it must return exactly the first rows of the full sort.
+func TestTopNMatchesFullSort(t *testing.T) {
+	dir := events(t, 60_000, 3, 7_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	orders := []string{
+		"amount DESC, ts, user_id",
+		"amount ASC NULLS FIRST, ts, user_id",
+		"latency_ms DESC NULLS FIRST, ts, user_id",
+		"status, category DESC, ts, user_id",
+		"flag, ts DESC, user_id",
+	}
+	for _, o := range orders {
+		for _, limit := range []int{1, 10, 1000} {
+			full := query(t, e, "SELECT ts, user_id, amount, status FROM ev ORDER BY "+o)
+			top := query(t, e, fmt.Sprintf("SELECT ts, user_id, amount, status FROM ev ORDER BY %s LIMIT %d", o, limit))
+			if top.NumRows() != int64(limit) {
+				t.Fatalf("%s LIMIT %d: %d rows", o, limit, top.NumRows())
+			}
+			for r := 0; r < limit; r++ {
+				for c := 0; c < 4; c++ {
+					if a, b := cell(top, r, c), cell(full, r, c); a != b {
+						t.Fatalf("ORDER BY %s LIMIT %d: row %d column %d is %s, the full sort has %s", o, limit, r, c, a, b)
+					}
+				}
+			}
+		}
+	}
+}

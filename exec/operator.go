@@ -315,8 +315,7 @@ func (o *limitOp) Close() { o.in.Close() }
 // drain reads every batch of op into one compacted batch with columns concatenated.
 // ncols is the width of op's batches. Memory is reserved in res.
 func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vector.Batch, error) {
-	parts := make([][]arrow.Array, ncols)
-	rows := 0
+	var batches []*vector.Batch
 	var held int64
 	for {
 		b, err := op.Next(ctx)
@@ -330,16 +329,27 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 			continue
 		}
 		b = b.Compact()
-		for i, c := range b.Cols {
-			if c != nil {
-				parts[i] = append(parts[i], c)
-				held += arraySize(c)
-			}
-		}
-		rows += b.Rows
+		batches = append(batches, b)
+		held += batchSize(b)
 		if err := res.resize(held); err != nil {
 			return nil, err
 		}
+	}
+	return concatBatches(batches, ncols)
+}
+
+// concatBatches concatenates compacted batches of width ncols into one; nil
+// (pruned) columns stay nil.
+func concatBatches(batches []*vector.Batch, ncols int) (*vector.Batch, error) {
+	parts := make([][]arrow.Array, ncols)
+	rows := 0
+	for _, b := range batches {
+		for i, c := range b.Cols {
+			if c != nil {
+				parts[i] = append(parts[i], c)
+			}
+		}
+		rows += b.Rows
 	}
 	out := &vector.Batch{Rows: rows, Cols: make([]arrow.Array, ncols)}
 	for i, p := range parts {

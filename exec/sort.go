@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"sort"
+	gosort "slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,10 +49,19 @@ func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 	return s, nil
 }
 
+// topNMax is the largest LIMIT for which a sort keeps only its best rows as it reads.
+const topNMax = 100_000
+
 func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 	if !s.done {
 		s.done = true
-		all, err := drain(ctx, s.in, len(s.node.Input.Columns()), &s.res)
+		var all *vector.Batch
+		var err error
+		if s.limit >= 0 && s.limit <= topNMax {
+			all, err = s.topN(ctx)
+		} else {
+			all, err = drain(ctx, s.in, len(s.node.Input.Columns()), &s.res)
+		}
 		s.in.Close()
 		if err != nil {
 			return nil, err
@@ -60,29 +69,9 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
-		keys := make([]arrow.Array, len(s.keys))
-		for i, k := range s.keys {
-			a, err := k(ctx, all)
-			if err != nil {
-				return nil, err
-			}
-			keys[i] = kernels.Decode(a)
-		}
-		perm := vector.Identity(all.Rows)
-		cmps := make([]func(i, j int) int, len(keys))
-		for i, k := range keys {
-			cmps[i] = comparator(k, s.node.Keys[i])
-		}
-		sort.SliceStable(perm, func(a, b int) bool {
-			for _, c := range cmps {
-				if r := c(int(perm[a]), int(perm[b])); r != 0 {
-					return r < 0
-				}
-			}
-			return false
-		})
-		if s.limit >= 0 && int64(len(perm)) > s.limit {
-			perm = perm[:s.limit]
+		perm, _, err := s.order(ctx, all)
+		if err != nil {
+			return nil, err
 		}
 		sorted := &vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}
 		s.out = slices(sorted.Compact())
@@ -93,6 +82,127 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 	b := s.out[0]
 	s.out = s.out[1:]
 	return b, nil
+}
+
+// order returns the positions of b's rows in sort order, cut to the limit, and the
+// first sort key's values. Ties keep their input order.
+func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Array, error) {
+	cmps := make([]func(i, j int) int, len(s.keys))
+	var first arrow.Array
+	for i, k := range s.keys {
+		a, err := k(ctx, b)
+		if err != nil {
+			return nil, nil, err
+		}
+		a = kernels.Decode(a)
+		if i == 0 {
+			first = a
+		}
+		cmps[i] = comparator(a, s.node.Keys[i])
+	}
+	perm := vector.Identity(b.Rows)
+	// An unstable sort with the position as the last key is a stable sort, and
+	// pattern-defeating quicksort is much faster than a merge-based stable sort.
+	gosort.SortFunc(perm, func(x, y int32) int {
+		for _, c := range cmps {
+			if r := c(int(x), int(y)); r != 0 {
+				return r
+			}
+		}
+		return cmp.Compare(x, y)
+	})
+	if s.limit >= 0 && int64(len(perm)) > s.limit {
+		perm = perm[:s.limit]
+	}
+	return perm, first, nil
+}
+
+// topN reads the input keeping only candidates for the first limit rows: batches are
+// buffered, and whenever the buffer passes a threshold it is ordered and cut to limit
+// rows, so memory stays proportional to the limit. Once limit rows are kept, the
+// worst of them bounds the first sort key: rows that cannot reach it are dropped as
+// they arrive, before they are copied (a dynamic filter).
+func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
+	width := len(s.node.Input.Columns())
+	threshold := max(4*int(s.limit), 2*vector.BatchSize)
+	first := s.node.Keys[0]
+	op := "<="
+	if first.Desc {
+		op = ">="
+	}
+	var bound *types.Value
+	var buf []*vector.Batch
+	rows := 0
+	cut := func() error {
+		all, err := concatBatches(buf, width)
+		if err != nil {
+			return err
+		}
+		perm, keys, err := s.order(ctx, all)
+		if err != nil {
+			return err
+		}
+		// With NULLS LAST a NULL never beats a value, so the worst kept value bounds
+		// every later row; with NULLS FIRST (or a NULL worst value) there is no bound.
+		bound = nil
+		if s.limit > 0 && int64(len(perm)) == s.limit && !first.NullsFirst {
+			if v := types.ValueAt(keys, int(perm[len(perm)-1])); !v.Null {
+				bound = &v
+			}
+		}
+		// Keep the buffer in input order so that ties still resolve by arrival.
+		gosort.Sort(perm)
+		kept := (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}).Compact()
+		buf, rows = []*vector.Batch{kept}, kept.Rows
+		return s.res.resize(batchSize(kept))
+	}
+	for {
+		b, err := s.in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		if bound != nil {
+			k, err := s.keys[0](ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			mask, err := kernels.CompareConst(op, k, *bound)
+			if err != nil {
+				return nil, err
+			}
+			if b, err = selectTrue(b, mask); err != nil {
+				return nil, err
+			}
+			if b.Len() == 0 {
+				continue
+			}
+		}
+		b = b.Compact()
+		buf = append(buf, b)
+		rows += b.Rows
+		if rows > threshold {
+			if err := cut(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return concatBatches(buf, width)
+}
+
+func batchSize(b *vector.Batch) int64 {
+	var n int64
+	for _, c := range b.Cols {
+		if c != nil {
+			n += arraySize(c)
+		}
+	}
+	return n
 }
 
 func (s *sortOp) Close() {
