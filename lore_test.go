@@ -280,3 +280,18 @@ func TestTopNMatchesFullSort(t *testing.T) {
 		}
 	}
 }
+
+// A condition every branch of an OR repeats is taken out of the OR and becomes a
+// hash-join key, and single-table conditions move below the join.
+func TestOrFactoringMakesAHashJoin(t *testing.T) {
+	e := open(t, lore.Options{})
+	res := query(t, e, "EXPLAIN SELECT p.id FROM 'tests/testdata/people.parquet' p, 'tests/testdata/orders.parquet' o "+
+		"WHERE (p.id = o.person_id AND o.amount > 100) OR (p.id = o.person_id AND p.city = 'Paris')")
+	var plan strings.Builder
+	for i := 0; i < int(res.NumRows()); i++ {
+		plan.WriteString(cell(res, i, 0) + "\n")
+	}
+	if !strings.Contains(plan.String(), "Join inner keys=[id = person_id]") {
+		t.Fatalf("want a hash join on id = person_id:\n%s", plan.String())
+	}
+}

@@ -662,6 +662,30 @@ func sideOf(e Expr, nl int) side {
 	return s
 }
 
+// OrAll combines disjuncts with OR; nil for none.
+func OrAll(es []Expr) Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	out := es[0]
+	for _, e := range es[1:] {
+		out = &Call{Fn: mustResolve("or", out.Type(), e.Type()), Args: []Expr{out, e}}
+	}
+	return out
+}
+
+// Disjuncts splits e at its top-level ORs.
+func Disjuncts(e Expr) []Expr {
+	if c, ok := e.(*Call); ok && c.Fn.Name == "or" {
+		var out []Expr
+		for _, a := range c.Args {
+			out = append(out, Disjuncts(a)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}
+
 // AndAll combines conjuncts with AND; nil for none.
 func AndAll(es []Expr) Expr {
 	if len(es) == 0 {

@@ -253,6 +253,9 @@ func constant(c *pg.A_Const) (Expr, error) {
 				return &Literal{V: types.IntValue(i)}, nil
 			}
 		}
+		if d, ok := decimalLiteral(s); ok {
+			return &Literal{V: d}, nil
+		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, errs.At(errs.Syntax, int(c.Location), "invalid number %q", s)
@@ -1248,4 +1251,27 @@ func likeEscape(fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	return &Literal{V: types.StringValue(out.String())}, nil
+}
+
+// decimalLiteral types a number written with a decimal point and no exponent as
+// DuckDB does: an exact DECIMAL with as many digits as written (0.06 is
+// DECIMAL(2,2), 12.50 is DECIMAL(4,2)), so that 0.06 + 0.01 = 0.07 holds. Numbers
+// with more than 38 digits are not decimals.
+func decimalLiteral(s string) (types.Value, bool) {
+	intPart, frac, ok := strings.Cut(s, ".")
+	if !ok || strings.ContainsAny(s, "eE") {
+		return types.Value{}, false
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	scale := len(frac)
+	prec := max(len(intPart)+scale, 1)
+	if prec > 38 {
+		return types.Value{}, false
+	}
+	dt := &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}
+	v, err := kernels.ParseLiteral(s, dt)
+	if err != nil {
+		return types.Value{}, false
+	}
+	return v, true
 }

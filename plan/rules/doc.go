@@ -6,6 +6,7 @@ import "github.com/loredb/lore/plan"
 
 // Optimize applies every rule to n and returns the rewritten plan.
 func Optimize(n plan.Node) plan.Node {
+	n = FactorOr(n)
 	n = PushFilters(n)
 	n = ScanPredicates(n)
 	n = ChooseBuildSides(n)
