@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
@@ -74,6 +75,8 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 			if c == nil {
 				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
 			}
+			// Results carry the logical types: dictionaries are expanded here.
+			b.Cols[i] = kernels.Decode(c)
 		}
 		out = append(out, array.NewRecord(schema, b.Cols, int64(b.Rows)))
 	}
@@ -353,6 +356,16 @@ func concatBatches(batches []*vector.Batch, ncols int) (*vector.Batch, error) {
 	}
 	out := &vector.Batch{Rows: rows, Cols: make([]arrow.Array, ncols)}
 	for i, p := range parts {
+		// Parts of different encodings (a dictionary beside plain NULLs of an outer
+		// join, dictionaries with other index types) are expanded to be joined.
+		for k := 1; k < len(p); k++ {
+			if !arrow.TypeEqual(p[k].DataType(), p[0].DataType()) {
+				for j := range p {
+					p[j] = kernels.Decode(p[j])
+				}
+				break
+			}
+		}
 		switch len(p) {
 		case 0:
 		case 1:

@@ -56,6 +56,19 @@ func normalize(arr arrow.Array, want arrow.DataType) (arrow.Array, error) {
 	case array.ExtensionArray:
 		return normalize(a.Storage(), want)
 	case *array.Dictionary:
+		// A dictionary of the wanted string or binary type stays a dictionary (its
+		// values normalised); anything else is expanded.
+		if vt := a.Dictionary().DataType(); (types.IsString(want) && types.IsString(vt)) || (types.IsBinary(want) && types.IsBinary(vt)) {
+			if arrow.TypeEqual(vt, want) {
+				return arr, nil
+			}
+			dict, err := normalize(a.Dictionary(), want)
+			if err != nil {
+				return nil, err
+			}
+			dt := &arrow.DictionaryType{IndexType: a.Indices().DataType(), ValueType: want}
+			return array.NewDictionaryArray(dt, a.Indices(), dict), nil
+		}
 		plain, err := compute.TakeArray(context.Background(), a.Dictionary(), a.Indices())
 		if err != nil {
 			return nil, err

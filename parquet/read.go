@@ -94,7 +94,7 @@ func (f *File) openGroup(ctx context.Context, rg int, cols []int) (g *groupReade
 	if err != nil {
 		return nil, f.readError(rg, err)
 	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(rdr, f.readProps(cols), memory.DefaultAllocator)
 	if err != nil {
 		return nil, f.readError(rg, err)
 	}
@@ -303,4 +303,23 @@ func int96Micros(v pq.Int96) (int64, bool) {
 		return 0, false
 	}
 	return us + d, true
+}
+
+// readProps asks the library to keep flat string and binary columns as dictionaries:
+// predicates, functions and group keys then run once per distinct value, and the
+// column is not expanded into one string per row.
+func (f *File) readProps(cols []int) pqarrow.ArrowReadProperties {
+	var props pqarrow.ArrowReadProperties
+	for _, c := range cols {
+		col := f.cols[c]
+		if col.leaf == nil || col.int96 {
+			continue
+		}
+		if want := f.schema.Field(c).Type; types.IsString(want) || types.IsBinary(want) {
+			if id := col.read.ID(); id == arrow.STRING || id == arrow.BINARY || id == arrow.LARGE_STRING || id == arrow.LARGE_BINARY {
+				props.SetReadDict(col.leaves[0], true)
+			}
+		}
+	}
+	return props
 }
