@@ -13,19 +13,20 @@ import (
 // generators are the table kinds "lore gen" knows, by name.
 var generators = map[string]func(ctx context.Context, e *env, args []string) int{
 	"events": runGenEvents,
+	"tpch":   runGenTPCH,
 }
 
 func runGen(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "gen", "KIND [flags]   (kinds: events)")
+	fs := newFlags(e, "gen", "KIND [flags]   (kinds: events, tpch)")
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
 	}
 	if fs.NArg() == 0 {
-		return usageError(e, fs, "which table? (kinds: events)")
+		return usageError(e, fs, "which table? (kinds: events, tpch)")
 	}
 	run, ok := generators[fs.Arg(0)]
 	if !ok {
-		return usageError(e, fs, "unknown kind %q (kinds: events)", fs.Arg(0))
+		return usageError(e, fs, "unknown kind %q (kinds: events, tpch)", fs.Arg(0))
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -74,5 +75,46 @@ func runGenEvents(ctx context.Context, e *env, args []string) int {
 		return exitError
 	}
 	fmt.Fprintf(e.stdout, "wrote %d rows in %d files to %s in %.1fs\n", *rows, *files, *out, time.Since(start).Seconds())
+	return exitOK
+}
+
+func runGenTPCH(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "gen tpch", "--sf N --out DIR [--files K] [--seed S] [--row-group-rows R]")
+	sf := fs.Float64("sf", 1, "scale `factor` (1: about 6 million lineitem rows)")
+	out := fs.String("out", "", "output `directory` (required); one subdirectory per table")
+	files := fs.Int("files", 1, "number of `files` orders and lineitem are each split into")
+	seed := fs.Int64("seed", 0, "random `seed`; the same seed and scale factor give the same rows")
+	rgRows := fs.Int("row-group-rows", 0, "`rows` per row group (default 1048576)")
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
+	case *out == "":
+		return usageError(e, fs, "--out is required")
+	case !(*sf > 0):
+		return usageError(e, fs, "--sf must be positive")
+	case *files <= 0:
+		return usageError(e, fs, "--files must be positive")
+	case *rgRows < 0:
+		return usageError(e, fs, "--row-group-rows must be positive")
+	}
+	opts := gen.TPCHOptions{SF: *sf, Out: *out, Files: *files, Seed: *seed, RowGroupRows: *rgRows}
+	var bar *progressBar
+	if isTerminal(e.stderr) {
+		bar = newProgressBar(e.stderr, "tpch")
+		opts.Progress = bar.update
+	}
+	start := time.Now()
+	err := gen.TPCH(ctx, opts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore gen tpch: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(e.stdout, "wrote TPC-H at scale factor %g to %s in %.1fs\n", *sf, *out, time.Since(start).Seconds())
 	return exitOK
 }

@@ -11,4 +11,9 @@
 //   - Generators draw from realistic, skewed distributions (Zipf-like keys and
 //     categories, log-normal amounts, a few NULLs) so that statistics, sketches and
 //     pruning have something to find.
+//
+// TPCH writes the eight TPC-H tables following the specification's row counts,
+// keys and value domains (not the reference generator's bytes). Its rows depend
+// only on the scale factor and seed: every row draws from its own random stream,
+// seeded from (seed, table, row number), so the split into files changes nothing.
 package gen
