@@ -10,6 +10,8 @@ import (
 // turns equalities across the inputs of a cross or inner join into join keys.
 func PushFilters(n plan.Node) plan.Node {
 	if f, ok := n.(*plan.Filter); ok {
+		// The filter's own subqueries are plans too.
+		forSubqueries(f, PushFilters)
 		return pushInto(f.Input, plan.Conjuncts(f.Cond))
 	}
 	return mapInputs(n, PushFilters)
