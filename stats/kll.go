@@ -152,7 +152,7 @@ func (s *KLL) compress() {
 func (s *KLL) compact(h int) {
 	lv := s.levels[h]
 	if h == 0 {
-		slices.Sort(lv)
+		sortFloats(lv)
 	}
 	keep := len(lv) & 1
 	half := lv[keep:]
@@ -166,6 +166,24 @@ func (s *KLL) compact(h int) {
 	s.levels[h+1] = s.mergeSorted(s.levels[h+1], up)
 	s.levels[h] = lv[:keep]
 	s.size -= j
+}
+
+// sortFloats sorts NaN-free values. Level 0 is usually compacted at a dozen or two
+// items (the lazy scheme gives the bottom level only the other levels' slack), where
+// a plain insertion sort beats the general sort several times over.
+func sortFloats(xs []float64) {
+	if len(xs) > 48 {
+		slices.Sort(xs)
+		return
+	}
+	for i := 1; i < len(xs); i++ {
+		x := xs[i]
+		j := i
+		for ; j > 0 && xs[j-1] > x; j-- {
+			xs[j] = xs[j-1]
+		}
+		xs[j] = x
+	}
 }
 
 // mergeSorted merges sorted b into sorted a, reusing the sketch's scratch buffer; the
