@@ -6,7 +6,12 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 const (
@@ -467,4 +472,150 @@ func bits64Mul(c uint64, h int) (uint64, bool) {
 		return 0, true
 	}
 	return c << uint(h), false
+}
+
+// KLLValue converts a value to the float64 a KLL sketch holds, and reports whether
+// the type has one: integers as their value, floats as themselves (NaN reports
+// false), decimals as their numeric value, dates as days since the epoch, timestamps
+// and times as ticks of their unit. Other types (and NULL) report false. AddColumn
+// converts alike, so sketches built from rows and from boxed values agree.
+func KLLValue(v types.Value) (float64, bool) {
+	if v.Null {
+		return 0, false
+	}
+	dt := types.Unwrap(v.Type)
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
+		return float64(v.I), true
+	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return float64(v.U), true
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
+		return v.F, v.F == v.F
+	case arrow.DECIMAL128:
+		return decimalFloat(v.D, dt.(*arrow.Decimal128Type).Scale), true
+	}
+	return 0, false
+}
+
+// KLLSupports reports whether AddColumn accepts arrays of dt.
+func KLLSupports(dt arrow.DataType) bool {
+	switch types.Unwrap(dt).ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128,
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
+		return true
+	}
+	return false
+}
+
+// decimalFloat is the nearest float64 to a decimal: a division by the power of ten,
+// exact-rounded whenever the scaled integer and the power are both exact in float64.
+func decimalFloat(d decimal128.Num, scale int32) float64 {
+	hi, lo := d.HighBits(), d.LowBits()
+	if (hi == 0 && lo < 1<<63) || (hi == -1 && lo >= 1<<63) {
+		x := float64(int64(lo))
+		switch {
+		case scale >= 0 && scale <= 22:
+			return x / math.Pow10(int(scale))
+		case scale < 0 && scale >= -22:
+			return x * math.Pow10(int(-scale))
+		}
+	}
+	return d.ToFloat64(scale)
+}
+
+// AddColumn adds the selected non-null rows of arr (sel as in HashColumn: nil means
+// every row), converted as KLLValue converts, and reports false, adding nothing, when
+// the type has no KLL value (KLLSupports). Dictionary arrays are read through their
+// dictionary.
+func (s *KLL) AddColumn(arr arrow.Array, sel []int32) bool {
+	switch a := arr.(type) {
+	case *array.Int8:
+		addNumbers(s, arr, a.Int8Values(), sel)
+	case *array.Int16:
+		addNumbers(s, arr, a.Int16Values(), sel)
+	case *array.Int32:
+		addNumbers(s, arr, a.Int32Values(), sel)
+	case *array.Int64:
+		addNumbers(s, arr, a.Int64Values(), sel)
+	case *array.Uint8:
+		addNumbers(s, arr, a.Uint8Values(), sel)
+	case *array.Uint16:
+		addNumbers(s, arr, a.Uint16Values(), sel)
+	case *array.Uint32:
+		addNumbers(s, arr, a.Uint32Values(), sel)
+	case *array.Uint64:
+		addNumbers(s, arr, a.Uint64Values(), sel)
+	case *array.Float32:
+		addNumbers(s, arr, a.Float32Values(), sel)
+	case *array.Float64:
+		addNumbers(s, arr, a.Float64Values(), sel)
+	case *array.Date32:
+		addNumbers(s, arr, a.Date32Values(), sel)
+	case *array.Time32:
+		addNumbers(s, arr, a.Time32Values(), sel)
+	case *array.Time64:
+		addNumbers(s, arr, a.Time64Values(), sel)
+	case *array.Timestamp:
+		addNumbers(s, arr, a.TimestampValues(), sel)
+	case *array.Date64, *array.Float16, *array.Decimal128:
+		// Rare types: through the boxed conversion, which defines them.
+		forValid(arr, sel, func(i int) {
+			if x, ok := KLLValue(types.ValueAt(arr, i)); ok {
+				s.Add(x)
+			}
+		})
+	case *array.Dictionary:
+		if !KLLSupports(a.Dictionary().DataType()) {
+			return false
+		}
+		forValid(arr, sel, func(i int) {
+			if x, ok := KLLValue(types.ValueAt(arr, i)); ok {
+				s.Add(x)
+			}
+		})
+	default:
+		return false
+	}
+	return true
+}
+
+type number interface {
+	integer | ~float32 | ~float64
+}
+
+// addNumbers adds vals[i] for the selected valid rows. NaN is dropped by Add.
+func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
+	if arr.NullN() == 0 {
+		if sel == nil {
+			for _, v := range vals[:arr.Len()] {
+				s.Add(float64(v))
+			}
+			return
+		}
+		for _, i := range sel {
+			s.Add(float64(vals[i]))
+		}
+		return
+	}
+	forValid(arr, sel, func(i int) { s.Add(float64(vals[i])) })
+}
+
+// forValid calls f for each selected row that is not NULL.
+func forValid(arr arrow.Array, sel []int32, f func(i int)) {
+	if sel == nil {
+		for i := range arr.Len() {
+			if arr.IsValid(i) {
+				f(i)
+			}
+		}
+		return
+	}
+	for _, i := range sel {
+		if arr.IsValid(int(i)) {
+			f(int(i))
+		}
+	}
 }

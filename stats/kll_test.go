@@ -10,7 +10,11 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // distributions generate n values each; the sorted and reversed inputs are the
@@ -454,4 +458,63 @@ func BenchmarkKLL(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestKLLAddColumnMatchesKLLValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	for _, c := range randomColumns(r, 3000) {
+		t.Run(c.name, func(t *testing.T) {
+			var sel []int32
+			for i := 0; i < c.arr.Len(); i += 1 + r.IntN(2) {
+				sel = append(sel, int32(i))
+			}
+			for _, sel := range [][]int32{nil, sel} {
+				got := NewKLL()
+				ok := got.AddColumn(c.arr, sel)
+				if ok != KLLSupports(c.arr.DataType()) {
+					t.Fatalf("AddColumn reports %v, KLLSupports %v", ok, KLLSupports(c.arr.DataType()))
+				}
+				want := NewKLL()
+				rows := c.arr.Len()
+				if sel != nil {
+					rows = len(sel)
+				}
+				for j := range rows {
+					i := j
+					if sel != nil {
+						i = int(sel[j])
+					}
+					if x, vok := KLLValue(types.ValueAt(c.arr, i)); vok && ok {
+						want.Add(x)
+					}
+				}
+				a, _ := got.MarshalBinary()
+				b, _ := want.MarshalBinary()
+				if !bytes.Equal(a, b) {
+					t.Fatalf("AddColumn (sel %v) differs from adding KLLValue of each row: n %d vs %d", sel != nil, got.N(), want.N())
+				}
+			}
+		})
+	}
+	// Conversions.
+	dec := types.Value{Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, D: decimal128.FromI64(-150)}
+	for _, c := range []struct {
+		v    types.Value
+		want float64
+		ok   bool
+	}{
+		{types.IntValue(-7), -7, true},
+		{types.Value{Type: types.Uint64, U: math.MaxUint64}, math.MaxUint64, true},
+		{dec, -1.5, true},
+		{types.DateValue(19000), 19000, true},
+		{types.Value{Type: types.Timestamp, I: 1700000000000000}, 1.7e15, true},
+		{types.FloatValue(math.NaN()), 0, false},
+		{types.StringValue("x"), 0, false},
+		{types.NullOf(types.Int64), 0, false},
+	} {
+		got, ok := KLLValue(c.v)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("KLLValue(%s %s) = %v %v, want %v %v", types.Name(c.v.Type), c.v, got, ok, c.want, c.ok)
+		}
+	}
 }
