@@ -145,6 +145,14 @@ func (s *KLL) compress() {
 			h++ // some level is full: Σ len ≥ Σ capacity
 		}
 		if h == len(s.levels)-1 {
+			if len(s.levels) == kllMaxLevels {
+				// Only reachable after n has wrapped past 2^64 (weights would too):
+				// halve the top level in place rather than grow without bound.
+				lv := s.levels[h]
+				s.size -= len(lv) / 2
+				s.levels[h] = lv[:len(lv)-len(lv)/2]
+				continue
+			}
 			s.levels = append(s.levels, nil)
 			s.limit = s.computeLimit()
 		}
