@@ -71,7 +71,6 @@ type KLL struct {
 	rng      uint64      // splitmix64 state for the coins
 	size     int         // items held, Σ len(levels[h])
 	limit    int         // Σ capacities for the current number of levels
-	scratch  []float64
 }
 
 // NewKLL returns an empty sketch.
@@ -111,10 +110,45 @@ func (s *KLL) Add(x float64) {
 	}
 }
 
-// AddValues adds every value of xs (NaN ignored).
+// AddValues adds every value of xs in order (NaN ignored). It builds the same sketch
+// as calling Add for each value, faster: values go to level 0 in runs that fill it up
+// to the next compaction.
 func (s *KLL) AddValues(xs []float64) {
-	for _, x := range xs {
-		s.Add(x)
+	for len(xs) > 0 {
+		if s.n == 0 { // the first value sets the bounds
+			s.Add(xs[0])
+			xs = xs[1:]
+			continue
+		}
+		lo, hi := s.min, s.max
+		room := s.limit - s.size
+		base := len(s.levels[0])
+		lv := slices.Grow(s.levels[0], room)[:base+room]
+		dst := lv[base:]
+		i, added := 0, 0
+		for ; i < len(xs) && added < len(dst); i++ {
+			x := xs[i]
+			if x != x {
+				continue
+			}
+			dst[added] = x
+			added++
+			// As in Add: strict comparisons, so that of -0 and +0 the first stays.
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
+		}
+		s.levels[0] = lv[:base+added]
+		s.min, s.max = lo, hi
+		s.n += uint64(added)
+		s.size += added
+		xs = xs[i:]
+		if s.size >= s.limit {
+			s.compress()
+		}
 	}
 }
 
@@ -199,27 +233,23 @@ func sortFloats(xs []float64) {
 	}
 }
 
-// mergeSorted merges sorted b into sorted a, reusing the sketch's scratch buffer; the
-// returned slice replaces a.
+// mergeSorted merges sorted b into sorted a in place and returns the result, which
+// replaces a. It merges from the top down, so the items of a below b's smallest
+// never move.
 func (s *KLL) mergeSorted(a, b []float64) []float64 {
-	if len(a) == 0 {
-		return append(a, b...)
-	}
-	out := s.scratch[:0]
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if b[j] < a[i] {
-			out = append(out, b[j])
-			j++
+	i, j := len(a)-1, len(b)-1
+	a = slices.Grow(a, len(b))[:len(a)+len(b)]
+	for k := len(a) - 1; j >= 0; k-- {
+		// Equal items: a's stay below b's.
+		if i >= 0 && a[i] > b[j] {
+			a[k] = a[i]
+			i--
 		} else {
-			out = append(out, a[i])
-			i++
+			a[k] = b[j]
+			j--
 		}
 	}
-	out = append(out, a[i:]...)
-	out = append(out, b[j:]...)
-	s.scratch = a[:0]
-	return out
+	return a
 }
 
 // Merge folds o into s: s becomes a sketch of both streams, within the same error.
@@ -227,6 +257,9 @@ func (s *KLL) mergeSorted(a, b []float64) []float64 {
 func (s *KLL) Merge(o *KLL) {
 	if o.n == 0 {
 		return
+	}
+	if o == s {
+		o = s.Clone() // the level merges must not read what they write
 	}
 	if s.n == 0 {
 		s.min, s.max = o.min, o.max
@@ -258,7 +291,6 @@ func (s *KLL) Clone() *KLL {
 	for h, lv := range s.levels {
 		c.levels[h] = slices.Clone(lv)
 	}
-	c.scratch = nil
 	return &c
 }
 
@@ -594,21 +626,43 @@ type number interface {
 	integer | ~float32 | ~float64
 }
 
-// addNumbers adds vals[i] for the selected valid rows. NaN is dropped by Add.
+// addNumbers adds vals[i] for the selected valid rows, converted in chunks and added
+// with AddValues. NaN is dropped there.
 func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
-	if arr.NullN() == 0 {
-		if sel == nil {
-			for _, v := range vals[:arr.Len()] {
-				s.Add(float64(v))
+	var buf [512]float64
+	chunk := buf[:0]
+	flush := func() {
+		s.AddValues(chunk)
+		chunk = chunk[:0]
+	}
+	switch {
+	case arr.NullN() == 0 && sel == nil:
+		vals = vals[:arr.Len()]
+		for len(vals) > 0 {
+			m := min(len(vals), len(buf))
+			for i, v := range vals[:m] {
+				buf[i] = float64(v)
 			}
-			return
-		}
-		for _, i := range sel {
-			s.Add(float64(vals[i]))
+			s.AddValues(buf[:m])
+			vals = vals[m:]
 		}
 		return
+	case arr.NullN() == 0:
+		for _, i := range sel {
+			chunk = append(chunk, float64(vals[i]))
+			if len(chunk) == len(buf) {
+				flush()
+			}
+		}
+	default:
+		forValid(arr, sel, func(i int) {
+			chunk = append(chunk, float64(vals[i]))
+			if len(chunk) == len(buf) {
+				flush()
+			}
+		})
 	}
-	forValid(arr, sel, func(i int) { s.Add(float64(vals[i])) })
+	flush()
 }
 
 // forValid calls f for each selected row that is not NULL.

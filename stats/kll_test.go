@@ -199,6 +199,28 @@ func buildKLL(xs []float64) *KLL {
 	return s
 }
 
+func TestKLLAddValuesEqualsAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 40))
+	for _, n := range []int{0, 1, 5, 1000, 200000} {
+		xs := distributions[r.IntN(len(distributions))].gen(r, n)
+		for i := range xs {
+			if r.IntN(50) == 0 {
+				xs[i] = math.NaN()
+			}
+		}
+		want, _ := buildKLL(xs).MarshalBinary()
+		s := NewKLL()
+		for len(xs) > 0 { // uneven batches
+			m := min(len(xs), r.IntN(3000))
+			s.AddValues(xs[:m])
+			xs = xs[m:]
+		}
+		if got, _ := s.MarshalBinary(); !bytes.Equal(got, want) {
+			t.Fatalf("n=%d: AddValues built a different sketch from Add", n)
+		}
+	}
+}
+
 func TestKLLDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	xs := distributions[1].gen(r, 300000)
@@ -429,6 +451,13 @@ func BenchmarkKLL(b *testing.B) {
 			for _, x := range xs {
 				s.Add(x)
 			}
+		}
+		b.ReportMetric(float64(b.N)*float64(len(xs))/b.Elapsed().Seconds()/1e6, "Mvalues/s")
+	})
+	b.Run("op=AddValues,values=1M", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			NewKLL().AddValues(xs)
 		}
 		b.ReportMetric(float64(b.N)*float64(len(xs))/b.Elapsed().Seconds()/1e6, "Mvalues/s")
 	})
