@@ -278,3 +278,27 @@ func BenchmarkHLL(b *testing.B) {
 		}
 	})
 }
+
+// FuzzHLLUnmarshal: arbitrary bytes never panic; whatever is accepted re-encodes to
+// the same bytes.
+func FuzzHLLUnmarshal(f *testing.F) {
+	for _, n := range []int{0, 10, 100000} {
+		b, _ := hllOfInts(int64(n), n).MarshalBinary()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h := NewHLL()
+		if err := h.UnmarshalBinary(b); err != nil {
+			if !errors.Is(err, errs.ErrCorruptSource) {
+				t.Fatalf("error %v is not CORRUPT_SOURCE", err)
+			}
+			return
+		}
+		if again, _ := h.MarshalBinary(); !bytes.Equal(again, b) {
+			t.Fatal("an accepted encoding re-encodes differently")
+		}
+		if est := h.Estimate(); !(est >= 0) {
+			t.Fatalf("estimate %v", est)
+		}
+	})
+}

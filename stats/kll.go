@@ -461,7 +461,9 @@ func (s *KLL) UnmarshalBinary(b []byte) error {
 		return kllCorrupt("%d bytes of items, want %d for %d items", len(rest), 8*total, total)
 	}
 	if n == 0 {
-		if total != 0 || lo == lo || hi == hi {
+		// An empty sketch has no items and the NaN math.NaN returns as both bounds.
+		nan := math.Float64bits(math.NaN())
+		if total != 0 || math.Float64bits(lo) != nan || math.Float64bits(hi) != nan {
 			return kllCorrupt("an empty sketch with items or bounds")
 		}
 	} else if !(lo <= hi) {

@@ -295,6 +295,16 @@ func TestKLLMerge(t *testing.T) {
 	if over > runs/50 {
 		t.Errorf("%d of %d merged sketches exceeded the rank error", over, runs)
 	}
+	// Merging a sketch into itself is merging a copy: it doubles every weight.
+	self := buildKLL(distributions[0].gen(r, 50000))
+	twin := self.Clone()
+	self.Merge(self)
+	twin.Merge(twin.Clone())
+	a, _ := self.MarshalBinary()
+	b, _ := twin.MarshalBinary()
+	if !bytes.Equal(a, b) || self.N() != 100000 {
+		t.Fatal("merging a sketch into itself differs from merging a copy")
+	}
 	// Merging into and from empty sketches.
 	e := NewKLL()
 	e.Merge(NewKLL())
@@ -546,4 +556,32 @@ func TestKLLAddColumnMatchesKLLValue(t *testing.T) {
 			t.Errorf("KLLValue(%s %s) = %v %v, want %v %v", types.Name(c.v.Type), c.v, got, ok, c.want, c.ok)
 		}
 	}
+}
+
+// FuzzKLLUnmarshal: arbitrary bytes never panic; whatever is accepted is a working
+// sketch that re-encodes to the same bytes.
+func FuzzKLLUnmarshal(f *testing.F) {
+	for _, n := range []int{0, 1, 300, 5000} {
+		b, _ := buildKLL(distributions[0].gen(rand.New(rand.NewPCG(uint64(n), 1)), n)).MarshalBinary()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s KLL
+		if err := s.UnmarshalBinary(b); err != nil {
+			if !errors.Is(err, errs.ErrCorruptSource) {
+				t.Fatalf("error %v is not CORRUPT_SOURCE", err)
+			}
+			return
+		}
+		_ = s.Quantiles([]float64{0, 0.3, 1})
+		_ = s.Rank(0.5)
+		if s.size < s.limit {
+			again, _ := s.MarshalBinary()
+			if !bytes.Equal(again, b) {
+				t.Fatal("an accepted encoding re-encodes differently")
+			}
+		}
+		s.Add(1)
+		s.Merge(s.Clone())
+	})
 }
