@@ -63,7 +63,8 @@ var kllCaps = func() [kllMaxLevels]int {
 // generator seeded with a constant and carried in the sketch (and its bytes), so the
 // same values added in the same order give the same sketch and the same bytes.
 //
-// A KLL is not safe for concurrent mutation; the query methods only read.
+// The zero value is not usable; call NewKLL (or UnmarshalBinary into it). A KLL is
+// not safe for concurrent mutation; the query methods only read.
 type KLL struct {
 	levels   [][]float64 // levels[0] in arrival order; levels[h≥1] sorted ascending
 	n        uint64      // values added
@@ -210,7 +211,7 @@ func (s *KLL) compact(h int) {
 		j++
 	}
 	up := half[:j]
-	s.levels[h+1] = s.mergeSorted(s.levels[h+1], up)
+	s.levels[h+1] = mergeSorted(s.levels[h+1], up)
 	s.levels[h] = lv[:keep]
 	s.size -= j
 }
@@ -236,7 +237,7 @@ func sortFloats(xs []float64) {
 // mergeSorted merges sorted b into sorted a in place and returns the result, which
 // replaces a. It merges from the top down, so the items of a below b's smallest
 // never move.
-func (s *KLL) mergeSorted(a, b []float64) []float64 {
+func mergeSorted(a, b []float64) []float64 {
 	i, j := len(a)-1, len(b)-1
 	a = slices.Grow(a, len(b))[:len(a)+len(b)]
 	for k := len(a) - 1; j >= 0; k-- {
@@ -273,7 +274,7 @@ func (s *KLL) Merge(o *KLL) {
 		if h == 0 {
 			s.levels[0] = append(s.levels[0], lv...)
 		} else {
-			s.levels[h] = s.mergeSorted(s.levels[h], lv)
+			s.levels[h] = mergeSorted(s.levels[h], lv)
 		}
 	}
 	s.n += o.n
@@ -353,7 +354,12 @@ func (s *KLL) Quantiles(qs []float64) []float64 {
 			}
 			// The smallest item whose cumulative weight reaches q·n: the value of
 			// rank ⌈q·n⌉ when the sketch is exact.
-			target := uint64(math.Ceil(q * float64(s.n)))
+			t := q * float64(s.n)
+			c := math.Ceil(t)
+			if c-t > 1-1e-9 {
+				c-- // q·n was an integer but for rounding (0.07·100 = 7.000000000000001)
+			}
+			target := uint64(c)
 			j := sort.Search(len(cum), func(j int) bool { return cum[j] >= target })
 			out[i] = vals[min(j, len(vals)-1)]
 		}
