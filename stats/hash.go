@@ -263,25 +263,39 @@ func zeroNulls(arr arrow.Array, sel []int32, out []uint64) {
 	}
 }
 
-// hashDictionary hashes each dictionary entry once and gathers by index, unless the
-// dictionary is larger than the rows asked for.
+// hashDictionary hashes each dictionary entry once and gathers by index when the
+// dictionary is no larger than the rows asked for; otherwise it hashes just the
+// entries the rows point at, with the dictionary's own typed loop.
 func hashDictionary(a *array.Dictionary, sel []int32, out []uint64) {
 	dict := a.Dictionary()
-	if dict.Len() > len(out) {
-		forRows(sel, out, func(i int) uint64 {
-			if a.IsNull(i) {
-				return 0
-			}
-			return HashValue(types.ValueAt(dict, a.GetValueIndex(i)))
-		})
+	if dict.Len() == 0 { // every row is NULL
+		clear(out)
 		return
 	}
-	dh := make([]uint64, dict.Len())
-	HashColumn(dict, nil, dh)
-	forRows(sel, out, func(i int) uint64 {
-		if a.IsNull(i) {
-			return 0
+	// idx[j] is the dictionary entry of output j; NULL rows point at entry 0 and are
+	// zeroed at the end.
+	idx := make([]int32, len(out))
+	if sel == nil {
+		for i := range idx {
+			if a.IsValid(i) {
+				idx[i] = int32(a.GetValueIndex(i))
+			}
 		}
-		return dh[a.GetValueIndex(i)]
-	})
+	} else {
+		for j, i := range sel {
+			if a.IsValid(int(i)) {
+				idx[j] = int32(a.GetValueIndex(int(i)))
+			}
+		}
+	}
+	if dict.Len() <= len(out) {
+		dh := make([]uint64, dict.Len())
+		HashColumn(dict, nil, dh)
+		for j, k := range idx {
+			out[j] = dh[k]
+		}
+	} else {
+		HashColumn(dict, idx, out)
+	}
+	zeroNulls(a, sel, out)
 }

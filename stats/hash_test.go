@@ -323,6 +323,15 @@ func randomColumns(r *rand.Rand, n int) []columnCase {
 		dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
 		cs = append(cs, columnCase{"dict_null_entry", array.NewDictionaryArray(dt, idx.NewArray(), dict.NewArray())})
 	}
+	{
+		// An empty dictionary: every index NULL.
+		idx := array.NewInt8Builder(mem)
+		for range n {
+			idx.AppendNull()
+		}
+		dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+		cs = append(cs, columnCase{"dict_empty", array.NewDictionaryArray(dt, idx.NewArray(), array.NewStringBuilder(mem).NewArray())})
+	}
 	cs = append(cs, columnCase{"null", array.NewNull(n)})
 	// A slice, so that offsets are exercised.
 	{
