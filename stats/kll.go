@@ -295,37 +295,48 @@ func (s *KLL) Clone() *KLL {
 	return &c
 }
 
-// weighted is one retained item and the number of values it stands for.
-type weighted struct {
-	v float64
-	w uint64
-}
-
 // sortedView is every retained item in ascending order with its cumulative weight.
+// The levels above 0 are already sorted, so it sorts a copy of level 0 and merges
+// the levels in, one at a time.
 func (s *KLL) sortedView() (vals []float64, cum []uint64) {
-	items := make([]weighted, 0, s.size)
-	for h, lv := range s.levels {
-		for _, v := range lv {
-			items = append(items, weighted{v, 1 << h})
-		}
+	vals = make([]float64, 0, s.size)
+	ws := make([]uint64, 0, s.size)
+	vals = append(vals, s.levels[0]...)
+	sortFloats(vals)
+	for range vals {
+		ws = append(ws, 1)
 	}
-	slices.SortFunc(items, func(a, b weighted) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
+	tmpV := make([]float64, 0, s.size)
+	tmpW := make([]uint64, 0, s.size)
+	for h := 1; h < len(s.levels); h++ {
+		lv, w := s.levels[h], uint64(1)<<h
+		if len(lv) == 0 {
+			continue
 		}
-		return 0
-	})
-	vals = make([]float64, len(items))
-	cum = make([]uint64, len(items))
+		tmpV, tmpW = tmpV[:0], tmpW[:0]
+		i, j := 0, 0
+		for i < len(vals) && j < len(lv) {
+			if lv[j] < vals[i] {
+				tmpV, tmpW = append(tmpV, lv[j]), append(tmpW, w)
+				j++
+			} else {
+				tmpV, tmpW = append(tmpV, vals[i]), append(tmpW, ws[i])
+				i++
+			}
+		}
+		tmpV, tmpW = append(tmpV, vals[i:]...), append(tmpW, ws[i:]...)
+		for ; j < len(lv); j++ {
+			tmpV, tmpW = append(tmpV, lv[j]), append(tmpW, w)
+		}
+		vals, tmpV = tmpV, vals
+		ws, tmpW = tmpW, ws
+	}
 	var t uint64
-	for i, it := range items {
-		t += it.w
-		vals[i], cum[i] = it.v, t
+	for i, w := range ws {
+		t += w
+		ws[i] = t
 	}
-	return vals, cum
+	return vals, ws
 }
 
 // Quantile is an estimate of the q-quantile (q in [0, 1]): a value whose normalized
