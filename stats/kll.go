@@ -1,0 +1,702 @@
+package stats
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+const (
+	// KLLK is k, the accuracy parameter: the top compactor holds about k items.
+	KLLK = 200
+	// KLLRankError is the normalized rank error of a quantile or rank at 99 %
+	// confidence for k = 200.
+	KLLRankError = 0.0165
+	// KLLVersion is the byte format MarshalBinary writes (docs/format/sketches.md).
+	KLLVersion = 1
+
+	kllMinCap    = 8  // no compactor is smaller than this
+	kllMaxLevels = 61 // level h weighs 2^h; n < 2^64 never needs more
+	kllHeader    = 36
+	// kllSeed starts every sketch's coin sequence, so that equal inputs give equal sketches.
+	kllSeed = 0x6c6f72652d6b6c6c // "lore-kll"
+)
+
+// kllCaps[d] is the capacity of the compactor d levels below the top:
+// round(k·(2/3)^d), at least kllMinCap. Integer arithmetic keeps it identical on every
+// platform, which the byte format relies on.
+var kllCaps = func() [kllMaxLevels]int {
+	var c [kllMaxLevels]int
+	pow2, pow3 := uint64(1), uint64(1)
+	for d := range c {
+		c[d] = kllMinCap
+		if d <= 30 { // beyond, k·(2/3)^d is far below kllMinCap (and 3^d still fits)
+			if v := int((2*KLLK*pow2/pow3 + 1) / 2); v > kllMinCap {
+				c[d] = v
+			}
+			pow2, pow3 = pow2*2, pow3*3
+		}
+	}
+	return c
+}()
+
+// KLL is a KLL quantile sketch (Karnin, Lang and Liberty, "Optimal quantile
+// approximation in streams", 2016) with k = 200 over float64 values: it answers
+// quantiles and ranks within KLLRankError of the true normalized rank, keeps the exact
+// minimum and maximum, and holds a few hundred items however many values it has seen.
+//
+// Callers convert their values to float64 first (integers, dates as days, timestamps
+// as ticks of the column's unit, decimals as their numeric value); NaN is ignored.
+//
+// The sketch is a stack of compactors: level h holds items that each stand for 2^h
+// values. When the sketch holds as many items as its levels' capacities sum to, the
+// lowest full level is sorted and halved — every other item, starting at an offset
+// chosen by a coin, moves up one level with twice the weight. The coins come from a
+// generator seeded with a constant and carried in the sketch (and its bytes), so the
+// same values added in the same order give the same sketch and the same bytes.
+//
+// The zero value is not usable; call NewKLL (or UnmarshalBinary into it). A KLL is
+// not safe for concurrent mutation; the query methods only read.
+type KLL struct {
+	levels   [][]float64 // levels[0] in arrival order; levels[h≥1] sorted ascending
+	n        uint64      // values added
+	min, max float64     // exact; NaN when n == 0
+	rng      uint64      // splitmix64 state for the coins
+	size     int         // items held, Σ len(levels[h])
+	limit    int         // Σ capacities for the current number of levels
+}
+
+// NewKLL returns an empty sketch.
+func NewKLL() *KLL {
+	s := &KLL{levels: [][]float64{nil}, min: math.NaN(), max: math.NaN(), rng: kllSeed}
+	s.limit = s.computeLimit()
+	return s
+}
+
+func (s *KLL) capacity(h int) int { return kllCaps[len(s.levels)-1-h] }
+
+func (s *KLL) computeLimit() int {
+	t := 0
+	for h := range s.levels {
+		t += s.capacity(h)
+	}
+	return t
+}
+
+// Add adds one value; NaN is ignored.
+func (s *KLL) Add(x float64) {
+	if x != x {
+		return
+	}
+	if s.n == 0 {
+		s.min, s.max = x, x
+	} else if x < s.min {
+		s.min = x
+	} else if x > s.max {
+		s.max = x
+	}
+	s.n++
+	s.levels[0] = append(s.levels[0], x)
+	s.size++
+	if s.size >= s.limit {
+		s.compress()
+	}
+}
+
+// AddValues adds every value of xs in order (NaN ignored). It builds the same sketch
+// as calling Add for each value, faster: values go to level 0 in runs that fill it up
+// to the next compaction.
+func (s *KLL) AddValues(xs []float64) {
+	for len(xs) > 0 {
+		if s.n == 0 { // the first value sets the bounds
+			s.Add(xs[0])
+			xs = xs[1:]
+			continue
+		}
+		lo, hi := s.min, s.max
+		room := s.limit - s.size
+		base := len(s.levels[0])
+		lv := slices.Grow(s.levels[0], room)[:base+room]
+		dst := lv[base:]
+		i, added := 0, 0
+		for ; i < len(xs) && added < len(dst); i++ {
+			x := xs[i]
+			if x != x {
+				continue
+			}
+			dst[added] = x
+			added++
+			// As in Add: strict comparisons, so that of -0 and +0 the first stays.
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
+		}
+		s.levels[0] = lv[:base+added]
+		s.min, s.max = lo, hi
+		s.n += uint64(added)
+		s.size += added
+		xs = xs[i:]
+		if s.size >= s.limit {
+			s.compress()
+		}
+	}
+}
+
+// N is the number of values added (NaN excluded).
+func (s *KLL) N() uint64 { return s.n }
+
+// Min is the smallest value added, NaN when none.
+func (s *KLL) Min() float64 { return s.min }
+
+// Max is the largest value added, NaN when none.
+func (s *KLL) Max() float64 { return s.max }
+
+// coin is the next bit of the sketch's splitmix64 sequence.
+func (s *KLL) coin() int {
+	s.rng += 0x9e3779b97f4a7c15
+	z := s.rng
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return int(z >> 63)
+}
+
+// compress compacts the lowest full level until the sketch is below its limit.
+func (s *KLL) compress() {
+	for s.size >= s.limit {
+		h := 0
+		for len(s.levels[h]) < s.capacity(h) {
+			h++ // some level is full: Σ len ≥ Σ capacity
+		}
+		if h == len(s.levels)-1 {
+			if len(s.levels) == kllMaxLevels {
+				// Only reachable after n has wrapped past 2^64 (weights would too):
+				// halve the top level in place rather than grow without bound.
+				lv := s.levels[h]
+				s.size -= len(lv) / 2
+				s.levels[h] = lv[:len(lv)-len(lv)/2]
+				continue
+			}
+			s.levels = append(s.levels, nil)
+			s.limit = s.computeLimit()
+		}
+		s.compact(h)
+	}
+}
+
+// compact halves level h into level h+1. With an odd count the smallest item stays
+// behind at its own weight, so the total weight is exactly n.
+func (s *KLL) compact(h int) {
+	lv := s.levels[h]
+	if h == 0 {
+		sortFloats(lv)
+	}
+	keep := len(lv) & 1
+	half := lv[keep:]
+	off := s.coin()
+	j := 0
+	for i := off; i < len(half); i += 2 {
+		half[j] = half[i]
+		j++
+	}
+	up := half[:j]
+	s.levels[h+1] = mergeSorted(s.levels[h+1], up)
+	s.levels[h] = lv[:keep]
+	s.size -= j
+}
+
+// sortFloats sorts NaN-free values. Level 0 is usually compacted at a dozen or two
+// items (the lazy scheme gives the bottom level only the other levels' slack), where
+// a plain insertion sort beats the general sort several times over.
+func sortFloats(xs []float64) {
+	if len(xs) > 48 {
+		slices.Sort(xs)
+		return
+	}
+	for i := 1; i < len(xs); i++ {
+		x := xs[i]
+		j := i
+		for ; j > 0 && xs[j-1] > x; j-- {
+			xs[j] = xs[j-1]
+		}
+		xs[j] = x
+	}
+}
+
+// mergeSorted merges sorted b into sorted a in place and returns the result, which
+// replaces a. It merges from the top down, so the items of a below b's smallest
+// never move.
+func mergeSorted(a, b []float64) []float64 {
+	i, j := len(a)-1, len(b)-1
+	a = slices.Grow(a, len(b))[:len(a)+len(b)]
+	for k := len(a) - 1; j >= 0; k-- {
+		// Equal items: a's stay below b's.
+		if i >= 0 && a[i] > b[j] {
+			a[k] = a[i]
+			i--
+		} else {
+			a[k] = b[j]
+			j--
+		}
+	}
+	return a
+}
+
+// Merge folds o into s: s becomes a sketch of both streams, within the same error.
+// o is not changed.
+func (s *KLL) Merge(o *KLL) {
+	if o.n == 0 {
+		return
+	}
+	if o == s {
+		o = s.Clone() // the level merges must not read what they write
+	}
+	if s.n == 0 {
+		s.min, s.max = o.min, o.max
+	} else {
+		s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
+	}
+	for len(s.levels) < len(o.levels) {
+		s.levels = append(s.levels, nil)
+	}
+	for h, lv := range o.levels {
+		if h == 0 {
+			s.levels[0] = append(s.levels[0], lv...)
+		} else {
+			s.levels[h] = mergeSorted(s.levels[h], lv)
+		}
+	}
+	s.n += o.n
+	s.size += o.size
+	// The coins after a merge depend on both histories, deterministically.
+	s.rng = s.rng*0x9e3779b97f4a7c15 ^ o.rng
+	s.limit = s.computeLimit()
+	s.compress()
+}
+
+// Clone returns an independent copy of s.
+func (s *KLL) Clone() *KLL {
+	c := *s
+	c.levels = make([][]float64, len(s.levels))
+	for h, lv := range s.levels {
+		c.levels[h] = slices.Clone(lv)
+	}
+	return &c
+}
+
+// sortedView is every retained item in ascending order with its cumulative weight.
+// The levels above 0 are already sorted, so it sorts a copy of level 0 and merges
+// the levels in, one at a time.
+func (s *KLL) sortedView() (vals []float64, cum []uint64) {
+	vals = make([]float64, 0, s.size)
+	ws := make([]uint64, 0, s.size)
+	vals = append(vals, s.levels[0]...)
+	sortFloats(vals)
+	for range vals {
+		ws = append(ws, 1)
+	}
+	tmpV := make([]float64, 0, s.size)
+	tmpW := make([]uint64, 0, s.size)
+	for h := 1; h < len(s.levels); h++ {
+		lv, w := s.levels[h], uint64(1)<<h
+		if len(lv) == 0 {
+			continue
+		}
+		tmpV, tmpW = tmpV[:0], tmpW[:0]
+		i, j := 0, 0
+		for i < len(vals) && j < len(lv) {
+			if lv[j] < vals[i] {
+				tmpV, tmpW = append(tmpV, lv[j]), append(tmpW, w)
+				j++
+			} else {
+				tmpV, tmpW = append(tmpV, vals[i]), append(tmpW, ws[i])
+				i++
+			}
+		}
+		tmpV, tmpW = append(tmpV, vals[i:]...), append(tmpW, ws[i:]...)
+		for ; j < len(lv); j++ {
+			tmpV, tmpW = append(tmpV, lv[j]), append(tmpW, w)
+		}
+		vals, tmpV = tmpV, vals
+		ws, tmpW = tmpW, ws
+	}
+	var t uint64
+	for i, w := range ws {
+		t += w
+		ws[i] = t
+	}
+	return vals, ws
+}
+
+// Quantile is an estimate of the q-quantile (q in [0, 1]): a value whose normalized
+// rank is within KLLRankError of q. q = 0 is the exact minimum and q = 1 the exact
+// maximum; an empty sketch or a q outside [0, 1] gives NaN.
+func (s *KLL) Quantile(q float64) float64 {
+	return s.Quantiles([]float64{q})[0]
+}
+
+// Quantiles is Quantile for several q at once, sorting the sketch's items once.
+func (s *KLL) Quantiles(qs []float64) []float64 {
+	out := make([]float64, len(qs))
+	var vals []float64
+	var cum []uint64
+	for i, q := range qs {
+		switch {
+		case s.n == 0 || !(q >= 0 && q <= 1):
+			out[i] = math.NaN()
+		case q == 0:
+			out[i] = s.min
+		case q == 1:
+			out[i] = s.max
+		default:
+			if vals == nil {
+				vals, cum = s.sortedView()
+			}
+			// The smallest item whose cumulative weight reaches q·n: the value of
+			// rank ⌈q·n⌉ when the sketch is exact.
+			t := q * float64(s.n)
+			c := math.Ceil(t)
+			if c-t > 1-1e-9 {
+				c-- // q·n was an integer but for rounding (0.07·100 = 7.000000000000001)
+			}
+			target := uint64(c)
+			j := sort.Search(len(cum), func(j int) bool { return cum[j] >= target })
+			out[i] = vals[min(j, len(vals)-1)]
+		}
+	}
+	return out
+}
+
+// Rank is an estimate of the normalized rank of x: the fraction of the values added
+// that are ≤ x, within KLLRankError. Below the minimum it is 0, at or above the
+// maximum 1; an empty sketch or a NaN x gives NaN.
+func (s *KLL) Rank(x float64) float64 {
+	switch {
+	case s.n == 0 || x != x:
+		return math.NaN()
+	case x < s.min:
+		return 0
+	case x >= s.max:
+		return 1
+	}
+	var w uint64
+	for h, lv := range s.levels {
+		if h == 0 {
+			for _, v := range lv {
+				if v <= x {
+					w++
+				}
+			}
+			continue
+		}
+		// Sorted: count the items ≤ x by binary search.
+		c := sort.Search(len(lv), func(i int) bool { return lv[i] > x })
+		w += uint64(c) << h
+	}
+	return float64(w) / float64(s.n)
+}
+
+// MarshalBinary encodes the sketch in format version 1 (docs/format/sketches.md):
+// a 36-byte header (version, level count, k, n, coin state, min, max), one uint32
+// item count per level, then the items level by level, all little-endian.
+func (s *KLL) MarshalBinary() ([]byte, error) {
+	b := make([]byte, kllHeader, kllHeader+4*len(s.levels)+8*s.size)
+	b[0] = KLLVersion
+	b[1] = byte(len(s.levels))
+	binary.LittleEndian.PutUint16(b[2:], KLLK)
+	binary.LittleEndian.PutUint64(b[4:], s.n)
+	binary.LittleEndian.PutUint64(b[12:], s.rng)
+	binary.LittleEndian.PutUint64(b[20:], math.Float64bits(s.min))
+	binary.LittleEndian.PutUint64(b[28:], math.Float64bits(s.max))
+	for _, lv := range s.levels {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(lv)))
+	}
+	for _, lv := range s.levels {
+		for _, v := range lv {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	return b, nil
+}
+
+func kllCorrupt(format string, args ...any) error {
+	return errs.New(errs.CorruptSource, "cannot read KLL sketch: "+format, args...)
+}
+
+// UnmarshalBinary replaces s with a sketch encoded by MarshalBinary. A newer version,
+// another k, a wrong length, or contents that break the sketch's invariants (weights
+// not summing to n, unsorted levels, items outside [min, max], NaN) are refused with
+// errs.CorruptSource, and s is left unchanged.
+func (s *KLL) UnmarshalBinary(b []byte) error {
+	if len(b) < kllHeader {
+		if len(b) > 0 && b[0] != KLLVersion {
+			return kllCorrupt("format version %d; this build reads version %d", b[0], KLLVersion)
+		}
+		return kllCorrupt("%d bytes, shorter than the %d-byte header", len(b), kllHeader)
+	}
+	if b[0] != KLLVersion {
+		return kllCorrupt("format version %d; this build reads version %d", b[0], KLLVersion)
+	}
+	nl := int(b[1])
+	if k := binary.LittleEndian.Uint16(b[2:]); k != KLLK {
+		return kllCorrupt("k = %d; this build reads k = %d", k, KLLK)
+	}
+	if nl < 1 || nl > kllMaxLevels {
+		return kllCorrupt("%d levels, want 1 to %d", nl, kllMaxLevels)
+	}
+	n := binary.LittleEndian.Uint64(b[4:])
+	rng := binary.LittleEndian.Uint64(b[12:])
+	lo := math.Float64frombits(binary.LittleEndian.Uint64(b[20:]))
+	hi := math.Float64frombits(binary.LittleEndian.Uint64(b[28:]))
+	rest := b[kllHeader:]
+	if len(rest) < 4*nl {
+		return kllCorrupt("%d bytes, too short for %d level counts", len(b), nl)
+	}
+	counts := make([]int, nl)
+	total := 0
+	for h := range counts {
+		c := binary.LittleEndian.Uint32(rest[4*h:])
+		if c > uint32(len(b)/8) {
+			return kllCorrupt("level %d claims %d items in %d bytes", h, c, len(b))
+		}
+		counts[h] = int(c)
+		total += int(c)
+	}
+	rest = rest[4*nl:]
+	if len(rest) != 8*total {
+		return kllCorrupt("%d bytes of items, want %d for %d items", len(rest), 8*total, total)
+	}
+	if n == 0 {
+		// An empty sketch has no items and the NaN math.NaN returns as both bounds.
+		nan := math.Float64bits(math.NaN())
+		if total != 0 || math.Float64bits(lo) != nan || math.Float64bits(hi) != nan {
+			return kllCorrupt("an empty sketch with items or bounds")
+		}
+	} else if !(lo <= hi) {
+		return kllCorrupt("minimum %v above maximum %v", lo, hi)
+	}
+	levels := make([][]float64, nl)
+	var weight uint64
+	for h, c := range counts {
+		lv := make([]float64, c)
+		for i := range lv {
+			v := math.Float64frombits(binary.LittleEndian.Uint64(rest))
+			rest = rest[8:]
+			if !(v >= lo && v <= hi) {
+				return kllCorrupt("level %d item %d is %v, outside [%v, %v]", h, i, v, lo, hi)
+			}
+			if h > 0 && i > 0 && v < lv[i-1] {
+				return kllCorrupt("level %d is not sorted at item %d", h, i)
+			}
+			lv[i] = v
+		}
+		levels[h] = lv
+		w, carry := bits64Mul(uint64(c), h)
+		weight += w
+		if carry || weight < w {
+			return kllCorrupt("level weights overflow")
+		}
+	}
+	if weight != n {
+		return kllCorrupt("items weigh %d in all, but n = %d", weight, n)
+	}
+	*s = KLL{levels: levels, n: n, min: lo, max: hi, rng: rng, size: total}
+	if n == 0 {
+		s.min, s.max = math.NaN(), math.NaN()
+	}
+	s.limit = s.computeLimit()
+	// A sketch from a valid writer is below its limit; compress is a no-op then and
+	// restores the invariant otherwise.
+	s.compress()
+	return nil
+}
+
+// bits64Mul is c·2^h and whether it overflowed.
+func bits64Mul(c uint64, h int) (uint64, bool) {
+	if c == 0 {
+		return 0, false
+	}
+	if h >= 64 || c > math.MaxUint64>>uint(h) {
+		return 0, true
+	}
+	return c << uint(h), false
+}
+
+// KLLValue converts a value to the float64 a KLL sketch holds, and reports whether
+// the type has one: integers as their value, floats as themselves (NaN reports
+// false), decimals as their numeric value, dates as days since the epoch, timestamps
+// and times as ticks of their unit. Other types (and NULL) report false. AddColumn
+// converts alike, so sketches built from rows and from boxed values agree.
+func KLLValue(v types.Value) (float64, bool) {
+	if v.Null {
+		return 0, false
+	}
+	dt := types.Unwrap(v.Type)
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
+		return float64(v.I), true
+	case arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return float64(v.U), true
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
+		return v.F, v.F == v.F
+	case arrow.DECIMAL128:
+		return decimalFloat(v.D, dt.(*arrow.Decimal128Type).Scale), true
+	}
+	return 0, false
+}
+
+// KLLSupports reports whether AddColumn accepts arrays of dt.
+func KLLSupports(dt arrow.DataType) bool {
+	switch types.Unwrap(dt).ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128,
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
+		return true
+	}
+	return false
+}
+
+// decimalFloat is the nearest float64 to a decimal: a division by the power of ten,
+// exact-rounded whenever the scaled integer and the power are both exact in float64.
+func decimalFloat(d decimal128.Num, scale int32) float64 {
+	hi, lo := d.HighBits(), d.LowBits()
+	if (hi == 0 && lo < 1<<63) || (hi == -1 && lo >= 1<<63) {
+		x := float64(int64(lo))
+		switch {
+		case scale >= 0 && scale <= 22:
+			return x / math.Pow10(int(scale))
+		case scale < 0 && scale >= -22:
+			return x * math.Pow10(int(-scale))
+		}
+	}
+	return d.ToFloat64(scale)
+}
+
+// AddColumn adds the selected non-null rows of arr (sel as in HashColumn: nil means
+// every row), converted as KLLValue converts, and reports false, adding nothing, when
+// the type has no KLL value (KLLSupports). Dictionary arrays are read through their
+// dictionary.
+func (s *KLL) AddColumn(arr arrow.Array, sel []int32) bool {
+	switch a := arr.(type) {
+	case *array.Int8:
+		addNumbers(s, arr, a.Int8Values(), sel)
+	case *array.Int16:
+		addNumbers(s, arr, a.Int16Values(), sel)
+	case *array.Int32:
+		addNumbers(s, arr, a.Int32Values(), sel)
+	case *array.Int64:
+		addNumbers(s, arr, a.Int64Values(), sel)
+	case *array.Uint8:
+		addNumbers(s, arr, a.Uint8Values(), sel)
+	case *array.Uint16:
+		addNumbers(s, arr, a.Uint16Values(), sel)
+	case *array.Uint32:
+		addNumbers(s, arr, a.Uint32Values(), sel)
+	case *array.Uint64:
+		addNumbers(s, arr, a.Uint64Values(), sel)
+	case *array.Float32:
+		addNumbers(s, arr, a.Float32Values(), sel)
+	case *array.Float64:
+		addNumbers(s, arr, a.Float64Values(), sel)
+	case *array.Date32:
+		addNumbers(s, arr, a.Date32Values(), sel)
+	case *array.Time32:
+		addNumbers(s, arr, a.Time32Values(), sel)
+	case *array.Time64:
+		addNumbers(s, arr, a.Time64Values(), sel)
+	case *array.Timestamp:
+		addNumbers(s, arr, a.TimestampValues(), sel)
+	case *array.Date64, *array.Float16, *array.Decimal128:
+		// Rare types: through the boxed conversion, which defines them.
+		forValid(arr, sel, func(i int) {
+			if x, ok := KLLValue(types.ValueAt(arr, i)); ok {
+				s.Add(x)
+			}
+		})
+	case *array.Dictionary:
+		if !KLLSupports(a.Dictionary().DataType()) {
+			return false
+		}
+		forValid(arr, sel, func(i int) {
+			if x, ok := KLLValue(types.ValueAt(arr, i)); ok {
+				s.Add(x)
+			}
+		})
+	default:
+		return false
+	}
+	return true
+}
+
+type number interface {
+	integer | ~float32 | ~float64
+}
+
+// addNumbers adds vals[i] for the selected valid rows, converted in chunks and added
+// with AddValues. NaN is dropped there.
+func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
+	var buf [512]float64
+	chunk := buf[:0]
+	flush := func() {
+		s.AddValues(chunk)
+		chunk = chunk[:0]
+	}
+	switch {
+	case arr.NullN() == 0 && sel == nil:
+		vals = vals[:arr.Len()]
+		for len(vals) > 0 {
+			m := min(len(vals), len(buf))
+			for i, v := range vals[:m] {
+				buf[i] = float64(v)
+			}
+			s.AddValues(buf[:m])
+			vals = vals[m:]
+		}
+		return
+	case arr.NullN() == 0:
+		for _, i := range sel {
+			chunk = append(chunk, float64(vals[i]))
+			if len(chunk) == len(buf) {
+				flush()
+			}
+		}
+	default:
+		forValid(arr, sel, func(i int) {
+			chunk = append(chunk, float64(vals[i]))
+			if len(chunk) == len(buf) {
+				flush()
+			}
+		})
+	}
+	flush()
+}
+
+// forValid calls f for each selected row that is not NULL.
+func forValid(arr arrow.Array, sel []int32, f func(i int)) {
+	if sel == nil {
+		for i := range arr.Len() {
+			if arr.IsValid(i) {
+				f(i)
+			}
+		}
+		return
+	}
+	for _, i := range sel {
+		if arr.IsValid(int(i)) {
+			f(int(i))
+		}
+	}
+}
