@@ -20,22 +20,7 @@ import (
 
 // knownFailures are the TPC-H queries Lore answers wrongly or refuses, with the
 // reason; their subtests are skipped. The list shrinks as the engine is fixed.
-var knownFailures = map[string]string{
-	// Decimal literals are typed DOUBLE, so 0.06 + 0.01 is 0.06999999999999999 and
-	// "l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01" drops the rows at 0.07
-	// (DuckDB types the literals DECIMAL and gets 0.07). Repro: SELECT 0.06 + 0.01 = 0.07
-	// is false in Lore, true in DuckDB.
-	"q06": "wrong result: decimal literal arithmetic is done in DOUBLE (0.06 + 0.01 <> 0.07)",
-	// The answer is right, but the join runs as a nested loop: p_partkey = l_partkey
-	// sits inside each branch of the OR and is not factored out as a hash-join key
-	// (nor are the single-table conjuncts pushed below the join); 77 s at SF 0.01.
-	"q19": "too slow: OR of conjunctions each holding p_partkey = l_partkey runs as a nested-loop join (77 s at SF 0.01)",
-}
-
-// Not listed because the answer is right: q11 takes about 4 s at SF 0.01 (7 min at
-// SF 0.1) against DuckDB's 10 ms, because the comma joins inside its uncorrelated
-// scalar subquery run as cross joins plus a filter (the same subquery written with
-// JOIN … ON is fast).
+var knownFailures = map[string]string{}
 
 // tpchMayBeEmpty are the queries whose answer may legitimately have no rows at a
 // small scale factor: Q18 needs an order of more than 300 units (7 lines of 43+ on
