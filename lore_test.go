@@ -295,3 +295,46 @@ func TestOrFactoringMakesAHashJoin(t *testing.T) {
 		t.Fatalf("want a hash join on id = person_id:\n%s", plan.String())
 	}
 }
+
+// APPROX_* aggregates computed over the rows carry the same labels a statistics
+// answer would; approximate = true computes a plain COUNT(DISTINCT) with the sketch
+// and names COUNT in the label.
+func TestApproximateAggregatesAreLabelled(t *testing.T) {
+	dir := events(t, 100_000, 2, 20_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	exact := query(t, e, "SELECT count(DISTINCT user_id) FROM ev")
+	if exact.Record.Execution.Approximate != nil {
+		t.Fatalf("an exact count is labelled: %+v", exact.Record.Execution.Approximate)
+	}
+	want := parseFloat(t, cell(exact, 0, 0))
+	res := query(t, e, "SELECT approx_count_distinct(user_id), approx_percentile(latency_ms, 0.5), approx_percentile(latency_ms, ARRAY[0.1, 0.9]) FROM ev")
+	if got := parseFloat(t, cell(res, 0, 0)); got < want*(1-4*0.01625) || got > want*(1+4*0.01625) {
+		t.Fatalf("approx_count_distinct %v, exact %v", got, want)
+	}
+	labels := res.Record.Execution.Approximate
+	if len(labels) != 3 || labels[0].Function != "APPROX_COUNT_DISTINCT" || labels[0].Argument != "user_id" ||
+		labels[0].Sketch != "hyperloglog p=12" || labels[0].ErrorKind != "relative_standard_error" ||
+		labels[1].Function != "APPROX_PERCENTILE" || labels[1].Sketch != "kll k=200" || labels[1].Error != 0.0165 {
+		t.Fatalf("labels: %+v", labels)
+	}
+	set, err := e.Query(context.Background(), "SET SESSION approximate = true; SELECT count(DISTINCT user_id) AS users FROM ev", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parseFloat(t, cell(set, 0, 0)); set.Schema.Field(0).Name != "users" || got < want*(1-4*0.01625) || got > want*(1+4*0.01625) {
+		t.Fatalf("approximate count %v (%s), exact %v", got, set.Schema.Field(0).Name, want)
+	}
+	if l := set.Record.Execution.Approximate; len(l) != 1 || l[0].Function != "COUNT" {
+		t.Fatalf("approximate = true label: %+v", l)
+	}
+}
+
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	var f float64
+	if _, err := fmt.Sscan(s, &f); err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return f
+}

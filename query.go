@@ -12,15 +12,17 @@ import (
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/plan/rules"
 	"github.com/loredb/lore/sql"
+	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
 )
 
 // runQuery binds, optimizes and runs a SELECT (or explains it).
 func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record) (*Result, error) {
-	node, err := plan.Bind(ctx, catalogView{e}, q.Select, q.Paths)
+	node, err := plan.Bind(ctx, catalogView{e}, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate})
 	if err != nil {
 		return nil, err
 	}
+	rec.Execution.Approximate = approximations(node)
 	node = rules.Optimize(node)
 	env := &exec.Env{Budget: e.budget, Threads: e.opts.Threads, Store: e.store}
 	if q.Explain && !q.Analyze {
@@ -61,4 +63,37 @@ func explainResult(text string) *Result {
 		rows[i] = []types.Value{types.StringValue(l)}
 	}
 	return valuesResult([]arrow.Field{{Name: "plan", Type: types.String}}, rows)
+}
+
+// approximations labels every estimate a plan computes (SPEC §7): the sketch and its
+// stated error, whether the estimate is computed over rows or read from statistics.
+func approximations(n plan.Node) []Approximation {
+	var out []Approximation
+	var walk func(plan.Node)
+	walk = func(n plan.Node) {
+		if a, ok := n.(*plan.Aggregate); ok {
+			cols := a.Input.Columns()
+			name := func(i int) string { return cols[i].Name }
+			for _, c := range a.Aggs {
+				fn := strings.ToUpper(c.Func)
+				if c.Written != "" {
+					fn = strings.ToUpper(c.Written)
+				}
+				switch c.Func {
+				case "approx_count_distinct":
+					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
+						Sketch: "hyperloglog p=12", Error: stats.HLLRelativeError, ErrorKind: "relative_standard_error"})
+				case "approx_percentile":
+					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
+						Sketch: "kll k=200", Error: stats.KLLRankError, ErrorKind: "rank_error"})
+				}
+			}
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+		plan.ForEachSubquery(n, walk)
+	}
+	walk(n)
+	return out
 }

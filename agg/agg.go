@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
 )
 
@@ -21,6 +22,10 @@ type Spec struct {
 	// ArgType is the argument's type (a dictionary type stands for its value type);
 	// nil for count_star.
 	ArgType arrow.DataType
+	// Quantiles are approx_percentile's fractions; List asks for them as one list
+	// (the ARRAY form) rather than one value.
+	Quantiles []float64
+	List      bool
 }
 
 func (s Spec) String() string {
@@ -87,6 +92,16 @@ func ResultType(s Spec) (arrow.DataType, error) {
 	switch s.Name {
 	case "count":
 		return types.Int64, nil
+	case "approx_count_distinct":
+		return types.Int64, nil
+	case "approx_percentile":
+		if !stats.KLLSupports(arg) {
+			return nil, unsupported(s)
+		}
+		if s.List {
+			return arrow.ListOf(arg), nil
+		}
+		return arg, nil
 	case "count_distinct":
 		if !distinctType(arg) {
 			return nil, unsupported(s)
@@ -128,6 +143,10 @@ func New(s Spec) (Accumulator, error) {
 		return newDistinctOf(Spec{Name: inner, ArgType: s.ArgType}), nil
 	}
 	switch s.Name {
+	case "approx_count_distinct":
+		return &hllAcc{}, nil
+	case "approx_percentile":
+		return &kllAcc{spec: s, arg: arg}, nil
 	case "count_star":
 		return &countAcc{star: true}, nil
 	case "count":

@@ -59,7 +59,7 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 			argType = a.Arg.Type()
 		}
 		h.args = append(h.args, ev)
-		h.specs = append(h.specs, agg.Spec{Name: a.Func, ArgType: argType})
+		h.specs = append(h.specs, agg.Spec{Name: a.Func, ArgType: argType, Quantiles: a.Quantiles, List: a.List})
 	}
 	return h, nil
 }

@@ -14,10 +14,10 @@ import (
 
 // Bind turns a parsed SELECT into a logical plan.
 //
-// paths marks the byte positions of FROM items that were written as string literals
-// ('dir/*.parquet'): those name locations, never tables.
-func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, paths map[int]bool) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: paths}
+// opts.Paths marks the byte positions of FROM items that were written as string
+// literals ('dir/*.parquet'): those name locations, never tables.
+func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate}
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
 		return nil, err
@@ -35,10 +35,20 @@ func BindExpr(ctx context.Context, node *pg.Node, cols []Column) (Expr, error) {
 	return b.expr(node, &exprCtx{sc: newScope(cols)})
 }
 
+// BindOptions are what binding needs beyond the statement.
+type BindOptions struct {
+	// Paths marks the positions of FROM items written as string literals.
+	Paths map[int]bool
+	// Approximate computes a plain COUNT(DISTINCT x) as approx_count_distinct(x)
+	// (the approximate setting).
+	Approximate bool
+}
+
 type binder struct {
-	ctx   context.Context
-	cat   Catalog
-	paths map[int]bool
+	ctx         context.Context
+	cat         Catalog
+	paths       map[int]bool
+	approximate bool
 	ctes  []map[string]*cteDef
 	now   time.Time
 }
@@ -712,6 +722,14 @@ func checkNoOuterRefs(n Node) error {
 
 // walkNodeExprs calls f on every expression of n and its inputs.
 func walkNodeExprs(n Node, f func(Expr)) {
+	walkOwnExprs(n, f)
+	for _, in := range n.Inputs() {
+		walkNodeExprs(in, f)
+	}
+}
+
+// walkOwnExprs calls f on the expressions of n itself.
+func walkOwnExprs(n Node, f func(Expr)) {
 	switch x := n.(type) {
 	case *Filter:
 		f(x.Cond)
@@ -761,7 +779,18 @@ func walkNodeExprs(n Node, f func(Expr)) {
 			}
 		}
 	}
-	for _, in := range n.Inputs() {
-		walkNodeExprs(in, f)
-	}
+}
+
+// ForEachSubquery calls f with the plan of every subquery in n's own expressions.
+func ForEachSubquery(n Node, f func(Node)) {
+	walkOwnExprs(n, func(e Expr) {
+		WalkExpr(e, func(x Expr) {
+			switch s := x.(type) {
+			case *Subquery:
+				f(s.Plan)
+			case *InSubquery:
+				f(s.Plan)
+			}
+		})
+	})
 }

@@ -905,13 +905,27 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 	if fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return nil, errs.At(errs.Analysis, pos, "FILTER, ORDER BY and WITHIN GROUP in aggregates are not supported")
 	}
-	switch name {
-	case "approx_count_distinct", "approx_distinct", "approx_percentile":
-		return nil, errs.At(errs.Analysis, pos, "%s is not available yet: approximate aggregates arrive with statistics", name)
-	case "mean":
-		name = "avg"
-	}
 	call := AggCall{Func: name}
+	switch name {
+	case "approx_count_distinct", "approx_distinct":
+		call.Func = "approx_count_distinct"
+		if fc.AggStar || fc.AggDistinct || len(fc.Args) != 1 {
+			return nil, errs.At(errs.Analysis, pos, "%s takes exactly one argument", name)
+		}
+	case "approx_percentile":
+		if fc.AggStar || fc.AggDistinct || len(fc.Args) != 2 {
+			return nil, errs.At(errs.Analysis, pos, "approx_percentile takes a value and a fraction (or ARRAY of fractions)")
+		}
+		qs, list, err := b.fractions(fc.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		call.Quantiles, call.List = qs, list
+		fc = &pg.FuncCall{Funcname: fc.Funcname, Args: fc.Args[:1], Location: fc.Location}
+	case "mean":
+		call.Func = "avg"
+	}
+	name = call.Func
 	if fc.AggStar {
 		if name != "count" {
 			return nil, errs.At(errs.Analysis, pos, "%s(*) is not valid", name)
@@ -936,6 +950,9 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 			switch name {
 			case "count":
 				call.Func = "count_distinct"
+				if b.approximate {
+					call.Func, call.Written = "approx_count_distinct", "count"
+				}
 			case "min", "max":
 			case "sum", "avg":
 				call.Func = name + "_distinct"
@@ -952,7 +969,7 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 		return nil, err
 	}
 	call.T = t
-	key := call.Func + "(" + exprKey(call.Arg) + ")"
+	key := fmt.Sprintf("%s(%s)%v%v", call.Func, exprKey(call.Arg), call.Quantiles, call.List)
 	for i, k := range agg.akeys {
 		if k == key {
 			return &ColRef{Idx: len(agg.groups) + i, T: t, Name: call.Func}, nil
@@ -1274,4 +1291,47 @@ func decimalLiteral(s string) (types.Value, bool) {
 		return types.Value{}, false
 	}
 	return v, true
+}
+
+// fractions reads approx_percentile's second argument: a constant fraction in
+// [0, 1], or ARRAY[…] of them.
+func (b *binder) fractions(n *pg.Node) ([]float64, bool, error) {
+	one := func(x *pg.Node) (float64, error) {
+		e, err := b.expr(x, &exprCtx{sc: newScope(nil), clause: "approx_percentile"})
+		if err != nil {
+			return 0, err
+		}
+		l, ok := e.(*Literal)
+		if !ok || l.V.Null || !types.IsNumeric(l.V.Type) {
+			return 0, errs.At(errs.Analysis, location(x), "approx_percentile's fraction must be a constant number")
+		}
+		v, err := kernels.Cast(kernels.ConstArray(l.V, 1), types.Float64)
+		if err != nil {
+			return 0, err
+		}
+		f := types.ValueAt(v, 0).F
+		if f < 0 || f > 1 || math.IsNaN(f) {
+			return 0, errs.At(errs.Analysis, location(x), "approx_percentile's fraction must be between 0 and 1, not %v", f)
+		}
+		return f, nil
+	}
+	if arr := n.GetAArrayExpr(); arr != nil {
+		if len(arr.Elements) == 0 {
+			return nil, false, errs.At(errs.Analysis, int(arr.Location), "approx_percentile needs at least one fraction")
+		}
+		qs := make([]float64, len(arr.Elements))
+		for i, el := range arr.Elements {
+			f, err := one(el)
+			if err != nil {
+				return nil, false, err
+			}
+			qs[i] = f
+		}
+		return qs, true, nil
+	}
+	f, err := one(n)
+	if err != nil {
+		return nil, false, err
+	}
+	return []float64{f}, false, nil
 }

@@ -14,7 +14,7 @@ func aggResultType(c AggCall) (arrow.DataType, error) {
 	if c.Arg != nil {
 		t = c.Arg.Type()
 	}
-	return agg.ResultType(agg.Spec{Name: c.Func, ArgType: t})
+	return agg.ResultType(agg.Spec{Name: c.Func, ArgType: t, Quantiles: c.Quantiles, List: c.List})
 }
 
 // outerRefsTo reports whether n refers to columns of scope sc.

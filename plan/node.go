@@ -80,6 +80,13 @@ type AggCall struct {
 	Func string
 	Arg  Expr
 	T    arrow.DataType
+	// Quantiles and List are approx_percentile's fractions and whether they were
+	// given as an ARRAY.
+	Quantiles []float64
+	List      bool
+	// Written is the function as the statement wrote it, when it differs from Func
+	// (COUNT computed as approx_count_distinct under approximate = true).
+	Written string
 }
 
 // Aggregate groups by Groups and computes Aggs; its columns are the groups then the
