@@ -49,8 +49,8 @@ type binder struct {
 	cat         Catalog
 	paths       map[int]bool
 	approximate bool
-	ctes  []map[string]*cteDef
-	now   time.Time
+	ctes        []map[string]*cteDef
+	now         time.Time
 }
 
 type cteDef struct {
