@@ -443,7 +443,12 @@ func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 		}
 		out[i] = b.fold(castTo(a, fn.Args[i]))
 	}
-	var e Expr = &Call{Fn: fn, Args: out}
+	if comparisonOps[name] && len(out) == 2 {
+		if simpler, ok := b.dateComparison(name, out, pos); ok {
+			return simpler, nil
+		}
+	}
+	var e Expr = b.foldCall(&Call{Fn: fn, Args: out})
 	if integerOps[name] && len(args) == 2 && types.IsInteger(argTypes[0]) && types.IsInteger(argTypes[1]) {
 		// Integer arithmetic keeps the operands' common type, as in DuckDB, so that
 		// INTEGER + INTEGER overflows where an INTEGER would.
@@ -1334,4 +1339,57 @@ func (b *binder) fractions(n *pg.Node) ([]float64, bool, error) {
 		return nil, false, err
 	}
 	return []float64{f}, false, nil
+}
+
+// foldCall evaluates a call whose arguments are all constants once, at bind time
+// (DATE '1998-12-01' - INTERVAL '90' DAY is one literal, not a computation per
+// row). A call that fails is left to fail, or not, where it runs.
+func (b *binder) foldCall(c *Call) Expr {
+	args := make([]arrow.Array, len(c.Args))
+	for i, a := range c.Args {
+		l, ok := a.(*Literal)
+		if !ok {
+			return c
+		}
+		args[i] = kernels.ConstArray(l.V, 1)
+	}
+	out, err := c.Fn.Eval(args, 1)
+	if err != nil || out.Len() != 1 {
+		return c
+	}
+	v := types.ValueAt(out, 0)
+	v.Type = c.Fn.Result
+	return &Literal{V: v}
+}
+
+// dateComparison compares a DATE with a midnight TIMESTAMP constant as dates:
+// CAST(d AS TIMESTAMP) <= TIMESTAMP '1998-09-02' is d <= DATE '1998-09-02', which
+// needs no cast per row and can prune row groups by the column's bounds.
+func (b *binder) dateComparison(op string, args []Expr, pos int) (Expr, bool) {
+	for i := 0; i < 2; i++ {
+		c, ok := args[i].(*Cast)
+		lit, lok := args[1-i].(*Literal)
+		if !ok || !lok || lit.V.Null || c.E.Type().ID() != arrow.DATE32 || c.To.ID() != arrow.TIMESTAMP || lit.V.Type.ID() != arrow.TIMESTAMP {
+			continue
+		}
+		ts := lit.V.Type.(*arrow.TimestampType)
+		if ts.TimeZone != "" || c.To.(*arrow.TimestampType).TimeZone != "" {
+			continue
+		}
+		per := types.UnitsPerSecond(ts.Unit) * 86400
+		if lit.V.I%per != 0 {
+			continue
+		}
+		day := &Literal{V: types.DateValue(int32(lit.V.I / per))}
+		pair := []Expr{c.E, day}
+		if i == 1 {
+			pair = []Expr{day, c.E}
+		}
+		fn, err := kernels.Resolve(op, []arrow.DataType{types.Date, types.Date})
+		if err != nil {
+			return nil, false
+		}
+		return &Call{Fn: fn, Args: pair}, true
+	}
+	return nil, false
 }
