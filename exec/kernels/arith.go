@@ -242,6 +242,15 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 	xp := x.DataType().(*arrow.Decimal128Type).Precision
 	yp := y.DataType().(*arrow.Decimal128Type).Precision
 	small := xp <= 18 && yp <= 18 // operands fit in int64
+	// Whether a result can exceed the result's precision at all: a sum of p-digit
+	// numbers has at most p+1 digits, a product of p- and q-digit numbers p+q.
+	check := true
+	switch op {
+	case opAdd, opSub:
+		check = res.Precision < max(xp, yp)+1
+	case opMul:
+		check = res.Precision < xp+yp
+	}
 	if op == opMod && valid == nil {
 		valid = make([]byte, bitmapLen(n))
 		bitutil.SetBitsTo(valid, 0, int64(n), true)
@@ -286,7 +295,7 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 				r = decimal128.FromBigInt(new(big.Int).Rem(p.BigInt(), q.BigInt()))
 			}
 		}
-		if !ok || !decFits(r, res.Precision) {
+		if !ok || (check && !decFits(r, res.Precision)) {
 			return nil, outOfRange(types.FormatDecimal(p, x.DataType().(*arrow.Decimal128Type).Scale)+" "+op.symbol()+" "+
 				types.FormatDecimal(q, y.DataType().(*arrow.Decimal128Type).Scale), res)
 		}
