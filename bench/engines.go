@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/loredb/lore"
@@ -61,6 +62,12 @@ func (l *loreEngine) run(ctx context.Context, q string, keep bool) ([][]string, 
 		for i := range int(b.NumRows()) {
 			row := make([]string, len(cols))
 			for j, c := range cols {
+				// A column of Arrow's null type has no validity bitmap, so
+				// ValueAt does not see its rows as nulls; they are all NULL.
+				if c.DataType().ID() == arrow.NULL || c.IsNull(i) {
+					row[j] = "NULL"
+					continue
+				}
 				row[j] = types.ValueAt(c, i).String()
 			}
 			out = append(out, row)

@@ -69,8 +69,18 @@ type Config struct {
 	// runs made after the measurements, so that profiling never slows the timed
 	// runs and DuckDB's work is never in the profile.
 	CPUProfile string
+	// Grace is how long past the timeout an engine may take to stop before the
+	// harness gives up waiting. Default: 5 s.
+	Grace time.Duration
 	// Progress receives one line per step; nil discards.
 	Progress io.Writer
+}
+
+func (c Config) grace() time.Duration {
+	if c.Grace > 0 {
+		return c.Grace
+	}
+	return 5 * time.Second
 }
 
 // Run is the outcome of one engine's runs of one query.
@@ -83,6 +93,8 @@ type Run struct {
 	Error     string `json:"error,omitempty"`
 	ErrorCode string `json:"error_code,omitempty"`
 	Timeout   bool   `json:"timeout,omitempty"`
+	// NotStopped is set when the engine ignored the cancellation.
+	NotStopped bool `json:"not_stopped,omitempty"`
 	// PeakHeapBytes is the largest Go HeapInuse seen while the engine ran
 	// (meaningful for Lore only: DuckDB allocates outside the Go heap).
 	PeakHeapBytes uint64 `json:"peak_heap_bytes,omitempty"`
@@ -97,6 +109,8 @@ func (r *Run) OK() bool { return r.Error == "" && !r.Timeout }
 // Status is the short text of a failed run for the table.
 func (r *Run) Status() string {
 	switch {
+	case r.NotStopped:
+		return "timeout*"
 	case r.Timeout:
 		return "timeout"
 	case r.ErrorCode != "":
@@ -231,8 +245,13 @@ func measure(ctx context.Context, cfg Config, lore, duck engine, q Query) QueryR
 	return qr
 }
 
+// errNotStopped is the error of a run whose engine ignored the cancellation.
+var errNotStopped = errors.New("the engine did not stop after the timeout")
+
 // timedRun runs q once under the timeout with the memory sampler on, and records
-// the time, the row count, the peaks and any failure in r.
+// the time, the row count, the peaks and any failure in r. An engine that goes on
+// past the timeout plus cfg.Grace is left running in the background and the run is
+// reported as a timeout that did not stop.
 func timedRun(ctx context.Context, cfg Config, e engine, q string, keep, heap bool, r *Run) ([][]string, error) {
 	// Every run starts from a collected heap returned to the OS, so that neither the
 	// garbage of earlier runs nor the other engine's retained memory counts against
@@ -240,26 +259,47 @@ func timedRun(ctx context.Context, cfg Config, e engine, q string, keep, heap bo
 	debug.FreeOSMemory()
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
+	type outcome struct {
+		rows [][]string
+		n    int
+		err  error
+	}
+	done := make(chan outcome, 1)
 	s := startSampler(heap)
 	start := time.Now()
-	rows, n, err := e.run(rctx, q, keep)
+	go func() {
+		rows, n, err := e.run(rctx, q, keep)
+		done <- outcome{rows, n, err}
+	}()
+	var o outcome
+	stuck := time.NewTimer(cfg.Timeout + cfg.grace())
+	defer stuck.Stop()
+	select {
+	case o = <-done:
+	case <-stuck.C:
+		o.err = errNotStopped
+	}
 	elapsed := time.Since(start)
 	peakHeap, rssDelta := s.stop()
 	r.PeakHeapBytes = max(r.PeakHeapBytes, peakHeap)
 	r.PeakRSSDeltaBytes = max(r.PeakRSSDeltaBytes, rssDelta)
-	if err != nil {
-		if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-			r.Timeout = true
-			r.Error = fmt.Sprintf("canceled after %s", cfg.Timeout)
-		} else {
-			r.Error = oneLine(err.Error())
-			r.ErrorCode = e.errorCode(err)
-		}
-		return nil, err
+	switch {
+	case o.err == errNotStopped:
+		r.Timeout, r.NotStopped = true, true
+		r.Error = fmt.Sprintf("canceled after %s but still running %s later; it went on in the background during the later runs", cfg.Timeout, cfg.grace())
+		return nil, o.err
+	case o.err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
+		r.Timeout = true
+		r.Error = fmt.Sprintf("canceled after %s", cfg.Timeout)
+		return nil, o.err
+	case o.err != nil:
+		r.Error = oneLine(o.err.Error())
+		r.ErrorCode = e.errorCode(o.err)
+		return nil, o.err
 	}
 	r.TimesMS = append(r.TimesMS, float64(elapsed.Microseconds())/1000)
-	r.Rows = n
-	return rows, nil
+	r.Rows = o.n
+	return o.rows, nil
 }
 
 func oneLine(s string) string {
