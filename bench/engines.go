@@ -22,6 +22,8 @@ import (
 type loreEngine struct {
 	eng      *lore.Engine
 	settings map[string]string
+	// last is the query record of the last successful run.
+	last *lore.Record
 }
 
 // openLore opens an engine over home and defines every table as a Parquet table
@@ -52,6 +54,7 @@ func (l *loreEngine) run(ctx context.Context, q string, keep bool) ([][]string, 
 	if err != nil {
 		return nil, 0, err
 	}
+	l.last = res.Record
 	n := int(res.NumRows())
 	if !keep {
 		return nil, n, nil

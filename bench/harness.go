@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loredb/lore"
 )
 
 // Query is one benchmark query.
@@ -98,6 +100,9 @@ type Run struct {
 	// PeakHeapBytes is the largest Go HeapInuse seen while the engine ran
 	// (meaningful for Lore only: DuckDB allocates outside the Go heap).
 	PeakHeapBytes uint64 `json:"peak_heap_bytes,omitempty"`
+	// Record is Lore's query record of the warm-up run: how the query was
+	// answered and what each scan read and pruned.
+	Record *lore.Record `json:"record,omitempty"`
 	// PeakRSSDeltaBytes is the largest growth of the process's resident set over
 	// its size at the start of a run, across this engine's runs.
 	PeakRSSDeltaBytes int64 `json:"peak_rss_delta_bytes"`
@@ -169,30 +174,30 @@ func RunSuite(ctx context.Context, cfg Config, s *Suite) (*SuiteResult, error) {
 		return nil, fmt.Errorf("cannot create a home for Lore: %w", err)
 	}
 	defer os.RemoveAll(home)
-	lore, err := openLore(ctx, home, cfg.Threads, cfg.LoreSettings, s.Tables)
+	loreEng, err := openLore(ctx, home, cfg.Threads, cfg.LoreSettings, s.Tables)
 	if err != nil {
 		return nil, err
 	}
-	defer lore.close()
-	duck, err := openDuckDB(ctx, cfg.Threads, s.Tables)
+	defer loreEng.close()
+	duckEng, err := openDuckDB(ctx, cfg.Threads, s.Tables)
 	if err != nil {
 		return nil, err
 	}
-	defer duck.close()
+	defer duckEng.close()
 
-	res := &SuiteResult{Suite: s.Name, Data: s.Data, Notes: duck.notes}
+	res := &SuiteResult{Suite: s.Name, Data: s.Data, Notes: duckEng.notes}
 	for _, q := range s.Queries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(progress, "%s/%s ...", s.Name, q.Name)
-		qr := measure(ctx, cfg, lore, duck, q)
+		qr := measure(ctx, cfg, loreEng, duckEng, q)
 		fmt.Fprintf(progress, " lore %s, duckdb %s%s\n", fmtRun(&qr.Lore), fmtRun(&qr.DuckDB), eqNote(qr))
 		res.Queries = append(res.Queries, qr)
 	}
 	res.summarise()
 	if cfg.CPUProfile != "" {
-		if err := profileLore(ctx, cfg, lore, s.Queries, res.Queries); err != nil {
+		if err := profileLore(ctx, cfg, loreEng, s.Queries, res.Queries); err != nil {
 			return nil, err
 		}
 	}
@@ -215,11 +220,14 @@ func eqNote(qr QueryResult) string {
 
 // measure runs one query: a warm-up of each engine (whose rows are compared), then
 // rounds of Lore and DuckDB alternately.
-func measure(ctx context.Context, cfg Config, lore, duck engine, q Query) QueryResult {
+func measure(ctx context.Context, cfg Config, loreEng, duckEng engine, q Query) QueryResult {
 	qr := QueryResult{Name: q.Name, SQL: q.SQL}
-	loreHeap := true
-	loreRows, loreErr := timedRun(ctx, cfg, lore, q.SQL, true, loreHeap, &qr.Lore)
-	duckRows, duckErr := timedRun(ctx, cfg, duck, q.SQL, true, false, &qr.DuckDB)
+	// Only Lore allocates on the Go heap, so only its runs sample it.
+	loreRows, loreErr := timedRun(ctx, cfg, loreEng, q.SQL, true, true, &qr.Lore)
+	if le, ok := loreEng.(*loreEngine); ok && loreErr == nil {
+		qr.Lore.Record = le.last
+	}
+	duckRows, duckErr := timedRun(ctx, cfg, duckEng, q.SQL, true, false, &qr.DuckDB)
 	// The warm-up is not a measurement.
 	qr.Lore.TimesMS, qr.DuckDB.TimesMS = nil, nil
 	if loreErr == nil && duckErr == nil {
@@ -228,10 +236,10 @@ func measure(ctx context.Context, cfg Config, lore, duck engine, q Query) QueryR
 	}
 	for range cfg.Rounds {
 		if qr.Lore.OK() {
-			timedRun(ctx, cfg, lore, q.SQL, false, loreHeap, &qr.Lore)
+			timedRun(ctx, cfg, loreEng, q.SQL, false, true, &qr.Lore)
 		}
 		if qr.DuckDB.OK() {
-			timedRun(ctx, cfg, duck, q.SQL, false, false, &qr.DuckDB)
+			timedRun(ctx, cfg, duckEng, q.SQL, false, false, &qr.DuckDB)
 		}
 	}
 	for _, r := range []*Run{&qr.Lore, &qr.DuckDB} {
@@ -344,7 +352,7 @@ func (s *SuiteResult) summarise() {
 
 // profileLore runs Lore alone under the CPU profiler: each query that succeeded,
 // as many times as there are rounds.
-func profileLore(ctx context.Context, cfg Config, lore engine, qs []Query, results []QueryResult) error {
+func profileLore(ctx context.Context, cfg Config, loreEng engine, qs []Query, results []QueryResult) error {
 	f, err := os.Create(cfg.CPUProfile)
 	if err != nil {
 		return fmt.Errorf("cannot create the CPU profile: %w", err)
@@ -360,7 +368,7 @@ func profileLore(ctx context.Context, cfg Config, lore engine, qs []Query, resul
 		}
 		for range max(cfg.Rounds, 1) {
 			rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-			_, _, err := lore.run(rctx, q.SQL, false)
+			_, _, err := loreEng.run(rctx, q.SQL, false)
 			cancel()
 			if err != nil {
 				break
