@@ -82,6 +82,9 @@ func TestRunCommand(t *testing.T) {
 	if len(rep.Suites) != 1 || len(rep.Suites[0].Queries) != 2 || rep.Rounds != 1 || rep.Machine.DuckDBVersion == "" {
 		t.Errorf("report: %+v", rep)
 	}
+	if r := rep.Suites[0].Queries[0].Lore.Record; r == nil || len(r.Scans) != 1 || r.Scans[0].FilesOpened != 2 {
+		t.Errorf("Lore's query record: %+v", r)
+	}
 	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
 		t.Errorf("cpu profile: %v", err)
 	}
