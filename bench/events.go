@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loredb/lore/gen"
+)
+
+// EventsConfig sizes the events suite's data.
+type EventsConfig struct {
+	Rows         int64
+	Files        int
+	RowGroupRows int
+	// DataDir holds the cached data sets (one directory per size).
+	DataDir string
+}
+
+// eventsQueries are the events suite: scans, filters, aggregates of low and high
+// cardinality, a top-N and a point lookup over one wide table.
+var eventsQueries = []Query{
+	{Name: "count_star", SQL: "SELECT count(*) FROM events"},
+	{Name: "min_max_ts", SQL: "SELECT min(ts), max(ts) FROM events"},
+	{Name: "filter_agg", SQL: "SELECT count(*), sum(amount) FROM events WHERE ts >= TIMESTAMP '2024-03-20' AND status = 500"},
+	{Name: "group_low_card", SQL: "SELECT category, count(*), avg(amount) FROM events GROUP BY category"},
+	{Name: "group_high_card_top10", SQL: "SELECT user_id, count(*) FROM events GROUP BY user_id ORDER BY 2 DESC LIMIT 10",
+		Order: Order{Keys: []int{1}, Limited: true}},
+	{Name: "count_distinct", SQL: "SELECT count(DISTINCT user_id) FROM events"},
+	{Name: "top_n", SQL: "SELECT * FROM events ORDER BY amount DESC LIMIT 10",
+		Order: Order{Keys: []int{3}, Limited: true}},
+	{Name: "point_lookup", SQL: "SELECT * FROM events WHERE user_id = 12345"},
+	{Name: "date_trunc_hist", SQL: "SELECT date_trunc('day', ts) AS d, count(*) FROM events GROUP BY 1 ORDER BY 1",
+		Order: Order{Keys: []int{0}}},
+}
+
+// EventsSuite returns the events suite, generating its data first when the cache
+// under cfg.DataDir does not hold it.
+func EventsSuite(ctx context.Context, cfg EventsConfig, progress io.Writer) (*Suite, error) {
+	dir := filepath.Join(cfg.DataDir, fmt.Sprintf("events-%d-%d", cfg.Rows, cfg.Files))
+	if cfg.RowGroupRows > 0 {
+		dir += fmt.Sprintf("-rg%d", cfg.RowGroupRows)
+	}
+	err := ensureData(dir, progress, func(out string, report func(done, total int64)) error {
+		return gen.Events(ctx, gen.EventsOptions{Rows: cfg.Rows, Files: cfg.Files, Out: out,
+			ClusteredBy: "ts", Seed: 1, RowGroupRows: cfg.RowGroupRows, Progress: report})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot generate the events data: %w", err)
+	}
+	info, err := dataInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	info.Rows = cfg.Rows
+	info.Description = fmt.Sprintf("events, %d rows clustered by ts", cfg.Rows)
+	return &Suite{Name: "events", Tables: []Table{{Name: "events", Dir: dir}}, Queries: eventsQueries, Data: info}, nil
+}
+
+// completeMarker marks a data directory whose generation finished. Lore and the
+// harness's listing skip names starting with ".".
+const completeMarker = ".complete"
+
+// ensureData runs generate into dir unless dir holds a finished data set. A
+// partial directory (an interrupted run) is generated again from scratch.
+func ensureData(dir string, progress io.Writer, generate func(out string, report func(done, total int64)) error) error {
+	if _, err := os.Stat(filepath.Join(dir, completeMarker)); err == nil {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	fmt.Fprintf(progress, "generating %s ...\n", dir)
+	start := time.Now()
+	last := time.Now()
+	report := func(done, total int64) {
+		if time.Since(last) >= 5*time.Second {
+			last = time.Now()
+			fmt.Fprintf(progress, "  %d / %d\n", done, total)
+		}
+	}
+	if err := generate(dir, report); err != nil {
+		return err
+	}
+	fmt.Fprintf(progress, "generated %s in %s\n", dir, time.Since(start).Round(time.Millisecond))
+	return os.WriteFile(filepath.Join(dir, completeMarker), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644)
+}
+
+// dataInfo counts the Parquet files under dir and their bytes.
+func dataInfo(dir string) (DataInfo, error) {
+	files, err := parquetFiles(dir)
+	if err != nil {
+		return DataInfo{}, err
+	}
+	info := DataInfo{Dir: dir, Files: len(files)}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return DataInfo{}, err
+		}
+		info.Bytes += st.Size()
+	}
+	return info, nil
+}

@@ -1,0 +1,379 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loredb/lore"
+)
+
+// Query is one benchmark query.
+type Query struct {
+	Name string
+	// SQL is the text both engines run.
+	SQL string
+	// Order says how to compare the results; the zero value compares them as
+	// multisets.
+	Order Order
+}
+
+// Order describes a query's ORDER BY for result comparison.
+type Order struct {
+	// Keys are the 0-based output columns of the ORDER BY, in order. Empty means
+	// the result is unordered.
+	Keys []int
+	// Limited is set when a LIMIT cuts the ordered result: the last group of rows
+	// with equal keys may then hold different rows in each engine.
+	Limited bool
+}
+
+// Table is one table of a suite: a name and the directory of its Parquet files.
+type Table struct {
+	Name string
+	Dir  string
+}
+
+// Suite is a set of queries over a set of tables.
+type Suite struct {
+	Name    string
+	Tables  []Table
+	Queries []Query
+	// Data describes the data size for the report header.
+	Data DataInfo
+}
+
+// DataInfo describes a suite's data.
+type DataInfo struct {
+	Description string `json:"description"`
+	Dir         string `json:"dir"`
+	Files       int    `json:"files"`
+	Bytes       int64  `json:"bytes"`
+	Rows        int64  `json:"rows,omitempty"`
+}
+
+// Config are the measurement settings.
+type Config struct {
+	Threads int
+	Rounds  int
+	Timeout time.Duration
+	// LoreSettings are the per-statement settings of Lore's runs.
+	LoreSettings map[string]string
+	// CPUProfile, when set, is the file that receives a CPU profile of extra Lore
+	// runs made after the measurements, so that profiling never slows the timed
+	// runs and DuckDB's work is never in the profile.
+	CPUProfile string
+	// Grace is how long past the timeout an engine may take to stop before the
+	// harness gives up waiting. Default: 5 s.
+	Grace time.Duration
+	// Progress receives one line per step; nil discards.
+	Progress io.Writer
+}
+
+func (c Config) grace() time.Duration {
+	if c.Grace > 0 {
+		return c.Grace
+	}
+	return 5 * time.Second
+}
+
+// Run is the outcome of one engine's runs of one query.
+type Run struct {
+	TimesMS  []float64 `json:"times_ms"`
+	MedianMS float64   `json:"median_ms"`
+	Rows     int       `json:"rows"`
+	// Error and ErrorCode are set when the query failed; Timeout when it was
+	// canceled after the timeout.
+	Error     string `json:"error,omitempty"`
+	ErrorCode string `json:"error_code,omitempty"`
+	Timeout   bool   `json:"timeout,omitempty"`
+	// NotStopped is set when the engine ignored the cancellation.
+	NotStopped bool `json:"not_stopped,omitempty"`
+	// PeakHeapBytes is the largest Go HeapInuse seen while the engine ran
+	// (meaningful for Lore only: DuckDB allocates outside the Go heap).
+	PeakHeapBytes uint64 `json:"peak_heap_bytes,omitempty"`
+	// Record is Lore's query record of the warm-up run: how the query was
+	// answered and what each scan read and pruned.
+	Record *lore.Record `json:"record,omitempty"`
+	// PeakRSSDeltaBytes is the largest growth of the process's resident set over
+	// its size at the start of a run, across this engine's runs.
+	PeakRSSDeltaBytes int64 `json:"peak_rss_delta_bytes"`
+}
+
+// OK reports whether every run succeeded.
+func (r *Run) OK() bool { return r.Error == "" && !r.Timeout }
+
+// Status is the short text of a failed run for the table.
+func (r *Run) Status() string {
+	switch {
+	case r.NotStopped:
+		return "timeout*"
+	case r.Timeout:
+		return "timeout"
+	case r.ErrorCode != "":
+		return r.ErrorCode
+	case r.Error != "":
+		return "error"
+	}
+	return ""
+}
+
+// QueryResult is the outcome of one query on both engines.
+type QueryResult struct {
+	Name   string  `json:"name"`
+	SQL    string  `json:"sql"`
+	Lore   Run     `json:"lore"`
+	DuckDB Run     `json:"duckdb"`
+	Ratio  float64 `json:"ratio,omitempty"`
+	// Equal is nil when the results could not be compared (a run failed).
+	Equal *bool  `json:"equal"`
+	Diff  string `json:"diff,omitempty"`
+}
+
+// SuiteResult is the outcome of a suite.
+type SuiteResult struct {
+	Suite   string        `json:"suite"`
+	Data    DataInfo      `json:"data"`
+	Queries []QueryResult `json:"queries"`
+	// GeoMeanRatio is the geometric mean of Lore/DuckDB over the queries both
+	// engines ran; 0 when there are none.
+	GeoMeanRatio float64 `json:"geomean_ratio"`
+	Compared     int     `json:"compared"`
+	Unequal      int     `json:"unequal"`
+	// Notes are caveats of the run (a DuckDB setting this version lacks).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// engine is one side of the comparison.
+type engine interface {
+	name() string
+	// run executes a query; with keep it returns the rendered rows, else only
+	// their number.
+	run(ctx context.Context, sql string, keep bool) (rows [][]string, n int, err error)
+	// errorCode classifies an error for the table ("" when it has no code).
+	errorCode(err error) string
+	close() error
+}
+
+// RunSuite opens both engines over the suite's tables and measures every query.
+func RunSuite(ctx context.Context, cfg Config, s *Suite) (*SuiteResult, error) {
+	progress := cfg.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	home, err := os.MkdirTemp("", "lore-bench-home-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a home for Lore: %w", err)
+	}
+	defer os.RemoveAll(home)
+	loreEng, err := openLore(ctx, home, cfg.Threads, cfg.LoreSettings, s.Tables)
+	if err != nil {
+		return nil, err
+	}
+	defer loreEng.close()
+	duckEng, err := openDuckDB(ctx, cfg.Threads, s.Tables)
+	if err != nil {
+		return nil, err
+	}
+	defer duckEng.close()
+
+	res := &SuiteResult{Suite: s.Name, Data: s.Data, Notes: duckEng.notes}
+	for _, q := range s.Queries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(progress, "%s/%s ...", s.Name, q.Name)
+		qr := measure(ctx, cfg, loreEng, duckEng, q)
+		fmt.Fprintf(progress, " lore %s, duckdb %s%s\n", fmtRun(&qr.Lore), fmtRun(&qr.DuckDB), eqNote(qr))
+		res.Queries = append(res.Queries, qr)
+	}
+	res.summarise()
+	if cfg.CPUProfile != "" {
+		if err := profileLore(ctx, cfg, loreEng, s.Queries, res.Queries); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func fmtRun(r *Run) string {
+	if !r.OK() {
+		return r.Status()
+	}
+	return fmt.Sprintf("%.1f ms", r.MedianMS)
+}
+
+func eqNote(qr QueryResult) string {
+	if qr.Equal != nil && !*qr.Equal {
+		return " (results differ)"
+	}
+	return ""
+}
+
+// measure runs one query: a warm-up of each engine (whose rows are compared), then
+// rounds of Lore and DuckDB alternately.
+func measure(ctx context.Context, cfg Config, loreEng, duckEng engine, q Query) QueryResult {
+	qr := QueryResult{Name: q.Name, SQL: q.SQL}
+	// Only Lore allocates on the Go heap, so only its runs sample it.
+	loreRows, loreErr := timedRun(ctx, cfg, loreEng, q.SQL, true, true, &qr.Lore)
+	if le, ok := loreEng.(*loreEngine); ok && loreErr == nil {
+		qr.Lore.Record = le.last
+	}
+	duckRows, duckErr := timedRun(ctx, cfg, duckEng, q.SQL, true, false, &qr.DuckDB)
+	// The warm-up is not a measurement.
+	qr.Lore.TimesMS, qr.DuckDB.TimesMS = nil, nil
+	if loreErr == nil && duckErr == nil {
+		eq, diff := compareResults(loreRows, duckRows, q.Order)
+		qr.Equal, qr.Diff = &eq, diff
+	}
+	for range cfg.Rounds {
+		if qr.Lore.OK() {
+			timedRun(ctx, cfg, loreEng, q.SQL, false, true, &qr.Lore)
+		}
+		if qr.DuckDB.OK() {
+			timedRun(ctx, cfg, duckEng, q.SQL, false, false, &qr.DuckDB)
+		}
+	}
+	for _, r := range []*Run{&qr.Lore, &qr.DuckDB} {
+		if r.OK() {
+			r.MedianMS = median(r.TimesMS)
+		}
+	}
+	if qr.Lore.OK() && qr.DuckDB.OK() && qr.DuckDB.MedianMS > 0 {
+		qr.Ratio = qr.Lore.MedianMS / qr.DuckDB.MedianMS
+	}
+	return qr
+}
+
+// errNotStopped is the error of a run whose engine ignored the cancellation.
+var errNotStopped = errors.New("the engine did not stop after the timeout")
+
+// timedRun runs q once under the timeout with the memory sampler on, and records
+// the time, the row count, the peaks and any failure in r. An engine that goes on
+// past the timeout plus cfg.Grace is left running in the background and the run is
+// reported as a timeout that did not stop.
+func timedRun(ctx context.Context, cfg Config, e engine, q string, keep, heap bool, r *Run) ([][]string, error) {
+	// Every run starts from a collected heap returned to the OS, so that neither the
+	// garbage of earlier runs nor the other engine's retained memory counts against
+	// it, in time (GC work) or in memory.
+	debug.FreeOSMemory()
+	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	type outcome struct {
+		rows [][]string
+		n    int
+		err  error
+	}
+	done := make(chan outcome, 1)
+	s := startSampler(heap)
+	start := time.Now()
+	go func() {
+		rows, n, err := e.run(rctx, q, keep)
+		done <- outcome{rows, n, err}
+	}()
+	var o outcome
+	stuck := time.NewTimer(cfg.Timeout + cfg.grace())
+	defer stuck.Stop()
+	select {
+	case o = <-done:
+	case <-stuck.C:
+		o.err = errNotStopped
+	}
+	elapsed := time.Since(start)
+	peakHeap, rssDelta := s.stop()
+	r.PeakHeapBytes = max(r.PeakHeapBytes, peakHeap)
+	r.PeakRSSDeltaBytes = max(r.PeakRSSDeltaBytes, rssDelta)
+	switch {
+	case o.err == errNotStopped:
+		r.Timeout, r.NotStopped = true, true
+		r.Error = fmt.Sprintf("canceled after %s but still running %s later; it went on in the background during the later runs", cfg.Timeout, cfg.grace())
+		return nil, o.err
+	case o.err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
+		r.Timeout = true
+		r.Error = fmt.Sprintf("canceled after %s", cfg.Timeout)
+		return nil, o.err
+	case o.err != nil:
+		r.Error = oneLine(o.err.Error())
+		r.ErrorCode = e.errorCode(o.err)
+		return nil, o.err
+	}
+	r.TimesMS = append(r.TimesMS, float64(elapsed.Microseconds())/1000)
+	r.Rows = o.n
+	return o.rows, nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func (s *SuiteResult) summarise() {
+	var logSum float64
+	n := 0
+	for _, q := range s.Queries {
+		if q.Ratio > 0 {
+			logSum += math.Log(q.Ratio)
+			n++
+		}
+		if q.Equal != nil {
+			s.Compared++
+			if !*q.Equal {
+				s.Unequal++
+			}
+		}
+	}
+	if n > 0 {
+		s.GeoMeanRatio = math.Exp(logSum / float64(n))
+	}
+}
+
+// profileLore runs Lore alone under the CPU profiler: each query that succeeded,
+// as many times as there are rounds.
+func profileLore(ctx context.Context, cfg Config, loreEng engine, qs []Query, results []QueryResult) error {
+	f, err := os.Create(cfg.CPUProfile)
+	if err != nil {
+		return fmt.Errorf("cannot create the CPU profile: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return fmt.Errorf("cannot start the CPU profile: %w", err)
+	}
+	defer pprof.StopCPUProfile()
+	for i, q := range qs {
+		if !results[i].Lore.OK() {
+			continue
+		}
+		for range max(cfg.Rounds, 1) {
+			rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			_, _, err := loreEng.run(rctx, q.SQL, false)
+			cancel()
+			if err != nil {
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// settingsFlag collects repeated --lore-setting key=value flags.
+type settingsFlag map[string]string
+
+func (s settingsFlag) String() string { return fmt.Sprint(map[string]string(s)) }
+
+func (s settingsFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	s[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	return nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		suite      = fs.String("suite", "events", "suite to run: events, tpch or all")
+		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
+		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
+		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
+		rowGroup   = fs.Int("row-group-rows", 0, "events: rows per row group (0: the generator's default)")
+		sf         = fs.Float64("sf", 1, "tpch: scale factor")
+		tpchFiles  = fs.Int("tpch-files", 4, "tpch: files per table")
+		threads    = fs.Int("threads", runtime.GOMAXPROCS(0), "worker threads of each engine")
+		rounds     = fs.Int("rounds", 5, "timed runs per engine and query, after one warm-up")
+		timeout    = fs.Duration("timeout", 5*time.Minute, "cancel a run after this long and report a timeout")
+		jsonOut    = fs.String("json", "", "write every number to this JSON file")
+		cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of extra Lore-only runs of the queries to this file")
+		queries    = fs.String("queries", "", "comma-separated query names to run (default: all of the suite)")
+		dataDir    = fs.String("data", "", "directory of the cached data sets (default: the bench module's data/)")
+	)
+	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
+	fs.Var(loreSettings, "lore-setting", "a Lore setting key=value for every query (repeatable; default use_statistics=false result_cache=false)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if *rounds < 1 || *threads < 1 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "bench: --rounds and --threads must be at least 1 and --timeout positive")
+		return 2
+	}
+	var suites []string
+	switch *suite {
+	case "events", "tpch":
+		suites = []string{*suite}
+	case "all":
+		suites = []string{"events", "tpch"}
+	default:
+		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, tpch or all)\n", *suite)
+		return 2
+	}
+	if *dataDir == "" {
+		*dataDir = defaultDataDir()
+	}
+	abs, err := filepath.Abs(*dataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	ev := EventsConfig{Rows: 100_000_000, Files: 100, RowGroupRows: *rowGroup, DataDir: abs}
+	if *small {
+		ev.Rows, ev.Files = 2_000_000, 8
+	}
+	if *rows > 0 {
+		ev.Rows = *rows
+	}
+	if *files > 0 {
+		ev.Files = *files
+	}
+
+	rep := &Report{
+		Machine:        describeMachine(ctx),
+		Threads:        *threads,
+		Rounds:         *rounds,
+		TimeoutSeconds: timeout.Seconds(),
+		LoreSettings:   loreSettings,
+		MemoryNote:     memoryNote,
+	}
+	rep.WriteHeader(stdout)
+	cfg := Config{Threads: *threads, Rounds: *rounds, Timeout: *timeout, LoreSettings: loreSettings,
+		CPUProfile: *cpuProfile, Progress: stderr}
+	failed := false
+	for _, name := range suites {
+		var s *Suite
+		var err error
+		switch name {
+		case "events":
+			s, err = EventsSuite(ctx, ev, stderr)
+		case "tpch":
+			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}, stderr)
+		}
+		if err == nil && !filterQueries(s, *queries) {
+			if len(suites) > 1 {
+				continue
+			}
+			err = errors.New("none of the queries named by --queries is in this suite")
+		}
+		if err == nil && cfg.CPUProfile != "" && len(suites) > 1 {
+			// One profile per suite.
+			cfg.CPUProfile = profileName(*cpuProfile, name)
+		}
+		var res *SuiteResult
+		if err == nil {
+			res, err = RunSuite(ctx, cfg, s)
+		}
+		if err != nil {
+			if rep.SuiteErrors == nil {
+				rep.SuiteErrors = map[string]string{}
+			}
+			rep.SuiteErrors[name] = err.Error()
+			fmt.Fprintf(stdout, "\nsuite %s: not run: %v\n", name, err)
+			failed = true
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		for _, n := range res.Notes {
+			if !slices.Contains(rep.Notes, n) {
+				rep.Notes = append(rep.Notes, n)
+				fmt.Fprintf(stdout, "note: %s\n", n)
+			}
+		}
+		rep.Suites = append(rep.Suites, res)
+		WriteTable(stdout, res)
+	}
+	fmt.Fprintf(stdout, "\nmemory: %s\n", memoryNote)
+	if *jsonOut != "" {
+		if err := rep.WriteJSON(*jsonOut); err != nil {
+			fmt.Fprintf(stderr, "bench: cannot write %s: %v\n", *jsonOut, err)
+			return 1
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// filterQueries keeps the named queries of s (an empty list keeps all) and reports
+// whether any is left.
+func filterQueries(s *Suite, list string) bool {
+	if strings.TrimSpace(list) == "" {
+		return true
+	}
+	var keep []Query
+	for name := range strings.SplitSeq(list, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(s.Queries, func(q Query) bool { return q.Name == name })
+		if i < 0 {
+			continue
+		}
+		keep = append(keep, s.Queries[i])
+	}
+	s.Queries = keep
+	return len(keep) > 0
+}
+
+// profileName is p with the suite's name before its extension.
+func profileName(p, suite string) string {
+	ext := filepath.Ext(p)
+	return strings.TrimSuffix(p, ext) + "-" + suite + ext
+}
+
+// defaultDataDir is data/ next to the bench module's go.mod, found from the
+// working directory (the module itself or the repository root), else ./data.
+func defaultDataDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "data"
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		for _, cand := range []string{d, filepath.Join(d, "bench")} {
+			if b, err := os.ReadFile(filepath.Join(cand, "go.mod")); err == nil &&
+				strings.Contains(string(b), "module github.com/loredb/lore/bench\n") {
+				return filepath.Join(cand, "data")
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "data"
+		}
+	}
+}
