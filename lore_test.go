@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
@@ -337,4 +338,21 @@ func parseFloat(t *testing.T, s string) float64 {
 		t.Fatalf("not a number: %q", s)
 	}
 	return f
+}
+
+// A statement canceled while it runs inside a blocking operator (a large nested-loop
+// join) stops with CANCELED.
+func TestCancelInsideAJoin(t *testing.T) {
+	dir := events(t, 20_000, 1, 20_000, false)
+	e := open(t, lore.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := e.Query(ctx, fmt.Sprintf("SELECT count(*) FROM '%s' a, '%s' b WHERE a.amount < b.amount", dir, dir), nil)
+	if errs.CodeOf(err) != errs.Canceled {
+		t.Fatalf("want CANCELED, got %v", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("cancellation took %v", waited)
+	}
 }

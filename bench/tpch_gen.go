@@ -1,5 +1,3 @@
-//go:build tpch
-
 package main
 
 import (

@@ -241,6 +241,11 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
 		}
 	} else {
 		for r := 0; r < n; r++ {
+			if r%64 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			for br := 0; br < j.build.Rows; br++ {
 				pIdx = append(pIdx, int32(r))
 				bIdx = append(bIdx, int32(br))
@@ -251,6 +256,9 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
 	if j.residual != nil && len(pIdx) > 0 {
 		keep := 0
 		for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			hi := min(lo+vector.BatchSize, len(pIdx))
 			pair := j.pairBatch(pb, pIdx[lo:hi], bIdx[lo:hi])
 			m, err := j.residual(ctx, pair)

@@ -132,6 +132,9 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 		return true
 	}
 	for lo := 0; lo < n; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		hi := lo + 1
 		for hi < n && same(cmps, perm[lo], perm[hi]) {
 			hi++
