@@ -356,15 +356,11 @@ func concatBatches(batches []*vector.Batch, ncols int) (*vector.Batch, error) {
 	}
 	out := &vector.Batch{Rows: rows, Cols: make([]arrow.Array, ncols)}
 	for i, p := range parts {
-		// Parts of different encodings (a dictionary beside plain NULLs of an outer
-		// join, dictionaries with other index types) are expanded to be joined.
-		for k := 1; k < len(p); k++ {
-			if !arrow.TypeEqual(p[k].DataType(), p[0].DataType()) {
-				for j := range p {
-					p[j] = kernels.Decode(p[j])
-				}
-				break
-			}
+		// Dictionaries are expanded where rows are materialised: each part may carry
+		// its own (or its whole column chunk's) dictionary, and unifying them costs
+		// more than the strings they stand for.
+		for j := range p {
+			p[j] = kernels.Decode(p[j])
 		}
 		switch len(p) {
 		case 0:

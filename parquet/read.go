@@ -94,7 +94,7 @@ func (f *File) openGroup(ctx context.Context, rg int, cols []int) (g *groupReade
 	if err != nil {
 		return nil, f.readError(rg, err)
 	}
-	fr, err := pqarrow.NewFileReader(rdr, f.readProps(cols), memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(rdr, f.readProps(rg, cols), memory.DefaultAllocator)
 	if err != nil {
 		return nil, f.readError(rg, err)
 	}
@@ -305,21 +305,51 @@ func int96Micros(v pq.Int96) (int64, bool) {
 	return us + d, true
 }
 
-// readProps asks the library to keep flat string and binary columns as dictionaries:
-// predicates, functions and group keys then run once per distinct value, and the
-// column is not expanded into one string per row.
-func (f *File) readProps(cols []int) pqarrow.ArrowReadProperties {
+// readProps asks the library to keep flat string and binary columns as dictionaries
+// when their chunk in row group rg is dictionary-encoded throughout: predicates,
+// functions and group keys then run once per distinct value, and the column is not
+// expanded into one string per row. A chunk whose pages fell back to plain encoding
+// (high-cardinality text) is read as plain strings: building a dictionary for it
+// would cost more than it saves.
+func (f *File) readProps(rg int, cols []int) pqarrow.ArrowReadProperties {
 	var props pqarrow.ArrowReadProperties
 	for _, c := range cols {
 		col := f.cols[c]
 		if col.leaf == nil || col.int96 {
 			continue
 		}
-		if want := f.schema.Field(c).Type; types.IsString(want) || types.IsBinary(want) {
-			if id := col.read.ID(); id == arrow.STRING || id == arrow.BINARY || id == arrow.LARGE_STRING || id == arrow.LARGE_BINARY {
-				props.SetReadDict(col.leaves[0], true)
-			}
+		want := f.schema.Field(c).Type
+		if !types.IsString(want) && !types.IsBinary(want) {
+			continue
+		}
+		if id := col.read.ID(); id != arrow.STRING && id != arrow.BINARY && id != arrow.LARGE_STRING && id != arrow.LARGE_BINARY {
+			continue
+		}
+		if f.dictionaryEncoded(rg, col.leaves[0]) {
+			props.SetReadDict(col.leaves[0], true)
 		}
 	}
 	return props
+}
+
+// dictionaryEncoded reports whether every data page of a column chunk is
+// dictionary-encoded, by the chunk's page encoding statistics.
+func (f *File) dictionaryEncoded(rg, leaf int) bool {
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
+	if err != nil || !cc.HasDictionaryPage() {
+		return false
+	}
+	stats := cc.EncodingStats()
+	if len(stats) == 0 {
+		return false
+	}
+	for _, st := range stats {
+		if st.PageType.String() == "DICTIONARY_PAGE" {
+			continue
+		}
+		if st.Encoding != pq.Encodings.RLEDict && st.Encoding != pq.Encodings.PlainDict {
+			return false
+		}
+	}
+	return true
 }
