@@ -356,3 +356,31 @@ func TestCancelInsideAJoin(t *testing.T) {
 		t.Fatalf("cancellation took %v", waited)
 	}
 }
+
+// A comma join written so that its first two tables share no condition is
+// reordered: no cross product is formed while a condition connects another table.
+func TestCommaJoinsAvoidCrossProducts(t *testing.T) {
+	e := open(t, lore.Options{})
+	sql := "SELECT p.name, i.product FROM 'tests/testdata/people.parquet' p, 'tests/testdata/items.parquet' i, 'tests/testdata/orders.parquet' o " +
+		"WHERE p.id = o.person_id AND o.order_id = i.order_id AND p.age > 20"
+	res := query(t, e, "EXPLAIN "+sql)
+	var plan strings.Builder
+	for i := 0; i < int(res.NumRows()); i++ {
+		plan.WriteString(cell(res, i, 0) + "\n")
+	}
+	if strings.Contains(plan.String(), "Join cross") || strings.Count(plan.String(), "Join inner keys=[") != 2 {
+		t.Fatalf("want two hash joins and no cross product:\n%s", plan.String())
+	}
+	// The answer is the one the written order gives.
+	got := query(t, e, sql+" ORDER BY 1, 2")
+	want := query(t, e, "SELECT p.name, i.product FROM 'tests/testdata/people.parquet' p JOIN 'tests/testdata/orders.parquet' o ON p.id = o.person_id "+
+		"JOIN 'tests/testdata/items.parquet' i ON o.order_id = i.order_id WHERE p.age > 20 ORDER BY 1, 2")
+	if got.NumRows() == 0 || got.NumRows() != want.NumRows() {
+		t.Fatalf("%d rows, want %d", got.NumRows(), want.NumRows())
+	}
+	for r := 0; r < int(got.NumRows()); r++ {
+		if cell(got, r, 0) != cell(want, r, 0) || cell(got, r, 1) != cell(want, r, 1) {
+			t.Fatalf("row %d differs", r)
+		}
+	}
+}

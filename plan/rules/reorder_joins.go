@@ -1,0 +1,210 @@
+package rules
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/plan"
+)
+
+// ReorderJoins orders a tree of inner and cross joins (comma joins included) so that
+// no cross product is formed while a condition connects another input: starting from
+// the first input, it joins next the earliest input, in the order written, that a
+// condition connects to those already joined. Without statistics, the written order
+// is the best guide to which joins shrink (estimates from file sizes cannot tell a
+// many-to-many join on a low-cardinality key from a key join); the statistics will
+// refine this. Conditions on one input become a filter on that input; conditions
+// between inputs become join keys or residuals where both sides are present. A
+// projection restores the original column order.
+func ReorderJoins(n plan.Node) plan.Node {
+	root := n
+	var top []plan.Expr
+	if f, ok := n.(*plan.Filter); ok && innerJoin(f.Input) {
+		root = f.Input
+		top = plan.Conjuncts(f.Cond)
+	}
+	if !innerJoin(root) {
+		return mapInputs(n, ReorderJoins)
+	}
+	var rels []relation
+	conds := top
+	collect(root, 0, &rels, &conds)
+	for i := range rels {
+		rels[i].node = ReorderJoins(rels[i].node)
+	}
+	if len(rels) < 3 {
+		// Two inputs need no order; their sides are chosen by ChooseBuildSides.
+		return mapInputs(n, ReorderJoins)
+	}
+	return reorder(root.Columns(), rels, conds)
+}
+
+func innerJoin(n plan.Node) bool {
+	j, ok := n.(*plan.Join)
+	return ok && (j.Kind == plan.InnerJoin || j.Kind == plan.CrossJoin) && !j.NullAwareAnti
+}
+
+// relation is one input of a join tree: its node and where its columns sit in the
+// tree's output.
+type relation struct {
+	node          plan.Node
+	offset, width int
+}
+
+// collect gathers the inputs and conditions of the join tree n whose columns start
+// at offset in the tree's output; conditions are rewritten over that output.
+func collect(n plan.Node, offset int, rels *[]relation, conds *[]plan.Expr) {
+	if !innerJoin(n) {
+		*rels = append(*rels, relation{node: n, offset: offset, width: len(n.Columns())})
+		return
+	}
+	j := n.(*plan.Join)
+	nl := len(j.Left.Columns())
+	collect(j.Left, offset, rels, conds)
+	collect(j.Right, offset+nl, rels, conds)
+	for i := range j.LeftKeys {
+		l := plan.ShiftColumns(j.LeftKeys[i], offset)
+		r := plan.ShiftColumns(j.RightKeys[i], offset+nl)
+		fn, err := kernels.Resolve("=", []arrow.DataType{l.Type(), r.Type()})
+		if err != nil {
+			panic("BUG: join keys of different types: " + err.Error())
+		}
+		*conds = append(*conds, &plan.Call{Fn: fn, Args: []plan.Expr{l, r}})
+	}
+	if j.Residual != nil {
+		*conds = append(*conds, plan.Conjuncts(plan.ShiftColumns(j.Residual, offset))...)
+	}
+}
+
+func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
+	relOf := func(g int) int {
+		for i, r := range rels {
+			if g >= r.offset && g < r.offset+r.width {
+				return i
+			}
+		}
+		panic("BUG: column outside the join tree")
+	}
+	// Which inputs each condition reads; conditions on one input filter it.
+	type cond struct {
+		e    plan.Expr
+		rels map[int]bool
+	}
+	var multi []cond
+	var keep []plan.Expr // conditions with subqueries stay above, in the original layout
+	local := make([][]plan.Expr, len(rels))
+	for _, c := range conds {
+		if hasSubquery(c) {
+			keep = append(keep, c)
+			continue
+		}
+		used := map[int]bool{}
+		for g := range columnsOf(c) {
+			used[relOf(g)] = true
+		}
+		if len(used) == 1 {
+			for r := range used {
+				local[r] = append(local[r], plan.ShiftColumns(c, -rels[r].offset))
+			}
+			continue
+		}
+		multi = append(multi, cond{e: c, rels: used})
+	}
+	for i := range rels {
+		if len(local[i]) > 0 {
+			rels[i].node = &plan.Filter{Input: rels[i].node, Cond: plan.AndAll(local[i])}
+		}
+	}
+	joined := map[int]bool{}
+	pick := func(connectedOnly bool) int {
+		for i := range rels {
+			if joined[i] {
+				continue
+			}
+			if !connectedOnly {
+				return i
+			}
+			for _, c := range multi {
+				if c.rels[i] && overlaps(c.rels, joined) {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	first := pick(false)
+	joined[first] = true
+	tree := rels[first].node
+	// pos maps an original column to its position in tree's output.
+	pos := map[int]int{}
+	for k := 0; k < rels[first].width; k++ {
+		pos[rels[first].offset+k] = k
+	}
+	applied := make([]bool, len(multi))
+	for len(joined) < len(rels) {
+		next := pick(true)
+		if next < 0 {
+			next = pick(false) // nothing connects: a cross product cannot be avoided
+		}
+		r := rels[next]
+		width := len(tree.Columns())
+		j := &plan.Join{Kind: plan.CrossJoin, Left: tree, Right: r.node,
+			Cols: append(append([]plan.Column(nil), tree.Columns()...), r.node.Columns()...)}
+		joined[next] = true
+		for k := 0; k < r.width; k++ {
+			pos[r.offset+k] = width + k
+		}
+		for i, c := range multi {
+			if applied[i] || !subset(c.rels, joined) {
+				continue
+			}
+			applied[i] = true
+			addJoinCondition(j, remap(c.e, pos))
+		}
+		tree = j
+	}
+	// Back to the original column order.
+	exprs := make([]plan.Expr, len(cols))
+	for g, c := range cols {
+		exprs[g] = &plan.ColRef{Idx: pos[g], T: c.Type, Name: c.Name}
+	}
+	var out plan.Node = &plan.Project{Input: tree, Exprs: exprs, Cols: cols}
+	if len(keep) > 0 {
+		out = &plan.Filter{Input: out, Cond: plan.AndAll(keep)}
+	}
+	return out
+}
+
+func columnsOf(e plan.Expr) map[int]bool {
+	m := map[int]bool{}
+	plan.ColumnsUsed(e, m)
+	return m
+}
+
+func overlaps(a, b map[int]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+func subset(a, b map[int]bool) bool {
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func remap(e plan.Expr, pos map[int]int) plan.Expr {
+	out, _ := plan.MapExpr(e, func(x plan.Expr) (plan.Expr, error) {
+		if c, ok := x.(*plan.ColRef); ok {
+			return &plan.ColRef{Idx: pos[c.Idx], T: c.T, Name: c.Name}, nil
+		}
+		return x, nil
+	})
+	return out
+}
