@@ -32,6 +32,8 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 			}
 			return b.Cols[idx], nil
 		}, nil
+	case *plan.Unused:
+		return func(context.Context, *vector.Batch) (arrow.Array, error) { return nil, nil }, nil
 	case *plan.Literal:
 		v := x.V
 		return func(_ context.Context, b *vector.Batch) (arrow.Array, error) {

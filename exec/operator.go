@@ -174,10 +174,6 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 	evs := make([]evaluator, len(exprs))
 	for i, e := range exprs {
-		// A column that nothing above reads is not computed.
-		if c, ok := e.(*plan.ColRef); ok && c.Idx < 0 {
-			continue
-		}
 		ev, err := bd.compile(e)
 		if err != nil {
 			return nil, err
@@ -194,9 +190,6 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 		}
 		cols := make([]arrow.Array, len(evs))
 		for i, ev := range evs {
-			if ev == nil {
-				continue
-			}
 			c, err := ev(ctx, b)
 			if err != nil {
 				return nil, err

@@ -1101,13 +1101,7 @@ func (b *binder) frame(w *pg.WindowDef, ordered bool) (Frame, error) {
 		return Frame{}, errs.At(errs.Analysis, int(w.Location), "GROUPS frames and frame exclusions are not supported")
 	}
 	f := Frame{Rows: opt&frameRows != 0}
-	offset := func(n *pg.Node) (int64, error) {
-		v, err := b.constInt(n, "frame offset")
-		if err != nil {
-			return 0, err
-		}
-		return v, nil
-	}
+	offset := func(n *pg.Node) (int64, error) { return b.constInt(n, "frame offset") }
 	var err error
 	switch {
 	case opt&frameStartUnbPrec != 0:

@@ -82,6 +82,14 @@ func (e *InSubquery) String() string {
 	return e.E.String() + op + fmt.Sprintf("(subquery %p)", e.Plan)
 }
 
+// Unused stands for a projection output that nothing above reads (set by column
+// pruning): it is never computed, and its column stays nil in batches.
+type Unused struct{ T arrow.DataType }
+
+func (e *Unused) Type() arrow.DataType { return e.T }
+func (e *Unused) Children() []Expr     { return nil }
+func (e *Unused) String() string       { return "unused" }
+
 func (e *ColRef) Type() arrow.DataType   { return e.T }
 func (e *Literal) Type() arrow.DataType  { return e.V.Type }
 func (e *Call) Type() arrow.DataType     { return e.Fn.Result }

@@ -2,12 +2,11 @@ package rules
 
 import (
 	"github.com/loredb/lore/plan"
-	"github.com/loredb/lore/types"
 )
 
 // PruneColumns marks, on every scan, the columns that something above reads, and
-// replaces projection outputs that nothing reads by NULL constants, so that unread
-// columns are neither read from storage nor computed.
+// marks projection outputs that nothing reads as Unused, so that unread columns are
+// neither read from storage nor computed.
 func PruneColumns(n plan.Node) {
 	need := map[int]bool{}
 	for i := range n.Columns() {
@@ -56,7 +55,7 @@ func prune(n plan.Node, need map[int]bool) {
 			if need[i] {
 				union(in, used(e))
 			} else {
-				x.Exprs[i] = &plan.Literal{V: types.NullOf(e.Type())}
+				x.Exprs[i] = &plan.Unused{T: e.Type()}
 			}
 		}
 		prune(x.Input, in)
