@@ -38,6 +38,11 @@ type hashJoin struct {
 
 	pendingBuild Operator
 
+	// The parallel probe: output batches and the pipeline's final error.
+	ch     chan *vector.Batch
+	errc   chan error
+	cancel context.CancelFunc
+
 	res      reservation
 	started  bool
 	tailDone bool
@@ -161,6 +166,24 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if err := j.prepare(ctx); err != nil {
 			return nil, err
 		}
+		// A probe side that is a pipeline is probed by its own workers, each with a
+		// reader of the build table, unless the join must track matched build rows.
+		if po, ok := j.probe.(*pipelineOp); ok && !po.started && j.matched == nil {
+			j.probe = nil
+			j.probeInParallel(ctx, po.p)
+		}
+	}
+	if j.ch != nil {
+		select {
+		case b, ok := <-j.ch:
+			if ok {
+				return b, nil
+			}
+			j.ch = nil
+			return nil, <-j.errc
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	for {
 		if len(j.pending) > 0 {
@@ -187,15 +210,53 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, b.Compact()); err != nil {
+		if err := j.probeBatch(ctx, b.Compact(), j.table, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// probeBatch finds the candidate pairs of a compacted probe batch, keeps those the
-// residual admits, and queues the output batches.
-func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
+// probeInParallel runs the probe pipeline on its workers, each probing its own
+// batches, and delivers the output batches through j.ch.
+func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
+	rctx, cancel := context.WithCancel(ctx)
+	j.cancel = cancel
+	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
+	for i := range readers {
+		if j.table != nil {
+			readers[i] = j.table.Reader()
+		}
+	}
+	j.ch = make(chan *vector.Batch, 2*len(readers))
+	j.errc = make(chan error, 1)
+	go func() {
+		err := p.run(rctx, func(w int, b *vector.Batch) error {
+			var sendErr error
+			err := j.probeBatch(rctx, b.Compact(), readers[w], func(out *vector.Batch) {
+				if sendErr != nil {
+					return
+				}
+				select {
+				case j.ch <- out:
+				case <-rctx.Done():
+					sendErr = rctx.Err()
+				}
+			})
+			if err != nil {
+				return err
+			}
+			return sendErr
+		})
+		j.errc <- err
+		close(j.ch)
+	}()
+}
+
+// probeBatch finds the candidate pairs of a compacted probe batch in table (the
+// build table or a reader of it), keeps those the residual admits, and hands the
+// output batches to emit. It is safe to call from several goroutines with their own
+// readers when the join tracks no matched build rows.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, emit func(*vector.Batch)) error {
 	kind := j.node.Kind
 	n := pb.Rows
 	var pIdx, bIdx []int32
@@ -209,8 +270,8 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
 			keys[i] = a
 		}
 		ids := make([]uint32, n)
-		if j.table != nil {
-			j.table.Find(keys, nil, ids)
+		if table != nil {
+			table.Find(keys, nil, ids)
 		} else {
 			for i := range ids {
 				ids[i] = kernels.NotFound
@@ -237,7 +298,8 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
 			}
 		}
 		if j.node.NullAwareAnti {
-			return j.nullAwareAnti(pb, keys, ids)
+			j.nullAwareAnti(pb, keys, ids, emit)
+			return nil
 		}
 	} else {
 		for r := 0; r < n; r++ {
@@ -293,7 +355,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
 			}
 		}
 		if len(sel) > 0 {
-			j.pending = append(j.pending, &vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
+			emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
 		}
 		return nil
 	case plan.LeftJoin, plan.FullJoin:
@@ -320,14 +382,14 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch) error {
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(pIdx))
-		j.pending = append(j.pending, j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi]))
+		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi]))
 	}
 	return nil
 }
 
 // nullAwareAnti implements x NOT IN (build keys): a row passes when the build side is
 // empty, or when its key is not NULL, not found, and the build side has no NULL key.
-func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uint32) error {
+func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uint32, emit func(*vector.Batch)) {
 	var sel []int32
 	empty := j.build.Rows == 0
 	for r := 0; r < pb.Rows; r++ {
@@ -345,9 +407,8 @@ func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uin
 		}
 	}
 	if len(sel) > 0 {
-		j.pending = append(j.pending, &vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
+		emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
 	}
-	return nil
 }
 
 // pairBatch is the left ++ right columns of candidate pairs, for the residual.
@@ -426,6 +487,16 @@ func (j *hashJoin) probeTypes() []arrow.DataType {
 }
 
 func (j *hashJoin) Close() {
+	if j.cancel != nil {
+		j.cancel()
+		if j.ch != nil {
+			for range j.ch {
+			}
+			<-j.errc
+			j.ch = nil
+		}
+		j.cancel = nil
+	}
 	if j.probe != nil {
 		j.probe.Close()
 		j.probe = nil

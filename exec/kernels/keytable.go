@@ -791,3 +791,12 @@ func ktBytesOf[T any](s []T) []byte {
 	var zero T
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
 }
+
+// Reader returns a view of t for lookups (Find) from another goroutine: it shares
+// t's slots and keys, which must not change while readers are in use, and has its
+// own scratch. Readers serve the workers that probe a join's build table.
+func (t *KeyTable) Reader() *KeyTable {
+	r := *t
+	r.vecs, r.hbuf, r.pos, r.memo, r.entries, r.dpos, r.epos, r.entIDs = nil, nil, nil, nil, nil, nil, nil, nil
+	return &r
+}

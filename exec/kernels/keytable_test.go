@@ -539,3 +539,36 @@ func TestValidKeyType(t *testing.T) {
 		}
 	}
 }
+
+// Readers of a table find the same ids as the table, from many goroutines at once.
+func TestKeyTableReaders(t *testing.T) {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < 50_000; i++ {
+		b.Append(int64(i * 7))
+	}
+	keys := b.NewArray()
+	tbl := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+	ids := make([]uint32, keys.Len())
+	tbl.Insert([]arrow.Array{keys}, nil, ids)
+	done := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(r *KeyTable) {
+			got := make([]uint32, keys.Len())
+			for round := 0; round < 5; round++ {
+				r.Find([]arrow.Array{keys}, nil, got)
+				for i := range got {
+					if got[i] != ids[i] {
+						done <- fmt.Errorf("row %d: reader found %d, table %d", i, got[i], ids[i])
+						return
+					}
+				}
+			}
+			done <- nil
+		}(tbl.Reader())
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
