@@ -3,11 +3,15 @@ package kernels
 import (
 	"errors"
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
@@ -229,5 +233,60 @@ func TestTimestampIntervalOverflow(t *testing.T) {
 	wantErr(t, "+", "out of range", mk(t, ns, "2000-01-01 00:00:00"), mk(t, types.Interval, "2000000000 days"))
 	if got := mustCall(t, "+", mk(t, ns, "2262-01-01 00:00:00"), mk(t, types.Interval, "1 month")); got != "2262-02-01 00:00:00" {
 		t.Errorf("near the end of TIMESTAMP_NS: %s", got)
+	}
+}
+
+// Decimal arithmetic on operands of at most 18 digits (the TPC-H money columns) takes
+// a typed fast path; it must agree with exact big-integer arithmetic, NULLs, slices
+// and all.
+func TestSmallDecimalArithmetic(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	const n = 2000
+	xt, yt := &arrow.Decimal128Type{Precision: 15, Scale: 2}, &arrow.Decimal128Type{Precision: 15, Scale: 2}
+	xb := array.NewDecimal128Builder(memory.DefaultAllocator, xt)
+	yb := array.NewDecimal128Builder(memory.DefaultAllocator, yt)
+	xs, ys := make([]int64, n), make([]int64, n)
+	for i := 0; i < n; i++ {
+		xs[i] = r.Int64N(2e14) - 1e14
+		ys[i] = r.Int64N(2e14) - 1e14
+		if i%13 == 0 {
+			xb.AppendNull()
+		} else {
+			xb.Append(decimal128.FromI64(xs[i]))
+		}
+		yb.Append(decimal128.FromI64(ys[i]))
+	}
+	x, y := array.NewSlice(xb.NewArray(), 1, n), array.NewSlice(yb.NewArray(), 1, n)
+	for _, op := range []string{"+", "-", "*"} {
+		fn, err := Resolve(op, []arrow.DataType{xt, yt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := fn.Eval([]arrow.Array{x, y}, x.Len())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := out.(*array.Decimal128)
+		for i := 0; i < x.Len(); i++ {
+			if x.IsNull(i) != res.IsNull(i) {
+				t.Fatalf("%s row %d: NULL mismatch", op, i)
+			}
+			if x.IsNull(i) {
+				continue
+			}
+			a, b := big.NewInt(xs[i+1]), big.NewInt(ys[i+1])
+			want := new(big.Int)
+			switch op {
+			case "+":
+				want.Add(a, b)
+			case "-":
+				want.Sub(a, b)
+			case "*":
+				want.Mul(a, b)
+			}
+			if got := res.Value(i).BigInt(); got.Cmp(want) != 0 {
+				t.Fatalf("%s row %d: %s, want %s", op, i, got, want)
+			}
+		}
 	}
 }
