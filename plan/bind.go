@@ -569,9 +569,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 			hiddenRight = append(hiddenRight, len(lc)+ri)
 			mergeLeft = append(mergeLeft, li)
 		}
-		if err := splitJoinCondition(join, AndAll(conds)); err != nil {
-			return nil, err
-		}
+		splitJoinCondition(join, AndAll(conds))
 	} else if j.Quals != nil {
 		cond, err := b.expr(j.Quals, &exprCtx{sc: sc, noSubquery: true})
 		if err != nil {
@@ -580,9 +578,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 		if cond, err = b.boolean(cond, "JOIN condition"); err != nil {
 			return nil, err
 		}
-		if err := splitJoinCondition(join, cond); err != nil {
-			return nil, err
-		}
+		splitJoinCondition(join, cond)
 	}
 	var n Node = join
 	if len(using) > 0 {
@@ -611,63 +607,72 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	return n, nil
 }
 
-// splitJoinCondition moves equalities between one expression of each side into the
-// join's keys and leaves the rest as its residual.
-func splitJoinCondition(j *Join, cond Expr) error {
-	nl := len(j.Left.Columns())
-	var residual []Expr
+// splitJoinCondition adds each conjunct of cond to the join (see AddJoinCondition).
+func splitJoinCondition(j *Join, cond Expr) {
 	for _, c := range Conjuncts(cond) {
-		if call, ok := c.(*Call); ok && call.Fn.Name == "=" && len(call.Args) == 2 {
-			a, b := sideOf(call.Args[0], nl), sideOf(call.Args[1], nl)
-			if a == sideLeft && b == sideRight {
-				j.LeftKeys = append(j.LeftKeys, call.Args[0])
-				j.RightKeys = append(j.RightKeys, ShiftColumns(call.Args[1], -nl))
-				continue
-			}
-			if a == sideRight && b == sideLeft {
-				j.LeftKeys = append(j.LeftKeys, call.Args[1])
-				j.RightKeys = append(j.RightKeys, ShiftColumns(call.Args[0], -nl))
-				continue
-			}
-		}
-		residual = append(residual, c)
+		AddJoinCondition(j, c)
 	}
-	if len(residual) > 0 {
-		j.Residual = AndAll(residual)
-	}
-	if j.Kind == CrossJoin && (len(j.LeftKeys) > 0 || j.Residual != nil) {
-		j.Kind = InnerJoin
-	}
-	return nil
 }
 
-type side int
+// AddJoinCondition adds c, an expression over the left columns followed by the right
+// ones, to a join: as a key pair when it is an equality between an expression of each
+// input, else to the residual. A cross join becomes an inner join.
+func AddJoinCondition(j *Join, c Expr) {
+	nl := len(j.Left.Columns())
+	if j.Kind == CrossJoin {
+		j.Kind = InnerJoin
+	}
+	if call, ok := c.(*Call); ok && call.Fn.Name == "=" && len(call.Args) == 2 {
+		a, b := SideOf(call.Args[0], nl), SideOf(call.Args[1], nl)
+		if a == SideLeft && b == SideRight {
+			j.LeftKeys = append(j.LeftKeys, call.Args[0])
+			j.RightKeys = append(j.RightKeys, ShiftColumns(call.Args[1], -nl))
+			return
+		}
+		if a == SideRight && b == SideLeft {
+			j.LeftKeys = append(j.LeftKeys, call.Args[1])
+			j.RightKeys = append(j.RightKeys, ShiftColumns(call.Args[0], -nl))
+			return
+		}
+	}
+	if j.Residual == nil {
+		j.Residual = c
+	} else {
+		j.Residual = AndAll([]Expr{j.Residual, c})
+	}
+}
 
+// Side says which inputs of a join an expression reads.
+type Side int
+
+// The sides; SideBoth is also the side of an expression with a subquery or an outer
+// reference, which no single input can evaluate.
 const (
-	sideNone side = iota
-	sideLeft
-	sideRight
-	sideBoth
+	SideNone Side = iota
+	SideLeft
+	SideRight
+	SideBoth
 )
 
-// sideOf says which input of a join an expression over left++right columns reads.
-func sideOf(e Expr, nl int) side {
-	s := sideNone
+// SideOf says which input of a join an expression over left++right columns reads,
+// nl being the number of left columns.
+func SideOf(e Expr, nl int) Side {
+	s := SideNone
 	bad := false
 	WalkExpr(e, func(x Expr) {
 		switch c := x.(type) {
 		case *ColRef:
 			if c.Idx < nl {
-				s |= sideLeft
+				s |= SideLeft
 			} else {
-				s |= sideRight
+				s |= SideRight
 			}
 		case *OuterRef, *Subquery, *InSubquery:
 			bad = true
 		}
 	})
 	if bad {
-		return sideBoth
+		return SideBoth
 	}
 	return s
 }

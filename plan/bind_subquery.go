@@ -246,9 +246,7 @@ func (b *binder) whereSubquery(st *selState, c *pg.Node) (bool, error) {
 	}
 	if len(conds) > 0 {
 		tmp := &Join{Kind: InnerJoin, Left: st.input, Right: inner}
-		if err := splitJoinCondition(tmp, AndAll(conds)); err != nil {
-			return false, err
-		}
+		splitJoinCondition(tmp, AndAll(conds))
 		j.LeftKeys = append(j.LeftKeys, tmp.LeftKeys...)
 		j.RightKeys = append(j.RightKeys, tmp.RightKeys...)
 		j.Residual = tmp.Residual

@@ -30,21 +30,21 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 				keep = append(keep, c)
 				continue
 			}
-			switch sideOf(c, nl) {
-			case sideLeft, sideNone:
+			switch plan.SideOf(c, nl) {
+			case plan.SideLeft, plan.SideNone:
 				if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin ||
 					x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin {
 					left = append(left, c)
 					continue
 				}
-			case sideRight:
+			case plan.SideRight:
 				if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.RightJoin {
 					right = append(right, plan.ShiftColumns(c, -nl))
 					continue
 				}
-			case sideBoth:
+			case plan.SideBoth:
 				if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin {
-					addJoinCondition(x, c)
+					plan.AddJoinCondition(x, c)
 					continue
 				}
 			}
@@ -63,56 +63,6 @@ func wrap(n plan.Node, conds []plan.Expr) plan.Node {
 		return n
 	}
 	return &plan.Filter{Input: n, Cond: plan.AndAll(conds)}
-}
-
-// addJoinCondition adds c (over left ++ right) to an inner or cross join, as a key
-// pair when it is an equality between the two inputs.
-func addJoinCondition(j *plan.Join, c plan.Expr) {
-	nl := len(j.Left.Columns())
-	if call, ok := c.(*plan.Call); ok && call.Fn.Name == "=" && len(call.Args) == 2 {
-		a, b := sideOf(call.Args[0], nl), sideOf(call.Args[1], nl)
-		if a == sideLeft && b == sideRight {
-			j.LeftKeys = append(j.LeftKeys, call.Args[0])
-			j.RightKeys = append(j.RightKeys, plan.ShiftColumns(call.Args[1], -nl))
-			j.Kind = plan.InnerJoin
-			return
-		}
-		if a == sideRight && b == sideLeft {
-			j.LeftKeys = append(j.LeftKeys, call.Args[1])
-			j.RightKeys = append(j.RightKeys, plan.ShiftColumns(call.Args[0], -nl))
-			j.Kind = plan.InnerJoin
-			return
-		}
-	}
-	if j.Residual == nil {
-		j.Residual = c
-	} else {
-		j.Residual = plan.AndAll([]plan.Expr{j.Residual, c})
-	}
-	j.Kind = plan.InnerJoin
-}
-
-type side int
-
-const (
-	sideNone side = iota
-	sideLeft
-	sideRight
-	sideBoth
-)
-
-func sideOf(e plan.Expr, nl int) side {
-	s := sideNone
-	plan.WalkExpr(e, func(x plan.Expr) {
-		if c, ok := x.(*plan.ColRef); ok {
-			if c.Idx < nl {
-				s |= sideLeft
-			} else {
-				s |= sideRight
-			}
-		}
-	})
-	return s
 }
 
 func hasSubquery(e plan.Expr) bool {

@@ -159,7 +159,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 				continue
 			}
 			applied[i] = true
-			addJoinCondition(j, remap(c.e, pos))
+			plan.AddJoinCondition(j, remap(c.e, pos))
 		}
 		tree = j
 	}
