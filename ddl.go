@@ -201,15 +201,11 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 	if err != nil {
 		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the source of %s: %s", st.Name, err.Error())
 	}
-	var c source.Counters
-	sp, err := l.Plan(ctx, e.store, source.ScanSpec{}, &c)
+	rows, err := l.Rows(ctx, e.store)
 	if err != nil {
 		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the footers of %s: %s", st.Name, err.Error())
 	}
-	var rows, size, lastModified int64
-	for _, m := range sp.Morsels {
-		rows += m.Rows
-	}
+	var size, lastModified int64
 	for _, f := range l.Files {
 		size += f.Info.Size
 		lastModified = max(lastModified, f.Info.ModTime.UnixMicro())

@@ -41,17 +41,12 @@ func (c catalogView) Path(ctx context.Context, location string) (*plan.TableRef,
 	return &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, l)}, nil
 }
 
-// rows counts a listing's rows from its footers, which the scan reuses from the
-// footer cache; -1 when they cannot be read (the scan then reports the error).
+// rows counts a listing's rows from its footers, or -1 when they cannot be read (the
+// scan then reports the error).
 func (c catalogView) rows(ctx context.Context, l *source.Listing) int64 {
-	var counters source.Counters
-	sp, err := l.Plan(ctx, c.e.store, source.ScanSpec{}, &counters)
+	n, err := l.Rows(ctx, c.e.store)
 	if err != nil {
 		return -1
-	}
-	var n int64
-	for _, m := range sp.Morsels {
-		n += m.Rows
 	}
 	return n
 }

@@ -340,3 +340,18 @@ func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) er
 		return fn(&vector.Batch{Cols: cols, Rows: b.Rows})
 	})
 }
+
+// Rows counts the listing's rows from its footers (read through the footer cache,
+// so a scan that follows reuses them).
+func (l *Listing) Rows(ctx context.Context, store storage.Store) (int64, error) {
+	var c Counters
+	sp, err := l.Plan(ctx, store, ScanSpec{}, &c)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, m := range sp.Morsels {
+		n += m.Rows
+	}
+	return n, nil
+}
