@@ -14,7 +14,6 @@ import (
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec"
-	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/storage"
 )
@@ -199,5 +198,3 @@ func scanRecords(env *exec.Env) []ScanRecord {
 	}
 	return out
 }
-
-var _ = source.Counters{}

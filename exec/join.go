@@ -322,7 +322,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				return err
 			}
 			hi := min(lo+vector.BatchSize, len(pIdx))
-			pair := j.pairBatch(pb, pIdx[lo:hi], bIdx[lo:hi])
+			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi])
 			m, err := j.residual(ctx, pair)
 			if err != nil {
 				return err
@@ -409,11 +409,6 @@ func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uin
 	if len(sel) > 0 {
 		emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
 	}
-}
-
-// pairBatch is the left ++ right columns of candidate pairs, for the residual.
-func (j *hashJoin) pairBatch(pb *vector.Batch, pIdx, bIdx []int32) *vector.Batch {
-	return j.outputBatch(pb, pIdx, bIdx)
 }
 
 // outputBatch gathers probe rows pIdx and build rows bIdx (-1: NULLs) into a batch

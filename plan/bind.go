@@ -55,9 +55,6 @@ type binder struct {
 
 type cteDef struct {
 	def *pg.CommonTableExpr
-	// depth is the number of CTE frames visible where the CTE was defined, so that a
-	// CTE sees only itself-excluded earlier definitions.
-	depth int
 }
 
 func (b *binder) lookupCTE(name string) (*cteDef, int) {
@@ -89,7 +86,7 @@ func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
 			if _, dup := frame[def.Ctename]; dup {
 				return nil, errs.At(errs.Analysis, int(def.Location), "WITH query name %q specified more than once", def.Ctename)
 			}
-			frame[def.Ctename] = &cteDef{def: def, depth: len(b.ctes)}
+			frame[def.Ctename] = &cteDef{def: def}
 		}
 	}
 	if len(sel.LockingClause) > 0 || sel.IntoClause != nil {

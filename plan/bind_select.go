@@ -18,9 +18,9 @@ type selState struct {
 
 func (st *selState) setInput(n Node) {
 	st.input = n
-	outer, corr := st.sc.outer, st.sc.corr
+	outer := st.sc.outer
 	st.sc = newScope(n.Columns())
-	st.sc.outer, st.sc.corr = outer, corr
+	st.sc.outer = outer
 }
 
 // aggState collects the groups and aggregates of an aggregating SELECT.
@@ -70,9 +70,6 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		return nil, err
 	}
 	st := &selState{sc: &scope{outer: outer}}
-	if outer != nil {
-		st.sc.corr = outer.corr
-	}
 	st.setInput(input)
 
 	if sel.WhereClause != nil {
@@ -155,7 +152,7 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 				return nil, err
 			}
 		}
-		post := &scope{outer: st.sc.outer, corr: st.sc.corr}
+		post := &scope{outer: st.sc.outer}
 		ec = &exprCtx{sc: post, agg: agg, clause: "SELECT"}
 	}
 	ec.wins = &wins

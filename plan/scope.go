@@ -16,8 +16,6 @@ type scope struct {
 	cols   []Column
 	hidden []bool
 	outer  *scope
-	// corr collects references to outer scopes made while binding a subquery.
-	corr *[]*OuterRef
 }
 
 // OuterRef is a reference, inside a subquery, to column Idx of the enclosing query's
