@@ -29,6 +29,7 @@ type Listing struct {
 	Schema      *arrow.Schema // the first file's columns, then the partition columns
 	FileColumns int           // number of leading fields that come from the files
 	Partitions  []string      // partition column names, in Schema order
+	Single      bool          // the location names one file exactly (not a glob or directory)
 }
 
 // FileRef is one file of a listing with its partition values (indexed like Partitions).
@@ -48,6 +49,7 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 		return nil, errs.New(errs.SourceUnavailable, "no Parquet files at %q: %w", location, fs.ErrNotExist)
 	}
 	l := &Listing{Location: location, Files: make([]FileRef, len(infos))}
+	l.Single = len(infos) == 1 && !hasMeta(location) && path.Clean(infos[0].Path) == path.Clean(strings.TrimSuffix(location, "/"))
 	if err := l.partition(infos, base); err != nil {
 		return nil, err
 	}

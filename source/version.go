@@ -1,0 +1,106 @@
+package source
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+)
+
+// Version kinds (SPEC §3). Delta and Iceberg kinds come with their readers.
+const (
+	KindFile    = "file"
+	KindListing = "listing"
+)
+
+// Version identifies the exact state of a source that a statement reads and a
+// statistics record describes. Two versions are the same source state exactly when
+// their identity digests are equal.
+type Version struct {
+	IdentitySHA256 string `json:"identity_sha256"`
+	Kind           string `json:"kind"`
+	Files          int    `json:"files,omitempty"` // listing: how many files
+}
+
+// Label names the version for people: the kind and the digest's first twelve hex
+// characters, as in "listing of 3 files (9b1f2c0a4d7e)".
+func (v Version) Label() string {
+	short := v.IdentitySHA256
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	switch v.Kind {
+	case KindListing:
+		unit := "files"
+		if v.Files == 1 {
+			unit = "file"
+		}
+		return fmt.Sprintf("listing of %d %s (%s)", v.Files, unit, short)
+	default:
+		return fmt.Sprintf("%s (%s)", v.Kind, short)
+	}
+}
+
+// Same reports whether v and w identify the same source state.
+func (v Version) Same(w Version) bool {
+	return v.IdentitySHA256 != "" && v.IdentitySHA256 == w.IdentitySHA256 && v.Kind == w.Kind
+}
+
+// Version computes the listing's version from what listing it returned: no footer
+// is read. A single named file digests its size and change marker; a glob or
+// directory digests every file's path, size and change marker, in path order. The
+// change marker is the object's version or ETag on object storage (a file with
+// neither is refused: its changes could not be seen) and the modification time on
+// local disk.
+func (l *Listing) Version() (Version, error) {
+	h := sha256.New()
+	kind := KindListing
+	if l.Single {
+		kind = KindFile
+	}
+	writeField(h, []byte(kind))
+	for _, f := range l.Files {
+		if !l.Single {
+			writeField(h, []byte(f.Info.Path))
+		}
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(f.Info.Size))
+		writeField(h, n[:])
+		marker, err := changeMarker(f.Info)
+		if err != nil {
+			return Version{}, err
+		}
+		writeField(h, marker)
+	}
+	v := Version{IdentitySHA256: hex.EncodeToString(h.Sum(nil)), Kind: kind}
+	if !l.Single {
+		v.Files = len(l.Files)
+	}
+	return v, nil
+}
+
+// changeMarker is what changes when an object is rewritten.
+func changeMarker(o storage.ObjectInfo) ([]byte, error) {
+	switch {
+	case o.Version != "":
+		return []byte("v:" + o.Version), nil
+	case o.ETag != "":
+		return []byte("e:" + o.ETag), nil
+	case o.ModTime.IsZero():
+		return nil, errs.New(errs.SourceUnavailable, "file %q has no version, ETag or modification time; its changes cannot be tracked", o.Path)
+	}
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(o.ModTime.UnixNano()))
+	return append([]byte("m:"), n[:]...), nil
+}
+
+// writeField writes b length-prefixed, so that no two sequences of fields digest alike.
+func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+}
