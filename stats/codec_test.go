@@ -423,8 +423,14 @@ func TestCodecWorkedExamples(t *testing.T) {
 		{types.String, types.StringValue(""), ""},
 		{types.Boolean, types.BoolValue(true), "01"},
 		{types.Date, types.DateValue(-1), "7fffffff"},
-		{types.Date, types.DateValue(19723), "80004d0b"}, // 2024-01-01
+		{types.Date, types.DateValue(19723), "80004d0b"},   // 2024-01-01
+		{types.Date, types.DateValue(-719162), "7ff506c6"}, // 0001-01-01
 		{types.Timestamp, types.Value{Type: types.Timestamp, I: 1}, "8000000000000001"},
+		{types.Timestamp, types.Value{Type: types.Timestamp, I: 1704067200000000}, "80060dd710212000"},
+		{types.TimestampTZ, types.Value{Type: types.TimestampTZ, I: -86400000000}, "7fffffebe228a000"},
+		{types.Float64, types.FloatValue(2.5), "c004000000000000"},
+		{types.Float64, types.FloatValue(math.Inf(1)), "fff0000000000000"},
+		{dec2, types.Value{Type: dec2, D: decimal128.FromI64(-1250)}, "7ffffffffffffffffffffffffffffb1e"},
 		{dec2, types.Value{Type: dec2, D: decimal128.FromI64(-1)}, "7fffffffffffffffffffffffffffffff"},
 		{dec2, types.Value{Type: dec2, D: decimal128.FromI64(1250)}, "800000000000000000000000000004e2"},
 	}
