@@ -24,6 +24,7 @@ type Engine struct {
 	catalog *catalog.Catalog
 	budget  *exec.Budget
 	store   storage.Store
+	records recordCache
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -163,13 +164,9 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	case *sql.ShowCreateTable:
 		return e.showCreateTable(ctx, x)
 	case *sql.Analyze:
-		return nil, notYet(x.Start, "ANALYZE")
+		return e.analyze(ctx, x)
 	case *sql.ShowStats:
-		// No statement records statistics yet, so every table is unanalyzed.
-		if _, err := e.catalog.Table(ctx, x.Name); err != nil {
-			return nil, err
-		}
-		return nil, errs.At(errs.StatisticsUnavailable, x.Start, "no statistics for %s; run ANALYZE %s", x.Name, x.Name)
+		return e.showStats(ctx, x)
 	case *sql.DescribeDetail:
 		return e.describeDetail(ctx, x)
 	case *sql.Optimize:

@@ -2,6 +2,7 @@ package lore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/loredb/lore/exec"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/plan/rules"
+	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
@@ -18,11 +20,20 @@ import (
 
 // runQuery binds, optimizes and runs a SELECT (or explains it).
 func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record) (*Result, error) {
-	node, err := plan.Bind(ctx, catalogView{e}, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate})
+	node, err := plan.Bind(ctx, newCatalogView(e), q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate})
 	if err != nil {
 		return nil, err
 	}
-	rec.Execution.Approximate = approximations(node)
+	node, ans, err := rules.AnswerFromStatistics(node, s.UseStatistics)
+	if err != nil {
+		return nil, err
+	}
+	var exact map[*plan.AggCall]bool
+	if ans != nil {
+		exact = ans.ExactDistinct
+	}
+	rec.Execution.Approximate = approximations(node, exact)
+	describeAnswer(&rec.Execution, ans)
 	node = rules.Optimize(node)
 	env := &exec.Env{Budget: e.budget, Threads: e.opts.Threads, Store: e.store}
 	if q.Explain && !q.Analyze {
@@ -67,25 +78,31 @@ func explainResult(text string) *Result {
 
 // approximations labels every estimate a plan computes (SPEC §7): the sketch and its
 // stated error, whether the estimate is computed over rows or read from statistics.
-func approximations(n plan.Node) []Approximation {
+// An APPROX_COUNT_DISTINCT answered by an exact distinct count (exact) is labelled
+// with error 0.
+func approximations(n plan.Node, exact map[*plan.AggCall]bool) []Approximation {
 	var out []Approximation
 	var walk func(plan.Node)
 	walk = func(n plan.Node) {
 		if a, ok := n.(*plan.Aggregate); ok {
 			cols := a.Input.Columns()
 			name := func(i int) string { return cols[i].Name }
-			for _, c := range a.Aggs {
+			for i := range a.Aggs {
+				c := &a.Aggs[i]
 				fn := strings.ToUpper(c.Func)
 				if c.Written != "" {
 					fn = strings.ToUpper(c.Written)
 				}
-				switch c.Func {
-				case "approx_count_distinct":
+				switch {
+				case exact[c]:
 					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
-						Sketch: "hyperloglog p=12", Error: stats.HLLRelativeError, ErrorKind: "relative_standard_error"})
-				case "approx_percentile":
+						Sketch: "exact count", Error: 0, ErrorKind: "relative_standard_error"})
+				case c.Func == "approx_count_distinct":
 					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
-						Sketch: "kll k=200", Error: stats.KLLRankError, ErrorKind: "rank_error"})
+						Sketch: stats.HLLName, Error: stats.HLLRelativeError, ErrorKind: "relative_standard_error"})
+				case c.Func == "approx_percentile":
+					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
+						Sketch: stats.KLLName, Error: stats.KLLRankError, ErrorKind: "rank_error"})
 				}
 			}
 		}
@@ -96,4 +113,32 @@ func approximations(n plan.Node) []Approximation {
 	}
 	walk(n)
 	return out
+}
+
+// describeAnswer records how statistics took part in a statement (SPEC §7): the mode,
+// the detail, and both source versions when a record answered or would have.
+func describeAnswer(x *Execution, ans *rules.Answer) {
+	if ans == nil {
+		return
+	}
+	label := ans.Ref.Stats.SourceVersion.Label()
+	detail := "statistics at " + label
+	if len(ans.Sketches) > 0 {
+		detail += " (" + strings.Join(ans.Sketches, ", ") + ")"
+	}
+	x.SourceVersion = versionJSON(ans.Ref.Stats.SourceVersion)
+	x.CurrentSourceVersion = versionJSON(ans.Ref.Version)
+	if ans.Answered {
+		x.Mode, x.Detail = "context", detail
+		return
+	}
+	x.Detail = "read " + ans.Ref.Name + "; statistics bypassed"
+}
+
+func versionJSON(v source.Version) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("BUG: cannot encode a source version: %v", err))
+	}
+	return b
 }

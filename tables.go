@@ -3,6 +3,7 @@ package lore
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
@@ -12,16 +13,30 @@ import (
 )
 
 // catalogView is the binder's view of the catalog and the sources for one statement.
+// It pins the statement to one version of each table: every reference to a table
+// in the statement sees the listing, version and statistics record taken the first
+// time the table was named.
 type catalogView struct {
-	e *Engine
+	e      *Engine
+	mu     sync.Mutex
+	tables map[string]*plan.TableRef
 }
 
-var _ plan.Catalog = catalogView{}
+var _ plan.Catalog = (*catalogView)(nil)
 
-func (c catalogView) Table(ctx context.Context, name string) (*plan.TableRef, error) {
+func newCatalogView(e *Engine) *catalogView {
+	return &catalogView{e: e, tables: map[string]*plan.TableRef{}}
+}
+
+func (c *catalogView) Table(ctx context.Context, name string) (*plan.TableRef, error) {
 	t, err := c.e.catalog.Table(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ref, ok := c.tables[t.Name]; ok {
+		return ref, nil
 	}
 	if t.Format != "parquet" {
 		return nil, errs.New(errs.Analysis, "table %q has format %q, which this version of Lore cannot read yet", name, t.Format)
@@ -30,10 +45,18 @@ func (c catalogView) Table(ctx context.Context, name string) (*plan.TableRef, er
 	if err != nil {
 		return nil, err
 	}
-	return &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l, Rows: c.rows(ctx, l)}, nil
+	ref := &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l, Rows: c.rows(ctx, l)}
+	// A version that cannot be taken leaves the statement unpinned: it still reads,
+	// and statistics do not answer.
+	ref.Version, _ = l.Version()
+	if ref.Stats, err = c.e.statistics(ctx, t.ID); err != nil {
+		return nil, err
+	}
+	c.tables[t.Name] = ref
+	return ref, nil
 }
 
-func (c catalogView) Path(ctx context.Context, location string) (*plan.TableRef, error) {
+func (c *catalogView) Path(ctx context.Context, location string) (*plan.TableRef, error) {
 	l, err := source.Resolve(ctx, c.e.store, location)
 	if err != nil {
 		return nil, err
@@ -43,7 +66,7 @@ func (c catalogView) Path(ctx context.Context, location string) (*plan.TableRef,
 
 // rows counts a listing's rows from its footers, or -1 when they cannot be read (the
 // scan then reports the error).
-func (c catalogView) rows(ctx context.Context, l *source.Listing) int64 {
+func (c *catalogView) rows(ctx context.Context, l *source.Listing) int64 {
 	n, err := l.Rows(ctx, c.e.store)
 	if err != nil {
 		return -1

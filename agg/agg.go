@@ -63,6 +63,9 @@ type Accumulator interface {
 	Final() (arrow.Array, error)
 	// MemoryUsage estimates the bytes held, for memory accounting.
 	MemoryUsage() int64
+	// FromZone folds a zone's stored partials into group g (created if needed) instead
+	// of its rows; ok is false, and the state untouched, when they do not suffice.
+	FromZone(z *Zone, g uint32) (ok bool, err error)
 }
 
 // unsupported is the error for a function that does not accept its argument's type.

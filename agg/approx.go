@@ -20,6 +20,7 @@ import (
 type hllAcc struct {
 	sketches []*stats.HLL
 	hashes   []uint64
+	exact    map[uint32]exactCount // groups answered by an exact count (FromZone)
 }
 
 var _ Accumulator = (*hllAcc)(nil)
@@ -62,6 +63,11 @@ func (a *hllAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 		if groups != nil {
 			g = groups[k]
 		}
+		if a.exact != nil {
+			if err := a.touch(g); err != nil {
+				return err
+			}
+		}
 		a.sketch(g).AddHash(h[k])
 	}
 	return nil
@@ -73,7 +79,20 @@ func (a *hllAcc) Merge(other Accumulator, mapping []uint32) error {
 		return errs.New(errs.Internal, "BUG: merging %T into approx_count_distinct", other)
 	}
 	for j, s := range o.sketches {
+		if e, ok := o.exact[uint32(j)]; ok && !a.hasExact(mapping[j]) && a.sketches[mapping[j]] == nil {
+			a.setExact(mapping[j], e.n, e.whole)
+			if s != nil {
+				a.sketch(mapping[j]).Merge(s)
+			}
+			continue
+		}
+		if _, ok := o.exact[uint32(j)]; ok && s == nil {
+			return errs.New(errs.Internal, "BUG: approx_count_distinct merged a zone known only by its exact count")
+		}
 		if s != nil {
+			if err := a.touch(mapping[j]); err != nil {
+				return err
+			}
 			a.sketch(mapping[j]).Merge(s)
 		}
 	}
@@ -83,7 +102,9 @@ func (a *hllAcc) Merge(other Accumulator, mapping []uint32) error {
 func (a *hllAcc) Final() (arrow.Array, error) {
 	out := make([]int64, len(a.sketches))
 	for g, s := range a.sketches {
-		if s != nil {
+		if e, ok := a.exact[uint32(g)]; ok {
+			out[g] = e.n
+		} else if s != nil {
 			out[g] = int64(math.Round(s.Estimate()))
 		}
 	}

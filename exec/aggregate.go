@@ -48,18 +48,17 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 		h.groups = append(h.groups, ev)
 		h.keyTypes = append(h.keyTypes, g.Type())
 	}
-	for _, a := range x.Aggs {
+	for i := range x.Aggs {
+		a := &x.Aggs[i]
 		var ev evaluator
-		var argType arrow.DataType
 		if a.Arg != nil {
 			var err error
 			if ev, err = bd.compile(a.Arg); err != nil {
 				return nil, err
 			}
-			argType = a.Arg.Type()
 		}
 		h.args = append(h.args, ev)
-		h.specs = append(h.specs, agg.Spec{Name: a.Func, ArgType: argType, Quantiles: a.Quantiles, List: a.List})
+		h.specs = append(h.specs, a.Spec())
 	}
 	return h, nil
 }

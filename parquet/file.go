@@ -43,9 +43,10 @@ type column struct {
 
 // RowGroupInfo is what the footer says of one row group.
 type RowGroupInfo struct {
-	Rows            int64
-	CompressedBytes int64         // sum of the column chunks' compressed sizes
-	Columns         []ColumnStats // indexed like Schema().Fields(); nested columns have no bounds
+	Rows              int64
+	CompressedBytes   int64         // sum of the column chunks' compressed sizes
+	UncompressedBytes int64         // the footer's total byte size of the row group, uncompressed
+	Columns           []ColumnStats // indexed like Schema().Fields(); nested columns have no bounds
 }
 
 // ColumnStats are one column chunk's statistics, typed like the normalised column.
@@ -145,7 +146,7 @@ func (f *File) load(rdr *file.Reader) error {
 		if rg.NumRows() < 0 {
 			return fmt.Errorf("row group %d has a negative row count", g)
 		}
-		info := RowGroupInfo{Rows: rg.NumRows(), Columns: make([]ColumnStats, len(f.cols))}
+		info := RowGroupInfo{Rows: rg.NumRows(), UncompressedBytes: max(rg.TotalByteSize(), 0), Columns: make([]ColumnStats, len(f.cols))}
 		for j := 0; j < rg.NumColumns(); j++ {
 			cc, err := rg.ColumnChunk(j)
 			if err != nil {

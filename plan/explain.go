@@ -64,6 +64,8 @@ func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
 		b.WriteString("\n")
 	case *Values:
 		fmt.Fprintf(b, "%sValues rows=%d\n", pad, len(x.Rows))
+	case *Stored:
+		fmt.Fprintf(b, "%sStored rows=%d from %s\n", pad, x.Rows, x.Source)
 	case *Filter:
 		fmt.Fprintf(b, "%sFilter %s\n", pad, Render(x.Cond, in(0)))
 	case *Project:

@@ -5,7 +5,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/stats"
 )
 
 // Column is one output column of a node: its name, type, and the name of the table
@@ -42,6 +44,11 @@ type TableRef struct {
 	// Rows is the table's row count from its footers, or -1 when unknown; it
 	// feeds estimates.
 	Rows int64
+	// Version is the source version the statement is pinned to (empty when it could
+	// not be taken: then statistics never answer).
+	Version source.Version
+	// Stats is the table's statistics record, current or not, or nil.
+	Stats *stats.Record
 }
 
 // Scan reads a table. Required (set by column pruning) marks the columns that are
@@ -59,6 +66,16 @@ type Scan struct {
 type Values struct {
 	Cols []Column
 	Rows [][]Expr
+}
+
+// Stored is rows computed from statistics instead of read: the result of an
+// aggregate whose every state was derived from stored partials (DESIGN.md §3). Arrays
+// are one column per Cols entry, all of Rows rows. Source names what answered.
+type Stored struct {
+	Cols   []Column
+	Arrays []arrow.Array
+	Rows   int
+	Source string
 }
 
 // Filter keeps the rows where Cond is true.
@@ -87,6 +104,15 @@ type AggCall struct {
 	// Written is the function as the statement wrote it, when it differs from Func
 	// (COUNT computed as approx_count_distinct under approximate = true).
 	Written string
+}
+
+// Spec is the aggregate's state-machine specification.
+func (c *AggCall) Spec() agg.Spec {
+	var argType arrow.DataType
+	if c.Arg != nil {
+		argType = c.Arg.Type()
+	}
+	return agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List}
 }
 
 // Aggregate groups by Groups and computes Aggs; its columns are the groups then the
@@ -218,6 +244,7 @@ type Window struct {
 
 func (n *Scan) Columns() []Column      { return n.Cols }
 func (n *Values) Columns() []Column    { return n.Cols }
+func (n *Stored) Columns() []Column    { return n.Cols }
 func (n *Filter) Columns() []Column    { return n.Input.Columns() }
 func (n *Project) Columns() []Column   { return n.Cols }
 func (n *Aggregate) Columns() []Column { return n.Cols }
@@ -230,6 +257,7 @@ func (n *Window) Columns() []Column    { return n.Cols }
 
 func (n *Scan) Inputs() []Node      { return nil }
 func (n *Values) Inputs() []Node    { return nil }
+func (n *Stored) Inputs() []Node    { return nil }
 func (n *Filter) Inputs() []Node    { return []Node{n.Input} }
 func (n *Project) Inputs() []Node   { return []Node{n.Input} }
 func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }

@@ -30,6 +30,8 @@ func Estimate(n plan.Node) float64 {
 		return float64(bytes)/16 + 1
 	case *plan.Values:
 		return float64(len(x.Rows))
+	case *plan.Stored:
+		return float64(x.Rows)
 	case *plan.Filter:
 		return Estimate(x.Input) / 3
 	case *plan.Aggregate:

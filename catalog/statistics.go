@@ -1,0 +1,165 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/loredb/lore/errs"
+)
+
+// Statistics is one table's statistics record as the catalog stores it: the
+// statistics object's JSON document (docs/format/statistics.md; the catalog does not
+// read it) with the columns the catalog is queried by, and the per-file bounds.
+type Statistics struct {
+	TableID         int64
+	DocumentVersion int
+	SourceKind      string
+	SourceIdentity  string // the source version's SHA-256, hex
+	SourceLabel     string // for the audit event
+	Depth           string // "metadata" or "full"
+	RowCount        int64
+	ComputedAtMS    int64
+	Document        []byte
+	// Files are the per-file bounds, in path order; empty when the record lists no
+	// files one by one (too many files).
+	Files []StatisticsFile
+}
+
+// StatisticsFile is one data file with its per-column bounds.
+type StatisticsFile struct {
+	Path           string
+	Rows           int64
+	Bytes          int64
+	LastModifiedMS int64
+	Columns        []FileColumnStats
+}
+
+// FileColumnStats is one file's bounds of one column. Min and Max are the
+// order-preserving encodings of docs/format/bounds.md; nil when unknown.
+type FileColumnStats struct {
+	ColumnID    int // the column's 0-based position in the record
+	Min, Max    []byte
+	BoundsExact bool
+	NullCount   *int64
+	HasNaN      bool
+}
+
+// PutStatistics replaces the statistics record of the table named name, whose id
+// must be s.TableID (a table dropped and created again under the same name since the
+// work began is TABLE_NOT_FOUND: the record described another table). The record, the
+// per-file rows and an "analyze" audit event are written in one transaction.
+func (c *Catalog) PutStatistics(ctx context.Context, name string, s Statistics) error {
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		t, err := c.loadTable(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if t.ID != s.TableID {
+			return errs.New(errs.TableNotFound, "table %q was dropped and created again while it was analyzed", name)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM table_files WHERE table_id = ?`, s.TableID); err != nil {
+			return c.internal(err, "cannot replace the statistics of %q", name)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO table_statistics
+			(table_id, document_version, source_kind, source_identity, depth, row_count, computed_at_ms, document)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (table_id) DO UPDATE SET document_version = excluded.document_version,
+				source_kind = excluded.source_kind, source_identity = excluded.source_identity,
+				depth = excluded.depth, row_count = excluded.row_count,
+				computed_at_ms = excluded.computed_at_ms, document = excluded.document`,
+			s.TableID, s.DocumentVersion, s.SourceKind, s.SourceIdentity, s.Depth, s.RowCount, s.ComputedAtMS, s.Document); err != nil {
+			return c.internal(err, "cannot write the statistics of %q", name)
+		}
+		fileStmt, err := tx.PrepareContext(ctx, `INSERT INTO table_files
+			(table_id, file_id, path, row_count, size_bytes, last_modified_ms) VALUES (?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return c.internal(err, "cannot write the files of %q", name)
+		}
+		defer fileStmt.Close()
+		colStmt, err := tx.PrepareContext(ctx, `INSERT INTO file_column_stats
+			(table_id, file_id, column_id, min, max, bounds_exact, null_count, has_nan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return c.internal(err, "cannot write the file statistics of %q", name)
+		}
+		defer colStmt.Close()
+		for id, f := range s.Files {
+			if _, err := fileStmt.ExecContext(ctx, s.TableID, id, f.Path, f.Rows, f.Bytes, f.LastModifiedMS); err != nil {
+				return c.internal(err, "cannot write file %q of %q", f.Path, name)
+			}
+			for _, fc := range f.Columns {
+				if fc.Min == nil && fc.Max == nil && fc.NullCount == nil && !fc.HasNaN {
+					continue // nothing known
+				}
+				if _, err := colStmt.ExecContext(ctx, s.TableID, id, fc.ColumnID, blob(fc.Min), blob(fc.Max),
+					fc.BoundsExact, fc.NullCount, fc.HasNaN); err != nil {
+					return c.internal(err, "cannot write the statistics of file %q of %q", f.Path, name)
+				}
+			}
+		}
+		return c.audit(ctx, tx, "analyze", name, map[string]any{
+			"id":             s.TableID,
+			"source_version": s.SourceLabel,
+			"depth":          s.Depth,
+			"rows":           s.RowCount,
+			"files":          len(s.Files),
+		})
+	})
+}
+
+// blob stores nil as NULL and an empty bound (the empty string) as an empty BLOB.
+func blob(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+// Statistics returns the statistics record of the table with id tableID (without
+// Files); ok is false when the table has none.
+func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, ok bool, err error) {
+	err = c.readTx(ctx, func(tx *sql.Tx) error {
+		row := tx.QueryRowContext(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
+			COALESCE(row_count, -1), computed_at_ms, document FROM table_statistics WHERE table_id = ?`, tableID)
+		switch err := row.Scan(&s.TableID, &s.DocumentVersion, &s.SourceKind, &s.SourceIdentity, &s.Depth,
+			&s.RowCount, &s.ComputedAtMS, &s.Document); {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil
+		case err != nil:
+			return c.internal(err, "cannot read the statistics of table %d", tableID)
+		}
+		ok = true
+		return nil
+	})
+	return s, ok, err
+}
+
+// FilesMatching returns the paths of the recorded files of table tableID whose
+// bounds of column columnID may hold a value in [lo, hi] (nil lo or hi: unbounded),
+// in path order, answered from the bounds index. A file without bounds for the
+// column may hold anything and is returned.
+func (c *Catalog) FilesMatching(ctx context.Context, tableID int64, columnID int, lo, hi []byte) ([]string, error) {
+	var out []string
+	err := c.readTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT f.path FROM table_files f
+			LEFT JOIN file_column_stats s
+				ON s.table_id = f.table_id AND s.file_id = f.file_id AND s.column_id = ?
+			WHERE f.table_id = ?
+				AND (s.min IS NULL OR s.max IS NULL
+					OR ((? IS NULL OR s.max >= ?) AND (? IS NULL OR s.min <= ?)))
+			ORDER BY f.path`, columnID, tableID, blob(lo), blob(lo), blob(hi), blob(hi))
+		if err != nil {
+			return c.internal(err, "cannot query the file bounds of table %d", tableID)
+		}
+		for rows.Next() {
+			var p string
+			if err := rows.Scan(&p); err != nil {
+				rows.Close()
+				return c.internal(err, "cannot query the file bounds of table %d", tableID)
+			}
+			out = append(out, p)
+		}
+		return closeRows(rows)
+	})
+	return out, err
+}

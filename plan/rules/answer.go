@@ -1,0 +1,147 @@
+package rules
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/agg"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/types"
+)
+
+// Answer is what AnswerFromStatistics found for a statement.
+type Answer struct {
+	// Ref is the table whose statistics answered, or would have.
+	Ref *plan.TableRef
+	// Answered says the plan no longer reads the table; Bypassed that statistics
+	// would have answered but the statement set use_statistics = false.
+	Answered, Bypassed bool
+	// Sketches names the sketches the answer read ("hyperloglog p=12", "kll k=200").
+	Sketches []string
+	// ExactDistinct are the APPROX_COUNT_DISTINCT calls answered by an exact count.
+	ExactDistinct map[*plan.AggCall]bool
+}
+
+// AnswerFromStatistics answers a statement from its table's statistics record when
+// the statement is one ungrouped aggregate over one scan with no predicate (under
+// any projections), the record is current (stats.Current), and every aggregate's
+// state can be derived from the table's stored partials (agg.Accumulator.FromZone).
+// The aggregate is then replaced by the rows those states give, and the plan reads
+// nothing. With use false the plan is left alone, and the answer says whether
+// statistics would have answered. A nil Answer means statistics could not answer.
+func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
+	var parent *plan.Project
+	cur := n
+	for {
+		p, ok := cur.(*plan.Project)
+		if !ok {
+			break
+		}
+		parent, cur = p, p.Input
+	}
+	a, ok := cur.(*plan.Aggregate)
+	if !ok || len(a.Groups) > 0 {
+		return n, nil, nil
+	}
+	scan, ok := a.Input.(*plan.Scan)
+	if !ok || len(scan.Filters) > 0 {
+		return n, nil, nil
+	}
+	ref := scan.Ref
+	if !stats.Current(ref.Stats, ref.Version, ref.Rows) {
+		return n, nil, nil
+	}
+	ans := &Answer{Ref: ref, ExactDistinct: map[*plan.AggCall]bool{}}
+	arrays := make([]arrow.Array, len(a.Aggs))
+	sketches := map[string]bool{}
+	for i := range a.Aggs {
+		c := &a.Aggs[i]
+		z, ok, err := tableZone(ref.Stats, scan, c)
+		if err != nil || !ok {
+			return n, nil, err
+		}
+		acc, err := agg.New(c.Spec())
+		if err != nil {
+			return n, nil, err
+		}
+		if ok, err := acc.FromZone(&z, 0); err != nil || !ok {
+			return n, nil, err
+		}
+		if arrays[i], err = acc.Final(); err != nil {
+			return n, nil, err
+		}
+		switch c.Func {
+		case "approx_count_distinct":
+			if z.DistinctExact >= 0 {
+				ans.ExactDistinct[c] = true
+			} else {
+				sketches[stats.HLLName] = true
+			}
+		case "approx_percentile":
+			sketches[stats.KLLName] = true
+		}
+	}
+	for _, s := range []string{stats.HLLName, stats.KLLName} {
+		if sketches[s] {
+			ans.Sketches = append(ans.Sketches, s)
+		}
+	}
+	if !use {
+		ans.Bypassed = true
+		return n, ans, nil
+	}
+	ans.Answered = true
+	stored := &plan.Stored{Cols: a.Cols, Arrays: arrays, Rows: 1, Source: "statistics at " + ref.Stats.SourceVersion.Label()}
+	if parent == nil {
+		return stored, ans, nil
+	}
+	parent.Input = stored
+	return n, ans, nil
+}
+
+// tableZone gathers the record's partials over the whole table for one aggregate's
+// argument; ok is false when the argument is not a plain column of the record.
+func tableZone(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (agg.Zone, bool, error) {
+	z := agg.UnknownZone(r.Rows)
+	if c.Arg == nil {
+		return z, true, nil
+	}
+	ref, ok := c.Arg.(*plan.ColRef)
+	if !ok || ref.Idx < 0 || ref.Idx >= len(scan.Cols) {
+		return z, false, nil
+	}
+	dt := scan.Cols[ref.Idx].Type
+	col := r.Column(scan.Cols[ref.Idx].Name)
+	if col == nil || col.DataType != types.Name(dt) {
+		return z, false, nil
+	}
+	if col.NullCount != nil {
+		z.Nulls = *col.NullCount
+	}
+	if col.Min != nil && col.Max != nil && col.BoundsExact && !col.HasNaN {
+		codec, ok := stats.CodecFor(dt)
+		if ok {
+			lo, err1 := codec.Decode(col.Min)
+			hi, err2 := codec.Decode(col.Max)
+			if err1 == nil && err2 == nil {
+				z.Min, z.Max, z.Bounded = lo, hi, true
+			}
+		}
+	}
+	if col.DistinctExact != nil {
+		z.DistinctExact = *col.DistinctExact
+	}
+	if col.Distinct != nil {
+		h := stats.NewHLL()
+		if err := h.UnmarshalBinary(col.Distinct); err == nil {
+			z.Distinct = h
+		}
+	}
+	if col.Quantiles != nil {
+		k := stats.NewKLL()
+		if err := k.UnmarshalBinary(col.Quantiles); err == nil {
+			z.Quantiles = k
+		}
+	}
+	return z, true, nil
+}

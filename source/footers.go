@@ -1,0 +1,35 @@
+package source
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/loredb/lore/parquet"
+	"github.com/loredb/lore/storage"
+)
+
+// Footers opens the footer of every file of the listing, in the order of Files,
+// several at a time and through the footer cache. It reads no data page.
+func (l *Listing) Footers(ctx context.Context, store storage.Store) ([]*parquet.File, error) {
+	out := make([]*parquet.File, len(l.Files))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(4 * runtime.GOMAXPROCS(0)) // footer reads wait on storage more than on CPU
+	for i, f := range l.Files {
+		g.Go(func() error {
+			footer, err := loadFooter(ctx, store, f.Info)
+			out[i] = footer
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FieldIndex finds a column in s by name: an exact match first, then one that differs
+// only in case (as the listing matches files' columns to the table's); -1 when absent.
+func FieldIndex(s *arrow.Schema, name string) int { return fieldIndexIn(s, name) }

@@ -1,0 +1,76 @@
+package lore
+
+import (
+	"context"
+	"sync"
+
+	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/stats"
+)
+
+// recordCache keeps decoded statistics records by table id, so that a statement
+// answered from statistics does not decode the document again. An entry is valid
+// while the catalog row has the same source identity and computation time.
+type recordCache struct {
+	mu   sync.Mutex
+	byID map[int64]cachedRecord
+}
+
+type cachedRecord struct {
+	identity   string
+	computedAt int64
+	rec        *stats.Record
+}
+
+// statistics returns the table's statistics record, or nil when it has none.
+func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, error) {
+	row, ok, err := e.catalog.Statistics(ctx, tableID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	e.records.mu.Lock()
+	c, hit := e.records.byID[tableID]
+	e.records.mu.Unlock()
+	if hit && c.identity == row.SourceIdentity && c.computedAt == row.ComputedAtMS {
+		return c.rec, nil
+	}
+	rec, err := stats.Unmarshal(row.Document)
+	if err != nil {
+		return nil, err
+	}
+	e.records.mu.Lock()
+	if e.records.byID == nil {
+		e.records.byID = map[int64]cachedRecord{}
+	}
+	e.records.byID[tableID] = cachedRecord{row.SourceIdentity, row.ComputedAtMS, rec}
+	e.records.mu.Unlock()
+	return rec, nil
+}
+
+// putStatistics stores rec as the statistics record of table t.
+func (e *Engine) putStatistics(ctx context.Context, t catalog.Table, rec *stats.Record) error {
+	doc, err := rec.Marshal()
+	if err != nil {
+		return err
+	}
+	row := catalog.Statistics{
+		TableID:         t.ID,
+		DocumentVersion: rec.DocumentVersion,
+		SourceKind:      rec.SourceVersion.Kind,
+		SourceIdentity:  rec.SourceVersion.IdentitySHA256,
+		SourceLabel:     rec.SourceVersion.Label(),
+		Depth:           rec.Depth,
+		RowCount:        rec.Rows,
+		ComputedAtMS:    rec.ComputedAtMS,
+		Document:        doc,
+	}
+	for _, f := range rec.PerFile {
+		sf := catalog.StatisticsFile{Path: f.Path, Rows: f.Rows, Bytes: f.Bytes, LastModifiedMS: f.LastModifiedMS}
+		for i, c := range f.Columns {
+			sf.Columns = append(sf.Columns, catalog.FileColumnStats{ColumnID: i, Min: c.Min, Max: c.Max,
+				BoundsExact: c.BoundsExact, NullCount: c.NullCount, HasNaN: c.HasNaN})
+		}
+		row.Files = append(row.Files, sf)
+	}
+	return e.catalog.PutStatistics(ctx, t.Name, row)
+}

@@ -1,0 +1,206 @@
+package stats
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/parquet"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/types"
+)
+
+// FromFooters builds the metadata-depth record of listing l at version v from the
+// files' footers alone (footers[i] is the footer of l.Files[i]): table facts, and per
+// column, file and row group the null counts, bounds and bytes the footers state.
+// Partition columns take their bounds from the files' partition values. It reads no
+// data, so it costs the same whatever the table's size.
+//
+// Bounds are exact only when every footer that contributed says so. Floating-point
+// bounds from footers are never exact: writers leave NaN out of them, and NaN is the
+// greatest value for MIN and MAX.
+func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, now time.Time) (*Record, error) {
+	if len(footers) != len(l.Files) {
+		return nil, errs.New(errs.Internal, "BUG: %d footers for %d files", len(footers), len(l.Files))
+	}
+	r := &Record{
+		DocumentVersion:  DocumentVersion,
+		SourceVersion:    v,
+		ComputedAtMS:     now.UnixMilli(),
+		Depth:            DepthMetadata,
+		Format:           "parquet",
+		Location:         l.Location,
+		Files:            len(l.Files),
+		PartitionColumns: append([]string{}, l.Partitions...),
+		PerFileComplete:  len(l.Files) <= PerFileLimit,
+		PerFile:          []File{},
+		Zones:            []Zone{},
+	}
+	fields := l.Schema.Fields()
+	codecs := make([]*Codec, len(fields))
+	for i, f := range fields {
+		r.Columns = append(r.Columns, Column{Name: f.Name, DataType: types.Name(f.Type)})
+		if c, ok := CodecFor(f.Type); ok {
+			codecs[i] = &c
+		}
+	}
+	tables := make([]zoneMerge, len(fields))
+	for i := range tables {
+		tables[i] = newZoneMerge()
+	}
+	for fi, ref := range l.Files {
+		footer := footers[fi]
+		if mt := ref.Info.ModTime.UnixMilli(); !ref.Info.ModTime.IsZero() && mt > r.LastModifiedMS {
+			r.LastModifiedMS = mt
+		}
+		r.Bytes += ref.Info.Size
+		r.Rows += footer.NumRows()
+		// Where each table column is in this file, if it is there with the table's type.
+		pos := make([]int, len(fields))
+		sameType := make([]bool, len(fields))
+		for i, f := range fields {
+			pos[i] = -1
+			if i < l.FileColumns {
+				if j := source.FieldIndex(footer.Schema(), f.Name); j >= 0 {
+					pos[i] = j
+					sameType[i] = arrow.TypeEqual(footer.Schema().Field(j).Type, f.Type)
+				}
+			}
+		}
+		files := make([]zoneMerge, len(fields))
+		for i := range files {
+			files[i] = newZoneMerge()
+		}
+		for g := 0; g < footer.NumRowGroups(); g++ {
+			info := footer.RowGroup(g)
+			r.RowGroups++
+			r.UncompressedBytes += info.UncompressedBytes
+			z := Zone{File: fi, RowGroup: g, Rows: info.Rows, Columns: make([]ZoneColumn, len(fields))}
+			for i := range fields {
+				switch {
+				case i >= l.FileColumns:
+					z.Columns[i] = partitionZone(ref.PartitionValues[i-l.FileColumns], info.Rows, codecs[i])
+				case pos[i] < 0:
+					// A column the file lacks reads as NULL.
+					n := info.Rows
+					z.Columns[i] = ZoneColumn{NullCount: &n}
+				default:
+					cs := info.Columns[pos[i]]
+					r.Columns[i].Bytes += cs.CompressedBytes
+					z.Columns[i] = footerZone(cs, codecs[i], sameType[i], fields[i].Type)
+				}
+				files[i].add(z.Columns[i], info.Rows)
+			}
+			r.Zones = append(r.Zones, z)
+		}
+		if footer.NumRowGroups() == 0 {
+			for i := range fields {
+				n := int64(0)
+				files[i].add(ZoneColumn{NullCount: &n}, 0)
+			}
+		}
+		f := File{Path: ref.Info.Path, Rows: footer.NumRows(), Bytes: ref.Info.Size, Columns: make([]ZoneColumn, len(fields))}
+		if !ref.Info.ModTime.IsZero() {
+			f.LastModifiedMS = ref.Info.ModTime.UnixMilli()
+		}
+		for i := range fields {
+			f.Columns[i] = files[i].result()
+			tables[i].add(f.Columns[i], f.Rows)
+		}
+		if r.PerFileComplete {
+			r.PerFile = append(r.PerFile, f)
+		}
+	}
+	for i := range fields {
+		zc := tables[i].result()
+		c := &r.Columns[i]
+		c.NullCount, c.Min, c.Max, c.BoundsExact, c.HasNaN = zc.NullCount, zc.Min, zc.Max, zc.BoundsExact, zc.HasNaN
+	}
+	return r, nil
+}
+
+// footerZone turns a column chunk's footer statistics into a zone column. Bounds need
+// a codec and the table's type (a file whose column has another type is cast when read,
+// and its bounds are left out rather than converted).
+func footerZone(cs parquet.ColumnStats, codec *Codec, sameType bool, dt arrow.DataType) ZoneColumn {
+	var z ZoneColumn
+	if cs.HasNullCount {
+		n := cs.NullCount
+		z.NullCount = &n
+	}
+	if !cs.HasMinMax || codec == nil || !sameType {
+		return z
+	}
+	lo, okLo := codec.Encode(cs.Min)
+	hi, okHi := codec.Encode(cs.Max)
+	if !okLo || !okHi {
+		return z
+	}
+	z.Min, z.Max = lo, hi
+	z.BoundsExact = cs.MinExact && cs.MaxExact && !types.IsFloat(dt)
+	return z
+}
+
+// partitionZone is a partition column over rows rows of one file: one value, exactly.
+func partitionZone(v types.Value, rows int64, codec *Codec) ZoneColumn {
+	var nulls int64
+	if v.Null {
+		nulls = rows
+	}
+	z := ZoneColumn{NullCount: &nulls}
+	if v.Null || rows == 0 || codec == nil {
+		return z
+	}
+	if b, ok := codec.Encode(v); ok {
+		z.Min, z.Max, z.BoundsExact = b, b, true
+	}
+	return z
+}
+
+// zoneMerge folds zone columns into the zone column of their union.
+type zoneMerge struct {
+	nulls      int64
+	nullsKnown bool
+	min, max   []byte
+	exact      bool
+	bounded    bool // every zone with a non-null value had bounds
+	hasNaN     bool
+}
+
+func newZoneMerge() zoneMerge { return zoneMerge{nullsKnown: true, exact: true, bounded: true} }
+
+func (m *zoneMerge) add(z ZoneColumn, rows int64) {
+	if z.NullCount == nil {
+		m.nullsKnown = false
+	} else {
+		m.nulls += *z.NullCount
+	}
+	m.hasNaN = m.hasNaN || z.HasNaN
+	if z.Min == nil || z.Max == nil {
+		if z.NullCount == nil || *z.NullCount != rows {
+			m.bounded = false // values of unknown range
+		}
+		return
+	}
+	if m.min == nil || bytes.Compare(z.Min, m.min) < 0 {
+		m.min = z.Min
+	}
+	if m.max == nil || bytes.Compare(z.Max, m.max) > 0 {
+		m.max = z.Max
+	}
+	m.exact = m.exact && z.BoundsExact
+}
+
+func (m *zoneMerge) result() ZoneColumn {
+	z := ZoneColumn{HasNaN: m.hasNaN}
+	if m.nullsKnown {
+		n := m.nulls
+		z.NullCount = &n
+	}
+	if m.bounded && m.min != nil {
+		z.Min, z.Max, z.BoundsExact = m.min, m.max, m.exact
+	}
+	return z
+}

@@ -1,0 +1,191 @@
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/source"
+)
+
+// DocumentVersion is the version of the statistics object's JSON document
+// (docs/format/statistics.md). A document of another version is refused, never guessed at.
+const DocumentVersion = 1
+
+// Depths of a record: what ANALYZE read to make it.
+const (
+	DepthMetadata = "metadata" // footers only
+	DepthFull     = "full"     // every column read once for the sketches
+)
+
+// PerFileLimit is the most files a record lists one by one; a table with more keeps
+// an empty list with PerFileComplete false.
+const PerFileLimit = 10_000
+
+// Record is the statistics object of one table (SPEC §3): what ANALYZE learnt of the
+// table at one source version. Bounds are codec bytes (CodecFor of the column's type).
+// A record is immutable once stored; a refresh writes a new one.
+type Record struct {
+	DocumentVersion   int            `json:"document_version"`
+	TableID           int64          `json:"table_id"`
+	SourceVersion     source.Version `json:"source_version"`
+	ComputedAtMS      int64          `json:"computed_at_ms"`
+	Depth             string         `json:"depth"`
+	Format            string         `json:"format"`
+	Location          string         `json:"location"`
+	Rows              int64          `json:"rows"`
+	Bytes             int64          `json:"bytes"`
+	Files             int            `json:"files"`
+	RowGroups         int            `json:"row_groups"`
+	UncompressedBytes int64          `json:"uncompressed_bytes"`
+	LastModifiedMS    int64          `json:"last_modified_ms"`
+	PartitionColumns  []string       `json:"partition_columns"`
+	Columns           []Column       `json:"columns"`
+	PerFile           []File         `json:"per_file"`
+	PerFileComplete   bool           `json:"per_file_complete"`
+	Zones             []Zone         `json:"zones"`
+}
+
+// Column is what the record knows of one column over the whole table.
+type Column struct {
+	Name     string `json:"name"`
+	DataType string `json:"data_type"` // types.Name of the column's type
+	// NullCount is nil when not recorded (never 0 for "unknown").
+	NullCount *int64 `json:"null_count,omitempty"`
+	// Min and Max are nil when the column has no bounds (no order, no statistics, or
+	// no non-null value); BoundsExact says both are values that occur in the column,
+	// not just bounds on them (a truncated string bound is not exact).
+	Min         []byte `json:"min"`
+	Max         []byte `json:"max"`
+	BoundsExact bool   `json:"bounds_exact"`
+	// HasNaN says a floating column holds NaN, which is never a bound.
+	HasNaN bool  `json:"has_nan,omitempty"`
+	Bytes  int64 `json:"bytes"` // compressed bytes of the column's chunks
+	// Distinct is an HLL sketch (docs/format/sketches.md), after a full read.
+	Distinct []byte `json:"distinct,omitempty"`
+	// DistinctExact is COUNT(DISTINCT col), after ANALYZE … distinct or columns.
+	DistinctExact *int64 `json:"distinct_exact,omitempty"`
+	// Quantiles is a KLL sketch, after a full read, for numeric and temporal columns.
+	Quantiles []byte `json:"quantiles,omitempty"`
+}
+
+// File is one data file of the record.
+type File struct {
+	Path           string       `json:"path"`
+	Rows           int64        `json:"rows"`
+	Bytes          int64        `json:"bytes"`
+	LastModifiedMS int64        `json:"last_modified_ms"`
+	Columns        []ZoneColumn `json:"columns"` // indexed like Record.Columns
+}
+
+// Zone is one row group: the finest set of rows with stored partials (DESIGN §3).
+type Zone struct {
+	File     int          `json:"file"` // index into the listing's files, in path order
+	RowGroup int          `json:"row_group"`
+	Rows     int64        `json:"rows"`
+	Columns  []ZoneColumn `json:"columns"` // indexed like Record.Columns
+}
+
+// ZoneColumn is one column's partials over a zone (a file or a row group).
+type ZoneColumn struct {
+	NullCount   *int64 `json:"null_count,omitempty"`
+	Min         []byte `json:"min"`
+	Max         []byte `json:"max"`
+	BoundsExact bool   `json:"bounds_exact"`
+	HasNaN      bool   `json:"has_nan,omitempty"`
+	// Sum is the exact sum of the zone's non-null values as decimal text, recorded by
+	// a full read of a numeric column ("" = not recorded).
+	Sum string `json:"sum,omitempty"`
+}
+
+// Column returns the record's column named name (exact match first, then ignoring
+// case), or nil.
+func (r *Record) Column(name string) *Column {
+	for i := range r.Columns {
+		if r.Columns[i].Name == name {
+			return &r.Columns[i]
+		}
+	}
+	for i := range r.Columns {
+		if equalFold(r.Columns[i].Name, name) {
+			return &r.Columns[i]
+		}
+	}
+	return nil
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// Current is the one rule deciding whether a record may answer a statement (SPEC §4,
+// the staleness rule): its source version must be the version the statement is
+// pinned to, and its row count the source's exact row count. Every answer from
+// statistics asks this function; a record that is not current still costs.
+func Current(r *Record, pinned source.Version, exactRows int64) bool {
+	return r != nil && r.SourceVersion.Same(pinned) && exactRows >= 0 && r.Rows == exactRows
+}
+
+// Marshal encodes the record as its JSON document.
+func (r *Record) Marshal() ([]byte, error) {
+	if r.DocumentVersion != DocumentVersion {
+		return nil, errs.New(errs.Internal, "BUG: statistics document version %d", r.DocumentVersion)
+	}
+	return json.Marshal(r)
+}
+
+// Unmarshal decodes a statistics document, refusing versions this build does not know.
+func Unmarshal(doc []byte) (*Record, error) {
+	var head struct {
+		DocumentVersion int `json:"document_version"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return nil, corruptRecord("%v", err)
+	}
+	if head.DocumentVersion != DocumentVersion {
+		return nil, corruptRecord("document version %d is not %d", head.DocumentVersion, DocumentVersion)
+	}
+	r := &Record{}
+	if err := json.Unmarshal(doc, r); err != nil {
+		return nil, corruptRecord("%v", err)
+	}
+	if len(r.PerFile) > 0 && len(r.PerFile) != r.Files {
+		return nil, corruptRecord("%d files listed of %d", len(r.PerFile), r.Files)
+	}
+	for _, f := range r.PerFile {
+		if len(f.Columns) != len(r.Columns) {
+			return nil, corruptRecord("file %q has %d columns of %d", f.Path, len(f.Columns), len(r.Columns))
+		}
+	}
+	for _, z := range r.Zones {
+		if len(z.Columns) != len(r.Columns) {
+			return nil, corruptRecord("a zone has %d columns of %d", len(z.Columns), len(r.Columns))
+		}
+	}
+	return r, nil
+}
+
+func corruptRecord(format string, args ...any) error {
+	return errs.New(errs.Internal, "statistics record is unreadable: %s", fmt.Sprintf(format, args...))
+}
+
+// The sketches as query records name them.
+const (
+	HLLName = "hyperloglog p=12"
+	KLLName = "kll k=200"
+)
