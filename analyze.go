@@ -100,7 +100,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 	start := time.Now()
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
-		return nil, err
+		return nil, atStatement(err, st.Start)
 	}
 	if t.Format != "parquet" {
 		return nil, errs.At(errs.Analysis, st.Start, "table %q has format %q, which this version of Lore cannot analyze yet", t.Name, t.Format)
@@ -259,7 +259,7 @@ func singleInt(res *Result) (int64, error) {
 func (e *Engine) showStats(ctx context.Context, st *sql.ShowStats) (*Result, error) {
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
-		return nil, err
+		return nil, atStatement(err, st.Start)
 	}
 	rec, err := e.statistics(ctx, t.ID)
 	if err != nil {
@@ -344,4 +344,12 @@ func boundText(dataType string, b []byte) types.Value {
 		return types.NullOf(types.String)
 	}
 	return types.StringValue(v.String())
+}
+
+// atStatement places an error without a position at the statement's start.
+func atStatement(err error, pos int) error {
+	if errs.PositionOf(err) != errs.NoPosition {
+		return err
+	}
+	return errs.At(errs.CodeOf(err), pos, "%s", err.Error())
 }

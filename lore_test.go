@@ -130,7 +130,8 @@ func TestErrorsCarryCodesPositionsAndRecords(t *testing.T) {
 		{"SELECT 1; SELECT 2", errs.Analysis, 10},
 		{"SET SESSION use_statistics = false", errs.InvalidSetting, errs.NoPosition},
 		{"SET SESSION bogus = 1; SELECT 1", errs.InvalidSetting, -2},
-		{"ANALYZE t", errs.Analysis, 0},
+		{"ANALYZE t", errs.TableNotFound, 0},
+		{"SHOW STATS FOR t", errs.TableNotFound, 0},
 	}
 	for _, c := range cases {
 		_, err := e.Query(context.Background(), c.sql, nil)
@@ -149,7 +150,7 @@ func TestErrorsCarryCodesPositionsAndRecords(t *testing.T) {
 	}
 	// Failed statements are logged with their code.
 	recent, err := e.Catalog().RecentQueries(context.Background(), 1)
-	if err != nil || len(recent) != 1 || recent[0].State != "failed" || recent[0].ErrorCode != string(errs.Analysis) {
+	if err != nil || len(recent) != 1 || recent[0].State != "failed" || recent[0].ErrorCode != string(errs.TableNotFound) {
 		t.Fatalf("last logged statement: %+v, %v", recent, err)
 	}
 	// The caret points at the user's own text.
