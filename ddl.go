@@ -201,14 +201,28 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 	if err != nil {
 		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the source of %s: %s", st.Name, err.Error())
 	}
-	rows, err := l.Rows(ctx, e.store)
+	version, err := l.Version()
 	if err != nil {
-		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the footers of %s: %s", st.Name, err.Error())
+		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot version the source of %s: %s", st.Name, err.Error())
 	}
-	var size, lastModified int64
-	for _, f := range l.Files {
-		size += f.Info.Size
-		lastModified = max(lastModified, f.Info.ModTime.UnixMicro())
+	rec, err := e.statistics(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	analyzedAt := types.NullOf(types.TimestampTZ)
+	var rows, size, lastModified int64 // lastModified in µs
+	if rec != nil && rec.SourceVersion.Same(version) {
+		// The record describes exactly these files: no footer is read.
+		rows, size, lastModified = rec.Rows, rec.Bytes, rec.LastModifiedMS*1000
+		analyzedAt = types.Value{Type: types.TimestampTZ, I: rec.ComputedAtMS * 1000}
+	} else {
+		if rows, err = l.Rows(ctx, e.store); err != nil {
+			return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the footers of %s: %s", st.Name, err.Error())
+		}
+		for _, f := range l.Files {
+			size += f.Info.Size
+			lastModified = max(lastModified, f.Info.ModTime.UnixMilli()*1000) // ms, as records keep it
+		}
 	}
 	list := func(xs []string) types.Value {
 		return types.StringValue("[" + strings.Join(xs, ", ") + "]")
@@ -228,8 +242,8 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		types.IntValue(int64(len(l.Files))), types.IntValue(size),
 		types.IntValue(rows), types.NullOf(types.Int64),
 		types.NullOf(types.Int64), list(l.Partitions),
-		list(t.ClusteredBy), types.NullOf(types.TimestampTZ),
-		types.NullOf(types.String),
+		list(t.ClusteredBy), analyzedAt,
+		types.StringValue(version.Label()),
 	}
 	return valuesResult(fields, [][]types.Value{row}), nil
 }

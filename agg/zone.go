@@ -39,29 +39,26 @@ func (z *Zone) allNull() bool { return z.Nulls >= 0 && z.Nulls == z.Rows }
 // statistics.
 
 func (a *countAcc) FromZone(z *Zone, g uint32) (bool, error) {
+	n := z.Rows
+	if !a.star {
+		if z.Nulls < 0 {
+			return false, nil
+		}
+		n -= z.Nulls
+	}
 	a.Resize(int(g) + 1)
-	if a.star {
-		a.counts[g] += z.Rows
-		return true, nil
-	}
-	if z.Nulls < 0 {
-		return false, nil
-	}
-	a.counts[g] += z.Rows - z.Nulls
+	a.counts[g] += n
 	return true, nil
 }
 
 // minMaxFromZone folds a zone's exact bounds into a MIN or MAX by updating it with the
 // one value that decides it: the same code as a scan.
 func minMaxFromZone(a Accumulator, z *Zone, g uint32, isMax bool) (bool, error) {
-	if z.Nulls < 0 {
-		return false, nil
-	}
-	a.Resize(int(g) + 1)
-	if z.allNull() {
+	switch {
+	case z.allNull():
+		a.Resize(int(g) + 1)
 		return true, nil // no value to fold in
-	}
-	if !z.Bounded {
+	case z.Nulls < 0 || !z.Bounded:
 		return false, nil
 	}
 	v := z.Min
@@ -69,6 +66,7 @@ func minMaxFromZone(a Accumulator, z *Zone, g uint32, isMax bool) (bool, error) 
 		v = z.Max
 	}
 	arr := vector.FromValues(v.Type, []types.Value{v})
+	a.Resize(int(g) + 1)
 	if err := a.Update(arr, nil, []uint32{g}); err != nil {
 		return false, err
 	}
@@ -89,6 +87,9 @@ func (a *mmString) FromZone(z *Zone, g uint32) (bool, error) { return minMaxFrom
 // has nothing else (exact counts do not merge); it is kept beside the sketch and
 // dropped when anything else reaches the group.
 func (a *hllAcc) FromZone(z *Zone, g uint32) (bool, error) {
+	if z.DistinctExact < 0 && z.Distinct == nil && !z.allNull() {
+		return false, nil
+	}
 	a.Resize(int(g) + 1)
 	fresh := a.sketches[g] == nil && !a.hasExact(g)
 	switch {
@@ -144,15 +145,14 @@ func (a *hllAcc) touch(g uint32) error {
 }
 
 func (a *kllAcc) FromZone(z *Zone, g uint32) (bool, error) {
-	a.Resize(int(g) + 1)
-	switch {
-	case z.Quantiles != nil:
-		a.sketch(g).Merge(z.Quantiles)
-		return true, nil
-	case z.allNull():
-		return true, nil
+	if z.Quantiles == nil && !z.allNull() {
+		return false, nil
 	}
-	return false, nil
+	a.Resize(int(g) + 1)
+	if z.Quantiles != nil {
+		a.sketch(g).Merge(z.Quantiles)
+	}
+	return true, nil
 }
 
 // Sums are recorded only by a full read; until an aggregate's zone carries one, SUM

@@ -1,0 +1,10 @@
+package lore
+
+import "github.com/loredb/lore/storage"
+
+// SetStore replaces the engine's object store (tests observe reads through it).
+func SetStore(e *Engine, s storage.Store) { e.store = s }
+
+// SetAnalyzeHook sets the function ANALYZE calls between its work and its final
+// check of the source version; nil removes it.
+func SetAnalyzeHook(f func(table string)) { analyzeHook = f }

@@ -1,0 +1,434 @@
+package lore_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+)
+
+// The differential guarantee (SPEC §11): every statement statistics may answer gives,
+// answered, what it gives scanned; every statement they may not answer is scanned.
+
+// statsSchema is the test table: one column per kind of bound, plus columns with
+// NULLs and with nothing but NULLs.
+var statsSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+	{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+	{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 2}, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	{Name: "some_null", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "all_null", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+}, nil)
+
+// statsRecord makes n rows from r.
+func statsRecord(r *rand.Rand, n int) arrow.Record {
+	mem := memory.DefaultAllocator
+	b := array.NewRecordBuilder(mem, statsSchema)
+	defer b.Release()
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.Int64Builder).Append(r.Int64N(2_000_000) - 1_000_000)
+		b.Field(1).(*array.Int32Builder).Append(int32(r.IntN(1000) - 500))
+		b.Field(2).(*array.Date32Builder).Append(arrow.Date32(r.IntN(40_000) - 10_000))
+		b.Field(3).(*array.TimestampBuilder).Append(arrow.Timestamp(r.Int64N(4e15) - 1e15))
+		b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(r.Int64N(2e9) - 1e9))
+		b.Field(5).(*array.StringBuilder).Append(fmt.Sprintf("s%05d", r.IntN(30_000)))
+		b.Field(6).(*array.Float64Builder).Append(r.NormFloat64() * 100)
+		b.Field(7).(*array.BooleanBuilder).Append(r.IntN(3) == 0)
+		if r.IntN(4) == 0 {
+			b.Field(8).AppendNull()
+		} else {
+			b.Field(8).(*array.Int64Builder).Append(r.Int64N(100))
+		}
+		b.Field(9).AppendNull()
+	}
+	return b.NewRecord()
+}
+
+// writeStatsFile writes rows rows in row groups of rg rows, dictionary-encoded or
+// plain.
+func writeStatsFile(t *testing.T, path string, seed uint64, rows, rg int, dictionary bool) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := pq.NewWriterProperties(pq.WithDictionaryDefault(dictionary), pq.WithStats(true), pq.WithMaxRowGroupLength(int64(max(rg, 1))))
+	w, err := pqarrow.NewFileWriter(statsSchema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, 1))
+	for left := rows; left > 0; left -= rg {
+		rec := statsRecord(r, min(left, rg))
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// statsLayouts are the layouts the differential test covers, each a function writing
+// a table under dir and returning its location.
+var statsLayouts = []struct {
+	name  string
+	write func(t *testing.T, dir string) string
+}{
+	{"one file", func(t *testing.T, dir string) string {
+		p := filepath.Join(dir, "one.parquet")
+		writeStatsFile(t, p, 1, 3000, 3000, true)
+		return p
+	}},
+	{"many files with an empty one", func(t *testing.T, dir string) string {
+		for i := 0; i < 5; i++ {
+			writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("part-%d.parquet", i)), uint64(10+i), 2000+300*i, 700, true)
+		}
+		writeStatsFile(t, filepath.Join(dir, "part-9.parquet"), 99, 0, 100, true)
+		return dir
+	}},
+	{"plain encoding", func(t *testing.T, dir string) string {
+		for i := 0; i < 3; i++ {
+			writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)), uint64(20+i), 1500, 500, false)
+		}
+		return dir
+	}},
+	{"hive region/day", func(t *testing.T, dir string) string {
+		for i, region := range []string{"eu", "us"} {
+			for day := 1; day <= 2; day++ {
+				p := filepath.Join(dir, "region="+region, fmt.Sprintf("day=%d", day), "data.parquet")
+				writeStatsFile(t, p, uint64(30+2*i+day), 800, 300, true)
+			}
+		}
+		return dir
+	}},
+	{"hive day/region", func(t *testing.T, dir string) string {
+		for day := 1; day <= 2; day++ {
+			for i, region := range []string{"eu", "us", "NULL"} {
+				p := filepath.Join(dir, fmt.Sprintf("day=%d", day), "region="+region, "data.parquet")
+				writeStatsFile(t, p, uint64(40+3*day+i), 600, 250, true)
+			}
+		}
+		return dir
+	}},
+}
+
+// answeredByMetadata are statements ANALYZE's metadata form answers.
+var answeredByMetadata = []string{
+	"SELECT count(*) FROM t",
+	"SELECT count(*) AS n, count(i64), count(some_null), count(all_null) FROM t",
+	"SELECT min(i64), max(i64), min(i32), max(i32) FROM t",
+	"SELECT min(d), max(d), min(ts), max(ts) FROM t",
+	"SELECT min(dec), max(dec), min(b), max(b) FROM t",
+	"SELECT min(some_null), max(some_null), min(all_null), max(all_null), count(all_null) FROM t",
+	"SELECT max(i64) - min(i64) AS spread, count(*) * 2 AS twice FROM t",
+	"SELECT count(*) AS rows_in_t, min(d) AS first_day FROM t",
+}
+
+// answeredOnPartitions are answered over Hive layouts, from partition values.
+var answeredOnPartitions = []string{
+	"SELECT min(region), max(region), count(region), min(day), max(day) FROM t",
+}
+
+// neverAnswered must scan whatever the record holds.
+var neverAnswered = []string{
+	"SELECT count(*) FROM t WHERE i64 > 0",
+	"SELECT i32 > 0 AS pos, count(*) FROM t GROUP BY i32 > 0 ORDER BY pos",
+	"SELECT sum(i64) FROM t",
+	"SELECT count(DISTINCT i32) FROM t",
+	"SELECT count(*) FROM t AS a JOIN (SELECT 1 AS one) AS b ON true",
+	"SELECT min(i64 + 1) FROM t",
+	"SELECT min(s), max(s) FROM t", // the writer marks no string bound exact
+	"SELECT min(f), max(f) FROM t", // float bounds from footers leave NaN out
+}
+
+func registerStats(t *testing.T, e *lore.Engine, location string) {
+	t.Helper()
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", location))
+}
+
+// resultText renders every row of a result, for comparing two results.
+func resultText(res *lore.Result) string {
+	var b strings.Builder
+	for r := 0; r < int(res.NumRows()); r++ {
+		for c := 0; c < res.Schema.NumFields(); c++ {
+			b.WriteString(cell(res, r, c))
+			b.WriteByte('|')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func run(t *testing.T, e *lore.Engine, sql string, settings map[string]string) *lore.Result {
+	t.Helper()
+	res, err := e.Query(context.Background(), sql, settings)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return res
+}
+
+var scanned = map[string]string{"use_statistics": "false"}
+
+// checkAnswered runs sql scanned and answered, and checks both results and records.
+func checkAnswered(t *testing.T, e *lore.Engine, sql string) {
+	t.Helper()
+	want := run(t, e, sql, scanned)
+	if want.Record.Execution.Mode != "scan" || !strings.HasSuffix(want.Record.Execution.Detail, "; statistics bypassed") {
+		t.Errorf("%s with use_statistics = false: execution %+v", sql, want.Record.Execution)
+	}
+	got := run(t, e, sql, nil)
+	x := got.Record.Execution
+	if x.Mode != "context" || !strings.HasPrefix(x.Detail, "statistics at ") || len(got.Record.Scans) != 0 ||
+		len(x.SourceVersion) == 0 || string(x.SourceVersion) != string(x.CurrentSourceVersion) {
+		t.Errorf("%s: not answered from statistics: %+v, scans %+v", sql, x, got.Record.Scans)
+		return
+	}
+	if w, g := resultText(want), resultText(got); w != g {
+		t.Errorf("%s: answered\n%s\nscanned\n%s", sql, g, w)
+	}
+	if !equalFields(want.Schema, got.Schema) {
+		t.Errorf("%s: answered schema %s, scanned %s", sql, got.Schema, want.Schema)
+	}
+}
+
+func equalFields(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i := range a.Fields() {
+		if a.Field(i).Name != b.Field(i).Name || !arrow.TypeEqual(a.Field(i).Type, b.Field(i).Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkScanned runs sql and checks that it read the table and gave the scanned result.
+func checkScanned(t *testing.T, e *lore.Engine, sql string) {
+	t.Helper()
+	want := run(t, e, sql, scanned)
+	got := run(t, e, sql, nil)
+	if got.Record.Execution.Mode != "scan" || len(got.Record.Scans) == 0 {
+		t.Errorf("%s: answered from statistics, which it must not be: %+v", sql, got.Record.Execution)
+	}
+	if w, g := resultText(want), resultText(got); w != g {
+		t.Errorf("%s: got\n%s\nwant\n%s", sql, g, w)
+	}
+}
+
+func TestStatisticsAnswerAsScansDo(t *testing.T) {
+	for _, layout := range statsLayouts {
+		t.Run(layout.name, func(t *testing.T) {
+			e := open(t, lore.Options{})
+			registerStats(t, e, layout.write(t, t.TempDir()))
+			// Before ANALYZE everything scans.
+			checkScanned(t, e, "SELECT count(*) FROM t")
+			res := run(t, e, "ANALYZE t", nil)
+			if got := cell(res, 0, 0); got != "t" {
+				t.Fatalf("ANALYZE result table = %s", got)
+			}
+			for _, sql := range answeredByMetadata {
+				checkAnswered(t, e, sql)
+			}
+			if strings.HasPrefix(layout.name, "hive") {
+				for _, sql := range answeredOnPartitions {
+					checkAnswered(t, e, sql)
+				}
+			}
+			for _, sql := range neverAnswered {
+				checkScanned(t, e, sql)
+			}
+		})
+	}
+}
+
+// TestStaleRecordsNeverAnswer changes the source in every way that makes a record
+// stale and checks that the next statement scans and sees the change.
+func TestStaleRecordsNeverAnswer(t *testing.T) {
+	changes := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+	}{
+		{"a file added", func(t *testing.T, dir string) {
+			writeStatsFile(t, filepath.Join(dir, "new.parquet"), 77, 100, 100, true)
+		}},
+		{"a file removed", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "a.parquet")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a file rewritten with the same size", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "a.parquet")
+			info, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			later := info.ModTime().Add(2 * time.Second)
+			if err := os.Chtimes(p, later, later); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 1000, 400, true)
+			writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 1000, 400, true)
+			e := open(t, lore.Options{})
+			registerStats(t, e, dir)
+			run(t, e, "ANALYZE t", nil)
+			checkAnswered(t, e, "SELECT count(*), max(i64) FROM t")
+			c.change(t, dir)
+			checkScanned(t, e, "SELECT count(*), max(i64) FROM t")
+			show := run(t, e, "SHOW STATS FOR t", nil)
+			if stale := cell(show, 0, show.Schema.NumFields()-1); stale != "true" {
+				t.Errorf("SHOW STATS stale = %s after %s", stale, c.name)
+			}
+			// ANALYZE again, and the record answers at the new version.
+			run(t, e, "ANALYZE t", nil)
+			checkAnswered(t, e, "SELECT count(*), max(i64) FROM t")
+		})
+	}
+}
+
+func TestAnalyzeOptionsAreCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 100, 100, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	for _, sql := range []string{
+		"ANALYZE t WITH (bogus = true)",
+		"ANALYZE t WITH (distinct = true, columns = ARRAY['i64'])",
+		"ANALYZE t WITH (columns = ARRAY['nope'])",
+		"ANALYZE t WITH (sketches = 'yes')",
+		"ANALYZE t WITH (columns = ARRAY['i64'], columns = ARRAY['i32'])",
+	} {
+		_, err := e.Query(context.Background(), sql, nil)
+		if errs.CodeOf(err) != errs.Analysis {
+			t.Errorf("%s: %v, want ANALYSIS_ERROR", sql, err)
+		}
+	}
+	if _, err := e.Query(context.Background(), "SHOW STATS FOR t", nil); errs.CodeOf(err) != errs.StatisticsUnavailable {
+		t.Fatalf("a refused ANALYZE left a record: %v", err)
+	}
+}
+
+// readLog is a store that records every byte range read from each object.
+type readLog struct {
+	storage.Local
+	mu    sync.Mutex
+	reads map[string][][2]int64
+}
+
+type loggedReader struct {
+	storage.Reader
+	log  *readLog
+	path string
+}
+
+func (s *readLog) Open(ctx context.Context, path string) (storage.Reader, error) {
+	r, err := s.Local.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &loggedReader{r, s, path}, nil
+}
+
+func (r *loggedReader) ReadAt(p []byte, off int64) (int, error) {
+	r.log.mu.Lock()
+	r.log.reads[r.path] = append(r.log.reads[r.path], [2]int64{off, off + int64(len(p))})
+	r.log.mu.Unlock()
+	return r.Reader.ReadAt(p, off)
+}
+
+// footerStart is where a Parquet file's footer begins: everything before it is pages.
+func footerStart(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	return int64(len(b)) - 8 - n
+}
+
+func TestMetadataAnalyzeReadsNoDataPage(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 4; i++ {
+		// Seeds no other test uses, so that no footer of these files is cached.
+		writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("f%d.parquet", i)), uint64(900+i), 2000, 500, true)
+	}
+	e := open(t, lore.Options{})
+	log := &readLog{reads: map[string][][2]int64{}}
+	lore.SetStore(e, log)
+	registerStats(t, e, dir)
+	log.reads = map[string][][2]int64{}
+	run(t, e, "ANALYZE t", nil)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	for _, f := range files {
+		start := footerStart(t, f)
+		for _, r := range log.reads[f] {
+			if r[0] < start {
+				t.Errorf("ANALYZE read bytes %d-%d of %s, before its footer at %d", r[0], r[1], filepath.Base(f), start)
+			}
+		}
+	}
+	// A scan of the same files does read pages: the log sees them.
+	log.reads = map[string][][2]int64{}
+	run(t, e, "SELECT sum(i64) FROM t", nil)
+	if len(log.reads) == 0 {
+		t.Fatal("the scan read nothing through the logged store")
+	}
+}
+
+func TestAnalyzeFailsWhenTheSourceMoves(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 500, 500, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t", nil)
+	before := run(t, e, "SHOW STATS FOR t", nil)
+	lore.SetAnalyzeHook(func(string) {
+		writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 500, 500, true)
+	})
+	defer lore.SetAnalyzeHook(nil)
+	_, err := e.Query(context.Background(), "ANALYZE t", nil)
+	if errs.CodeOf(err) != errs.SourceChanged {
+		t.Fatalf("ANALYZE while a file landed: %v, want SOURCE_CHANGED", err)
+	}
+	lore.SetAnalyzeHook(nil)
+	after := run(t, e, "SHOW STATS FOR t", nil)
+	// The same record, now stale: every row but its last column is unchanged.
+	unstale := func(res *lore.Result) string { return strings.ReplaceAll(resultText(res), "|true|\n", "|false|\n") }
+	if resultText(before) != unstale(after) {
+		t.Fatalf("the previous record changed:\n%s\nthen\n%s", resultText(before), resultText(after))
+	}
+}
