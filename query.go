@@ -24,15 +24,17 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	if err != nil {
 		return nil, err
 	}
+	labels := approximations(node)
 	node, ans, err := rules.AnswerFromStatistics(node, s.UseStatistics)
 	if err != nil {
 		return nil, err
 	}
-	var exact map[*plan.AggCall]bool
-	if ans != nil {
-		exact = ans.ExactDistinct
+	for _, l := range labels {
+		if ans != nil && ans.ExactDistinct[l.call] {
+			l.Sketch, l.Error = "exact count", 0
+		}
+		rec.Execution.Approximate = append(rec.Execution.Approximate, l.Approximation)
 	}
-	rec.Execution.Approximate = approximations(node, exact)
 	describeAnswer(&rec.Execution, ans)
 	node = rules.Optimize(node)
 	env := &exec.Env{Budget: e.budget, Threads: e.opts.Threads, Store: e.store}
@@ -76,12 +78,16 @@ func explainResult(text string) *Result {
 	return valuesResult([]arrow.Field{{Name: "plan", Type: types.String}}, rows)
 }
 
+// label is the approximation label of one aggregate call.
+type label struct {
+	call *plan.AggCall
+	Approximation
+}
+
 // approximations labels every estimate a plan computes (SPEC §7): the sketch and its
 // stated error, whether the estimate is computed over rows or read from statistics.
-// An APPROX_COUNT_DISTINCT answered by an exact distinct count (exact) is labelled
-// with error 0.
-func approximations(n plan.Node, exact map[*plan.AggCall]bool) []Approximation {
-	var out []Approximation
+func approximations(n plan.Node) []label {
+	var out []label
 	var walk func(plan.Node)
 	walk = func(n plan.Node) {
 		if a, ok := n.(*plan.Aggregate); ok {
@@ -93,16 +99,13 @@ func approximations(n plan.Node, exact map[*plan.AggCall]bool) []Approximation {
 				if c.Written != "" {
 					fn = strings.ToUpper(c.Written)
 				}
-				switch {
-				case exact[c]:
-					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
-						Sketch: "exact count", Error: 0, ErrorKind: "relative_standard_error"})
-				case c.Func == "approx_count_distinct":
-					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
-						Sketch: stats.HLLName, Error: stats.HLLRelativeError, ErrorKind: "relative_standard_error"})
-				case c.Func == "approx_percentile":
-					out = append(out, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
-						Sketch: stats.KLLName, Error: stats.KLLRankError, ErrorKind: "rank_error"})
+				switch c.Func {
+				case "approx_count_distinct":
+					out = append(out, label{c, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
+						Sketch: stats.HLLName, Error: stats.HLLRelativeError, ErrorKind: "relative_standard_error"}})
+				case "approx_percentile":
+					out = append(out, label{c, Approximation{Function: fn, Argument: plan.Render(c.Arg, name),
+						Sketch: stats.KLLName, Error: stats.KLLRankError, ErrorKind: "rank_error"}})
 				}
 			}
 		}

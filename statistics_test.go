@@ -432,3 +432,47 @@ func TestAnalyzeFailsWhenTheSourceMoves(t *testing.T) {
 		t.Fatalf("the previous record changed:\n%s\nthen\n%s", resultText(before), resultText(after))
 	}
 }
+
+func TestExactDistinctCountsAnswerApproxCountDistinct(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 5, 3000, 1000, true)
+	writeStatsFile(t, filepath.Join(dir, "b.parquet"), 6, 2000, 1000, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	const sql = "SELECT approx_count_distinct(i32) AS n FROM t"
+	res := run(t, e, "ANALYZE t WITH (columns = ARRAY['i32', 'I32'])", nil)
+	if got := cell(res, 0, 2); got != "1" {
+		t.Fatalf("distinct_columns = %s", got)
+	}
+	exact := cell(run(t, e, "SELECT count(DISTINCT i32) FROM t", nil), 0, 0)
+	check := func(what string) {
+		t.Helper()
+		got := run(t, e, sql, nil)
+		if got.Record.Execution.Mode != "context" || cell(got, 0, 0) != exact {
+			t.Fatalf("%s: %s = %s (%+v), want %s from statistics", what, sql, cell(got, 0, 0), got.Record.Execution, exact)
+		}
+		a := got.Record.Execution.Approximate
+		if len(a) != 1 || a[0].Sketch != "exact count" || a[0].Error != 0 || a[0].Function != "APPROX_COUNT_DISTINCT" {
+			t.Fatalf("%s: approximate = %+v", what, a)
+		}
+	}
+	check("after ANALYZE … columns")
+	show := run(t, e, "SHOW STATS FOR t", nil)
+	if got := cell(show, 1, 4); got != exact+".0" {
+		t.Fatalf("SHOW STATS distinct_values_count of i32 = %s, want %s", got, exact)
+	}
+	// approximate = true turns COUNT(DISTINCT) into the sketch function, which the
+	// exact count answers; the record names COUNT.
+	got := run(t, e, "SELECT count(DISTINCT i32) FROM t", map[string]string{"approximate": "true"})
+	if got.Record.Execution.Mode != "context" || cell(got, 0, 0) != exact ||
+		len(got.Record.Execution.Approximate) != 1 || got.Record.Execution.Approximate[0].Function != "COUNT" {
+		t.Fatalf("approximate COUNT(DISTINCT): %s %+v", cell(got, 0, 0), got.Record.Execution)
+	}
+	// A metadata ANALYZE at the same version keeps the exact count.
+	run(t, e, "ANALYZE t", nil)
+	check("after a metadata ANALYZE at the same version")
+	// A new version carries only what was measured under it.
+	writeStatsFile(t, filepath.Join(dir, "c.parquet"), 7, 100, 100, true)
+	run(t, e, "ANALYZE t", nil)
+	checkScanned(t, e, sql)
+}

@@ -52,6 +52,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"sql", "run SQL: an interactive shell, -c TEXT, -f FILE or a script on stdin", runSQL},
+		{"analyze", "learn a table's statistics (ANALYZE)", runAnalyze},
+		{"table", "show a table's statistics or detail (table stats|detail NAME)", runTable},
 		{"gen", "generate synthetic tables (gen events …)", runGen},
 		{"demo", "build a demo lake and query it", runDemo},
 		{"version", "print the version", runVersion},

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+)
+
+// runTable is "lore table stats|detail NAME": a table's statistics record (SHOW
+// STATS FOR) or its detail (DESCRIBE DETAIL).
+func runTable(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "table", "stats|detail NAME [--home DIR] [--format FORMAT]")
+	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
+	if len(args) == 0 {
+		return usageError(e, fs, "want stats or detail and a table name")
+	}
+	what, args := args[0], args[1:]
+	var stmt string
+	switch what {
+	case "stats":
+		stmt = "SHOW STATS FOR "
+	case "detail":
+		stmt = "DESCRIBE DETAIL "
+	case "-h", "-help", "--help":
+		fs.Usage()
+		return exitOK
+	default:
+		return usageError(e, fs, "unknown table command %q (want stats or detail)", what)
+	}
+	name, args, ok := tableName(args)
+	if !ok {
+		return usageError(e, fs, "want one table name")
+	}
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 || !validFormat(*format) {
+		return usageError(e, fs, "unexpected argument or unknown format")
+	}
+	return runOne(ctx, e, "table "+what, *home, *format, stmt+quoteName(name))
+}
+
+// runAnalyze is "lore analyze NAME [--sketches] [--distinct | --columns a,b]".
+func runAnalyze(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "analyze", "NAME [--sketches] [--distinct | --columns a,b] [--home DIR]")
+	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
+	sketches := fs.Bool("sketches", false, "read every column once for distinct-count and quantile sketches")
+	distinct := fs.Bool("distinct", false, "count every column's distinct values exactly")
+	columns := fs.String("columns", "", "count these `columns`' distinct values exactly (comma-separated)")
+	name, args, ok := tableName(args)
+	if !ok {
+		if len(args) > 0 && strings.Contains(args[0], "help") {
+			fs.Usage()
+			return exitOK
+		}
+		return usageError(e, fs, "want one table name")
+	}
+	if status, ok := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 || !validFormat(*format) {
+		return usageError(e, fs, "unexpected argument or unknown format")
+	}
+	var opts []string
+	if *sketches {
+		opts = append(opts, "sketches = true")
+	}
+	if *distinct {
+		opts = append(opts, "distinct = true")
+	}
+	if *columns != "" {
+		var quoted []string
+		for _, c := range strings.Split(*columns, ",") {
+			quoted = append(quoted, sqlString(strings.TrimSpace(c)))
+		}
+		opts = append(opts, "columns = ARRAY["+strings.Join(quoted, ", ")+"]")
+	}
+	stmt := "ANALYZE " + quoteName(name)
+	if len(opts) > 0 {
+		stmt += " WITH (" + strings.Join(opts, ", ") + ")"
+	}
+	return runOne(ctx, e, "analyze", *home, *format, stmt)
+}
+
+// tableName takes the leading table name off args (flags may follow it).
+func tableName(args []string) (string, []string, bool) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", args, false
+	}
+	return args[0], args[1:], true
+}
+
+// quoteName quotes a table name as an identifier unless it is a plain lower-case one.
+func quoteName(s string) string {
+	plain := s != "" && !(s[0] >= '0' && s[0] <= '9')
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// runOne runs one statement on the engine at home and prints its result.
+func runOne(ctx context.Context, e *env, what, home, format, stmt string) int {
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(home)})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore %s: %s\n", what, errs.Describe(err, ""))
+		return exitError
+	}
+	defer eng.Close()
+	res, err := eng.Query(ctx, stmt, nil)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "lore %s: %s\n", what, errs.Describe(err, stmt))
+		return exitError
+	}
+	if err := WriteResult(e.stdout, format, res); err != nil {
+		fmt.Fprintf(e.stderr, "lore %s: %v\n", what, err)
+		return exitError
+	}
+	return exitOK
+}
