@@ -36,7 +36,10 @@ func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, 
 	}
 	rec, err := stats.Unmarshal(row.Document)
 	if err != nil {
-		return nil, err
+		// A document this build cannot read (another version, damage) is no record:
+		// statements read the data, and the next ANALYZE writes a new one.
+		e.opts.Logger.Warn("ignoring an unreadable statistics record", "table_id", tableID, "err", err)
+		return nil, nil
 	}
 	e.records.mu.Lock()
 	if e.records.byID == nil {
