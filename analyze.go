@@ -117,15 +117,6 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	footers, err := l.Footers(ctx, e.store)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := stats.FromFooters(l, footers, before, start)
-	if err != nil {
-		return nil, err
-	}
-	rec.TableID = t.ID
 	prev, err := e.statistics(ctx, t.ID)
 	if err != nil {
 		return nil, err
@@ -133,23 +124,13 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 	if prev != nil && (!prev.SourceVersion.Same(before) || prev.TableID != t.ID) {
 		prev = nil // a record at another version carries nothing over
 	}
+	rec, err := e.learn(ctx, t, l, before, form.sketches, form.distinct, prev)
+	if err != nil {
+		return nil, err
+	}
 	var fullRead types.Value = types.NullOf(types.String)
-	switch {
-	case form.sketches:
-		return nil, errs.At(errs.Analysis, st.Start, "ANALYZE … WITH (sketches = true) is not available in this version of Lore")
-	case prev != nil && prev.Depth == stats.DepthFull:
-		// Metadata at the same version: the full read's sketches and exact bounds stand.
-		carried := *prev
-		carried.ComputedAtMS = rec.ComputedAtMS
-		rec = &carried
-	}
-	if prev != nil {
-		keepExactCounts(rec, prev)
-	}
-	if len(form.distinct) > 0 {
-		if err := e.countDistinct(ctx, t, rec, form.distinct); err != nil {
-			return nil, err
-		}
+	if form.sketches {
+		fullRead = types.StringValue("local")
 	}
 	if analyzeHook != nil {
 		analyzeHook(t.Name)
@@ -171,6 +152,47 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 		fullRead, types.StringValue(rec.SourceVersion.Label()), types.FloatValue(elapsed),
 	}
 	return valuesResult(fields, [][]types.Value{row}), nil
+}
+
+// learn builds the record of table t at version v of listing l: the metadata from
+// the footers, then (full) one read of every column for sketches, exact bounds and
+// zone sums, then exact distinct counts of the columns named. prev, a record at the
+// same version or nil, contributes what stays true: a full read's results when this
+// one is metadata-only, and exact counts not taken again.
+func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record) (*stats.Record, error) {
+	footers, err := l.Footers(ctx, e.store)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := stats.FromFooters(l, footers, v, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	rec.TableID = t.ID
+	switch {
+	case full:
+		if err := e.fullRead(ctx, l, rec); err != nil {
+			return nil, err
+		}
+	case prev != nil && prev.Depth == stats.DepthFull:
+		carried := *prev
+		carried.ComputedAtMS = rec.ComputedAtMS
+		rec = &carried
+	}
+	if prev != nil {
+		keepExactCounts(rec, prev)
+	}
+	if len(distinct) > 0 {
+		if err := e.countDistinct(ctx, t, rec, distinct); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
+}
+
+// fullRead upgrades a metadata record to depth full by reading every column once.
+func (e *Engine) fullRead(ctx context.Context, l *source.Listing, rec *stats.Record) error {
+	return errs.New(errs.Analysis, "ANALYZE … WITH (sketches = true) is not available in this version of Lore")
 }
 
 // keepExactCounts carries exact distinct counts of an earlier record at the same
@@ -216,7 +238,7 @@ func (e *Engine) countDistinct(ctx context.Context, t catalog.Table, rec *stats.
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			text := "SELECT count(DISTINCT " + quoteIdent(c) + ") FROM " + quoteIdent(t.Name)
-			res, err := e.Query(ctx, text, map[string]string{"use_statistics": "false", "result_cache": "false"})
+			res, err := e.Query(context.WithValue(ctx, noRefreshKey{}, true), text, map[string]string{"use_statistics": "false", "result_cache": "false"})
 			if err != nil {
 				results <- result{c, 0, err}
 				return

@@ -25,6 +25,7 @@ type Engine struct {
 	budget  *exec.Budget
 	store   storage.Store
 	records recordCache
+	refresh *refresher
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -45,11 +46,15 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		catalog: cat,
 		budget:  exec.NewBudget(opts.MemoryLimit),
 		store:   storage.Local{},
+		refresh: newRefresher(),
 	}, nil
 }
 
-// Close releases the engine's resources.
-func (e *Engine) Close() error { return e.catalog.Close() }
+// Close stops background work and releases the engine's resources.
+func (e *Engine) Close() error {
+	e.refresh.close()
+	return e.catalog.Close()
+}
 
 // Catalog returns the engine's catalog.
 func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }

@@ -8,3 +8,6 @@ func SetStore(e *Engine, s storage.Store) { e.store = s }
 // SetAnalyzeHook sets the function ANALYZE calls between its work and its final
 // check of the source version; nil removes it.
 func SetAnalyzeHook(f func(table string)) { analyzeHook = f }
+
+// WaitForRefreshes blocks until no background statistics refresh is running.
+func WaitForRefreshes(e *Engine) { e.refresh.wait() }

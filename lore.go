@@ -6,7 +6,9 @@ package lore
 import (
 	"encoding/json"
 	"log/slog"
+	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -25,6 +27,10 @@ type Options struct {
 	Threads int
 	// Logger receives operational logs. Default: discard.
 	Logger *slog.Logger
+	// NoAutoRefresh turns off the background refresh of statistics records whose
+	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
+	// is false.
+	NoAutoRefresh bool
 }
 
 // EnsureDefaults fills unset options with their defaults.
@@ -40,6 +46,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if v, err := strconv.ParseBool(os.Getenv("LORE_STATISTICS_AUTO_REFRESH")); err == nil && !v {
+		o.NoAutoRefresh = true
 	}
 }
 

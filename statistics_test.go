@@ -476,3 +476,54 @@ func TestExactDistinctCountsAnswerApproxCountDistinct(t *testing.T) {
 	run(t, e, "ANALYZE t", nil)
 	checkScanned(t, e, sql)
 }
+
+func TestRecordsRefreshInTheBackground(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 1000, 500, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t WITH (columns = ARRAY['i32'])", nil)
+	const sql = "SELECT count(*), min(i64), max(d) FROM t"
+	checkAnswered(t, e, sql)
+	first := cell(run(t, e, "SHOW STATS FOR t", nil), 0, 9)
+
+	writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 700, 500, true)
+	// The statement that sees the new file reads it, and starts the refresh.
+	if res := run(t, e, sql, nil); res.Record.Execution.Mode != "scan" || cell(res, 0, 0) != "1700" {
+		t.Fatalf("the first statement after a file landed: %s rows, %+v", cell(res, 0, 0), res.Record.Execution)
+	}
+	lore.WaitForRefreshes(e)
+	checkAnswered(t, e, sql)
+	show := run(t, e, "SHOW STATS FOR t", nil)
+	if got := cell(show, 0, 9); got == first || !strings.HasPrefix(got, "listing of 2 files") {
+		t.Fatalf("source version after the refresh: %s (before: %s)", got, first)
+	}
+	if got := cell(show, 1, 4); got != "NULL" {
+		t.Fatalf("an exact distinct count survived the refresh: %s", got)
+	}
+
+	// A refresh that fails (a file that is not Parquet lands) keeps the old record.
+	if err := os.WriteFile(filepath.Join(dir, "c.parquet"), []byte("not parquet at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Query(context.Background(), sql, nil); errs.CodeOf(err) != errs.CorruptSource {
+		t.Fatalf("reading a broken file: %v", err)
+	}
+	lore.WaitForRefreshes(e)
+	if got := cell(run(t, e, "SHOW STATS FOR t", nil), 0, 9); !strings.HasPrefix(got, "listing of 2 files") {
+		t.Fatalf("a failed refresh replaced the record: %s", got)
+	}
+}
+
+func TestAutoRefreshCanBeTurnedOff(t *testing.T) {
+	t.Setenv("LORE_STATISTICS_AUTO_REFRESH", "false")
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 1000, 500, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t", nil)
+	writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 700, 500, true)
+	checkScanned(t, e, "SELECT count(*) FROM t")
+	lore.WaitForRefreshes(e)
+	checkScanned(t, e, "SELECT count(*) FROM t")
+}

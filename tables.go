@@ -52,6 +52,7 @@ func (c *catalogView) Table(ctx context.Context, name string) (*plan.TableRef, e
 	if ref.Stats, err = c.e.statistics(ctx, t.ID); err != nil {
 		return nil, err
 	}
+	c.e.maybeRefresh(ctx, t, ref.Stats, ref.Version)
 	c.tables[t.Name] = ref
 	return ref, nil
 }

@@ -1,0 +1,94 @@
+package lore
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/stats"
+)
+
+// refresher keeps statistics records current in the background (SPEC §4): when a
+// statement finds a table's source at a version newer than its record's, one refresh
+// of that table runs at a time, at the record's depth. A refresh that fails leaves the
+// previous record; exact distinct counts do not survive one.
+type refresher struct {
+	mu      sync.Mutex
+	running map[int64]bool
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func newRefresher() *refresher {
+	ctx, stop := context.WithCancel(context.Background())
+	return &refresher{running: map[int64]bool{}, ctx: ctx, stop: stop}
+}
+
+// close cancels running refreshes and waits for them.
+func (r *refresher) close() {
+	r.stop()
+	r.wg.Wait()
+}
+
+// wait blocks until no refresh is running.
+func (r *refresher) wait() { r.wg.Wait() }
+
+// noRefreshKey marks a context whose statements start no refresh: the statements
+// ANALYZE runs itself, which would otherwise race it with a refresh of the table.
+type noRefreshKey struct{}
+
+// maybeRefresh starts a refresh of table t when its record describes another
+// version than v and none is running for t.
+func (e *Engine) maybeRefresh(ctx context.Context, t catalog.Table, rec *stats.Record, v source.Version) {
+	if e.opts.NoAutoRefresh || ctx.Value(noRefreshKey{}) != nil || rec == nil || v.IdentitySHA256 == "" || rec.SourceVersion.Same(v) {
+		return
+	}
+	r := e.refresh
+	r.mu.Lock()
+	if r.running[t.ID] || r.ctx.Err() != nil {
+		r.mu.Unlock()
+		return
+	}
+	r.running[t.ID] = true
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.running, t.ID)
+			r.mu.Unlock()
+		}()
+		start := time.Now()
+		label, err := e.refreshTable(r.ctx, t, rec)
+		if err != nil {
+			e.opts.Logger.Warn("statistics refresh failed; the previous record stays", "table", t.Name, "err", err)
+			return
+		}
+		e.opts.Logger.Info("statistics refreshed", "table", t.Name, "source_version", label,
+			"elapsed_ms", time.Since(start).Milliseconds())
+	}()
+}
+
+// refreshTable recomputes table t's record at the depth of old, its stale record.
+func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.Record) (string, error) {
+	l, err := source.Resolve(ctx, e.store, t.Location)
+	if err != nil {
+		return "", err
+	}
+	v, err := l.Version()
+	if err != nil {
+		return "", err
+	}
+	rec, err := e.learn(ctx, t, l, v, old.Depth == stats.DepthFull, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	if err := e.checkUnmoved(ctx, t, v); err != nil {
+		return "", err
+	}
+	return rec.SourceVersion.Label(), e.putStatistics(ctx, t, rec)
+}
