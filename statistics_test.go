@@ -302,7 +302,8 @@ func TestStaleRecordsNeverAnswer(t *testing.T) {
 			dir := t.TempDir()
 			writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 1000, 400, true)
 			writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 1000, 400, true)
-			e := open(t, lore.Options{})
+			// No background refresh: the stale record must stay to be checked.
+			e := open(t, lore.Options{NoAutoRefresh: true})
 			registerStats(t, e, dir)
 			run(t, e, "ANALYZE t", nil)
 			checkAnswered(t, e, "SELECT count(*), max(i64) FROM t")
