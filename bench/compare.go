@@ -18,18 +18,19 @@ const relTol = 1e-9
 type cell struct {
 	s    string
 	f    float64
-	frac bool // rendered as a float or decimal: compared within relTol
-	num  bool // reads as a number: ordered numerically
+	frac bool    // rendered as a float or decimal: compared within relTol
+	num  bool    // reads as a number: ordered numerically
+	tol  float64 // an estimate's relative tolerance (integers too); 0 for none
 }
 
 type row []cell
 
-func toRows(rs [][]string) []row {
+func toRows(rs [][]string, tol float64) []row {
 	out := make([]row, len(rs))
 	for i, r := range rs {
 		out[i] = make(row, len(r))
 		for j, s := range r {
-			c := cell{s: s}
+			c := cell{s: s, tol: tol}
 			if f, err := strconv.ParseFloat(s, 64); err == nil {
 				c.f, c.num = f, true
 				c.frac = strings.ContainsAny(s, ".eEni")
@@ -44,8 +45,10 @@ func cellEqual(a, b cell) bool {
 	if a.s == b.s {
 		return true
 	}
-	// Integers are exact; a float against a decimal or another float is close.
-	if !a.num || !b.num || !(a.frac || b.frac) {
+	// Integers are exact unless estimated; a float against a decimal or another
+	// float is close.
+	tol := max(relTol, a.tol, b.tol)
+	if !a.num || !b.num || !(a.frac || b.frac || tol > relTol) {
 		return false
 	}
 	if math.IsNaN(a.f) || math.IsNaN(b.f) {
@@ -55,7 +58,7 @@ func cellEqual(a, b cell) bool {
 		return a.f == b.f
 	}
 	scale := max(math.Abs(a.f), math.Abs(b.f), 1)
-	return math.Abs(a.f-b.f) <= relTol*scale
+	return math.Abs(a.f-b.f) <= tol*scale
 }
 
 func cellCompare(a, b cell) int {
@@ -108,9 +111,10 @@ func (r row) String() string {
 }
 
 // compareResults reports whether Lore's rows equal DuckDB's under the query's
-// order, and when they do not, what differs first.
-func compareResults(loreRows, duckRows [][]string, o Order) (bool, string) {
-	a, b := toRows(loreRows), toRows(duckRows)
+// order, numbers within the relative tolerance tol when it is above relTol (for
+// estimates), and when they do not, what differs first.
+func compareResults(loreRows, duckRows [][]string, o Order, tol float64) (bool, string) {
+	a, b := toRows(loreRows, tol), toRows(duckRows, tol)
 	if len(a) != len(b) {
 		return false, fmt.Sprintf("row counts differ: lore %d, duckdb %d", len(a), len(b))
 	}

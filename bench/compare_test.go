@@ -35,7 +35,7 @@ func TestCompareResults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, diff := compareResults(c.lore, c.duck, c.order)
+			got, diff := compareResults(c.lore, c.duck, c.order, 0)
 			if got != c.want {
 				t.Errorf("got %v (%s), want %v", got, diff, c.want)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime/debug"
@@ -24,6 +25,12 @@ type Query struct {
 	// Order says how to compare the results; the zero value compares them as
 	// multisets.
 	Order Order
+	// DuckSQL is DuckDB's text when it spells the query differently (another name
+	// for the same function); empty means SQL.
+	DuckSQL string
+	// Tolerance is the relative difference allowed between the engines' numbers,
+	// for estimates (sketches differ between engines); 0 means exact comparison.
+	Tolerance float64
 }
 
 // Order describes a query's ORDER BY for result comparison.
@@ -49,6 +56,11 @@ type Suite struct {
 	Queries []Query
 	// Data describes the data size for the report header.
 	Data DataInfo
+	// Setup are statements Lore runs once after defining the tables (ANALYZE);
+	// their elapsed times are reported.
+	Setup []string
+	// LoreSettings override the run's Lore settings for this suite.
+	LoreSettings map[string]string
 }
 
 // DataInfo describes a suite's data.
@@ -150,6 +162,16 @@ type SuiteResult struct {
 	Unequal      int     `json:"unequal"`
 	// Notes are caveats of the run (a DuckDB setting this version lacks).
 	Notes []string `json:"notes,omitempty"`
+	// Setup are the suite's setup statements in Lore, with their times.
+	Setup []SetupResult `json:"setup,omitempty"`
+	// LoreSettings are the settings Lore's runs used.
+	LoreSettings map[string]string `json:"lore_settings"`
+}
+
+// SetupResult is one setup statement and how long it took.
+type SetupResult struct {
+	SQL       string  `json:"sql"`
+	ElapsedMS float64 `json:"elapsed_ms"`
 }
 
 // engine is one side of the comparison.
@@ -174,18 +196,31 @@ func RunSuite(ctx context.Context, cfg Config, s *Suite) (*SuiteResult, error) {
 		return nil, fmt.Errorf("cannot create a home for Lore: %w", err)
 	}
 	defer os.RemoveAll(home)
-	loreEng, err := openLore(ctx, home, cfg.Threads, cfg.LoreSettings, s.Tables)
+	settings := maps.Clone(cfg.LoreSettings)
+	maps.Copy(settings, s.LoreSettings)
+	loreEng, err := openLore(ctx, home, cfg.Threads, settings, s.Tables)
 	if err != nil {
 		return nil, err
 	}
 	defer loreEng.close()
+	var setup []SetupResult
+	for _, stmt := range s.Setup {
+		fmt.Fprintf(progress, "%s: %s ...", s.Name, stmt)
+		start := time.Now()
+		if _, _, err := loreEng.run(ctx, stmt, false); err != nil {
+			return nil, fmt.Errorf("setup %q: %w", stmt, err)
+		}
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		fmt.Fprintf(progress, " %.1f ms\n", ms)
+		setup = append(setup, SetupResult{SQL: stmt, ElapsedMS: ms})
+	}
 	duckEng, err := openDuckDB(ctx, cfg.Threads, s.Tables)
 	if err != nil {
 		return nil, err
 	}
 	defer duckEng.close()
 
-	res := &SuiteResult{Suite: s.Name, Data: s.Data, Notes: duckEng.notes}
+	res := &SuiteResult{Suite: s.Name, Data: s.Data, Notes: duckEng.notes, Setup: setup, LoreSettings: settings}
 	for _, q := range s.Queries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -227,11 +262,15 @@ func measure(ctx context.Context, cfg Config, loreEng, duckEng engine, q Query) 
 	if le, ok := loreEng.(*loreEngine); ok && loreErr == nil {
 		qr.Lore.Record = le.last
 	}
-	duckRows, duckErr := timedRun(ctx, cfg, duckEng, q.SQL, true, false, &qr.DuckDB)
+	duckSQL := q.SQL
+	if q.DuckSQL != "" {
+		duckSQL = q.DuckSQL
+	}
+	duckRows, duckErr := timedRun(ctx, cfg, duckEng, duckSQL, true, false, &qr.DuckDB)
 	// The warm-up is not a measurement.
 	qr.Lore.TimesMS, qr.DuckDB.TimesMS = nil, nil
 	if loreErr == nil && duckErr == nil {
-		eq, diff := compareResults(loreRows, duckRows, q.Order)
+		eq, diff := compareResults(loreRows, duckRows, q.Order, q.Tolerance)
 		qr.Equal, qr.Diff = &eq, diff
 	}
 	for range cfg.Rounds {
@@ -239,7 +278,7 @@ func measure(ctx context.Context, cfg Config, loreEng, duckEng engine, q Query) 
 			timedRun(ctx, cfg, loreEng, q.SQL, false, true, &qr.Lore)
 		}
 		if qr.DuckDB.OK() {
-			timedRun(ctx, cfg, duckEng, q.SQL, false, false, &qr.DuckDB)
+			timedRun(ctx, cfg, duckEng, duckSQL, false, false, &qr.DuckDB)
 		}
 	}
 	for _, r := range []*Run{&qr.Lore, &qr.DuckDB} {

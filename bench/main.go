@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, tpch or all")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch or all")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
@@ -69,12 +69,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var suites []string
 	switch *suite {
-	case "events", "tpch":
+	case "events", "statistics", "tpch":
 		suites = []string{*suite}
 	case "all":
-		suites = []string{"events", "tpch"}
+		suites = []string{"events", "statistics", "tpch"}
 	default:
-		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, tpch or all)\n", *suite)
+		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, statistics, tpch or all)\n", *suite)
 		return 2
 	}
 	if *dataDir == "" {
@@ -114,6 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch name {
 		case "events":
 			s, err = EventsSuite(ctx, ev, stderr)
+		case "statistics":
+			s, err = StatisticsSuite(ctx, ev, stderr)
 		case "tpch":
 			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}, stderr)
 		}

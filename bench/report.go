@@ -57,7 +57,13 @@ func (r *Report) WriteHeader(w io.Writer) {
 func WriteTable(w io.Writer, s *SuiteResult) {
 	d := s.Data
 	fmt.Fprintf(w, "\nsuite %s: %s, %d files, %s (%s)\n\n", s.Suite, d.Description, d.Files, bytesText(d.Bytes), d.Dir)
-	head := []string{"query", "lore ms", "duckdb ms", "lore/duckdb", "equal", "rows", "lore heap", "lore ΔRSS", "duckdb ΔRSS"}
+	for _, st := range s.Setup {
+		fmt.Fprintf(w, "setup (lore): %s — %.1f ms\n", st.SQL, st.ElapsedMS)
+	}
+	if len(s.Setup) > 0 {
+		fmt.Fprintln(w)
+	}
+	head := []string{"query", "lore ms", "duckdb ms", "lore/duckdb", "equal", "rows", "lore mode", "lore heap", "lore ΔRSS", "duckdb ΔRSS"}
 	var body [][]string
 	for _, q := range s.Queries {
 		eq := "-"
@@ -74,7 +80,11 @@ func WriteTable(w io.Writer, s *SuiteResult) {
 		} else if q.DuckDB.OK() {
 			rows = fmt.Sprint(q.DuckDB.Rows)
 		}
-		body = append(body, []string{q.Name, msText(&q.Lore), msText(&q.DuckDB), ratio, eq, rows,
+		mode := "-"
+		if q.Lore.Record != nil {
+			mode = q.Lore.Record.Execution.Mode
+		}
+		body = append(body, []string{q.Name, msText(&q.Lore), msText(&q.DuckDB), ratio, eq, rows, mode,
 			bytesText(int64(q.Lore.PeakHeapBytes)), bytesText(q.Lore.PeakRSSDeltaBytes), bytesText(q.DuckDB.PeakRSSDeltaBytes)})
 	}
 	writeAligned(w, head, body)
