@@ -24,15 +24,19 @@ type cachedRecord struct {
 
 // statistics returns the table's statistics record, or nil when it has none.
 func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, error) {
-	row, ok, err := e.catalog.Statistics(ctx, tableID)
+	identity, computedAt, ok, err := e.catalog.StatisticsStamp(ctx, tableID)
 	if err != nil || !ok {
 		return nil, err
 	}
 	e.records.mu.Lock()
 	c, hit := e.records.byID[tableID]
 	e.records.mu.Unlock()
-	if hit && c.identity == row.SourceIdentity && c.computedAt == row.ComputedAtMS {
+	if hit && c.identity == identity && c.computedAt == computedAt {
 		return c.rec, nil
+	}
+	row, ok, err := e.catalog.Statistics(ctx, tableID)
+	if err != nil || !ok {
+		return nil, err
 	}
 	rec, err := stats.Unmarshal(row.Document)
 	if err != nil {

@@ -134,6 +134,20 @@ func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, 
 	return s, ok, err
 }
 
+// StatisticsStamp identifies the table's current statistics record without reading
+// its document: the source identity and the computation time, which together change
+// with every write. ok is false when the table has none.
+func (c *Catalog) StatisticsStamp(ctx context.Context, tableID int64) (identity string, computedAtMS int64, ok bool, err error) {
+	row := c.reader.QueryRowContext(ctx, `SELECT source_identity, computed_at_ms FROM table_statistics WHERE table_id = ?`, tableID)
+	switch err := row.Scan(&identity, &computedAtMS); {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", 0, false, nil
+	case err != nil:
+		return "", 0, false, c.internal(err, "cannot read the statistics of table %d", tableID)
+	}
+	return identity, computedAtMS, true, nil
+}
+
 // FilesMatching returns the paths of the recorded files of table tableID whose
 // bounds of column columnID may hold a value in [lo, hi] (nil lo or hi: unbounded),
 // in path order, answered from the bounds index. A file without bounds for the

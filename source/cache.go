@@ -84,3 +84,12 @@ func loadFooter(ctx context.Context, store storage.Store, o storage.ObjectInfo) 
 	footers.put(id, f)
 	return f, nil
 }
+
+// DropCachedFooters empties the footer cache, so that the next reads open every
+// footer again (cold-cache measurements; shedding memory).
+func DropCachedFooters() {
+	footers.mu.Lock()
+	defer footers.mu.Unlock()
+	footers.order.Init()
+	clear(footers.byID)
+}

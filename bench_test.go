@@ -1,0 +1,78 @@
+package lore_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/source"
+)
+
+// benchTable writes an events table of rows rows in files files once per process.
+var benchTables = map[string]string{}
+
+func benchEvents(b *testing.B, rows int64, files int) string {
+	b.Helper()
+	key := fmt.Sprint(rows, files)
+	if dir, ok := benchTables[key]; ok {
+		return dir
+	}
+	dir := filepath.Join(b.TempDir(), "events")
+	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: rows, Files: files, Out: dir, Seed: 3, ClusteredBy: "ts"}); err != nil {
+		b.Fatal(err)
+	}
+	benchTables[key] = dir
+	return dir
+}
+
+func benchEngine(b *testing.B, dir string) *lore.Engine {
+	b.Helper()
+	e, err := lore.Open(context.Background(), lore.Options{Home: b.TempDir(), NoAutoRefresh: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	if _, err := e.Query(context.Background(), fmt.Sprintf("CREATE TABLE events WITH (location = '%s', format = 'parquet')", dir), nil); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// BenchmarkAnalyzeMetadata is ANALYZE's metadata form over 1,000 files with cold
+// footers: every footer is read again in each iteration.
+func BenchmarkAnalyzeMetadata(b *testing.B) {
+	dir := benchEvents(b, 1_000_000, 1000)
+	e := benchEngine(b, dir)
+	b.ReportAllocs()
+	for b.Loop() {
+		source.DropCachedFooters()
+		if _, err := e.Query(context.Background(), "ANALYZE events", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkContextAnswer is a statement answered from statistics, end to end
+// through Engine.Query (parse, pin the version, decide, answer, log the record),
+// over 100 files.
+func BenchmarkContextAnswer(b *testing.B) {
+	dir := benchEvents(b, 1_000_000, 100)
+	e := benchEngine(b, dir)
+	if _, err := e.Query(context.Background(), "ANALYZE events", nil); err != nil {
+		b.Fatal(err)
+	}
+	const q = "SELECT count(*), min(ts), max(ts), min(user_id), max(status) FROM events"
+	res, err := e.Query(context.Background(), q, nil)
+	if err != nil || res.Record.Execution.Mode != "context" {
+		b.Fatalf("not answered from statistics: %v %+v", err, res)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Query(context.Background(), q, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
