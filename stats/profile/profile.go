@@ -94,13 +94,14 @@ func Full(ctx context.Context, store storage.Store, l *source.Listing, rec *stat
 		g.Go(func() error {
 			err := p.work(gctx)
 			if err != nil {
-				p.sink.abort()
+				p.sink.abort(err)
 			}
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		// The first failure, not a worker that stopped because of it.
+		return p.sink.failure()
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -593,7 +594,7 @@ type sink struct {
 	next    int // the next task whose sketches are folded
 	window  int
 	pending map[int]zoneSketches
-	aborted bool
+	failed  error // the first error of any worker
 	hll     []*stats.HLL
 	kll     []*stats.KLL
 }
@@ -623,20 +624,30 @@ func (s *sink) init(p *pass, cols []column, workers int) error {
 func (s *sink) wait(ctx context.Context, i int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i-s.next >= s.window && !s.aborted {
+	for i-s.next >= s.window && s.failed == nil {
 		s.cond.Wait()
 	}
-	if s.aborted {
-		return ctx.Err() // the worker that failed reports why; this one has nothing to add
+	if s.failed != nil {
+		return s.failed
 	}
-	return nil
+	return ctx.Err()
 }
 
-func (s *sink) abort() {
+// abort stops the pass: the first error is kept as its cause, and waiting workers
+// return.
+func (s *sink) abort(err error) {
 	s.mu.Lock()
-	s.aborted = true
+	if s.failed == nil {
+		s.failed = err
+	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
+}
+
+func (s *sink) failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
 }
 
 // put hands over task i's sketches and folds every zone now in order.

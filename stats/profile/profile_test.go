@@ -112,15 +112,15 @@ const rowGroupRows = 1000
 // testFile is one file of the test table: where it goes, its partition value and rows.
 type testFile struct {
 	rel  string
-	k    int64
+	k    any // int64, or nil for the NULL partition
 	rows int
 }
 
 var testFiles = []testFile{
-	{"k=1/a.parquet", 1, 2500},
-	{"k=1/b.parquet", 1, 1500},
-	{"k=2/c.parquet", 2, 0},
-	{"k=2/d.parquet", 2, 1000},
+	{"k=1/a.parquet", int64(1), 2500},
+	{"k=1/b.parquet", int64(1), 1500},
+	{"k=2/c.parquet", int64(2), 0},
+	{"k=__HIVE_DEFAULT_PARTITION__/d.parquet", nil, 1000},
 }
 
 // table is the written test table: data[file][column][row], columns as testColumns.
