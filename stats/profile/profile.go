@@ -101,7 +101,10 @@ func Full(ctx context.Context, store storage.Store, l *source.Listing, rec *stat
 	}
 	if err := g.Wait(); err != nil {
 		// The first failure, not a worker that stopped because of it.
-		return p.sink.failure()
+		if first := p.sink.failure(); first != nil {
+			return first
+		}
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -657,3 +657,44 @@ func TestFullMissingColumn(t *testing.T) {
 		t.Errorf("column a: %+v, zone sums %q %q", a, rec.Zones[0].Columns[0].Sum, rec.Zones[1].Columns[0].Sum)
 	}
 }
+
+// Many small zones: workers run ahead of the zone being folded and wait for it, and
+// the record is still the one a single worker makes.
+func TestFullManyZones(t *testing.T) {
+	dir := t.TempDir()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	const n, perGroup = 2000, 20
+	vals := make([]types.Value, n)
+	for i := range vals {
+		vals[i] = types.Value{Type: arrow.PrimitiveTypes.Int64, I: int64(i * i % 977)}
+	}
+	rec := array.NewRecord(schema, []arrow.Array{vector.FromValues(arrow.PrimitiveTypes.Int64, vals)}, n)
+	if err := parquet.WriteFile(filepath.Join(dir, "t.parquet"), schema, func(emit func(arrow.Record) error) error { return emit(rec) }, parquet.WriteOptions{RowGroupRows: perGroup}); err != nil {
+		t.Fatal(err)
+	}
+	var docs [][]byte
+	for _, threads := range []int{1, 2} {
+		l, r := metadataRecord(t, dir)
+		if err := profile.Full(context.Background(), storage.Local{}, l, r, profile.Options{Threads: threads}); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Zones) != n/perGroup {
+			t.Fatalf("%d zones", len(r.Zones))
+		}
+		for z, zone := range r.Zones {
+			var sum int64
+			for i := z * perGroup; i < (z+1)*perGroup; i++ {
+				sum += vals[i].I
+			}
+			if zone.Columns[0].Sum != strconv.FormatInt(sum, 10) {
+				t.Errorf("zone %d: sum %q, want %d", z, zone.Columns[0].Sum, sum)
+			}
+		}
+		r.ComputedAtMS = 0
+		doc, _ := r.Marshal()
+		docs = append(docs, doc)
+	}
+	if !bytes.Equal(docs[0], docs[1]) {
+		t.Error("the record of 100 zones differs between 1 and 2 threads")
+	}
+}
