@@ -1,6 +1,11 @@
 package agg
 
 import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
@@ -23,6 +28,11 @@ type Zone struct {
 	// Distinct and Quantiles are the argument's sketches, or nil.
 	Distinct  *stats.HLL
 	Quantiles *stats.KLL
+	// Sum is the exact sum of the zone's non-null argument values as text, "" when not
+	// recorded: a decimal integer for integer arguments, the decimal text at the
+	// argument's scale for decimals, and for floats the shortest text that parses
+	// back to the same float64 (NaN and ±Inf included).
+	Sum string
 }
 
 // UnknownZone is a zone of rows rows of which nothing else is known.
@@ -155,11 +165,112 @@ func (a *kllAcc) FromZone(z *Zone, g uint32) (bool, error) {
 	return true, nil
 }
 
-// Sums are recorded only by a full read; until an aggregate's zone carries one, SUM
-// and AVG read their zones.
-func (a *intSumAcc) FromZone(*Zone, uint32) (bool, error)   { return false, nil }
-func (a *floatSumAcc) FromZone(*Zone, uint32) (bool, error) { return false, nil }
-func (a *decSumAcc) FromZone(*Zone, uint32) (bool, error)   { return false, nil }
+// SUM and AVG fold a zone's recorded sum into the group's state as Update would fold
+// its rows: the sum into the running total and rows − nulls into the count, so the
+// answer is the one a scan gives. A zone whose every row is NULL adds nothing and
+// needs no sum. A sum that does not parse for the argument's type is treated as not
+// recorded (the zone is read), never guessed at.
+
+// sumFromZone reports whether a zone's partials suffice for SUM/AVG, and the count of
+// values they stand for; g is created in a first.
+func sumFromZone(a Accumulator, z *Zone, g uint32) (cnt int64, fold bool, ok bool) {
+	if z.Nulls < 0 || z.Nulls > z.Rows {
+		return 0, false, false
+	}
+	if z.allNull() {
+		a.Resize(int(g) + 1)
+		return 0, false, true
+	}
+	if z.Sum == "" {
+		return 0, false, false
+	}
+	return z.Rows - z.Nulls, true, true
+}
+
+func (a *intSumAcc) FromZone(z *Zone, g uint32) (bool, error) {
+	cnt, fold, ok := sumFromZone(a, z, g)
+	if !fold {
+		return ok, nil
+	}
+	lo, hi, ok := parseScaled(z.Sum, 0)
+	if !ok {
+		return false, nil
+	}
+	a.Resize(int(g) + 1)
+	p := &a.st[g]
+	p.lo, p.hi = add128(p.lo, p.hi, lo, hi)
+	p.cnt += cnt
+	return true, nil
+}
+
+func (a *floatSumAcc) FromZone(z *Zone, g uint32) (bool, error) {
+	cnt, fold, ok := sumFromZone(a, z, g)
+	if !fold {
+		return ok, nil
+	}
+	f, err := strconv.ParseFloat(z.Sum, 64)
+	if err != nil {
+		return false, nil
+	}
+	a.Resize(int(g) + 1)
+	a.st[g].sum += f
+	a.st[g].cnt += cnt
+	return true, nil
+}
+
+func (a *decSumAcc) FromZone(z *Zone, g uint32) (bool, error) {
+	cnt, fold, ok := sumFromZone(a, z, g)
+	if !fold {
+		return ok, nil
+	}
+	lo, hi, ok := parseScaled(z.Sum, a.scale)
+	if !ok {
+		return false, nil
+	}
+	a.Resize(int(g) + 1)
+	a.addChecked(g, lo, hi)
+	a.st[g].cnt += cnt
+	if a.overflow {
+		return false, a.overflowError()
+	}
+	return true, nil
+}
+
+// parseScaled reads decimal text ("-12", "3.50") as the 128-bit two's complement
+// integer of its value times 10^scale. ok is false for malformed text, more fraction
+// digits than scale (the value would not be exact), or a value outside 128 bits.
+func parseScaled(text string, scale int32) (lo uint64, hi int64, ok bool) {
+	digits, neg := text, false
+	if len(digits) > 0 && (digits[0] == '-' || digits[0] == '+') {
+		neg = digits[0] == '-'
+		digits = digits[1:]
+	}
+	whole, frac, _ := strings.Cut(digits, ".")
+	if whole == "" || int32(len(frac)) > scale || !allDigits(whole) || !allDigits(frac) {
+		return 0, 0, false
+	}
+	n, good := new(big.Int).SetString(whole+frac+strings.Repeat("0", int(scale)-len(frac)), 10)
+	if !good || n.BitLen() > 127 {
+		return 0, 0, false
+	}
+	if neg {
+		n.Neg(n)
+	}
+	// Two's complement in 128 bits: the low word is the value mod 2^64, the high word
+	// the value shifted down by 64 (arithmetic shift, so negatives keep their sign).
+	lo = new(big.Int).And(n, new(big.Int).SetUint64(math.MaxUint64)).Uint64()
+	hi = new(big.Int).Rsh(n, 64).Int64()
+	return lo, hi, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Exact distinct aggregates have no partial a zone can store.
 func (a *distinctAcc) FromZone(*Zone, uint32) (bool, error) { return false, nil }
