@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +15,7 @@ import (
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/stats/profile"
 	"github.com/loredb/lore/types"
 )
 
@@ -171,7 +173,7 @@ func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, 
 	rec.TableID = t.ID
 	switch {
 	case full:
-		if err := e.fullRead(ctx, l, rec); err != nil {
+		if err := e.fullRead(ctx, t, l, rec); err != nil {
 			return nil, err
 		}
 	case prev != nil && prev.Depth == stats.DepthFull:
@@ -190,9 +192,20 @@ func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, 
 	return rec, nil
 }
 
-// fullRead upgrades a metadata record to depth full by reading every column once.
-func (e *Engine) fullRead(ctx context.Context, l *source.Listing, rec *stats.Record) error {
-	return errs.New(errs.Analysis, "ANALYZE … WITH (sketches = true) is not available in this version of Lore")
+// fullRead upgrades a metadata record to depth full by reading every column once,
+// row groups in parallel, under the engine's memory limit.
+func (e *Engine) fullRead(ctx context.Context, t catalog.Table, l *source.Listing, rec *stats.Record) error {
+	opts := profile.Options{Threads: e.opts.Threads, MemoryLimit: e.opts.MemoryLimit}
+	if e.opts.Progress != nil {
+		var mu sync.Mutex
+		what := "ANALYZE " + t.Name
+		opts.Progress = func(done, total int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			e.opts.Progress(what, done, total)
+		}
+	}
+	return profile.Full(ctx, e.store, l, rec, opts)
 }
 
 // keepExactCounts carries exact distinct counts of an earlier record at the same

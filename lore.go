@@ -27,6 +27,9 @@ type Options struct {
 	Threads int
 	// Logger receives operational logs. Default: discard.
 	Logger *slog.Logger
+	// Progress, when set, is told how a long piece of work advances (ANALYZE's full
+	// read: rows done of rows in all): what names the work. Calls never overlap.
+	Progress func(what string, done, total int64)
 	// NoAutoRefresh turns off the background refresh of statistics records whose
 	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
 	// is false.

@@ -528,3 +528,123 @@ func TestAutoRefreshCanBeTurnedOff(t *testing.T) {
 	lore.WaitForRefreshes(e)
 	checkScanned(t, e, "SELECT count(*) FROM t")
 }
+
+// answeredByFullRead are statements ANALYZE … WITH (sketches = true) adds: exact
+// bounds of every type, zone sums, and the sketches.
+var answeredByFullRead = []string{
+	"SELECT min(s), max(s), min(f), max(f) FROM t",
+	"SELECT sum(i64), sum(i32), sum(dec), avg(i32), avg(dec), sum(some_null), sum(all_null), avg(all_null) FROM t",
+	"SELECT approx_count_distinct(i64), approx_count_distinct(s), approx_count_distinct(d), approx_count_distinct(all_null) FROM t",
+	"SELECT count(*) AS n, sum(i64) / count(*) AS mean, max(s) AS last FROM t",
+}
+
+// approximatelyAnswered compare within a tolerance: float sums add in another order.
+// Quantiles are answered from a sketch that depends on the order values arrived in,
+// so they are checked by rank (TestAnsweredQuantilesHoldTheirRank), not by value.
+var approximatelyAnswered = []string{
+	"SELECT sum(f), avg(f) FROM t",
+}
+
+var answeredQuantiles = []string{
+	"SELECT approx_percentile(i64, 0.5), approx_percentile(f, 0.9), approx_percentile(d, 0.1) FROM t",
+	"SELECT approx_percentile(ts, ARRAY[0.25, 0.75]) FROM t",
+}
+
+func TestFullStatisticsAnswerAsScansDo(t *testing.T) {
+	for _, layout := range statsLayouts {
+		t.Run(layout.name, func(t *testing.T) {
+			e := open(t, lore.Options{})
+			registerStats(t, e, layout.write(t, t.TempDir()))
+			res := run(t, e, "ANALYZE t WITH (sketches = true)", nil)
+			if got := cell(res, 0, 3); got != "local" {
+				t.Fatalf("full_read = %s", got)
+			}
+			for _, sql := range append(append([]string{}, answeredByMetadata...), answeredByFullRead...) {
+				checkAnswered(t, e, sql)
+			}
+			for _, sql := range approximatelyAnswered {
+				want := run(t, e, sql, scanned)
+				got := run(t, e, sql, nil)
+				if got.Record.Execution.Mode != "context" {
+					t.Errorf("%s: not answered: %+v", sql, got.Record.Execution)
+					continue
+				}
+				if !closeResults(resultText(want), resultText(got), 1e-9) {
+					t.Errorf("%s: answered\n%s\nscanned\n%s", sql, resultText(got), resultText(want))
+				}
+			}
+			for _, sql := range answeredQuantiles {
+				got := run(t, e, sql, nil)
+				a := got.Record.Execution.Approximate
+				if got.Record.Execution.Mode != "context" || len(a) == 0 || a[0].Sketch != "kll k=200" || a[0].ErrorKind != "rank_error" {
+					t.Errorf("%s: %+v", sql, got.Record.Execution)
+				}
+			}
+			for _, sql := range []string{"SELECT count(*) FROM t WHERE i64 > 0", "SELECT count(DISTINCT s) FROM t"} {
+				checkScanned(t, e, sql)
+			}
+		})
+	}
+}
+
+// TestAnsweredQuantilesHoldTheirRank checks an answered quantile against the rows:
+// the fraction of values at or below it is within the sketch's rank error.
+func TestAnsweredQuantilesHoldTheirRank(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 4; i++ {
+		writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("q%d.parquet", i)), uint64(60+i), 5000, 2000, true)
+	}
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t WITH (sketches = true)", nil)
+	for _, p := range []float64{0.01, 0.25, 0.5, 0.9, 0.99} {
+		res := run(t, e, fmt.Sprintf("SELECT approx_percentile(i64, %g) FROM t", p), nil)
+		if res.Record.Execution.Mode != "context" {
+			t.Fatalf("not answered: %+v", res.Record.Execution)
+		}
+		q := cell(res, 0, 0)
+		rank := run(t, e, fmt.Sprintf("SELECT avg(CASE WHEN i64 <= %s THEN 1.0 ELSE 0.0 END) FROM t", q), nil)
+		var r float64
+		fmt.Sscan(cell(rank, 0, 0), &r)
+		if diff := r - p; diff > 0.0165 || diff < -0.0165 {
+			t.Errorf("p=%g: answered %s, whose rank is %.4f", p, q, r)
+		}
+	}
+}
+
+// closeResults compares two rendered results cell by cell, numbers within a
+// relative tolerance.
+func closeResults(a, b string, tol float64) bool {
+	if a == b {
+		return true
+	}
+	ca, cb := strings.FieldsFunc(a, isSep), strings.FieldsFunc(b, isSep)
+	if len(ca) != len(cb) {
+		return false
+	}
+	for i := range ca {
+		if ca[i] == cb[i] {
+			continue
+		}
+		var x, y float64
+		if _, err := fmt.Sscan(ca[i], &x); err != nil {
+			return false
+		}
+		if _, err := fmt.Sscan(cb[i], &y); err != nil {
+			return false
+		}
+		if d := x - y; d > tol*max(abs(x), abs(y), 1) || -d > tol*max(abs(x), abs(y), 1) {
+			return false
+		}
+	}
+	return true
+}
+
+func isSep(r rune) bool { return r == '|' || r == '\n' || r == '[' || r == ']' || r == ',' || r == ' ' }
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

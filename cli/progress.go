@@ -61,3 +61,23 @@ func humanCount(n int64) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// engineProgress draws the engine's long work (lore.Options.Progress) as a bar on w
+// when w is a terminal, and is nil otherwise.
+func engineProgress(w io.Writer) func(what string, done, total int64) {
+	if !isTerminal(w) {
+		return nil
+	}
+	var bar *progressBar
+	var label string
+	return func(what string, done, total int64) {
+		if bar == nil || label != what {
+			bar, label = newProgressBar(w, what), what
+		}
+		bar.update(done, total)
+		if done >= total {
+			bar.finish()
+			bar = nil
+		}
+	}
+}

@@ -91,7 +91,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		text = string(b)
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home)})
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), Progress: engineProgress(e.stderr)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
 		return exitError

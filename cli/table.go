@@ -111,7 +111,7 @@ func quoteName(s string) string {
 
 // runOne runs one statement on the engine at home and prints its result.
 func runOne(ctx context.Context, e *env, what, home, format, stmt string) int {
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(home)})
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(home), Progress: engineProgress(e.stderr)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore %s: %s\n", what, errs.Describe(err, ""))
 		return exitError

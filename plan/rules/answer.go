@@ -64,8 +64,19 @@ func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
 		if err != nil {
 			return n, nil, err
 		}
-		if ok, err := acc.FromZone(&z, 0); err != nil || !ok {
+		// The table's partials first; failing them (SUM and AVG keep their partials
+		// per row group only), every row group's.
+		ok, err = acc.FromZone(&z, 0)
+		if err != nil {
 			return n, nil, err
+		}
+		if !ok {
+			if acc, err = agg.New(c.Spec()); err != nil {
+				return n, nil, err
+			}
+			if ok, err = foldZones(acc, ref.Stats, scan, c); err != nil || !ok {
+				return n, nil, err
+			}
 		}
 		if arrays[i], err = acc.Final(); err != nil {
 			return n, nil, err
@@ -99,35 +110,81 @@ func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
 	return n, ans, nil
 }
 
-// tableZone gathers the record's partials over the whole table for one aggregate's
-// argument; ok is false when the argument is not a plain column of the record.
-func tableZone(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (agg.Zone, bool, error) {
-	z := agg.UnknownZone(r.Rows)
+// argColumn finds the record's column an aggregate's argument reads; ok is false
+// when the argument is not a plain column of the record (of the same type). A
+// count_star has no column (index -1).
+func argColumn(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (idx int, dt arrow.DataType, ok bool) {
 	if c.Arg == nil {
-		return z, true, nil
+		return -1, nil, true
 	}
 	ref, ok := c.Arg.(*plan.ColRef)
 	if !ok || ref.Idx < 0 || ref.Idx >= len(scan.Cols) {
-		return z, false, nil
+		return 0, nil, false
 	}
-	dt := scan.Cols[ref.Idx].Type
+	dt = scan.Cols[ref.Idx].Type
 	col := r.Column(scan.Cols[ref.Idx].Name)
 	if col == nil || col.DataType != types.Name(dt) {
-		return z, false, nil
+		return 0, nil, false
 	}
-	if col.NullCount != nil {
-		z.Nulls = *col.NullCount
+	for i := range r.Columns {
+		if &r.Columns[i] == col {
+			return i, dt, true
+		}
 	}
-	if col.Min != nil && col.Max != nil && col.BoundsExact && !col.HasNaN {
-		codec, ok := stats.CodecFor(dt)
-		if ok {
-			lo, err1 := codec.Decode(col.Min)
-			hi, err2 := codec.Decode(col.Max)
+	return 0, nil, false
+}
+
+// partials turns a zone column of the record into an aggregate's zone.
+func partials(rows int64, zc stats.ZoneColumn, dt arrow.DataType) agg.Zone {
+	z := agg.UnknownZone(rows)
+	if zc.NullCount != nil {
+		z.Nulls = *zc.NullCount
+	}
+	if zc.Min != nil && zc.Max != nil && zc.BoundsExact && !zc.HasNaN {
+		if codec, ok := stats.CodecFor(dt); ok {
+			lo, err1 := codec.Decode(zc.Min)
+			hi, err2 := codec.Decode(zc.Max)
 			if err1 == nil && err2 == nil {
 				z.Min, z.Max, z.Bounded = lo, hi, true
 			}
 		}
 	}
+	z.Sum = zc.Sum
+	return z
+}
+
+// foldZones folds every row group's partials into acc; ok is false when one of them
+// does not suffice.
+func foldZones(acc agg.Accumulator, r *stats.Record, scan *plan.Scan, c *plan.AggCall) (bool, error) {
+	idx, dt, ok := argColumn(r, scan, c)
+	if !ok {
+		return false, nil
+	}
+	for _, zone := range r.Zones {
+		z := agg.UnknownZone(zone.Rows)
+		if idx >= 0 {
+			z = partials(zone.Rows, zone.Columns[idx], dt)
+		}
+		if ok, err := acc.FromZone(&z, 0); err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// tableZone gathers the record's partials over the whole table for one aggregate's
+// argument; ok is false when the argument is not a plain column of the record.
+func tableZone(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (agg.Zone, bool, error) {
+	idx, dt, ok := argColumn(r, scan, c)
+	if !ok {
+		return agg.Zone{}, false, nil
+	}
+	if idx < 0 {
+		return agg.UnknownZone(r.Rows), true, nil
+	}
+	col := &r.Columns[idx]
+	z := partials(r.Rows, stats.ZoneColumn{NullCount: col.NullCount, Min: col.Min, Max: col.Max,
+		BoundsExact: col.BoundsExact, HasNaN: col.HasNaN}, dt)
 	if col.DistinctExact != nil {
 		z.DistinctExact = *col.DistinctExact
 	}
