@@ -11,6 +11,37 @@ import (
 	"time"
 )
 
+// TestStatisticsSmoke runs the statistics suite on a tiny data set: every query is
+// answered by Lore from statistics (mode context) and agrees with DuckDB's scan.
+func TestStatisticsSmoke(t *testing.T) {
+	ctx := context.Background()
+	s, err := StatisticsSuite(ctx, EventsConfig{Rows: 20_000, Files: 3, RowGroupRows: 4096, DataDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Threads: 2, Rounds: 2, Timeout: time.Minute,
+		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
+	res, err := RunSuite(ctx, cfg, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Setup) != 1 || res.LoreSettings["use_statistics"] != "true" {
+		t.Fatalf("setup %+v, settings %v", res.Setup, res.LoreSettings)
+	}
+	for _, q := range res.Queries {
+		if !q.Lore.OK() || !q.DuckDB.OK() {
+			t.Errorf("%s: lore %q, duckdb %q", q.Name, q.Lore.Error, q.DuckDB.Error)
+			continue
+		}
+		if q.Equal == nil || !*q.Equal {
+			t.Errorf("%s: results differ: %s", q.Name, q.Diff)
+		}
+		if q.Lore.Record == nil || q.Lore.Record.Execution.Mode != "context" {
+			t.Errorf("%s: not answered from statistics: %+v", q.Name, q.Lore.Record)
+		}
+	}
+}
+
 // TestEventsSmoke runs the events suite on a tiny data set through the whole
 // harness and requires every query to succeed on both engines with equal results.
 func TestEventsSmoke(t *testing.T) {

@@ -31,6 +31,10 @@ type Query struct {
 	// Tolerance is the relative difference allowed between the engines' numbers,
 	// for estimates (sketches differ between engines); 0 means exact comparison.
 	Tolerance float64
+	// Truth, when set, is an exact query DuckDB runs once (untimed) whose result
+	// Lore's estimate is checked against within Tolerance, instead of DuckDB's own
+	// estimate, whose error differs from Lore's.
+	Truth string
 }
 
 // Order describes a query's ORDER BY for result comparison.
@@ -269,6 +273,10 @@ func measure(ctx context.Context, cfg Config, loreEng, duckEng engine, q Query) 
 	duckRows, duckErr := timedRun(ctx, cfg, duckEng, duckSQL, true, false, &qr.DuckDB)
 	// The warm-up is not a measurement.
 	qr.Lore.TimesMS, qr.DuckDB.TimesMS = nil, nil
+	if q.Truth != "" && loreErr == nil && duckErr == nil {
+		var truth Run
+		duckRows, duckErr = timedRun(ctx, cfg, duckEng, q.Truth, true, false, &truth)
+	}
 	if loreErr == nil && duckErr == nil {
 		eq, diff := compareResults(loreRows, duckRows, q.Order, q.Tolerance)
 		qr.Equal, qr.Diff = &eq, diff
