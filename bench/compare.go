@@ -186,3 +186,23 @@ next:
 	}
 	return true, ""
 }
+
+// withinIntervals checks a one-row estimate against one row of [low, high] pairs,
+// one pair per estimated column.
+func withinIntervals(loreRows, truth [][]string) (bool, string) {
+	if len(loreRows) != 1 || len(truth) != 1 || 2*len(loreRows[0]) != len(truth[0]) {
+		return false, fmt.Sprintf("want one row of %d values and one of bounds, got %d and %d rows", len(truth), len(loreRows), len(truth))
+	}
+	for j, s := range loreRows[0] {
+		v, err1 := strconv.ParseFloat(s, 64)
+		lo, err2 := strconv.ParseFloat(truth[0][2*j], 64)
+		hi, err3 := strconv.ParseFloat(truth[0][2*j+1], 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return false, fmt.Sprintf("column %d: not numbers: %q in [%q, %q]", j+1, s, truth[0][2*j], truth[0][2*j+1])
+		}
+		if v < lo || v > hi {
+			return false, fmt.Sprintf("column %d: %s is outside [%s, %s]", j+1, s, truth[0][2*j], truth[0][2*j+1])
+		}
+	}
+	return true, ""
+}

@@ -35,6 +35,10 @@ type Query struct {
 	// Lore's estimate is checked against within Tolerance, instead of DuckDB's own
 	// estimate, whose error differs from Lore's.
 	Truth string
+	// Interval says Truth gives, for each of Lore's columns, two columns: the least
+	// and greatest values Lore's estimate may take (a quantile's rank error as a
+	// range of values). One row only.
+	Interval bool
 }
 
 // Order describes a query's ORDER BY for result comparison.
@@ -279,6 +283,9 @@ func measure(ctx context.Context, cfg Config, loreEng, duckEng engine, q Query) 
 	}
 	if loreErr == nil && duckErr == nil {
 		eq, diff := compareResults(loreRows, duckRows, q.Order, q.Tolerance)
+		if q.Interval {
+			eq, diff = withinIntervals(loreRows, duckRows)
+		}
 		qr.Equal, qr.Diff = &eq, diff
 	}
 	for range cfg.Rounds {
