@@ -73,7 +73,9 @@ func (e *Engine) maybeRefresh(ctx context.Context, t catalog.Table, rec *stats.R
 	}()
 }
 
-// refreshTable recomputes table t's record at the depth of old, its stale record.
+// refreshTable brings table t's record to the source's version at the depth of old,
+// its stale record: when files were only added, they alone are learnt and folded in
+// (sketches merged); otherwise the whole table is learnt again.
 func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.Record) (string, error) {
 	l, err := source.Resolve(ctx, e.store, t.Location)
 	if err != nil {
@@ -83,8 +85,19 @@ func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.R
 	if err != nil {
 		return "", err
 	}
-	rec, err := e.learn(ctx, t, l, v, old.Depth == stats.DepthFull, nil, nil)
-	if err != nil {
+	full := old.Depth == stats.DepthFull
+	var rec *stats.Record
+	if added, ok := stats.Added(old, l); ok && len(added) > 0 {
+		part := *l
+		part.Files, part.Single = added, false
+		learnt, err := e.learn(ctx, t, &part, v, full, nil, nil)
+		if err != nil {
+			return "", err
+		}
+		if rec, err = stats.Fold(old, learnt, l, v, time.Now()); err != nil {
+			return "", err
+		}
+	} else if rec, err = e.learn(ctx, t, l, v, full, nil, nil); err != nil {
 		return "", err
 	}
 	if err := e.checkUnmoved(ctx, t, v); err != nil {

@@ -648,3 +648,46 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestRefreshFoldsInAddedFiles checks that a background refresh of a full record
+// after files land reads only the new files, and that the folded record answers as
+// the scans do.
+func TestRefreshFoldsInAddedFiles(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 3; i++ {
+		writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("old-%d.parquet", i)), uint64(200+i), 1500, 600, true)
+	}
+	e := open(t, lore.Options{})
+	log := &readLog{reads: map[string][][2]int64{}}
+	lore.SetStore(e, log)
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t WITH (sketches = true)", nil)
+	// A file that sorts between the old ones, so that zones must be renumbered.
+	writeStatsFile(t, filepath.Join(dir, "old-1a.parquet"), 210, 900, 400, true)
+	writeStatsFile(t, filepath.Join(dir, "zz-new.parquet"), 211, 700, 400, true)
+	log.mu.Lock()
+	log.reads = map[string][][2]int64{}
+	log.mu.Unlock()
+	if res := run(t, e, "SELECT count(*) FROM t", nil); res.Record.Execution.Mode != "scan" {
+		t.Fatalf("the statement that saw new files: %+v", res.Record.Execution)
+	}
+	log.mu.Lock()
+	log.reads = map[string][][2]int64{} // the scan read everything; watch the refresh only
+	log.mu.Unlock()
+	lore.WaitForRefreshes(e)
+	for i := 0; i < 3; i++ {
+		f := filepath.Join(dir, fmt.Sprintf("old-%d.parquet", i))
+		start := footerStart(t, f)
+		for _, r := range log.reads[f] {
+			if r[0] < start {
+				t.Errorf("the refresh read data of %s, which the record already described", filepath.Base(f))
+			}
+		}
+	}
+	for _, sql := range append(append([]string{}, answeredByMetadata...), answeredByFullRead...) {
+		checkAnswered(t, e, sql)
+	}
+	if res := run(t, e, "SHOW STATS FOR t", nil); !strings.HasPrefix(cell(res, 0, 9), "listing of 5 files") {
+		t.Fatalf("refreshed version: %s", cell(res, 0, 9))
+	}
+}

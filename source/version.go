@@ -69,11 +69,11 @@ func (l *Listing) Version() (Version, error) {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(f.Info.Size))
 		writeField(h, n[:])
-		marker, err := changeMarker(f.Info)
+		marker, err := ChangeMarker(f.Info)
 		if err != nil {
 			return Version{}, err
 		}
-		writeField(h, marker)
+		writeField(h, []byte(marker))
 	}
 	v := Version{IdentitySHA256: hex.EncodeToString(h.Sum(nil)), Kind: kind}
 	if !l.Single {
@@ -82,19 +82,21 @@ func (l *Listing) Version() (Version, error) {
 	return v, nil
 }
 
-// changeMarker is what changes when an object is rewritten.
-func changeMarker(o storage.ObjectInfo) ([]byte, error) {
+// ChangeMarker is what changes when an object is rewritten: its version or ETag on
+// object storage ("v:…", "e:…"), else its modification time ("m:" and 8 big-endian
+// bytes of Unix nanoseconds). An object with none of them is refused.
+func ChangeMarker(o storage.ObjectInfo) (string, error) {
 	switch {
 	case o.Version != "":
-		return []byte("v:" + o.Version), nil
+		return "v:" + o.Version, nil
 	case o.ETag != "":
-		return []byte("e:" + o.ETag), nil
+		return "e:" + o.ETag, nil
 	case o.ModTime.IsZero():
-		return nil, errs.New(errs.SourceUnavailable, "file %q has no version, ETag or modification time; its changes cannot be tracked", o.Path)
+		return "", errs.New(errs.SourceUnavailable, "file %q has no version, ETag or modification time; its changes cannot be tracked", o.Path)
 	}
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(o.ModTime.UnixNano()))
-	return append([]byte("m:"), n[:]...), nil
+	return "m:" + string(n[:]), nil
 }
 
 // writeField writes b length-prefixed, so that no two sequences of fields digest alike.

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"bytes"
+	"encoding/hex"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -102,6 +103,9 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 			}
 		}
 		f := File{Path: ref.Info.Path, Rows: footer.NumRows(), Bytes: ref.Info.Size, Columns: make([]ZoneColumn, len(fields))}
+		if m, err := source.ChangeMarker(ref.Info); err == nil {
+			f.Marker = hex.EncodeToString([]byte(m))
+		}
 		if !ref.Info.ModTime.IsZero() {
 			f.LastModifiedMS = ref.Info.ModTime.UnixMilli()
 		}

@@ -71,11 +71,14 @@ type Column struct {
 
 // File is one data file of the record.
 type File struct {
-	Path           string       `json:"path"`
-	Rows           int64        `json:"rows"`
-	Bytes          int64        `json:"bytes"`
-	LastModifiedMS int64        `json:"last_modified_ms"`
-	Columns        []ZoneColumn `json:"columns"` // indexed like Record.Columns
+	Path           string `json:"path"`
+	Rows           int64  `json:"rows"`
+	Bytes          int64  `json:"bytes"`
+	LastModifiedMS int64  `json:"last_modified_ms"`
+	// Marker is the file's change marker (source.ChangeMarker), hex-encoded: a file
+	// with the same path, size and marker is the same file.
+	Marker  string       `json:"marker"`
+	Columns []ZoneColumn `json:"columns"` // indexed like Record.Columns
 }
 
 // Zone is one row group: the finest set of rows with stored partials (DESIGN §3).
