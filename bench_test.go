@@ -11,20 +11,14 @@ import (
 	"github.com/loredb/lore/source"
 )
 
-// benchTable writes an events table of rows rows in files files once per process.
-var benchTables = map[string]string{}
-
+// benchEvents writes an events table of rows rows in files files (before the timer
+// starts).
 func benchEvents(b *testing.B, rows int64, files int) string {
 	b.Helper()
-	key := fmt.Sprint(rows, files)
-	if dir, ok := benchTables[key]; ok {
-		return dir
-	}
 	dir := filepath.Join(b.TempDir(), "events")
 	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: rows, Files: files, Out: dir, Seed: 3, ClusteredBy: "ts"}); err != nil {
 		b.Fatal(err)
 	}
-	benchTables[key] = dir
 	return dir
 }
 

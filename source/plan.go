@@ -344,14 +344,13 @@ func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) er
 // Rows counts the listing's rows from its footers (read through the footer cache,
 // so a scan that follows reuses them).
 func (l *Listing) Rows(ctx context.Context, store storage.Store) (int64, error) {
-	var c Counters
-	sp, err := l.Plan(ctx, store, ScanSpec{}, &c)
-	if err != nil {
-		return 0, err
-	}
 	var n int64
-	for _, m := range sp.Morsels {
-		n += m.Rows
+	for _, f := range l.Files {
+		footer, err := loadFooter(ctx, store, f.Info)
+		if err != nil {
+			return 0, err
+		}
+		n += footer.NumRows()
 	}
 	return n, nil
 }
