@@ -155,13 +155,17 @@ func (c *Catalog) StatisticsStamp(ctx context.Context, tableID int64) (identity 
 func (c *Catalog) FilesMatching(ctx context.Context, tableID int64, columnID int, lo, hi []byte) ([]string, error) {
 	var out []string
 	err := c.readTx(ctx, func(tx *sql.Tx) error {
+		// Files whose bounds meet [lo, hi]: a range scan of the (max, min) index; then
+		// files with no bounds for the column, which may hold anything.
 		rows, err := tx.QueryContext(ctx, `SELECT f.path FROM table_files f
-			LEFT JOIN file_column_stats s
-				ON s.table_id = f.table_id AND s.file_id = f.file_id AND s.column_id = ?
-			WHERE f.table_id = ?
-				AND (s.min IS NULL OR s.max IS NULL
-					OR ((? IS NULL OR s.max >= ?) AND (? IS NULL OR s.min <= ?)))
-			ORDER BY f.path`, columnID, tableID, blob(lo), blob(lo), blob(hi), blob(hi))
+			WHERE f.table_id = ?1 AND (
+				f.file_id IN (SELECT s.file_id FROM file_column_stats s INDEXED BY file_column_stats_by_max
+					WHERE s.table_id = ?1 AND s.column_id = ?2 AND s.max >= coalesce(?3, x'') AND s.min IS NOT NULL
+						AND (?4 IS NULL OR s.min <= ?4))
+				OR NOT EXISTS (SELECT 1 FROM file_column_stats s
+					WHERE s.table_id = ?1 AND s.file_id = f.file_id AND s.column_id = ?2
+						AND s.min IS NOT NULL AND s.max IS NOT NULL))
+			ORDER BY f.path`, tableID, columnID, blob(lo), blob(hi))
 		if err != nil {
 			return c.internal(err, "cannot query the file bounds of table %d", tableID)
 		}
