@@ -39,7 +39,7 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	node = rules.Optimize(node)
 	env := &exec.Env{Budget: e.budget, Threads: e.opts.Threads, Store: e.store}
 	if q.Explain && !q.Analyze {
-		return explainResult(plan.Explain(node, nil)), nil
+		return explainResult(plan.Explain(node, estimates(node))), nil
 	}
 	start := time.Now()
 	recs, err := exec.Run(ctx, env, node)
@@ -48,17 +48,36 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 		return nil, err
 	}
 	if q.Explain {
-		counters := map[*plan.Scan]string{}
+		ann := estimates(node)
 		for _, sc := range env.Scans {
 			c := sc.Counters.Snapshot()
-			counters[sc.Node] = fmt.Sprintf("files_opened=%d row_groups: considered=%d pruned=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
+			ann[sc.Node] += fmt.Sprintf(" files_opened=%d row_groups: considered=%d pruned=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
 				c.FilesOpened, c.RowGroupsConsidered, c.RowGroupsPruned, c.RowGroupsRead, c.RowsScanned, c.CompressedBytesRead)
 		}
-		text := plan.Explain(node, counters)
+		text := plan.Explain(node, ann)
 		text += fmt.Sprintf("\nexecution: %.3f ms, %d rows", float64(time.Since(start).Microseconds())/1000, countRows(recs))
 		return explainResult(text), nil
 	}
 	return &Result{Schema: plan.Schema(node), Batches: recs}, nil
+}
+
+// estimates annotates the plan's scans, filters, joins and aggregates with their
+// estimated rows, the figures that chose join order and sides.
+func estimates(n plan.Node) map[plan.Node]string {
+	ann := map[plan.Node]string{}
+	var walk func(plan.Node)
+	walk = func(n plan.Node) {
+		switch n.(type) {
+		case *plan.Scan, *plan.Filter, *plan.Join, *plan.Aggregate:
+			ann[n] = fmt.Sprintf("est_rows=%.0f", rules.Estimate(n))
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+		plan.ForEachSubquery(n, walk)
+	}
+	walk(n)
+	return ann
 }
 
 func countRows(recs []arrow.Record) int64 {

@@ -8,14 +8,15 @@ import (
 )
 
 // Explain renders a plan as an indented tree, one node a line. annotations, when
-// given, are appended to the lines of the scans they name (EXPLAIN ANALYZE counters).
-func Explain(n Node, annotations map[*Scan]string) string {
+// given, are appended in braces to the lines of the nodes they name (estimates,
+// EXPLAIN ANALYZE counters).
+func Explain(n Node, annotations map[Node]string) string {
 	var b strings.Builder
 	explain(&b, n, 0, annotations)
 	return b.String()
 }
 
-func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
+func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 	pad := strings.Repeat("  ", depth)
 	cols := n.Columns()
 	name := func(i int) string {
@@ -58,22 +59,18 @@ func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
 			}
 			fmt.Fprintf(b, " prune=[%s]", strings.Join(fs, "; "))
 		}
-		if a, ok := ann[x]; ok {
-			fmt.Fprintf(b, " {%s}", a)
-		}
-		b.WriteString("\n")
 	case *Values:
-		fmt.Fprintf(b, "%sValues rows=%d\n", pad, len(x.Rows))
+		fmt.Fprintf(b, "%sValues rows=%d", pad, len(x.Rows))
 	case *Stored:
-		fmt.Fprintf(b, "%sStored rows=%d from %s\n", pad, x.Rows, x.Source)
+		fmt.Fprintf(b, "%sStored rows=%d from %s", pad, x.Rows, x.Source)
 	case *Filter:
-		fmt.Fprintf(b, "%sFilter %s\n", pad, Render(x.Cond, in(0)))
+		fmt.Fprintf(b, "%sFilter %s", pad, Render(x.Cond, in(0)))
 	case *Project:
 		items := make([]string, len(x.Exprs))
 		for i, e := range x.Exprs {
 			items[i] = Render(e, in(0)) + " AS " + x.Cols[i].Name
 		}
-		fmt.Fprintf(b, "%sProject %s\n", pad, strings.Join(items, ", "))
+		fmt.Fprintf(b, "%sProject %s", pad, strings.Join(items, ", "))
 	case *Aggregate:
 		var gs, as []string
 		for _, g := range x.Groups {
@@ -86,7 +83,7 @@ func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
 			}
 			as = append(as, a.Func+"("+arg+")")
 		}
-		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]\n", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
+		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
 	case *Join:
 		var ks []string
 		for i := range x.LeftKeys {
@@ -100,7 +97,6 @@ func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
 		if x.BuildLeft {
 			b.WriteString(" build=left")
 		}
-		b.WriteString("\n")
 	case *Sort:
 		var ks []string
 		for _, k := range x.Keys {
@@ -113,24 +109,28 @@ func explain(b *strings.Builder, n Node, depth int, ann map[*Scan]string) {
 			}
 			ks = append(ks, s)
 		}
-		fmt.Fprintf(b, "%sSort %s\n", pad, strings.Join(ks, ", "))
+		fmt.Fprintf(b, "%sSort %s", pad, strings.Join(ks, ", "))
 	case *Limit:
-		fmt.Fprintf(b, "%sLimit %d offset %d\n", pad, x.Count, x.Offset)
+		fmt.Fprintf(b, "%sLimit %d offset %d", pad, x.Count, x.Offset)
 	case *Distinct:
-		fmt.Fprintf(b, "%sDistinct\n", pad)
+		fmt.Fprintf(b, "%sDistinct", pad)
 	case *SetOp:
 		all := ""
 		if x.All {
 			all = " all"
 		}
-		fmt.Fprintf(b, "%sSetOp %s%s\n", pad, x.Kind, all)
+		fmt.Fprintf(b, "%sSetOp %s%s", pad, x.Kind, all)
 	case *Window:
 		var fs []string
 		for _, w := range x.Funcs {
 			fs = append(fs, w.Func)
 		}
-		fmt.Fprintf(b, "%sWindow %s\n", pad, strings.Join(fs, ", "))
+		fmt.Fprintf(b, "%sWindow %s", pad, strings.Join(fs, ", "))
 	}
+	if a, ok := ann[n]; ok {
+		fmt.Fprintf(b, " {%s}", a)
+	}
+	b.WriteString("\n")
 	for _, c := range n.Inputs() {
 		explain(b, c, depth+1, ann)
 	}

@@ -33,6 +33,9 @@ func Estimate(n plan.Node) float64 {
 	case *plan.Stored:
 		return float64(x.Rows)
 	case *plan.Filter:
+		if sel, ok := statsSelectivity(x); ok {
+			return max(Estimate(x.Input)*sel, 1) // a sketch may see no row where a few are
+		}
 		return Estimate(x.Input) / 3
 	case *plan.Aggregate:
 		if len(x.Groups) == 0 {
