@@ -160,35 +160,37 @@ func foldColumn(a, b Column, rowsA, rowsB int64) (Column, error) {
 	case b.Quantiles != nil && a.Quantiles == nil && allNull(a, rowsA):
 		c.Quantiles = b.Quantiles
 	}
+	var err error
 	if a.Distinct != nil && b.Distinct != nil {
-		ha, hb := NewHLL(), NewHLL()
-		if err := ha.UnmarshalBinary(a.Distinct); err != nil {
+		if c.Distinct, err = mergeSketches(NewHLL(), NewHLL(), a.Distinct, b.Distinct); err != nil {
 			return c, err
 		}
-		if err := hb.UnmarshalBinary(b.Distinct); err != nil {
-			return c, err
-		}
-		ha.Merge(hb)
-		bs, err := ha.MarshalBinary()
-		if err != nil {
-			return c, err
-		}
-		c.Distinct = bs
 	}
 	if a.Quantiles != nil && b.Quantiles != nil {
-		ka, kb := NewKLL(), NewKLL()
-		if err := ka.UnmarshalBinary(a.Quantiles); err != nil {
+		if c.Quantiles, err = mergeSketches(NewKLL(), NewKLL(), a.Quantiles, b.Quantiles); err != nil {
 			return c, err
 		}
-		if err := kb.UnmarshalBinary(b.Quantiles); err != nil {
-			return c, err
-		}
-		ka.Merge(kb)
-		bs, err := ka.MarshalBinary()
-		if err != nil {
-			return c, err
-		}
-		c.Quantiles = bs
 	}
 	return c, nil
+}
+
+// sketch is what HLL and KLL have in common: a byte form and a merge.
+type sketch[S any] interface {
+	*S
+	UnmarshalBinary([]byte) error
+	MarshalBinary() ([]byte, error)
+	Merge(*S)
+}
+
+// mergeSketches decodes two serialised sketches into x and y, merges y into x and
+// returns x's bytes.
+func mergeSketches[S any, P sketch[S]](x, y P, a, b []byte) ([]byte, error) {
+	if err := x.UnmarshalBinary(a); err != nil {
+		return nil, err
+	}
+	if err := y.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	x.Merge((*S)(y))
+	return x.MarshalBinary()
 }
