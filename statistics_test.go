@@ -40,6 +40,7 @@ var statsSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 	{Name: "some_null", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "all_null", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "empty_s", Type: arrow.BinaryTypes.String, Nullable: true},
 }, nil)
 
 // statsRecord makes n rows from r.
@@ -62,6 +63,7 @@ func statsRecord(r *rand.Rand, n int) arrow.Record {
 			b.Field(8).(*array.Int64Builder).Append(r.Int64N(100))
 		}
 		b.Field(9).AppendNull()
+		b.Field(10).(*array.StringBuilder).Append("")
 	}
 	return b.NewRecord()
 }
@@ -533,6 +535,7 @@ func TestAutoRefreshCanBeTurnedOff(t *testing.T) {
 // bounds of every type, zone sums, and the sketches.
 var answeredByFullRead = []string{
 	"SELECT min(s), max(s), min(f), max(f) FROM t",
+	"SELECT min(empty_s), max(empty_s), count(empty_s), approx_count_distinct(empty_s) FROM t",
 	"SELECT sum(i64), sum(i32), sum(dec), avg(i32), avg(dec), sum(some_null), sum(all_null), avg(all_null) FROM t",
 	"SELECT approx_count_distinct(i64), approx_count_distinct(s), approx_count_distinct(d), approx_count_distinct(all_null) FROM t",
 	"SELECT count(*) AS n, sum(i64) / count(*) AS mean, max(s) AS last FROM t",
