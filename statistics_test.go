@@ -728,3 +728,68 @@ func TestStatisticsChooseTheBuildSide(t *testing.T) {
 		t.Fatalf("the join's result changed with its plan: %s vs %s", resultText(got), resultText(want))
 	}
 }
+
+// TestAnalyzeWhileQuerying runs ANALYZE over and over while other goroutines query
+// the table: every answer, from statistics or not, is the same.
+func TestAnalyzeWhileQuerying(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 3; i++ {
+		writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("c%d.parquet", i)), uint64(300+i), 1000, 500, true)
+	}
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	const sql = "SELECT count(*), min(i64), max(d), sum(i32) FROM t"
+	want := resultText(run(t, e, sql, scanned))
+	var wg sync.WaitGroup
+	errc := make(chan error, 8)
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				res, err := e.Query(context.Background(), sql, nil)
+				if err != nil {
+					errc <- err
+					return
+				}
+				if got := resultText(res); got != want {
+					errc <- fmt.Errorf("mode %s gave %q, want %q", res.Record.Execution.Mode, got, want)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 5; i++ {
+		form := []string{"ANALYZE t", "ANALYZE t WITH (sketches = true)"}[i%2]
+		if _, err := e.Query(context.Background(), form, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+}
+
+func TestAnalyzeOfAVanishedSource(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 100, 100, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t", nil)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Query(context.Background(), "ANALYZE t", nil); errs.CodeOf(err) != errs.SourceUnavailable {
+		t.Fatalf("ANALYZE of a removed directory: %v", err)
+	}
+	if _, err := e.Query(context.Background(), "DESCRIBE DETAIL t", nil); errs.CodeOf(err) != errs.DescribeFailed {
+		t.Fatalf("DESCRIBE DETAIL of a removed directory: %v", err)
+	}
+	// The record stays, stale.
+	res := run(t, e, "SHOW STATS FOR t", nil)
+	if got := cell(res, 0, res.Schema.NumFields()-1); got != "true" {
+		t.Fatalf("stale = %s", got)
+	}
+}
