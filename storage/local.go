@@ -44,7 +44,14 @@ func (Local) List(ctx context.Context, dir string) ([]ObjectInfo, error) {
 		if d.IsDir() {
 			return nil
 		}
-		fi, err := os.Stat(p)
+		// The entry's own information (one fstatat beside the directory) serves a
+		// regular file; a link is followed with a full stat.
+		var fi fs.FileInfo
+		if d.Type().IsRegular() {
+			fi, err = d.Info()
+		} else {
+			fi, err = os.Stat(p)
+		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // a dangling link or a file removed while listing
