@@ -36,6 +36,13 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 		rec.Execution.Approximate = append(rec.Execution.Approximate, l.Approximation)
 	}
 	describeAnswer(&rec.Execution, ans)
+	if ans == nil || !ans.Answered {
+		var zones *rules.Zones
+		if node, zones, err = rules.PlanZones(node, s.UseStatistics); err != nil {
+			return nil, err
+		}
+		describeZones(&rec.Execution, zones)
+	}
 	node = rules.Optimize(node)
 	env := &exec.Env{Budget: e.budget, Threads: e.opts.Threads, Store: e.store}
 	if q.Explain && !q.Analyze {
@@ -155,6 +162,24 @@ func describeAnswer(x *Execution, ans *rules.Answer) {
 		return
 	}
 	x.Detail = "read " + ans.Ref.Name + "; statistics bypassed"
+}
+
+// describeZones records what the zone planner did: with no zone left to read the
+// statement was answered from statistics.
+func describeZones(x *Execution, z *rules.Zones) {
+	if z == nil {
+		return
+	}
+	label := z.Ref.Stats.SourceVersion.Label()
+	x.SourceVersion = versionJSON(z.Ref.Stats.SourceVersion)
+	x.CurrentSourceVersion = versionJSON(z.Ref.Version)
+	total := z.None + z.Answered + z.Read
+	if z.Read == 0 {
+		x.Mode = "context"
+		x.Detail = fmt.Sprintf("statistics at %s (%d row groups: %d answered, %d skipped)", label, total, z.Answered, z.None)
+		return
+	}
+	x.Detail = fmt.Sprintf("read %d of %d row groups; %d answered and %d skipped by statistics at %s", z.Read, total, z.Answered, z.None, label)
 }
 
 func versionJSON(v source.Version) json.RawMessage {

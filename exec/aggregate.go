@@ -240,6 +240,15 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 		}
 		final = s
 	}
+	if seeds := h.node.Seeds; seeds != nil {
+		// The partials of the zones the scan skipped, merged like a worker's.
+		for i, acc := range final.accs {
+			acc.Resize(1)
+			if err := acc.Merge(seeds[i], []uint32{0}); err != nil {
+				return err
+			}
+		}
+	}
 	cols := make([]arrow.Array, 0, len(h.groups)+len(h.specs))
 	rows := 1
 	if final.keys != nil {

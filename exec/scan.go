@@ -73,6 +73,22 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	if err != nil {
 		return err
 	}
+	if z := scan.Zones; z != nil {
+		// Zones the planner settled from statistics are not read.
+		kept := sp.Morsels[:0:0]
+		for _, m := range sp.Morsels {
+			id := plan.ZoneID{File: m.File, RowGroup: m.RowGroup}
+			switch {
+			case z.None[id]:
+				p.stats.Counters.RowGroupsPruned.Add(1)
+			case z.Answered[id]:
+				p.stats.Counters.RowGroupsAnswered.Add(1)
+			default:
+				kept = append(kept, m)
+			}
+		}
+		sp.Morsels = kept
+	}
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

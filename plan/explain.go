@@ -59,6 +59,9 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			}
 			fmt.Fprintf(b, " prune=[%s]", strings.Join(fs, "; "))
 		}
+		if x.Zones != nil {
+			fmt.Fprintf(b, " zones: none=%d answered=%d (from statistics)", len(x.Zones.None), len(x.Zones.Answered))
+		}
 	case *Values:
 		fmt.Fprintf(b, "%sValues rows=%d", pad, len(x.Rows))
 	case *Stored:

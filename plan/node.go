@@ -60,7 +60,20 @@ type Scan struct {
 	Cols     []Column
 	Required []bool
 	Filters  []source.Predicate
+	// Zones, when set, are the row groups the zone planner decided not to read:
+	// none of their rows can match, or the aggregate above took their partials.
+	Zones *ZoneSkip
 }
+
+// ZoneSkip is the zone planner's decision for one scan (DESIGN.md §3).
+type ZoneSkip struct {
+	// None and Answered hold zones by file (index into the listing's files) and row
+	// group.
+	None, Answered map[ZoneID]bool
+}
+
+// ZoneID names a row group of a listing.
+type ZoneID struct{ File, RowGroup int }
 
 // Values produces constant rows (SELECT without FROM is one row of no columns).
 type Values struct {
@@ -122,6 +135,9 @@ type Aggregate struct {
 	Groups []Expr
 	Aggs   []AggCall
 	Cols   []Column
+	// Seeds, when set (ungrouped only), are states of the aggregates built from the
+	// partials of zones the scan below skips; they merge with the computed states.
+	Seeds []agg.Accumulator
 }
 
 // JoinKind is the kind of a join.
