@@ -174,6 +174,10 @@ func describeZones(x *Execution, z *rules.Zones) {
 	x.SourceVersion = versionJSON(z.Ref.Stats.SourceVersion)
 	x.CurrentSourceVersion = versionJSON(z.Ref.Version)
 	total := z.None + z.Answered + z.Read
+	if z.Bypassed {
+		x.Detail = fmt.Sprintf("read %d row groups that statistics at %s would have answered or skipped; statistics bypassed", z.None+z.Answered, label)
+		return
+	}
 	if z.Read == 0 {
 		x.Mode = "context"
 		x.Detail = fmt.Sprintf("statistics at %s (%d row groups: %d answered, %d skipped)", label, total, z.Answered, z.None)

@@ -115,6 +115,9 @@ func TestZoneAlignedPredicateReadsNothing(t *testing.T) {
 	edge := cell(query(t, e, "SELECT max(ts) FROM (SELECT ts FROM t ORDER BY ts LIMIT 1000)"), 0, 0)
 	sql := fmt.Sprintf("SELECT count(*), min(amount), max(amount), sum(status), avg(status) FROM t WHERE ts > TIMESTAMP '%s'", edge)
 	want := run(t, e, sql, scanned)
+	if d := want.Record.Execution.Detail; !strings.HasSuffix(d, "; statistics bypassed") {
+		t.Errorf("use_statistics = false: detail %q", d)
+	}
 	got := run(t, e, sql, nil)
 	if got.Record.Execution.Mode != "context" || len(got.Record.Scans) != 0 {
 		t.Fatalf("%s: %+v", sql, got.Record.Execution)

@@ -13,6 +13,8 @@ import (
 type Zones struct {
 	Ref                  *plan.TableRef
 	None, Answered, Read int
+	// Bypassed says the decision was not applied: use_statistics = false.
+	Bypassed bool
 }
 
 // PlanZones is the zone planner of DESIGN.md §3 for one ungrouped aggregate over a
@@ -21,12 +23,10 @@ type Zones struct {
 // answered from their partials when every aggregate's FromZone accepts them, and
 // otherwise read; some are read. The answered partials become the aggregate's Seeds,
 // merged with what the read zones compute. When no zone is left to read, the
-// aggregate is replaced by its results and nothing is read. With use false nothing
-// changes (the footers still prune). A nil Zones means the planner did not apply.
+// aggregate is replaced by its results and nothing is read. With use false the plan
+// is left alone (the footers still prune) and the Zones say what would have been
+// done. A nil Zones means the planner did not apply.
 func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
-	if !use {
-		return n, nil, nil
-	}
 	var parent *plan.Project
 	cur := n
 	for {
@@ -118,8 +118,12 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		}
 		out.Read++
 	}
-	if out.None == 0 && out.Answered == 0 {
+	if out.Answered == 0 && (out.None == 0 || !use) {
 		return n, nil, nil // the footers prune as well as the record would
+	}
+	if !use {
+		out.Bypassed = true
+		return n, out, nil
 	}
 	if out.Read > 0 {
 		scan.Zones = skip
