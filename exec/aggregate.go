@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/errs"
@@ -114,12 +115,12 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 				return err
 			}
 		}
-		sel := b.Sel
-		if sel == nil && ids == nil && arg == nil {
-			// COUNT(*) learns the row count from the selection.
-			sel = vector.Identity(b.Rows)
+		if b.Sel == nil && ids == nil && arg == nil {
+			// COUNT(*) of every row learns the count from a null array of that length,
+			// which holds no buffer.
+			arg = array.NewNull(b.Rows)
 		}
-		if err := acc.Update(arg, sel, ids); err != nil {
+		if err := acc.Update(arg, b.Sel, ids); err != nil {
 			return err
 		}
 	}
