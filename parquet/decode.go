@@ -21,9 +21,15 @@ import (
 // reader (level bookkeeping, builders, chunked arrays), which costs more than the
 // decoding itself on wide scans. Everything else goes through pqarrow.
 
-// typedDecode turns the typed path on; tests and benchmarks turn it off to compare
-// with the library's Arrow reader.
-var typedDecode = true
+// readPath is the fastest path a column may take; tests and benchmarks lower it to
+// compare the paths.
+var readPath = pathPages
+
+const (
+	pathPages   = iota // Lore's page decoder, else the typed readers, else the library's
+	pathTyped          // the typed readers, else the library's Arrow reader
+	pathLibrary        // the library's Arrow reader only
+)
 
 // decodeKind is how decoded physical values become the array's values.
 type decodeKind uint8
@@ -56,8 +62,11 @@ type typedReader[T int32 | int64 | float32 | float64 | bool] struct {
 // typedColumn returns a reader on the typed path for column c of row group rg, or nil
 // when the column's shape or type is not one the path handles.
 func (f *File) typedColumn(rdr *file.Reader, rg, c int) (colReader, error) {
+	if r, err := f.pageColumn(rdr, rg, c); r != nil || err != nil {
+		return r, err
+	}
 	kind, ok := f.typedKind(c)
-	if !typedDecode || !ok {
+	if readPath == pathLibrary || !ok {
 		return nil, nil
 	}
 	leaf := f.cols[c].leaf

@@ -3,9 +3,11 @@ package parquet
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,16 +20,19 @@ import (
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
-// withTyped runs fn with the typed path on or off.
-func withTyped(on bool, fn func()) {
-	old := typedDecode
-	typedDecode = on
-	defer func() { typedDecode = old }()
+// withPath runs fn with the fastest read path set to path.
+func withPath(path int, fn func()) {
+	old := readPath
+	readPath = path
+	defer func() { readPath = old }()
 	fn()
 }
+
+var pathNames = map[int]string{pathPages: "page", pathTyped: "typed", pathLibrary: "library"}
 
 // readGroups reads every row group of f, all columns, batch by batch.
 func readGroups(f *File) ([][]*vector.Batch, error) {
@@ -54,6 +59,19 @@ func sameArray(a, b arrow.Array) bool {
 		return false
 	}
 	switch x := a.(type) {
+	case *array.Dictionary:
+		// Dictionaries may differ in content and order; the values they spell may not.
+		y := b.(*array.Dictionary)
+		for i := 0; i < x.Len(); i++ {
+			if x.IsNull(i) != y.IsNull(i) {
+				return false
+			}
+			if x.IsValid(i) && !array.SliceEqual(x.Dictionary(), int64(x.GetValueIndex(i)), int64(x.GetValueIndex(i))+1,
+				y.Dictionary(), int64(y.GetValueIndex(i)), int64(y.GetValueIndex(i))+1) {
+				return false
+			}
+		}
+		return true
 	case *array.Float32:
 		y := b.(*array.Float32)
 		for i := 0; i < x.Len(); i++ {
@@ -74,50 +92,68 @@ func sameArray(a, b arrow.Array) bool {
 	return array.Equal(a, b)
 }
 
-// compareReads reads f both ways and reports any difference; it returns how many
-// columns took the typed path.
-func compareReads(t *testing.T, f *File, name string) int {
+// compareReads reads f through the page path, the typed path and the library's
+// reader and reports any difference from the library's batches; it returns how many
+// columns took the page path and the typed path.
+func compareReads(t *testing.T, f *File, name string) (pages, typed int) {
 	t.Helper()
-	var typed, lib [][]*vector.Batch
-	var terr, lerr error
-	withTyped(true, func() { typed, terr = readGroups(f) })
-	withTyped(false, func() { lib, lerr = readGroups(f) })
-	if (terr == nil) != (lerr == nil) {
-		t.Errorf("%s: typed path error %v, library path error %v", name, terr, lerr)
-		return 0
-	}
-	if terr != nil {
-		if errs.CodeOf(terr) != errs.CorruptSource || !strings.Contains(terr.Error(), name) {
-			t.Errorf("%s: typed path error is not CORRUPT_SOURCE naming the file: %v", name, terr)
-		}
-		return 0
-	}
-	n := 0
-	for c := range f.Schema().Fields() {
-		if _, ok := f.typedKind(c); ok {
-			n++
-		}
-	}
-	for g := range typed {
-		if len(typed[g]) != len(lib[g]) {
-			t.Errorf("%s rg %d: %d batches typed, %d from the library", name, g, len(typed[g]), len(lib[g]))
+	var lib [][]*vector.Batch
+	var lerr error
+	withPath(pathLibrary, func() { lib, lerr = readGroups(f) })
+	for _, path := range []int{pathPages, pathTyped} {
+		var got [][]*vector.Batch
+		var err error
+		withPath(path, func() { got, err = readGroups(f) })
+		if (err == nil) != (lerr == nil) {
+			t.Errorf("%s: %s path error %v, library path error %v", name, pathNames[path], err, lerr)
 			continue
 		}
-		for i, tb := range typed[g] {
+		if err != nil {
+			if errs.CodeOf(err) != errs.CorruptSource || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s: %s path error is not CORRUPT_SOURCE naming the file: %v", name, pathNames[path], err)
+			}
+			continue
+		}
+		sameBatches(t, f, name, pathNames[path], got, lib)
+	}
+	if lerr != nil {
+		return 0, 0
+	}
+	for c := range f.Schema().Fields() {
+		if _, ok := f.typedKind(c); ok {
+			typed++
+		}
+		for g := 0; g < f.NumRowGroups(); g++ {
+			if f.pageKind(g, c) != pageNone {
+				pages++
+				break
+			}
+		}
+	}
+	return pages, typed
+}
+
+func sameBatches(t *testing.T, f *File, name, path string, got, lib [][]*vector.Batch) {
+	t.Helper()
+	for g := range got {
+		if len(got[g]) != len(lib[g]) {
+			t.Errorf("%s rg %d: %d batches on the %s path, %d from the library", name, g, len(got[g]), path, len(lib[g]))
+			continue
+		}
+		for i, tb := range got[g] {
 			lb := lib[g][i]
 			if tb.Rows != lb.Rows {
-				t.Errorf("%s rg %d batch %d: %d rows typed, %d from the library", name, g, i, tb.Rows, lb.Rows)
+				t.Errorf("%s rg %d batch %d: %d rows on the %s path, %d from the library", name, g, i, tb.Rows, path, lb.Rows)
 				continue
 			}
 			for c := range tb.Cols {
 				if !sameArray(tb.Cols[c], lb.Cols[c]) {
-					t.Errorf("%s rg %d batch %d column %q: typed %s differs from the library's %s",
-						name, g, i, f.Schema().Field(c).Name, tb.Cols[c], lb.Cols[c])
+					t.Errorf("%s rg %d batch %d column %q: %s path's %s differs from the library's %s",
+						name, g, i, f.Schema().Field(c).Name, path, tb.Cols[c], lb.Cols[c])
 				}
 			}
 		}
 	}
-	return n
 }
 
 // TestTypedPathMatchesLibrary reads every file of parquet-testing through the typed
@@ -125,7 +161,7 @@ func compareReads(t *testing.T, f *File, name string) int {
 // error from both.
 func TestTypedPathMatchesLibrary(t *testing.T) {
 	root := filepath.Join(dataDir(t), "parquet-testing")
-	var files, typedCols int
+	var files, pageCols, typedCols int
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".parquet") {
 			return err
@@ -144,15 +180,17 @@ func TestTypedPathMatchesLibrary(t *testing.T) {
 			return nil // refused at the footer: no data path involved
 		}
 		files++
-		typedCols += compareReads(t, f, name)
+		p, ty := compareReads(t, f, name)
+		pageCols += p
+		typedCols += ty
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d files compared, %d columns on the typed path", files, typedCols)
-	if typedCols < 100 {
-		t.Errorf("only %d columns took the typed path", typedCols)
+	t.Logf("%d files compared, %d columns on the page path, %d able to take the typed path", files, pageCols, typedCols)
+	if typedCols < 100 || pageCols < 100 {
+		t.Errorf("only %d columns took the page path and %d the typed path", pageCols, typedCols)
 	}
 }
 
@@ -161,15 +199,17 @@ func TestTypedPathMatchesLibrary(t *testing.T) {
 // values read against the values written.
 func TestTypedPathNullsAndPages(t *testing.T) {
 	for _, dict := range []bool{false, true} {
-		name := "plain"
-		if dict {
-			name = "dictionary"
+		for _, v := range []pq.DataPageVersion{pq.DataPageV1, pq.DataPageV2} {
+			name := fmt.Sprintf("plain/v%d", v+1)
+			if dict {
+				name = fmt.Sprintf("dictionary/v%d", v+1)
+			}
+			t.Run(name, func(t *testing.T) { testNullsAndPages(t, dict, v) })
 		}
-		t.Run(name, func(t *testing.T) { testNullsAndPages(t, dict) })
 	}
 }
 
-func testNullsAndPages(t *testing.T, dict bool) {
+func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 	const rows = 3*vector.BatchSize + 123
 	mem := memory.DefaultAllocator
 	tsMs := &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
@@ -186,6 +226,7 @@ func testNullsAndPages(t *testing.T, dict bool) {
 		{Name: "i16", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
 		{Name: "u8", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
 		{Name: "req", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
@@ -208,12 +249,17 @@ func testNullsAndPages(t *testing.T, dict bool) {
 			b.Field(9).(*array.Uint8Builder).Append(uint8(i))
 		}
 		b.Field(10).(*array.Int64Builder).Append(int64(i))
+		if null(i) {
+			b.Field(11).AppendNull()
+		} else {
+			b.Field(11).(*array.StringBuilder).Append(strconv.Itoa(i % 37))
+		}
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
 	props := pq.NewWriterProperties(pq.WithDataPageSize(1500), pq.WithDictionaryDefault(dict),
-		pq.WithStoreDecimalAsInteger(true), pq.WithMaxRowGroupLength(rows))
+		pq.WithStoreDecimalAsInteger(true), pq.WithMaxRowGroupLength(rows), pq.WithDataPageVersion(version))
 	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), &buf, rows, props,
 		pqarrow.DefaultWriterProps()); err != nil {
 		t.Fatal(err)
@@ -222,21 +268,30 @@ func testNullsAndPages(t *testing.T, dict bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for c := range f.Schema().Fields() {
+	for c := range f.Schema().Fields()[:11] {
 		if _, ok := f.typedKind(c); !ok {
 			t.Errorf("column %q (%s) does not take the typed path", f.Schema().Field(c).Name, f.cols[c].read)
 		}
 	}
-	if got := compareReads(t, f, "nulls.parquet"); got != len(f.Schema().Fields()) {
-		t.Errorf("%d columns typed, want %d", got, len(f.Schema().Fields()))
+	// Every column but the boolean and the narrow integers takes the page path; PLAIN
+	// strings are left to the library.
+	pages, _ := compareReads(t, f, "nulls.parquet")
+	if want := map[bool]int{false: 8, true: 9}[dict]; pages != want {
+		t.Errorf("%d columns on the page path, want %d", pages, want)
 	}
-	var batches [][]*vector.Batch
-	withTyped(true, func() { batches, err = readGroups(f) })
-	if err != nil {
-		t.Fatal(err)
+	for _, path := range []int{pathPages, pathTyped} {
+		var batches [][]*vector.Batch
+		withPath(path, func() { batches, err = readGroups(f) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWritten(t, batches[0], rows, null)
 	}
+}
+
+func checkWritten(t *testing.T, batches []*vector.Batch, rows int, null func(int) bool) {
 	row := 0
-	for _, bt := range batches[0] {
+	for _, bt := range batches {
 		if bt.Cols[0].NullN() == 0 {
 			t.Errorf("batch at row %d has no nulls", row)
 		}
@@ -245,7 +300,7 @@ func testNullsAndPages(t *testing.T, dict bool) {
 		}
 		for r := 0; r < bt.Rows; r++ {
 			i := row + r
-			for c := 0; c < 10; c++ {
+			for _, c := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11} {
 				if bt.Cols[c].IsNull(r) != null(i) {
 					t.Fatalf("row %d column %d: null %v, want %v", i, c, bt.Cols[c].IsNull(r), null(i))
 				}
@@ -263,7 +318,8 @@ func testNullsAndPages(t *testing.T, dict bool) {
 				bt.Cols[7].(*array.Decimal128).Value(r) == decimal128.FromI64(int64(i)*1234-99_999) &&
 				bt.Cols[8].(*array.Int16).Value(r) == int16(i) &&
 				bt.Cols[9].(*array.Uint8).Value(r) == uint8(i) &&
-				bt.Cols[10].(*array.Int64).Value(r) == int64(i)
+				bt.Cols[10].(*array.Int64).Value(r) == int64(i) &&
+				types.ValueAt(bt.Cols[11], r).S == strconv.Itoa(i%37)
 			if !ok {
 				t.Fatalf("row %d read wrong", i)
 			}
