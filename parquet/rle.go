@@ -74,29 +74,76 @@ func (d *rleDecoder) header() error {
 // unpack reads len(out) values of the current bit-packed run (which has them).
 func (d *rleDecoder) unpack(out []uint32) {
 	w := d.width
+	d.bpLeft -= len(out)
+	if w == 0 {
+		clear(out)
+		return
+	}
 	mask := uint64(1)<<w - 1
 	data := d.bp
 	bit := d.bpBit
 	i := 0
-	// Fast path: a whole 8-byte load is in bounds (width 32 at bit offset 7 needs 39
-	// bits).
-	for ; i < len(out) && bit>>3+8 <= len(data); i++ {
-		word := binary.LittleEndian.Uint64(data[bit>>3:])
-		out[i] = uint32(word >> (bit & 7) & mask)
+	// One by one up to a group of eight, which starts on a byte.
+	for ; i < len(out) && bit%(8*int(w)) != 0; i++ {
+		out[i] = uint32(loadBits(data, bit) & mask)
 		bit += int(w)
 	}
-	for ; i < len(out); i++ {
-		var word uint64
-		if b := bit >> 3; b < len(data) {
-			for j, c := range data[b:min(b+8, len(data))] {
-				word |= uint64(c) << (8 * j)
+	// Whole groups of eight values (w bytes), while 16 bytes past the group's start
+	// are in bounds.
+	for ; len(out)-i >= 8 && bit>>3+int(w)+16 <= len(data); i, bit = i+8, bit+8*int(w) {
+		g := data[bit>>3:]
+		o := out[i : i+8 : i+8]
+		switch {
+		case w <= 8:
+			x := binary.LittleEndian.Uint64(g)
+			o[0] = uint32(x & mask)
+			o[1] = uint32(x >> w & mask)
+			o[2] = uint32(x >> (2 * w) & mask)
+			o[3] = uint32(x >> (3 * w) & mask)
+			o[4] = uint32(x >> (4 * w) & mask)
+			o[5] = uint32(x >> (5 * w) & mask)
+			o[6] = uint32(x >> (6 * w) & mask)
+			o[7] = uint32(x >> (7 * w) & mask)
+		case w <= 16:
+			lo, hi := binary.LittleEndian.Uint64(g), binary.LittleEndian.Uint64(g[8:])
+			// Bits s.. of the 128-bit lo|hi; shifts of 64 or more give 0.
+			at := func(s uint) uint32 { return uint32((lo>>s | hi<<(64-s) | hi>>(s-64)) & mask) }
+			o[0] = uint32(lo & mask)
+			o[1] = at(w)
+			o[2] = at(2 * w)
+			o[3] = at(3 * w)
+			o[4] = at(4 * w)
+			o[5] = at(5 * w)
+			o[6] = at(6 * w)
+			o[7] = at(7 * w)
+		default:
+			for j := range o {
+				s := uint(j) * w
+				o[j] = uint32(binary.LittleEndian.Uint64(g[s>>3:]) >> (s & 7) & mask)
 			}
 		}
-		out[i] = uint32(word >> (bit & 7) & mask)
+	}
+	for ; i < len(out); i++ {
+		out[i] = uint32(loadBits(data, bit) & mask)
 		bit += int(w)
 	}
 	d.bpBit = bit
-	d.bpLeft -= len(out)
+}
+
+// loadBits returns the 57 or more bits of data from bit offset bit on (zeros past the
+// end).
+func loadBits(data []byte, bit int) uint64 {
+	b := bit >> 3
+	if b+8 <= len(data) {
+		return binary.LittleEndian.Uint64(data[b:]) >> (bit & 7)
+	}
+	var word uint64
+	if b < len(data) {
+		for j, c := range data[b:] {
+			word |= uint64(c) << (8 * j)
+		}
+	}
+	return word >> (bit & 7)
 }
 
 // indexes decodes len(out) dictionary indexes, each below n.
