@@ -80,7 +80,9 @@ func (d *rleDecoder) unpack(out []uint32) {
 		return
 	}
 	mask := uint64(1)<<w - 1
-	data := d.bp
+	// Loads may run past the run into the bytes after it (the next runs, the rest of
+	// the page buffer): the values there are masked off or never returned.
+	data := d.bp[:cap(d.bp)]
 	bit := d.bpBit
 	i := 0
 	// One by one up to a group of eight, which starts on a byte.
