@@ -318,6 +318,9 @@ type dictColumn struct {
 }
 
 func (c *dictColumn) setDict(data []byte, n int) error {
+	if int64(n) > int64(len(data)/4) {
+		return fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
+	}
 	offsets := make([]int32, n+1)
 	values := make([]byte, 0, max(0, len(data)-4*n))
 	for i := 0; i < n; i++ {

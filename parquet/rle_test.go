@@ -100,3 +100,31 @@ func TestRLEDecoderMalformed(t *testing.T) {
 		t.Error("definition level 2 accepted")
 	}
 }
+
+// FuzzRLEDecoder feeds arbitrary bytes to the hybrid decoder: it must return values or
+// an error, never panic.
+func FuzzRLEDecoder(f *testing.F) {
+	f.Add(encodeHybrid([]uint32{1, 2, 3, 4, 5, 6, 7, 0, 1}, 3, 2), uint8(3), uint16(9), uint16(5))
+	f.Add([]byte{0x03, 0x88, 0xc6, 0xfa}, uint8(3), uint16(8), uint16(3))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, uint8(32), uint16(100), uint16(7))
+	f.Fuzz(func(t *testing.T, data []byte, width uint8, n, dict uint16) {
+		var d rleDecoder
+		if err := d.reset(data, int(width)); err != nil {
+			return
+		}
+		out := make([]uint32, n)
+		for at := 0; at < len(out); at += 7 {
+			if err := d.indexes(out[at:min(at+7, len(out))], int(dict)); err != nil {
+				return
+			}
+		}
+		for _, v := range out {
+			if int(v) >= int(dict) {
+				t.Fatalf("index %d returned for a dictionary of %d", v, dict)
+			}
+		}
+		var l rleDecoder
+		_ = l.reset(data, 1)
+		_, _ = l.levels(make([]bool, n))
+	})
+}
