@@ -15,19 +15,27 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
-// The typed path: a flat column of a numeric or boolean physical type is decoded by the
-// library's typed column-chunk reader straight into the Go slice that becomes the
-// batch's value buffer, in the column's normalised type. It skips the library's record
-// reader (level bookkeeping, builders, chunked arrays), which costs more than the
-// decoding itself on wide scans. Everything else goes through pqarrow.
+// A column chunk is read by the first of three paths that takes it:
+//
+//   - the page path (raw.go): Lore decodes the library's decompressed pages itself, for
+//     flat numeric chunks in PLAIN and dictionary encodings and string chunks that are
+//     dictionary-encoded throughout;
+//   - the typed path (here): a flat column of a numeric or boolean physical type is
+//     decoded by the library's typed column-chunk reader straight into the Go slice
+//     that becomes the batch's value buffer, in the column's normalised type, skipping
+//     the library's record reader (level bookkeeping, builders, chunked arrays);
+//   - the library's Arrow reader (pqarrow) for everything else, then normalize.
+//
+// All three deliver the same types and values; tests read every test file all three
+// ways and compare.
 
 // readPath is the fastest path a column may take; tests and benchmarks lower it to
 // compare the paths.
 var readPath = pathPages
 
 const (
-	pathPages   = iota // Lore's page decoder, else the typed readers, else the library's
-	pathTyped          // the typed readers, else the library's Arrow reader
+	pathPages   = iota // the page path, else the typed path, else the library's
+	pathTyped          // the typed path, else the library's Arrow reader
 	pathLibrary        // the library's Arrow reader only
 )
 
@@ -47,6 +55,7 @@ const (
 type chunkReader[T any] interface {
 	ReadBatch(batchSize int64, values []T, defLvls, repLvls []int16) (int64, int, error)
 	Err() error
+	Close() error
 }
 
 // typedReader reads one flat column chunk of physical Go type T.
@@ -62,9 +71,6 @@ type typedReader[T int32 | int64 | float32 | float64 | bool] struct {
 // typedColumn returns a reader on the typed path for column c of row group rg, or nil
 // when the column's shape or type is not one the path handles.
 func (f *File) typedColumn(rdr *file.Reader, rg, c int) (colReader, error) {
-	if r, err := f.pageColumn(rdr, rg, c); r != nil || err != nil {
-		return r, err
-	}
 	kind, ok := f.typedKind(c)
 	if readPath == pathLibrary || !ok {
 		return nil, nil
@@ -321,7 +327,7 @@ func (c *typedReader[T]) next(n int64) (arrow.Array, error) {
 	return array.MakeFromData(d), nil
 }
 
-func (c *typedReader[T]) release() {}
+func (c *typedReader[T]) release() { c.r.Close() }
 
 // spread moves the nv dense values at the start of vals to the rows whose definition
 // level says they are defined (from the back, so in place), zeroes the null rows, and
