@@ -227,6 +227,7 @@ func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 		{Name: "u8", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
 		{Name: "req", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "big", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	defer b.Release()
@@ -254,12 +255,19 @@ func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 		} else {
 			b.Field(11).(*array.StringBuilder).Append(strconv.Itoa(i % 37))
 		}
+		if null(i) {
+			b.Field(12).AppendNull()
+		} else {
+			b.Field(12).(*array.StringBuilder).Append(bigString(i))
+		}
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
 	props := pq.NewWriterProperties(pq.WithDataPageSize(1500), pq.WithDictionaryDefault(dict),
-		pq.WithStoreDecimalAsInteger(true), pq.WithMaxRowGroupLength(rows), pq.WithDataPageVersion(version))
+		pq.WithStoreDecimalAsInteger(true), pq.WithMaxRowGroupLength(rows), pq.WithDataPageVersion(version),
+		// A small dictionary limit makes the big strings' dictionary overflow to PLAIN.
+		pq.WithDictionaryPageSizeLimit(4096))
 	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), &buf, rows, props,
 		pqarrow.DefaultWriterProps()); err != nil {
 		t.Fatal(err)
@@ -273,11 +281,18 @@ func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 			t.Errorf("column %q (%s) does not take the typed path", f.Schema().Field(c).Name, f.cols[c].read)
 		}
 	}
-	// Every column but the boolean and the narrow integers takes the page path; PLAIN
-	// strings are left to the library.
-	pages, _ := compareReads(t, f, "nulls.parquet")
-	if want := map[bool]int{false: 8, true: 9}[dict]; pages != want {
-		t.Errorf("%d columns on the page path, want %d", pages, want)
+	// Every column but the boolean and the narrow integers takes the page path.
+	if pages, _ := compareReads(t, f, "nulls.parquet"); pages != 10 {
+		t.Errorf("%d columns on the page path, want 10", pages)
+	}
+	if dict {
+		if f.pageKind(0, 11) != pageDict || f.pageKind(0, 12) != pageStrings {
+			t.Errorf("string chunks read as %d and %d, want a dictionary and plain strings", f.pageKind(0, 11), f.pageKind(0, 12))
+		}
+		cc, _ := f.meta.RowGroup(0).ColumnChunk(12)
+		if !cc.HasDictionaryPage() {
+			t.Errorf("the big strings have no dictionary page")
+		}
 	}
 	for _, path := range []int{pathPages, pathTyped} {
 		var batches [][]*vector.Batch
@@ -288,6 +303,8 @@ func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 		checkWritten(t, batches[0], rows, null)
 	}
 }
+
+func bigString(i int) string { return strconv.Itoa(i) + strings.Repeat("x", i%50) }
 
 func checkWritten(t *testing.T, batches []*vector.Batch, rows int, null func(int) bool) {
 	row := 0
@@ -300,7 +317,7 @@ func checkWritten(t *testing.T, batches []*vector.Batch, rows int, null func(int
 		}
 		for r := 0; r < bt.Rows; r++ {
 			i := row + r
-			for _, c := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11} {
+			for _, c := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12} {
 				if bt.Cols[c].IsNull(r) != null(i) {
 					t.Fatalf("row %d column %d: null %v, want %v", i, c, bt.Cols[c].IsNull(r), null(i))
 				}
@@ -319,7 +336,8 @@ func checkWritten(t *testing.T, batches []*vector.Batch, rows int, null func(int
 				bt.Cols[8].(*array.Int16).Value(r) == int16(i) &&
 				bt.Cols[9].(*array.Uint8).Value(r) == uint8(i) &&
 				bt.Cols[10].(*array.Int64).Value(r) == int64(i) &&
-				types.ValueAt(bt.Cols[11], r).S == strconv.Itoa(i%37)
+				types.ValueAt(bt.Cols[11], r).S == strconv.Itoa(i%37) &&
+				bt.Cols[12].(*array.String).Value(r) == bigString(i)
 			if !ok {
 				t.Fatalf("row %d read wrong", i)
 			}

@@ -26,15 +26,17 @@ import (
 
 // pageKinds says which chunks the page path takes.
 const (
-	pageNone = iota
-	pageFixed
-	pageDict
+	pageNone    = iota
+	pageFixed   // fixed-width values
+	pageDict    // strings or binary as a dictionary
+	pageStrings // strings or binary as plain values
 )
 
 // pageKind decides whether column c of row group rg takes the page path: a flat leaf
 // that the typed path would read as it is, scaled or widened (or a string/binary
 // chunk dictionary-encoded throughout, which the library would read as a dictionary),
-// whose chunk uses only PLAIN and dictionary encodings and RLE levels.
+// whose chunk uses only PLAIN and dictionary encodings and RLE levels. Other string
+// and binary chunks are read as plain values.
 func (f *File) pageKind(rg, c int) int {
 	if readPath != pathPages {
 		return pageNone
@@ -62,8 +64,11 @@ func (f *File) pageKind(rg, c int) int {
 	case pq.Types.ByteArray:
 		want := f.schema.Field(c).Type
 		if inferred := byteArrayType(col.leaf); inferred != nil && arrow.TypeEqual(inferred, col.read) &&
-			arrow.TypeEqual(inferred, want) && f.dictionaryEncoded(rg, col.leaves[0]) {
-			return pageDict
+			arrow.TypeEqual(inferred, want) {
+			if f.dictionaryEncoded(rg, col.leaves[0]) {
+				return pageDict
+			}
+			return pageStrings
 		}
 	}
 	return pageNone
@@ -94,8 +99,11 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
 	}
 	p := chunkPages{pages: pages, maxDef: col.leaf.MaxDefinitionLevel(), ptype: col.leaf.PhysicalType()}
 	want := f.schema.Field(c).Type
-	if pk == pageDict {
+	switch pk {
+	case pageDict:
 		return &dictColumn{chunkPages: p, want: want}, nil
+	case pageStrings:
+		return &stringColumn{chunkPages: p, want: want}, nil
 	}
 	kind, _ := f.typedKind(c)
 	switch {
@@ -318,30 +326,40 @@ type dictColumn struct {
 }
 
 func (c *dictColumn) setDict(data []byte, n int) error {
-	if int64(n) > int64(len(data)/4) {
-		return fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
-	}
-	offsets := make([]int32, n+1)
-	values := make([]byte, 0, max(0, len(data)-4*n))
-	for i := 0; i < n; i++ {
-		if len(data) < 4 {
-			return errors.New("dictionary page ends before its values")
-		}
-		l := binary.LittleEndian.Uint32(data)
-		if int64(l) > int64(len(data)-4) {
-			return errors.New("dictionary page ends before its values")
-		}
-		if int64(len(values))+int64(l) > math.MaxInt32 {
-			return errors.New("dictionary larger than 2 GiB")
-		}
-		values = append(values, data[4:4+l]...)
-		data = data[4+l:]
-		offsets[i+1] = int32(len(values))
+	offsets, values, err := byteArrays(data, n)
+	if err != nil {
+		return err
 	}
 	d := array.NewData(c.want, n, []*memory.Buffer{nil, memory.NewBufferBytes(bytesOf(offsets)), memory.NewBufferBytes(values)}, nil, 0, 0)
 	defer d.Release()
 	c.dict = array.MakeFromData(d)
 	return nil
+}
+
+// byteArrays parses n PLAIN byte arrays (each a 4-byte little-endian length, then the
+// bytes) into Arrow offsets and values.
+func byteArrays(data []byte, n int) ([]int32, []byte, error) {
+	if int64(n) > int64(len(data)/4) {
+		return nil, nil, fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
+	}
+	offsets := make([]int32, n+1)
+	values := make([]byte, 0, len(data)-4*n)
+	for i := 0; i < n; i++ {
+		if len(data) < 4 {
+			return nil, nil, errors.New("dictionary page ends before its values")
+		}
+		l := binary.LittleEndian.Uint32(data)
+		if int64(l) > int64(len(data)-4) {
+			return nil, nil, errors.New("dictionary page ends before its values")
+		}
+		if int64(len(values))+int64(l) > math.MaxInt32 {
+			return nil, nil, errors.New("dictionary larger than 2 GiB")
+		}
+		values = append(values, data[4:4+l]...)
+		data = data[4+l:]
+		offsets[i+1] = int32(len(values))
+	}
+	return offsets, values, nil
 }
 
 func (c *dictColumn) next(n int64) (arrow.Array, error) {
@@ -398,16 +416,121 @@ func (c *dictColumn) next(n int64) (arrow.Array, error) {
 
 func (c *dictColumn) release() { c.pages.Close() }
 
-// spreadValid moves the nv dense values at the start of vals to the rows valid says
-// are defined (from the back, so in place), zeroes the others, and returns the
-// validity bitmap.
-func spreadValid[T any](vals []T, valid []bool, nv int) []byte {
-	bits := make([]byte, bitutil.BytesForBits(int64(len(vals))))
+// stringColumn decodes a string or binary chunk, in PLAIN pages, dictionary pages or
+// both (a dictionary that overflowed), into plain arrays.
+type stringColumn struct {
+	chunkPages
+	want     arrow.DataType
+	dictOffs []int32 // the dictionary, when the chunk has one
+	dictData []byte
+	scratch  []uint32
+	valid    []bool
+	hint     int // bytes of the last batch, to size the next
+}
+
+func (c *stringColumn) setDict(data []byte, n int) error {
+	var err error
+	c.dictOffs, c.dictData, err = byteArrays(data, n)
+	return err
+}
+
+func (c *stringColumn) next(n int64) (arrow.Array, error) {
+	offsets := make([]int32, n+1)
+	data := make([]byte, 0, c.hint)
+	if int64(len(c.valid)) < n {
+		c.valid = make([]bool, n)
+		c.scratch = make([]uint32, n)
+	}
+	rows, nv := 0, 0
+	for rows < int(n) {
+		if c.left == 0 {
+			ok, err := c.chunkPages.next(c.setDict)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+		}
+		k := min(int(n)-rows, c.left)
+		valid := c.valid[rows : rows+k]
+		d, err := c.levels(k, valid)
+		if err != nil {
+			return nil, err
+		}
+		if c.maxDef == 0 {
+			for i := range valid {
+				valid[i] = true
+			}
+		}
+		offs := offsets[rows+1 : rows+k+1]
+		if c.indexed {
+			idx := c.scratch[:d]
+			if err := c.idx.indexes(idx, len(c.dictOffs)-1); err != nil {
+				return nil, err
+			}
+			j := 0
+			for i, v := range valid {
+				if v {
+					x := idx[j]
+					j++
+					data = append(data, c.dictData[c.dictOffs[x]:c.dictOffs[x+1]]...)
+				}
+				offs[i] = int32(len(data))
+			}
+		} else {
+			raw := c.raw
+			for i, v := range valid {
+				if v {
+					if len(raw) < 4 {
+						return nil, errors.New("PLAIN data page ends before its values")
+					}
+					l := binary.LittleEndian.Uint32(raw)
+					if int64(l) > int64(len(raw)-4) {
+						return nil, errors.New("PLAIN data page ends before its values")
+					}
+					data = append(data, raw[4:4+l]...)
+					raw = raw[4+l:]
+				}
+				offs[i] = int32(len(data))
+			}
+			c.raw = raw
+		}
+		if len(data) > math.MaxInt32 {
+			return nil, errors.New("a batch of strings larger than 2 GiB")
+		}
+		rows += k
+		nv += d
+		c.left -= k
+	}
+	c.hint = len(data) + len(data)/8
+	var valid *memory.Buffer
+	if nv < rows {
+		valid = memory.NewBufferBytes(bitmapOf(c.valid[:rows]))
+	}
+	bufs := []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(offsets[:rows+1])), memory.NewBufferBytes(data)}
+	d := array.NewData(c.want, rows, bufs, nil, rows-nv, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+func (c *stringColumn) release() { c.pages.Close() }
+
+func bitmapOf(valid []bool) []byte {
+	bits := make([]byte, bitutil.BytesForBits(int64(len(valid))))
 	for i, v := range valid {
 		if v {
 			bits[i>>3] |= 1 << (i & 7)
 		}
 	}
+	return bits
+}
+
+// spreadValid moves the nv dense values at the start of vals to the rows valid says
+// are defined (from the back, so in place), zeroes the others, and returns the
+// validity bitmap.
+func spreadValid[T any](vals []T, valid []bool, nv int) []byte {
+	bits := bitmapOf(valid)
 	var zero T
 	k := nv - 1
 	for i := len(vals) - 1; i > k; i-- {

@@ -155,6 +155,7 @@ func BenchmarkReadLineitem(b *testing.B) {
 		{"decimal", []string{"l_extendedprice"}},
 		{"date", []string{"l_shipdate"}},
 		{"dictstring", []string{"l_returnflag"}},
+		{"string", []string{"l_comment"}},
 		{"q1", []string{"l_quantity", "l_extendedprice", "l_discount", "l_tax", "l_returnflag", "l_linestatus", "l_shipdate"}},
 		{"q6", []string{"l_quantity", "l_extendedprice", "l_discount", "l_shipdate"}},
 	}
