@@ -16,28 +16,29 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
-// The page path: for a flat column chunk whose pages hold dictionary indexes (or PLAIN
-// fixed-width values), Lore decodes the decompressed pages itself. The dictionary is
-// converted once per chunk to the column's normalised type (milliseconds scaled,
-// decimals widened), so each row costs one index and one copy; string dictionaries
-// become one Arrow dictionary shared by every batch of the chunk, and only the
-// indexes are decoded per row. The library still reads, checks and decompresses the
-// pages.
+// The page path: for a flat column chunk in PLAIN and dictionary encodings, Lore
+// decodes the decompressed pages itself; the library still reads, checks and
+// decompresses them. A dictionary is converted once per chunk to the column's
+// normalised type (milliseconds scaled, decimals widened), so a row costs one index
+// and one copy. A string chunk dictionary-encoded throughout becomes dictionary arrays
+// that share one Arrow dictionary, and only indexes are decoded per row; other string
+// chunks are copied straight into offsets and bytes, without a slice per value.
 
-// pageKinds says which chunks the page path takes.
+// pageMode is how the page path reads a chunk.
+type pageMode uint8
+
 const (
-	pageNone    = iota
-	pageFixed   // fixed-width values
-	pageDict    // strings or binary as a dictionary
-	pageStrings // strings or binary as plain values
+	pageNone    pageMode = iota // not on the page path
+	pageFixed                   // fixed-width values
+	pageDict                    // strings or binary as a dictionary
+	pageStrings                 // strings or binary as plain values
 )
 
-// pageKind decides whether column c of row group rg takes the page path: a flat leaf
-// that the typed path would read as it is, scaled or widened (or a string/binary
-// chunk dictionary-encoded throughout, which the library would read as a dictionary),
-// whose chunk uses only PLAIN and dictionary encodings and RLE levels. Other string
-// and binary chunks are read as plain values.
-func (f *File) pageKind(rg, c int) int {
+// pageKind decides whether column c of row group rg takes the page path, and how: a
+// flat leaf whose chunk uses only PLAIN and dictionary encodings (and RLE levels),
+// either numeric and read by the typed path as it is, scaled or widened, or a string
+// or binary column the library would read as such.
+func (f *File) pageKind(rg, c int) pageMode {
 	if readPath != pathPages {
 		return pageNone
 	}
