@@ -47,8 +47,8 @@ func (f *File) pageKind(rg, c int) pageMode {
 		return pageNone
 	}
 	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
-	if err != nil {
-		return pageNone
+	if err != nil || len(cc.Encodings()) == 0 {
+		return pageNone // a chunk that does not list its encodings is left to the library
 	}
 	for _, e := range cc.Encodings() {
 		switch e {
