@@ -16,10 +16,15 @@
 //     becomes date32; float16 becomes float32; large and view strings become string;
 //     large, view and fixed-size binary (UUIDs included) become binary; decimal256 with
 //     precision at most 38 becomes decimal128 and wider decimals become double (as in
-//     DuckDB); dictionary-encoded columns are read as plain values (keeping dictionaries
-//     end to end is a later optimisation). TIME stays TIME whether or not it is adjusted
-//     to UTC. Nested columns (lists, structs, maps) pass through as the library maps
-//     them, unnormalised.
+//     DuckDB). A flat string or binary column chunk that is dictionary-encoded
+//     throughout arrives as an Arrow dictionary (int32 indexes) of the column's type;
+//     every other column arrives as plain values. TIME stays TIME whether or not it is
+//     adjusted to UTC. Nested columns (lists, structs, maps) pass through as the library
+//     maps them, unnormalised.
+//   - Batches come from the first of three read paths that takes a column chunk (Lore's
+//     page decoder, the library's typed column readers, the library's Arrow reader; see
+//     decode.go). They deliver the same types and values, and the arrays they return
+//     own their buffers: nothing is recycled under an array the engine may keep.
 //   - Bounds (ColumnStats) are typed exactly like the normalised column, never NaN, and
 //     carry whether they are exact; a bound that is not exact still bounds (a truncated
 //     minimum is below every value, a truncated maximum above).

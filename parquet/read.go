@@ -134,10 +134,17 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 			b, err = nil, f.readError(g.rg, panicText(p))
 		}
 	}()
+	// Ask for no more rows than the footer says are left, so that the last batch's
+	// buffers are allocated at their exact size; past the footer's count (a file that
+	// lies), ask for a whole batch and let the count check below refuse it.
+	want := int64(vector.BatchSize)
+	if left := f.groups[g.rg].Rows - g.rows; left > 0 && left < want {
+		want = left
+	}
 	arrs := make([]arrow.Array, len(g.uniq))
 	n := -1
 	for k, r := range g.readers {
-		arr, err := r.next(vector.BatchSize)
+		arr, err := r.next(want)
 		if err != nil {
 			return nil, f.readError(g.rg, err)
 		}
@@ -201,6 +208,12 @@ func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.F
 		}
 		return &int96Reader{r: r, maxDef: col.leaf.MaxDefinitionLevel(),
 			vals: make([]pq.Int96, vector.BatchSize), defs: make([]int16, vector.BatchSize)}, nil
+	}
+	if r, err := f.pageColumn(rdr, rg, c); r != nil || err != nil {
+		return r, err
+	}
+	if r, err := f.typedColumn(rdr, rg, c); r != nil || err != nil {
+		return r, err
 	}
 	leaves := map[int]bool{}
 	for _, l := range col.leaves {

@@ -1,0 +1,572 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// The page path: for a flat column chunk in PLAIN and dictionary encodings, Lore
+// decodes the decompressed pages itself; the library still reads, checks and
+// decompresses them. A dictionary is converted once per chunk to the column's
+// normalised type (milliseconds scaled, decimals widened), so a row costs one index
+// and one copy. A string chunk dictionary-encoded throughout becomes dictionary arrays
+// that share one Arrow dictionary, and only indexes are decoded per row; other string
+// chunks are copied straight into offsets and bytes, without a slice per value.
+
+// pageMode is how the page path reads a chunk.
+type pageMode uint8
+
+const (
+	pageNone    pageMode = iota // not on the page path
+	pageFixed                   // fixed-width values
+	pageDict                    // strings or binary as a dictionary
+	pageStrings                 // strings or binary as plain values
+)
+
+// pageKind decides whether column c of row group rg takes the page path, and how: a
+// flat leaf whose chunk uses only PLAIN and dictionary encodings (and RLE levels),
+// either numeric and read by the typed path as it is, scaled or widened, or a string
+// or binary column the library would read as such.
+func (f *File) pageKind(rg, c int) pageMode {
+	if readPath != pathPages {
+		return pageNone
+	}
+	col := f.cols[c]
+	if col.leaf == nil || col.int96 || col.leaf.MaxRepetitionLevel() != 0 || col.leaf.MaxDefinitionLevel() > 1 {
+		return pageNone
+	}
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
+	if err != nil || len(cc.Encodings()) == 0 {
+		return pageNone // a chunk that does not list its encodings is left to the library
+	}
+	for _, e := range cc.Encodings() {
+		switch e {
+		case pq.Encodings.Plain, pq.Encodings.PlainDict, pq.Encodings.RLEDict, pq.Encodings.RLE:
+		default:
+			return pageNone
+		}
+	}
+	switch col.leaf.PhysicalType() {
+	case pq.Types.Int32, pq.Types.Int64, pq.Types.Float, pq.Types.Double:
+		if k, ok := f.typedKind(c); ok && (k == kindCopy || k == kindMicros || k == kindDecimal) {
+			return pageFixed
+		}
+	case pq.Types.ByteArray:
+		want := f.schema.Field(c).Type
+		if inferred := byteArrayType(col.leaf); inferred != nil && arrow.TypeEqual(inferred, col.read) &&
+			arrow.TypeEqual(inferred, want) {
+			if f.dictionaryEncoded(rg, col.leaves[0]) {
+				return pageDict
+			}
+			return pageStrings
+		}
+	}
+	return pageNone
+}
+
+// byteArrayType is the type the library gives a BYTE_ARRAY leaf it reads as strings or
+// binary, or nil.
+func byteArrayType(leaf *schema.Column) arrow.DataType {
+	switch leaf.LogicalType().(type) {
+	case schema.StringLogicalType:
+		return arrow.BinaryTypes.String
+	case nil, schema.NoLogicalType, schema.EnumLogicalType, schema.JSONLogicalType, schema.BSONLogicalType:
+		return arrow.BinaryTypes.Binary
+	}
+	return nil
+}
+
+// pageColumn returns a reader on the page path for column c of row group rg, or nil.
+func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
+	pk := f.pageKind(rg, c)
+	if pk == pageNone {
+		return nil, nil
+	}
+	col := f.cols[c]
+	pages, err := rdr.RowGroup(rg).GetColumnPageReader(col.leaves[0])
+	if err != nil {
+		return nil, err
+	}
+	p := chunkPages{pages: pages, maxDef: col.leaf.MaxDefinitionLevel(), ptype: col.leaf.PhysicalType()}
+	want := f.schema.Field(c).Type
+	switch pk {
+	case pageDict:
+		return &dictColumn{chunkPages: p, want: want}, nil
+	case pageStrings:
+		return &stringColumn{chunkPages: p, want: want}, nil
+	}
+	kind, _ := f.typedKind(c)
+	switch {
+	case kind == kindDecimal && p.ptype == pq.Types.Int32:
+		return newFixedColumn(p, want, 4, plainDecimal32), nil
+	case kind == kindDecimal:
+		return newFixedColumn(p, want, 8, plainDecimal64), nil
+	case kind == kindMicros:
+		return newFixedColumn(p, want, 8, plainMicros), nil
+	case p.ptype == pq.Types.Int32:
+		return newFixedColumn(p, want, 4, plainCopy[int32]), nil
+	case p.ptype == pq.Types.Int64:
+		return newFixedColumn(p, want, 8, plainCopy[int64]), nil
+	case p.ptype == pq.Types.Float:
+		return newFixedColumn(p, want, 4, plainCopy[float32]), nil
+	case p.ptype == pq.Types.Double:
+		return newFixedColumn(p, want, 8, plainCopy[float64]), nil
+	}
+	return nil, fmt.Errorf("BUG: no page decoder for %s as %s", p.ptype, want)
+}
+
+// chunkPages walks the pages of one flat column chunk.
+type chunkPages struct {
+	pages  file.PageReader
+	maxDef int16
+	ptype  pq.Type
+
+	hasDict bool
+	left    int        // rows left in the current data page
+	defs    rleDecoder // its definition levels, when maxDef is 1
+	indexed bool       // its values are dictionary indexes (else PLAIN)
+	idx     rleDecoder
+	raw     []byte // its PLAIN values not yet read
+}
+
+// next moves to the next data page, passing dictionary pages met on the way to dict.
+// It returns false at the end of the chunk.
+func (p *chunkPages) next(dict func(data []byte, n int) error) (bool, error) {
+	for p.pages.Next() {
+		switch pg := p.pages.Page().(type) {
+		case *file.DictionaryPage:
+			if p.hasDict {
+				return false, errors.New("column chunk has more than one dictionary page")
+			}
+			if e := pq.Encoding(pg.Encoding()); e != pq.Encodings.Plain && e != pq.Encodings.PlainDict {
+				return false, fmt.Errorf("dictionary page encoded as %s", e)
+			}
+			if pg.NumValues() < 0 {
+				return false, errors.New("dictionary page with a negative count")
+			}
+			if err := dict(pg.Data(), int(pg.NumValues())); err != nil {
+				return false, err
+			}
+			p.hasDict = true
+		case *file.DataPageV1:
+			data := pg.Data()
+			if p.maxDef > 0 {
+				if pg.DefinitionLevelEncoding() != pq.Encodings.RLE {
+					return false, fmt.Errorf("definition levels encoded as %s", pg.DefinitionLevelEncoding())
+				}
+				if len(data) < 4 {
+					return false, errRLEShort
+				}
+				n := binary.LittleEndian.Uint32(data)
+				if int64(n) > int64(len(data)-4) {
+					return false, errRLEShort
+				}
+				if err := p.defs.reset(data[4:4+n], 1); err != nil {
+					return false, err
+				}
+				data = data[4+n:]
+			}
+			if err := p.start(pq.Encoding(pg.Encoding()), data, pg.NumValues()); err != nil {
+				return false, err
+			}
+			if p.left > 0 {
+				return true, nil
+			}
+		case *file.DataPageV2:
+			data := pg.Data()
+			rl, dl := int64(pg.RepetitionLevelByteLen()), int64(pg.DefinitionLevelByteLen())
+			if rl < 0 || dl < 0 || rl+dl > int64(len(data)) {
+				return false, errors.New("data page shorter than its levels")
+			}
+			if p.maxDef > 0 {
+				if err := p.defs.reset(data[rl:rl+dl], 1); err != nil {
+					return false, err
+				}
+			}
+			if err := p.start(pq.Encoding(pg.Encoding()), data[rl+dl:], pg.NumValues()); err != nil {
+				return false, err
+			}
+			if p.left > 0 {
+				return true, nil
+			}
+		}
+	}
+	return false, p.pages.Err()
+}
+
+func (p *chunkPages) start(enc pq.Encoding, data []byte, n int32) error {
+	if n < 0 {
+		return errors.New("data page with a negative count")
+	}
+	switch enc {
+	case pq.Encodings.RLEDict, pq.Encodings.PlainDict:
+		if !p.hasDict {
+			return errors.New("dictionary-encoded data page without a dictionary page")
+		}
+		if len(data) < 1 {
+			return errRLEShort
+		}
+		if err := p.idx.reset(data[1:], int(data[0])); err != nil {
+			return err
+		}
+		p.indexed = true
+	case pq.Encodings.Plain:
+		p.indexed, p.raw = false, data
+	default:
+		return fmt.Errorf("data page encoded as %s", enc)
+	}
+	p.left = int(n)
+	return nil
+}
+
+// levels reads the definition levels of the next k rows into valid (nil for a
+// required column) and returns how many rows are defined.
+func (p *chunkPages) levels(k int, valid []bool) (int, error) {
+	if p.maxDef == 0 {
+		return k, nil
+	}
+	return p.defs.levels(valid[:k])
+}
+
+// fixedColumn decodes a fixed-width column chunk into values of Go type V.
+type fixedColumn[V any] struct {
+	chunkPages
+	want    arrow.DataType
+	size    int                             // bytes per PLAIN value
+	decode  func(src []byte, dst []V) error // PLAIN bytes to values
+	dict    []V
+	scratch []uint32
+	valid   []bool
+}
+
+func newFixedColumn[V any](p chunkPages, want arrow.DataType, size int, plain func([]byte, []V) error) *fixedColumn[V] {
+	return &fixedColumn[V]{chunkPages: p, want: want, size: size, decode: plain, scratch: make([]uint32, 1024)}
+}
+
+func (c *fixedColumn[V]) setDict(data []byte, n int) error {
+	if int64(n)*int64(c.size) > int64(len(data)) {
+		return fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
+	}
+	c.dict = make([]V, n)
+	return c.decode(data[:n*c.size], c.dict)
+}
+
+func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
+	vals := make([]V, n)
+	if c.maxDef > 0 && int64(len(c.valid)) < n {
+		c.valid = make([]bool, n)
+	}
+	rows, nv := 0, 0
+	for rows < int(n) {
+		if c.left == 0 {
+			ok, err := c.chunkPages.next(c.setDict)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+		}
+		k := min(int(n)-rows, c.left)
+		var valid []bool
+		if c.maxDef > 0 {
+			valid = c.valid[rows:]
+		}
+		d, err := c.levels(k, valid)
+		if err != nil {
+			return nil, err
+		}
+		dst := vals[nv : nv+d]
+		if c.indexed {
+			err = gather(&c.idx, c.dict, dst, c.scratch)
+		} else {
+			nb := d * c.size
+			if nb > len(c.raw) {
+				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
+			}
+			err = c.decode(c.raw[:nb], dst)
+			c.raw = c.raw[nb:]
+		}
+		if err != nil {
+			return nil, err
+		}
+		rows += k
+		nv += d
+		c.left -= k
+	}
+	vals = vals[:rows]
+	var valid *memory.Buffer
+	if nv < rows {
+		valid = memory.NewBufferBytes(spreadValid(vals, c.valid[:rows], nv))
+	}
+	d := array.NewData(c.want, rows, []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(vals))}, nil, rows-nv, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+func (c *fixedColumn[V]) release() { c.pages.Close() }
+
+// dictColumn decodes a string or binary column chunk, dictionary-encoded throughout,
+// into dictionary arrays that share the chunk's dictionary.
+type dictColumn struct {
+	chunkPages
+	want  arrow.DataType
+	dict  arrow.Array
+	valid []bool
+}
+
+func (c *dictColumn) setDict(data []byte, n int) error {
+	offsets, values, err := byteArrays(data, n)
+	if err != nil {
+		return err
+	}
+	d := array.NewData(c.want, n, []*memory.Buffer{nil, memory.NewBufferBytes(bytesOf(offsets)), memory.NewBufferBytes(values)}, nil, 0, 0)
+	defer d.Release()
+	c.dict = array.MakeFromData(d)
+	return nil
+}
+
+// byteArrays parses n PLAIN byte arrays (each a 4-byte little-endian length, then the
+// bytes) into Arrow offsets and values.
+func byteArrays(data []byte, n int) ([]int32, []byte, error) {
+	if int64(n) > int64(len(data)/4) {
+		return nil, nil, fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
+	}
+	offsets := make([]int32, n+1)
+	values := make([]byte, 0, len(data)-4*n)
+	for i := 0; i < n; i++ {
+		if len(data) < 4 {
+			return nil, nil, errors.New("dictionary page ends before its values")
+		}
+		l := binary.LittleEndian.Uint32(data)
+		if int64(l) > int64(len(data)-4) {
+			return nil, nil, errors.New("dictionary page ends before its values")
+		}
+		if int64(len(values))+int64(l) > math.MaxInt32 {
+			return nil, nil, errors.New("dictionary larger than 2 GiB")
+		}
+		values = append(values, data[4:4+l]...)
+		data = data[4+l:]
+		offsets[i+1] = int32(len(values))
+	}
+	return offsets, values, nil
+}
+
+func (c *dictColumn) next(n int64) (arrow.Array, error) {
+	idx := make([]uint32, n)
+	if c.maxDef > 0 && int64(len(c.valid)) < n {
+		c.valid = make([]bool, n)
+	}
+	rows, nv := 0, 0
+	for rows < int(n) {
+		if c.left == 0 {
+			ok, err := c.chunkPages.next(c.setDict)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+		}
+		if !c.indexed {
+			return nil, errors.New("PLAIN data page in a chunk whose statistics say it is dictionary-encoded")
+		}
+		k := min(int(n)-rows, c.left)
+		var valid []bool
+		if c.maxDef > 0 {
+			valid = c.valid[rows:]
+		}
+		d, err := c.levels(k, valid)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.idx.indexes(idx[nv:nv+d], c.dict.Len()); err != nil {
+			return nil, err
+		}
+		rows += k
+		nv += d
+		c.left -= k
+	}
+	idx = idx[:rows]
+	var valid *memory.Buffer
+	if nv < rows {
+		valid = memory.NewBufferBytes(spreadValid(idx, c.valid[:rows], nv))
+	}
+	dict := c.dict
+	if dict == nil {
+		dict = array.MakeArrayOfNull(memory.DefaultAllocator, c.want, 0)
+	}
+	d := array.NewData(arrow.PrimitiveTypes.Int32, rows, []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(idx))}, nil, rows-nv, 0)
+	defer d.Release()
+	indices := array.MakeFromData(d)
+	defer indices.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: c.want}
+	return array.NewDictionaryArray(dt, indices, dict), nil
+}
+
+func (c *dictColumn) release() { c.pages.Close() }
+
+// stringColumn decodes a string or binary chunk, in PLAIN pages, dictionary pages or
+// both (a dictionary that overflowed), into plain arrays.
+type stringColumn struct {
+	chunkPages
+	want     arrow.DataType
+	dictOffs []int32 // the dictionary, when the chunk has one
+	dictData []byte
+	scratch  []uint32
+	valid    []bool
+	hint     int // bytes of the last batch, to size the next
+}
+
+func (c *stringColumn) setDict(data []byte, n int) error {
+	var err error
+	c.dictOffs, c.dictData, err = byteArrays(data, n)
+	return err
+}
+
+func (c *stringColumn) next(n int64) (arrow.Array, error) {
+	offsets := make([]int32, n+1)
+	data := make([]byte, 0, c.hint)
+	if int64(len(c.valid)) < n {
+		c.valid = make([]bool, n)
+		c.scratch = make([]uint32, n)
+	}
+	rows, nv := 0, 0
+	for rows < int(n) {
+		if c.left == 0 {
+			ok, err := c.chunkPages.next(c.setDict)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+		}
+		k := min(int(n)-rows, c.left)
+		valid := c.valid[rows : rows+k]
+		d, err := c.levels(k, valid)
+		if err != nil {
+			return nil, err
+		}
+		if c.maxDef == 0 {
+			for i := range valid {
+				valid[i] = true
+			}
+		}
+		offs := offsets[rows+1 : rows+k+1]
+		if c.indexed {
+			idx := c.scratch[:d]
+			if err := c.idx.indexes(idx, len(c.dictOffs)-1); err != nil {
+				return nil, err
+			}
+			j := 0
+			for i, v := range valid {
+				if v {
+					x := idx[j]
+					j++
+					data = append(data, c.dictData[c.dictOffs[x]:c.dictOffs[x+1]]...)
+				}
+				offs[i] = int32(len(data))
+			}
+		} else {
+			raw := c.raw
+			for i, v := range valid {
+				if v {
+					if len(raw) < 4 {
+						return nil, errors.New("PLAIN data page ends before its values")
+					}
+					l := binary.LittleEndian.Uint32(raw)
+					if int64(l) > int64(len(raw)-4) {
+						return nil, errors.New("PLAIN data page ends before its values")
+					}
+					data = append(data, raw[4:4+l]...)
+					raw = raw[4+l:]
+				}
+				offs[i] = int32(len(data))
+			}
+			c.raw = raw
+		}
+		if len(data) > math.MaxInt32 {
+			return nil, errors.New("a batch of strings larger than 2 GiB")
+		}
+		rows += k
+		nv += d
+		c.left -= k
+	}
+	c.hint = len(data) + len(data)/8
+	var valid *memory.Buffer
+	if nv < rows {
+		valid = memory.NewBufferBytes(bitmapOf(c.valid[:rows]))
+	}
+	bufs := []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(offsets[:rows+1])), memory.NewBufferBytes(data)}
+	d := array.NewData(c.want, rows, bufs, nil, rows-nv, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+func (c *stringColumn) release() { c.pages.Close() }
+
+func bitmapOf(valid []bool) []byte {
+	bits := make([]byte, bitutil.BytesForBits(int64(len(valid))))
+	for i, v := range valid {
+		if v {
+			bits[i>>3] |= 1 << (i & 7)
+		}
+	}
+	return bits
+}
+
+// spreadValid moves the nv dense values at the start of vals to the rows valid says
+// are defined (from the back, so in place), zeroes the others, and returns the
+// validity bitmap.
+func spreadValid[T any](vals []T, valid []bool, nv int) []byte {
+	bits := bitmapOf(valid)
+	var zero T
+	k := nv - 1
+	for i := len(vals) - 1; i > k; i-- {
+		if valid[i] {
+			vals[i] = vals[k]
+			k--
+		} else {
+			vals[i] = zero
+		}
+	}
+	return bits
+}
+
+// PLAIN decoders of fixed-width values (little-endian).
+
+func plainCopy[V int32 | int64 | float32 | float64](src []byte, dst []V) error {
+	copy(bytesOf(dst), src)
+	return nil
+}
+
+func plainMicros(src []byte, dst []int64) error {
+	copy(bytesOf(dst), src)
+	return millisToMicros(dst)
+}
+
+func plainDecimal32(src []byte, dst []decimal128.Num) error {
+	for i := range dst {
+		dst[i] = decimal128.FromI64(int64(int32(binary.LittleEndian.Uint32(src[4*i:]))))
+	}
+	return nil
+}
+
+func plainDecimal64(src []byte, dst []decimal128.Num) error {
+	for i := range dst {
+		dst[i] = decimal128.FromI64(int64(binary.LittleEndian.Uint64(src[8*i:])))
+	}
+	return nil
+}
