@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/loredb/lore/catalog"
@@ -37,6 +38,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := os.MkdirAll(opts.Home, 0o755); err != nil {
 		return nil, errs.New(errs.Internal, "cannot create home %q: %w", opts.Home, err)
 	}
+	tuneCollector(opts)
 	cat, err := catalog.Open(ctx, filepath.Join(opts.Home, "catalog.db"))
 	if err != nil {
 		return nil, err
@@ -48,6 +50,19 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		store:   storage.Local{},
 		refresh: newRefresher(),
 	}, nil
+}
+
+// tuneCollector applies Options.GCPercent, unless the environment already decides.
+func tuneCollector(opts Options) {
+	if opts.GCPercent < 0 {
+		return
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(opts.GCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(opts.MemoryLimit)
+	}
 }
 
 // Close stops background work and releases the engine's resources.

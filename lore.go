@@ -30,6 +30,12 @@ type Options struct {
 	// Progress, when set, is told how a long piece of work advances (ANALYZE's full
 	// read: rows done of rows in all): what names the work. Calls never overlap.
 	Progress func(what string, done, total int64)
+	// GCPercent is the Go garbage collector's target (debug.SetGCPercent) set by Open
+	// for the whole process, with the memory limit as the collector's soft limit:
+	// scans allocate batch after batch over a small live heap, and the default of 100
+	// collects far more often than memory requires. Default 400; negative leaves the
+	// collector alone, as do the GOGC and GOMEMLIMIT environment variables when set.
+	GCPercent int
 	// NoAutoRefresh turns off the background refresh of statistics records whose
 	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
 	// is false.
@@ -46,6 +52,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	if o.GCPercent == 0 {
+		o.GCPercent = 400
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
