@@ -177,7 +177,9 @@ func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, 
 			return nil, err
 		}
 	case prev != nil && prev.Depth == stats.DepthFull:
+		// prev is shared with running statements: copy what this one may change.
 		carried := *prev
+		carried.Columns = slices.Clone(prev.Columns)
 		carried.ComputedAtMS = rec.ComputedAtMS
 		rec = &carried
 	}
