@@ -136,3 +136,39 @@ func TestZoneAlignedPredicateReadsNothing(t *testing.T) {
 		t.Fatalf("answered %s, scanned %s", resultText(got), resultText(want))
 	}
 }
+
+// TestGroupsByPartitionFromZones answers aggregates grouped by Hive partition
+// columns per partition, with and without filters, and checks them against scans.
+func TestGroupsByPartitionFromZones(t *testing.T) {
+	for _, layout := range statsLayouts {
+		if !strings.HasPrefix(layout.name, "hive") {
+			continue
+		}
+		t.Run(layout.name, func(t *testing.T) {
+			e := open(t, lore.Options{NoAutoRefresh: true})
+			registerStats(t, e, layout.write(t, t.TempDir()))
+			query(t, e, "ANALYZE t WITH (sketches = true)")
+			contexts := 0
+			for _, sql := range []string{
+				"SELECT region, count(*), min(i64), max(s), sum(i32), avg(dec) FROM t GROUP BY region ORDER BY region NULLS FIRST",
+				"SELECT day, region, count(some_null), sum(some_null) FROM t GROUP BY day, region ORDER BY day, region NULLS FIRST",
+				"SELECT region, count(*) FROM t WHERE day = 1 GROUP BY region ORDER BY region NULLS FIRST",
+				"SELECT region, count(*), max(d) FROM t WHERE region <> 'eu' OR day > 1 GROUP BY region ORDER BY 1 NULLS FIRST LIMIT 5",
+				"SELECT day, count(*) FROM t WHERE i64 > 0 GROUP BY day ORDER BY day",
+				"SELECT region, min(i32) FROM t WHERE i32 > 1000 GROUP BY region ORDER BY region",
+			} {
+				want := run(t, e, sql, scanned)
+				got := run(t, e, sql, nil)
+				if resultText(got) != resultText(want) {
+					t.Errorf("%s:\nanswered\n%s\nscanned\n%s\nrecord %+v", sql, resultText(got), resultText(want), got.Record.Execution)
+				}
+				if got.Record.Execution.Mode == "context" {
+					contexts++
+				}
+			}
+			if contexts < 3 {
+				t.Errorf("only %d statements answered without reading", contexts)
+			}
+		})
+	}
+}

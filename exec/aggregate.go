@@ -243,9 +243,18 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 	}
 	if seeds := h.node.Seeds; seeds != nil {
 		// The partials of the zones the scan skipped, merged like a worker's.
+		mapping := []uint32{0}
+		groups := 1
+		if final.keys != nil {
+			n := h.node.SeedKeys[0].Len()
+			mapping = make([]uint32, n)
+			final.keys.Insert(h.node.SeedKeys, nil, mapping)
+			groups = final.keys.Len()
+			final.groups = groups
+		}
 		for i, acc := range final.accs {
-			acc.Resize(1)
-			if err := acc.Merge(seeds[i], []uint32{0}); err != nil {
+			acc.Resize(groups)
+			if err := acc.Merge(seeds[i], mapping); err != nil {
 				return err
 			}
 		}

@@ -135,9 +135,11 @@ type Aggregate struct {
 	Groups []Expr
 	Aggs   []AggCall
 	Cols   []Column
-	// Seeds, when set (ungrouped only), are states of the aggregates built from the
-	// partials of zones the scan below skips; they merge with the computed states.
-	Seeds []agg.Accumulator
+	// Seeds, when set, are states of the aggregates built from the partials of zones
+	// the scan below skips; they merge with the computed states. When grouping,
+	// SeedKeys holds the key of each seed group, one array per group expression.
+	Seeds    []agg.Accumulator
+	SeedKeys []arrow.Array
 }
 
 // JoinKind is the kind of a join.

@@ -7,6 +7,7 @@ import (
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // Zones is what PlanZones decided for a statement.
@@ -27,28 +28,30 @@ type Zones struct {
 // is left alone (the footers still prune) and the Zones say what would have been
 // done. A nil Zones means the planner did not apply.
 func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
-	var parent *plan.Project
-	cur := n
-	for {
-		p, ok := cur.(*plan.Project)
-		if !ok {
-			break
-		}
-		parent, cur = p, p.Input
-	}
-	a, ok := cur.(*plan.Aggregate)
-	if !ok || len(a.Groups) > 0 {
+	a, replace := topAggregate(n)
+	if a == nil {
 		return n, nil, nil
 	}
-	f, ok := a.Input.(*plan.Filter)
-	if !ok {
-		return n, nil, nil
+	var cond plan.Expr
+	input := a.Input
+	if f, ok := input.(*plan.Filter); ok {
+		cond, input = f.Cond, f.Input
 	}
-	scan, ok := f.Input.(*plan.Scan)
-	if !ok {
-		return n, nil, nil
+	scan, ok := input.(*plan.Scan)
+	if !ok || (cond == nil && len(a.Groups) == 0) {
+		return n, nil, nil // an ungrouped aggregate without a filter is AnswerFromStatistics's
 	}
+	// Grouping is answered per partition: every key a partition column, whose value
+	// is one per file.
 	ref := scan.Ref
+	keyCols := make([]int, len(a.Groups))
+	for i, g := range a.Groups {
+		c, ok := g.(*plan.ColRef)
+		if !ok || c.Idx < ref.Listing.FileColumns || c.Idx >= len(scan.Cols) {
+			return n, nil, nil
+		}
+		keyCols[i] = c.Idx - ref.Listing.FileColumns
+	}
 	rec := ref.Stats
 	if !stats.Current(rec, ref.Version, ref.Rows) {
 		return n, nil, nil
@@ -91,8 +94,14 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 	}
 	skip := &plan.ZoneSkip{None: map[plan.ZoneID]bool{}, Answered: map[plan.ZoneID]bool{}}
 	out := &Zones{Ref: ref}
+	groups := newSeedGroups(len(keyCols))
 	for _, zone := range rec.Zones {
 		id := plan.ZoneID{File: zone.File, RowGroup: zone.RowGroup}
+		if zone.Rows == 0 {
+			skip.None[id] = true // no row, no group
+			out.None++
+			continue
+		}
 		facts := func(col int) (ColumnFacts, bool) {
 			j := recCol[col]
 			if j < 0 || codecs[col] == nil {
@@ -100,13 +109,21 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 			}
 			return zoneFacts(zone.Rows, zone.Columns[j], *codecs[col], rec.Depth)
 		}
-		switch Classify(scan, f.Cond, facts) {
+		verdict := All
+		if cond != nil {
+			verdict = Classify(scan, cond, facts)
+		}
+		switch verdict {
 		case None:
 			skip.None[id] = true
 			out.None++
 			continue
 		case All:
-			ok, err := answerZone(seeds, specs, argCols, zone, scan, rec)
+			if zone.File < 0 || zone.File >= len(ref.Listing.Files) {
+				break
+			}
+			g := groups.id(ref.Listing.Files[zone.File].PartitionValues, keyCols)
+			ok, err := answerZone(seeds, specs, argCols, zone, g, rec)
 			if err != nil {
 				return n, nil, err
 			}
@@ -125,35 +142,110 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		out.Bypassed = true
 		return n, out, nil
 	}
+	keys := groups.keys(scan, keyCols, ref.Listing.FileColumns)
 	if out.Read > 0 {
 		scan.Zones = skip
 		if out.Answered > 0 {
-			a.Seeds = seeds
+			a.Seeds, a.SeedKeys = seeds, keys
 		}
 		return n, out, nil
 	}
 	// Nothing left to read: the results are the seeds' (the initial states when
-	// every zone was skipped).
-	arrays := make([]arrow.Array, len(seeds))
-	for i, acc := range seeds {
-		acc.Resize(1)
+	// every zone was skipped and nothing is grouped).
+	rows := 1
+	if len(keyCols) > 0 {
+		rows = groups.n
+	}
+	arrays := append([]arrow.Array{}, keys...)
+	for _, acc := range seeds {
+		acc.Resize(rows)
 		arr, err := acc.Final()
 		if err != nil {
 			return n, nil, err
 		}
-		arrays[i] = arr
+		arrays = append(arrays, arr)
 	}
-	stored := &plan.Stored{Cols: a.Cols, Arrays: arrays, Rows: 1, Source: "statistics at " + rec.SourceVersion.Label()}
-	if parent == nil {
-		return stored, out, nil
-	}
-	parent.Input = stored
-	return n, out, nil
+	stored := &plan.Stored{Cols: a.Cols, Arrays: arrays, Rows: rows, Source: "statistics at " + rec.SourceVersion.Label()}
+	return replace(stored), out, nil
 }
 
-// answerZone folds one zone's partials into the seeds when every aggregate accepts
-// them; otherwise the seeds are left as they were.
-func answerZone(seeds []agg.Accumulator, specs []agg.Spec, argCols []int, zone stats.Zone, scan *plan.Scan, rec *stats.Record) (bool, error) {
+// topAggregate finds the aggregate at the top of a statement, under projections,
+// sorts and limits only, and a function that puts a node in its place and returns
+// the statement's root.
+func topAggregate(n plan.Node) (*plan.Aggregate, func(plan.Node) plan.Node) {
+	var set func(plan.Node)
+	cur := n
+	for {
+		switch x := cur.(type) {
+		case *plan.Aggregate:
+			if set == nil {
+				return x, func(m plan.Node) plan.Node { return m }
+			}
+			return x, func(m plan.Node) plan.Node { set(m); return n }
+		case *plan.Project:
+			set, cur = func(m plan.Node) { x.Input = m }, x.Input
+		case *plan.Sort:
+			set, cur = func(m plan.Node) { x.Input = m }, x.Input
+		case *plan.Limit:
+			set, cur = func(m plan.Node) { x.Input = m }, x.Input
+		default:
+			return nil, nil
+		}
+	}
+}
+
+// seedGroups numbers the partition keys of answered zones.
+type seedGroups struct {
+	n    int
+	ids  map[string]int
+	vals [][]types.Value // per key column, the key of each group
+}
+
+func newSeedGroups(keys int) *seedGroups {
+	return &seedGroups{ids: map[string]int{}, vals: make([][]types.Value, keys)}
+}
+
+// id returns the group of a file's partition values (group 0 when nothing is grouped).
+func (g *seedGroups) id(partition []types.Value, keyCols []int) uint32 {
+	if len(keyCols) == 0 {
+		g.n = 1
+		return 0
+	}
+	var key []byte
+	for _, k := range keyCols {
+		v := partition[k]
+		if v.Null {
+			key = append(key, 0)
+		} else {
+			key = append(key, 1)
+			key = append(key, v.String()...)
+		}
+		key = append(key, 0xff)
+	}
+	if id, ok := g.ids[string(key)]; ok {
+		return uint32(id)
+	}
+	id := g.n
+	g.ids[string(key)] = id
+	g.n++
+	for i, k := range keyCols {
+		g.vals[i] = append(g.vals[i], partition[k])
+	}
+	return uint32(id)
+}
+
+// keys are the group keys as arrays typed like the scan's partition columns.
+func (g *seedGroups) keys(scan *plan.Scan, keyCols []int, fileColumns int) []arrow.Array {
+	out := make([]arrow.Array, len(keyCols))
+	for i, k := range keyCols {
+		out[i] = vector.FromValues(scan.Cols[fileColumns+k].Type, g.vals[i])
+	}
+	return out
+}
+
+// answerZone folds one zone's partials into group g of the seeds when every
+// aggregate accepts them; otherwise the seeds are left as they were.
+func answerZone(seeds []agg.Accumulator, specs []agg.Spec, argCols []int, zone stats.Zone, g uint32, rec *stats.Record) (bool, error) {
 	trial := make([]agg.Accumulator, len(seeds))
 	for i := range seeds {
 		acc, err := agg.New(specs[i])
@@ -174,8 +266,8 @@ func answerZone(seeds []agg.Accumulator, specs []agg.Spec, argCols []int, zone s
 		trial[i] = acc
 	}
 	for i, acc := range seeds {
-		acc.Resize(1)
-		if err := acc.Merge(trial[i], []uint32{0}); err != nil {
+		acc.Resize(int(g) + 1)
+		if err := acc.Merge(trial[i], []uint32{g}); err != nil {
 			return false, err
 		}
 	}
