@@ -29,7 +29,7 @@ func newCatalogView(e *Engine) *catalogView {
 }
 
 func (c *catalogView) Table(ctx context.Context, name string) (*plan.TableRef, error) {
-	t, err := c.e.catalog.Table(ctx, name)
+	t, err := c.e.catalog.Lookup(ctx, name)
 	if err != nil {
 		return nil, err
 	}

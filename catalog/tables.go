@@ -157,6 +157,22 @@ func (c *Catalog) Table(ctx context.Context, name string) (Table, error) {
 	return t, err
 }
 
+// Lookup returns what reading the table named name needs — its id, name, location
+// and format — in one indexed query, without its columns or layout (Table has
+// those). A missing table is TABLE_NOT_FOUND.
+func (c *Catalog) Lookup(ctx context.Context, name string) (Table, error) {
+	var t Table
+	err := c.reader.QueryRowContext(ctx, `SELECT id, name, location, format FROM tables WHERE name = ?`, name).
+		Scan(&t.ID, &t.Name, &t.Location, &t.Format)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Table{}, errs.New(errs.TableNotFound, "table %q does not exist", name)
+	}
+	if err != nil {
+		return Table{}, c.internal(err, "cannot read table %q", name)
+	}
+	return t, nil
+}
+
 // Tables returns every registered table, sorted by name (byte order).
 func (c *Catalog) Tables(ctx context.Context) ([]Table, error) {
 	var out []Table
