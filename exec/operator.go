@@ -150,24 +150,39 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 // stage is a per-batch transformation safe for concurrent use.
 type stage func(ctx context.Context, b *vector.Batch) (*vector.Batch, error)
 
+// filterStage keeps the rows where cond is true. Its conjuncts are evaluated one
+// after the other, each on the rows the ones before kept (selectTrue compacts a
+// sparse selection), so a selective conjunct first spares the later ones most rows:
+// a disjunction implied for a join input runs on the few rows the cheap equalities
+// before it leave.
 func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
-	ev, err := bd.compile(cond)
-	if err != nil {
-		return nil, err
-	}
-	fallible := mayFail(cond)
-	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
-		if b.Len() == 0 {
-			return b, nil
-		}
-		if fallible {
-			b = b.Compact()
-		}
-		m, err := ev(ctx, b)
+	conjuncts := plan.Conjuncts(cond)
+	evs := make([]evaluator, len(conjuncts))
+	fallible := make([]bool, len(conjuncts))
+	for i, c := range conjuncts {
+		ev, err := bd.compile(c)
 		if err != nil {
 			return nil, err
 		}
-		return selectTrue(b, m)
+		evs[i], fallible[i] = ev, mayFail(c)
+	}
+	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		for i, ev := range evs {
+			if b.Len() == 0 {
+				return b, nil
+			}
+			if fallible[i] {
+				b = b.Compact()
+			}
+			m, err := ev(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			if b, err = selectTrue(b, m); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
 	}, nil
 }
 
