@@ -24,6 +24,9 @@ type hashJoin struct {
 
 	probeKeys, buildKeys []evaluator
 	residual             evaluator
+	// residualCols marks the output columns the residual reads (only those are
+	// gathered for it).
+	residualCols []bool
 	probeWidth           int
 	buildWidth           int
 	buildTypes           []arrow.DataType
@@ -83,6 +86,12 @@ func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
 			return nil, err
 		}
 		j.residual = r
+		used := map[int]bool{}
+		plan.ColumnsUsed(x.Residual, used)
+		j.residualCols = make([]bool, len(x.Left.Columns())+len(x.Right.Columns()))
+		for c := range used {
+			j.residualCols[c] = true
+		}
 	}
 	var err error
 	if j.probe, err = bd.build(probeNode); err != nil {
@@ -322,7 +331,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				return err
 			}
 			hi := min(lo+vector.BatchSize, len(pIdx))
-			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi])
+			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.residualCols)
 			m, err := j.residual(ctx, pair)
 			if err != nil {
 				return err
@@ -382,7 +391,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(pIdx))
-		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi]))
+		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], nil))
 	}
 	return nil
 }
@@ -412,27 +421,30 @@ func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uin
 }
 
 // outputBatch gathers probe rows pIdx and build rows bIdx (-1: NULLs) into a batch
-// with the join's column order (left columns, then right ones).
-func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32) *vector.Batch {
-	pcols := make([]arrow.Array, j.probeWidth)
+// with the join's column order (left columns, then right ones); with need, only the
+// output columns it marks (the others stay nil).
+func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool) *vector.Batch {
+	probeAt, buildAt := 0, j.probeWidth
+	if j.swapped {
+		probeAt, buildAt = j.buildWidth, 0
+	}
+	cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
 	for i, c := range pb.Cols {
-		if c != nil {
-			pcols[i] = vector.Take(c, pIdx)
+		if c != nil && (need == nil || need[probeAt+i]) {
+			cols[probeAt+i] = gatherRows(c, pIdx)
 		}
 	}
-	bcols := make([]arrow.Array, j.buildWidth)
 	for i, c := range j.build.Cols {
+		if need != nil && !need[buildAt+i] {
+			continue
+		}
 		switch {
 		case j.build.Rows == 0:
 			// An empty build side has no arrays to gather from: only NULLs.
-			bcols[i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
+			cols[buildAt+i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
 		case c != nil:
-			bcols[i] = vector.Take(c, bIdx)
+			cols[buildAt+i] = gatherRows(c, bIdx)
 		}
-	}
-	cols := append(pcols, bcols...)
-	if j.swapped {
-		cols = append(bcols, pcols...)
 	}
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
 }
@@ -466,7 +478,7 @@ func (j *hashJoin) emitUnmatchedBuild() {
 				cols = append(cols, nil)
 				continue
 			}
-			cols = append(cols, vector.Take(c, part))
+			cols = append(cols, gatherRows(c, part))
 		}
 		j.pending = append(j.pending, &vector.Batch{Cols: cols, Rows: len(part)})
 	}
