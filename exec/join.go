@@ -27,9 +27,9 @@ type hashJoin struct {
 	// residualCols marks the output columns the residual reads (only those are
 	// gathered for it).
 	residualCols []bool
-	probeWidth           int
-	buildWidth           int
-	buildTypes           []arrow.DataType
+	probeWidth   int
+	buildWidth   int
+	buildTypes   []arrow.DataType
 
 	probe           Operator
 	build           *vector.Batch
