@@ -211,6 +211,11 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			return err
 		}
 		defer in.Close()
+		exprs := append([]plan.Expr(nil), h.node.Groups...)
+		for _, a := range h.node.Aggs {
+			exprs = append(exprs, a.Arg)
+		}
+		readsOnly(in, exprs...)
 		final, err = h.newState()
 		if err != nil {
 			return err

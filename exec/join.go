@@ -27,6 +27,9 @@ type hashJoin struct {
 	// residualCols marks the output columns the residual reads (only those are
 	// gathered for it).
 	residualCols []bool
+	// outputCols marks the output columns the consumer reads (nil: all); the others
+	// are left nil instead of gathered.
+	outputCols []bool
 	probeWidth   int
 	buildWidth   int
 	buildTypes   []arrow.DataType
@@ -391,7 +394,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(pIdx))
-		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], nil))
+		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols))
 	}
 	return nil
 }
@@ -473,14 +476,33 @@ func (j *hashJoin) emitUnmatchedBuild() {
 			}
 			cols = append(cols, array.MakeArrayOfNull(vector.Allocator, c, len(part)))
 		}
-		for _, c := range j.build.Cols {
-			if c == nil {
+		for i, c := range j.build.Cols {
+			if c == nil || (j.outputCols != nil && !j.outputCols[j.probeWidth+i]) {
 				cols = append(cols, nil)
 				continue
 			}
 			cols = append(cols, gatherRows(c, part))
 		}
 		j.pending = append(j.pending, &vector.Batch{Cols: cols, Rows: len(part)})
+	}
+}
+
+// readsOnly tells op, when it is a join that outputs pairs, that its consumer reads
+// only the columns that exprs use, so the others need not be gathered.
+func readsOnly(op Operator, exprs ...plan.Expr) {
+	j, ok := op.(*hashJoin)
+	if !ok || j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin {
+		return
+	}
+	used := map[int]bool{}
+	for _, e := range exprs {
+		if e != nil {
+			plan.ColumnsUsed(e, used)
+		}
+	}
+	j.outputCols = make([]bool, j.probeWidth+j.buildWidth)
+	for c := range used {
+		j.outputCols[c] = true
 	}
 }
 

@@ -107,6 +107,7 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
+		readsOnly(in, x.Exprs...)
 		st, err := bd.projectStage(x.Exprs)
 		if err != nil {
 			in.Close()
