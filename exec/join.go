@@ -16,11 +16,22 @@ import (
 // streams the other (the probe side) through it. Without equi-join keys every pair
 // is a candidate (a nested-loop join). Candidate pairs are checked against the
 // residual condition; what is emitted depends on the join kind.
+//
+// The build side is the right input, or the left one when the plan asks (BuildLeft)
+// for an inner, left, semi or anti join with keys. Right and full joins, and left,
+// semi and anti joins built on the left, track which build rows found a partner and
+// emit the rows that depend on it once the probe side is done: unmatched build rows
+// with NULLs (right, full, left), matched ones (semi) or unmatched ones (anti). A
+// semi or anti join built on its smaller left input thus streams the large right
+// input through a small table instead of holding it. Workers probing in parallel
+// track matches in their own slices, merged at the end.
 type hashJoin struct {
 	bd   *builder
 	node *plan.Join
-	// swapped: the left input is the build side (inner joins only).
+	// swapped: the left input is the build side.
 	swapped bool
+	// tracks: build rows that find a partner are recorded in matched.
+	tracks bool
 
 	probeKeys, buildKeys []evaluator
 	residual             evaluator
@@ -30,16 +41,16 @@ type hashJoin struct {
 	// outputCols marks the output columns the consumer reads (nil: all); the others
 	// are left nil instead of gathered.
 	outputCols []bool
-	probeWidth   int
-	buildWidth   int
-	buildTypes   []arrow.DataType
+	probeWidth int
+	buildWidth int
+	buildTypes []arrow.DataType
 
 	probe           Operator
 	build           *vector.Batch
 	table           *kernels.KeyTable
 	first           []int32 // per key id: first build row, -1 none
 	next            []int32 // per build row: next build row with the same key
-	matched         []bool  // build rows matched (right and full joins)
+	matched         []bool  // build rows matched (when tracks)
 	buildHasNullKey bool
 
 	pendingBuild Operator
@@ -60,7 +71,11 @@ func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
 		return nil, errs.New(errs.Analysis, "NOT IN with a correlated subquery is not supported; write NOT EXISTS")
 	}
 	j := &hashJoin{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}
-	j.swapped = x.BuildLeft && x.Kind == plan.InnerJoin
+	switch x.Kind {
+	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
+		j.swapped = x.BuildLeft && len(x.LeftKeys) > 0 && !x.NullAwareAnti
+	}
+	j.tracks = x.Kind == plan.RightJoin || x.Kind == plan.FullJoin || (j.swapped && x.Kind != plan.InnerJoin)
 	probeNode, buildNode := x.Left, x.Right
 	probeKeys, buildKeys := x.LeftKeys, x.RightKeys
 	if j.swapped {
@@ -118,7 +133,7 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		return err
 	}
 	j.build = b
-	if j.node.Kind == plan.RightJoin || j.node.Kind == plan.FullJoin {
+	if j.tracks {
 		j.matched = make([]bool, b.Rows)
 	}
 	if len(j.buildKeys) == 0 || b.Rows == 0 {
@@ -179,8 +194,8 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			return nil, err
 		}
 		// A probe side that is a pipeline is probed by its own workers, each with a
-		// reader of the build table, unless the join must track matched build rows.
-		if po, ok := j.probe.(*pipelineOp); ok && !po.started && j.matched == nil {
+		// reader of the build table.
+		if po, ok := j.probe.(*pipelineOp); ok && !po.started {
 			j.probe = nil
 			j.probeInParallel(ctx, po.p)
 		}
@@ -213,62 +228,88 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b == nil {
 			j.probe.Close()
 			j.probe = nil
-			if j.matched != nil && !j.tailDone {
+			if j.tracks && !j.tailDone {
 				j.tailDone = true
-				j.emitUnmatchedBuild()
+				j.pending = append(j.pending, j.tail()...)
 			}
 			continue
 		}
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, b.Compact(), j.table, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
+		if err := j.probeBatch(ctx, b.Compact(), j.table, j.matched, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // probeInParallel runs the probe pipeline on its workers, each probing its own
-// batches, and delivers the output batches through j.ch.
+// batches, and delivers the output batches through j.ch; then, for a join that
+// tracks matches, the batches of its tail.
 func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 	rctx, cancel := context.WithCancel(ctx)
 	j.cancel = cancel
 	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
+	matched := make([][]bool, len(readers))
 	for i := range readers {
 		if j.table != nil {
 			readers[i] = j.table.Reader()
+		}
+		if j.tracks {
+			matched[i] = make([]bool, len(j.matched))
 		}
 	}
 	j.ch = make(chan *vector.Batch, 2*len(readers))
 	j.errc = make(chan error, 1)
 	go func() {
-		err := p.run(rctx, func(w int, b *vector.Batch) error {
-			var sendErr error
-			err := j.probeBatch(rctx, b.Compact(), readers[w], func(out *vector.Batch) {
-				if sendErr != nil {
-					return
-				}
-				select {
-				case j.ch <- out:
-				case <-rctx.Done():
-					sendErr = rctx.Err()
-				}
-			})
-			if err != nil {
-				return err
+		send := func(out *vector.Batch) error {
+			select {
+			case j.ch <- out:
+				return nil
+			case <-rctx.Done():
+				return rctx.Err()
 			}
-			return sendErr
-		})
+		}
+		err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched)))
+		if err == nil {
+			err = p.run(rctx, func(w int, b *vector.Batch) error {
+				var sendErr error
+				err := j.probeBatch(rctx, b.Compact(), readers[w], matched[w], func(out *vector.Batch) {
+					if sendErr == nil {
+						sendErr = send(out)
+					}
+				})
+				if err != nil {
+					return err
+				}
+				return sendErr
+			})
+		}
+		if err == nil && j.tracks {
+			for _, m := range matched {
+				for r, hit := range m {
+					if hit {
+						j.matched[r] = true
+					}
+				}
+			}
+			for _, out := range j.tail() {
+				if err = send(out); err != nil {
+					break
+				}
+			}
+		}
 		j.errc <- err
 		close(j.ch)
 	}()
 }
 
 // probeBatch finds the candidate pairs of a compacted probe batch in table (the
-// build table or a reader of it), keeps those the residual admits, and hands the
-// output batches to emit. It is safe to call from several goroutines with their own
-// readers when the join tracks no matched build rows.
-func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, emit func(*vector.Batch)) error {
+// build table or a reader of it), keeps those the residual admits, records their
+// build rows in matched (when the join tracks matches), and hands the output batches
+// to emit. It is safe to call from several goroutines with their own readers and
+// matched slices.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
 	kind := j.node.Kind
 	n := pb.Rows
 	var pIdx, bIdx []int32
@@ -326,6 +367,18 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			}
 		}
 	}
+	semiAnti := kind == plan.SemiJoin || kind == plan.AntiJoin
+	if j.swapped && semiAnti && j.residual != nil {
+		// A build row already matched needs no more pairs checked.
+		keep := 0
+		for k, br := range bIdx {
+			if !matched[br] {
+				pIdx[keep], bIdx[keep] = pIdx[k], bIdx[k]
+				keep++
+			}
+		}
+		pIdx, bIdx = pIdx[:keep], bIdx[:keep]
+	}
 	// Check the residual over the candidate pairs, a batch at a time.
 	if j.residual != nil && len(pIdx) > 0 {
 		keep := 0
@@ -349,13 +402,16 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 		}
 		pIdx, bIdx = pIdx[:keep], bIdx[:keep]
 	}
-	if j.matched != nil {
+	if j.tracks {
 		for _, br := range bIdx {
-			j.matched[br] = true
+			matched[br] = true
+		}
+		if semiAnti {
+			return nil // the tail emits the build rows
 		}
 	}
-	switch kind {
-	case plan.SemiJoin, plan.AntiJoin:
+	switch {
+	case semiAnti:
 		hit := make([]bool, n)
 		for _, r := range pIdx {
 			hit[r] = true
@@ -370,7 +426,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
 		}
 		return nil
-	case plan.LeftJoin, plan.FullJoin:
+	case (kind == plan.LeftJoin && !j.swapped) || kind == plan.FullJoin:
 		// Probe rows without a match get NULLs on the build side, in probe order.
 		hit := make([]bool, n)
 		for _, r := range pIdx {
@@ -452,39 +508,45 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
 }
 
-// emitUnmatchedBuild queues the build rows no probe row matched, with NULL probe
-// columns (right and full joins).
-func (j *hashJoin) emitUnmatchedBuild() {
+// tail returns the batches a join that tracks matches emits after its probe side:
+// the matched build rows of a semi join, the unmatched ones of an anti join, and
+// the unmatched ones with NULL probe columns of right, full and (built on the left)
+// left joins.
+func (j *hashJoin) tail() []*vector.Batch {
+	kind := j.node.Kind
+	wantMatched := kind == plan.SemiJoin
 	var bIdx []int32
 	for r, m := range j.matched {
-		if !m {
+		if m == wantMatched {
 			bIdx = append(bIdx, int32(r))
 		}
 	}
+	var out []*vector.Batch
 	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(bIdx))
 		part := bIdx[lo:hi]
-		pIdx := make([]int32, len(part))
-		for i := range pIdx {
-			pIdx[i] = -1
+		if kind == plan.SemiJoin || kind == plan.AntiJoin {
+			out = append(out, &vector.Batch{Cols: j.build.Cols, Rows: j.build.Rows, Sel: part})
+			continue
 		}
-		cols := make([]arrow.Array, 0, j.probeWidth+j.buildWidth)
-		for _, c := range j.probeTypes() {
-			if c == nil {
-				cols = append(cols, nil)
-				continue
+		probeAt, buildAt := 0, j.probeWidth
+		if j.swapped {
+			probeAt, buildAt = j.buildWidth, 0
+		}
+		cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
+		for i, t := range j.probeTypes() {
+			if j.outputCols == nil || j.outputCols[probeAt+i] {
+				cols[probeAt+i] = array.MakeArrayOfNull(vector.Allocator, t, len(part))
 			}
-			cols = append(cols, array.MakeArrayOfNull(vector.Allocator, c, len(part)))
 		}
 		for i, c := range j.build.Cols {
-			if c == nil || (j.outputCols != nil && !j.outputCols[j.probeWidth+i]) {
-				cols = append(cols, nil)
-				continue
+			if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
+				cols[buildAt+i] = gatherRows(c, part)
 			}
-			cols = append(cols, gatherRows(c, part))
 		}
-		j.pending = append(j.pending, &vector.Batch{Cols: cols, Rows: len(part)})
+		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
 	}
+	return out
 }
 
 // readsOnly tells op, when it is a join that outputs pairs, that its consumer reads
@@ -508,6 +570,9 @@ func readsOnly(op Operator, exprs ...plan.Expr) {
 
 func (j *hashJoin) probeTypes() []arrow.DataType {
 	cols := j.node.Left.Columns()
+	if j.swapped {
+		cols = j.node.Right.Columns()
+	}
 	out := make([]arrow.DataType, len(cols))
 	for i, c := range cols {
 		out[i] = c.Type

@@ -5,10 +5,16 @@ import (
 )
 
 // ChooseBuildSides makes the smaller input, by estimated rows, the build side of each
-// inner hash join.
+// inner, left, semi and anti hash join with keys (the executor tracks the matches of
+// a left input it builds; NOT IN keeps its right input built).
 func ChooseBuildSides(n plan.Node) plan.Node {
 	n = mapInputs(n, ChooseBuildSides)
-	if j, ok := n.(*plan.Join); ok && j.Kind == plan.InnerJoin && len(j.LeftKeys) > 0 {
+	j, ok := n.(*plan.Join)
+	if !ok || len(j.LeftKeys) == 0 || j.NullAwareAnti {
+		return n
+	}
+	switch j.Kind {
+	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
 		j.BuildLeft = Estimate(j.Left) < Estimate(j.Right)
 	}
 	return n
