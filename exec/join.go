@@ -41,6 +41,9 @@ type hashJoin struct {
 	// outputCols marks the output columns the consumer reads (nil: all); the others
 	// are left nil instead of gathered.
 	outputCols []bool
+	// probeCols marks the probe columns the join reads (keys, residual, output): a
+	// probe batch with a selection is compacted to those only.
+	probeCols []bool
 	probeWidth int
 	buildWidth int
 	buildTypes []arrow.DataType
@@ -193,6 +196,7 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if err := j.prepare(ctx); err != nil {
 			return nil, err
 		}
+		j.probeCols = j.probeColumns()
 		// A probe side that is a pipeline is probed by its own workers, each with a
 		// reader of the build table.
 		if po, ok := j.probe.(*pipelineOp); ok && !po.started {
@@ -237,7 +241,7 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, b.Compact(), j.table, j.matched, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
+		if err := j.probeBatch(ctx, j.compactProbe(b), j.table, j.matched, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
 			return nil, err
 		}
 	}
@@ -274,7 +278,7 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 		if err == nil {
 			err = p.run(rctx, func(w int, b *vector.Batch) error {
 				var sendErr error
-				err := j.probeBatch(rctx, b.Compact(), readers[w], matched[w], func(out *vector.Batch) {
+				err := j.probeBatch(rctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) {
 					if sendErr == nil {
 						sendErr = send(out)
 					}
@@ -547,6 +551,61 @@ func (j *hashJoin) tail() []*vector.Batch {
 		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
 	}
 	return out
+}
+
+// probeColumns returns which probe columns the join reads.
+func (j *hashJoin) probeColumns() []bool {
+	need := make([]bool, j.probeWidth)
+	kind := j.node.Kind
+	probeAt := 0
+	if j.swapped {
+		probeAt = j.buildWidth
+	}
+	switch {
+	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && !j.swapped:
+		// The probe rows themselves are the output.
+		for i := range need {
+			need[i] = true
+		}
+		return need
+	case kind == plan.SemiJoin || kind == plan.AntiJoin:
+	default:
+		for i := range need {
+			need[i] = j.outputCols == nil || j.outputCols[probeAt+i]
+		}
+	}
+	keys := j.node.LeftKeys
+	if j.swapped {
+		keys = j.node.RightKeys
+	}
+	used := map[int]bool{}
+	for _, k := range keys {
+		plan.ColumnsUsed(k, used)
+	}
+	for c := range used {
+		need[c] = true
+	}
+	for i := range need {
+		if j.residualCols != nil && j.residualCols[probeAt+i] {
+			need[i] = true
+		}
+	}
+	return need
+}
+
+// compactProbe returns b without a selection, gathering only the columns the join
+// reads (the others nil).
+func (j *hashJoin) compactProbe(b *vector.Batch) *vector.Batch {
+	if b.Sel == nil {
+		return b
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		if c != nil && (j.probeCols == nil || j.probeCols[i]) {
+			cols[i] = gatherRows(c, b.Sel)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
 
 // readsOnly tells op, when it is a join that outputs pairs, that its consumer reads

@@ -36,8 +36,8 @@ func (c card) fraction() float64 {
 }
 
 // estimate guesses rows without statistics: a scan's rows from its footers (or,
-// when unknown, its files' bytes at about 16 bytes a row), a third of the input per
-// filter, a tenth for aggregates. An equi-join is taken for a key join between the
+// when unknown, its files' bytes at about 16 bytes a row), a fraction of the input
+// per filter (see selectivity), a tenth for aggregates. An equi-join is taken for a key join between the
 // input with the larger base (the fact side, each of whose rows finds at most one
 // partner) and the other (the dimension side, whose filters remove the fact rows
 // that referred to what they removed): the fact side's rows times the fraction the
@@ -62,7 +62,7 @@ func estimate(n plan.Node) card {
 		return card{r, r}
 	case *plan.Filter:
 		in := estimate(x.Input)
-		return card{in.rows / 3, in.base}
+		return card{in.rows * selectivity(x.Cond), in.base}
 	case *plan.Aggregate:
 		if len(x.Groups) == 0 {
 			return card{1, 1}
@@ -113,4 +113,55 @@ func estimate(n plan.Node) card {
 		return estimate(in[0])
 	}
 	return card{1000, 1000}
+}
+
+// selectivity guesses the fraction of rows a filter condition keeps: a tenth for an
+// equality with a constant or a LIKE, a tenth per listed value of an IN (at most a
+// half), a third for the comparisons that bound one column (a BETWEEN is one range,
+// not two), a third for anything else; conjuncts multiply.
+func selectivity(cond plan.Expr) float64 {
+	sel := 1.0
+	ranged := map[string]bool{}
+	for _, c := range plan.Conjuncts(cond) {
+		f := 1.0 / 3
+		switch x := c.(type) {
+		case *plan.InList:
+			if !x.Not {
+				f = min(0.5, 0.1*float64(len(x.List)))
+			}
+		case *plan.Call:
+			switch x.Fn.Name {
+			case "like", "ilike":
+				f = 0.1
+			case "=":
+				if constantSide(x.Args) != nil {
+					f = 0.1
+				}
+			case "<", "<=", ">", ">=":
+				if col := constantSide(x.Args); col != nil {
+					key := col.String()
+					if ranged[key] {
+						f = 1
+					}
+					ranged[key] = true
+				}
+			}
+		}
+		sel *= f
+	}
+	return sel
+}
+
+// constantSide returns the other operand of a comparison with a literal, or nil.
+func constantSide(args []plan.Expr) plan.Expr {
+	if len(args) != 2 {
+		return nil
+	}
+	if _, ok := args[1].(*plan.Literal); ok {
+		return args[0]
+	}
+	if _, ok := args[0].(*plan.Literal); ok {
+		return args[1]
+	}
+	return nil
 }
