@@ -9,8 +9,9 @@ import (
 // only keeps or drops rows of its left input by those rows' own columns, so it
 // commutes with a projection of plain columns and with an inner or cross join (or
 // the preserved input of a left join) when the tested columns all come from one
-// input. Filtering there shrinks the joins above: TPC-H Q18 keeps its 57 large
-// orders before joining them with customer and lineitem rather than after.
+// input and that input is estimated no larger than the join. Filtering there shrinks
+// the joins above: TPC-H Q18 keeps its 57 large orders before joining them with
+// customer and lineitem rather than after.
 func PushSemiJoins(n plan.Node) plan.Node {
 	n = mapInputs(n, PushSemiJoins)
 	if j, ok := n.(*plan.Join); ok && (j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin) {
@@ -78,8 +79,13 @@ func pushSemi(s *plan.Join) plan.Node {
 				allLeft = false
 			}
 		}
+		// Only where the semi join sees no more rows than above the join: below a
+		// join that shrinks its input (supplier with its one nation) it would test
+		// rows the join is about to drop.
+		here := Estimate(x)
 		switch {
-		case allLeft && (x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin):
+		case allLeft && (x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin) &&
+			Estimate(x.Left) <= here:
 			x.Left = pushSemi(rebase(s, x.Left, func(c int) int {
 				if c < nl {
 					return c
@@ -87,7 +93,7 @@ func pushSemi(s *plan.Join) plan.Node {
 				return c - nl + a
 			}))
 			return x
-		case allRight && (x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin):
+		case allRight && (x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin) && Estimate(x.Right) <= here:
 			x.Right = pushSemi(rebase(s, x.Right, func(c int) int { return c - a }))
 			return x
 		}
