@@ -565,9 +565,8 @@ func (j *hashJoin) probeColumns() []bool {
 	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && !j.swapped:
 		// The probe rows themselves are the output.
 		for i := range need {
-			need[i] = true
+			need[i] = j.outputCols == nil || j.outputCols[i]
 		}
-		return need
 	case kind == plan.SemiJoin || kind == plan.AntiJoin:
 	default:
 		for i := range need {
@@ -608,11 +607,11 @@ func (j *hashJoin) compactProbe(b *vector.Batch) *vector.Batch {
 	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
 
-// readsOnly tells op, when it is a join that outputs pairs, that its consumer reads
-// only the columns that exprs use, so the others need not be gathered.
+// readsOnly tells op, when it is a join, that its consumer reads only the columns
+// that exprs use, so the others need not be gathered.
 func readsOnly(op Operator, exprs ...plan.Expr) {
 	j, ok := op.(*hashJoin)
-	if !ok || j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin {
+	if !ok {
 		return
 	}
 	used := map[int]bool{}
@@ -621,9 +620,57 @@ func readsOnly(op Operator, exprs ...plan.Expr) {
 			plan.ColumnsUsed(e, used)
 		}
 	}
-	j.outputCols = make([]bool, j.probeWidth+j.buildWidth)
+	need := make([]bool, len(j.node.Cols))
 	for c := range used {
-		j.outputCols[c] = true
+		need[c] = true
+	}
+	j.narrow(need)
+}
+
+// narrow records that the consumer reads only the output columns need marks, and
+// passes on to inputs that are joins themselves what this join reads of them.
+func (j *hashJoin) narrow(need []bool) {
+	kind := j.node.Kind
+	j.outputCols = need
+	if j.started {
+		return
+	}
+	probeNeed := j.probeColumns()
+	buildNeed := make([]bool, j.buildWidth)
+	buildAt := j.probeWidth
+	if j.swapped {
+		buildAt = 0
+	}
+	switch {
+	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && j.swapped:
+		copy(buildNeed, need) // the build rows are the output
+	case kind == plan.SemiJoin || kind == plan.AntiJoin:
+	default:
+		for i := range buildNeed {
+			buildNeed[i] = need[buildAt+i]
+		}
+	}
+	keys := j.node.RightKeys
+	if j.swapped {
+		keys = j.node.LeftKeys
+	}
+	used := map[int]bool{}
+	for _, k := range keys {
+		plan.ColumnsUsed(k, used)
+	}
+	for c := range used {
+		buildNeed[c] = true
+	}
+	for i := range buildNeed {
+		if j.residualCols != nil && j.residualCols[buildAt+i] {
+			buildNeed[i] = true
+		}
+	}
+	if p, ok := j.probe.(*hashJoin); ok {
+		p.narrow(probeNeed)
+	}
+	if b, ok := j.pendingBuild.(*hashJoin); ok {
+		b.narrow(buildNeed)
 	}
 }
 

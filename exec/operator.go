@@ -70,7 +70,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		if b.Len() == 0 {
 			continue
 		}
-		b = b.Compact()
+		b = compact(b)
 		for i, c := range b.Cols {
 			if c == nil {
 				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
@@ -173,7 +173,7 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 				return b, nil
 			}
 			if fallible[i] {
-				b = b.Compact()
+				b = compact(b)
 			}
 			m, err := ev(ctx, b)
 			if err != nil {
@@ -202,7 +202,7 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 	}
 	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 		if fallible {
-			b = b.Compact()
+			b = compact(b)
 		}
 		cols := make([]arrow.Array, len(evs))
 		for i, ev := range evs {
@@ -340,7 +340,7 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 		if b.Len() == 0 {
 			continue
 		}
-		b = b.Compact()
+		b = compact(b)
 		batches = append(batches, b)
 		held += batchSize(b)
 		if err := res.resize(held); err != nil {
@@ -440,4 +440,18 @@ func mayFail(e plan.Expr) bool {
 		}
 	})
 	return fails
+}
+
+// compact returns b without a selection: its selected rows gathered (gatherRows).
+func compact(b *vector.Batch) *vector.Batch {
+	if b.Sel == nil {
+		return b
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		if c != nil {
+			cols[i] = gatherRows(c, b.Sel)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
