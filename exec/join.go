@@ -43,7 +43,7 @@ type hashJoin struct {
 	outputCols []bool
 	// probeCols marks the probe columns the join reads (keys, residual, output): a
 	// probe batch with a selection is compacted to those only.
-	probeCols []bool
+	probeCols  []bool
 	probeWidth int
 	buildWidth int
 	buildTypes []arrow.DataType
