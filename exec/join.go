@@ -247,12 +247,33 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 	}
 }
 
-// probeInParallel runs the probe pipeline on its workers, each probing its own
-// batches, and delivers the output batches through j.ch; then, for a join that
-// tracks matches, the batches of its tail.
+// probeInParallel runs the probe pipeline on its workers (see probeWorkers) and
+// delivers the output batches through j.ch.
 func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 	rctx, cancel := context.WithCancel(ctx)
 	j.cancel = cancel
+	j.ch = make(chan *vector.Batch, 2*max(1, j.bd.env.Threads))
+	j.errc = make(chan error, 1)
+	go func() {
+		err := j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
+			select {
+			case j.ch <- out:
+				return nil
+			case <-rctx.Done():
+				return rctx.Err()
+			}
+		})
+		j.errc <- err
+		close(j.ch)
+	}()
+}
+
+// probeWorkers runs the probe pipeline p on its workers, each probing its own
+// batches with its own reader of the build table (and its own record of matched
+// build rows), and hands every output batch to sink with the worker's number; then,
+// for a join that tracks matches, the batches of its tail (as worker 0). The build
+// side must be prepared.
+func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w int, b *vector.Batch) error) error {
 	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
 	matched := make([][]bool, len(readers))
 	for i := range readers {
@@ -263,49 +284,54 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 			matched[i] = make([]bool, len(j.matched))
 		}
 	}
-	j.ch = make(chan *vector.Batch, 2*len(readers))
-	j.errc = make(chan error, 1)
-	go func() {
-		send := func(out *vector.Batch) error {
-			select {
-			case j.ch <- out:
-				return nil
-			case <-rctx.Done():
-				return rctx.Err()
+	if err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched))); err != nil {
+		return err
+	}
+	err := p.run(ctx, func(w int, b *vector.Batch) error {
+		var sinkErr error
+		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) {
+			if sinkErr == nil {
+				sinkErr = sink(w, out)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		return sinkErr
+	})
+	if err != nil || !j.tracks {
+		return err
+	}
+	for _, m := range matched {
+		for r, hit := range m {
+			if hit {
+				j.matched[r] = true
 			}
 		}
-		err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched)))
-		if err == nil {
-			err = p.run(rctx, func(w int, b *vector.Batch) error {
-				var sendErr error
-				err := j.probeBatch(rctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) {
-					if sendErr == nil {
-						sendErr = send(out)
-					}
-				})
-				if err != nil {
-					return err
-				}
-				return sendErr
-			})
+	}
+	for _, out := range j.tail() {
+		if err := sink(0, out); err != nil {
+			return err
 		}
-		if err == nil && j.tracks {
-			for _, m := range matched {
-				for r, hit := range m {
-					if hit {
-						j.matched[r] = true
-					}
-				}
-			}
-			for _, out := range j.tail() {
-				if err = send(out); err != nil {
-					break
-				}
-			}
-		}
-		j.errc <- err
-		close(j.ch)
-	}()
+	}
+	return nil
+}
+
+// parallelProbe returns the probe pipeline when the join can be probed by its
+// workers directly (see probeWorkers): it has not started and its probe side is a
+// pipeline. The join is then spent: only probeWorkers and Close may follow.
+func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
+	po, ok := j.probe.(*pipelineOp)
+	if j.started || !ok || po.started {
+		return nil, false, nil
+	}
+	j.started = true
+	if err := j.prepare(ctx); err != nil {
+		return nil, false, err
+	}
+	j.probeCols = j.probeColumns()
+	j.probe = nil
+	return po.p, true, nil
 }
 
 // probeBatch finds the candidate pairs of a compacted probe batch in table (the
