@@ -52,7 +52,7 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 		// The join's own condition first: what it may give up, and what its
 		// disjunctions imply.
 		if x.Residual != nil && !x.NullAwareAnti {
-			onLeft := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.SemiJoin
+			onLeft := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.SemiJoin || x.Kind == plan.RightJoin
 			onRight := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin ||
 				x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin
 			var stay []plan.Expr
