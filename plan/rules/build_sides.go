@@ -80,7 +80,11 @@ func estimate(n plan.Node) card {
 		switch x.Kind {
 		case plan.CrossJoin:
 			return card{l.rows * r.rows, l.base * r.base}
-		case plan.SemiJoin, plan.AntiJoin:
+		case plan.SemiJoin:
+			// Taking the right input's keys for a key of its own: left rows keep the
+			// fraction of it that its filters keep.
+			return card{l.rows * min(0.5, r.fraction()), l.base}
+		case plan.AntiJoin:
 			return card{l.rows / 2, l.base}
 		}
 		if len(x.LeftKeys) == 0 {
