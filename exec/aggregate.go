@@ -20,6 +20,8 @@ type aggState struct {
 	accs   []agg.Accumulator
 	groups int
 	ids    []uint32
+	filter *kernels.KeyTable // a reader of the aggregate's keyFilter
+	fids   []uint32
 }
 
 type hashAggregate struct {
@@ -33,6 +35,11 @@ type hashAggregate struct {
 	out      []*vector.Batch
 	started  bool
 	mu       sync.Mutex
+	// keyFilter, when set (by a join that probes this aggregate's groups, see
+	// hashJoin.filterProbeAggregate), holds the only keys whose groups matter: rows
+	// whose group columns filterCols are not among them are skipped.
+	keyFilter  *kernels.KeyTable
+	filterCols []int
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -68,6 +75,9 @@ func (h *hashAggregate) newState() (*aggState, error) {
 	s := &aggState{}
 	if len(h.groups) > 0 {
 		s.keys = kernels.NewKeyTable(h.keyTypes)
+		if h.keyFilter != nil {
+			s.filter = h.keyFilter.Reader()
+		}
 	}
 	for _, sp := range h.specs {
 		acc, err := agg.New(sp)
@@ -95,6 +105,33 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 			keys[i] = k
 		}
 		n := b.Len()
+		if s.filter != nil {
+			fkeys := make([]arrow.Array, len(h.filterCols))
+			for k, c := range h.filterCols {
+				fkeys[k] = keys[c]
+			}
+			if cap(s.fids) < n {
+				s.fids = make([]uint32, n)
+			}
+			fids := s.fids[:n]
+			s.filter.Find(fkeys, b.Sel, fids)
+			sel := make([]int32, 0, n)
+			for k, id := range fids {
+				if id == kernels.NotFound {
+					continue
+				}
+				if b.Sel == nil {
+					sel = append(sel, int32(k))
+				} else {
+					sel = append(sel, b.Sel[k])
+				}
+			}
+			if len(sel) == 0 {
+				return nil
+			}
+			b = &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
+			n = len(sel)
+		}
 		if cap(s.ids) < n {
 			s.ids = make([]uint32, n)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
@@ -197,6 +198,7 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			return nil, err
 		}
 		j.probeCols = j.probeColumns()
+		j.filterProbeAggregate()
 		// A probe side that is a pipeline is probed by its own workers, each with a
 		// reader of the build table.
 		if po, ok := j.probe.(*pipelineOp); ok && !po.started {
@@ -577,6 +579,63 @@ func (j *hashJoin) tail() []*vector.Batch {
 		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
 	}
 	return out
+}
+
+// filterProbeAggregate hands the build table to a probe side that is an aggregate
+// grouped by (among others) the probe keys, seen through projections of plain
+// columns and filters, when probe rows without a partner add nothing to the output:
+// the aggregate then skips the rows of groups no build row can match (a filter above
+// it would only drop more groups). A correlated subquery decorrelated into a join
+// with an aggregate over a whole table (TPC-H Q17's average quantity per part, Q20's
+// sum per part and supplier) so aggregates only the groups the outer rows ask for.
+func (j *hashJoin) filterProbeAggregate() {
+	kind := j.node.Kind
+	dropsUnmatched := kind == plan.InnerJoin || (j.swapped && kind != plan.FullJoin) ||
+		(!j.swapped && (kind == plan.SemiJoin || kind == plan.RightJoin))
+	if !dropsUnmatched || j.table == nil || j.node.NullAwareAnti {
+		return
+	}
+	probeKeys, buildKeys := j.node.LeftKeys, j.node.RightKeys
+	if j.swapped {
+		probeKeys, buildKeys = j.node.RightKeys, j.node.LeftKeys
+	}
+	cols := make([]int, len(probeKeys))
+	for k, e := range probeKeys {
+		c, ok := e.(*plan.ColRef)
+		if !ok {
+			return
+		}
+		cols[k] = c.Idx
+	}
+	op := j.probe
+	for {
+		st, ok := op.(*stageOp)
+		if !ok {
+			break
+		}
+		if st.proj != nil {
+			for k, c := range cols {
+				r, ok := st.proj[c].(*plan.ColRef)
+				if !ok {
+					return
+				}
+				cols[k] = r.Idx
+			}
+		} else if !st.filter {
+			return
+		}
+		op = st.in
+	}
+	a, ok := op.(*hashAggregate)
+	if !ok || a.started || len(a.groups) == 0 {
+		return
+	}
+	for k, c := range cols {
+		if c >= len(a.groups) || !arrow.TypeEqual(types.Unwrap(a.keyTypes[c]), types.Unwrap(buildKeys[k].Type())) {
+			return
+		}
+	}
+	a.keyFilter, a.filterCols = j.table, cols
 }
 
 // probeColumns returns which probe columns the join reads.

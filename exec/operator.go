@@ -101,7 +101,7 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 			in.Close()
 			return nil, err
 		}
-		return &stageOp{in: in, stage: st}, nil
+		return &stageOp{in: in, stage: st, filter: true}, nil
 	case *plan.Project:
 		in, err := bd.build(x.Input)
 		if err != nil {
@@ -113,7 +113,7 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 			in.Close()
 			return nil, err
 		}
-		return &stageOp{in: in, stage: st}, nil
+		return &stageOp{in: in, stage: st, proj: x.Exprs}, nil
 	case *plan.Aggregate:
 		return bd.buildAggregate(x)
 	case *plan.Distinct:
@@ -219,6 +219,10 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 type stageOp struct {
 	in    Operator
 	stage stage
+	// What the stage is, for operators that look through it: the expressions of a
+	// projection, or filter set for a filter.
+	proj   []plan.Expr
+	filter bool
 }
 
 func (o *stageOp) Next(ctx context.Context) (*vector.Batch, error) {
