@@ -21,6 +21,8 @@ type aggState struct {
 	accs   []agg.Accumulator
 	groups int
 	ids    []uint32
+	filter *kernels.KeyTable // a reader of the aggregate's keyFilter
+	fids   []uint32
 }
 
 type hashAggregate struct {
@@ -34,6 +36,11 @@ type hashAggregate struct {
 	out      []*vector.Batch
 	started  bool
 	mu       sync.Mutex
+	// keyFilter, when set (by a join that probes this aggregate's groups, see
+	// hashJoin.filterProbeAggregate), holds the only keys whose groups matter: rows
+	// whose group columns filterCols are not among them are skipped.
+	keyFilter  *kernels.KeyTable
+	filterCols []int
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -68,6 +75,9 @@ func (h *hashAggregate) newState() (*aggState, error) {
 	s := &aggState{}
 	if len(h.groups) > 0 {
 		s.keys = kernels.NewKeyTable(h.keyTypes)
+		if h.keyFilter != nil {
+			s.filter = h.keyFilter.Reader()
+		}
 	}
 	for _, sp := range h.specs {
 		acc, err := agg.New(sp)
@@ -95,6 +105,33 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 			keys[i] = k
 		}
 		n := b.Len()
+		if s.filter != nil {
+			fkeys := make([]arrow.Array, len(h.filterCols))
+			for k, c := range h.filterCols {
+				fkeys[k] = keys[c]
+			}
+			if cap(s.fids) < n {
+				s.fids = make([]uint32, n)
+			}
+			fids := s.fids[:n]
+			s.filter.Find(fkeys, b.Sel, fids)
+			sel := make([]int32, 0, n)
+			for k, id := range fids {
+				if id == kernels.NotFound {
+					continue
+				}
+				if b.Sel == nil {
+					sel = append(sel, int32(k))
+				} else {
+					sel = append(sel, b.Sel[k])
+				}
+			}
+			if len(sel) == 0 {
+				return nil
+			}
+			b = &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
+			n = len(sel)
+		}
 		if cap(s.ids) < n {
 			s.ids = make([]uint32, n)
 		}
@@ -165,73 +202,44 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 	if p, ok, err := h.bd.pipelineOf(h.node.Input); err != nil {
 		return err
 	} else if ok {
-		// One partial state per worker, merged at the end.
-		states := make([]*aggState, max(1, h.bd.env.Threads))
-		var mem []int64 = make([]int64, len(states))
-		var memMu sync.Mutex
-		err := p.run(ctx, func(w int, b *vector.Batch) error {
-			if states[w] == nil {
-				s, err := h.newState()
-				if err != nil {
-					return err
-				}
-				states[w] = s
-			}
-			if err := h.update(ctx, states[w], b); err != nil {
-				return err
-			}
-			m := states[w].memory()
-			memMu.Lock()
-			defer memMu.Unlock()
-			mem[w] = m
-			var total int64
-			for _, x := range mem {
-				total += x
-			}
-			return h.res.resize(total)
-		})
-		if err != nil {
+		if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
+			return p.run(ctx, sink)
+		}); err != nil {
 			return err
 		}
-		for _, s := range states {
-			if s == nil {
-				continue
-			}
-			if final == nil {
-				final = s
-				continue
-			}
-			if err := h.merge(final, s); err != nil {
-				return err
-			}
-		}
 	} else {
-		in, err := h.bd.build(h.node.Input)
+		in, j, stages, err := h.buildInput()
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		final, err = h.newState()
-		if err != nil {
-			return err
+		// A join whose probe side is a pipeline feeds the workers that probe it: each
+		// applies the stages above the join and folds into its own partial state.
+		var jp *pipeline
+		if j != nil {
+			if jp, _, err = j.parallelProbe(ctx); err != nil {
+				return err
+			}
 		}
-		for {
-			b, err := in.Next(ctx)
-			if err != nil {
+		if jp != nil {
+			if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
+				return j.probeWorkers(ctx, jp, func(w int, b *vector.Batch) error {
+					for _, st := range stages {
+						var err error
+						if b, err = st(ctx, b); err != nil {
+							return err
+						}
+						if b.Len() == 0 {
+							return nil
+						}
+					}
+					return sink(w, b)
+				})
+			}); err != nil {
 				return err
 			}
-			if b == nil {
-				break
-			}
-			if b.Len() == 0 {
-				continue
-			}
-			if err := h.update(ctx, final, b); err != nil {
-				return err
-			}
-			if err := h.res.resize(final.memory()); err != nil {
-				return err
-			}
+		} else if final, err = h.sequential(ctx, in); err != nil {
+			return err
 		}
 	}
 	if final == nil {
@@ -297,4 +305,143 @@ func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
 func (h *hashAggregate) Close() {
 	h.out = nil
 	h.res.release()
+}
+
+// inParallel folds the batches that run hands to its sink, one partial state per
+// worker, and returns the merged state (nil when no batch came).
+func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int, b *vector.Batch) error) error) (*aggState, error) {
+	states := make([]*aggState, max(1, h.bd.env.Threads))
+	mem := make([]int64, len(states))
+	var memMu sync.Mutex
+	err := run(func(w int, b *vector.Batch) error {
+		if states[w] == nil {
+			s, err := h.newState()
+			if err != nil {
+				return err
+			}
+			states[w] = s
+		}
+		if err := h.update(ctx, states[w], b); err != nil {
+			return err
+		}
+		m := states[w].memory()
+		memMu.Lock()
+		defer memMu.Unlock()
+		mem[w] = m
+		var total int64
+		for _, x := range mem {
+			total += x
+		}
+		return h.res.resize(total)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var final *aggState
+	for _, s := range states {
+		if s == nil {
+			continue
+		}
+		if final == nil {
+			final = s
+			continue
+		}
+		if err := h.merge(final, s); err != nil {
+			return nil, err
+		}
+	}
+	return final, nil
+}
+
+// sequential folds every batch of in into one state.
+func (h *hashAggregate) sequential(ctx context.Context, in Operator) (*aggState, error) {
+	final, err := h.newState()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		b, err := in.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			return final, nil
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		if err := h.update(ctx, final, b); err != nil {
+			return nil, err
+		}
+		if err := h.res.resize(final.memory()); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// buildInput builds the aggregate's input. When it is a join under filters and
+// projections, it also returns the join and those nodes' stages, bottom first, so
+// that the join's workers can run them; in then is the join with the stages over it.
+func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, err error) {
+	var above []plan.Node // the filters and projections between, top first
+	n := h.node.Input
+	for {
+		switch x := n.(type) {
+		case *plan.Filter:
+			above, n = append(above, x), x.Input
+			continue
+		case *plan.Project:
+			above, n = append(above, x), x.Input
+			continue
+		}
+		break
+	}
+	jn, ok := n.(*plan.Join)
+	if !ok {
+		in, err := h.bd.build(h.node.Input)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		readsOnly(in, h.readExprs()...)
+		return in, nil, nil, nil
+	}
+	op, err := h.bd.buildJoin(jn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	j = op.(*hashJoin)
+	switch {
+	case len(above) == 0:
+		readsOnly(j, h.readExprs()...)
+	default:
+		if p, ok := above[len(above)-1].(*plan.Project); ok {
+			readsOnly(j, p.Exprs...)
+		}
+	}
+	in = j
+	for k := len(above) - 1; k >= 0; k-- {
+		var st stage
+		switch x := above[k].(type) {
+		case *plan.Filter:
+			st, err = h.bd.filterStage(x.Cond)
+		case *plan.Project:
+			st, err = h.bd.projectStage(x.Exprs)
+		}
+		if err != nil {
+			in.Close()
+			return nil, nil, nil, err
+		}
+		stages = append(stages, st)
+		in = &stageOp{in: in, stage: st}
+	}
+	return in, j, stages, nil
+}
+
+// readExprs are the expressions the aggregate reads of its input.
+func (h *hashAggregate) readExprs() []plan.Expr {
+	exprs := append([]plan.Expr(nil), h.node.Groups...)
+	for _, a := range h.node.Aggs {
+		exprs = append(exprs, a.Arg)
+	}
+	return exprs
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
@@ -16,24 +17,44 @@ import (
 // streams the other (the probe side) through it. Without equi-join keys every pair
 // is a candidate (a nested-loop join). Candidate pairs are checked against the
 // residual condition; what is emitted depends on the join kind.
+//
+// The build side is the right input, or the left one when the plan asks (BuildLeft)
+// for an inner, left, semi or anti join with keys. Right and full joins, and left,
+// semi and anti joins built on the left, track which build rows found a partner and
+// emit the rows that depend on it once the probe side is done: unmatched build rows
+// with NULLs (right, full, left), matched ones (semi) or unmatched ones (anti). A
+// semi or anti join built on its smaller left input thus streams the large right
+// input through a small table instead of holding it. Workers probing in parallel
+// track matches in their own slices, merged at the end.
 type hashJoin struct {
 	bd   *builder
 	node *plan.Join
-	// swapped: the left input is the build side (inner joins only).
+	// swapped: the left input is the build side.
 	swapped bool
+	// tracks: build rows that find a partner are recorded in matched.
+	tracks bool
 
 	probeKeys, buildKeys []evaluator
 	residual             evaluator
-	probeWidth           int
-	buildWidth           int
-	buildTypes           []arrow.DataType
+	// residualCols marks the output columns the residual reads (only those are
+	// gathered for it).
+	residualCols []bool
+	// outputCols marks the output columns the consumer reads (nil: all); the others
+	// are left nil instead of gathered.
+	outputCols []bool
+	// probeCols marks the probe columns the join reads (keys, residual, output): a
+	// probe batch with a selection is compacted to those only.
+	probeCols  []bool
+	probeWidth int
+	buildWidth int
+	buildTypes []arrow.DataType
 
 	probe           Operator
 	build           *vector.Batch
 	table           *kernels.KeyTable
 	first           []int32 // per key id: first build row, -1 none
 	next            []int32 // per build row: next build row with the same key
-	matched         []bool  // build rows matched (right and full joins)
+	matched         []bool  // build rows matched (when tracks)
 	buildHasNullKey bool
 
 	pendingBuild Operator
@@ -54,7 +75,11 @@ func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
 		return nil, errs.New(errs.Analysis, "NOT IN with a correlated subquery is not supported; write NOT EXISTS")
 	}
 	j := &hashJoin{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}
-	j.swapped = x.BuildLeft && x.Kind == plan.InnerJoin
+	switch x.Kind {
+	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
+		j.swapped = x.BuildLeft && len(x.LeftKeys) > 0 && !x.NullAwareAnti
+	}
+	j.tracks = x.Kind == plan.RightJoin || x.Kind == plan.FullJoin || (j.swapped && x.Kind != plan.InnerJoin)
 	probeNode, buildNode := x.Left, x.Right
 	probeKeys, buildKeys := x.LeftKeys, x.RightKeys
 	if j.swapped {
@@ -83,6 +108,12 @@ func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
 			return nil, err
 		}
 		j.residual = r
+		used := map[int]bool{}
+		plan.ColumnsUsed(x.Residual, used)
+		j.residualCols = make([]bool, len(x.Left.Columns())+len(x.Right.Columns()))
+		for c := range used {
+			j.residualCols[c] = true
+		}
 	}
 	var err error
 	if j.probe, err = bd.build(probeNode); err != nil {
@@ -106,7 +137,7 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		return err
 	}
 	j.build = b
-	if j.node.Kind == plan.RightJoin || j.node.Kind == plan.FullJoin {
+	if j.tracks {
 		j.matched = make([]bool, b.Rows)
 	}
 	if len(j.buildKeys) == 0 || b.Rows == 0 {
@@ -166,9 +197,11 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if err := j.prepare(ctx); err != nil {
 			return nil, err
 		}
+		j.probeCols = j.probeColumns()
+		j.filterProbeAggregate()
 		// A probe side that is a pipeline is probed by its own workers, each with a
-		// reader of the build table, unless the join must track matched build rows.
-		if po, ok := j.probe.(*pipelineOp); ok && !po.started && j.matched == nil {
+		// reader of the build table.
+		if po, ok := j.probe.(*pipelineOp); ok && !po.started {
 			j.probe = nil
 			j.probeInParallel(ctx, po.p)
 		}
@@ -201,62 +234,114 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b == nil {
 			j.probe.Close()
 			j.probe = nil
-			if j.matched != nil && !j.tailDone {
+			if j.tracks && !j.tailDone {
 				j.tailDone = true
-				j.emitUnmatchedBuild()
+				j.pending = append(j.pending, j.tail()...)
 			}
 			continue
 		}
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, b.Compact(), j.table, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
+		if err := j.probeBatch(ctx, j.compactProbe(b), j.table, j.matched, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
 			return nil, err
 		}
 	}
 }
 
-// probeInParallel runs the probe pipeline on its workers, each probing its own
-// batches, and delivers the output batches through j.ch.
+// probeInParallel runs the probe pipeline on its workers (see probeWorkers) and
+// delivers the output batches through j.ch.
 func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 	rctx, cancel := context.WithCancel(ctx)
 	j.cancel = cancel
-	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
-	for i := range readers {
-		if j.table != nil {
-			readers[i] = j.table.Reader()
-		}
-	}
-	j.ch = make(chan *vector.Batch, 2*len(readers))
+	j.ch = make(chan *vector.Batch, 2*max(1, j.bd.env.Threads))
 	j.errc = make(chan error, 1)
 	go func() {
-		err := p.run(rctx, func(w int, b *vector.Batch) error {
-			var sendErr error
-			err := j.probeBatch(rctx, b.Compact(), readers[w], func(out *vector.Batch) {
-				if sendErr != nil {
-					return
-				}
-				select {
-				case j.ch <- out:
-				case <-rctx.Done():
-					sendErr = rctx.Err()
-				}
-			})
-			if err != nil {
-				return err
+		err := j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
+			select {
+			case j.ch <- out:
+				return nil
+			case <-rctx.Done():
+				return rctx.Err()
 			}
-			return sendErr
 		})
 		j.errc <- err
 		close(j.ch)
 	}()
 }
 
+// probeWorkers runs the probe pipeline p on its workers, each probing its own
+// batches with its own reader of the build table (and its own record of matched
+// build rows), and hands every output batch to sink with the worker's number; then,
+// for a join that tracks matches, the batches of its tail (as worker 0). The build
+// side must be prepared.
+func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w int, b *vector.Batch) error) error {
+	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
+	matched := make([][]bool, len(readers))
+	for i := range readers {
+		if j.table != nil {
+			readers[i] = j.table.Reader()
+		}
+		if j.tracks {
+			matched[i] = make([]bool, len(j.matched))
+		}
+	}
+	if err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched))); err != nil {
+		return err
+	}
+	err := p.run(ctx, func(w int, b *vector.Batch) error {
+		var sinkErr error
+		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) {
+			if sinkErr == nil {
+				sinkErr = sink(w, out)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		return sinkErr
+	})
+	if err != nil || !j.tracks {
+		return err
+	}
+	for _, m := range matched {
+		for r, hit := range m {
+			if hit {
+				j.matched[r] = true
+			}
+		}
+	}
+	for _, out := range j.tail() {
+		if err := sink(0, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parallelProbe returns the probe pipeline when the join can be probed by its
+// workers directly (see probeWorkers): it has not started and its probe side is a
+// pipeline. The join is then spent: only probeWorkers and Close may follow.
+func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
+	po, ok := j.probe.(*pipelineOp)
+	if j.started || !ok || po.started {
+		return nil, false, nil
+	}
+	j.started = true
+	if err := j.prepare(ctx); err != nil {
+		return nil, false, err
+	}
+	j.probeCols = j.probeColumns()
+	j.probe = nil
+	return po.p, true, nil
+}
+
 // probeBatch finds the candidate pairs of a compacted probe batch in table (the
-// build table or a reader of it), keeps those the residual admits, and hands the
-// output batches to emit. It is safe to call from several goroutines with their own
-// readers when the join tracks no matched build rows.
-func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, emit func(*vector.Batch)) error {
+// build table or a reader of it), keeps those the residual admits, records their
+// build rows in matched (when the join tracks matches), and hands the output batches
+// to emit. It is safe to call from several goroutines with their own readers and
+// matched slices.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
 	kind := j.node.Kind
 	n := pb.Rows
 	var pIdx, bIdx []int32
@@ -314,6 +399,18 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			}
 		}
 	}
+	semiAnti := kind == plan.SemiJoin || kind == plan.AntiJoin
+	if j.swapped && semiAnti && j.residual != nil {
+		// A build row already matched needs no more pairs checked.
+		keep := 0
+		for k, br := range bIdx {
+			if !matched[br] {
+				pIdx[keep], bIdx[keep] = pIdx[k], bIdx[k]
+				keep++
+			}
+		}
+		pIdx, bIdx = pIdx[:keep], bIdx[:keep]
+	}
 	// Check the residual over the candidate pairs, a batch at a time.
 	if j.residual != nil && len(pIdx) > 0 {
 		keep := 0
@@ -322,7 +419,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				return err
 			}
 			hi := min(lo+vector.BatchSize, len(pIdx))
-			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi])
+			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.residualCols)
 			m, err := j.residual(ctx, pair)
 			if err != nil {
 				return err
@@ -337,13 +434,16 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 		}
 		pIdx, bIdx = pIdx[:keep], bIdx[:keep]
 	}
-	if j.matched != nil {
+	if j.tracks {
 		for _, br := range bIdx {
-			j.matched[br] = true
+			matched[br] = true
+		}
+		if semiAnti {
+			return nil // the tail emits the build rows
 		}
 	}
-	switch kind {
-	case plan.SemiJoin, plan.AntiJoin:
+	switch {
+	case semiAnti:
 		hit := make([]bool, n)
 		for _, r := range pIdx {
 			hit[r] = true
@@ -358,7 +458,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
 		}
 		return nil
-	case plan.LeftJoin, plan.FullJoin:
+	case (kind == plan.LeftJoin && !j.swapped) || kind == plan.FullJoin:
 		// Probe rows without a match get NULLs on the build side, in probe order.
 		hit := make([]bool, n)
 		for _, r := range pIdx {
@@ -382,7 +482,7 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(pIdx))
-		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi]))
+		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols))
 	}
 	return nil
 }
@@ -412,68 +512,258 @@ func (j *hashJoin) nullAwareAnti(pb *vector.Batch, keys []arrow.Array, ids []uin
 }
 
 // outputBatch gathers probe rows pIdx and build rows bIdx (-1: NULLs) into a batch
-// with the join's column order (left columns, then right ones).
-func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32) *vector.Batch {
-	pcols := make([]arrow.Array, j.probeWidth)
+// with the join's column order (left columns, then right ones); with need, only the
+// output columns it marks (the others stay nil).
+func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool) *vector.Batch {
+	probeAt, buildAt := 0, j.probeWidth
+	if j.swapped {
+		probeAt, buildAt = j.buildWidth, 0
+	}
+	cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
 	for i, c := range pb.Cols {
-		if c != nil {
-			pcols[i] = vector.Take(c, pIdx)
+		if c != nil && (need == nil || need[probeAt+i]) {
+			cols[probeAt+i] = gatherRows(c, pIdx)
 		}
 	}
-	bcols := make([]arrow.Array, j.buildWidth)
 	for i, c := range j.build.Cols {
+		if need != nil && !need[buildAt+i] {
+			continue
+		}
 		switch {
 		case j.build.Rows == 0:
 			// An empty build side has no arrays to gather from: only NULLs.
-			bcols[i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
+			cols[buildAt+i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
 		case c != nil:
-			bcols[i] = vector.Take(c, bIdx)
+			cols[buildAt+i] = gatherRows(c, bIdx)
 		}
-	}
-	cols := append(pcols, bcols...)
-	if j.swapped {
-		cols = append(bcols, pcols...)
 	}
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
 }
 
-// emitUnmatchedBuild queues the build rows no probe row matched, with NULL probe
-// columns (right and full joins).
-func (j *hashJoin) emitUnmatchedBuild() {
+// tail returns the batches a join that tracks matches emits after its probe side:
+// the matched build rows of a semi join, the unmatched ones of an anti join, and
+// the unmatched ones with NULL probe columns of right, full and (built on the left)
+// left joins.
+func (j *hashJoin) tail() []*vector.Batch {
+	kind := j.node.Kind
+	wantMatched := kind == plan.SemiJoin
 	var bIdx []int32
 	for r, m := range j.matched {
-		if !m {
+		if m == wantMatched {
 			bIdx = append(bIdx, int32(r))
 		}
 	}
+	var out []*vector.Batch
 	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(bIdx))
 		part := bIdx[lo:hi]
-		pIdx := make([]int32, len(part))
-		for i := range pIdx {
-			pIdx[i] = -1
+		if kind == plan.SemiJoin || kind == plan.AntiJoin {
+			out = append(out, &vector.Batch{Cols: j.build.Cols, Rows: j.build.Rows, Sel: part})
+			continue
 		}
-		cols := make([]arrow.Array, 0, j.probeWidth+j.buildWidth)
-		for _, c := range j.probeTypes() {
-			if c == nil {
-				cols = append(cols, nil)
-				continue
+		probeAt, buildAt := 0, j.probeWidth
+		if j.swapped {
+			probeAt, buildAt = j.buildWidth, 0
+		}
+		cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
+		for i, t := range j.probeTypes() {
+			if j.outputCols == nil || j.outputCols[probeAt+i] {
+				cols[probeAt+i] = array.MakeArrayOfNull(vector.Allocator, t, len(part))
 			}
-			cols = append(cols, array.MakeArrayOfNull(vector.Allocator, c, len(part)))
 		}
-		for _, c := range j.build.Cols {
-			if c == nil {
-				cols = append(cols, nil)
-				continue
+		for i, c := range j.build.Cols {
+			if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
+				cols[buildAt+i] = gatherRows(c, part)
 			}
-			cols = append(cols, vector.Take(c, part))
 		}
-		j.pending = append(j.pending, &vector.Batch{Cols: cols, Rows: len(part)})
+		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
+	}
+	return out
+}
+
+// filterProbeAggregate hands the build table to a probe side that is an aggregate
+// grouped by (among others) the probe keys, seen through projections of plain
+// columns and filters, when probe rows without a partner add nothing to the output:
+// the aggregate then skips the rows of groups no build row can match (a filter above
+// it would only drop more groups). A correlated subquery decorrelated into a join
+// with an aggregate over a whole table (TPC-H Q17's average quantity per part, Q20's
+// sum per part and supplier) so aggregates only the groups the outer rows ask for.
+func (j *hashJoin) filterProbeAggregate() {
+	kind := j.node.Kind
+	dropsUnmatched := kind == plan.InnerJoin || (j.swapped && kind != plan.FullJoin) ||
+		(!j.swapped && (kind == plan.SemiJoin || kind == plan.RightJoin))
+	if !dropsUnmatched || j.table == nil || j.node.NullAwareAnti {
+		return
+	}
+	probeKeys, buildKeys := j.node.LeftKeys, j.node.RightKeys
+	if j.swapped {
+		probeKeys, buildKeys = j.node.RightKeys, j.node.LeftKeys
+	}
+	cols := make([]int, len(probeKeys))
+	for k, e := range probeKeys {
+		c, ok := e.(*plan.ColRef)
+		if !ok {
+			return
+		}
+		cols[k] = c.Idx
+	}
+	op := j.probe
+	for {
+		st, ok := op.(*stageOp)
+		if !ok {
+			break
+		}
+		if st.proj != nil {
+			for k, c := range cols {
+				r, ok := st.proj[c].(*plan.ColRef)
+				if !ok {
+					return
+				}
+				cols[k] = r.Idx
+			}
+		} else if !st.filter {
+			return
+		}
+		op = st.in
+	}
+	a, ok := op.(*hashAggregate)
+	if !ok || a.started || len(a.groups) == 0 {
+		return
+	}
+	for k, c := range cols {
+		if c >= len(a.groups) || !arrow.TypeEqual(types.Unwrap(a.keyTypes[c]), types.Unwrap(buildKeys[k].Type())) {
+			return
+		}
+	}
+	a.keyFilter, a.filterCols = j.table, cols
+}
+
+// probeColumns returns which probe columns the join reads.
+func (j *hashJoin) probeColumns() []bool {
+	need := make([]bool, j.probeWidth)
+	kind := j.node.Kind
+	probeAt := 0
+	if j.swapped {
+		probeAt = j.buildWidth
+	}
+	switch {
+	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && !j.swapped:
+		// The probe rows themselves are the output.
+		for i := range need {
+			need[i] = j.outputCols == nil || j.outputCols[i]
+		}
+	case kind == plan.SemiJoin || kind == plan.AntiJoin:
+	default:
+		for i := range need {
+			need[i] = j.outputCols == nil || j.outputCols[probeAt+i]
+		}
+	}
+	keys := j.node.LeftKeys
+	if j.swapped {
+		keys = j.node.RightKeys
+	}
+	used := map[int]bool{}
+	for _, k := range keys {
+		plan.ColumnsUsed(k, used)
+	}
+	for c := range used {
+		need[c] = true
+	}
+	for i := range need {
+		if j.residualCols != nil && j.residualCols[probeAt+i] {
+			need[i] = true
+		}
+	}
+	return need
+}
+
+// compactProbe returns b without a selection, gathering only the columns the join
+// reads (the others nil).
+func (j *hashJoin) compactProbe(b *vector.Batch) *vector.Batch {
+	if b.Sel == nil {
+		return b
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		if c != nil && (j.probeCols == nil || j.probeCols[i]) {
+			cols[i] = gatherRows(c, b.Sel)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
+}
+
+// readsOnly tells op, when it is a join, that its consumer reads only the columns
+// that exprs use, so the others need not be gathered.
+func readsOnly(op Operator, exprs ...plan.Expr) {
+	j, ok := op.(*hashJoin)
+	if !ok {
+		return
+	}
+	used := map[int]bool{}
+	for _, e := range exprs {
+		if e != nil {
+			plan.ColumnsUsed(e, used)
+		}
+	}
+	need := make([]bool, len(j.node.Cols))
+	for c := range used {
+		need[c] = true
+	}
+	j.narrow(need)
+}
+
+// narrow records that the consumer reads only the output columns need marks, and
+// passes on to inputs that are joins themselves what this join reads of them.
+func (j *hashJoin) narrow(need []bool) {
+	kind := j.node.Kind
+	j.outputCols = need
+	if j.started {
+		return
+	}
+	probeNeed := j.probeColumns()
+	buildNeed := make([]bool, j.buildWidth)
+	buildAt := j.probeWidth
+	if j.swapped {
+		buildAt = 0
+	}
+	switch {
+	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && j.swapped:
+		copy(buildNeed, need) // the build rows are the output
+	case kind == plan.SemiJoin || kind == plan.AntiJoin:
+	default:
+		for i := range buildNeed {
+			buildNeed[i] = need[buildAt+i]
+		}
+	}
+	keys := j.node.RightKeys
+	if j.swapped {
+		keys = j.node.LeftKeys
+	}
+	used := map[int]bool{}
+	for _, k := range keys {
+		plan.ColumnsUsed(k, used)
+	}
+	for c := range used {
+		buildNeed[c] = true
+	}
+	for i := range buildNeed {
+		if j.residualCols != nil && j.residualCols[buildAt+i] {
+			buildNeed[i] = true
+		}
+	}
+	if p, ok := j.probe.(*hashJoin); ok {
+		p.narrow(probeNeed)
+	}
+	if b, ok := j.pendingBuild.(*hashJoin); ok {
+		b.narrow(buildNeed)
 	}
 }
 
 func (j *hashJoin) probeTypes() []arrow.DataType {
 	cols := j.node.Left.Columns()
+	if j.swapped {
+		cols = j.node.Right.Columns()
+	}
 	out := make([]arrow.DataType, len(cols))
 	for i, c := range cols {
 		out[i] = c.Type

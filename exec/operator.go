@@ -70,7 +70,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		if b.Len() == 0 {
 			continue
 		}
-		b = b.Compact()
+		b = compact(b)
 		for i, c := range b.Cols {
 			if c == nil {
 				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
@@ -103,18 +103,19 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 			in.Close()
 			return nil, err
 		}
-		return &stageOp{in: in, stage: st}, nil
+		return &stageOp{in: in, stage: st, filter: true}, nil
 	case *plan.Project:
 		in, err := bd.build(x.Input)
 		if err != nil {
 			return nil, err
 		}
+		readsOnly(in, x.Exprs...)
 		st, err := bd.projectStage(x.Exprs)
 		if err != nil {
 			in.Close()
 			return nil, err
 		}
-		return &stageOp{in: in, stage: st}, nil
+		return &stageOp{in: in, stage: st, proj: x.Exprs}, nil
 	case *plan.Aggregate:
 		return bd.buildAggregate(x)
 	case *plan.Distinct:
@@ -152,24 +153,39 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 // stage is a per-batch transformation safe for concurrent use.
 type stage func(ctx context.Context, b *vector.Batch) (*vector.Batch, error)
 
+// filterStage keeps the rows where cond is true. Its conjuncts are evaluated one
+// after the other, each on the rows the ones before kept (selectTrue compacts a
+// sparse selection), so a selective conjunct first spares the later ones most rows:
+// a disjunction implied for a join input runs on the few rows the cheap equalities
+// before it leave.
 func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
-	ev, err := bd.compile(cond)
-	if err != nil {
-		return nil, err
-	}
-	fallible := mayFail(cond)
-	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
-		if b.Len() == 0 {
-			return b, nil
-		}
-		if fallible {
-			b = b.Compact()
-		}
-		m, err := ev(ctx, b)
+	conjuncts := plan.Conjuncts(cond)
+	evs := make([]evaluator, len(conjuncts))
+	fallible := make([]bool, len(conjuncts))
+	for i, c := range conjuncts {
+		ev, err := bd.compile(c)
 		if err != nil {
 			return nil, err
 		}
-		return selectTrue(b, m)
+		evs[i], fallible[i] = ev, mayFail(c)
+	}
+	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		for i, ev := range evs {
+			if b.Len() == 0 {
+				return b, nil
+			}
+			if fallible[i] {
+				b = compact(b)
+			}
+			m, err := ev(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			if b, err = selectTrue(b, m); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
 	}, nil
 }
 
@@ -188,7 +204,7 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 	}
 	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 		if fallible {
-			b = b.Compact()
+			b = compact(b)
 		}
 		cols := make([]arrow.Array, len(evs))
 		for i, ev := range evs {
@@ -205,6 +221,10 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 type stageOp struct {
 	in    Operator
 	stage stage
+	// What the stage is, for operators that look through it: the expressions of a
+	// projection, or filter set for a filter.
+	proj   []plan.Expr
+	filter bool
 }
 
 func (o *stageOp) Next(ctx context.Context) (*vector.Batch, error) {
@@ -326,7 +346,7 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 		if b.Len() == 0 {
 			continue
 		}
-		b = b.Compact()
+		b = compact(b)
 		batches = append(batches, b)
 		held += batchSize(b)
 		if err := res.resize(held); err != nil {
@@ -426,4 +446,18 @@ func mayFail(e plan.Expr) bool {
 		}
 	})
 	return fails
+}
+
+// compact returns b without a selection: its selected rows gathered (gatherRows).
+func compact(b *vector.Batch) *vector.Batch {
+	if b.Sel == nil {
+		return b
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for i, c := range b.Cols {
+		if c != nil {
+			cols[i] = gatherRows(c, b.Sel)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }

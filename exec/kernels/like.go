@@ -158,6 +158,15 @@ func (lp *likePattern) matchGeneral(s string) bool {
 		case last:
 			// The last segment must match at the end, after pos.
 			return segEndsAt(seg, s, pos)
+		case !seg.hasAny:
+			// A literal middle segment: its leftmost occurrence, found with one
+			// (vectorised) search instead of a match attempt per position. It starts on
+			// a character boundary, as s and the segment are UTF-8.
+			i := strings.Index(s[pos:], seg.text)
+			if i < 0 {
+				return false
+			}
+			pos += i + len(seg.text)
 		default:
 			found := false
 			for start := pos; start <= len(s); {

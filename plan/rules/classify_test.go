@@ -7,24 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/types"
 )
-
-func call(t *testing.T, name string, args ...plan.Expr) plan.Expr {
-	t.Helper()
-	ts := make([]arrow.DataType, len(args))
-	for i, a := range args {
-		ts[i] = a.Type()
-	}
-	fn, err := kernels.Resolve(name, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &plan.Call{Fn: fn, Args: args}
-}
 
 func lit(v types.Value) plan.Expr { return &plan.Literal{V: v} }
 

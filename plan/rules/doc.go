@@ -8,6 +8,7 @@ import "github.com/loredb/lore/plan"
 func Optimize(n plan.Node) plan.Node {
 	n = FactorOr(n)
 	n = PushFilters(n)
+	n = PushSemiJoins(n)
 	n = ReorderJoins(n)
 	n = ScanPredicates(n)
 	n = ChooseBuildSides(n)

@@ -8,11 +8,24 @@ import (
 // other filters and into the inputs of joins (both inputs of inner and cross joins,
 // the preserved input of left joins, the left input of semi and anti joins), and
 // turns equalities across the inputs of a cross or inner join into join keys.
+//
+// A join's own condition gives up the conjuncts over one input that the join kind
+// lets go below it: either input of an inner join, the right (null-supplying) input
+// of a left join and the left of a right join (a row that fails them is one without
+// a match, exactly as if the input lacked it), the right input of semi and anti
+// joins, and the left of a semi join.
+//
+// A disjunction over both inputs of a join, in a filter or in the join's condition,
+// also pushes what it implies on each input (see implied) wherever a conjunct on
+// that input could go, and stays where it was.
 func PushFilters(n plan.Node) plan.Node {
-	if f, ok := n.(*plan.Filter); ok {
+	switch x := n.(type) {
+	case *plan.Filter:
 		// The filter's own subqueries are plans too.
-		forSubqueries(f, PushFilters)
-		return pushInto(f.Input, plan.Conjuncts(f.Cond))
+		forSubqueries(x, PushFilters)
+		return pushInto(x.Input, plan.Conjuncts(x.Cond))
+	case *plan.Join:
+		return pushInto(x, nil)
 	}
 	return mapInputs(n, PushFilters)
 }
@@ -23,8 +36,51 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 	case *plan.Filter:
 		return pushInto(x.Input, append(conds, plan.Conjuncts(x.Cond)...))
 	case *plan.Join:
+		forSubqueries(x, PushFilters)
 		nl := len(x.Left.Columns())
 		var left, right, keep []plan.Expr
+		toLeft := func(c plan.Expr) {
+			if !containsKey(left, c.String()) {
+				left = append(left, c)
+			}
+		}
+		toRight := func(c plan.Expr) { // c over the right input's columns
+			if !containsKey(right, c.String()) {
+				right = append(right, c)
+			}
+		}
+		// The join's own condition first: what it may give up, and what its
+		// disjunctions imply.
+		if x.Residual != nil && !x.NullAwareAnti {
+			onLeft := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.SemiJoin || x.Kind == plan.RightJoin
+			onRight := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin ||
+				x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin
+			var stay []plan.Expr
+			for _, c := range plan.Conjuncts(x.Residual) {
+				side := plan.SideOf(c, nl)
+				switch {
+				case side == plan.SideLeft && onLeft && !hasSubquery(c):
+					toLeft(c)
+					continue
+				case side == plan.SideRight && onRight && !hasSubquery(c):
+					toRight(plan.ShiftColumns(c, -nl))
+					continue
+				}
+				stay = append(stay, c)
+				l, r := impliedOn(c, nl)
+				if l != nil && onLeft {
+					toLeft(l)
+				}
+				if r != nil && onRight {
+					toRight(r)
+				}
+			}
+			x.Residual = plan.AndAll(stay)
+		}
+		// Then the conjuncts from above.
+		belowLeft := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin ||
+			x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin
+		belowRight := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.RightJoin
 		for _, c := range conds {
 			if hasSubquery(c) {
 				keep = append(keep, c)
@@ -32,17 +88,23 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 			}
 			switch plan.SideOf(c, nl) {
 			case plan.SideLeft, plan.SideNone:
-				if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.LeftJoin ||
-					x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin {
-					left = append(left, c)
+				if belowLeft {
+					toLeft(c)
 					continue
 				}
 			case plan.SideRight:
-				if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.RightJoin {
-					right = append(right, plan.ShiftColumns(c, -nl))
+				if belowRight {
+					toRight(plan.ShiftColumns(c, -nl))
 					continue
 				}
 			case plan.SideBoth:
+				l, r := impliedOn(c, nl)
+				if l != nil && belowLeft {
+					toLeft(l)
+				}
+				if r != nil && belowRight {
+					toRight(r)
+				}
 				if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin {
 					plan.AddJoinCondition(x, c)
 					continue
