@@ -72,6 +72,7 @@ type KLL struct {
 	rng      uint64      // splitmix64 state for the coins
 	size     int         // items held, Σ len(levels[h])
 	limit    int         // Σ capacities for the current number of levels
+	keys     []uint64    // scratch for sorting level 0, kept between compactions
 }
 
 // NewKLL returns an empty sketch.
@@ -200,7 +201,7 @@ func (s *KLL) compress() {
 func (s *KLL) compact(h int) {
 	lv := s.levels[h]
 	if h == 0 {
-		sortFloats(lv)
+		s.keys = sortFloats(lv, s.keys)
 	}
 	keep := len(lv) & 1
 	half := lv[keep:]
@@ -216,14 +217,66 @@ func (s *KLL) compact(h int) {
 	s.size -= j
 }
 
-// sortFloats sorts NaN-free values. Level 0 is usually compacted at a dozen or two
-// items (the lazy scheme gives the bottom level only the other levels' slack), where
-// a plain insertion sort beats the general sort several times over.
-func sortFloats(xs []float64) {
-	if len(xs) > 48 {
-		slices.Sort(xs)
-		return
+// sortFloats sorts NaN-free values, using scratch (grown if short, and returned for
+// reuse) for keys. The result must be exactly what a stable sort gives for up to 48
+// items and what slices.Sort gives above, because the order of equal items is
+// visible in the bytes — but only -0 and +0 are equal without being identical, so any
+// correct sort gives those bytes when no zero is present. With a zero it runs the
+// exact sort the format was defined with.
+//
+// Level 0 is usually compacted at a dozen or two items (the lazy scheme gives the
+// bottom level only the other levels' slack). Comparison sorts mispredict every other
+// branch on random data; instead the values become order-preserving integer keys,
+// blocks of 16 keys are sorted by a branch-free network and the blocks are merged
+// pairwise by a branch-free merge.
+func sortFloats(xs []float64, scratch []uint64) []uint64 {
+	n := len(xs)
+	if n < 2 {
+		return scratch
 	}
+	padded := (n + 15) &^ 15
+	if cap(scratch) < 2*padded {
+		scratch = make([]uint64, 2*padded)
+	}
+	keys, tmp := scratch[:padded], scratch[padded:2*padded]
+	zeros := uint64(0)
+	for i, x := range xs {
+		k := kllKey(x)
+		keys[i] = k
+		// -0 and +0 have the adjacent keys 1<<63 - 1 and 1<<63: d>>1 is 0 for them
+		// alone, and d>>1 - 1 then the only value with the top bit set.
+		d := (k - (1<<63 - 1)) >> 1
+		zeros |= (d - 1) >> 63
+	}
+	if zeros != 0 {
+		if n <= 48 {
+			insertionSort(xs)
+		} else {
+			slices.Sort(xs)
+		}
+		return scratch
+	}
+	// The padding is the largest key: it sorts last and is cut off.
+	for i := n; i < padded; i++ {
+		keys[i] = math.MaxUint64
+	}
+	for lo := 0; lo < padded; lo += 16 {
+		sort16((*[16]uint64)(keys[lo : lo+16]))
+	}
+	for w := 16; w < padded; w *= 2 {
+		for lo := 0; lo < padded; lo += 2 * w {
+			mid, hi := min(lo+w, padded), min(lo+2*w, padded)
+			mergeKeys(tmp[lo:hi], keys[lo:mid], keys[mid:hi])
+		}
+		keys, tmp = tmp, keys
+	}
+	for i := range xs {
+		xs[i] = kllUnkey(keys[i])
+	}
+	return scratch
+}
+
+func insertionSort(xs []float64) {
 	for i := 1; i < len(xs); i++ {
 		x := xs[i]
 		j := i
@@ -234,23 +287,160 @@ func sortFloats(xs []float64) {
 	}
 }
 
+// kllKey maps a float64 other than NaN to a uint64 of the same order: the sign bit
+// is flipped for positive values and every bit for negative ones. kllUnkey undoes it.
+func kllKey(f float64) uint64 {
+	b := math.Float64bits(f)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
+}
+
+func kllUnkey(k uint64) float64 {
+	return math.Float64frombits(k ^ (^uint64(int64(k)>>63) | 1<<63))
+}
+
+// mergeKeys merges sorted a and b into out (len(a)+len(b)) without branching on the
+// comparison.
+func mergeKeys(out, a, b []uint64) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		v, c := x, 1
+		if y < x {
+			v, c = y, 0
+		}
+		out[k] = v
+		k++
+		i += c
+		j += 1 - c
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+}
+
+// sort16 sorts 16 keys with Batcher's odd-even merge sorting network (63
+// compare-exchanges in 10 rounds), all in registers and free of branches.
+func sort16(a *[16]uint64) {
+	x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15 := a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]
+	x0, x1 = min(x0, x1), max(x0, x1)
+	x2, x3 = min(x2, x3), max(x2, x3)
+	x4, x5 = min(x4, x5), max(x4, x5)
+	x6, x7 = min(x6, x7), max(x6, x7)
+	x8, x9 = min(x8, x9), max(x8, x9)
+	x10, x11 = min(x10, x11), max(x10, x11)
+	x12, x13 = min(x12, x13), max(x12, x13)
+	x14, x15 = min(x14, x15), max(x14, x15)
+	x0, x2 = min(x0, x2), max(x0, x2)
+	x1, x3 = min(x1, x3), max(x1, x3)
+	x4, x6 = min(x4, x6), max(x4, x6)
+	x5, x7 = min(x5, x7), max(x5, x7)
+	x8, x10 = min(x8, x10), max(x8, x10)
+	x9, x11 = min(x9, x11), max(x9, x11)
+	x12, x14 = min(x12, x14), max(x12, x14)
+	x13, x15 = min(x13, x15), max(x13, x15)
+	x1, x2 = min(x1, x2), max(x1, x2)
+	x5, x6 = min(x5, x6), max(x5, x6)
+	x9, x10 = min(x9, x10), max(x9, x10)
+	x13, x14 = min(x13, x14), max(x13, x14)
+	x0, x4 = min(x0, x4), max(x0, x4)
+	x1, x5 = min(x1, x5), max(x1, x5)
+	x2, x6 = min(x2, x6), max(x2, x6)
+	x3, x7 = min(x3, x7), max(x3, x7)
+	x8, x12 = min(x8, x12), max(x8, x12)
+	x9, x13 = min(x9, x13), max(x9, x13)
+	x10, x14 = min(x10, x14), max(x10, x14)
+	x11, x15 = min(x11, x15), max(x11, x15)
+	x2, x4 = min(x2, x4), max(x2, x4)
+	x3, x5 = min(x3, x5), max(x3, x5)
+	x10, x12 = min(x10, x12), max(x10, x12)
+	x11, x13 = min(x11, x13), max(x11, x13)
+	x1, x2 = min(x1, x2), max(x1, x2)
+	x3, x4 = min(x3, x4), max(x3, x4)
+	x5, x6 = min(x5, x6), max(x5, x6)
+	x9, x10 = min(x9, x10), max(x9, x10)
+	x11, x12 = min(x11, x12), max(x11, x12)
+	x13, x14 = min(x13, x14), max(x13, x14)
+	x0, x8 = min(x0, x8), max(x0, x8)
+	x1, x9 = min(x1, x9), max(x1, x9)
+	x2, x10 = min(x2, x10), max(x2, x10)
+	x3, x11 = min(x3, x11), max(x3, x11)
+	x4, x12 = min(x4, x12), max(x4, x12)
+	x5, x13 = min(x5, x13), max(x5, x13)
+	x6, x14 = min(x6, x14), max(x6, x14)
+	x7, x15 = min(x7, x15), max(x7, x15)
+	x4, x8 = min(x4, x8), max(x4, x8)
+	x5, x9 = min(x5, x9), max(x5, x9)
+	x6, x10 = min(x6, x10), max(x6, x10)
+	x7, x11 = min(x7, x11), max(x7, x11)
+	x2, x4 = min(x2, x4), max(x2, x4)
+	x3, x5 = min(x3, x5), max(x3, x5)
+	x6, x8 = min(x6, x8), max(x6, x8)
+	x7, x9 = min(x7, x9), max(x7, x9)
+	x10, x12 = min(x10, x12), max(x10, x12)
+	x11, x13 = min(x11, x13), max(x11, x13)
+	x1, x2 = min(x1, x2), max(x1, x2)
+	x3, x4 = min(x3, x4), max(x3, x4)
+	x5, x6 = min(x5, x6), max(x5, x6)
+	x7, x8 = min(x7, x8), max(x7, x8)
+	x9, x10 = min(x9, x10), max(x9, x10)
+	x11, x12 = min(x11, x12), max(x11, x12)
+	x13, x14 = min(x13, x14), max(x13, x14)
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15] = x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
+}
+
 // mergeSorted merges sorted b into sorted a in place and returns the result, which
 // replaces a. It merges from the top down, so the items of a below b's smallest
-// never move.
+// never move; equal items of a stay below b's.
 func mergeSorted(a, b []float64) []float64 {
-	i, j := len(a)-1, len(b)-1
-	a = slices.Grow(a, len(b))[:len(a)+len(b)]
-	for k := len(a) - 1; j >= 0; k-- {
-		// Equal items: a's stay below b's.
-		if i >= 0 && a[i] > b[j] {
-			a[k] = a[i]
-			i--
+	na, nb := len(a), len(b)
+	a = slices.Grow(a, nb)[:na+nb]
+	if nb == 0 {
+		return a
+	}
+	if na >= 16*nb {
+		// A few items into a long (lazily compacted) level: find each one's place by
+		// binary search and move the items above it in one copy, rather than walking
+		// the whole level.
+		i := na
+		for j := nb - 1; j >= 0; j-- {
+			y := b[j]
+			p := upperBound(a[:i], y)
+			copy(a[p+j+1:i+j+1], a[p:i])
+			a[p+j] = y
+			i = p
+		}
+		return a
+	}
+	i, j, k := na-1, nb-1, na+nb-1
+	for i >= 0 && j >= 0 {
+		x, y := a[i], b[j]
+		// c is a flag, not a branch, and the value is picked with it by masking:
+		// random data would mispredict a branch half the time.
+		c := 0
+		if x > y {
+			c = 1
+		}
+		xb, yb := math.Float64bits(x), math.Float64bits(y)
+		a[k] = math.Float64frombits(yb ^ (xb^yb)&-uint64(c))
+		k--
+		i -= c
+		j -= 1 - c
+	}
+	copy(a[:j+1], b[:j+1]) // what is left of b goes to the bottom (k == j)
+	return a
+}
+
+// upperBound is the number of items of sorted xs that are ≤ y.
+func upperBound(xs []float64, y float64) int {
+	lo, hi := 0, len(xs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if xs[m] <= y {
+			lo = m + 1
 		} else {
-			a[k] = b[j]
-			j--
+			hi = m
 		}
 	}
-	return a
+	return lo
 }
 
 // Merge folds o into s: s becomes a sketch of both streams, within the same error.
@@ -288,6 +478,7 @@ func (s *KLL) Merge(o *KLL) {
 // Clone returns an independent copy of s.
 func (s *KLL) Clone() *KLL {
 	c := *s
+	c.keys = nil
 	c.levels = make([][]float64, len(s.levels))
 	for h, lv := range s.levels {
 		c.levels[h] = slices.Clone(lv)
@@ -302,7 +493,7 @@ func (s *KLL) sortedView() (vals []float64, cum []uint64) {
 	vals = make([]float64, 0, s.size)
 	ws := make([]uint64, 0, s.size)
 	vals = append(vals, s.levels[0]...)
-	sortFloats(vals)
+	sortFloats(vals, nil)
 	for range vals {
 		ws = append(ws, 1)
 	}

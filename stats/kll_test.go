@@ -2,6 +2,7 @@ package stats
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -584,4 +585,92 @@ func FuzzKLLUnmarshal(f *testing.F) {
 		s.Add(1)
 		s.Merge(s.Clone())
 	})
+}
+
+// TestSort16 holds the sorting network to the 0-1 principle: a comparator network
+// that sorts every sequence of 0s and 1s sorts every sequence.
+func TestSort16(t *testing.T) {
+	for m := range 1 << 16 {
+		var a [16]uint64
+		for i := range a {
+			a[i] = uint64(m>>i) & 1
+		}
+		sort16(&a)
+		for i := 1; i < 16; i++ {
+			if a[i-1] > a[i] {
+				t.Fatalf("input %016b: not sorted: %v", m, a)
+			}
+		}
+	}
+}
+
+// TestSortFloatsIsTheDefiningSort: the bytes of a sketch depend on the order level 0
+// is sorted into, which the format defines as a stable sort up to 48 items and
+// slices.Sort above. They differ only in the order of -0 and +0.
+func TestSortFloatsIsTheDefiningSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	var scratch []uint64
+	for n := range 300 {
+		for _, withZeros := range []bool{false, true} {
+			xs := make([]float64, n)
+			for i := range xs {
+				switch v := r.IntN(10); {
+				case withZeros && v == 0:
+					xs[i] = math.Copysign(0, float64(r.IntN(2)*2-1))
+				case v == 1:
+					xs[i] = float64(r.IntN(5)) // ties
+				case v == 2:
+					xs[i] = math.Inf(r.IntN(2)*2 - 1)
+				default:
+					xs[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+				}
+			}
+			want := slices.Clone(xs)
+			if n <= 48 {
+				slices.SortStableFunc(want, func(a, b float64) int {
+					return cmp.Compare(a, b)
+				})
+			} else {
+				slices.Sort(want)
+			}
+			got := slices.Clone(xs)
+			scratch = sortFloats(got, scratch)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("n=%d zeros=%v: item %d is %v, want %v", n, withZeros, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestMergeSortedKeepsOlderItemsBelow: equal items of the level stay below the
+// incoming ones (visible with -0 and +0), on both merge paths.
+func TestMergeSortedKeepsOlderItemsBelow(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	negZero := math.Copysign(0, -1)
+	for range 2000 {
+		na, nb := r.IntN(100), r.IntN(10)
+		gen := func(n int, zero float64) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				if r.IntN(3) == 0 {
+					xs[i] = zero
+				} else {
+					xs[i] = float64(r.IntN(20) - 10)
+				}
+			}
+			slices.Sort(xs)
+			return xs
+		}
+		a, b := gen(na, negZero), gen(nb, 0)
+		want := slices.Concat(a, b)
+		slices.SortStableFunc(want, func(x, y float64) int { return cmp.Compare(x, y) })
+		got := mergeSorted(slices.Clone(a), b)
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("na=%d nb=%d: item %d is %v, want %v", na, nb, i, got[i], want[i])
+			}
+		}
+	}
 }
