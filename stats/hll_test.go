@@ -3,6 +3,7 @@ package stats
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -270,6 +271,30 @@ func BenchmarkHLL(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)*rows/b.Elapsed().Seconds()/1e6, "Mvalues/s")
 	})
+	// A dictionary column of 100 strings and an int64 column with every tenth row
+	// NULL: the shapes Parquet files mostly have.
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	db := array.NewDictionaryBuilder(memory.DefaultAllocator, dt).(*array.BinaryDictionaryBuilder)
+	nb := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range rows {
+		_ = db.AppendString(fmt.Sprintf("country-%d", r.IntN(100)))
+		if i%10 == 0 {
+			nb.AppendNull()
+		} else {
+			nb.Append(r.Int64())
+		}
+	}
+	for _, c := range []columnCase{{"dict_string", db.NewArray()}, {"int64_nulls", nb.NewArray()}} {
+		b.Run(fmt.Sprintf("op=hash+add,type=%s,rows=8K", c.name), func(b *testing.B) {
+			b.ReportAllocs()
+			h := NewHLL()
+			scratch := make([]uint64, rows)
+			for b.Loop() {
+				scratch = h.AddColumn(c.arr, nil, scratch)
+			}
+			b.ReportMetric(float64(b.N)*rows/b.Elapsed().Seconds()/1e6, "Mvalues/s")
+		})
+	}
 	b.Run("op=Estimate", func(b *testing.B) {
 		b.ReportAllocs()
 		h := NewHLL()
