@@ -73,6 +73,7 @@ type KLL struct {
 	size     int         // items held, Σ len(levels[h])
 	limit    int         // Σ capacities for the current number of levels
 	keys     []uint64    // scratch for sorting level 0, kept between compactions
+	merged   []float64   // scratch for merging into a level, likewise
 }
 
 // NewKLL returns an empty sketch.
@@ -212,7 +213,7 @@ func (s *KLL) compact(h int) {
 		j++
 	}
 	up := half[:j]
-	s.levels[h+1] = mergeSorted(s.levels[h+1], up)
+	s.levels[h+1], s.merged = mergeSorted(s.levels[h+1], up, s.merged)
 	s.levels[h] = lv[:keep]
 	s.size -= j
 }
@@ -387,14 +388,14 @@ func sort16(a *[16]uint64) {
 	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15] = x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
 }
 
-// mergeSorted merges sorted b into sorted a in place and returns the result, which
-// replaces a. It merges from the top down, so the items of a below b's smallest
-// never move; equal items of a stay below b's.
-func mergeSorted(a, b []float64) []float64 {
+// mergeSorted merges sorted b into sorted a and returns the result, which replaces
+// a; equal items of a stay below b's. scratch is reused (grown if short, and
+// returned) for the merge's output.
+func mergeSorted(a, b, scratch []float64) (merged, scratchOut []float64) {
 	na, nb := len(a), len(b)
 	a = slices.Grow(a, nb)[:na+nb]
 	if nb == 0 {
-		return a
+		return a, scratch
 	}
 	if na >= 16*nb {
 		// A few items into a long (lazily compacted) level: find each one's place by
@@ -408,25 +409,65 @@ func mergeSorted(a, b []float64) []float64 {
 			a[p+j] = y
 			i = p
 		}
-		return a
+		return a, scratch
 	}
-	i, j, k := na-1, nb-1, na+nb-1
-	for i >= 0 && j >= 0 {
+	n := na + nb
+	if cap(scratch) < n {
+		scratch = make([]float64, n)
+	}
+	out := scratch[:n]
+	mergeBoth(out, a[:na], b)
+	copy(a, out)
+	return a, scratch
+}
+
+// mergeBoth merges sorted a and b into out (len(a)+len(b)), equal items of a first.
+// It takes the smallest item from the front and the largest from the back in the
+// same step: the two halves are independent chains of loads and comparisons that the
+// processor overlaps. Each choice is a flag used as a mask rather than a branch,
+// which random data would mispredict half the time.
+func mergeBoth(out, a, b []float64) {
+	i, j, k := 0, 0, 0
+	ia, jb, kb := len(a)-1, len(b)-1, len(out)-1
+	for k < kb && i < len(a) && j < len(b) && ia >= 0 && jb >= 0 {
+		// Front: a's item when a[i] ≤ b[j], so equal items of a come first.
 		x, y := a[i], b[j]
-		// c is a flag, not a branch, and the value is picked with it by masking:
-		// random data would mispredict a branch half the time.
 		c := 0
-		if x > y {
+		if x <= y {
 			c = 1
 		}
 		xb, yb := math.Float64bits(x), math.Float64bits(y)
-		a[k] = math.Float64frombits(yb ^ (xb^yb)&-uint64(c))
-		k--
-		i -= c
-		j -= 1 - c
+		out[k] = math.Float64frombits(yb ^ (xb^yb)&-uint64(c))
+		k++
+		i += c
+		j += 1 - c
+		// Back: a's item only when a[ia] > b[jb], so equal items of b come last.
+		x, y = a[ia], b[jb]
+		d := 0
+		if x > y {
+			d = 1
+		}
+		xb, yb = math.Float64bits(x), math.Float64bits(y)
+		out[kb] = math.Float64frombits(yb ^ (xb^yb)&-uint64(d))
+		kb--
+		ia -= d
+		jb -= 1 - d
 	}
-	copy(a[:j+1], b[:j+1]) // what is left of b goes to the bottom (k == j)
-	return a
+	// The middle: what is left of a is a[i:ia+1], of b b[j:jb+1].
+	a, b = a[i:ia+1], b[j:jb+1]
+	i, j = 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] <= b[j] {
+			out[k] = a[i]
+			i++
+		} else {
+			out[k] = b[j]
+			j++
+		}
+		k++
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
 }
 
 // upperBound is the number of items of sorted xs that are ≤ y.
@@ -464,7 +505,7 @@ func (s *KLL) Merge(o *KLL) {
 		if h == 0 {
 			s.levels[0] = append(s.levels[0], lv...)
 		} else {
-			s.levels[h] = mergeSorted(s.levels[h], lv)
+			s.levels[h], s.merged = mergeSorted(s.levels[h], lv, s.merged)
 		}
 	}
 	s.n += o.n
@@ -478,7 +519,7 @@ func (s *KLL) Merge(o *KLL) {
 // Clone returns an independent copy of s.
 func (s *KLL) Clone() *KLL {
 	c := *s
-	c.keys = nil
+	c.keys, c.merged = nil, nil
 	c.levels = make([][]float64, len(s.levels))
 	for h, lv := range s.levels {
 		c.levels[h] = slices.Clone(lv)

@@ -666,7 +666,7 @@ func TestMergeSortedKeepsOlderItemsBelow(t *testing.T) {
 		a, b := gen(na, negZero), gen(nb, 0)
 		want := slices.Concat(a, b)
 		slices.SortStableFunc(want, func(x, y float64) int { return cmp.Compare(x, y) })
-		got := mergeSorted(slices.Clone(a), b)
+		got, _ := mergeSorted(slices.Clone(a), b, nil)
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("na=%d nb=%d: item %d is %v, want %v", na, nb, i, got[i], want[i])
