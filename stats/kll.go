@@ -240,7 +240,8 @@ func sortFloats(xs []float64, scratch []uint64) []uint64 {
 		scratch = make([]uint64, 2*padded)
 	}
 	keys, tmp := scratch[:padded], scratch[padded:2*padded]
-	zeros := uint64(0)
+	zeros, descents := uint64(0), 0
+	prev := uint64(0)
 	for i, x := range xs {
 		k := kllKey(x)
 		keys[i] = k
@@ -248,6 +249,16 @@ func sortFloats(xs []float64, scratch []uint64) []uint64 {
 		// alone, and d>>1 - 1 then the only value with the top bit set.
 		d := (k - (1<<63 - 1)) >> 1
 		zeros |= (d - 1) >> 63
+		if k < prev {
+			descents++
+		}
+		prev = k
+	}
+	if descents == 0 {
+		// Already in order (ascending columns such as timestamps and ids): every
+		// sort leaves it as it is, ties included, since keys of equal items are
+		// then identical or -0 before +0 in arrival order.
+		return scratch
 	}
 	if zeros != 0 {
 		if n <= 48 {
@@ -394,7 +405,8 @@ func sort16(a *[16]uint64) {
 func mergeSorted(a, b, scratch []float64) (merged, scratchOut []float64) {
 	na, nb := len(a), len(b)
 	a = slices.Grow(a, nb)[:na+nb]
-	if nb == 0 {
+	if nb == 0 || na == 0 {
+		copy(a[na:], b)
 		return a, scratch
 	}
 	if na >= 16*nb {
@@ -409,6 +421,15 @@ func mergeSorted(a, b, scratch []float64) (merged, scratchOut []float64) {
 			a[p+j] = y
 			i = p
 		}
+		return a, scratch
+	}
+	switch {
+	case a[na-1] <= b[0]: // b goes on top: ascending input
+		copy(a[na:], b)
+		return a, scratch
+	case b[nb-1] < a[0]: // b goes below
+		copy(a[nb:], a[:na])
+		copy(a, b)
 		return a, scratch
 	}
 	n := na + nb

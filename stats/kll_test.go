@@ -472,6 +472,25 @@ func BenchmarkKLL(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)*float64(len(xs))/b.Elapsed().Seconds()/1e6, "Mvalues/s")
 	})
+	// Ascending values (timestamps, ids) and a few distinct ones (status codes).
+	asc := make([]float64, len(xs))
+	few := make([]float64, len(xs))
+	for i := range asc {
+		asc[i] = float64(1_700_000_000_000_000 + 1000*i + r.IntN(1000))
+		few[i] = float64(200 + 100*r.IntN(4))
+	}
+	for _, in := range []struct {
+		name string
+		xs   []float64
+	}{{"ascending", asc}, {"few", few}} {
+		b.Run("op=AddValues,values=1M,input="+in.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				NewKLL().AddValues(in.xs)
+			}
+			b.ReportMetric(float64(b.N)*float64(len(in.xs))/b.Elapsed().Seconds()/1e6, "Mvalues/s")
+		})
+	}
 	s := buildKLL(xs)
 	b.Run("op=Quantile", func(b *testing.B) {
 		b.ReportAllocs()
@@ -624,6 +643,9 @@ func TestSortFloatsIsTheDefiningSort(t *testing.T) {
 				default:
 					xs[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
 				}
+			}
+			if r.IntN(4) == 0 { // an ascending run, as from a sorted column
+				slices.SortStableFunc(xs, func(a, b float64) int { return cmp.Compare(a, b) })
 			}
 			want := slices.Clone(xs)
 			if n <= 48 {
