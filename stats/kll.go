@@ -902,13 +902,7 @@ type number interface {
 // with AddValues. NaN is dropped there.
 func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
 	var buf [512]float64
-	chunk := buf[:0]
-	flush := func() {
-		s.AddValues(chunk)
-		chunk = chunk[:0]
-	}
-	switch {
-	case arr.NullN() == 0 && sel == nil:
+	if arr.NullN() == 0 && sel == nil {
 		vals = vals[:arr.Len()]
 		for len(vals) > 0 {
 			m := min(len(vals), len(buf))
@@ -919,22 +913,49 @@ func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
 			vals = vals[m:]
 		}
 		return
-	case arr.NullN() == 0:
+	}
+	n := 0
+	if arr.NullN() == 0 {
 		for _, i := range sel {
-			chunk = append(chunk, float64(vals[i]))
-			if len(chunk) == len(buf) {
-				flush()
+			buf[n] = float64(vals[i])
+			n++
+			if n == len(buf) {
+				s.AddValues(buf[:])
+				n = 0
 			}
 		}
-	default:
-		forValid(arr, sel, func(i int) {
-			chunk = append(chunk, float64(vals[i]))
-			if len(chunk) == len(buf) {
-				flush()
-			}
-		})
+		s.AddValues(buf[:n])
+		return
 	}
-	flush()
+	// With NULLs the validity bit is read from the bitmap and every row is written,
+	// the next row overwriting a NULL one: no branch on a bit that may be random.
+	bm := arr.NullBitmapBytes()
+	if len(bm) == 0 {
+		return // NULLs but no bitmap: every row is NULL
+	}
+	off := arr.Data().Offset()
+	if sel == nil {
+		vals = vals[:arr.Len()]
+		for i, v := range vals {
+			buf[n] = float64(v)
+			n += int(bm[(off+i)>>3] >> ((off + i) & 7) & 1)
+			if n == len(buf) {
+				s.AddValues(buf[:])
+				n = 0
+			}
+		}
+	} else {
+		for _, i := range sel {
+			buf[n] = float64(vals[i])
+			r := off + int(i)
+			n += int(bm[r>>3] >> (r & 7) & 1)
+			if n == len(buf) {
+				s.AddValues(buf[:])
+				n = 0
+			}
+		}
+	}
+	s.AddValues(buf[:n])
 }
 
 // forValid calls f for each selected row that is not NULL.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/loredb/lore/errs"
@@ -521,7 +522,12 @@ func BenchmarkKLL(b *testing.B) {
 
 func TestKLLAddColumnMatchesKLLValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 38))
-	for _, c := range randomColumns(r, 3000) {
+	cols := randomColumns(r, 3000)
+	for _, c := range cols {
+		// Sliced: the validity bitmap starts mid-byte.
+		cols = append(cols, columnCase{c.name + "_sliced", array.NewSlice(c.arr, 5, int64(c.arr.Len()-2))})
+	}
+	for _, c := range cols {
 		t.Run(c.name, func(t *testing.T) {
 			var sel []int32
 			for i := 0; i < c.arr.Len(); i += 1 + r.IntN(2) {
