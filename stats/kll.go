@@ -275,9 +275,10 @@ func sortFloats(xs []float64, scratch []uint64) []uint64 {
 	for lo := 0; lo < padded; lo += 16 {
 		sort16((*[16]uint64)(keys[lo : lo+16]))
 	}
-	for w := 16; w < padded; w *= 2 {
-		for lo := 0; lo < padded; lo += 2 * w {
-			mid, hi := min(lo+w, padded), min(lo+2*w, padded)
+	// Only the last block has padding, at its end: the merges stop at n.
+	for w := 16; w < n; w *= 2 {
+		for lo := 0; lo < n; lo += 2 * w {
+			mid, hi := min(lo+w, n), min(lo+2*w, n)
 			mergeKeys(tmp[lo:hi], keys[lo:mid], keys[mid:hi])
 		}
 		keys, tmp = tmp, keys
