@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -240,7 +241,7 @@ func sortFloats(xs []float64, scratch []uint64) []uint64 {
 		scratch = make([]uint64, 2*padded)
 	}
 	keys, tmp := scratch[:padded], scratch[padded:2*padded]
-	zeros, descents := uint64(0), 0
+	zeros, descents := uint64(0), uint64(0)
 	prev := uint64(0)
 	for i, x := range xs {
 		k := kllKey(x)
@@ -249,9 +250,8 @@ func sortFloats(xs []float64, scratch []uint64) []uint64 {
 		// alone, and d>>1 - 1 then the only value with the top bit set.
 		d := (k - (1<<63 - 1)) >> 1
 		zeros |= (d - 1) >> 63
-		if k < prev {
-			descents++
-		}
+		_, borrow := bits.Sub64(k, prev, 0) // 1 when k < prev, without a branch
+		descents |= borrow
 		prev = k
 	}
 	if descents == 0 {
@@ -401,19 +401,24 @@ func sort16(a *[16]uint64) {
 }
 
 // mergeSorted merges sorted b into sorted a and returns the result, which replaces
-// a; equal items of a stay below b's. scratch is reused (grown if short, and
-// returned) for the merge's output.
-func mergeSorted(a, b, scratch []float64) (merged, scratchOut []float64) {
+// a; equal items of a stay below b's. scratch is a spare buffer: the general merge
+// writes into it and hands a's array back as the next spare, so no copy is made.
+// Neither a nor scratch may share an array with b.
+func mergeSorted(a, b, scratch []float64) (merged, spare []float64) {
 	na, nb := len(a), len(b)
-	a = slices.Grow(a, nb)[:na+nb]
-	if nb == 0 || na == 0 {
-		copy(a[na:], b)
+	switch {
+	case na == 0 || nb == 0 || a[na-1] <= b[0]: // b goes on top: ascending input
+		return append(a, b...), scratch
+	case b[nb-1] < a[0]: // b goes below
+		a = slices.Grow(a, nb)[:na+nb]
+		copy(a[nb:], a[:na])
+		copy(a, b)
 		return a, scratch
-	}
-	if na >= 16*nb {
+	case na >= 16*nb:
 		// A few items into a long (lazily compacted) level: find each one's place by
 		// binary search and move the items above it in one copy, rather than walking
 		// the whole level.
+		a = slices.Grow(a, nb)[:na+nb]
 		i := na
 		for j := nb - 1; j >= 0; j-- {
 			y := b[j]
@@ -424,23 +429,14 @@ func mergeSorted(a, b, scratch []float64) (merged, scratchOut []float64) {
 		}
 		return a, scratch
 	}
-	switch {
-	case a[na-1] <= b[0]: // b goes on top: ascending input
-		copy(a[na:], b)
-		return a, scratch
-	case b[nb-1] < a[0]: // b goes below
-		copy(a[nb:], a[:na])
-		copy(a, b)
-		return a, scratch
-	}
 	n := na + nb
 	if cap(scratch) < n {
-		scratch = make([]float64, n)
+		// Room to grow, as append would leave.
+		scratch = make([]float64, n, 2*n)
 	}
 	out := scratch[:n]
-	mergeBoth(out, a[:na], b)
-	copy(a, out)
-	return a, scratch
+	mergeBoth(out, a, b)
+	return out, a[:0]
 }
 
 // mergeBoth merges sorted a and b into out (len(a)+len(b)), equal items of a first.
