@@ -129,15 +129,19 @@ func (s *KLL) AddValues(xs []float64) {
 		base := len(s.levels[0])
 		lv := slices.Grow(s.levels[0], room)[:base+room]
 		dst := lv[base:]
-		i, added := 0, 0
-		for ; i < len(xs) && added < len(dst); i++ {
-			x := xs[i]
-			if x != x {
-				continue
-			}
+		// Every value is written and NaN is then overwritten by the next one: no
+		// branch per value but the bounds', which settle quickly.
+		m := min(len(xs), room)
+		added := 0
+		for _, x := range xs[:m] {
 			dst[added] = x
-			added++
-			// As in Add: strict comparisons, so that of -0 and +0 the first stays.
+			c := 0
+			if x == x {
+				c = 1
+			}
+			added += c
+			// As in Add: strict comparisons, so that of -0 and +0 the first stays
+			// (and NaN, never less or greater, changes neither).
 			if x < lo {
 				lo = x
 			}
@@ -149,7 +153,7 @@ func (s *KLL) AddValues(xs []float64) {
 		s.min, s.max = lo, hi
 		s.n += uint64(added)
 		s.size += added
-		xs = xs[i:]
+		xs = xs[m:]
 		if s.size >= s.limit {
 			s.compress()
 		}
