@@ -258,10 +258,11 @@ func sortFloats(xs []float64, scratch []uint64) []uint64 {
 		descents |= borrow
 		prev = k
 	}
-	if descents == 0 {
-		// Already in order (ascending columns such as timestamps and ids): every
-		// sort leaves it as it is, ties included, since keys of equal items are
-		// then identical or -0 before +0 in arrival order.
+	if descents == 0 && (zeros == 0 || n <= 48) {
+		// Already in order (ascending columns such as timestamps and ids): a sort
+		// leaves it as it is, ties included, since keys of equal items are then
+		// identical or -0 before +0 in arrival order, as a stable sort keeps them.
+		// Where slices.Sort defines the order of -0 and +0 it runs, as below.
 		return scratch
 	}
 	if zeros != 0 {

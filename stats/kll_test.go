@@ -653,8 +653,11 @@ func TestSortFloatsIsTheDefiningSort(t *testing.T) {
 					xs[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
 				}
 			}
-			if r.IntN(4) == 0 { // an ascending run, as from a sorted column
+			switch r.IntN(4) {
+			case 0: // an ascending run, as from a sorted column
 				slices.SortStableFunc(xs, func(a, b float64) int { return cmp.Compare(a, b) })
+			case 1: // ascending with every -0 before every +0
+				slices.SortFunc(xs, func(a, b float64) int { return cmp.Compare(kllKey(a), kllKey(b)) })
 			}
 			want := slices.Clone(xs)
 			if n <= 48 {
