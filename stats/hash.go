@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/zeebo/xxh3"
 
 	"github.com/loredb/lore/types"
@@ -248,19 +249,7 @@ func zeroNulls(arr arrow.Array, sel []int32, out []uint64) {
 	if arr.NullN() == 0 {
 		return
 	}
-	if sel == nil {
-		for i := range out {
-			if arr.IsNull(i) {
-				out[i] = 0
-			}
-		}
-		return
-	}
-	for j, i := range sel {
-		if arr.IsNull(int(i)) {
-			out[j] = 0
-		}
-	}
+	forNullRows(arr, sel, func(j int) { out[j] = 0 })
 }
 
 // hashDictionary hashes each dictionary entry once and gathers by index when the
@@ -272,30 +261,110 @@ func hashDictionary(a *array.Dictionary, sel []int32, out []uint64) {
 		clear(out)
 		return
 	}
-	// idx[j] is the dictionary entry of output j; NULL rows point at entry 0 and are
-	// zeroed at the end.
-	idx := make([]int32, len(out))
-	if sel == nil {
-		for i := range idx {
-			if a.IsValid(i) {
-				idx[i] = int32(a.GetValueIndex(i))
+	// out[j] first holds the dictionary entry of output j, read from the indices
+	// with a typed loop; NULL rows point at entry 0 and are zeroed at the end.
+	if !gatherIndices(a.Indices(), sel, out) {
+		for j := range out {
+			row := j
+			if sel != nil {
+				row = int(sel[j])
 			}
+			out[j] = uint64(a.GetValueIndex(row))
 		}
-	} else {
-		for j, i := range sel {
-			if a.IsValid(int(i)) {
-				idx[j] = int32(a.GetValueIndex(int(i)))
-			}
+	}
+	if a.NullN() > 0 {
+		forNullRows(a, sel, func(j int) { out[j] = 0 })
+	}
+	n := uint64(dict.Len())
+	for j, k := range out {
+		if k >= n { // a corrupt index (or a negative one) reads entry 0, never past the end
+			out[j] = 0
 		}
 	}
 	if dict.Len() <= len(out) {
 		dh := make([]uint64, dict.Len())
 		HashColumn(dict, nil, dh)
-		for j, k := range idx {
+		for j, k := range out {
 			out[j] = dh[k]
 		}
 	} else {
+		idx := make([]int32, len(out))
+		for j, k := range out {
+			idx[j] = int32(k)
+		}
 		HashColumn(dict, idx, out)
 	}
 	zeroNulls(a, sel, out)
+}
+
+// gatherIndices writes the dictionary indices of the selected rows to out (as
+// uint64; a negative index becomes huge) and reports false for an index type it
+// does not know.
+func gatherIndices(ix arrow.Array, sel []int32, out []uint64) bool {
+	switch ix := ix.(type) {
+	case *array.Int8:
+		gatherInts(ix.Int8Values(), sel, out)
+	case *array.Int16:
+		gatherInts(ix.Int16Values(), sel, out)
+	case *array.Int32:
+		gatherInts(ix.Int32Values(), sel, out)
+	case *array.Int64:
+		gatherInts(ix.Int64Values(), sel, out)
+	case *array.Uint8:
+		gatherInts(ix.Uint8Values(), sel, out)
+	case *array.Uint16:
+		gatherInts(ix.Uint16Values(), sel, out)
+	case *array.Uint32:
+		gatherInts(ix.Uint32Values(), sel, out)
+	case *array.Uint64:
+		gatherInts(ix.Uint64Values(), sel, out)
+	default:
+		return false
+	}
+	return true
+}
+
+func gatherInts[T integer](vals []T, sel []int32, out []uint64) {
+	if sel == nil {
+		vals = vals[:len(out)]
+		for i, v := range vals {
+			out[i] = uint64(int64(v))
+		}
+		return
+	}
+	for j, i := range sel {
+		out[j] = uint64(int64(vals[i]))
+	}
+}
+
+// forNullRows calls f(j) for each output j whose row is NULL, reading the validity
+// bitmap directly.
+func forNullRows(arr arrow.Array, sel []int32, f func(j int)) {
+	bm := arr.NullBitmapBytes()
+	if len(bm) == 0 {
+		if arr.NullN() > 0 { // no bitmap but NULLs: every row is NULL
+			n := arr.Len()
+			if sel != nil {
+				n = len(sel)
+			}
+			for j := range n {
+				f(j)
+			}
+		}
+		return
+	}
+	off := arr.Data().Offset()
+	if sel == nil {
+		for i := range arr.Len() {
+			if !bitutil.BitIsSet(bm, off+i) {
+				f(i)
+			}
+		}
+		return
+	}
+	for j, i := range sel {
+		if !bitutil.BitIsSet(bm, off+int(i)) {
+			f(j)
+		}
+	}
 }

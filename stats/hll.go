@@ -62,9 +62,9 @@ func (h *HLL) AddHashes(xs []uint64) {
 	reg := h.reg
 	for _, x := range xs {
 		i, v := hllSplit(x)
-		if v > reg[i] {
-			reg[i] = v
-		}
+		// A store either way: once the registers fill up a branch would be taken
+		// rarely and unpredictably.
+		reg[i] = max(reg[i], v)
 	}
 }
 
@@ -85,15 +85,26 @@ func (h *HLL) AddColumn(arr arrow.Array, sel []int32, scratch []uint64) []uint64
 		h.AddHashes(out)
 		return scratch
 	}
-	for j, x := range out {
-		row := j
-		if sel != nil {
-			row = int(sel[j])
+	if d, ok := arr.(*array.Dictionary); ok && d.Dictionary().NullN() > 0 {
+		// NULL entries of the dictionary: the rare case, row by row.
+		for j, x := range out {
+			row := j
+			if sel != nil {
+				row = int(sel[j])
+			}
+			if !isNullRow(arr, row) {
+				h.AddHash(x)
+			}
 		}
-		if !isNullRow(arr, row) {
-			h.AddHash(x)
-		}
+		return scratch
 	}
+	// NULL rows by the validity bitmap: the hashes between them go in as runs.
+	start := 0
+	forNullRows(arr, sel, func(j int) {
+		h.AddHashes(out[start:j])
+		start = j + 1
+	})
+	h.AddHashes(out[start:])
 	return scratch
 }
 

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -72,6 +73,8 @@ type KLL struct {
 	rng      uint64      // splitmix64 state for the coins
 	size     int         // items held, Σ len(levels[h])
 	limit    int         // Σ capacities for the current number of levels
+	keys     []uint64    // scratch for sorting level 0, kept between compactions
+	merged   []float64   // scratch for merging into a level, likewise
 }
 
 // NewKLL returns an empty sketch.
@@ -126,15 +129,19 @@ func (s *KLL) AddValues(xs []float64) {
 		base := len(s.levels[0])
 		lv := slices.Grow(s.levels[0], room)[:base+room]
 		dst := lv[base:]
-		i, added := 0, 0
-		for ; i < len(xs) && added < len(dst); i++ {
-			x := xs[i]
-			if x != x {
-				continue
-			}
+		// Every value is written and NaN is then overwritten by the next one: no
+		// branch per value but the bounds', which settle quickly.
+		m := min(len(xs), room)
+		added := 0
+		for _, x := range xs[:m] {
 			dst[added] = x
-			added++
-			// As in Add: strict comparisons, so that of -0 and +0 the first stays.
+			c := 0
+			if x == x {
+				c = 1
+			}
+			added += c
+			// As in Add: strict comparisons, so that of -0 and +0 the first stays
+			// (and NaN, never less or greater, changes neither).
 			if x < lo {
 				lo = x
 			}
@@ -146,7 +153,7 @@ func (s *KLL) AddValues(xs []float64) {
 		s.min, s.max = lo, hi
 		s.n += uint64(added)
 		s.size += added
-		xs = xs[i:]
+		xs = xs[m:]
 		if s.size >= s.limit {
 			s.compress()
 		}
@@ -200,7 +207,7 @@ func (s *KLL) compress() {
 func (s *KLL) compact(h int) {
 	lv := s.levels[h]
 	if h == 0 {
-		sortFloats(lv)
+		s.keys = sortFloats(lv, s.keys)
 	}
 	keep := len(lv) & 1
 	half := lv[keep:]
@@ -211,19 +218,83 @@ func (s *KLL) compact(h int) {
 		j++
 	}
 	up := half[:j]
-	s.levels[h+1] = mergeSorted(s.levels[h+1], up)
+	s.levels[h+1], s.merged = mergeSorted(s.levels[h+1], up, s.merged)
 	s.levels[h] = lv[:keep]
 	s.size -= j
 }
 
-// sortFloats sorts NaN-free values. Level 0 is usually compacted at a dozen or two
-// items (the lazy scheme gives the bottom level only the other levels' slack), where
-// a plain insertion sort beats the general sort several times over.
-func sortFloats(xs []float64) {
-	if len(xs) > 48 {
-		slices.Sort(xs)
-		return
+// sortFloats sorts NaN-free values, using scratch (grown if short, and returned for
+// reuse) for keys. The result must be exactly what a stable sort gives for up to 48
+// items and what slices.Sort gives above, because the order of equal items is
+// visible in the bytes — but only -0 and +0 are equal without being identical, so any
+// correct sort gives those bytes when no zero is present. With a zero it runs the
+// exact sort the format was defined with.
+//
+// Level 0 is usually compacted at a dozen or two items (the lazy scheme gives the
+// bottom level only the other levels' slack). Comparison sorts mispredict every other
+// branch on random data; instead the values become order-preserving integer keys,
+// blocks of 16 keys are sorted by a branch-free network and the blocks are merged
+// pairwise by a branch-free merge.
+func sortFloats(xs []float64, scratch []uint64) []uint64 {
+	n := len(xs)
+	if n < 2 {
+		return scratch
 	}
+	padded := (n + 15) &^ 15
+	if cap(scratch) < 2*padded {
+		scratch = make([]uint64, 2*padded)
+	}
+	keys, tmp := scratch[:padded], scratch[padded:2*padded]
+	zeros, descents := uint64(0), uint64(0)
+	prev := uint64(0)
+	for i, x := range xs {
+		k := kllKey(x)
+		keys[i] = k
+		// -0 and +0 have the adjacent keys 1<<63 - 1 and 1<<63: d>>1 is 0 for them
+		// alone, and d>>1 - 1 then the only value with the top bit set.
+		d := (k - (1<<63 - 1)) >> 1
+		zeros |= (d - 1) >> 63
+		_, borrow := bits.Sub64(k, prev, 0) // 1 when k < prev, without a branch
+		descents |= borrow
+		prev = k
+	}
+	if descents == 0 && (zeros == 0 || n <= 48) {
+		// Already in order (ascending columns such as timestamps and ids): a sort
+		// leaves it as it is, ties included, since keys of equal items are then
+		// identical or -0 before +0 in arrival order, as a stable sort keeps them.
+		// Where slices.Sort defines the order of -0 and +0 it runs, as below.
+		return scratch
+	}
+	if zeros != 0 {
+		if n <= 48 {
+			insertionSort(xs)
+		} else {
+			slices.Sort(xs)
+		}
+		return scratch
+	}
+	// The padding is the largest key: it sorts last and is cut off.
+	for i := n; i < padded; i++ {
+		keys[i] = math.MaxUint64
+	}
+	for lo := 0; lo < padded; lo += 16 {
+		sort16((*[16]uint64)(keys[lo : lo+16]))
+	}
+	// Only the last block has padding, at its end: the merges stop at n.
+	for w := 16; w < n; w *= 2 {
+		for lo := 0; lo < n; lo += 2 * w {
+			mid, hi := min(lo+w, n), min(lo+2*w, n)
+			mergeKeys(tmp[lo:hi], keys[lo:mid], keys[mid:hi])
+		}
+		keys, tmp = tmp, keys
+	}
+	for i := range xs {
+		xs[i] = kllUnkey(keys[i])
+	}
+	return scratch
+}
+
+func insertionSort(xs []float64) {
 	for i := 1; i < len(xs); i++ {
 		x := xs[i]
 		j := i
@@ -234,23 +305,206 @@ func sortFloats(xs []float64) {
 	}
 }
 
-// mergeSorted merges sorted b into sorted a in place and returns the result, which
-// replaces a. It merges from the top down, so the items of a below b's smallest
-// never move.
-func mergeSorted(a, b []float64) []float64 {
-	i, j := len(a)-1, len(b)-1
-	a = slices.Grow(a, len(b))[:len(a)+len(b)]
-	for k := len(a) - 1; j >= 0; k-- {
-		// Equal items: a's stay below b's.
-		if i >= 0 && a[i] > b[j] {
-			a[k] = a[i]
-			i--
+// kllKey maps a float64 other than NaN to a uint64 of the same order: the sign bit
+// is flipped for positive values and every bit for negative ones. kllUnkey undoes it.
+func kllKey(f float64) uint64 {
+	b := math.Float64bits(f)
+	return b ^ (uint64(int64(b)>>63) | 1<<63)
+}
+
+func kllUnkey(k uint64) float64 {
+	return math.Float64frombits(k ^ (^uint64(int64(k)>>63) | 1<<63))
+}
+
+// mergeKeys merges sorted a and b into out (len(a)+len(b)) without branching on the
+// comparison.
+func mergeKeys(out, a, b []uint64) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		v, c := x, 1
+		if y < x {
+			v, c = y, 0
+		}
+		out[k] = v
+		k++
+		i += c
+		j += 1 - c
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+}
+
+// sort16 sorts 16 keys with Batcher's odd-even merge sorting network (63
+// compare-exchanges in 10 rounds), all in registers and free of branches.
+func sort16(a *[16]uint64) {
+	x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15 := a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]
+	x0, x1 = min(x0, x1), max(x0, x1)
+	x2, x3 = min(x2, x3), max(x2, x3)
+	x4, x5 = min(x4, x5), max(x4, x5)
+	x6, x7 = min(x6, x7), max(x6, x7)
+	x8, x9 = min(x8, x9), max(x8, x9)
+	x10, x11 = min(x10, x11), max(x10, x11)
+	x12, x13 = min(x12, x13), max(x12, x13)
+	x14, x15 = min(x14, x15), max(x14, x15)
+	x0, x2 = min(x0, x2), max(x0, x2)
+	x1, x3 = min(x1, x3), max(x1, x3)
+	x4, x6 = min(x4, x6), max(x4, x6)
+	x5, x7 = min(x5, x7), max(x5, x7)
+	x8, x10 = min(x8, x10), max(x8, x10)
+	x9, x11 = min(x9, x11), max(x9, x11)
+	x12, x14 = min(x12, x14), max(x12, x14)
+	x13, x15 = min(x13, x15), max(x13, x15)
+	x1, x2 = min(x1, x2), max(x1, x2)
+	x5, x6 = min(x5, x6), max(x5, x6)
+	x9, x10 = min(x9, x10), max(x9, x10)
+	x13, x14 = min(x13, x14), max(x13, x14)
+	x0, x4 = min(x0, x4), max(x0, x4)
+	x1, x5 = min(x1, x5), max(x1, x5)
+	x2, x6 = min(x2, x6), max(x2, x6)
+	x3, x7 = min(x3, x7), max(x3, x7)
+	x8, x12 = min(x8, x12), max(x8, x12)
+	x9, x13 = min(x9, x13), max(x9, x13)
+	x10, x14 = min(x10, x14), max(x10, x14)
+	x11, x15 = min(x11, x15), max(x11, x15)
+	x2, x4 = min(x2, x4), max(x2, x4)
+	x3, x5 = min(x3, x5), max(x3, x5)
+	x10, x12 = min(x10, x12), max(x10, x12)
+	x11, x13 = min(x11, x13), max(x11, x13)
+	x1, x2 = min(x1, x2), max(x1, x2)
+	x3, x4 = min(x3, x4), max(x3, x4)
+	x5, x6 = min(x5, x6), max(x5, x6)
+	x9, x10 = min(x9, x10), max(x9, x10)
+	x11, x12 = min(x11, x12), max(x11, x12)
+	x13, x14 = min(x13, x14), max(x13, x14)
+	x0, x8 = min(x0, x8), max(x0, x8)
+	x1, x9 = min(x1, x9), max(x1, x9)
+	x2, x10 = min(x2, x10), max(x2, x10)
+	x3, x11 = min(x3, x11), max(x3, x11)
+	x4, x12 = min(x4, x12), max(x4, x12)
+	x5, x13 = min(x5, x13), max(x5, x13)
+	x6, x14 = min(x6, x14), max(x6, x14)
+	x7, x15 = min(x7, x15), max(x7, x15)
+	x4, x8 = min(x4, x8), max(x4, x8)
+	x5, x9 = min(x5, x9), max(x5, x9)
+	x6, x10 = min(x6, x10), max(x6, x10)
+	x7, x11 = min(x7, x11), max(x7, x11)
+	x2, x4 = min(x2, x4), max(x2, x4)
+	x3, x5 = min(x3, x5), max(x3, x5)
+	x6, x8 = min(x6, x8), max(x6, x8)
+	x7, x9 = min(x7, x9), max(x7, x9)
+	x10, x12 = min(x10, x12), max(x10, x12)
+	x11, x13 = min(x11, x13), max(x11, x13)
+	x1, x2 = min(x1, x2), max(x1, x2)
+	x3, x4 = min(x3, x4), max(x3, x4)
+	x5, x6 = min(x5, x6), max(x5, x6)
+	x7, x8 = min(x7, x8), max(x7, x8)
+	x9, x10 = min(x9, x10), max(x9, x10)
+	x11, x12 = min(x11, x12), max(x11, x12)
+	x13, x14 = min(x13, x14), max(x13, x14)
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15] = x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15
+}
+
+// mergeSorted merges sorted b into sorted a and returns the result, which replaces
+// a; equal items of a stay below b's. scratch is a spare buffer: the general merge
+// writes into it and hands a's array back as the next spare, so no copy is made.
+// Neither a nor scratch may share an array with b.
+func mergeSorted(a, b, scratch []float64) (merged, spare []float64) {
+	na, nb := len(a), len(b)
+	switch {
+	case na == 0 || nb == 0 || a[na-1] <= b[0]: // b goes on top: ascending input
+		return append(a, b...), scratch
+	case b[nb-1] < a[0]: // b goes below
+		a = slices.Grow(a, nb)[:na+nb]
+		copy(a[nb:], a[:na])
+		copy(a, b)
+		return a, scratch
+	case na >= 16*nb:
+		// A few items into a long (lazily compacted) level: find each one's place by
+		// binary search and move the items above it in one copy, rather than walking
+		// the whole level.
+		a = slices.Grow(a, nb)[:na+nb]
+		i := na
+		for j := nb - 1; j >= 0; j-- {
+			y := b[j]
+			p := upperBound(a[:i], y)
+			copy(a[p+j+1:i+j+1], a[p:i])
+			a[p+j] = y
+			i = p
+		}
+		return a, scratch
+	}
+	n := na + nb
+	if cap(scratch) < n {
+		// Room to grow, as append would leave.
+		scratch = make([]float64, n, 2*n)
+	}
+	out := scratch[:n]
+	mergeBoth(out, a, b)
+	return out, a[:0]
+}
+
+// mergeBoth merges sorted a and b into out (len(a)+len(b)), equal items of a first.
+// It takes the smallest item from the front and the largest from the back in the
+// same step: the two halves are independent chains of loads and comparisons that the
+// processor overlaps. Each choice is a flag used as a mask rather than a branch,
+// which random data would mispredict half the time.
+func mergeBoth(out, a, b []float64) {
+	i, j, k := 0, 0, 0
+	ia, jb, kb := len(a)-1, len(b)-1, len(out)-1
+	for k < kb && i < len(a) && j < len(b) && ia >= 0 && jb >= 0 {
+		// Front: a's item when a[i] ≤ b[j], so equal items of a come first.
+		x, y := a[i], b[j]
+		c := 0
+		if x <= y {
+			c = 1
+		}
+		xb, yb := math.Float64bits(x), math.Float64bits(y)
+		out[k] = math.Float64frombits(yb ^ (xb^yb)&-uint64(c))
+		k++
+		i += c
+		j += 1 - c
+		// Back: a's item only when a[ia] > b[jb], so equal items of b come last.
+		x, y = a[ia], b[jb]
+		d := 0
+		if x > y {
+			d = 1
+		}
+		xb, yb = math.Float64bits(x), math.Float64bits(y)
+		out[kb] = math.Float64frombits(yb ^ (xb^yb)&-uint64(d))
+		kb--
+		ia -= d
+		jb -= 1 - d
+	}
+	// The middle: what is left of a is a[i:ia+1], of b b[j:jb+1].
+	a, b = a[i:ia+1], b[j:jb+1]
+	i, j = 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] <= b[j] {
+			out[k] = a[i]
+			i++
 		} else {
-			a[k] = b[j]
-			j--
+			out[k] = b[j]
+			j++
+		}
+		k++
+	}
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+}
+
+// upperBound is the number of items of sorted xs that are ≤ y.
+func upperBound(xs []float64, y float64) int {
+	lo, hi := 0, len(xs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if xs[m] <= y {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	return a
+	return lo
 }
 
 // Merge folds o into s: s becomes a sketch of both streams, within the same error.
@@ -274,7 +528,7 @@ func (s *KLL) Merge(o *KLL) {
 		if h == 0 {
 			s.levels[0] = append(s.levels[0], lv...)
 		} else {
-			s.levels[h] = mergeSorted(s.levels[h], lv)
+			s.levels[h], s.merged = mergeSorted(s.levels[h], lv, s.merged)
 		}
 	}
 	s.n += o.n
@@ -288,6 +542,7 @@ func (s *KLL) Merge(o *KLL) {
 // Clone returns an independent copy of s.
 func (s *KLL) Clone() *KLL {
 	c := *s
+	c.keys, c.merged = nil, nil
 	c.levels = make([][]float64, len(s.levels))
 	for h, lv := range s.levels {
 		c.levels[h] = slices.Clone(lv)
@@ -302,7 +557,7 @@ func (s *KLL) sortedView() (vals []float64, cum []uint64) {
 	vals = make([]float64, 0, s.size)
 	ws := make([]uint64, 0, s.size)
 	vals = append(vals, s.levels[0]...)
-	sortFloats(vals)
+	sortFloats(vals, nil)
 	for range vals {
 		ws = append(ws, 1)
 	}
@@ -649,13 +904,7 @@ type number interface {
 // with AddValues. NaN is dropped there.
 func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
 	var buf [512]float64
-	chunk := buf[:0]
-	flush := func() {
-		s.AddValues(chunk)
-		chunk = chunk[:0]
-	}
-	switch {
-	case arr.NullN() == 0 && sel == nil:
+	if arr.NullN() == 0 && sel == nil {
 		vals = vals[:arr.Len()]
 		for len(vals) > 0 {
 			m := min(len(vals), len(buf))
@@ -666,22 +915,49 @@ func addNumbers[T number](s *KLL, arr arrow.Array, vals []T, sel []int32) {
 			vals = vals[m:]
 		}
 		return
-	case arr.NullN() == 0:
+	}
+	n := 0
+	if arr.NullN() == 0 {
 		for _, i := range sel {
-			chunk = append(chunk, float64(vals[i]))
-			if len(chunk) == len(buf) {
-				flush()
+			buf[n] = float64(vals[i])
+			n++
+			if n == len(buf) {
+				s.AddValues(buf[:])
+				n = 0
 			}
 		}
-	default:
-		forValid(arr, sel, func(i int) {
-			chunk = append(chunk, float64(vals[i]))
-			if len(chunk) == len(buf) {
-				flush()
-			}
-		})
+		s.AddValues(buf[:n])
+		return
 	}
-	flush()
+	// With NULLs the validity bit is read from the bitmap and every row is written,
+	// the next row overwriting a NULL one: no branch on a bit that may be random.
+	bm := arr.NullBitmapBytes()
+	if len(bm) == 0 {
+		return // NULLs but no bitmap: every row is NULL
+	}
+	off := arr.Data().Offset()
+	if sel == nil {
+		vals = vals[:arr.Len()]
+		for i, v := range vals {
+			buf[n] = float64(v)
+			n += int(bm[(off+i)>>3] >> ((off + i) & 7) & 1)
+			if n == len(buf) {
+				s.AddValues(buf[:])
+				n = 0
+			}
+		}
+	} else {
+		for _, i := range sel {
+			buf[n] = float64(vals[i])
+			r := off + int(i)
+			n += int(bm[r>>3] >> (r & 7) & 1)
+			if n == len(buf) {
+				s.AddValues(buf[:])
+				n = 0
+			}
+		}
+	}
+	s.AddValues(buf[:n])
 }
 
 // forValid calls f for each selected row that is not NULL.

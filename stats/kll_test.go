@@ -2,8 +2,12 @@ package stats
 
 import (
 	"bytes"
+	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/loredb/lore/errs"
@@ -471,6 +476,25 @@ func BenchmarkKLL(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)*float64(len(xs))/b.Elapsed().Seconds()/1e6, "Mvalues/s")
 	})
+	// Ascending values (timestamps, ids) and a few distinct ones (status codes).
+	asc := make([]float64, len(xs))
+	few := make([]float64, len(xs))
+	for i := range asc {
+		asc[i] = float64(1_700_000_000_000_000 + 1000*i + r.IntN(1000))
+		few[i] = float64(200 + 100*r.IntN(4))
+	}
+	for _, in := range []struct {
+		name string
+		xs   []float64
+	}{{"ascending", asc}, {"few", few}} {
+		b.Run("op=AddValues,values=1M,input="+in.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				NewKLL().AddValues(in.xs)
+			}
+			b.ReportMetric(float64(b.N)*float64(len(in.xs))/b.Elapsed().Seconds()/1e6, "Mvalues/s")
+		})
+	}
 	s := buildKLL(xs)
 	b.Run("op=Quantile", func(b *testing.B) {
 		b.ReportAllocs()
@@ -501,7 +525,12 @@ func BenchmarkKLL(b *testing.B) {
 
 func TestKLLAddColumnMatchesKLLValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 38))
-	for _, c := range randomColumns(r, 3000) {
+	cols := randomColumns(r, 3000)
+	for _, c := range cols {
+		// Sliced: the validity bitmap starts mid-byte.
+		cols = append(cols, columnCase{c.name + "_sliced", array.NewSlice(c.arr, 5, int64(c.arr.Len()-2))})
+	}
+	for _, c := range cols {
 		t.Run(c.name, func(t *testing.T) {
 			var sel []int32
 			for i := 0; i < c.arr.Len(); i += 1 + r.IntN(2) {
@@ -584,4 +613,181 @@ func FuzzKLLUnmarshal(f *testing.F) {
 		s.Add(1)
 		s.Merge(s.Clone())
 	})
+}
+
+// TestSort16 holds the sorting network to the 0-1 principle: a comparator network
+// that sorts every sequence of 0s and 1s sorts every sequence.
+func TestSort16(t *testing.T) {
+	for m := range 1 << 16 {
+		var a [16]uint64
+		for i := range a {
+			a[i] = uint64(m>>i) & 1
+		}
+		sort16(&a)
+		for i := 1; i < 16; i++ {
+			if a[i-1] > a[i] {
+				t.Fatalf("input %016b: not sorted: %v", m, a)
+			}
+		}
+	}
+}
+
+// TestSortFloatsIsTheDefiningSort: the bytes of a sketch depend on the order level 0
+// is sorted into, which the format defines as a stable sort up to 48 items and
+// slices.Sort above. They differ only in the order of -0 and +0.
+func TestSortFloatsIsTheDefiningSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	var scratch []uint64
+	for n := range 300 {
+		for _, withZeros := range []bool{false, true} {
+			xs := make([]float64, n)
+			for i := range xs {
+				switch v := r.IntN(10); {
+				case withZeros && v == 0:
+					xs[i] = math.Copysign(0, float64(r.IntN(2)*2-1))
+				case v == 1:
+					xs[i] = float64(r.IntN(5)) // ties
+				case v == 2:
+					xs[i] = math.Inf(r.IntN(2)*2 - 1)
+				default:
+					xs[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+				}
+			}
+			switch r.IntN(4) {
+			case 0: // an ascending run, as from a sorted column
+				slices.SortStableFunc(xs, func(a, b float64) int { return cmp.Compare(a, b) })
+			case 1: // ascending with every -0 before every +0
+				slices.SortFunc(xs, func(a, b float64) int { return cmp.Compare(kllKey(a), kllKey(b)) })
+			}
+			want := slices.Clone(xs)
+			if n <= 48 {
+				slices.SortStableFunc(want, func(a, b float64) int {
+					return cmp.Compare(a, b)
+				})
+			} else {
+				slices.Sort(want)
+			}
+			got := slices.Clone(xs)
+			scratch = sortFloats(got, scratch)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("n=%d zeros=%v: item %d is %v, want %v", n, withZeros, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestMergeSortedKeepsOlderItemsBelow: equal items of the level stay below the
+// incoming ones (visible with -0 and +0), on both merge paths.
+func TestMergeSortedKeepsOlderItemsBelow(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	negZero := math.Copysign(0, -1)
+	for range 2000 {
+		na, nb := r.IntN(100), r.IntN(10)
+		gen := func(n int, zero float64) []float64 {
+			xs := make([]float64, n)
+			for i := range xs {
+				if r.IntN(3) == 0 {
+					xs[i] = zero
+				} else {
+					xs[i] = float64(r.IntN(20) - 10)
+				}
+			}
+			slices.Sort(xs)
+			return xs
+		}
+		a, b := gen(na, negZero), gen(nb, 0)
+		want := slices.Concat(a, b)
+		slices.SortStableFunc(want, func(x, y float64) int { return cmp.Compare(x, y) })
+		got, _ := mergeSorted(slices.Clone(a), b, nil)
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("na=%d nb=%d: item %d is %v, want %v", na, nb, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestKLLBytesAreFixed: format version 1 fixes a sketch's bytes for given input, so
+// that sketches written by any build agree. The digests were taken from the sketches
+// these inputs gave when the format was introduced; a change in sorting, merging or
+// compaction that alters any byte fails here.
+func TestKLLBytesAreFixed(t *testing.T) {
+	// Inputs from a local splitmix64, independent of math/rand's algorithms.
+	state := uint64(0x243f6a8885a308d3)
+	next := func() uint64 {
+		state += 0x9e3779b97f4a7c15
+		z := state
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		return z ^ (z >> 31)
+	}
+	gen := map[string]func(i int) float64{
+		"uniform": func(int) float64 { return float64(next()>>11) / (1 << 53) },
+		"mixed": func(int) float64 { // zeros of both signs, ties, infinities, NaN
+			switch v := next(); v % 6 {
+			case 0:
+				return math.Copysign(0, -1)
+			case 1:
+				return 0
+			case 2:
+				return float64(v >> 62)
+			case 3:
+				return math.Inf(1 - 2*int(v>>63))
+			case 4:
+				return math.NaN()
+			default:
+				return float64(int64(v)>>11) / (1 << 40)
+			}
+		},
+		"ascending": func(i int) float64 { return float64(1000*i + int(next()%1000)) },
+		"few":       func(int) float64 { return float64(200 + 100*(next()%4)) },
+	}
+	want := map[string]string{
+		"uniform/1":        "c79ff1bc4494d659e5e15d63ab68ae19",
+		"uniform/201":      "33f289b25ea5ae640091d86d94fb10c3",
+		"uniform/5000":     "a5fcc2c1316d60a5de08e06198e7c5ed",
+		"uniform/300000":   "81899b8ee50d150dbd354ae8a2daf3f8",
+		"mixed/1":          "d557f5b9b7517636705007e83b541386",
+		"mixed/201":        "e71e2587f9de88f7a62ac77f8aab083a",
+		"mixed/5000":       "fa641d4313ba25cded8c44dfd53573c8",
+		"mixed/300000":     "60d7e200f63751175689be499cd671a1",
+		"ascending/1":      "28216437e07917df6054cb654ead547d",
+		"ascending/201":    "8e583ab691b43588f6c6ef5581283bb8",
+		"ascending/5000":   "4e447948f51d70906ff90733a66a0d14",
+		"ascending/300000": "ea0ff5093d958166623007a1d2037c1b",
+		"few/1":            "6756a808d592288a8d67d5fb8fa91563",
+		"few/201":          "42dc04c9ea3b41bc7a55ea8eb813ece4",
+		"few/5000":         "de04871b60a129b85b009b9cf65e4d16",
+		"few/300000":       "6694492dc613e6f45365a04242200611",
+	}
+	for _, name := range []string{"uniform", "mixed", "ascending", "few"} {
+		for _, n := range []int{1, 201, 5000, 300000} {
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = gen[name](i)
+			}
+			h := sha256.New()
+			one := NewKLL()
+			for _, x := range xs {
+				one.Add(x)
+			}
+			b, _ := one.MarshalBinary()
+			h.Write(b)
+			merged := NewKLL()
+			for i := 0; i < n; i += 70000 {
+				part := NewKLL()
+				part.AddValues(xs[i:min(i+70000, n)])
+				merged.Merge(part)
+			}
+			b, _ = merged.MarshalBinary()
+			h.Write(b)
+			key := fmt.Sprintf("%s/%d", name, n)
+			got := hex.EncodeToString(h.Sum(nil))[:32]
+			if got != want[key] {
+				t.Errorf("%s: digest %s, want %s", key, got, want[key])
+			}
+		}
+	}
 }
