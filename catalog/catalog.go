@@ -37,6 +37,7 @@ type Catalog struct {
 	path   string
 	writer *sql.DB // exactly one connection; every write transaction runs here
 	reader *sql.DB // query_only connections
+	log    *logWriter
 }
 
 // Open opens or creates the catalog database at path (creating its parent directory if
@@ -102,6 +103,7 @@ func open(ctx context.Context, path string, ms []migration) (*Catalog, error) {
 		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
 	}
 	c.reader = reader
+	c.log = newLogWriter(c)
 	return c, nil
 }
 
@@ -151,12 +153,13 @@ func (c *Catalog) checkApplication(ctx context.Context) error {
 
 // Close closes the database. Calls in flight may fail; the file stays consistent.
 func (c *Catalog) Close() error {
+	errL := c.log.close()
 	var errR error
 	if c.reader != nil {
 		errR = c.reader.Close()
 	}
 	errW := c.writer.Close()
-	if err := errors.Join(errR, errW); err != nil {
+	if err := errors.Join(errL, errR, errW); err != nil {
 		return errs.New(errs.Internal, "cannot close catalog at %q: %w", c.path, err)
 	}
 	return nil

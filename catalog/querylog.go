@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/loredb/lore/errs"
@@ -28,36 +29,157 @@ type QueryLogEntry struct {
 	Record    []byte // the query record as JSON; nil when none
 }
 
-// LogQuery writes e, replacing any entry with the same ID, so that a statement can be
+// LogQuery logs e, replacing any entry with the same ID, so that a statement can be
 // logged when it starts and again when it ends. StartedAt is kept to the millisecond.
-// An empty ID or a Record that is not JSON is refused.
+// An empty ID or a Record that is not JSON is refused at once. The write itself
+// happens in the background, in order, batched with others (a statement's answer
+// does not wait for its log line); reading the log (Query, RecentQueries, FlushLog)
+// or closing the catalog first waits for every entry logged before.
 func (c *Catalog) LogQuery(ctx context.Context, e QueryLogEntry) error {
 	if e.ID == "" {
 		return errs.New(errs.Internal, "cannot log a query without an id")
 	}
-	record := "null"
-	if e.Record != nil {
-		if !json.Valid(e.Record) {
-			return errs.New(errs.Internal, "cannot log query %q: its record is not valid JSON", e.ID)
-		}
-		record = string(e.Record)
+	if e.Record != nil && !json.Valid(e.Record) {
+		return errs.New(errs.Internal, "cannot log query %q: its record is not valid JSON", e.ID)
 	}
-	_, err := c.writer.ExecContext(ctx, `
-		INSERT INTO query_log (id, sql, state, mode, started_at_ms, elapsed_ms, row_count, error_code, record)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET
-			sql = excluded.sql, state = excluded.state, mode = excluded.mode,
-			started_at_ms = excluded.started_at_ms, elapsed_ms = excluded.elapsed_ms,
-			row_count = excluded.row_count, error_code = excluded.error_code, record = excluded.record`,
-		e.ID, e.SQL, e.State, e.Mode, e.StartedAt.UnixMilli(), e.ElapsedMS, e.Rows, e.ErrorCode, record)
-	if err != nil {
-		return c.internal(err, "cannot log query %q", e.ID)
+	return c.log.add(e)
+}
+
+// FlushLog waits until every entry logged so far is written, and reports the first
+// error a background write met since the last flush.
+func (c *Catalog) FlushLog(ctx context.Context) error { return c.log.flush(ctx) }
+
+// logWriter writes query log entries on one goroutine, in the order they were logged.
+type logWriter struct {
+	c       *Catalog
+	mu      sync.Mutex
+	pending []QueryLogEntry
+	queued  uint64 // entries ever queued
+	written uint64 // entries whose write has finished (or failed)
+	err     error  // the first failure since the last flush
+	closed  bool
+	wake    chan struct{}
+	done    chan struct{} // closed when the goroutine ends
+	changed *sync.Cond    // broadcast when written moves
+}
+
+func newLogWriter(c *Catalog) *logWriter {
+	w := &logWriter{c: c, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	w.changed = sync.NewCond(&w.mu)
+	go w.loop()
+	return w
+}
+
+func (w *logWriter) add(e QueryLogEntry) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return errs.New(errs.Internal, "cannot log query %q: the catalog is closed", e.ID)
+	}
+	w.pending = append(w.pending, e)
+	w.queued++
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 	return nil
 }
 
+func (w *logWriter) loop() {
+	defer close(w.done)
+	for range w.wake {
+		for {
+			w.mu.Lock()
+			batch := w.pending
+			w.pending = nil
+			closed := w.closed
+			w.mu.Unlock()
+			if len(batch) == 0 {
+				if closed {
+					return
+				}
+				break
+			}
+			err := w.c.writeLog(batch)
+			w.mu.Lock()
+			w.written += uint64(len(batch))
+			if err != nil && w.err == nil {
+				w.err = err
+			}
+			w.changed.Broadcast()
+			w.mu.Unlock()
+		}
+	}
+}
+
+// flush waits for the entries queued before it; the wait ends early when ctx ends.
+func (w *logWriter) flush(ctx context.Context) error {
+	w.mu.Lock()
+	target := w.queued
+	for w.written < target && ctx.Err() == nil {
+		w.changed.Wait()
+	}
+	err := w.err
+	w.err = nil
+	w.mu.Unlock()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// close writes what is pending and stops the goroutine.
+func (w *logWriter) close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// writeLog writes entries in one transaction.
+func (c *Catalog) writeLog(entries []QueryLogEntry) error {
+	return c.writeTx(context.Background(), func(tx *sql.Tx) error {
+		stmt, err := tx.Prepare(`
+			INSERT INTO query_log (id, sql, state, mode, started_at_ms, elapsed_ms, row_count, error_code, record)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET
+				sql = excluded.sql, state = excluded.state, mode = excluded.mode,
+				started_at_ms = excluded.started_at_ms, elapsed_ms = excluded.elapsed_ms,
+				row_count = excluded.row_count, error_code = excluded.error_code, record = excluded.record`)
+		if err != nil {
+			return c.internal(err, "cannot log queries")
+		}
+		defer stmt.Close()
+		for _, e := range entries {
+			record := "null"
+			if e.Record != nil {
+				record = string(e.Record)
+			}
+			if _, err := stmt.Exec(e.ID, e.SQL, e.State, e.Mode, e.StartedAt.UnixMilli(), e.ElapsedMS, e.Rows,
+				e.ErrorCode, record); err != nil {
+				return c.internal(err, "cannot log query %q", e.ID)
+			}
+		}
+		return nil
+	})
+}
+
 // Query returns the log entry of statement id, or an error wrapping ErrQueryNotFound.
 func (c *Catalog) Query(ctx context.Context, id string) (QueryLogEntry, error) {
+	if err := c.FlushLog(ctx); err != nil {
+		return QueryLogEntry{}, err
+	}
 	row := c.reader.QueryRowContext(ctx, `SELECT `+queryLogColumns+` FROM query_log WHERE id = ?`, id)
 	e, err := scanQueryLog(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -72,6 +194,9 @@ func (c *Catalog) Query(ctx context.Context, id string) (QueryLogEntry, error) {
 // RecentQueries returns up to limit entries, the most recently started first (ties in
 // the order they were first logged, newest first); limit <= 0 returns them all.
 func (c *Catalog) RecentQueries(ctx context.Context, limit int) ([]QueryLogEntry, error) {
+	if err := c.FlushLog(ctx); err != nil {
+		return nil, err
+	}
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}

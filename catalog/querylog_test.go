@@ -189,3 +189,37 @@ func TestConcurrentCatalogWrites(t *testing.T) {
 		t.Errorf("%d audit events, want %d", n, 1+2*workers)
 	}
 }
+
+// TestQueryLogSurvivesClose: entries logged just before Close are written by it.
+func TestQueryLogSurvivesClose(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/catalog.db"
+	c, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 500; i++ {
+		if err := c.LogQuery(ctx, QueryLogEntry{ID: fmt.Sprint("q", i), SQL: "SELECT 1", State: "finished", StartedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LogQuery(ctx, QueryLogEntry{ID: "late"}); err == nil {
+		t.Fatal("a closed catalog took a log entry")
+	}
+	c, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	all, err := c.RecentQueries(ctx, 0)
+	if err != nil || len(all) != 500 {
+		t.Fatalf("%d entries after reopening, want 500 (%v)", len(all), err)
+	}
+	// The order of logging is kept: the newest first among equal start times.
+	if all[len(all)-1].ID != "q0" && all[0].StartedAt.Equal(all[len(all)-1].StartedAt) {
+		t.Fatalf("first logged is %s", all[len(all)-1].ID)
+	}
+}
