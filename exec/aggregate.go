@@ -224,14 +224,9 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 		if jp != nil {
 			if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 				return j.probeWorkers(ctx, jp, func(w int, b *vector.Batch) error {
-					for _, st := range stages {
-						var err error
-						if b, err = st(ctx, b); err != nil {
-							return err
-						}
-						if b.Len() == 0 {
-							return nil
-						}
+					b, err := runStages(ctx, stages, b)
+					if err != nil || b == nil {
+						return err
 					}
 					return sink(w, b)
 				})

@@ -662,18 +662,7 @@ func (j *hashJoin) probeColumns() []bool {
 	if j.swapped {
 		keys = j.node.RightKeys
 	}
-	used := map[int]bool{}
-	for _, k := range keys {
-		plan.ColumnsUsed(k, used)
-	}
-	for c := range used {
-		need[c] = true
-	}
-	for i := range need {
-		if j.residualCols != nil && j.residualCols[probeAt+i] {
-			need[i] = true
-		}
-	}
+	j.needKeysAndResidual(need, keys, probeAt)
 	return need
 }
 
@@ -739,18 +728,7 @@ func (j *hashJoin) narrow(need []bool) {
 	if j.swapped {
 		keys = j.node.LeftKeys
 	}
-	used := map[int]bool{}
-	for _, k := range keys {
-		plan.ColumnsUsed(k, used)
-	}
-	for c := range used {
-		buildNeed[c] = true
-	}
-	for i := range buildNeed {
-		if j.residualCols != nil && j.residualCols[buildAt+i] {
-			buildNeed[i] = true
-		}
-	}
+	j.needKeysAndResidual(buildNeed, keys, buildAt)
 	if p, ok := j.probe.(*hashJoin); ok {
 		p.narrow(probeNeed)
 	}
@@ -793,4 +771,21 @@ func (j *hashJoin) Close() {
 	j.build = nil
 	j.table = nil
 	j.res.release()
+}
+
+// needKeysAndResidual marks, in need (the columns of one input, which starts at
+// output column at), the columns its join keys and the residual condition read.
+func (j *hashJoin) needKeysAndResidual(need []bool, keys []plan.Expr, at int) {
+	used := map[int]bool{}
+	for _, k := range keys {
+		plan.ColumnsUsed(k, used)
+	}
+	for c := range used {
+		need[c] = true
+	}
+	for i := range need {
+		if j.residualCols != nil && j.residualCols[at+i] {
+			need[i] = true
+		}
+	}
 }

@@ -115,15 +115,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 							cols[c] = rb.Cols[k]
 						}
 					}
-					b := &vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel}
-					for _, st := range p.stages {
-						var err error
-						if b, err = st(ctx, b); err != nil {
-							return err
-						}
-						if b.Len() == 0 {
-							return nil
-						}
+					b, err := runStages(ctx, p.stages, &vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel})
+					if err != nil || b == nil {
+						return err
 					}
 					return sink(w, b)
 				})
@@ -139,6 +133,20 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// runStages applies stages to b in order; it returns nil when no row is left.
+func runStages(ctx context.Context, stages []stage, b *vector.Batch) (*vector.Batch, error) {
+	for _, st := range stages {
+		var err error
+		if b, err = st(ctx, b); err != nil {
+			return nil, err
+		}
+		if b.Len() == 0 {
+			return nil, nil
+		}
+	}
+	return b, nil
 }
 
 // operator runs the pipeline in the background and returns its batches in the

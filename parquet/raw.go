@@ -140,6 +140,15 @@ type chunkPages struct {
 	raw     []byte // its PLAIN values not yet read
 }
 
+// more makes sure a data page has rows left, moving to the next page when the current
+// one is used up; it returns false at the end of the chunk.
+func (p *chunkPages) more(dict func(data []byte, n int) error) (bool, error) {
+	if p.left > 0 {
+		return true, nil
+	}
+	return p.next(dict)
+}
+
 // next moves to the next data page, passing dictionary pages met on the way to dict.
 // It returns false at the end of the chunk.
 func (p *chunkPages) next(dict func(data []byte, n int) error) (bool, error) {
@@ -269,14 +278,10 @@ func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
 	}
 	rows, nv := 0, 0
 	for rows < int(n) {
-		if c.left == 0 {
-			ok, err := c.chunkPages.next(c.setDict)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
+		if ok, err := c.chunkPages.more(c.setDict); err != nil {
+			return nil, err
+		} else if !ok {
+			break
 		}
 		k := min(int(n)-rows, c.left)
 		var valid []bool
@@ -370,14 +375,10 @@ func (c *dictColumn) next(n int64) (arrow.Array, error) {
 	}
 	rows, nv := 0, 0
 	for rows < int(n) {
-		if c.left == 0 {
-			ok, err := c.chunkPages.next(c.setDict)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
+		if ok, err := c.chunkPages.more(c.setDict); err != nil {
+			return nil, err
+		} else if !ok {
+			break
 		}
 		if !c.indexed {
 			return nil, errors.New("PLAIN data page in a chunk whose statistics say it is dictionary-encoded")
@@ -444,14 +445,10 @@ func (c *stringColumn) next(n int64) (arrow.Array, error) {
 	}
 	rows, nv := 0, 0
 	for rows < int(n) {
-		if c.left == 0 {
-			ok, err := c.chunkPages.next(c.setDict)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
+		if ok, err := c.chunkPages.more(c.setDict); err != nil {
+			return nil, err
+		} else if !ok {
+			break
 		}
 		k := min(int(n)-rows, c.left)
 		valid := c.valid[rows : rows+k]
