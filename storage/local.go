@@ -34,35 +34,7 @@ func (Local) Stat(ctx context.Context, path string) (ObjectInfo, error) {
 // cannot make listing endless.
 func (Local) List(ctx context.Context, dir string) ([]ObjectInfo, error) {
 	var out []ObjectInfo
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		// The entry's own information (one fstatat beside the directory) serves a
-		// regular file; a link is followed with a full stat.
-		var fi fs.FileInfo
-		if d.Type().IsRegular() {
-			fi, err = d.Info()
-		} else {
-			fi, err = os.Stat(p)
-		}
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // a dangling link or a file removed while listing
-			}
-			return err
-		}
-		if fi.Mode().IsRegular() {
-			out = append(out, infoOf(p, fi))
-		}
-		return nil
-	})
+	err := listLocal(ctx, dir, &out)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -100,6 +72,78 @@ type localFile struct {
 }
 
 func (f *localFile) Size() int64 { return f.size }
+
+// listLocal appends the regular files at or under root to out. root itself may be a
+// file, or a link to a file or a directory; links below it are followed to files,
+// never into directories.
+func listLocal(ctx context.Context, root string, out *[]ObjectInfo) error {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return addFile(root, fi, out)
+	}
+	return listDir(ctx, root, out)
+}
+
+// listDir lists one directory, a regular file's size and time taken relative to the
+// directory (statAt) rather than by walking its whole path again, and recurses.
+func listDir(ctx context.Context, dir string, out *[]ObjectInfo) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		p := filepath.Join(dir, d.Name())
+		switch {
+		case d.IsDir():
+			if err := listDir(ctx, p, out); err != nil {
+				return err
+			}
+		case d.Type().IsRegular():
+			info, err := statAt(f, d, p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed while listing
+			}
+			if err != nil {
+				return err
+			}
+			*out = append(*out, info)
+		default:
+			if err := addFile(p, nil, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addFile appends the file at p when it is, or links to, a regular file. fi is p's
+// own (unfollowed) information, or nil.
+func addFile(p string, fi fs.FileInfo, out *[]ObjectInfo) error {
+	if fi == nil || fi.Mode()&fs.ModeSymlink != 0 {
+		var err error
+		if fi, err = os.Stat(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // a dangling link, or a file removed while listing
+			}
+			return err
+		}
+	}
+	if fi.Mode().IsRegular() {
+		*out = append(*out, infoOf(p, fi))
+	}
+	return nil
+}
 
 func infoOf(path string, fi fs.FileInfo) ObjectInfo {
 	size := fi.Size()

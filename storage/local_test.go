@@ -68,3 +68,41 @@ func TestLocal(t *testing.T) {
 		t.Errorf("open of a directory: %v", err)
 	}
 }
+
+func TestListFollowsARootLinkAndFileLinks(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(filepath.Join(data, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.parquet", "sub/b.parquet"} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(data, "a.parquet"), filepath.Join(data, "link.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(data, "sub"), filepath.Join(data, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "root")
+	if err := os.Symlink(data, root); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Local{}.List(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range got {
+		rel, _ := filepath.Rel(root, o.Path)
+		names = append(names, rel)
+		if o.Size != 1 || o.ModTime.IsZero() {
+			t.Errorf("%s: %+v", rel, o)
+		}
+	}
+	if want := []string{"a.parquet", "link.parquet", "sub/b.parquet"}; !slices.Equal(names, want) {
+		t.Fatalf("listed %v, want %v (a root link walked, a file link followed, a directory link not)", names, want)
+	}
+}
