@@ -72,7 +72,7 @@ func WriteTable(w io.Writer, s *SuiteResult) {
 		}
 		ratio := "-"
 		if q.Ratio > 0 {
-			ratio = fmt.Sprintf("%.2f", q.Ratio)
+			ratio = ratioText(q.Ratio)
 		}
 		rows := "-"
 		if q.Lore.OK() {
@@ -180,4 +180,13 @@ func bytesText(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%.1f PiB", f/unit)
+}
+
+// ratioText renders a ratio with two decimals, or with two significant digits when
+// it is too small for that (an answer from statistics against a scan).
+func ratioText(r float64) string {
+	if r < 0.1 {
+		return fmt.Sprintf("%.2g", r)
+	}
+	return fmt.Sprintf("%.2f", r)
 }
