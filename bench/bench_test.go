@@ -36,8 +36,17 @@ func TestStatisticsSmoke(t *testing.T) {
 		if q.Equal == nil || !*q.Equal {
 			t.Errorf("%s: results differ: %s", q.Name, q.Diff)
 		}
-		if q.Lore.Record == nil || q.Lore.Record.Execution.Mode != "context" {
-			t.Errorf("%s: not answered from statistics: %+v", q.Name, q.Lore.Record)
+		rec := q.Lore.Record
+		switch {
+		case rec == nil:
+			t.Errorf("%s: no record", q.Name)
+		case q.Name == "zone_filtered_agg":
+			// Answered zone by zone: partials for some row groups, the rest read.
+			if rec.Execution.Mode != "context" && (len(rec.Scans) != 1 || rec.Scans[0].RowGroupsAnswered == 0) {
+				t.Errorf("%s: no row group answered from statistics: %+v", q.Name, rec)
+			}
+		case rec.Execution.Mode != "context":
+			t.Errorf("%s: not answered from statistics: %+v", q.Name, rec)
 		}
 	}
 }
