@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/source"
@@ -110,30 +111,11 @@ func (r *Record) Column(name string) *Column {
 		}
 	}
 	for i := range r.Columns {
-		if equalFold(r.Columns[i].Name, name) {
+		if strings.EqualFold(r.Columns[i].Name, name) {
 			return &r.Columns[i]
 		}
 	}
 	return nil
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // Current is the one rule deciding whether a record may answer a statement (SPEC §4,
