@@ -223,23 +223,38 @@ func (r *rows) resolve(arg arrow.Array, sel []int32, groups []uint32) (vals arro
 	if vals.NullN() == 0 && !nullIndex {
 		return vals, s, g, n
 	}
-	rs := r.sel[:0]
+	// Keep the rows whose value is valid, reading the validity bitmap directly (a
+	// dictionary row with a NULL index has position -1).
+	rs := grow(r.sel[:0], n)
 	var rg []uint32
 	if g != nil {
-		rg = r.groups[:0]
+		rg = grow(r.groups[:0], n)
 	}
+	bm := vals.NullBitmapBytes()
+	off := vals.Data().Offset()
+	kept := 0
 	for k := 0; k < n; k++ {
 		i := int32(k)
 		if s != nil {
 			i = s[k]
 		}
-		if i < 0 || vals.IsNull(int(i)) {
+		if i < 0 {
 			continue
 		}
-		rs = append(rs, i)
-		if g != nil {
-			rg = append(rg, g[k])
+		if bm != nil {
+			if b := off + int(i); bm[b>>3]&(1<<(b&7)) == 0 {
+				continue
+			}
 		}
+		rs[kept] = i
+		if g != nil {
+			rg[kept] = g[k]
+		}
+		kept++
+	}
+	rs = rs[:kept]
+	if g != nil {
+		rg = rg[:kept]
 	}
 	r.sel, r.groups = rs, rg
 	if g != nil {
