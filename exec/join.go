@@ -522,7 +522,7 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 	cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
 	for i, c := range pb.Cols {
 		if c != nil && (need == nil || need[probeAt+i]) {
-			cols[probeAt+i] = gatherRows(c, pIdx)
+			cols[probeAt+i] = vector.Take(c, pIdx)
 		}
 	}
 	for i, c := range j.build.Cols {
@@ -534,7 +534,7 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 			// An empty build side has no arrays to gather from: only NULLs.
 			cols[buildAt+i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
 		case c != nil:
-			cols[buildAt+i] = gatherRows(c, bIdx)
+			cols[buildAt+i] = vector.Take(c, bIdx)
 		}
 	}
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
@@ -573,7 +573,7 @@ func (j *hashJoin) tail() []*vector.Batch {
 		}
 		for i, c := range j.build.Cols {
 			if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
-				cols[buildAt+i] = gatherRows(c, part)
+				cols[buildAt+i] = vector.Take(c, part)
 			}
 		}
 		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
@@ -675,7 +675,7 @@ func (j *hashJoin) compactProbe(b *vector.Batch) *vector.Batch {
 	cols := make([]arrow.Array, len(b.Cols))
 	for i, c := range b.Cols {
 		if c != nil && (j.probeCols == nil || j.probeCols[i]) {
-			cols[i] = gatherRows(c, b.Sel)
+			cols[i] = vector.Take(c, b.Sel)
 		}
 	}
 	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}

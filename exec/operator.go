@@ -456,7 +456,7 @@ func compact(b *vector.Batch) *vector.Batch {
 	cols := make([]arrow.Array, len(b.Cols))
 	for i, c := range b.Cols {
 		if c != nil {
-			cols[i] = gatherRows(c, b.Sel)
+			cols[i] = vector.Take(c, b.Sel)
 		}
 	}
 	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}

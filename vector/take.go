@@ -3,15 +3,18 @@ package vector
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Take gathers arr at positions idx. Positions must be in range; a negative position
-// yields NULL.
-func Take(arr arrow.Array, idx []int32) arrow.Array {
+// arrowTake gathers with Arrow's take kernel: the reference, and the path for the
+// types Take has no loop of its own for.
+func arrowTake(arr arrow.Array, idx []int32) arrow.Array {
 	hasNeg := false
 	for _, i := range idx {
 		if i < 0 {
@@ -42,4 +45,158 @@ func Take(arr arrow.Array, idx []int32) arrow.Array {
 		panic(fmt.Sprintf("BUG: take of %s: %v", arr.DataType(), err))
 	}
 	return out
+}
+
+// Take gathers arr at positions idx into a new array. Positions must be in range; a
+// negative position yields NULL. Fixed-width columns, 32-bit-offset strings and
+// dictionaries (whose indices are gathered and dictionary shared) take typed loops
+// over the raw buffers; other types take Arrow's kernel.
+func Take(arr arrow.Array, idx []int32) arrow.Array {
+	data := arr.Data()
+	n := len(idx)
+	hasNeg := false
+	for _, i := range idx {
+		if i < 0 {
+			hasNeg = true
+			break
+		}
+	}
+	switch dt := arr.DataType().(type) {
+	case *arrow.DictionaryType:
+		d := arr.(*array.Dictionary)
+		ind := Take(d.Indices(), idx)
+		out := array.NewDictionaryArray(dt, ind, d.Dictionary())
+		ind.Release()
+		return out
+	case *arrow.StringType, *arrow.BinaryType:
+		return gatherStrings(arr, idx, hasNeg)
+	case *arrow.BooleanType:
+		validity, nulls := gatherValidity(arr, idx, hasNeg)
+		vals := make([]byte, bitutil.BytesForBits(int64(n)))
+		src := data.Buffers()[1].Bytes()
+		off := data.Offset()
+		for k, i := range idx {
+			if i >= 0 && bitutil.BitIsSet(src, off+int(i)) {
+				bitutil.SetBit(vals, k)
+			}
+		}
+		return newArray(arr.DataType(), n, nulls, validity, memory.NewBufferBytes(vals))
+	case arrow.FixedWidthDataType:
+		bits := dt.BitWidth()
+		if bits%8 != 0 || len(data.Buffers()) != 2 || data.Buffers()[1] == nil {
+			break
+		}
+		width := bits / 8
+		validity, nulls := gatherValidity(arr, idx, hasNeg)
+		src := data.Buffers()[1].Bytes()[data.Offset()*width:]
+		out := make([]byte, n*width)
+		switch width {
+		case 1:
+			gatherFixed(out, src, idx)
+		case 2:
+			gatherFixed(asSlice[uint16](out), asSlice[uint16](src), idx)
+		case 4:
+			gatherFixed(asSlice[uint32](out), asSlice[uint32](src), idx)
+		case 8:
+			gatherFixed(asSlice[uint64](out), asSlice[uint64](src), idx)
+		case 16:
+			gatherFixed(asSlice[[2]uint64](out), asSlice[[2]uint64](src), idx)
+		default:
+			return arrowTake(arr, idx)
+		}
+		return newArray(arr.DataType(), n, nulls, validity, memory.NewBufferBytes(out))
+	}
+	return arrowTake(arr, idx)
+}
+
+// gatherFixed copies src[idx[k]] to dst[k]; a negative index leaves the zero value.
+func gatherFixed[T any](dst, src []T, idx []int32) {
+	dst = dst[:len(idx)]
+	for k, i := range idx {
+		if i >= 0 {
+			dst[k] = src[i]
+		}
+	}
+}
+
+// asSlice views b as a slice of T (b's length a multiple of T's size; Go's
+// allocations and Arrow's buffers are aligned for the fixed-width types used here).
+func asSlice[T any](b []byte) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if len(b) < size {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
+}
+
+// gatherValidity returns the validity bitmap of the gathered rows and the number of
+// NULLs, or nil and 0 when there are none.
+func gatherValidity(arr arrow.Array, idx []int32, hasNeg bool) (*memory.Buffer, int) {
+	if arr.NullN() == 0 && !hasNeg {
+		return nil, 0
+	}
+	bm := make([]byte, bitutil.BytesForBits(int64(len(idx))))
+	nulls := 0
+	if arr.NullN() == 0 {
+		for k, i := range idx {
+			if i >= 0 {
+				bitutil.SetBit(bm, k)
+			} else {
+				nulls++
+			}
+		}
+	} else {
+		src := arr.NullBitmapBytes()
+		off := arr.Data().Offset()
+		for k, i := range idx {
+			if i >= 0 && bitutil.BitIsSet(src, off+int(i)) {
+				bitutil.SetBit(bm, k)
+			} else {
+				nulls++
+			}
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	return memory.NewBufferBytes(bm), nulls
+}
+
+func newArray(dt arrow.DataType, n, nulls int, validity *memory.Buffer, bufs ...*memory.Buffer) arrow.Array {
+	data := array.NewData(dt, n, append([]*memory.Buffer{validity}, bufs...), nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// gatherStrings is gatherRows for strings and binaries with 32-bit offsets.
+func gatherStrings(arr arrow.Array, idx []int32, hasNeg bool) arrow.Array {
+	data := arr.Data()
+	n := len(idx)
+	offs := asSlice[int32](data.Buffers()[1].Bytes())[data.Offset():]
+	var src []byte
+	if b := data.Buffers()[2]; b != nil {
+		src = b.Bytes()
+	}
+	validity, nulls := gatherValidity(arr, idx, hasNeg)
+	outOffs := make([]int32, n+1)
+	total := 0
+	for k, i := range idx {
+		if i >= 0 {
+			total += int(offs[i+1] - offs[i])
+		}
+		outOffs[k+1] = int32(total)
+	}
+	if total > 1<<31-1 {
+		return arrowTake(arr, idx)
+	}
+	out := make([]byte, total)
+	for k, i := range idx {
+		if i >= 0 {
+			copy(out[outOffs[k]:outOffs[k+1]], src[offs[i]:offs[i+1]])
+		}
+	}
+	return newArray(arr.DataType(), n, nulls, validity,
+		memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(outOffs))), 4*(n+1))),
+		memory.NewBufferBytes(out))
 }

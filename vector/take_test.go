@@ -1,4 +1,4 @@
-package exec
+package vector
 
 import (
 	"math/rand/v2"
@@ -8,13 +8,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/loredb/lore/vector"
 )
 
-// TestGatherRowsMatchesTake checks the typed gather against Arrow's take for every
+// TestTakeMatchesArrow checks the typed gathers against Arrow's take for every
 // kind of column it handles, with NULLs, sliced inputs and -1 indices.
-func TestGatherRowsMatchesTake(t *testing.T) {
+func TestTakeMatchesArrow(t *testing.T) {
 	mem := memory.DefaultAllocator
 	r := rand.New(rand.NewPCG(1, 2))
 	const n = 300
@@ -138,8 +136,8 @@ func TestGatherRowsMatchesTake(t *testing.T) {
 						idx[k] = -1
 					}
 				}
-				got := gatherRows(a, idx)
-				want := vector.Take(a, idx)
+				got := Take(a, idx)
+				want := arrowTake(a, idx)
 				if !array.Equal(got, want) {
 					t.Fatalf("%s (offset %d, -1 indices %v): gather differs from take\n got %v\nwant %v",
 						a.DataType(), a.Data().Offset(), withNeg, got, want)
@@ -152,14 +150,14 @@ func TestGatherRowsMatchesTake(t *testing.T) {
 	}
 	// No rows at all, and only NULL indices into an empty array.
 	empty := array.NewInt64Builder(mem).NewArray()
-	if got := gatherRows(empty, []int32{-1, -1}); got.Len() != 2 || got.NullN() != 2 {
+	if got := Take(empty, []int32{-1, -1}); got.Len() != 2 || got.NullN() != 2 {
 		t.Fatalf("gather of -1 from an empty array: %v", got)
 	}
 	emptyStr := array.NewStringBuilder(mem).NewArray()
-	if got := gatherRows(emptyStr, []int32{-1}); got.Len() != 1 || got.NullN() != 1 {
+	if got := Take(emptyStr, []int32{-1}); got.Len() != 1 || got.NullN() != 1 {
 		t.Fatalf("gather of -1 from an empty string array: %v", got)
 	}
-	if got := gatherRows(arrays[0], nil); got.Len() != 0 {
+	if got := Take(arrays[0], nil); got.Len() != 0 {
 		t.Fatalf("gather of no rows: %v", got)
 	}
 }
