@@ -249,20 +249,35 @@ func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
 	if !ok {
 		return nil, errs.New(errs.Internal, "BUG: filter produced %s", mask.DataType())
 	}
-	sel := make([]int32, 0, b.Len())
+	// Branch-free over the value and validity bitmaps: every row is written, and the
+	// count advances by its bit.
+	vals := m.Data().Buffers()[1].Bytes()
+	var valid []byte
+	if m.NullN() > 0 {
+		valid = m.NullBitmapBytes()
+	}
+	off := m.Data().Offset()
+	bit := func(j int) int {
+		v := int(vals[j>>3]>>(j&7)) & 1
+		if valid != nil {
+			v &= int(valid[j>>3]>>(j&7)) & 1
+		}
+		return v
+	}
+	sel := make([]int32, b.Len())
+	n := 0
 	if b.Sel == nil {
 		for i := 0; i < b.Rows; i++ {
-			if m.IsValid(i) && m.Value(i) {
-				sel = append(sel, int32(i))
-			}
+			sel[n] = int32(i)
+			n += bit(off + i)
 		}
 	} else {
 		for _, i := range b.Sel {
-			if m.IsValid(int(i)) && m.Value(int(i)) {
-				sel = append(sel, i)
-			}
+			sel[n] = i
+			n += bit(off + int(i))
 		}
 	}
+	sel = sel[:n]
 	out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
 	// A sparse selection is compacted so that later expressions touch fewer rows.
 	if len(sel)*4 < b.Rows {
