@@ -140,12 +140,11 @@ func Fold(old, part *Record, l *source.Listing, v source.Version, now time.Time)
 
 // foldColumn merges one column's facts over two disjoint sets of rows.
 func foldColumn(a, b Column, rowsA, rowsB int64) (Column, error) {
-	m := newZoneMerge()
-	m.add(ZoneColumn{NullCount: a.NullCount, Min: a.Min, Max: a.Max, BoundsExact: a.BoundsExact, HasNaN: a.HasNaN}, rowsA)
-	m.add(ZoneColumn{NullCount: b.NullCount, Min: b.Min, Max: b.Max, BoundsExact: b.BoundsExact, HasNaN: b.HasNaN}, rowsB)
-	z := m.result()
-	c := Column{Name: a.Name, DataType: a.DataType, NullCount: z.NullCount, Min: z.Min, Max: z.Max,
-		BoundsExact: z.BoundsExact, HasNaN: z.HasNaN, Bytes: a.Bytes + b.Bytes}
+	m := NewZoneMerge()
+	m.Add(a.Partials(), rowsA)
+	m.Add(b.Partials(), rowsB)
+	c := Column{Name: a.Name, DataType: a.DataType, Bytes: a.Bytes + b.Bytes}
+	c.SetPartials(m.Result())
 	// A side with no value needs no sketch: the other side's stands for both.
 	allNull := func(c Column, rows int64) bool { return c.NullCount != nil && *c.NullCount == rows }
 	switch {

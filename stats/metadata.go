@@ -47,9 +47,9 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 			codecs[i] = &c
 		}
 	}
-	tables := make([]zoneMerge, len(fields))
+	tables := make([]ZoneMerge, len(fields))
 	for i := range tables {
-		tables[i] = newZoneMerge()
+		tables[i] = NewZoneMerge()
 	}
 	for fi, ref := range l.Files {
 		footer := footers[fi]
@@ -70,9 +70,9 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 				}
 			}
 		}
-		files := make([]zoneMerge, len(fields))
+		files := make([]ZoneMerge, len(fields))
 		for i := range files {
-			files[i] = newZoneMerge()
+			files[i] = NewZoneMerge()
 		}
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			info := footer.RowGroup(g)
@@ -92,14 +92,14 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 					r.Columns[i].Bytes += cs.CompressedBytes
 					z.Columns[i] = footerZone(cs, codecs[i], sameType[i], fields[i].Type)
 				}
-				files[i].add(z.Columns[i], info.Rows)
+				files[i].Add(z.Columns[i], info.Rows)
 			}
 			r.Zones = append(r.Zones, z)
 		}
 		if footer.NumRowGroups() == 0 {
 			for i := range fields {
 				n := int64(0)
-				files[i].add(ZoneColumn{NullCount: &n}, 0)
+				files[i].Add(ZoneColumn{NullCount: &n}, 0)
 			}
 		}
 		f := File{Path: ref.Info.Path, Rows: footer.NumRows(), Bytes: ref.Info.Size, Columns: make([]ZoneColumn, len(fields))}
@@ -110,17 +110,15 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 			f.LastModifiedMS = ref.Info.ModTime.UnixMilli()
 		}
 		for i := range fields {
-			f.Columns[i] = files[i].result()
-			tables[i].add(f.Columns[i], f.Rows)
+			f.Columns[i] = files[i].Result()
+			tables[i].Add(f.Columns[i], f.Rows)
 		}
 		if r.PerFileComplete {
 			r.PerFile = append(r.PerFile, f)
 		}
 	}
 	for i := range fields {
-		zc := tables[i].result()
-		c := &r.Columns[i]
-		c.NullCount, c.Min, c.Max, c.BoundsExact, c.HasNaN = zc.NullCount, zc.Min, zc.Max, zc.BoundsExact, zc.HasNaN
+		r.Columns[i].SetPartials(tables[i].Result())
 	}
 	return r, nil
 }
@@ -163,8 +161,10 @@ func partitionZone(v types.Value, rows int64, codec *Codec) ZoneColumn {
 	return z
 }
 
-// zoneMerge folds zone columns into the zone column of their union.
-type zoneMerge struct {
+// ZoneMerge folds zone columns into the zone column of their union: null counts add
+// up (unknown if any is), bounds widen and are kept only when every zone with a
+// non-null value had them, exact only when all of them were.
+type ZoneMerge struct {
 	nulls      int64
 	nullsKnown bool
 	min, max   []byte
@@ -173,9 +173,11 @@ type zoneMerge struct {
 	hasNaN     bool
 }
 
-func newZoneMerge() zoneMerge { return zoneMerge{nullsKnown: true, exact: true, bounded: true} }
+// NewZoneMerge starts a merge of no zones.
+func NewZoneMerge() ZoneMerge { return ZoneMerge{nullsKnown: true, exact: true, bounded: true} }
 
-func (m *zoneMerge) add(z ZoneColumn, rows int64) {
+// Add folds in zone column z over rows rows.
+func (m *ZoneMerge) Add(z ZoneColumn, rows int64) {
 	if z.NullCount == nil {
 		m.nullsKnown = false
 	} else {
@@ -197,7 +199,8 @@ func (m *zoneMerge) add(z ZoneColumn, rows int64) {
 	m.exact = m.exact && z.BoundsExact
 }
 
-func (m *zoneMerge) result() ZoneColumn {
+// Result is the merged zone column.
+func (m *ZoneMerge) Result() ZoneColumn {
 	z := ZoneColumn{HasNaN: m.hasNaN}
 	if m.nullsKnown {
 		n := m.nulls

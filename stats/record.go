@@ -70,6 +70,17 @@ type Column struct {
 	Quantiles []byte `json:"quantiles,omitempty"`
 }
 
+// Partials are the column's facts that a zone column also has: null count, bounds,
+// exactness and NaN.
+func (c *Column) Partials() ZoneColumn {
+	return ZoneColumn{NullCount: c.NullCount, Min: c.Min, Max: c.Max, BoundsExact: c.BoundsExact, HasNaN: c.HasNaN}
+}
+
+// SetPartials sets the column's null count, bounds, exactness and NaN from z.
+func (c *Column) SetPartials(z ZoneColumn) {
+	c.NullCount, c.Min, c.Max, c.BoundsExact, c.HasNaN = z.NullCount, z.Min, z.Max, z.BoundsExact, z.HasNaN
+}
+
 // File is one data file of the record.
 type File struct {
 	Path           string `json:"path"`

@@ -102,16 +102,16 @@ func TestCurrentIsTheStalenessRule(t *testing.T) {
 
 func TestZoneMergeKeepsOnlyWhatEveryZoneKnows(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
-	m := newZoneMerge()
-	m.add(ZoneColumn{NullCount: n(1), Min: []byte("b"), Max: []byte("d"), BoundsExact: true}, 10)
-	m.add(ZoneColumn{NullCount: n(5), Min: nil, Max: nil}, 5) // all NULL: no bounds needed
-	m.add(ZoneColumn{NullCount: n(0), Min: []byte("a"), Max: []byte("c"), BoundsExact: false}, 3)
-	z := m.result()
+	m := NewZoneMerge()
+	m.Add(ZoneColumn{NullCount: n(1), Min: []byte("b"), Max: []byte("d"), BoundsExact: true}, 10)
+	m.Add(ZoneColumn{NullCount: n(5), Min: nil, Max: nil}, 5) // all NULL: no bounds needed
+	m.Add(ZoneColumn{NullCount: n(0), Min: []byte("a"), Max: []byte("c"), BoundsExact: false}, 3)
+	z := m.Result()
 	if *z.NullCount != 6 || string(z.Min) != "a" || string(z.Max) != "d" || z.BoundsExact {
 		t.Fatalf("merge: %+v", z)
 	}
-	m.add(ZoneColumn{NullCount: nil, Min: nil}, 4) // rows of unknown range
-	if z := m.result(); z.NullCount != nil || z.Min != nil {
+	m.Add(ZoneColumn{NullCount: nil, Min: nil}, 4) // rows of unknown range
+	if z := m.Result(); z.NullCount != nil || z.Min != nil {
 		t.Fatalf("merge with an unknown zone: %+v", z)
 	}
 }

@@ -183,8 +183,7 @@ func tableZone(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (agg.Zone, boo
 		return agg.UnknownZone(r.Rows), true, nil
 	}
 	col := &r.Columns[idx]
-	z := partials(r.Rows, stats.ZoneColumn{NullCount: col.NullCount, Min: col.Min, Max: col.Max,
-		BoundsExact: col.BoundsExact, HasNaN: col.HasNaN}, dt)
+	z := partials(r.Rows, col.Partials(), dt)
 	if col.DistinctExact != nil {
 		z.DistinctExact = *col.DistinctExact
 	}

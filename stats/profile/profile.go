@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"bytes"
 	"context"
 	"runtime"
 	"slices"
@@ -680,38 +679,6 @@ func (s *sink) put(i int, z zoneSketches) {
 	s.cond.Broadcast()
 }
 
-// merge folds exact zone columns into the column of their union.
-type merge struct {
-	nulls     int64
-	min, max  []byte
-	unbounded bool // some zone has values but no bounds (NaN, or no order)
-	nan       bool
-}
-
-func (m *merge) add(z stats.ZoneColumn, rows int64) {
-	m.nulls += *z.NullCount
-	m.nan = m.nan || z.HasNaN
-	if z.Min == nil {
-		m.unbounded = m.unbounded || *z.NullCount != rows
-		return
-	}
-	if m.min == nil || bytes.Compare(z.Min, m.min) < 0 {
-		m.min = z.Min
-	}
-	if m.max == nil || bytes.Compare(z.Max, m.max) > 0 {
-		m.max = z.Max
-	}
-}
-
-func (m *merge) result() stats.ZoneColumn {
-	n := m.nulls
-	z := stats.ZoneColumn{NullCount: &n, HasNaN: m.nan}
-	if !m.unbounded && m.min != nil {
-		z.Min, z.Max, z.BoundsExact = m.min, m.max, true
-	}
-	return z
-}
-
 // apply writes the pass's results into rec; nothing in rec changes before every
 // result is ready.
 func (p *pass) apply(l *source.Listing, rec *stats.Record, firstZone []int) error {
@@ -732,20 +699,26 @@ func (p *pass) apply(l *source.Listing, rec *stats.Record, firstZone []int) erro
 	}
 	zones := make([]stats.Zone, len(rec.Zones))
 	files := make([][]stats.ZoneColumn, len(l.Files))
-	tables := make([]merge, len(p.cols))
+	tables := make([]stats.ZoneMerge, len(p.cols))
+	for c := range tables {
+		tables[c] = stats.NewZoneMerge()
+	}
 	for fi := range l.Files {
-		merges := make([]merge, len(p.cols))
+		merges := make([]stats.ZoneMerge, len(p.cols))
+		for c := range merges {
+			merges[c] = stats.NewZoneMerge()
+		}
 		for z := firstZone[fi]; z < firstZone[fi+1]; z++ {
 			zones[z] = rec.Zones[z]
 			zones[z].Columns = p.zones[z]
 			for c := range p.cols {
-				merges[c].add(p.zones[z][c], p.zoneRows[z])
-				tables[c].add(p.zones[z][c], p.zoneRows[z])
+				merges[c].Add(p.zones[z][c], p.zoneRows[z])
+				tables[c].Add(p.zones[z][c], p.zoneRows[z])
 			}
 		}
 		files[fi] = make([]stats.ZoneColumn, len(p.cols))
 		for c := range merges {
-			files[fi][c] = merges[c].result()
+			files[fi][c] = merges[c].Result()
 		}
 	}
 	rec.Depth = stats.DepthFull
@@ -754,9 +727,8 @@ func (p *pass) apply(l *source.Listing, rec *stats.Record, firstZone []int) erro
 		rec.PerFile[fi].Columns = files[fi]
 	}
 	for c := range rec.Columns {
-		t := tables[c].result()
 		col := &rec.Columns[c]
-		col.NullCount, col.Min, col.Max, col.BoundsExact, col.HasNaN = t.NullCount, t.Min, t.Max, t.BoundsExact, t.HasNaN
+		col.SetPartials(tables[c].Result())
 		col.Distinct, col.Quantiles = distinct[c], quantiles[c]
 	}
 	return nil
