@@ -793,3 +793,14 @@ func TestAnalyzeOfAVanishedSource(t *testing.T) {
 		t.Fatalf("stale = %s", got)
 	}
 }
+
+// TestAnsweredUnderSortAndLimit: an ORDER BY or LIMIT above the one-row aggregate
+// does not stop statistics from answering it.
+func TestAnsweredUnderSortAndLimit(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 500, 500, true)
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t", nil)
+	checkAnswered(t, e, "SELECT count(*) AS n, max(i64) FROM t ORDER BY n LIMIT 1")
+}

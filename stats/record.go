@@ -116,17 +116,26 @@ type ZoneColumn struct {
 // Column returns the record's column named name (exact match first, then ignoring
 // case), or nil.
 func (r *Record) Column(name string) *Column {
+	if i := r.ColumnIndex(name); i >= 0 {
+		return &r.Columns[i]
+	}
+	return nil
+}
+
+// ColumnIndex is the position of the record's column named name (exact match first,
+// then ignoring case), or -1.
+func (r *Record) ColumnIndex(name string) int {
 	for i := range r.Columns {
 		if r.Columns[i].Name == name {
-			return &r.Columns[i]
+			return i
 		}
 	}
 	for i := range r.Columns {
 		if strings.EqualFold(r.Columns[i].Name, name) {
-			return &r.Columns[i]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // Current is the one rule deciding whether a record may answer a statement (SPEC §4,

@@ -24,23 +24,15 @@ type Answer struct {
 
 // AnswerFromStatistics answers a statement from its table's statistics record when
 // the statement is one ungrouped aggregate over one scan with no predicate (under
-// any projections), the record is current (stats.Current), and every aggregate's
-// state can be derived from the table's stored partials (agg.Accumulator.FromZone).
-// The aggregate is then replaced by the rows those states give, and the plan reads
-// nothing. With use false the plan is left alone, and the answer says whether
-// statistics would have answered. A nil Answer means statistics could not answer.
+// any projections, sorts and limits), the record is current (stats.Current), and
+// every aggregate's state can be derived from the table's stored partials
+// (agg.Accumulator.FromZone). The aggregate is then replaced by the rows those states
+// give, and the plan reads nothing. With use false the plan is left alone, and the
+// answer says whether statistics would have answered. A nil Answer means statistics
+// could not answer.
 func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
-	var parent *plan.Project
-	cur := n
-	for {
-		p, ok := cur.(*plan.Project)
-		if !ok {
-			break
-		}
-		parent, cur = p, p.Input
-	}
-	a, ok := cur.(*plan.Aggregate)
-	if !ok || len(a.Groups) > 0 {
+	a, replace := topAggregate(n)
+	if a == nil || len(a.Groups) > 0 {
 		return n, nil, nil
 	}
 	scan, ok := a.Input.(*plan.Scan)
@@ -103,11 +95,7 @@ func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
 	}
 	ans.Answered = true
 	stored := &plan.Stored{Cols: a.Cols, Arrays: arrays, Rows: 1, Source: "statistics at " + ref.Stats.SourceVersion.Label()}
-	if parent == nil {
-		return stored, ans, nil
-	}
-	parent.Input = stored
-	return n, ans, nil
+	return replace(stored), ans, nil
 }
 
 // argColumn finds the record's column an aggregate's argument reads; ok is false
@@ -121,17 +109,20 @@ func argColumn(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (idx int, dt a
 	if !ok || ref.Idx < 0 || ref.Idx >= len(scan.Cols) {
 		return 0, nil, false
 	}
-	dt = scan.Cols[ref.Idx].Type
-	col := r.Column(scan.Cols[ref.Idx].Name)
-	if col == nil || col.DataType != types.Name(dt) {
+	if idx = scanColumn(r, scan, ref.Idx); idx < 0 {
 		return 0, nil, false
 	}
-	for i := range r.Columns {
-		if &r.Columns[i] == col {
-			return i, dt, true
-		}
+	return idx, scan.Cols[ref.Idx].Type, true
+}
+
+// scanColumn is the position in the record of scan column i, or -1 when the record
+// has no such column of the same type.
+func scanColumn(r *stats.Record, scan *plan.Scan, i int) int {
+	j := r.ColumnIndex(scan.Cols[i].Name)
+	if j < 0 || r.Columns[j].DataType != types.Name(scan.Cols[i].Type) {
+		return -1
 	}
-	return 0, nil, false
+	return j
 }
 
 // partials turns a zone column of the record into an aggregate's zone.

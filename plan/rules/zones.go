@@ -60,29 +60,22 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 	recCol := make([]int, len(scan.Cols))
 	codecs := make([]*stats.Codec, len(scan.Cols))
 	for i, c := range scan.Cols {
-		recCol[i] = -1
-		rc := rec.Column(c.Name)
-		if rc == nil || rc.DataType != types.Name(c.Type) {
+		if recCol[i] = scanColumn(rec, scan, i); recCol[i] < 0 {
 			continue
-		}
-		for j := range rec.Columns {
-			if &rec.Columns[j] == rc {
-				recCol[i] = j
-			}
 		}
 		if codec, ok := stats.CodecFor(c.Type); ok {
 			codecs[i] = &codec
 		}
 	}
 	specs := make([]agg.Spec, len(a.Aggs))
-	argCols := make([]int, len(a.Aggs)) // record column of each argument, -1 for count_star
+	args := make([]zoneArg, len(a.Aggs))
 	for i := range a.Aggs {
 		specs[i] = a.Aggs[i].Spec()
-		idx, _, ok := argColumn(rec, scan, &a.Aggs[i])
+		idx, dt, ok := argColumn(rec, scan, &a.Aggs[i])
 		if !ok {
 			return n, nil, nil // an argument that is not a column: every zone must be read
 		}
-		argCols[i] = idx
+		args[i] = zoneArg{idx, dt}
 	}
 	seeds := make([]agg.Accumulator, len(a.Aggs))
 	for i := range seeds {
@@ -123,7 +116,7 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 				break
 			}
 			g := groups.id(ref.Listing.Files[zone.File].PartitionValues, keyCols)
-			ok, err := answerZone(seeds, specs, argCols, zone, g, rec)
+			ok, err := answerZone(seeds, specs, args, zone, g)
 			if err != nil {
 				return n, nil, err
 			}
@@ -243,9 +236,15 @@ func (g *seedGroups) keys(scan *plan.Scan, keyCols []int, fileColumns int) []arr
 	return out
 }
 
+// zoneArg is an aggregate's argument: its record column (-1 for count_star) and type.
+type zoneArg struct {
+	col int
+	dt  arrow.DataType
+}
+
 // answerZone folds one zone's partials into group g of the seeds when every
 // aggregate accepts them; otherwise the seeds are left as they were.
-func answerZone(seeds []agg.Accumulator, specs []agg.Spec, argCols []int, zone stats.Zone, g uint32, rec *stats.Record) (bool, error) {
+func answerZone(seeds []agg.Accumulator, specs []agg.Spec, args []zoneArg, zone stats.Zone, g uint32) (bool, error) {
 	trial := make([]agg.Accumulator, len(seeds))
 	for i := range seeds {
 		acc, err := agg.New(specs[i])
@@ -253,12 +252,8 @@ func answerZone(seeds []agg.Accumulator, specs []agg.Spec, argCols []int, zone s
 			return false, err
 		}
 		z := agg.UnknownZone(zone.Rows)
-		if j := argCols[i]; j >= 0 {
-			dt, err := types.Parse(rec.Columns[j].DataType)
-			if err != nil {
-				return false, nil
-			}
-			z = partials(zone.Rows, zone.Columns[j], dt)
+		if a := args[i]; a.col >= 0 {
+			z = partials(zone.Rows, zone.Columns[a.col], a.dt)
 		}
 		if ok, err := acc.FromZone(&z, 0); err != nil || !ok {
 			return false, err
