@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/source"
@@ -89,8 +90,8 @@ func parseAnalyzeOptions(st *sql.Analyze, schema *arrow.Schema) (analyzeForm, er
 
 // distinctCountable reports whether COUNT(DISTINCT) accepts the type.
 func distinctCountable(dt arrow.DataType) bool {
-	_, ok := stats.CodecFor(dt)
-	return ok
+	_, err := agg.ResultType(agg.Spec{Name: "count_distinct", ArgType: dt})
+	return err == nil
 }
 
 // analyzeHook, when set (by tests), runs after ANALYZE's work and before it checks
