@@ -155,8 +155,7 @@ func describeAnswer(x *Execution, ans *rules.Answer) {
 	if len(ans.Sketches) > 0 {
 		detail += " (" + strings.Join(ans.Sketches, ", ") + ")"
 	}
-	x.SourceVersion = versionJSON(ans.Ref.Stats.SourceVersion)
-	x.CurrentSourceVersion = versionJSON(ans.Ref.Version)
+	recordVersions(x, ans.Ref)
 	if ans.Answered {
 		x.Mode, x.Detail = "context", detail
 		return
@@ -171,8 +170,7 @@ func describeZones(x *Execution, z *rules.Zones) {
 		return
 	}
 	label := z.Ref.Stats.SourceVersion.Label()
-	x.SourceVersion = versionJSON(z.Ref.Stats.SourceVersion)
-	x.CurrentSourceVersion = versionJSON(z.Ref.Version)
+	recordVersions(x, z.Ref)
 	total := z.None + z.Answered + z.Read
 	if z.Bypassed {
 		x.Detail = fmt.Sprintf("read %d row groups that statistics at %s would have answered or skipped; statistics bypassed", z.None+z.Answered, label)
@@ -184,6 +182,13 @@ func describeZones(x *Execution, z *rules.Zones) {
 		return
 	}
 	x.Detail = fmt.Sprintf("read %d of %d row groups; %d answered and %d skipped by statistics at %s", z.Read, total, z.Answered, z.None, label)
+}
+
+// recordVersions records the version of the statistics that took part and the
+// version the statement is pinned to.
+func recordVersions(x *Execution, ref *plan.TableRef) {
+	x.SourceVersion = versionJSON(ref.Stats.SourceVersion)
+	x.CurrentSourceVersion = versionJSON(ref.Version)
 }
 
 func versionJSON(v source.Version) json.RawMessage {
