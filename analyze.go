@@ -253,7 +253,7 @@ func (e *Engine) countDistinct(ctx context.Context, t catalog.Table, rec *stats.
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			text := "SELECT count(DISTINCT " + quoteIdent(c) + ") FROM " + quoteIdent(t.Name)
+			text := "SELECT count(DISTINCT " + types.QuoteIdent(c) + ") FROM " + types.QuoteIdent(t.Name)
 			res, err := e.Query(context.WithValue(ctx, noRefreshKey{}, true), text, map[string]string{"use_statistics": "false", "result_cache": "false"})
 			if err != nil {
 				results <- result{c, 0, err}

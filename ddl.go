@@ -149,14 +149,14 @@ func (e *Engine) showCreateTable(ctx context.Context, st *sql.ShowCreateTable) (
 		return nil, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s WITH (location = %s, format = %s", quoteIdent(t.Name), quoteString(t.Location), quoteString(t.Format))
+	fmt.Fprintf(&b, "CREATE TABLE %s WITH (location = %s, format = %s", types.QuoteIdent(t.Name), types.QuoteString(t.Location), types.QuoteString(t.Format))
 	list := func(key string, cols []string) {
 		if len(cols) == 0 {
 			return
 		}
 		q := make([]string, len(cols))
 		for i, c := range cols {
-			q[i] = quoteString(c)
+			q[i] = types.QuoteString(c)
 		}
 		fmt.Fprintf(&b, ", %s = ARRAY[%s]", key, strings.Join(q, ", "))
 	}

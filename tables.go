@@ -2,7 +2,6 @@ package lore
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/loredb/lore/catalog"
@@ -83,12 +82,3 @@ func tableColumns(l *source.Listing) []catalog.Column {
 	}
 	return cols
 }
-
-func quoteIdent(s string) string {
-	if s != "" && strings.ToLower(s) == s && !strings.ContainsAny(s, " \"'.,()-/*+") && (s[0] < '0' || s[0] > '9') {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

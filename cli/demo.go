@@ -12,6 +12,7 @@ import (
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/types"
 )
 
 // runDemo builds a small events table under <home>/demo/events, registers it and
@@ -65,7 +66,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		stmt     string
 		settings map[string]string
 	}{
-		{"", fmt.Sprintf("CREATE TABLE IF NOT EXISTS events WITH (location = %s, format = 'parquet')", sqlString(dir)), nil},
+		{"", fmt.Sprintf("CREATE TABLE IF NOT EXISTS events WITH (location = %s, format = 'parquet')", types.QuoteString(dir)), nil},
 		{"", "SELECT category, count(*), avg(amount) FROM events GROUP BY category ORDER BY 2 DESC LIMIT 5", nil},
 		{"read from the files (use_statistics = false):", learnt, map[string]string{"use_statistics": "false"}},
 		{"learn the table: one read of every column for its sketches", "ANALYZE events WITH (sketches = true)", nil},
@@ -110,6 +111,3 @@ func demoTablePresent(dir string, files int) bool {
 	}
 	return true
 }
-
-// sqlString quotes s as a SQL string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

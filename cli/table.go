@@ -7,6 +7,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // runTable is "lore table stats|detail NAME": a table's statistics record (SHOW
@@ -41,7 +42,7 @@ func runTable(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 || !validFormat(*format) {
 		return usageError(e, fs, "unexpected argument or unknown format")
 	}
-	return runOne(ctx, e, "table "+what, *home, *format, stmt+quoteName(name))
+	return runOne(ctx, e, "table "+what, *home, *format, stmt+types.QuoteIdent(name))
 }
 
 // runAnalyze is "lore analyze NAME [--sketches] [--distinct | --columns a,b]".
@@ -76,11 +77,11 @@ func runAnalyze(ctx context.Context, e *env, args []string) int {
 	if *columns != "" {
 		var quoted []string
 		for _, c := range strings.Split(*columns, ",") {
-			quoted = append(quoted, sqlString(strings.TrimSpace(c)))
+			quoted = append(quoted, types.QuoteString(strings.TrimSpace(c)))
 		}
 		opts = append(opts, "columns = ARRAY["+strings.Join(quoted, ", ")+"]")
 	}
-	stmt := "ANALYZE " + quoteName(name)
+	stmt := "ANALYZE " + types.QuoteIdent(name)
 	if len(opts) > 0 {
 		stmt += " WITH (" + strings.Join(opts, ", ") + ")"
 	}
@@ -93,20 +94,6 @@ func tableName(args []string) (string, []string, bool) {
 		return "", args, false
 	}
 	return args[0], args[1:], true
-}
-
-// quoteName quotes a table name as an identifier unless it is a plain lower-case one.
-func quoteName(s string) string {
-	plain := s != "" && !(s[0] >= '0' && s[0] <= '9')
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			plain = false
-		}
-	}
-	if plain {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // runOne runs one statement on the engine at home and prints its result.

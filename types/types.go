@@ -107,6 +107,19 @@ func Name(dt arrow.DataType) string {
 	return strings.ToUpper(dt.String())
 }
 
+// QuoteIdent writes s as a SQL identifier: as it is when it is a plain lower-case
+// name, else double-quoted with inner quotes doubled.
+func QuoteIdent(s string) string {
+	if s != "" && strings.ToLower(s) == s && !strings.ContainsAny(s, " \"'.,()-/*+") && (s[0] < '0' || s[0] > '9') {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// QuoteString writes s as a SQL string literal.
+func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// quoteIdent quotes a STRUCT field name in a type's name.
 func quoteIdent(s string) string {
 	if s == "" || strings.ContainsAny(s, " \"().,") || strings.ToLower(s) != s {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
