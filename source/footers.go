@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/loredb/lore/parquet"
@@ -29,7 +28,3 @@ func (l *Listing) Footers(ctx context.Context, store storage.Store) ([]*parquet.
 	}
 	return out, nil
 }
-
-// FieldIndex finds a column in s by name: an exact match first, then one that differs
-// only in case (as the listing matches files' columns to the table's); -1 when absent.
-func FieldIndex(s *arrow.Schema, name string) int { return fieldIndexIn(s, name) }

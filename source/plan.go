@@ -123,7 +123,7 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 		var ffs []fileFilter
 		for _, f := range fileFilters {
-			j := fieldIndexIn(footer.Schema(), f.Column)
+			j := FieldIndex(footer.Schema(), f.Column)
 			if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(f.Column)).Type) {
 				continue
 			}
@@ -151,9 +151,11 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 
 // fieldIndex finds a column of the listing: an exact match first, then one that
 // differs only in case.
-func (l *Listing) fieldIndex(name string) int { return fieldIndexIn(l.Schema, name) }
+func (l *Listing) fieldIndex(name string) int { return FieldIndex(l.Schema, name) }
 
-func fieldIndexIn(s *arrow.Schema, name string) int {
+// FieldIndex finds a column in s by name: an exact match first, then one that differs
+// only in case (as the listing matches files' columns to the table's); -1 when absent.
+func FieldIndex(s *arrow.Schema, name string) int {
 	if idx := s.FieldIndices(name); len(idx) > 0 {
 		return idx[0]
 	}
@@ -176,7 +178,7 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 			continue
 		}
 		name := l.Schema.Field(o.field).Name
-		j := fieldIndexIn(fsch, name)
+		j := FieldIndex(fsch, name)
 		if j < 0 {
 			return nil, errs.New(errs.Analysis, "file %q: column %q is missing", footer.Name(), name)
 		}
