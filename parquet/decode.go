@@ -54,6 +54,7 @@ const (
 // chunkReader is what the library's typed column-chunk readers have in common.
 type chunkReader[T any] interface {
 	ReadBatch(batchSize int64, values []T, defLvls, repLvls []int16) (int64, int, error)
+	Skip(rows int64) (int64, error)
 	Err() error
 	Close() error
 }
@@ -325,6 +326,11 @@ func (c *typedReader[T]) next(n int64) (arrow.Array, error) {
 	d := array.NewData(c.want, rows, []*memory.Buffer{valid, data}, nil, nulls, 0)
 	defer d.Release()
 	return array.MakeFromData(d), nil
+}
+
+func (c *typedReader[T]) skip(n int64) error {
+	k, err := c.r.Skip(n)
+	return skipped(n, k, err)
 }
 
 func (c *typedReader[T]) release() { c.r.Close() }

@@ -53,6 +53,58 @@ func readGroups(f *File) ([][]*vector.Batch, error) {
 	return out, nil
 }
 
+// lateMatches reads every row group of f with only the first column early, asks for
+// the late columns of every third batch (so that the others are passed over: whole
+// pages, part pages, runs) and requires them to be the columns of the same batch in
+// full, batches read the ordinary way.
+func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batch) {
+	t.Helper()
+	n := f.Schema().NumFields()
+	if n < 2 {
+		return
+	}
+	cols := make([]int, n)
+	early := make([]bool, n)
+	for i := range cols {
+		cols[i] = i
+	}
+	early[0] = true
+	for g := 0; g < f.NumRowGroups(); g++ {
+		i := 0
+		err := f.ReadRowGroupLate(context.Background(), g, cols, early, func(b *vector.Batch, late func() error) error {
+			defer func() { i++ }()
+			if i >= len(full[g]) {
+				return fmt.Errorf("batch %d past the %d of the full read", i, len(full[g]))
+			}
+			want := full[g][i]
+			if b.Rows != want.Rows || !sameArray(b.Cols[0], want.Cols[0]) {
+				return fmt.Errorf("batch %d: early column differs", i)
+			}
+			for c := 1; c < n; c++ {
+				if b.Cols[c] != nil {
+					return fmt.Errorf("batch %d: late column %d decoded before it was asked for", i, c)
+				}
+			}
+			if i%3 != 1 {
+				return nil
+			}
+			if err := late(); err != nil {
+				return err
+			}
+			for c := 1; c < n; c++ {
+				if !sameArray(b.Cols[c], want.Cols[c]) {
+					return fmt.Errorf("batch %d: late column %q differs", i, f.Schema().Field(c).Name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%s: %s path, row group %d read late: %v", name, path, g, err)
+			return
+		}
+	}
+}
+
 // sameArray compares two arrays value by value, NaNs equal to NaNs.
 func sameArray(a, b arrow.Array) bool {
 	if !arrow.TypeEqual(a.DataType(), b.DataType()) || a.Len() != b.Len() || a.NullN() != b.NullN() {
@@ -118,6 +170,9 @@ func compareReads(t *testing.T, f *File, name string) (pages, typed int) {
 	}
 	if lerr != nil {
 		return 0, 0
+	}
+	for _, path := range []int{pathPages, pathTyped, pathLibrary} {
+		withPath(path, func() { lateMatches(t, f, name, pathNames[path], lib) })
 	}
 	for c := range f.Schema().Fields() {
 		if _, ok := f.typedKind(c); ok {
@@ -266,6 +321,8 @@ func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 	var buf bytes.Buffer
 	props := pq.NewWriterProperties(pq.WithDataPageSize(1500), pq.WithDictionaryDefault(dict),
 		pq.WithStoreDecimalAsInteger(true), pq.WithMaxRowGroupLength(rows), pq.WithDataPageVersion(version),
+		// Pages of a few hundred rows, which batches do not line up with.
+		pq.WithBatchSize(300),
 		// A small dictionary limit makes the big strings' dictionary overflow to PLAIN.
 		pq.WithDictionaryPageSizeLimit(4096))
 	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), &buf, rows, props,

@@ -239,6 +239,45 @@ func (p *chunkPages) start(enc pq.Encoding, data []byte, n int32) error {
 	return nil
 }
 
+// skipRows passes over n rows of the chunk without decoding their values: a page
+// whose rows are all passed over is dropped whole (after the library has
+// decompressed it); otherwise its levels are counted and plain passes over the
+// defined values of a PLAIN page.
+func (p *chunkPages) skipRows(n int64, dict func([]byte, int) error, plain func(d int) error) error {
+	for n > 0 {
+		ok, err := p.more(dict)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errors.New("column chunk ends before the rows of its row group")
+		}
+		if int64(p.left) <= n {
+			n -= int64(p.left)
+			p.left = 0
+			continue
+		}
+		k := int(n)
+		d := k
+		if p.maxDef > 0 {
+			if d, err = p.defs.defined(k); err != nil {
+				return err
+			}
+		}
+		if p.indexed {
+			err = p.idx.skip(d)
+		} else {
+			err = plain(d)
+		}
+		if err != nil {
+			return err
+		}
+		p.left -= k
+		n = 0
+	}
+	return nil
+}
+
 // levels reads the definition levels of the next k rows into valid (nil for a
 // required column) and returns how many rows are defined.
 func (p *chunkPages) levels(k int, valid []bool) (int, error) {
@@ -318,6 +357,17 @@ func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
 	d := array.NewData(c.want, rows, []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(vals))}, nil, rows-nv, 0)
 	defer d.Release()
 	return array.MakeFromData(d), nil
+}
+
+func (c *fixedColumn[V]) skip(n int64) error {
+	return c.skipRows(n, c.setDict, func(d int) error {
+		nb := d * c.size
+		if nb > len(c.raw) {
+			return errors.New("PLAIN data page holds fewer values than its levels say")
+		}
+		c.raw = c.raw[nb:]
+		return nil
+	})
 }
 
 func (c *fixedColumn[V]) release() { c.pages.Close() }
@@ -416,6 +466,12 @@ func (c *dictColumn) next(n int64) (arrow.Array, error) {
 	return array.NewDictionaryArray(dt, indices, dict), nil
 }
 
+func (c *dictColumn) skip(n int64) error {
+	return c.skipRows(n, c.setDict, func(int) error {
+		return errors.New("PLAIN data page in a chunk whose statistics say it is dictionary-encoded")
+	})
+}
+
 func (c *dictColumn) release() { c.pages.Close() }
 
 // stringColumn decodes a string or binary chunk, in PLAIN pages, dictionary pages or
@@ -510,6 +566,24 @@ func (c *stringColumn) next(n int64) (arrow.Array, error) {
 	d := array.NewData(c.want, rows, bufs, nil, rows-nv, 0)
 	defer d.Release()
 	return array.MakeFromData(d), nil
+}
+
+func (c *stringColumn) skip(n int64) error {
+	return c.skipRows(n, c.setDict, func(d int) error {
+		raw := c.raw
+		for range d {
+			if len(raw) < 4 {
+				return errors.New("PLAIN data page ends before its values")
+			}
+			l := binary.LittleEndian.Uint32(raw)
+			if int64(l) > int64(len(raw)-4) {
+				return errors.New("PLAIN data page ends before its values")
+			}
+			raw = raw[4+l:]
+		}
+		c.raw = raw
+		return nil
+	})
 }
 
 func (c *stringColumn) release() { c.pages.Close() }

@@ -3,9 +3,11 @@ package parquet
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,8 +27,21 @@ import (
 // no Cols. Errors decoding data are errs.CorruptSource naming the file and the row
 // group; an error from fn is returned as it is. ctx is checked between batches.
 func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*vector.Batch) error) error {
+	return f.ReadRowGroupLate(ctx, rg, cols, nil, func(b *vector.Batch, _ func() error) error { return fn(b) })
+}
+
+// ReadRowGroupLate is ReadRowGroup with late materialisation: only the columns cols[i]
+// with early[i] set (every column when early is nil) are decoded before fn is called;
+// the others are nil in the batch until fn calls late, which decodes them into the
+// batch's Cols for the same rows. The rows of a batch whose late columns fn never asks
+// for are passed over without decoding their values, and pages they fill whole are
+// dropped. A column asked for both early and late is early.
+func (f *File) ReadRowGroupLate(ctx context.Context, rg int, cols []int, early []bool, fn func(b *vector.Batch, late func() error) error) error {
 	if rg < 0 || rg >= len(f.groups) {
 		return errs.New(errs.Internal, "BUG: row group %d of %q out of range", rg, f.name)
+	}
+	if early != nil && len(early) != len(cols) {
+		return errs.New(errs.Internal, "BUG: %d early flags for %d columns", len(early), len(cols))
 	}
 	for _, c := range cols {
 		if c < 0 || c >= len(f.cols) {
@@ -36,10 +51,11 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	noLate := func() error { return nil }
 	if len(cols) == 0 {
 		for left := f.groups[rg].Rows; left > 0; {
 			n := min(left, vector.BatchSize)
-			if err := fn(&vector.Batch{Cols: []arrow.Array{}, Rows: int(n)}); err != nil {
+			if err := fn(&vector.Batch{Cols: []arrow.Array{}, Rows: int(n)}, noLate); err != nil {
 				return err
 			}
 			left -= n
@@ -52,7 +68,7 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 	if f.src == nil {
 		return errs.New(errs.Internal, "BUG: %q has no open reader", f.name)
 	}
-	rd, err := f.openGroup(ctx, rg, cols)
+	rd, err := f.openGroup(ctx, rg, cols, early)
 	if err != nil {
 		return err
 	}
@@ -65,24 +81,35 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 		if err != nil || b == nil {
 			return err
 		}
-		if err := fn(b); err != nil {
+		late := noLate
+		if rd.anyLate {
+			late = func() error { return rd.late(b) }
+		}
+		if err := fn(b, late); err != nil {
 			return err
 		}
 	}
 }
 
-// groupReader reads the distinct requested columns of one row group in lockstep.
+// groupReader reads the distinct requested columns of one row group: the early ones
+// in lockstep, the late ones on demand, each late reader remembering how many rows it
+// has yet to pass over.
 type groupReader struct {
 	f       *File
 	rg      int
 	uniq    []int // distinct schema columns read
 	readers []colReader
+	early   []bool  // by uniq: decoded for every batch
+	lag     []int64 // by uniq: rows a late reader is behind the early ones
+	anyLate bool
 	pos     []int // for each requested column, its index in uniq
-	rows    int64
+	rows    int64 // rows read by the early readers
+	last    int   // rows of the last batch
+	filled  bool  // whether the last batch's late columns were decoded
 }
 
-func (f *File) openGroup(ctx context.Context, rg int, cols []int) (g *groupReader, err error) {
-	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols))}
+func (f *File) openGroup(ctx context.Context, rg int, cols []int, early []bool) (g *groupReader, err error) {
+	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols)), filled: true}
 	defer func() {
 		if p := recover(); p != nil {
 			g.release()
@@ -111,8 +138,15 @@ func (f *File) openGroup(ctx context.Context, rg int, cols []int) (g *groupReade
 				return nil, f.readError(rg, err)
 			}
 			g.readers = append(g.readers, cr)
+			g.early = append(g.early, false)
+			g.lag = append(g.lag, 0)
 		}
+		g.early[k] = g.early[k] || early == nil || early[i]
 		g.pos[i] = k
+	}
+	g.anyLate = slices.Contains(g.early, false)
+	if !slices.Contains(g.early, true) {
+		return nil, f.readError(rg, "BUG: late materialisation without an early column")
 	}
 	return g, nil
 }
@@ -126,7 +160,8 @@ func (g *groupReader) release() {
 	g.readers = nil
 }
 
-// next reads the next batch, or returns nil at the end of the row group.
+// next reads the early columns of the next batch, or returns nil at the end of the
+// row group.
 func (g *groupReader) next() (b *vector.Batch, err error) {
 	f := g.f
 	defer func() {
@@ -134,6 +169,13 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 			b, err = nil, f.readError(g.rg, panicText(p))
 		}
 	}()
+	if !g.filled {
+		for k, e := range g.early {
+			if !e {
+				g.lag[k] += int64(g.last)
+			}
+		}
+	}
 	// Ask for no more rows than the footer says are left, so that the last batch's
 	// buffers are allocated at their exact size; past the footer's count (a file that
 	// lies), ask for a whole batch and let the count check below refuse it.
@@ -142,18 +184,19 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 		want = left
 	}
 	arrs := make([]arrow.Array, len(g.uniq))
-	n := -1
+	n, first := -1, -1
 	for k, r := range g.readers {
+		if !g.early[k] {
+			continue
+		}
 		arr, err := r.next(want)
 		if err != nil {
 			return nil, f.readError(g.rg, err)
 		}
-		c := g.uniq[k]
 		if n < 0 {
-			n = arr.Len()
+			n, first = arr.Len(), k
 		} else if arr.Len() != n {
-			return nil, f.readError(g.rg, fmt.Errorf("column %q has %d values where %q has %d",
-				f.schema.Field(c).Name, arr.Len(), f.schema.Field(g.uniq[0]).Name, n))
+			return nil, g.mismatch(k, arr.Len(), first, n)
 		}
 		arrs[k] = arr
 	}
@@ -164,11 +207,63 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 		return nil, nil
 	}
 	g.rows += int64(n)
+	g.last, g.filled = n, !g.anyLate
 	out := make([]arrow.Array, len(g.pos))
 	for i, k := range g.pos {
 		out[i] = arrs[k]
 	}
 	return &vector.Batch{Cols: out, Rows: n}, nil
+}
+
+// late decodes the late columns of b, the last batch next returned, into b.Cols.
+func (g *groupReader) late(b *vector.Batch) (err error) {
+	f := g.f
+	defer func() {
+		if p := recover(); p != nil {
+			err = f.readError(g.rg, panicText(p))
+		}
+	}()
+	if g.filled {
+		return nil
+	}
+	arrs := make([]arrow.Array, len(g.uniq))
+	for k, r := range g.readers {
+		if g.early[k] {
+			continue
+		}
+		if g.lag[k] > 0 {
+			if err := r.skip(g.lag[k]); err != nil {
+				return f.readError(g.rg, err)
+			}
+			g.lag[k] = 0
+		}
+		arr, err := r.next(int64(b.Rows))
+		if err != nil {
+			return f.readError(g.rg, err)
+		}
+		if arr.Len() != b.Rows {
+			return g.mismatch(k, arr.Len(), -1, b.Rows)
+		}
+		arrs[k] = arr
+	}
+	for i, k := range g.pos {
+		if arrs[k] != nil {
+			b.Cols[i] = arrs[k]
+		}
+	}
+	g.filled = true
+	return nil
+}
+
+// mismatch is the error for column uniq[k] holding got values where column
+// uniq[first] (or the batch, when first < 0) has want.
+func (g *groupReader) mismatch(k, got, first, want int) error {
+	other := "the other columns"
+	if first >= 0 {
+		other = fmt.Sprintf("%q", g.f.schema.Field(g.uniq[first]).Name)
+	}
+	return g.f.readError(g.rg, fmt.Errorf("column %q has %d values where %s have %d",
+		g.f.schema.Field(g.uniq[k]).Name, got, other, want))
 }
 
 func (f *File) readError(rg int, cause any) error {
@@ -192,7 +287,17 @@ func single(ch *arrow.Chunked) (arrow.Array, error) {
 // column's normalised type.
 type colReader interface {
 	next(n int64) (arrow.Array, error)
+	skip(n int64) error // passes over n rows, decoding as little as it can
 	release()
+}
+
+// skipped checks what a library reader's Skip returned (k rows, err) against the n
+// rows asked for.
+func skipped(n, k int64, err error) error {
+	if err == nil && k != n {
+		err = fmt.Errorf("column chunk ends %d rows early", n-k)
+	}
+	return err
 }
 
 func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.FileReader, rg, c int) (colReader, error) {
@@ -245,6 +350,24 @@ func (a *arrowReader) next(n int64) (arrow.Array, error) {
 	return normalize(arr, a.want)
 }
 
+// skip reads the rows and drops them: the library's Arrow reader cannot pass over
+// rows.
+func (a *arrowReader) skip(n int64) error {
+	for n > 0 {
+		arr, err := a.next(n)
+		if err != nil {
+			return err
+		}
+		k := int64(arr.Len())
+		arr.Release()
+		if k == 0 {
+			return errors.New("column chunk ends before the rows of its row group")
+		}
+		n -= k
+	}
+	return nil
+}
+
 func (a *arrowReader) release() { a.r.Release() }
 
 // int96Reader reads a flat INT96 column as microsecond timestamps. The library reads
@@ -290,6 +413,11 @@ func (c *int96Reader) next(n int64) (arrow.Array, error) {
 		return nil, err
 	}
 	return b.NewArray(), nil
+}
+
+func (c *int96Reader) skip(n int64) error {
+	k, err := c.r.Skip(n)
+	return skipped(n, k, err)
 }
 
 func (c *int96Reader) release() {}

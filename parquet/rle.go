@@ -252,3 +252,40 @@ func (d *rleDecoder) levels(out []bool) (int, error) {
 	}
 	return defined, nil
 }
+
+// skip passes over n values without decoding them.
+func (d *rleDecoder) skip(n int) error {
+	for n > 0 {
+		if err := d.header(); err != nil {
+			return err
+		}
+		if d.repLeft > 0 {
+			k := min(n, d.repLeft)
+			d.repLeft -= k
+			n -= k
+			continue
+		}
+		k := min(n, d.bpLeft)
+		d.bpLeft -= k
+		d.bpBit += k * int(d.width)
+		n -= k
+	}
+	return nil
+}
+
+// defined passes over n definition levels of a flat column and returns how many are
+// 1. Levels above 1 are malformed.
+func (d *rleDecoder) defined(n int) (int, error) {
+	defined := 0
+	var buf [256]bool
+	for n > 0 {
+		k := min(n, len(buf))
+		m, err := d.levels(buf[:k])
+		if err != nil {
+			return 0, err
+		}
+		defined += m
+		n -= k
+	}
+	return defined, nil
+}
