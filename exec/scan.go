@@ -6,7 +6,9 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/vector"
@@ -19,6 +21,9 @@ type pipeline struct {
 	scan   *plan.Scan
 	stats  *ScanStats
 	stages []stage
+	// lead is the condition of the first stage when it is a filter: the scan decodes
+	// the columns it reads first, and the others only for batches with rows left.
+	lead plan.Expr
 }
 
 // pipelineOf returns the pipeline n forms when n is a scan, or a filter or projection
@@ -37,6 +42,9 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		st, err := bd.filterStage(x.Cond)
 		if err != nil {
 			return nil, false, err
+		}
+		if len(p.stages) == 0 {
+			p.lead = x.Cond
 		}
 		p.stages = append(p.stages, st)
 		return p, true, nil
@@ -89,6 +97,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		}
 		sp.Morsels = kept
 	}
+	early := p.early(pos, len(names))
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -108,15 +117,16 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				if i >= len(sp.Morsels) || ctx.Err() != nil {
 					return
 				}
-				err := sp.Read(ctx, sp.Morsels[i], func(rb *vector.Batch) error {
-					cols := make([]arrow.Array, len(pos))
-					for c, k := range pos {
-						if k >= 0 {
-							cols[c] = rb.Cols[k]
-						}
-					}
-					b, err := runStages(ctx, p.stages, &vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel})
+				err := sp.ReadLate(ctx, sp.Morsels[i], early, func(rb *vector.Batch, late func() error) error {
+					b, err := p.batch(ctx, rb, pos, early, late)
 					if err != nil || b == nil {
+						return err
+					}
+					stages := p.stages
+					if early != nil {
+						stages = stages[1:] // the lead filter ran in batch
+					}
+					if b, err = runStages(ctx, stages, b); err != nil || b == nil {
 						return err
 					}
 					return sink(w, b)
@@ -133,6 +143,81 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// early returns which of the n columns read are decoded before the lead filter runs
+// (those it uses), or nil when every column is: without a lead filter, or when it
+// uses them all.
+func (p *pipeline) early(pos []int, n int) []bool {
+	if p.lead == nil {
+		return nil
+	}
+	used := map[int]bool{}
+	plan.ColumnsUsed(p.lead, used)
+	early := make([]bool, n)
+	k := 0
+	for c := range used {
+		if c < len(pos) && pos[c] >= 0 && !early[pos[c]] {
+			early[pos[c]] = true
+			k++
+		}
+	}
+	if k == n || k == 0 {
+		return nil
+	}
+	return early
+}
+
+// positions holds 0, 1, … : the column that carries each row's place in its batch
+// through the lead filter.
+var positions = func() *array.Int32 {
+	b := array.NewInt32Builder(vector.Allocator)
+	for i := 0; i < vector.BatchSize; i++ {
+		b.Append(int32(i))
+	}
+	return b.NewInt32Array()
+}()
+
+// batch arranges a batch read from the source in the scan's column order. With early
+// columns, it runs the lead filter on them first and returns nil when no row is left;
+// otherwise it decodes the late columns and returns every column with the filter's
+// rows selected.
+func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, late func() error) (*vector.Batch, error) {
+	arrange := func(extra int) []arrow.Array {
+		cols := make([]arrow.Array, len(pos), len(pos)+extra)
+		for c, k := range pos {
+			if k >= 0 {
+				cols[c] = rb.Cols[k]
+			}
+		}
+		return cols
+	}
+	if early == nil {
+		return &vector.Batch{Cols: arrange(0), Rows: rb.Rows}, nil
+	}
+	if rb.Rows > positions.Len() {
+		return nil, errs.New(errs.Internal, "BUG: a batch of %d rows", rb.Rows)
+	}
+	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
+	fb, err := p.stages[0](ctx, &vector.Batch{Cols: cols, Rows: rb.Rows})
+	if err != nil || fb.Len() == 0 {
+		return nil, err
+	}
+	// The filter may have compacted the rows (and their positions with them) before
+	// selecting among them: a selected row's place in the batch is its position.
+	at := fb.Cols[len(pos)].(*array.Int32).Int32Values()
+	sel := make([]int32, fb.Len())
+	if fb.Sel == nil {
+		copy(sel, at)
+	} else {
+		for i, j := range fb.Sel {
+			sel[i] = at[j]
+		}
+	}
+	if err := late(); err != nil {
+		return nil, err
+	}
+	return &vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: sel}, nil
 }
 
 // runStages applies stages to b in order; it returns nil when no row is left.

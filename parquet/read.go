@@ -35,7 +35,8 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 // the others are nil in the batch until fn calls late, which decodes them into the
 // batch's Cols for the same rows. The rows of a batch whose late columns fn never asks
 // for are passed over without decoding their values, and pages they fill whole are
-// dropped. A column asked for both early and late is early.
+// dropped. A column asked for both early and late is early. With no early column,
+// batches follow the row group's row count in the footer.
 func (f *File) ReadRowGroupLate(ctx context.Context, rg int, cols []int, early []bool, fn func(b *vector.Batch, late func() error) error) error {
 	if rg < 0 || rg >= len(f.groups) {
 		return errs.New(errs.Internal, "BUG: row group %d of %q out of range", rg, f.name)
@@ -102,6 +103,9 @@ type groupReader struct {
 	early   []bool  // by uniq: decoded for every batch
 	lag     []int64 // by uniq: rows a late reader is behind the early ones
 	anyLate bool
+	// anyEarly is false when every column is late: batches then follow the footer's
+	// row count.
+	anyEarly bool
 	pos     []int // for each requested column, its index in uniq
 	rows    int64 // rows read by the early readers
 	last    int   // rows of the last batch
@@ -145,9 +149,7 @@ func (f *File) openGroup(ctx context.Context, rg int, cols []int, early []bool) 
 		g.pos[i] = k
 	}
 	g.anyLate = slices.Contains(g.early, false)
-	if !slices.Contains(g.early, true) {
-		return nil, f.readError(rg, "BUG: late materialisation without an early column")
-	}
+	g.anyEarly = slices.Contains(g.early, true)
 	return g, nil
 }
 
@@ -199,6 +201,9 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 			return nil, g.mismatch(k, arr.Len(), first, n)
 		}
 		arrs[k] = arr
+	}
+	if !g.anyEarly {
+		n = int(max(0, min(want, f.groups[g.rg].Rows-g.rows)))
 	}
 	if n <= 0 {
 		if g.rows != f.groups[g.rg].Rows && f.groups[g.rg].Rows != 0 {

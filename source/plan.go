@@ -297,6 +297,14 @@ func holds(v types.Value, f Predicate) bool {
 // spec.Columns order. It counts RowGroupsRead, RowsScanned and CompressedBytesRead
 // (the compressed bytes of the column chunks read). Safe for concurrent calls.
 func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) error) error {
+	return p.ReadLate(ctx, m, nil, func(b *vector.Batch, _ func() error) error { return fn(b) })
+}
+
+// ReadLate is Read with late materialisation: only the spec's columns with early[i]
+// set (every one when early is nil) are in the batch fn gets, and partition columns;
+// the others are nil until fn calls late, which fills them for the same rows. Rows
+// whose late columns are never asked for are not decoded (parquet.ReadRowGroupLate).
+func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func(b *vector.Batch, late func() error) error) error {
 	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
 		return errs.New(errs.Internal, "BUG: morsel of file %d is not in the plan", m.File)
 	}
@@ -320,26 +328,59 @@ func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) er
 		bytes += info.Columns[j].CompressedBytes
 	}
 	p.c.CompressedBytesRead.Add(bytes)
-	return f.ReadRowGroup(ctx, m.RowGroup, fs.cols, func(b *vector.Batch) error {
+	// A file column is early when any output it feeds is.
+	var fileEarly []bool
+	if early != nil {
+		fileEarly = make([]bool, len(fs.cols))
+		for i, o := range p.outs {
+			if o.partition < 0 && early[i] {
+				fileEarly[fs.slot[i]] = true
+			}
+		}
+	}
+	// column converts output i of a file batch, or is nil when its column was not
+	// decoded.
+	column := func(b *vector.Batch, i int) (arrow.Array, error) {
+		o := p.outs[i]
+		if o.partition >= 0 {
+			return constant(ref.PartitionValues[o.partition], b.Rows), nil
+		}
+		k := fs.slot[i]
+		a := b.Cols[k]
+		if a == nil || fs.casts[k] == nil {
+			return a, nil
+		}
+		a, err := castArray(ctx, a, fs.casts[k])
+		if err != nil {
+			return nil, errs.New(errs.Analysis, "file %q: column %q: cannot cast %s to %s: %v",
+				f.Name(), p.listing.Schema.Field(o.field).Name, types.Name(b.Cols[k].DataType()), types.Name(fs.casts[k]), err)
+		}
+		return a, nil
+	}
+	return f.ReadRowGroupLate(ctx, m.RowGroup, fs.cols, fileEarly, func(b *vector.Batch, late func() error) error {
 		p.c.RowsScanned.Add(int64(b.Rows))
 		cols := make([]arrow.Array, len(p.outs))
-		for i, o := range p.outs {
-			if o.partition >= 0 {
-				cols[i] = constant(ref.PartitionValues[o.partition], b.Rows)
-				continue
+		for i := range p.outs {
+			var err error
+			if cols[i], err = column(b, i); err != nil {
+				return err
 			}
-			k := fs.slot[i]
-			a := b.Cols[k]
-			if fs.casts[k] != nil {
-				var err error
-				if a, err = castArray(ctx, a, fs.casts[k]); err != nil {
-					return errs.New(errs.Analysis, "file %q: column %q: cannot cast %s to %s: %v",
-						f.Name(), p.listing.Schema.Field(o.field).Name, types.Name(a.DataType()), types.Name(fs.casts[k]), err)
+		}
+		out := &vector.Batch{Cols: cols, Rows: b.Rows}
+		return fn(out, func() error {
+			if err := late(); err != nil {
+				return err
+			}
+			for i := range p.outs {
+				if cols[i] == nil {
+					var err error
+					if cols[i], err = column(b, i); err != nil {
+						return err
+					}
 				}
 			}
-			cols[i] = a
-		}
-		return fn(&vector.Batch{Cols: cols, Rows: b.Rows})
+			return nil
+		})
 	})
 }
 
