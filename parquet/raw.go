@@ -94,8 +94,8 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
 		return nil, nil
 	}
 	col := f.cols[c]
-	pages, err := rdr.RowGroup(rg).GetColumnPageReader(col.leaves[0])
-	if err != nil {
+	pages, err := f.chunkWalker(rg, col.leaves[0])
+	if pages == nil || err != nil {
 		return nil, err
 	}
 	p := chunkPages{pages: pages, maxDef: col.leaf.MaxDefinitionLevel(), ptype: col.leaf.PhysicalType()}
@@ -126,13 +126,18 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
 	return nil, fmt.Errorf("BUG: no page decoder for %s as %s", p.ptype, want)
 }
 
-// chunkPages walks the pages of one flat column chunk.
+// chunkPages walks the pages of one flat column chunk. A data page is begun — read,
+// decompressed, its levels and values set up — only when a row of it is decoded, and
+// the dictionary only when a page that needs it is begun.
 type chunkPages struct {
-	pages  file.PageReader
+	pages  *pageWalker
 	maxDef int16
 	ptype  pq.Type
 
-	hasDict bool
+	dict    *pageAt // the dictionary page, until it is decoded
+	hasDict bool    // whether a dictionary page was met
+	cur     pageAt  // the current data page
+	begun   bool    // whether cur is begun
 	left    int        // rows left in the current data page
 	defs    rleDecoder // its definition levels, when maxDef is 1
 	indexed bool       // its values are dictionary indexes (else PLAIN)
@@ -140,84 +145,104 @@ type chunkPages struct {
 	raw     []byte // its PLAIN values not yet read
 }
 
-// more makes sure a data page has rows left, moving to the next page when the current
-// one is used up; it returns false at the end of the chunk.
+// more makes sure a begun data page has rows left, moving to the next page when the
+// current one is used up; it returns false at the end of the chunk.
 func (p *chunkPages) more(dict func(data []byte, n int) error) (bool, error) {
-	if p.left > 0 {
-		return true, nil
+	if p.left == 0 {
+		if ok, err := p.next(); !ok || err != nil {
+			return false, err
+		}
 	}
-	return p.next(dict)
+	if !p.begun {
+		if err := p.begin(dict); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
-// next moves to the next data page, passing dictionary pages met on the way to dict.
-// It returns false at the end of the chunk.
-func (p *chunkPages) next(dict func(data []byte, n int) error) (bool, error) {
-	for p.pages.Next() {
-		switch pg := p.pages.Page().(type) {
-		case *file.DictionaryPage:
+// next moves to the next data page with rows, without beginning it, noting a
+// dictionary page met on the way. It returns false at the end of the chunk.
+func (p *chunkPages) next() (bool, error) {
+	for {
+		pg, ok, err := p.pages.next()
+		if !ok || err != nil {
+			return false, err
+		}
+		if pg.typ == pageDictionary {
 			if p.hasDict {
 				return false, errors.New("column chunk has more than one dictionary page")
 			}
-			if e := pq.Encoding(pg.Encoding()); e != pq.Encodings.Plain && e != pq.Encodings.PlainDict {
+			if e := pq.Encoding(pg.encoding); e != pq.Encodings.Plain && e != pq.Encodings.PlainDict {
 				return false, fmt.Errorf("dictionary page encoded as %s", e)
 			}
-			if pg.NumValues() < 0 {
+			if pg.numValues < 0 {
 				return false, errors.New("dictionary page with a negative count")
 			}
-			if err := dict(pg.Data(), int(pg.NumValues())); err != nil {
-				return false, err
-			}
-			p.hasDict = true
-		case *file.DataPageV1:
-			data := pg.Data()
-			if p.maxDef > 0 {
-				if pg.DefinitionLevelEncoding() != pq.Encodings.RLE {
-					return false, fmt.Errorf("definition levels encoded as %s", pg.DefinitionLevelEncoding())
-				}
-				if len(data) < 4 {
-					return false, errRLEShort
-				}
-				n := binary.LittleEndian.Uint32(data)
-				if int64(n) > int64(len(data)-4) {
-					return false, errRLEShort
-				}
-				if err := p.defs.reset(data[4:4+n], 1); err != nil {
-					return false, err
-				}
-				data = data[4+n:]
-			}
-			if err := p.start(pq.Encoding(pg.Encoding()), data, pg.NumValues()); err != nil {
-				return false, err
-			}
-			if p.left > 0 {
-				return true, nil
-			}
-		case *file.DataPageV2:
-			data := pg.Data()
-			rl, dl := int64(pg.RepetitionLevelByteLen()), int64(pg.DefinitionLevelByteLen())
-			if rl < 0 || dl < 0 || rl+dl > int64(len(data)) {
-				return false, errors.New("data page shorter than its levels")
-			}
-			if p.maxDef > 0 {
-				if err := p.defs.reset(data[rl:rl+dl], 1); err != nil {
-					return false, err
-				}
-			}
-			if err := p.start(pq.Encoding(pg.Encoding()), data[rl+dl:], pg.NumValues()); err != nil {
-				return false, err
-			}
-			if p.left > 0 {
-				return true, nil
-			}
+			p.dict, p.hasDict = &pg, true
+			continue
+		}
+		if pg.numValues > 0 {
+			p.cur, p.begun, p.left = pg, false, int(pg.numValues)
+			return true, nil
 		}
 	}
-	return false, p.pages.Err()
 }
 
-func (p *chunkPages) start(enc pq.Encoding, data []byte, n int32) error {
-	if n < 0 {
-		return errors.New("data page with a negative count")
+// begin reads the current data page and sets up its levels and values, decoding the
+// dictionary first if the page needs it and it is not yet decoded.
+func (p *chunkPages) begin(dict func(data []byte, n int) error) error {
+	pg := p.cur
+	enc := pq.Encoding(pg.encoding)
+	if (enc == pq.Encodings.RLEDict || enc == pq.Encodings.PlainDict) && p.dict != nil {
+		data, err := p.pages.data(*p.dict)
+		if err != nil {
+			return err
+		}
+		if err := dict(data, int(p.dict.numValues)); err != nil {
+			return err
+		}
+		p.dict = nil
 	}
+	data, err := p.pages.data(pg)
+	if err != nil {
+		return err
+	}
+	switch pg.typ {
+	case pageData:
+		if p.maxDef > 0 {
+			if e := pq.Encoding(pg.defEncoding); e != pq.Encodings.RLE {
+				return fmt.Errorf("definition levels encoded as %s", e)
+			}
+			if len(data) < 4 {
+				return errRLEShort
+			}
+			n := binary.LittleEndian.Uint32(data)
+			if int64(n) > int64(len(data)-4) {
+				return errRLEShort
+			}
+			if err := p.defs.reset(data[4:4+n], 1); err != nil {
+				return err
+			}
+			data = data[4+n:]
+		}
+	case pageDataV2:
+		rl, dl := int(pg.repLen), int(pg.defLen)
+		if p.maxDef > 0 {
+			if err := p.defs.reset(data[rl:rl+dl], 1); err != nil {
+				return err
+			}
+		}
+		data = data[rl+dl:]
+	}
+	if err := p.start(enc, data); err != nil {
+		return err
+	}
+	p.begun = true
+	return nil
+}
+
+func (p *chunkPages) start(enc pq.Encoding, data []byte) error {
 	switch enc {
 	case pq.Encodings.RLEDict, pq.Encodings.PlainDict:
 		if !p.hasDict {
@@ -235,30 +260,36 @@ func (p *chunkPages) start(enc pq.Encoding, data []byte, n int32) error {
 	default:
 		return fmt.Errorf("data page encoded as %s", enc)
 	}
-	p.left = int(n)
 	return nil
 }
 
 // skipRows passes over n rows of the chunk without decoding their values: a page
-// whose rows are all passed over is dropped whole (after the library has
-// decompressed it); otherwise its levels are counted and plain passes over the
-// defined values of a PLAIN page.
+// whose rows are all passed over is dropped without being read; otherwise its levels
+// are counted and plain passes over the defined values of a PLAIN page.
 func (p *chunkPages) skipRows(n int64, dict func([]byte, int) error, plain func(d int) error) error {
 	for n > 0 {
-		ok, err := p.more(dict)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errors.New("column chunk ends before the rows of its row group")
+		if p.left == 0 {
+			ok, err := p.next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.New("column chunk ends before the rows of its row group")
+			}
 		}
 		if int64(p.left) <= n {
 			n -= int64(p.left)
 			p.left = 0
 			continue
 		}
+		if !p.begun {
+			if err := p.begin(dict); err != nil {
+				return err
+			}
+		}
 		k := int(n)
 		d := k
+		var err error
 		if p.maxDef > 0 {
 			if d, err = p.defs.defined(k); err != nil {
 				return err
@@ -370,7 +401,7 @@ func (c *fixedColumn[V]) skip(n int64) error {
 	})
 }
 
-func (c *fixedColumn[V]) release() { c.pages.Close() }
+func (c *fixedColumn[V]) release() { c.pages.close() }
 
 // dictColumn decodes a string or binary column chunk, dictionary-encoded throughout,
 // into dictionary arrays that share the chunk's dictionary.
@@ -472,7 +503,7 @@ func (c *dictColumn) skip(n int64) error {
 	})
 }
 
-func (c *dictColumn) release() { c.pages.Close() }
+func (c *dictColumn) release() { c.pages.close() }
 
 // stringColumn decodes a string or binary chunk, in PLAIN pages, dictionary pages or
 // both (a dictionary that overflowed), into plain arrays.
@@ -586,7 +617,7 @@ func (c *stringColumn) skip(n int64) error {
 	})
 }
 
-func (c *stringColumn) release() { c.pages.Close() }
+func (c *stringColumn) release() { c.pages.close() }
 
 func bitmapOf(valid []bool) []byte {
 	bits := make([]byte, bitutil.BytesForBits(int64(len(valid))))
