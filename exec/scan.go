@@ -9,8 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
@@ -24,6 +26,18 @@ type pipeline struct {
 	// lead is the condition of the first stage when it is a filter: the scan decodes
 	// the columns it reads first, and the others only for batches with rows left.
 	lead plan.Expr
+	// bound, when set, is a filter its consumer learns as the scan runs.
+	bound *dynamicBound
+}
+
+// dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps —
+// that rows must pass to matter: scan column col op value. Until a value is set it
+// filters nothing. The scan tests it on row groups' statistics before reading them
+// and on the column before decoding the others.
+type dynamicBound struct {
+	col   int
+	op    string // ">=" or "<="
+	value atomic.Pointer[types.Value]
 }
 
 // pipelineOf returns the pipeline n forms when n is a scan, or a filter or projection
@@ -98,6 +112,10 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		sp.Morsels = kept
 	}
 	early := p.early(pos, len(names))
+	stages := p.stages
+	if early != nil && p.lead != nil {
+		stages = stages[1:] // batch runs the lead filter
+	}
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -117,14 +135,14 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				if i >= len(sp.Morsels) || ctx.Err() != nil {
 					return
 				}
+				if p.excluded(sp, sp.Morsels[i]) {
+					p.stats.Counters.RowGroupsPruned.Add(1)
+					continue
+				}
 				err := sp.ReadLate(ctx, sp.Morsels[i], early, func(rb *vector.Batch, late func() error) error {
 					b, err := p.batch(ctx, rb, pos, early, late)
 					if err != nil || b == nil {
 						return err
-					}
-					stages := p.stages
-					if early != nil {
-						stages = stages[1:] // the lead filter ran in batch
 					}
 					if b, err = runStages(ctx, stages, b); err != nil || b == nil {
 						return err
@@ -145,15 +163,31 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	return ctx.Err()
 }
 
-// early returns which of the n columns read are decoded before the lead filter runs
-// (those it uses), or nil when every column is: without a lead filter, or when it
-// uses them all.
-func (p *pipeline) early(pos []int, n int) []bool {
-	if p.lead == nil {
-		return nil
+// excluded reports whether the dynamic bound, as it stands, rules out morsel m by its
+// row group's statistics.
+func (p *pipeline) excluded(sp *source.ScanPlan, m source.Morsel) bool {
+	if p.bound == nil {
+		return false
 	}
+	v := p.bound.value.Load()
+	if v == nil {
+		return false
+	}
+	name := p.scan.Ref.Listing.Schema.Field(p.bound.col).Name
+	return sp.Excludes(m, source.Predicate{Column: name, Op: p.bound.op, Values: []types.Value{*v}})
+}
+
+// early returns which of the n columns read are decoded before the others — those
+// the lead filter and the dynamic bound use — or nil when every column is: without
+// either, or when they use them all.
+func (p *pipeline) early(pos []int, n int) []bool {
 	used := map[int]bool{}
-	plan.ColumnsUsed(p.lead, used)
+	if p.lead != nil {
+		plan.ColumnsUsed(p.lead, used)
+	}
+	if p.bound != nil {
+		used[p.bound.col] = true
+	}
 	early := make([]bool, n)
 	k := 0
 	for c := range used {
@@ -169,7 +203,7 @@ func (p *pipeline) early(pos []int, n int) []bool {
 }
 
 // positions holds 0, 1, … : the column that carries each row's place in its batch
-// through the lead filter.
+// through the early filters.
 var positions = func() *array.Int32 {
 	b := array.NewInt32Builder(vector.Allocator)
 	for i := 0; i < vector.BatchSize; i++ {
@@ -179,9 +213,9 @@ var positions = func() *array.Int32 {
 }()
 
 // batch arranges a batch read from the source in the scan's column order. With early
-// columns, it runs the lead filter on them first and returns nil when no row is left;
-// otherwise it decodes the late columns and returns every column with the filter's
-// rows selected.
+// columns, it runs the dynamic bound and the lead filter on them first and returns
+// nil when no row is left; otherwise it decodes the late columns and returns every
+// column with the rows left selected.
 func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, late func() error) (*vector.Batch, error) {
 	arrange := func(extra int) []arrow.Array {
 		cols := make([]arrow.Array, len(pos), len(pos)+extra)
@@ -199,11 +233,25 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 		return nil, errs.New(errs.Internal, "BUG: a batch of %d rows", rb.Rows)
 	}
 	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
-	fb, err := p.stages[0](ctx, &vector.Batch{Cols: cols, Rows: rb.Rows})
-	if err != nil || fb.Len() == 0 {
-		return nil, err
+	fb := &vector.Batch{Cols: cols, Rows: rb.Rows}
+	if p.bound != nil {
+		if v := p.bound.value.Load(); v != nil {
+			mask, err := kernels.CompareConst(p.bound.op, cols[p.bound.col], *v)
+			if err != nil {
+				return nil, err
+			}
+			if fb, err = selectTrue(fb, mask); err != nil || fb.Len() == 0 {
+				return nil, err
+			}
+		}
 	}
-	// The filter may have compacted the rows (and their positions with them) before
+	if p.lead != nil {
+		var err error
+		if fb, err = p.stages[0](ctx, fb); err != nil || fb.Len() == 0 {
+			return nil, err
+		}
+	}
+	// The filters may have compacted the rows (and their positions with them) before
 	// selecting among them: a selected row's place in the batch is its position.
 	at := fb.Cols[len(pos)].(*array.Int32).Int32Values()
 	sel := make([]int32, fb.Len())

@@ -27,6 +27,9 @@ type sortOp struct {
 	res   reservation
 	out   []*vector.Batch
 	done  bool
+	// bound, when the first key is a column of the scan below, passes the top-N's
+	// worst kept key to the scan, which then reads only rows that can beat it.
+	bound *dynamicBound
 }
 
 func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
@@ -46,6 +49,16 @@ func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 		return nil, err
 	}
 	s.in = in
+	if po, ok := in.(*pipelineOp); ok && limit >= 0 && limit <= topNMax && !x.Keys[0].NullsFirst {
+		if scan, col, ok := plan.ScanColumn(x.Input, x.Keys[0].E); ok && scan == po.p.scan {
+			op := "<="
+			if x.Keys[0].Desc {
+				op = ">="
+			}
+			s.bound = &dynamicBound{col: col, op: op}
+			po.p.bound = s.bound
+		}
+	}
 	return s, nil
 }
 
@@ -148,6 +161,9 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 		if s.limit > 0 && int64(len(perm)) == s.limit && !first.NullsFirst {
 			if v := types.ValueAt(keys, int(perm[len(perm)-1])); !v.Null {
 				bound = &v
+				if s.bound != nil {
+					s.bound.value.Store(bound)
+				}
 			}
 		}
 		// Keep the buffer in input order so that ties still resolve by arrival.

@@ -27,7 +27,7 @@ const (
 	maxCompressedPage   = 64 << 20
 	maxUncompressedPage = 256 << 20
 	maxPageHeader       = 16 << 20
-	headerReadAhead     = 1 << 10 // bytes read past a page body, for the next header
+	headerReadAhead     = 256 // bytes read past a page body, for the next header
 )
 
 // pageHeader is what the page path needs of a page header.

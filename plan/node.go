@@ -295,3 +295,28 @@ func Schema(n Node) *arrow.Schema {
 	}
 	return arrow.NewSchema(fields, nil)
 }
+
+// ScanColumn follows e, an expression over n's columns, down through filters and
+// projections that pass a column on unchanged, to a scan: it returns the scan and the
+// scan's column e is, or ok false when e is not a column read from a scan.
+func ScanColumn(n Node, e Expr) (scan *Scan, col int, ok bool) {
+	for {
+		r, isRef := e.(*ColRef)
+		if !isRef {
+			return nil, 0, false
+		}
+		switch x := n.(type) {
+		case *Scan:
+			return x, r.Idx, r.Idx < len(x.Cols)
+		case *Filter:
+			n = x.Input
+		case *Project:
+			if r.Idx >= len(x.Exprs) {
+				return nil, 0, false
+			}
+			e, n = x.Exprs[r.Idx], x.Input
+		default:
+			return nil, 0, false
+		}
+	}
+}

@@ -123,11 +123,9 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 		var ffs []fileFilter
 		for _, f := range fileFilters {
-			j := FieldIndex(footer.Schema(), f.Column)
-			if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(f.Column)).Type) {
-				continue
+			if j := l.statsColumn(footer, f.Column); j >= 0 {
+				ffs = append(ffs, fileFilter{j, f})
 			}
-			ffs = append(ffs, fileFilter{j, f})
 		}
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			c.RowGroupsConsidered.Add(1)
@@ -147,6 +145,37 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 	}
 	return p, nil
+}
+
+// statsColumn is the index in footer of the listing's column name when the file's
+// statistics for it compare with values of the listing's type, or -1.
+func (l *Listing) statsColumn(footer *parquet.File, name string) int {
+	j := FieldIndex(footer.Schema(), name)
+	if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(name)).Type) {
+		return -1
+	}
+	return j
+}
+
+// Excludes reports whether no row of morsel m can satisfy f, by its file's partition
+// value or its row group's statistics: how a filter learnt while the scan runs (the
+// bound of a top-N) passes over row groups. Conservative, like planning.
+func (p *ScanPlan) Excludes(m Morsel, f Predicate) bool {
+	l := p.listing
+	i := l.fieldIndex(f.Column)
+	if i < 0 || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return false
+	}
+	if i >= l.FileColumns {
+		return !holds(l.Files[m.File].PartitionValues[i-l.FileColumns], f)
+	}
+	footer := p.files[m.File].footer
+	j := l.statsColumn(footer, f.Column)
+	if j < 0 {
+		return false
+	}
+	info := footer.RowGroup(m.RowGroup)
+	return prunes(info.Columns[j], info.Rows, f)
 }
 
 // fieldIndex finds a column of the listing: an exact match first, then one that

@@ -1,0 +1,158 @@
+package lore_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/loredb/lore"
+)
+
+// writeLateFile writes one row group of rows: id (a shuffled permutation, so that no
+// statistics exclude anything), k (an integer with NULLs), f (a float with NaN and
+// NULLs), s (a short string), payload (text of about 8 × payload bytes) and g (twenty
+// values, so many ties), in pages of about 4 KiB.
+func writeLateFile(t *testing.T, path string, rows int, seed uint64, payload int) {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "payload", Type: arrow.BinaryTypes.String},
+		{Name: "g", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	r := rand.New(rand.NewPCG(seed, 3))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i, id := range r.Perm(rows) {
+		b.Field(0).(*array.Int64Builder).Append(int64(id))
+		if i%11 == 3 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.Int32Builder).Append(int32(r.IntN(5000)))
+		}
+		switch {
+		case i%13 == 5:
+			b.Field(2).AppendNull()
+		case i%997 == 7:
+			b.Field(2).(*array.Float64Builder).Append(math.NaN())
+		default:
+			b.Field(2).(*array.Float64Builder).Append(r.NormFloat64() * 100)
+		}
+		if i%17 == 2 {
+			b.Field(3).AppendNull()
+		} else {
+			b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("s%04d", r.IntN(3000)))
+		}
+		b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("%d:%s", id, strings.Repeat("payload ", payload+id%7)))
+		b.Field(5).(*array.Int32Builder).Append(int32(r.IntN(20)))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	props := pq.NewWriterProperties(pq.WithDataPageSize(4096), pq.WithBatchSize(256),
+		pq.WithMaxRowGroupLength(int64(rows)), pq.WithStats(true))
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, int64(rows), props,
+		pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLateColumnsAreNotRead runs a point lookup over a file whose long payload column
+// takes most of its bytes: only the filter's column is read in full, the payload only
+// where the row is, and the row comes back whole.
+func TestLateColumnsAreNotRead(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "late.parquet")
+	writeLateFile(t, path, 40_000, 1, 20)
+	e := open(t, lore.Options{})
+	log := &readLog{reads: map[string][][2]int64{}}
+	lore.SetStore(e, log)
+	registerStats(t, e, path)
+	log.reads = map[string][][2]int64{}
+	res := run(t, e, "SELECT id, payload FROM t WHERE id = 31337", nil)
+	if res.NumRows() != 1 || cell(res, 0, 0) != "31337" || !strings.HasPrefix(cell(res, 0, 1), "31337:payload") {
+		t.Fatalf("point lookup returned %d rows: %s", res.NumRows(), resultText(res))
+	}
+	var read int64
+	for _, rg := range log.reads[path] {
+		read += rg[1] - rg[0]
+	}
+	data := footerStart(t, path)
+	if read*3 > data {
+		t.Errorf("read %d bytes of %d bytes of pages: the payload was read where no row matched", read, data)
+	}
+	t.Logf("read %d of %d bytes of pages", read, data)
+}
+
+// TestTopNBoundMatchesFullSort compares ORDER BY … LIMIT n, where the top-N passes its
+// worst kept key to the scan, with the first n rows of the full sort, over keys of
+// every kind (with NULLs and NaN), both directions and both NULL placements, with and
+// without a filter.
+func TestTopNBoundMatchesFullSort(t *testing.T) {
+	dir := t.TempDir()
+	// Enough batches that the scan is still reading when the top-N first cuts.
+	for i := 0; i < 3; i++ {
+		writeLateFile(t, filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)), 40_000+1_000*i, uint64(10+i), 0)
+	}
+	e := open(t, lore.Options{})
+	registerStats(t, e, dir)
+	for _, key := range []string{"k", "f", "s", "g"} {
+		for _, dir := range []string{"ASC", "DESC"} {
+			for _, nulls := range []string{"NULLS FIRST", "NULLS LAST"} {
+				for _, where := range []string{"", "WHERE k < 2500 OR s > 's2000'"} {
+					base := fmt.Sprintf("SELECT id, %s, payload FROM t %s ORDER BY %s %s %s, id", key, where, key, dir, nulls)
+					full := run(t, e, base, nil)
+					for _, n := range []int{7, 300} {
+						got := run(t, e, fmt.Sprintf("%s LIMIT %d", base, n), nil)
+						want := firstLines(resultText(full), n)
+						if g := resultText(got); g != want {
+							t.Fatalf("%s LIMIT %d:\n%s\nwant\n%s", base, n, g, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "")
+}
+
+// TestTopNBoundSkipsRowGroups orders data clustered by ts: once the top-N holds its
+// rows, row groups whose statistics cannot beat the worst of them are not read.
+func TestTopNBoundSkipsRowGroups(t *testing.T) {
+	dir := events(t, 40_000, 2, 2_000, true)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	got := run(t, e, "SELECT ts, user_id FROM ev ORDER BY ts LIMIT 5", nil)
+	want := run(t, e, "SELECT ts, user_id FROM ev ORDER BY ts", nil)
+	if g, w := resultText(got), firstLines(resultText(want), 5); g != w {
+		t.Fatalf("top 5 by ts:\n%s\nwant\n%s", g, w)
+	}
+	s := got.Record.Scans[0]
+	if s.RowGroupsPruned == 0 || s.RowGroupsRead+s.RowGroupsPruned != s.RowGroupsConsidered {
+		t.Errorf("row groups considered %d, pruned %d, read %d: the bound skipped none",
+			s.RowGroupsConsidered, s.RowGroupsPruned, s.RowGroupsRead)
+	}
+}
