@@ -1,0 +1,265 @@
+package lore_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/gen"
+)
+
+// zoneLayout is one physical layout of the events table the zone differential test
+// covers. Every layout's files carry, besides the events columns, `none` (NULL in
+// every row) and `sparse` (user_id in February, NULL otherwise: whole zones of
+// NULLs next to zones without one).
+type zoneLayout struct {
+	name      string
+	rows      int64
+	files     int
+	clustered bool
+	rowGroup  int  // rows per row group
+	plain     bool // no dictionary encoding
+	hiveByDay bool // one file per day under day=YYYY-MM-DD/ (clustered, 91 files)
+	nan       bool // amount is NaN in some rows of early March
+}
+
+var zoneLayouts = []zoneLayout{
+	{name: "clustered by ts", rows: 24_000, files: 3, clustered: true, rowGroup: 2_000},
+	{name: "unclustered", rows: 24_000, files: 3, rowGroup: 2_000},
+	{name: "many small row groups", rows: 20_000, files: 2, clustered: true, rowGroup: 500},
+	{name: "plain encoding", rows: 24_000, files: 3, clustered: true, rowGroup: 2_000, plain: true},
+	{name: "hive by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true},
+	{name: "NaN in amount", rows: 24_000, files: 3, clustered: true, rowGroup: 1_000, nan: true},
+}
+
+// eventsPlusSchema is the events schema with the two extra columns.
+var eventsPlusSchema = arrow.NewSchema(append(append([]arrow.Field{}, gen.EventsSchema.Fields()...),
+	arrow.Field{Name: "none", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	arrow.Field{Name: "sparse", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+), nil)
+
+// write generates the layout under dir and returns its location.
+func (l zoneLayout) write(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join(dir, "src")
+	opts := gen.EventsOptions{Rows: l.rows, Files: l.files, Out: src, Seed: 7, RowGroupRows: l.rowGroup}
+	if l.clustered {
+		opts.ClusteredBy = "ts"
+	}
+	if err := gen.Events(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t")
+	day0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for k := 0; k < l.files; k++ {
+		dst := filepath.Join(out, gen.EventsFileName(k))
+		if l.hiveByDay {
+			// Clustered files split the 91 days of the range evenly: file k is day k.
+			dst = filepath.Join(out, "day="+day0.AddDate(0, 0, k).Format("2006-01-02"), "data.parquet")
+		}
+		l.rewrite(t, filepath.Join(src, gen.EventsFileName(k)), dst)
+	}
+	return out
+}
+
+// rewrite copies one events file with the extra columns, in the layout's row groups
+// and encoding.
+func (l zoneLayout) rewrite(t *testing.T, src, dst string) {
+	t.Helper()
+	in, err := file.OpenParquetFile(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	fr, err := pqarrow.NewFileReader(in, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	cols := make([]arrow.Array, 0, eventsPlusSchema.NumFields())
+	for i := 0; i < int(tbl.NumCols()); i++ {
+		arr, err := array.Concatenate(tbl.Column(i).Data().Chunks(), memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, arr)
+	}
+	rows := int(tbl.NumRows())
+	ts := cols[0].(*array.Timestamp)
+	users := cols[1].(*array.Int64)
+	feb := time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	mar := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	none := array.NewInt64Builder(memory.DefaultAllocator)
+	sparse := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < rows; i++ {
+		none.AppendNull()
+		if v := int64(ts.Value(i)); v >= feb && v < mar {
+			sparse.Append(users.Value(i))
+		} else {
+			sparse.AppendNull()
+		}
+	}
+	cols = append(cols, none.NewArray(), sparse.NewArray())
+	if l.nan {
+		// NaN in a few rows of the first days of March.
+		amount := cols[3].(*array.Float64)
+		b := array.NewFloat64Builder(memory.DefaultAllocator)
+		for i := 0; i < rows; i++ {
+			v := int64(ts.Value(i))
+			switch {
+			case amount.IsNull(i):
+				b.AppendNull()
+			case v >= mar && v < mar+3*86_400_000_000 && i%50 == 0:
+				b.Append(math.NaN())
+			default:
+				b.Append(amount.Value(i))
+			}
+		}
+		cols[3] = b.NewArray()
+	}
+	rec := array.NewRecord(eventsPlusSchema, cols, int64(rows))
+	defer rec.Release()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := pq.NewWriterProperties(pq.WithDictionaryDefault(!l.plain), pq.WithStats(true),
+		pq.WithMaxRowGroupLength(int64(l.rowGroup)))
+	w, err := pqarrow.NewFileWriter(eventsPlusSchema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// layoutPredicate draws a filter over the layout's columns: the events filters of
+// randomPredicate, plus the all-NULL and sparse columns, strings, and the partition
+// column of a Hive layout.
+func layoutPredicate(r *rand.Rand, l zoneLayout) string {
+	leaf := func() string {
+		switch r.IntN(10) {
+		case 0:
+			return []string{"none IS NULL", "none IS NOT NULL", "none > 5", "NOT (none < 5)"}[r.IntN(4)]
+		case 1:
+			return []string{"sparse IS NULL", "sparse IS NOT NULL",
+				fmt.Sprintf("sparse > %d", r.IntN(1000)), fmt.Sprintf("sparse <= %d", r.IntN(50))}[r.IntN(4)]
+		case 2:
+			return []string{"country = 'US'", "country >= 'M'", "category < 'cat_10'", "country IN ('DE', 'FR')"}[r.IntN(4)]
+		case 3:
+			if l.hiveByDay {
+				d := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(91))
+				lit := d.Format("2006-01-02")
+				switch r.IntN(4) {
+				case 0:
+					return fmt.Sprintf("day = DATE '%s'", lit)
+				case 1:
+					return fmt.Sprintf("day >= DATE '%s'", lit)
+				case 2:
+					return fmt.Sprintf("day BETWEEN DATE '%s' AND DATE '%s'", lit, d.AddDate(0, 0, r.IntN(20)).Format("2006-01-02"))
+				}
+				return fmt.Sprintf("day IN (DATE '%s', DATE '2024-02-29')", lit)
+			}
+		}
+		return randomPredicate(r)
+	}
+	var tree func(depth int) string
+	tree = func(depth int) string {
+		if depth == 0 || r.IntN(2) == 0 {
+			return leaf()
+		}
+		switch r.IntN(3) {
+		case 0:
+			return "(" + tree(depth-1) + " AND " + tree(depth-1) + ")"
+		case 1:
+			return "(" + tree(depth-1) + " OR " + tree(depth-1) + ")"
+		}
+		return "NOT (" + tree(depth-1) + ")"
+	}
+	return tree(2)
+}
+
+var layoutAggregates = []string{
+	"count(*)", "count(amount)", "count(none)", "count(sparse)", "count(flag)",
+	"min(ts)", "max(ts)", "min(status)", "max(status)", "min(amount)", "max(amount)",
+	"min(country)", "max(category)", "min(none)", "max(none)", "min(sparse)", "max(sparse)", "max(flag)",
+	"sum(status)", "sum(user_id)", "sum(amount)", "sum(none)", "sum(sparse)",
+	"avg(status)", "avg(latency_ms)", "avg(none)", "avg(sparse)",
+}
+
+// TestZoneAnswersEqualScansOverLayouts is the zone differential test over every
+// layout: random filtered aggregates, grouped by the partition column where there is
+// one, answered zone by zone give what a full scan gives, after a metadata ANALYZE
+// and after a full one.
+func TestZoneAnswersEqualScansOverLayouts(t *testing.T) {
+	const statements = 40
+	for li, l := range zoneLayouts {
+		t.Run(l.name, func(t *testing.T) {
+			loc := l.write(t, t.TempDir())
+			e := open(t, lore.Options{NoAutoRefresh: true})
+			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", loc))
+			r := rand.New(rand.NewPCG(uint64(li), 21))
+			for _, depth := range []string{"ANALYZE t", "ANALYZE t WITH (sketches = true)"} {
+				query(t, e, depth)
+				answered, skipped, contexts := 0, 0, 0
+				for n := 0; n < statements; n++ {
+					k := 1 + r.IntN(4)
+					var sel []string
+					for i := 0; i < k; i++ {
+						sel = append(sel, layoutAggregates[r.IntN(len(layoutAggregates))])
+					}
+					var sql string
+					switch {
+					case l.hiveByDay && n%3 == 2:
+						sql = fmt.Sprintf("SELECT day, %s FROM t GROUP BY day ORDER BY day", strings.Join(sel, ", "))
+					case l.hiveByDay && n%3 == 1:
+						sql = fmt.Sprintf("SELECT day, %s FROM t WHERE %s GROUP BY day ORDER BY day", strings.Join(sel, ", "), layoutPredicate(r, l))
+					default:
+						sql = fmt.Sprintf("SELECT %s FROM t WHERE %s", strings.Join(sel, ", "), layoutPredicate(r, l))
+					}
+					want := run(t, e, sql, scanned)
+					got := run(t, e, sql, nil)
+					if w, g := resultText(want), resultText(got); w != g && !closeResults(w, g, 1e-9) {
+						t.Fatalf("%s after %s:\nanswered %s\nscanned  %s\nrecord %+v", sql, depth, g, w, got.Record.Execution)
+					}
+					if got.Record.Execution.Mode == "context" {
+						contexts++
+					}
+					for _, s := range got.Record.Scans {
+						answered += int(s.RowGroupsAnswered)
+						skipped += int(s.RowGroupsPruned)
+					}
+				}
+				t.Logf("%s: %d row groups answered, %d pruned, %d of %d statements without reading", depth, answered, skipped, contexts, statements)
+				if l.clustered && answered+contexts == 0 {
+					t.Errorf("%s: nothing was answered from statistics", depth)
+				}
+			}
+		})
+	}
+}
