@@ -263,3 +263,63 @@ func TestZoneAnswersEqualScansOverLayouts(t *testing.T) {
 		})
 	}
 }
+
+// checkNotFromZones runs sql, which every zone's verdict would let statistics answer
+// but its partials must not: it reads every zone it does not skip, gives the scanned
+// result, and EXPLAIN names why.
+func checkNotFromZones(t *testing.T, e *lore.Engine, sql, reason string) {
+	t.Helper()
+	want := run(t, e, sql, scanned)
+	got := run(t, e, sql, nil)
+	answered := 0
+	for _, s := range got.Record.Scans {
+		answered += int(s.RowGroupsAnswered)
+	}
+	if got.Record.Execution.Mode != "scan" || answered != 0 || len(got.Record.Scans) == 0 {
+		t.Errorf("%s: answered from partials, which it must not be: %+v, scans %+v", sql, got.Record.Execution, got.Record.Scans)
+	}
+	if w, g := resultText(want), resultText(got); w != g && !closeResults(w, g, 1e-9) {
+		t.Errorf("%s: got\n%s\nwant\n%s", sql, g, w)
+	}
+	if p := explain(t, e, sql, nil); !strings.Contains(p, reason) {
+		t.Errorf("%s: EXPLAIN does not say %q:\n%s", sql, reason, p)
+	}
+}
+
+// TestZonesThatMustNotAnswer: zones every row of which matches are still read when
+// their partials are not exact (bounds only), not on record (sums of a metadata
+// record), of a record gone stale, or of no use to the aggregate (an exact
+// COUNT(DISTINCT) has no partial, though a sketch is on record).
+func TestZonesThatMustNotAnswer(t *testing.T) {
+	l := zoneLayout{name: "clustered", rows: 16_000, files: 2, clustered: true, rowGroup: 2_000}
+	dir := t.TempDir()
+	loc := l.write(t, dir)
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", loc))
+	query(t, e, "ANALYZE t")
+	edge := cell(query(t, e, "SELECT max(ts) FROM (SELECT ts FROM t ORDER BY ts LIMIT 2000)"), 0, 0)
+	where := fmt.Sprintf(" FROM t WHERE ts > TIMESTAMP '%s'", edge)
+	// The aligned filter alone is answered: every zone is none or all.
+	if res := run(t, e, "SELECT count(*)"+where, nil); res.Record.Execution.Mode != "context" {
+		t.Fatalf("the aligned count was not answered: %+v", res.Record.Execution)
+	}
+	// A metadata record: string bounds from footers are not values, float bounds leave
+	// NaN out, and there are no sums.
+	checkNotFromZones(t, e, "SELECT count(*), min(country), max(category)"+where, "bounds inexact")
+	checkNotFromZones(t, e, "SELECT max(amount)"+where, "bounds inexact")
+	checkNotFromZones(t, e, "SELECT count(*), sum(status)"+where, "partials missing")
+	checkNotFromZones(t, e, "SELECT avg(latency_ms)"+where, "partials missing")
+
+	query(t, e, "ANALYZE t WITH (sketches = true)")
+	checkNotFromZones(t, e, "SELECT count(DISTINCT status)"+where, "aggregate needs rows")
+	checkNotFromZones(t, e, "SELECT count(*), count(DISTINCT country)"+where, "aggregate needs rows")
+	checkNotFromZones(t, e, "SELECT approx_count_distinct(user_id)"+where, "aggregate needs rows")
+	checkNotFromZones(t, e, "SELECT sum(status * 2)"+where, "aggregate needs rows")
+	if res := run(t, e, "SELECT count(*), sum(status), max(country), max(amount)"+where, nil); res.Record.Execution.Mode != "context" {
+		t.Fatalf("the full record did not answer: %+v", res.Record.Execution)
+	}
+
+	// A file lands: the record is stale, and the new rows are counted.
+	l.rewrite(t, filepath.Join(dir, "src", gen.EventsFileName(1)), filepath.Join(loc, "zz-late.parquet"))
+	checkNotFromZones(t, e, "SELECT count(*), sum(status), max(country), max(amount)"+where, "record stale")
+}
