@@ -323,3 +323,59 @@ func TestZonesThatMustNotAnswer(t *testing.T) {
 	l.rewrite(t, filepath.Join(dir, "src", gen.EventsFileName(1)), filepath.Join(loc, "zz-late.parquet"))
 	checkNotFromZones(t, e, "SELECT count(*), sum(status), max(country), max(amount)"+where, "record stale")
 }
+
+// TestZonesWithTruncatedStringBounds reads a file whose writer truncated its string
+// bounds to 256 bytes (raising the maximum) and marked them inexact
+// (tests/testdata/longstr.parquet, written by DuckDB): the metadata record keeps them
+// as bounds only, so they skip and classify zones but never answer MIN or MAX; the
+// full record's exact bounds do. Either way the results are the scanned ones.
+func TestZonesWithTruncatedStringBounds(t *testing.T) {
+	path, err := filepath.Abs(filepath.Join("tests", "testdata", "longstr.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the fixture is missing (tests/oracle/cmd/mkdata writes it): %v", err)
+	}
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	registerStats(t, e, path)
+	query(t, e, "ANALYZE t")
+	// The record's string bounds are not values: MIN(s) of the table reads.
+	checkScanned(t, e, "SELECT min(s) FROM t")
+	const aligned = " FROM t WHERE s >= 'b'"
+	if res := run(t, e, "SELECT count(*), max(k)"+aligned, nil); res.Record.Execution.Mode != "context" {
+		t.Errorf("count(*) and an exact bound over truncated bounds that classify: %+v", res.Record.Execution)
+	}
+	checkNotFromZones(t, e, "SELECT count(*), max(s)"+aligned, "bounds inexact")
+	p := explain(t, e, "SELECT count(*), max(s)"+aligned, nil)
+	if z := parseZones(t, p); z.considered != 3 || z.by["skipped"]["bounds exclude"] != 1 || z.by["read"]["bounds inexact"] != 2 {
+		t.Errorf("zones %+v\n%s", z, p)
+	}
+	// Literals at and around the truncated bounds, and the values themselves.
+	lits := []string{"'a'", "'b'", "'c'", "'d'", "rpad('a', 256, 'y')", "rpad('a', 255, 'y') || 'z'",
+		"rpad('b', 256, 'y')", "rpad('b', 301, 'y') || '02048'", "rpad('a', 301, 'y') || '02047'", "rpad('c', 257, 'y')"}
+	ops := []string{"=", "<", "<=", ">", ">=", "<>"}
+	aggs := []string{"count(*), min(id), max(id)", "count(n), max(s)", "min(s), count(*)", "max(n), min(k)"}
+	for _, depth := range []string{"ANALYZE t", "ANALYZE t WITH (sketches = true)"} {
+		query(t, e, depth)
+		r := rand.New(rand.NewPCG(3, 4))
+		for n := 0; n < 40; n++ {
+			pred := fmt.Sprintf("s %s %s", ops[r.IntN(len(ops))], lits[r.IntN(len(lits))])
+			switch r.IntN(4) {
+			case 0:
+				pred += fmt.Sprintf(" AND n %s rpad('', 280, 'q') || '%d'", ops[r.IntN(len(ops))], r.IntN(40))
+			case 1:
+				pred = fmt.Sprintf("NOT (%s) OR k = 'k%d'", pred, r.IntN(3))
+			}
+			sql := fmt.Sprintf("SELECT %s FROM t WHERE %s", aggs[r.IntN(len(aggs))], pred)
+			want := run(t, e, sql, scanned)
+			got := run(t, e, sql, nil)
+			if resultText(got) != resultText(want) {
+				t.Fatalf("%s after %s:\nanswered %s\nscanned  %s", sql, depth, resultText(got), resultText(want))
+			}
+		}
+	}
+	if res := run(t, e, "SELECT count(*), max(s)"+aligned, nil); res.Record.Execution.Mode != "context" {
+		t.Errorf("the full record's exact bounds did not answer: %+v", res.Record.Execution)
+	}
+}
