@@ -392,3 +392,114 @@ func TestZonesWithTruncatedStringBounds(t *testing.T) {
 		t.Errorf("the full record's exact bounds did not answer: %+v", res.Record.Execution)
 	}
 }
+
+// statsPredicate draws a filter over statsSchema: every kind of bound (integers,
+// dates, timestamps, decimals, strings, floats, booleans), the column with some NULLs
+// and the one with nothing else, and the partition columns of the Hive layouts.
+// Literals lean to the ends of each range, where zones are wholly in or out.
+func statsPredicate(r *rand.Rand, hive bool) string {
+	op := func() string { return []string{"=", "<>", "<", "<=", ">", ">="}[r.IntN(6)] }
+	edge := func(lo, hi int64) int64 {
+		span := hi - lo
+		switch r.IntN(3) {
+		case 0:
+			return lo + r.Int64N(span/50+1)
+		case 1:
+			return hi - r.Int64N(span/50+1)
+		}
+		return lo + r.Int64N(span)
+	}
+	leaf := func() string {
+		switch r.IntN(12) {
+		case 0:
+			return fmt.Sprintf("i64 %s %d", op(), edge(-1_000_000, 1_000_000))
+		case 1:
+			return fmt.Sprintf("i32 %s %d", op(), edge(-500, 500))
+		case 2:
+			return fmt.Sprintf("d %s DATE '%s'", op(), time.Unix(edge(-10_000, 30_000)*86_400, 0).UTC().Format("2006-01-02"))
+		case 3:
+			return fmt.Sprintf("ts %s TIMESTAMP '%s'", op(), time.UnixMicro(edge(-1e15, 3e15)).UTC().Format("2006-01-02 15:04:05"))
+		case 4:
+			return fmt.Sprintf("dec %s %d.%02d", op(), edge(-10_000_000, 10_000_000), r.IntN(100))
+		case 5:
+			return fmt.Sprintf("s %s 's%05d'", op(), edge(0, 30_000))
+		case 6:
+			return fmt.Sprintf("f %s %d", op(), edge(-400, 400))
+		case 7:
+			return []string{"b", "NOT b", "b IS NULL", "b = false"}[r.IntN(4)]
+		case 8:
+			return []string{"some_null IS NULL", "some_null IS NOT NULL", fmt.Sprintf("some_null %s %d", op(), r.IntN(110))}[r.IntN(3)]
+		case 9:
+			return []string{"all_null IS NULL", "all_null IS NOT NULL", fmt.Sprintf("all_null %s 3", op()), "empty_s = ''", "empty_s <> ''"}[r.IntN(5)]
+		}
+		if hive {
+			return []string{"region = 'eu'", "region <> 'us'", "region IS NULL", "region IS NOT NULL", "day = 1", "day > 1", "day IN (2, 5)"}[r.IntN(7)]
+		}
+		return fmt.Sprintf("i64 BETWEEN %d AND %d", edge(-1_000_000, 0), edge(0, 1_000_000))
+	}
+	var tree func(depth int) string
+	tree = func(depth int) string {
+		if depth == 0 || r.IntN(2) == 0 {
+			return leaf()
+		}
+		switch r.IntN(3) {
+		case 0:
+			return "(" + tree(depth-1) + " AND " + tree(depth-1) + ")"
+		case 1:
+			return "(" + tree(depth-1) + " OR " + tree(depth-1) + ")"
+		}
+		return "NOT (" + tree(depth-1) + ")"
+	}
+	return tree(2)
+}
+
+var statsAggregates = []string{
+	"count(*)", "count(some_null)", "count(all_null)", "count(s)",
+	"min(i64)", "max(i32)", "min(d)", "max(ts)", "min(dec)", "max(dec)", "min(s)", "max(s)", "min(f)", "max(f)",
+	"min(b)", "max(b)", "min(some_null)", "max(all_null)", "min(empty_s)",
+	"sum(i64)", "sum(i32)", "sum(dec)", "sum(some_null)", "sum(all_null)", "sum(f)",
+	"avg(i32)", "avg(dec)", "avg(some_null)", "avg(all_null)",
+}
+
+// TestZoneAnswersEqualScansOverStatsLayouts runs random filtered aggregates over the
+// statistics test's layouts (several files with an empty one, plain encoding, Hive
+// partitions with a NULL one) and every type of bound.
+func TestZoneAnswersEqualScansOverStatsLayouts(t *testing.T) {
+	const statements = 25
+	for li, layout := range statsLayouts {
+		t.Run(layout.name, func(t *testing.T) {
+			e := open(t, lore.Options{NoAutoRefresh: true})
+			registerStats(t, e, layout.write(t, t.TempDir()))
+			hive := strings.HasPrefix(layout.name, "hive")
+			r := rand.New(rand.NewPCG(uint64(li), 77))
+			for _, depth := range []string{"ANALYZE t", "ANALYZE t WITH (sketches = true)"} {
+				query(t, e, depth)
+				answered := 0
+				for n := 0; n < statements; n++ {
+					k := 1 + r.IntN(4)
+					var sel []string
+					for i := 0; i < k; i++ {
+						sel = append(sel, statsAggregates[r.IntN(len(statsAggregates))])
+					}
+					sql := fmt.Sprintf("SELECT %s FROM t WHERE %s", strings.Join(sel, ", "), statsPredicate(r, hive))
+					if hive && n%2 == 0 {
+						sql = fmt.Sprintf("SELECT region, %s FROM t WHERE %s GROUP BY region ORDER BY region NULLS FIRST",
+							strings.Join(sel, ", "), statsPredicate(r, hive))
+					}
+					want := run(t, e, sql, scanned)
+					got := run(t, e, sql, nil)
+					if w, g := resultText(want), resultText(got); w != g && !closeResults(w, g, 1e-9) {
+						t.Fatalf("%s after %s:\nanswered %s\nscanned  %s\nrecord %+v", sql, depth, g, w, got.Record.Execution)
+					}
+					for _, s := range got.Record.Scans {
+						answered += int(s.RowGroupsAnswered)
+					}
+					if got.Record.Execution.Mode == "context" {
+						answered++
+					}
+				}
+				t.Logf("%s: %d row groups or statements answered", depth, answered)
+			}
+		})
+	}
+}
