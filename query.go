@@ -58,8 +58,8 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 		ann := estimates(node)
 		for _, sc := range env.Scans {
 			c := sc.Counters.Snapshot()
-			ann[sc.Node] += fmt.Sprintf(" files_opened=%d row_groups: considered=%d pruned=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
-				c.FilesOpened, c.RowGroupsConsidered, c.RowGroupsPruned, c.RowGroupsRead, c.RowsScanned, c.CompressedBytesRead)
+			ann[sc.Node] += fmt.Sprintf(" files_pruned_by_partition=%d files_opened=%d row_groups: considered=%d pruned=%d answered=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
+				c.FilesPrunedByPartition, c.FilesOpened, c.RowGroupsConsidered, c.RowGroupsPruned, c.RowGroupsAnswered, c.RowGroupsRead, c.RowsScanned, c.CompressedBytesRead)
 		}
 		text := plan.Explain(node, ann)
 		text += fmt.Sprintf("\nexecution: %.3f ms, %d rows", float64(time.Since(start).Microseconds())/1000, countRows(recs))

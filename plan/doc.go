@@ -6,6 +6,9 @@
 // Invariants: every Expr is typed; a ColRef's Idx addresses the output columns of the
 // node's input (for joins, the left columns followed by the right ones); operand types
 // of every Call equal the resolved function's argument types (the binder inserts Casts).
+// A ZoneSkip (on a Scan, or on a Stored result derived zone by zone) counts every zone
+// of the record once, by the reason for what was done with it: its Reasons add up to
+// Considered, and only the zones in None and Answered go unread.
 // Package plan/rules rewrites plans (pushdown, column pruning, join sides) without
 // changing results.
 package plan

@@ -60,12 +60,15 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			fmt.Fprintf(b, " prune=[%s]", strings.Join(fs, "; "))
 		}
 		if x.Zones != nil {
-			fmt.Fprintf(b, " zones: none=%d answered=%d (from statistics)", len(x.Zones.None), len(x.Zones.Answered))
+			fmt.Fprintf(b, " zones: %s", x.Zones)
 		}
 	case *Values:
 		fmt.Fprintf(b, "%sValues rows=%d", pad, len(x.Rows))
 	case *Stored:
 		fmt.Fprintf(b, "%sStored rows=%d from %s", pad, x.Rows, x.Source)
+		if x.Zones != nil {
+			fmt.Fprintf(b, " zones: %s", x.Zones)
+		}
 	case *Filter:
 		fmt.Fprintf(b, "%sFilter %s", pad, Render(x.Cond, in(0)))
 	case *Project:

@@ -65,11 +65,18 @@ type Scan struct {
 	Zones *ZoneSkip
 }
 
-// ZoneSkip is the zone planner's decision for one scan (DESIGN.md §3).
+// ZoneSkip is the zone planner's decision for one scan (DESIGN.md §3), and why.
 type ZoneSkip struct {
 	// None and Answered hold zones by file (index into the listing's files) and row
-	// group.
+	// group. Every other zone is read.
 	None, Answered map[ZoneID]bool
+	// Considered is the number of zones the record holds; Reasons counts them by the
+	// reason for what was done with each, and adds up to Considered.
+	Considered int
+	Reasons    [NumZoneReasons]int
+	// Stale says the record does not describe the statement's version of the table:
+	// nothing was decided from it (the files' own footers still prune).
+	Stale bool
 }
 
 // ZoneID names a row group of a listing.
@@ -89,6 +96,8 @@ type Stored struct {
 	Arrays []arrow.Array
 	Rows   int
 	Source string
+	// Zones, when the rows were derived zone by zone, says what was done with each.
+	Zones *ZoneSkip
 }
 
 // Filter keeps the rows where Cond is true.

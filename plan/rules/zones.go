@@ -2,6 +2,8 @@ package rules
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/plan"
@@ -18,15 +20,19 @@ type Zones struct {
 	Bypassed bool
 }
 
-// PlanZones is the zone planner of DESIGN.md §3 for one ungrouped aggregate over a
-// filtered scan (under any projections) whose table has a current record: every row
-// group is classified against the filter (Classify) — none are skipped; all are
-// answered from their partials when every aggregate's FromZone accepts them, and
-// otherwise read; some are read. The answered partials become the aggregate's Seeds,
-// merged with what the read zones compute. When no zone is left to read, the
-// aggregate is replaced by its results and nothing is read. With use false the plan
-// is left alone (the footers still prune) and the Zones say what would have been
-// done. A nil Zones means the planner did not apply.
+// PlanZones is the zone planner of DESIGN.md §3 for one aggregate over a filtered
+// scan (under any projections), or grouped by partition columns, whose table has a
+// current record: every row group is classified against the filter (Classify) — none
+// are skipped; all are answered from their partials when every aggregate's FromZone
+// accepts them, and otherwise read; some are read. The answered partials become the
+// aggregate's Seeds, merged with what the read zones compute. When no zone is left to
+// read, the aggregate is replaced by its results and nothing is read. With use false
+// the plan is left alone (the footers still prune) and the Zones say what would have
+// been done. A nil Zones means the planner changed nothing.
+//
+// Whatever it decides, the scan's (or the stored result's) ZoneSkip counts every
+// zone by the reason for what was done with it, for EXPLAIN; a stale record marks the
+// scan Stale.
 func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 	a, replace := topAggregate(n)
 	if a == nil {
@@ -53,7 +59,11 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		keyCols[i] = c.Idx - ref.Listing.FileColumns
 	}
 	rec := ref.Stats
+	if rec == nil {
+		return n, nil, nil
+	}
 	if !stats.Current(rec, ref.Version, ref.Rows) {
+		scan.Zones = &plan.ZoneSkip{Stale: true}
 		return n, nil, nil
 	}
 	// The record's column of each scan column, and its codec.
@@ -69,13 +79,24 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 	}
 	specs := make([]agg.Spec, len(a.Aggs))
 	args := make([]zoneArg, len(a.Aggs))
+	// usable says every aggregate can be derived from a zone's partials: its
+	// argument is a column of the record, and it keeps no state a zone cannot hold.
+	// Otherwise zones are still skipped, but none is answered.
+	usable := true
 	for i := range a.Aggs {
 		specs[i] = a.Aggs[i].Spec()
 		idx, dt, ok := argColumn(rec, scan, &a.Aggs[i])
-		if !ok {
-			return n, nil, nil // an argument that is not a column: every zone must be read
+		if ok {
+			var err error
+			if ok, err = takesPartials(specs[i]); err != nil {
+				return n, nil, err
+			}
 		}
-		args[i] = zoneArg{idx, dt}
+		if !ok {
+			usable = false
+			continue
+		}
+		args[i] = zoneArg{idx, dt, specs[i].Name == "min" || specs[i].Name == "max"}
 	}
 	seeds := make([]agg.Accumulator, len(a.Aggs))
 	for i := range seeds {
@@ -85,14 +106,22 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		}
 		seeds[i] = acc
 	}
+	// A zone a filter on partition columns alone excludes is told apart, for EXPLAIN.
+	onPartitions := false
+	if cond != nil {
+		plan.WalkExpr(cond, func(e plan.Expr) {
+			if c, ok := e.(*plan.ColRef); ok && c.Idx >= ref.Listing.FileColumns {
+				onPartitions = true
+			}
+		})
+	}
 	skip := &plan.ZoneSkip{None: map[plan.ZoneID]bool{}, Answered: map[plan.ZoneID]bool{}}
-	out := &Zones{Ref: ref}
 	groups := newSeedGroups(len(keyCols))
 	for _, zone := range rec.Zones {
 		id := plan.ZoneID{File: zone.File, RowGroup: zone.RowGroup}
 		if zone.Rows == 0 {
 			skip.None[id] = true // no row, no group
-			out.None++
+			skip.Count(plan.ZoneEmpty)
 			continue
 		}
 		facts := func(col int) (ColumnFacts, bool) {
@@ -109,35 +138,57 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		switch verdict {
 		case None:
 			skip.None[id] = true
-			out.None++
+			reason := plan.ZoneBoundsExclude
+			if onPartitions && Classify(scan, cond, func(col int) (ColumnFacts, bool) {
+				if col < ref.Listing.FileColumns {
+					return ColumnFacts{}, false
+				}
+				return facts(col)
+			}) == None {
+				reason = plan.ZonePartitionExcludes
+			}
+			skip.Count(reason)
 			continue
-		case All:
-			if zone.File < 0 || zone.File >= len(ref.Listing.Files) {
-				break
-			}
-			g := groups.id(ref.Listing.Files[zone.File].PartitionValues, keyCols)
-			ok, err := answerZone(seeds, specs, args, zone, g)
-			if err != nil {
-				return n, nil, err
-			}
-			if ok {
-				skip.Answered[id] = true
-				out.Answered++
-				continue
-			}
+		case Some:
+			skip.Count(plan.ZoneStraddles)
+			continue
 		}
-		out.Read++
+		switch {
+		case !usable:
+			skip.Count(plan.ZoneAggregateNeeds)
+			continue
+		case zone.File < 0 || zone.File >= len(ref.Listing.Files):
+			skip.Count(plan.ZonePartialsMissing) // a record that does not match its listing
+			continue
+		}
+		g := groups.id(ref.Listing.Files[zone.File].PartitionValues, keyCols)
+		reason, err := answerZone(seeds, specs, args, zone, g)
+		if err != nil {
+			return n, nil, err
+		}
+		if reason == plan.ZoneAllMatch {
+			skip.Answered[id] = true
+		}
+		skip.Count(reason)
 	}
-	if out.Answered == 0 && (out.None == 0 || !use) {
-		return n, nil, nil // the footers prune as well as the record would
-	}
+	out := &Zones{Ref: ref}
+	out.None, out.Answered, out.Read = skip.Outcomes()
 	if !use {
+		bypassed := &plan.ZoneSkip{Considered: skip.Considered}
+		bypassed.Reasons[plan.ZoneBypassed] = skip.Considered
+		scan.Zones = bypassed
+		if out.Answered == 0 {
+			return n, nil, nil // the footers prune as well as the record would
+		}
 		out.Bypassed = true
 		return n, out, nil
 	}
 	keys := groups.keys(scan, keyCols, ref.Listing.FileColumns)
 	if out.Read > 0 {
 		scan.Zones = skip
+		if out.Answered == 0 && out.None == 0 {
+			return n, nil, nil // nothing changed: every zone is read
+		}
 		if out.Answered > 0 {
 			a.Seeds, a.SeedKeys = seeds, keys
 		}
@@ -158,8 +209,29 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		}
 		arrays = append(arrays, arr)
 	}
-	stored := &plan.Stored{Cols: a.Cols, Arrays: arrays, Rows: rows, Source: "statistics at " + rec.SourceVersion.Label()}
+	stored := &plan.Stored{Cols: a.Cols, Arrays: arrays, Rows: rows, Source: "statistics at " + rec.SourceVersion.Label(), Zones: skip}
 	return replace(stored), out, nil
+}
+
+// takesPartials reports whether an aggregate can be derived from a zone's partials at
+// all: whether it accepts a zone of one non-null value whose every partial a zone can
+// hold is known (an exact distinct aggregate, or a sketch, cannot be).
+func takesPartials(spec agg.Spec) (bool, error) {
+	acc, err := agg.New(spec)
+	if err != nil {
+		return false, err
+	}
+	z := agg.UnknownZone(1)
+	z.Nulls, z.Sum = 0, "0"
+	if spec.ArgType != nil {
+		b := array.NewBuilder(memory.DefaultAllocator, spec.ArgType)
+		b.AppendEmptyValue()
+		arr := b.NewArray()
+		b.Release()
+		v := types.ValueAt(arr, 0)
+		z.Min, z.Max, z.Bounded = v, v, true
+	}
+	return acc.FromZone(&z, 0)
 }
 
 // topAggregate finds the aggregate at the top of a statement, under projections,
@@ -236,37 +308,48 @@ func (g *seedGroups) keys(scan *plan.Scan, keyCols []int, fileColumns int) []arr
 	return out
 }
 
-// zoneArg is an aggregate's argument: its record column (-1 for count_star) and type.
+// zoneArg is an aggregate's argument: its record column (-1 for count_star) and type,
+// and whether the aggregate takes the column's bounds (MIN, MAX).
 type zoneArg struct {
-	col int
-	dt  arrow.DataType
+	col    int
+	dt     arrow.DataType
+	bounds bool
 }
 
 // answerZone folds one zone's partials into group g of the seeds when every
-// aggregate accepts them; otherwise the seeds are left as they were.
-func answerZone(seeds []agg.Accumulator, specs []agg.Spec, args []zoneArg, zone stats.Zone, g uint32) (bool, error) {
+// aggregate accepts them, and says ZoneAllMatch; otherwise the seeds are left as they
+// were, and the reason names what the first aggregate to refuse lacked.
+func answerZone(seeds []agg.Accumulator, specs []agg.Spec, args []zoneArg, zone stats.Zone, g uint32) (plan.ZoneReason, error) {
 	trial := make([]agg.Accumulator, len(seeds))
 	for i := range seeds {
 		acc, err := agg.New(specs[i])
 		if err != nil {
-			return false, err
+			return plan.ZonePartialsMissing, err
 		}
 		z := agg.UnknownZone(zone.Rows)
-		if a := args[i]; a.col >= 0 {
+		a := args[i]
+		if a.col >= 0 {
 			z = partials(zone.Rows, zone.Columns[a.col], a.dt)
 		}
-		if ok, err := acc.FromZone(&z, 0); err != nil || !ok {
-			return false, err
+		ok, err := acc.FromZone(&z, 0)
+		if err != nil {
+			return plan.ZonePartialsMissing, err
+		}
+		if !ok {
+			if a.bounds && a.col >= 0 && zone.Columns[a.col].Min != nil {
+				return plan.ZoneBoundsInexact, nil // bounds on record, but not values
+			}
+			return plan.ZonePartialsMissing, nil
 		}
 		trial[i] = acc
 	}
 	for i, acc := range seeds {
 		acc.Resize(int(g) + 1)
 		if err := acc.Merge(trial[i], []uint32{g}); err != nil {
-			return false, err
+			return plan.ZonePartialsMissing, err
 		}
 	}
-	return true, nil
+	return plan.ZoneAllMatch, nil
 }
 
 // zoneFacts turns a zone column of the record into what the classifier needs. Bounds

@@ -145,6 +145,15 @@ SELECT 1::INTEGER AS id, 1.0::DOUBLE AS v, 'x' AS s, 1.00::DECIMAL(15,2) AS d, D
 SELECT i AS id, (i % 7)::INTEGER AS g, (i * 0.5)::DOUBLE AS v, 'k' || (i % 13) AS s,
        CASE WHEN i % 10 = 0 THEN NULL ELSE i % 100 END AS n
 FROM range(1, 5001) AS r(i)`},
+	// Long strings in three row groups (2048, 2048, 1904 rows), whose footer bounds
+	// DuckDB truncates to 256 bytes and marks inexact: s starts with 'a', 'b', 'c' in
+	// row groups 0, 1, 2, then 300 'y' and the row number in five digits; n is 280 'q'
+	// and i % 37, NULL when i % 5 = 0; k is short, 'k0', 'k1', 'k2', with exact bounds.
+	{path: "longstr.parquet", rowGroupSize: 2048, query: `
+SELECT i AS id, chr(97 + (i // 2048)::INTEGER) || repeat('y', 300) || lpad(i::VARCHAR, 5, '0') AS s,
+       CASE WHEN i % 5 = 0 THEN NULL ELSE repeat('q', 280) || (i % 37)::VARCHAR END AS n,
+       'k' || (i // 2048)::VARCHAR AS k
+FROM range(0, 6000) AS r(i)`},
 	// Several files of one schema in one directory (a listing).
 	{path: "multi/part-0.parquet", query: `SELECT * FROM (VALUES (1::BIGINT, 'a', 1.5::DOUBLE), (2, 'b', 2.5), (3, 'a', NULL)) AS t(id, grp, val)`},
 	{path: "multi/part-1.parquet", query: `SELECT * FROM (VALUES (4::BIGINT, 'b', 4.0::DOUBLE), (5, NULL, 5.0)) AS t(id, grp, val)`},
