@@ -134,10 +134,10 @@ type chunkPages struct {
 	maxDef int16
 	ptype  pq.Type
 
-	dict    *pageAt // the dictionary page, until it is decoded
-	hasDict bool    // whether a dictionary page was met
-	cur     pageAt  // the current data page
-	begun   bool    // whether cur is begun
+	dict    *pageAt    // the dictionary page, until it is decoded
+	hasDict bool       // whether a dictionary page was met
+	cur     pageAt     // the current data page
+	begun   bool       // whether cur is begun
 	left    int        // rows left in the current data page
 	defs    rleDecoder // its definition levels, when maxDef is 1
 	indexed bool       // its values are dictionary indexes (else PLAIN)

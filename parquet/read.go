@@ -106,10 +106,10 @@ type groupReader struct {
 	// anyEarly is false when every column is late: batches then follow the footer's
 	// row count.
 	anyEarly bool
-	pos     []int // for each requested column, its index in uniq
-	rows    int64 // rows read by the early readers
-	last    int   // rows of the last batch
-	filled  bool  // whether the last batch's late columns were decoded
+	pos      []int // for each requested column, its index in uniq
+	rows     int64 // rows read by the early readers
+	last     int   // rows of the last batch
+	filled   bool  // whether the last batch's late columns were decoded
 }
 
 func (f *File) openGroup(ctx context.Context, rg int, cols []int, early []bool) (g *groupReader, err error) {
