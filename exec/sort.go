@@ -131,13 +131,16 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 }
 
 // topN reads the input keeping only candidates for the first limit rows: batches are
-// buffered, and whenever the buffer passes a threshold it is ordered and cut to limit
-// rows, so memory stays proportional to the limit. Once limit rows are kept, the
-// worst of them bounds the first sort key: rows that cannot reach it are dropped as
-// they arrive, before they are copied (a dynamic filter).
+// buffered, and whenever limit rows have arrived since the last cut the buffer is
+// ordered and cut to limit rows, so memory stays proportional to the limit and each
+// row costs a logarithmic share of the sorting. Once limit rows are kept, the worst of
+// them bounds the first sort key: rows that cannot reach it are dropped as they
+// arrive, before they are copied, and the scan below drops them before decoding
+// their other columns (a dynamic filter). Cutting as soon as limit rows arrived keeps
+// that bound tight.
 func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 	width := len(s.node.Input.Columns())
-	threshold := max(4*int(s.limit), 2*vector.BatchSize)
+	every := max(int(s.limit), 1) // rows to arrive between cuts
 	first := s.node.Keys[0]
 	op := "<="
 	if first.Desc {
@@ -145,7 +148,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 	}
 	var bound *types.Value
 	var buf []*vector.Batch
-	rows := 0
+	rows, rowsKept := 0, 0 // rows buffered, and of those the ones the last cut kept
 	cut := func() error {
 		all, err := concatBatches(buf, width)
 		if err != nil {
@@ -169,7 +172,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 		// Keep the buffer in input order so that ties still resolve by arrival.
 		gosort.Sort(perm)
 		kept := (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}).Compact()
-		buf, rows = []*vector.Batch{kept}, kept.Rows
+		buf, rows, rowsKept = []*vector.Batch{kept}, kept.Rows, kept.Rows
 		return s.res.resize(batchSize(kept))
 	}
 	for {
@@ -202,7 +205,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 		b = b.Compact()
 		buf = append(buf, b)
 		rows += b.Rows
-		if rows > threshold {
+		if rows-rowsKept >= every {
 			if err := cut(); err != nil {
 				return nil, err
 			}
