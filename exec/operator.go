@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -40,11 +41,15 @@ type ScanStats struct {
 
 type builder struct {
 	env *Env
+
+	mu     sync.Mutex
+	shared map[*plan.Shared]*sharedRows
 }
 
 // Run executes n to completion and returns its rows as records with n's schema.
 func Run(ctx context.Context, env *Env, n plan.Node) ([]arrow.Record, error) {
 	bd := &builder{env: env}
+	defer bd.releaseShared()
 	return bd.run(ctx, n)
 }
 
@@ -146,6 +151,8 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 		return bd.buildSetOp(x)
 	case *plan.Window:
 		return bd.buildWindow(x)
+	case *plan.Shared:
+		return bd.buildShared(x), nil
 	}
 	return nil, errs.New(errs.Internal, "no operator for %T", n)
 }
@@ -461,3 +468,76 @@ func compact(b *vector.Batch) *vector.Batch {
 	}
 	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
+
+// sharedRows are the rows of a shared plan, computed by whichever reader asks first
+// and held, under the memory budget, until the statement ends.
+type sharedRows struct {
+	once  sync.Once
+	parts []*vector.Batch
+	err   error
+	res   reservation
+}
+
+func (bd *builder) buildShared(x *plan.Shared) Operator {
+	bd.mu.Lock()
+	defer bd.mu.Unlock()
+	if bd.shared == nil {
+		bd.shared = map[*plan.Shared]*sharedRows{}
+	}
+	rows := bd.shared[x]
+	if rows == nil {
+		rows = &sharedRows{res: reservation{budget: bd.env.Budget}}
+		bd.shared[x] = rows
+	}
+	return &sharedOp{bd: bd, node: x, rows: rows}
+}
+
+// releaseShared gives back the memory the statement's shared plans held.
+func (bd *builder) releaseShared() {
+	bd.mu.Lock()
+	defer bd.mu.Unlock()
+	for _, r := range bd.shared {
+		r.res.release()
+	}
+	bd.shared = nil
+}
+
+// sharedOp replays a shared plan's rows to one reader.
+type sharedOp struct {
+	bd   *builder
+	node *plan.Shared
+	rows *sharedRows
+	next int
+}
+
+func (o *sharedOp) Next(ctx context.Context) (*vector.Batch, error) {
+	r := o.rows
+	r.once.Do(func() {
+		op, err := o.bd.build(o.node.Input)
+		if err != nil {
+			r.err = err
+			return
+		}
+		defer op.Close()
+		all, err := drain(ctx, op, len(o.node.Columns()), &r.res)
+		if err != nil {
+			r.err = err
+			return
+		}
+		if all.Rows > 0 {
+			r.parts = slices(all)
+		}
+	})
+	if r.err != nil {
+		return nil, r.err
+	}
+	if o.next >= len(r.parts) {
+		return nil, nil
+	}
+	b := r.parts[o.next]
+	o.next++
+	// Each reader gets its own batch: operators may rewrite a batch's columns.
+	return &vector.Batch{Cols: append([]arrow.Array(nil), b.Cols...), Rows: b.Rows}, nil
+}
+
+func (o *sharedOp) Close() {}

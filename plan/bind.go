@@ -53,8 +53,20 @@ type binder struct {
 	now         time.Time
 }
 
+// cteDef is a WITH query. It is bound once, at its first reference; when it is named
+// more than once, every reference reads one Shared plan, computed once.
 type cteDef struct {
-	def *pg.CommonTableExpr
+	def    *pg.CommonTableExpr
+	shared *Shared
+	first  *Project // what the first reference reads it through
+}
+
+// inline puts the plan of a WITH query named only once straight in its place, where
+// the rules can push into it; one named more often stays shared.
+func (d *cteDef) inline() {
+	if d.shared != nil && d.shared.Refs == 1 {
+		d.first.Input = d.shared.Input
+	}
 }
 
 func (b *binder) lookupCTE(name string) (*cteDef, int) {
@@ -77,7 +89,12 @@ func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		}
 		frame := map[string]*cteDef{}
 		b.ctes = append(b.ctes, frame)
-		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+		defer func() {
+			b.ctes = b.ctes[:len(b.ctes)-1]
+			for _, d := range frame {
+				d.inline()
+			}
+		}()
 		for _, c := range sel.WithClause.Ctes {
 			def := c.GetCommonTableExpr()
 			if def == nil {
@@ -345,7 +362,7 @@ func requalify(cols []Column, alias *pg.Alias, def string) ([]Column, error) {
 }
 
 // rename wraps n in a projection that only renames its columns.
-func rename(n Node, cols []Column) Node {
+func rename(n Node, cols []Column) *Project {
 	in := n.Columns()
 	exprs := make([]Expr, len(in))
 	for i, c := range in {
@@ -380,13 +397,20 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 						frame[k] = v
 					}
 				}
-				b.ctes = append(b.ctes, frame)
-				n, err := b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
-				b.ctes = saved
-				if err != nil {
-					return nil, err
+				if d.shared == nil {
+					b.ctes = append(b.ctes, frame)
+					n, err := b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
+					b.ctes = saved
+					if err != nil {
+						return nil, err
+					}
+					d.shared = &Shared{Input: n}
 				}
+				b.ctes = saved
+				d.shared.Refs++
+				n := Node(d.shared)
 				cols := n.Columns()
+				var err error
 				if len(d.def.Aliascolnames) > 0 {
 					cols, err = requalify(cols, &pg.Alias{Colnames: d.def.Aliascolnames}, rv.Relname)
 					if err != nil {
@@ -397,7 +421,11 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 				if err != nil {
 					return nil, err
 				}
-				return rename(n, cols), nil
+				p := rename(n, cols)
+				if d.first == nil {
+					d.first = p
+				}
+				return p, nil
 			}
 		}
 		ref, err := b.cat.Table(b.ctx, name)

@@ -132,6 +132,10 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			fs = append(fs, w.Func)
 		}
 		fmt.Fprintf(b, "%sWindow %s", pad, strings.Join(fs, ", "))
+	case *Shared:
+		fmt.Fprintf(b, "%sShared computed once, read %d times\n", pad, x.Refs)
+		explain(b, x.Input, depth+1, ann)
+		return
 	}
 	if a, ok := ann[n]; ok {
 		fmt.Fprintf(b, " {%s}", a)

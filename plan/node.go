@@ -65,6 +65,14 @@ type Scan struct {
 	Zones *ZoneSkip
 }
 
+// Shared is a plan several parts of a statement read — a WITH query named more than
+// once — computed once and replayed to each reader. The same *Shared appears in the
+// tree once per reference.
+type Shared struct {
+	Input Node
+	Refs  int // references to it in the statement
+}
+
 // ZoneSkip is the zone planner's decision for one scan (DESIGN.md §3), and why.
 type ZoneSkip struct {
 	// None and Answered hold zones by file (index into the listing's files) and row
@@ -281,6 +289,7 @@ func (n *Limit) Columns() []Column     { return n.Input.Columns() }
 func (n *Distinct) Columns() []Column  { return n.Input.Columns() }
 func (n *SetOp) Columns() []Column     { return n.Cols }
 func (n *Window) Columns() []Column    { return n.Cols }
+func (n *Shared) Columns() []Column    { return n.Input.Columns() }
 
 func (n *Scan) Inputs() []Node      { return nil }
 func (n *Values) Inputs() []Node    { return nil }
@@ -294,6 +303,10 @@ func (n *Limit) Inputs() []Node     { return []Node{n.Input} }
 func (n *Distinct) Inputs() []Node  { return []Node{n.Input} }
 func (n *SetOp) Inputs() []Node     { return []Node{n.Left, n.Right} }
 func (n *Window) Inputs() []Node    { return []Node{n.Input} }
+
+// Inputs is none: a shared plan is a leaf to the rules, which optimize it once on its
+// own (one rewrite seen from several parents would change them all).
+func (n *Shared) Inputs() []Node { return nil }
 
 // Schema is the Arrow schema of a node's output.
 func Schema(n Node) *arrow.Schema {

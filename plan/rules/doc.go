@@ -6,6 +6,27 @@ import "github.com/loredb/lore/plan"
 
 // Optimize applies every rule to n and returns the rewritten plan.
 func Optimize(n plan.Node) plan.Node {
+	n = optimizeTree(n)
+	// Each shared plan is optimized once, on its own, with every column it produces
+	// needed.
+	done := map[*plan.Shared]bool{}
+	var walk func(plan.Node)
+	walk = func(n plan.Node) {
+		if s, ok := n.(*plan.Shared); ok && !done[s] {
+			done[s] = true
+			s.Input = optimizeTree(s.Input)
+			walk(s.Input)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+		plan.ForEachSubquery(n, walk)
+	}
+	walk(n)
+	return n
+}
+
+func optimizeTree(n plan.Node) plan.Node {
 	n = FactorOr(n)
 	n = PushFilters(n)
 	n = PushSemiJoins(n)
