@@ -8,7 +8,7 @@ import (
 	"maps"
 	"math"
 	"os"
-	"runtime/debug"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -315,10 +315,12 @@ var errNotStopped = errors.New("the engine did not stop after the timeout")
 // past the timeout plus cfg.Grace is left running in the background and the run is
 // reported as a timeout that did not stop.
 func timedRun(ctx context.Context, cfg Config, e engine, q string, keep, heap bool, r *Run) ([][]string, error) {
-	// Every run starts from a collected heap returned to the OS, so that neither the
-	// garbage of earlier runs nor the other engine's retained memory counts against
-	// it, in time (GC work) or in memory.
-	debug.FreeOSMemory()
+	// Every run starts from a collected heap, so that the garbage of earlier runs
+	// does not count against it in GC work. The memory the Go runtime keeps for reuse
+	// stays with it, as DuckDB's allocator keeps the memory it freed: returning only
+	// Go's to the operating system would make every Lore run fault its heap in afresh
+	// while DuckDB's runs reuse theirs.
+	runtime.GC()
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	type outcome struct {
