@@ -156,3 +156,51 @@ func TestTopNBoundSkipsRowGroups(t *testing.T) {
 			s.RowGroupsConsidered, s.RowGroupsPruned, s.RowGroupsRead)
 	}
 }
+
+// TestPageIndexSkipsPages filters a file sorted by id, written with a page index and
+// small pages, to a narrow range: only the pages that may hold it are read, and the
+// rows are those a filter the page index cannot see (an expression) returns.
+func TestPageIndexSkipsPages(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sorted.parquet")
+	const rows = 50_000
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := 0; i < rows; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if i%9 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("v%d", i%1234))
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := pq.NewWriterProperties(pq.WithDataPageSize(2048), pq.WithBatchSize(100), pq.WithMaxRowGroupLength(rows),
+		pq.WithStats(true), pq.WithPageIndexEnabled(true))
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, rows, props,
+		pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	e := open(t, lore.Options{})
+	registerStats(t, e, path)
+	for _, pred := range []string{"id BETWEEN 20000 AND 20100", "id < 300", "id >= 49990", "id IN (5, 40000)", "id > 60000"} {
+		got := run(t, e, "SELECT id, v FROM t WHERE "+pred+" ORDER BY id", nil)
+		want := run(t, e, "SELECT id, v FROM t WHERE "+strings.ReplaceAll(pred, "id", "(id + 0)")+" ORDER BY id", nil)
+		if g, w := resultText(got), resultText(want); g != w {
+			t.Fatalf("%s:\n%s\nwant\n%s", pred, g, w)
+		}
+		if s := got.Record.Scans[0]; s.RowsScanned > rows/10 {
+			t.Errorf("%s: %d of %d rows scanned", pred, s.RowsScanned, rows)
+		}
+	}
+}

@@ -233,24 +233,53 @@ func (r *rows) resolve(arg arrow.Array, sel []int32, groups []uint32) (vals arro
 	bm := vals.NullBitmapBytes()
 	off := vals.Data().Offset()
 	kept := 0
-	for k := 0; k < n; k++ {
-		i := int32(k)
-		if s != nil {
-			i = s[k]
-		}
-		if i < 0 {
-			continue
-		}
-		if bm != nil {
-			if b := off + int(i); bm[b>>3]&(1<<(b&7)) == 0 {
-				continue
+	if !nullIndex && bm != nil {
+		// Branch-free: every row is written, and the count advances by its validity
+		// bit.
+		switch {
+		case s == nil && g == nil:
+			for k := 0; k < n; k++ {
+				b := off + k
+				rs[kept] = int32(k)
+				kept += int(bm[b>>3]>>(b&7)) & 1
+			}
+		case g == nil:
+			for _, i := range s[:n] {
+				b := off + int(i)
+				rs[kept] = i
+				kept += int(bm[b>>3]>>(b&7)) & 1
+			}
+		default:
+			for k := 0; k < n; k++ {
+				i := int32(k)
+				if s != nil {
+					i = s[k]
+				}
+				b := off + int(i)
+				rs[kept], rg[kept] = i, g[k]
+				kept += int(bm[b>>3]>>(b&7)) & 1
 			}
 		}
-		rs[kept] = i
-		if g != nil {
-			rg[kept] = g[k]
+	} else {
+		for k := 0; k < n; k++ {
+			i := int32(k)
+			if s != nil {
+				i = s[k]
+			}
+			if i < 0 {
+				continue
+			}
+			if bm != nil {
+				if b := off + int(i); bm[b>>3]&(1<<(b&7)) == 0 {
+					continue
+				}
+			}
+			rs[kept] = i
+			if g != nil {
+				rg[kept] = g[k]
+			}
+			kept++
 		}
-		kept++
 	}
 	rs = rs[:kept]
 	if g != nil {

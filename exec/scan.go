@@ -111,6 +111,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		}
 		sp.Morsels = kept
 	}
+	sp.Morsels = p.divide(sp)
 	early := p.early(pos, len(names))
 	stages := p.stages
 	if early != nil && p.lead != nil {
@@ -161,6 +162,26 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// divide cuts the morsels into ranges of rows when there are too few to keep every
+// worker busy (a filter that leaves one or two row groups to read), as far as the
+// reader passes over rows without decoding them.
+func (p *pipeline) divide(sp *source.ScanPlan) []source.Morsel {
+	want := 2 * p.bd.env.Threads
+	if len(sp.Morsels) == 0 || len(sp.Morsels) >= want {
+		return sp.Morsels
+	}
+	parts := (want + len(sp.Morsels) - 1) / len(sp.Morsels)
+	var out []source.Morsel
+	for _, m := range sp.Morsels {
+		if m.Rows < 4*vector.BatchSize || !sp.Divisible(m) {
+			out = append(out, m)
+			continue
+		}
+		out = append(out, m.Split(parts, vector.BatchSize)...)
+	}
+	return out
 }
 
 // excluded reports whether the dynamic bound, as it stands, rules out morsel m by its

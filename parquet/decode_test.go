@@ -70,7 +70,7 @@ func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 		early[0] = first == 1
 		for g := 0; g < f.NumRowGroups(); g++ {
 			i := 0
-			err := f.ReadRowGroupLate(context.Background(), g, cols, early, func(b *vector.Batch, late func() error) error {
+			err := f.ReadRowGroupLate(context.Background(), g, nil, cols, early, func(b *vector.Batch, late func() error) error {
 				defer func() { i++ }()
 				if i >= len(full[g]) {
 					return fmt.Errorf("batch %d past the %d of the full read", i, len(full[g]))
@@ -100,6 +100,83 @@ func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 			if err != nil {
 				t.Errorf("%s: %s path, %d early, row group %d read late: %v", name, path, first, g, err)
 				return
+			}
+		}
+	}
+}
+
+// rangesMatch reads parts of every row group of f — from a batch boundary, from the
+// middle of a batch, a few rows, the last rows — and requires the values of the same
+// rows of the full read.
+func rangesMatch(t *testing.T, f *File, name, path string, full [][]*vector.Batch) {
+	t.Helper()
+	n := f.Schema().NumFields()
+	cols := make([]int, n)
+	for i := range cols {
+		cols[i] = i
+	}
+	for g := 0; g < f.NumRowGroups(); g++ {
+		total := f.RowGroup(g).Rows
+		whole := make([]arrow.Array, n)
+		for c := range whole {
+			var parts []arrow.Array
+			for _, b := range full[g] {
+				parts = append(parts, b.Cols[c])
+			}
+			if len(parts) == 0 {
+				return
+			}
+			a, err := array.Concatenate(parts, memory.DefaultAllocator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole[c] = a
+		}
+		cases := [][]RowRange{
+			{{vector.BatchSize, total - vector.BatchSize}}, {{1000, 5000}}, {{total / 2, 3}}, {{total - 7, 7}},
+			{{0, total / 3}}, {{100, 200}, {9000, 50}, {total - 10, 10}}, {{0, 1}, {1, 1}, {5, 0}, {20_000, 9_000}},
+		}
+	next:
+		for _, ranges := range cases {
+			at := int64(0)
+			for _, r := range ranges {
+				if r.First < at || r.Rows < 0 || r.First+r.Rows > total {
+					continue next
+				}
+				at = r.First + r.Rows
+			}
+			got := make([][]arrow.Array, n)
+			read := int64(0)
+			err := f.ReadRowGroupLate(context.Background(), g, ranges, cols, nil, func(b *vector.Batch, _ func() error) error {
+				for c := range got {
+					got[c] = append(got[c], b.Cols[c])
+				}
+				read += int64(b.Rows)
+				return nil
+			})
+			if err != nil {
+				t.Errorf("%s: %s path, row group %d rows %v: %v", name, path, g, ranges, err)
+				return
+			}
+			for c := range got {
+				var want []arrow.Array
+				for _, r := range ranges {
+					if r.Rows > 0 {
+						want = append(want, array.NewSlice(whole[c], r.First, r.First+r.Rows))
+					}
+				}
+				if len(want) == 0 {
+					if read != 0 {
+						t.Errorf("%s: %s path, row group %d rows %v: read %d rows", name, path, g, ranges, read)
+					}
+					continue
+				}
+				w, err1 := array.Concatenate(want, memory.DefaultAllocator)
+				a, err2 := array.Concatenate(got[c], memory.DefaultAllocator)
+				if err1 != nil || err2 != nil || !sameArray(a, w) {
+					t.Errorf("%s: %s path, row group %d rows %v: column %q differs", name, path, g, ranges, f.Schema().Field(c).Name)
+					return
+				}
 			}
 		}
 	}
@@ -172,7 +249,10 @@ func compareReads(t *testing.T, f *File, name string) (pages, typed int) {
 		return 0, 0
 	}
 	for _, path := range []int{pathPages, pathTyped, pathLibrary} {
-		withPath(path, func() { lateMatches(t, f, name, pathNames[path], lib) })
+		withPath(path, func() {
+			lateMatches(t, f, name, pathNames[path], lib)
+			rangesMatch(t, f, name, pathNames[path], lib)
+		})
 	}
 	for c := range f.Schema().Fields() {
 		if _, ok := f.typedKind(c); ok {

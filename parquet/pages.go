@@ -68,8 +68,11 @@ type pageWalker struct {
 // the library does not have, or written by a parquet-mr old enough to misstate its
 // sizes.
 func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
+	if !f.walkable(rg, leaf) {
+		return nil, nil
+	}
 	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil || cc.CryptoMetadata() != nil || f.meta.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
+	if err != nil {
 		return nil, err
 	}
 	codec, err := compress.GetCodec(cc.Compression())
@@ -91,6 +94,32 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 		codec = nil
 	}
 	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec}, nil
+}
+
+// walkable reports whether the page walker can read the chunk of leaf in row group
+// rg (see chunkWalker).
+func (f *File) walkable(rg, leaf int) bool {
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
+	if err != nil || cc.CryptoMetadata() != nil || f.meta.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
+		return false
+	}
+	_, err = compress.GetCodec(cc.Compression())
+	return err == nil
+}
+
+// PassesOverPages reports whether rows of columns cols of row group rg can be passed
+// over page by page, without decoding them: whether every one takes the page path.
+// Reading a row group in parts pays only then.
+func (f *File) PassesOverPages(rg int, cols []int) bool {
+	if rg < 0 || rg >= len(f.groups) {
+		return false
+	}
+	for _, c := range cols {
+		if c < 0 || c >= len(f.cols) || f.pageKind(rg, c) == pageNone || !f.walkable(rg, f.cols[c].leaves[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // next reads the next page header; ok is false past the chunk's last data page.

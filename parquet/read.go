@@ -27,7 +27,7 @@ import (
 // no Cols. Errors decoding data are errs.CorruptSource naming the file and the row
 // group; an error from fn is returned as it is. ctx is checked between batches.
 func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*vector.Batch) error) error {
-	return f.ReadRowGroupLate(ctx, rg, cols, nil, func(b *vector.Batch, _ func() error) error { return fn(b) })
+	return f.ReadRowGroupLate(ctx, rg, nil, cols, nil, func(b *vector.Batch, _ func() error) error { return fn(b) })
 }
 
 // ReadRowGroupLate is ReadRowGroup with late materialisation: only the columns cols[i]
@@ -37,9 +37,25 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 // for are passed over without decoding their values, and pages they fill whole are
 // dropped. A column asked for both early and late is early. With no early column,
 // batches follow the row group's row count in the footer.
-func (f *File) ReadRowGroupLate(ctx context.Context, rg int, cols []int, early []bool, fn func(b *vector.Batch, late func() error) error) error {
+//
+// Only the rows in ranges are read (every row when ranges is nil); ranges are in
+// order and do not overlap. The rows between them are passed over as rows of batches
+// nobody asks for are, so that parts of one row group can be read in parallel and
+// pages a page index rules out are never decoded.
+func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, cols []int, early []bool, fn func(b *vector.Batch, late func() error) error) error {
 	if rg < 0 || rg >= len(f.groups) {
 		return errs.New(errs.Internal, "BUG: row group %d of %q out of range", rg, f.name)
+	}
+	total := f.groups[rg].Rows
+	if ranges == nil {
+		ranges = []RowRange{{0, total}}
+	}
+	at := int64(0)
+	for _, r := range ranges {
+		if r.First < at || r.Rows < 0 || r.First+r.Rows > total {
+			return errs.New(errs.Internal, "BUG: rows %d+%d of row group %d of %q, which has %d, out of order or range", r.First, r.Rows, rg, f.name, total)
+		}
+		at = r.First + r.Rows
 	}
 	if early != nil && len(early) != len(cols) {
 		return errs.New(errs.Internal, "BUG: %d early flags for %d columns", len(early), len(cols))
@@ -54,14 +70,16 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, cols []int, early [
 	}
 	noLate := func() error { return nil }
 	if len(cols) == 0 {
-		for left := f.groups[rg].Rows; left > 0; {
-			n := min(left, vector.BatchSize)
-			if err := fn(&vector.Batch{Cols: []arrow.Array{}, Rows: int(n)}, noLate); err != nil {
-				return err
-			}
-			left -= n
-			if err := ctx.Err(); err != nil {
-				return err
+		for _, r := range ranges {
+			for left := r.Rows; left > 0; {
+				n := min(left, vector.BatchSize)
+				if err := fn(&vector.Batch{Cols: []arrow.Array{}, Rows: int(n)}, noLate); err != nil {
+					return err
+				}
+				left -= n
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -69,7 +87,7 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, cols []int, early [
 	if f.src == nil {
 		return errs.New(errs.Internal, "BUG: %q has no open reader", f.name)
 	}
-	rd, err := f.openGroup(ctx, rg, cols, early)
+	rd, err := f.openGroup(ctx, rg, ranges, cols, early)
 	if err != nil {
 		return err
 	}
@@ -107,13 +125,15 @@ type groupReader struct {
 	// row count.
 	anyEarly bool
 	pos      []int // for each requested column, its index in uniq
-	rows     int64 // rows read by the early readers
+	rows     int64 // the next row of the row group to read
+	ranges   []RowRange
+	cur      int // the range rows is in, or after
 	last     int   // rows of the last batch
 	filled   bool  // whether the last batch's late columns were decoded
 }
 
-func (f *File) openGroup(ctx context.Context, rg int, cols []int, early []bool) (g *groupReader, err error) {
-	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols)), filled: true}
+func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []int, early []bool) (g *groupReader, err error) {
+	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols)), filled: true, ranges: ranges}
 	defer func() {
 		if p := recover(); p != nil {
 			g.release()
@@ -178,20 +198,36 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 			}
 		}
 	}
-	// Ask for no more rows than the footer says are left, so that the last batch's
-	// buffers are allocated at their exact size; past the footer's count (a file that
-	// lies), ask for a whole batch and let the count check below refuse it.
-	want := int64(vector.BatchSize)
-	if left := f.groups[g.rg].Rows - g.rows; left > 0 && left < want {
-		want = left
+	// Move to the range the next row is in, passing over the rows before it.
+	for g.cur < len(g.ranges) && (g.ranges[g.cur].Rows == 0 || g.rows >= g.ranges[g.cur].First+g.ranges[g.cur].Rows) {
+		g.cur++
 	}
+	if g.cur == len(g.ranges) {
+		return nil, nil
+	}
+	r := g.ranges[g.cur]
+	if gap := r.First - g.rows; gap > 0 {
+		for k := range g.lag {
+			g.lag[k] += gap
+		}
+		g.rows = r.First
+	}
+	// Ask for no more rows than the range has left, so that the last batch's buffers
+	// are allocated at their exact size.
+	want := min(int64(vector.BatchSize), r.First+r.Rows-g.rows)
 	arrs := make([]arrow.Array, len(g.uniq))
 	n, first := -1, -1
-	for k, r := range g.readers {
+	for k, rd := range g.readers {
 		if !g.early[k] {
 			continue
 		}
-		arr, err := r.next(want)
+		if g.lag[k] > 0 {
+			if err := rd.skip(g.lag[k]); err != nil {
+				return nil, f.readError(g.rg, err)
+			}
+			g.lag[k] = 0
+		}
+		arr, err := rd.next(want)
 		if err != nil {
 			return nil, f.readError(g.rg, err)
 		}
@@ -203,13 +239,10 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 		arrs[k] = arr
 	}
 	if !g.anyEarly {
-		n = int(max(0, min(want, f.groups[g.rg].Rows-g.rows)))
+		n = int(want)
 	}
 	if n <= 0 {
-		if g.rows != f.groups[g.rg].Rows && f.groups[g.rg].Rows != 0 {
-			return nil, f.readError(g.rg, fmt.Errorf("read %d rows, the footer says %d", g.rows, f.groups[g.rg].Rows))
-		}
-		return nil, nil
+		return nil, f.readError(g.rg, fmt.Errorf("read %d rows, the footer says %d", g.rows, f.groups[g.rg].Rows))
 	}
 	g.rows += int64(n)
 	g.last, g.filled = n, !g.anyLate

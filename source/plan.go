@@ -28,11 +28,42 @@ type ScanSpec struct {
 	Filters []Predicate // conjunctive; used only to skip work — the caller still filters rows
 }
 
-// Morsel is one unit of parallel work: a row group of a file.
+// Morsel is one unit of parallel work: a row group of a file, or a range of its rows
+// (see Split).
 type Morsel struct {
 	File     int // index into the listing's Files
 	RowGroup int
-	Rows     int64
+	Rows     int64 // rows of the morsel
+	First    int64 // its first row within the row group
+}
+
+// Divisible reports whether reading m in parts (Split) costs little more than reading
+// it whole: whether the reader passes over rows before a part without decoding them.
+func (p *ScanPlan) Divisible(m Morsel) bool {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return false
+	}
+	fs := p.files[m.File]
+	return fs.footer.PassesOverPages(m.RowGroup, fs.cols)
+}
+
+// Whole reports whether m is a whole row group rather than a part of one.
+func (m Morsel) Whole() bool { return m.First == 0 }
+
+// Split cuts m into about parts ranges of rows, each a multiple of align rows but the
+// last; a morsel too small to share is returned whole.
+func (m Morsel) Split(parts int, align int64) []Morsel {
+	step := (m.Rows + int64(parts) - 1) / int64(max(parts, 1))
+	step = (step + align - 1) / align * align
+	if parts <= 1 || step >= m.Rows {
+		return []Morsel{m}
+	}
+	var out []Morsel
+	for first := int64(0); first < m.Rows; first += step {
+		n := min(step, m.Rows-first)
+		out = append(out, Morsel{File: m.File, RowGroup: m.RowGroup, Rows: n, First: m.First + first})
+	}
+	return out
 }
 
 // ScanPlan is a pruned scan: the morsels left to read and what reading them needs.
@@ -57,7 +88,8 @@ type output struct {
 
 // fileScan is what Read needs of one file.
 type fileScan struct {
-	footer *parquet.File
+	footer  *parquet.File
+	filters []fileFilter // the spec's filters on this file's columns
 	cols   []int            // distinct file columns read, as indexes into the file's schema
 	slot   []int            // for each output, its index in cols (file columns only)
 	casts  []arrow.DataType // for each entry of cols, the type to cast to, or nil
@@ -117,16 +149,13 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		p.files[fi] = fs
 		// Filters on this file's columns, with the file's column index, when the file's
 		// statistics are typed so they compare with the filter's values.
-		type fileFilter struct {
-			col int
-			p   Predicate
-		}
 		var ffs []fileFilter
 		for _, f := range fileFilters {
 			if j := l.statsColumn(footer, f.Column); j >= 0 {
 				ffs = append(ffs, fileFilter{j, f})
 			}
 		}
+		fs.filters = ffs
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			c.RowGroupsConsidered.Add(1)
 			info := footer.RowGroup(g)
@@ -145,6 +174,66 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 	}
 	return p, nil
+}
+
+// fileFilter is a filter on a file's column: the column's index in the file.
+type fileFilter struct {
+	col int
+	p   Predicate
+}
+
+// rowRanges returns the rows of morsel m that its file's page index leaves to read
+// under the spec's filters: pages whose statistics exclude a filter are left out. nil
+// means the whole row group.
+func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.RowRange {
+	var ranges []parquet.RowRange
+	if !m.Whole() || m.Rows != f.RowGroup(m.RowGroup).Rows {
+		ranges = []parquet.RowRange{{First: m.First, Rows: m.Rows}}
+	}
+	for _, ff := range fs.filters {
+		pages, ok := f.PageIndex(m.RowGroup, ff.col)
+		if !ok {
+			continue
+		}
+		var keep []parquet.RowRange
+		for _, pg := range pages {
+			if prunes(pg.Stats, pg.Rows, ff.p) {
+				continue
+			}
+			if n := len(keep); n > 0 && keep[n-1].First+keep[n-1].Rows == pg.FirstRow {
+				keep[n-1].Rows += pg.Rows
+			} else {
+				keep = append(keep, parquet.RowRange{First: pg.FirstRow, Rows: pg.Rows})
+			}
+		}
+		if ranges == nil {
+			ranges = keep
+		} else {
+			ranges = intersect(ranges, keep)
+		}
+		if len(ranges) == 0 {
+			return []parquet.RowRange{}
+		}
+	}
+	return ranges
+}
+
+// intersect returns the rows in both a and b, ranges in order.
+func intersect(a, b []parquet.RowRange) []parquet.RowRange {
+	var out []parquet.RowRange
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		lo := max(a[i].First, b[j].First)
+		hi := min(a[i].First+a[i].Rows, b[j].First+b[j].Rows)
+		if lo < hi {
+			out = append(out, parquet.RowRange{First: lo, Rows: hi - lo})
+		}
+		if a[i].First+a[i].Rows < b[j].First+b[j].Rows {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
 }
 
 // statsColumn is the index in footer of the listing's column name when the file's
@@ -351,12 +440,15 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 	}
 	info := f.RowGroup(m.RowGroup)
-	p.c.RowGroupsRead.Add(1)
-	var bytes int64
-	for _, j := range fs.cols {
-		bytes += info.Columns[j].CompressedBytes
+	if m.Whole() {
+		// A row group read in parts counts once, with its first part.
+		p.c.RowGroupsRead.Add(1)
+		var bytes int64
+		for _, j := range fs.cols {
+			bytes += info.Columns[j].CompressedBytes
+		}
+		p.c.CompressedBytesRead.Add(bytes)
 	}
-	p.c.CompressedBytesRead.Add(bytes)
 	// A file column is early when any output it feeds is.
 	var fileEarly []bool
 	if early != nil {
@@ -386,7 +478,11 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 		return a, nil
 	}
-	return f.ReadRowGroupLate(ctx, m.RowGroup, fs.cols, fileEarly, func(b *vector.Batch, late func() error) error {
+	ranges := p.rowRanges(f, fs, m)
+	if ranges != nil && len(ranges) == 0 {
+		return nil // the page index rules out every row
+	}
+	return f.ReadRowGroupLate(ctx, m.RowGroup, ranges, fs.cols, fileEarly, func(b *vector.Batch, late func() error) error {
 		p.c.RowsScanned.Add(int64(b.Rows))
 		cols := make([]arrow.Array, len(p.outs))
 		for i := range p.outs {

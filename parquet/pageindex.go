@@ -1,0 +1,123 @@
+package parquet
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/loredb/lore/types"
+)
+
+// PageStats are the rows of one data page of a column chunk and their statistics, as
+// the file's page index (column index and offset index) records them.
+type PageStats struct {
+	FirstRow, Rows int64
+	Stats          ColumnStats
+}
+
+// RowRange is a range of rows within a row group.
+type RowRange struct{ First, Rows int64 }
+
+// PageIndex returns the pages of column c in row group rg with their statistics, from
+// the file's page index. ok is false when the file has no usable index for the chunk:
+// none written, a nested or INT96 column, an order the statistics are not kept in,
+// or an index that does not read back or agree with the row group. The index is read
+// from the file (through the reader the File holds).
+func (f *File) PageIndex(rg, c int) (pages []PageStats, ok bool) {
+	if rg < 0 || rg >= len(f.groups) || c < 0 || c >= len(f.cols) || f.src == nil {
+		return nil, false
+	}
+	col := f.cols[c]
+	if col.leaf == nil || col.int96 || col.leaf.SortOrder() == schema.SortUNKNOWN {
+		return nil, false
+	}
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
+	if err != nil || cc.CryptoMetadata() != nil {
+		return nil, false
+	}
+	ciLoc, oiLoc := cc.GetColumnIndexLocation(), cc.GetOffsetIndexLocation()
+	if ciLoc == nil || oiLoc == nil {
+		return nil, false
+	}
+	defer func() {
+		if p := recover(); p != nil { // the library panics on an index it cannot parse
+			pages, ok = nil, false
+		}
+	}()
+	ciBytes, err1 := f.readIndex(ciLoc)
+	oiBytes, err2 := f.readIndex(oiLoc)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	props := pq.NewReaderProperties(memory.DefaultAllocator)
+	ci := metadata.NewColumnIndex(col.leaf, ciBytes, props, nil)
+	oi := metadata.NewOffsetIndex(oiBytes, props, nil)
+	locs := oi.GetPageLocations()
+	mins, maxs, nulls := ci.GetMinValues(), ci.GetMaxValues(), ci.GetNullPages()
+	if len(locs) == 0 || len(mins) != len(locs) || len(maxs) != len(locs) || len(nulls) != len(locs) {
+		return nil, false
+	}
+	var nullCounts []int64
+	if ci.IsSetNullCounts() {
+		if nullCounts = ci.GetNullCounts(); len(nullCounts) != len(locs) {
+			return nil, false
+		}
+	}
+	total := f.groups[rg].Rows
+	dt := f.schema.Field(c).Type
+	whole := col.leaf.PhysicalType() != pq.Types.ByteArray && col.leaf.PhysicalType() != pq.Types.FixedLenByteArray
+	pages = make([]PageStats, len(locs))
+	for i, loc := range locs {
+		end := total
+		if i+1 < len(locs) {
+			end = locs[i+1].FirstRowIndex
+		}
+		if loc.FirstRowIndex < 0 || end <= loc.FirstRowIndex || end > total || (i == 0 && loc.FirstRowIndex != 0) {
+			return nil, false
+		}
+		p := PageStats{FirstRow: loc.FirstRowIndex, Rows: end - loc.FirstRowIndex}
+		if nullCounts != nil && nullCounts[i] >= 0 {
+			p.Stats.HasNullCount, p.Stats.NullCount = true, nullCounts[i]
+		}
+		if nulls[i] {
+			// Every value of the page is NULL.
+			p.Stats.HasNullCount, p.Stats.NullCount = true, p.Rows
+		} else {
+			st := metadata.NewStatisticsFromEncoded(col.leaf, memory.DefaultAllocator, p.Rows, pageBounds{mins[i], maxs[i]})
+			if st != nil && st.HasMinMax() {
+				lo, hi, ok := bounds(st, dt, col.read)
+				if ok && inRange(lo, dt) && inRange(hi, dt) && types.Compare(lo, hi) <= 0 {
+					p.Stats.HasMinMax, p.Stats.Min, p.Stats.Max = true, lo, hi
+					p.Stats.MinExact, p.Stats.MaxExact = whole, whole
+				}
+			}
+		}
+		pages[i] = p
+	}
+	return pages, true
+}
+
+// readIndex reads the bytes of an index at loc, which must lie in the file.
+func (f *File) readIndex(loc *metadata.IndexLocation) ([]byte, error) {
+	if loc.Offset < 0 || loc.Length <= 0 || loc.Offset > f.size || int64(loc.Length) > f.size-loc.Offset {
+		return nil, fmt.Errorf("page index at %d of %d bytes lies outside the file", loc.Offset, loc.Length)
+	}
+	b := make([]byte, loc.Length)
+	_, err := f.src.ReadAt(b, loc.Offset)
+	return b, err
+}
+
+// pageBounds hands a page's encoded bounds to the library's statistics decoder.
+type pageBounds struct{ min, max []byte }
+
+func (b pageBounds) GetMin() []byte           { return b.min }
+func (b pageBounds) GetMax() []byte           { return b.max }
+func (b pageBounds) GetNullCount() int64      { return 0 }
+func (b pageBounds) GetDistinctCount() int64  { return 0 }
+func (b pageBounds) IsSetMax() bool           { return true }
+func (b pageBounds) IsSetMin() bool           { return true }
+func (b pageBounds) IsSetNullCount() bool     { return false }
+func (b pageBounds) IsSetDistinctCount() bool { return false }
