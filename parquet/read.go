@@ -127,9 +127,9 @@ type groupReader struct {
 	pos      []int // for each requested column, its index in uniq
 	rows     int64 // the next row of the row group to read
 	ranges   []RowRange
-	cur      int // the range rows is in, or after
-	last     int   // rows of the last batch
-	filled   bool  // whether the last batch's late columns were decoded
+	cur      int  // the range rows is in, or after
+	last     int  // rows of the last batch
+	filled   bool // whether the last batch's late columns were decoded
 }
 
 func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []int, early []bool) (g *groupReader, err error) {

@@ -89,10 +89,10 @@ type output struct {
 // fileScan is what Read needs of one file.
 type fileScan struct {
 	footer  *parquet.File
-	filters []fileFilter // the spec's filters on this file's columns
-	cols   []int            // distinct file columns read, as indexes into the file's schema
-	slot   []int            // for each output, its index in cols (file columns only)
-	casts  []arrow.DataType // for each entry of cols, the type to cast to, or nil
+	filters []fileFilter     // the spec's filters on this file's columns
+	cols    []int            // distinct file columns read, as indexes into the file's schema
+	slot    []int            // for each output, its index in cols (file columns only)
+	casts   []arrow.DataType // for each entry of cols, the type to cast to, or nil
 }
 
 // Plan prunes the listing for spec: files whose partition values fail a filter first,
