@@ -11,6 +11,7 @@ import (
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
@@ -202,9 +203,10 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 	if p, ok, err := h.bd.pipelineOf(h.node.Input); err != nil {
 		return err
 	} else if ok {
+		bounds := h.runningBounds(p)
 		if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 			return p.run(ctx, sink)
-		}); err != nil {
+		}, bounds); err != nil {
 			return err
 		}
 	} else {
@@ -230,7 +232,7 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 					}
 					return sink(w, b)
 				})
-			}); err != nil {
+			}, nil); err != nil {
 				return err
 			}
 		} else if final, err = h.sequential(ctx, in); err != nil {
@@ -304,7 +306,7 @@ func (h *hashAggregate) Close() {
 
 // inParallel folds the batches that run hands to its sink, one partial state per
 // worker, and returns the merged state (nil when no batch came).
-func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int, b *vector.Batch) error) error) (*aggState, error) {
+func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int, b *vector.Batch) error) error, bounds []*dynamicBound) (*aggState, error) {
 	states := make([]*aggState, max(1, h.bd.env.Threads))
 	mem := make([]int64, len(states))
 	var memMu sync.Mutex
@@ -317,6 +319,9 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 			states[w] = s
 		}
 		if err := h.update(ctx, states[w], b); err != nil {
+			return err
+		}
+		if err := tightenBounds(bounds, states[w].accs); err != nil {
 			return err
 		}
 		m := states[w].memory()
@@ -346,6 +351,58 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 		}
 	}
 	return final, nil
+}
+
+// runningBounds hands the scan of an ungrouped aggregate made only of MIN and MAX
+// over its columns the values seen so far as bounds (a row group whose statistics
+// cannot beat them is not read; with one aggregate, rows that cannot are dropped
+// before the other columns are decoded). The partials of zones answered from
+// statistics give the first values. It returns the bounds, in the aggregates'
+// order, or nil.
+func (h *hashAggregate) runningBounds(p *pipeline) []*dynamicBound {
+	if len(h.node.Groups) > 0 || len(h.node.Aggs) == 0 || p.bounds != nil {
+		return nil
+	}
+	list := make([]*dynamicBound, len(h.node.Aggs))
+	for i, a := range h.node.Aggs {
+		op := ""
+		switch h.specs[i].Name {
+		case "min":
+			op = "<"
+		case "max":
+			op = ">"
+		default:
+			return nil
+		}
+		scan, col, ok := plan.ScanColumn(h.node.Input, a.Arg)
+		if !ok || scan != p.scan {
+			return nil
+		}
+		list[i] = &dynamicBound{col: col, op: op}
+	}
+	if h.node.Seeds != nil {
+		if err := tightenBounds(list, h.node.Seeds); err != nil {
+			return nil
+		}
+	}
+	p.bounds = &dynamicBounds{list: list, rows: len(list) == 1}
+	return list
+}
+
+// tightenBounds tightens each bound to the value its accumulator holds.
+func tightenBounds(bounds []*dynamicBound, accs []agg.Accumulator) error {
+	for i, b := range bounds {
+		a, err := accs[i].Final()
+		if err != nil {
+			return err
+		}
+		if a.Len() > 0 {
+			if v := types.ValueAt(a, 0); !v.Null {
+				b.tighten(v)
+			}
+		}
+	}
+	return nil
 }
 
 // sequential folds every batch of in into one state.

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -26,18 +27,42 @@ type pipeline struct {
 	// lead is the condition of the first stage when it is a filter: the scan decodes
 	// the columns it reads first, and the others only for batches with rows left.
 	lead plan.Expr
-	// bound, when set, is a filter its consumer learns as the scan runs.
-	bound *dynamicBound
+	// bounds, when set, are filters its consumer learns as the scan runs.
+	bounds *dynamicBounds
 }
 
-// dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps —
-// that rows must pass to matter: scan column col op value. Until a value is set it
-// filters nothing. The scan tests it on row groups' statistics before reading them
-// and on the column before decoding the others.
+// dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps,
+// the least value a MIN has seen — that a row must pass to matter: scan column col op
+// value. Until a value is set it filters nothing.
 type dynamicBound struct {
 	col   int
-	op    string // ">=" or "<="
+	op    string // "<", "<=", ">" or ">="
 	value atomic.Pointer[types.Value]
+}
+
+// tighten sets the bound to v if v is stricter than the value it holds.
+func (d *dynamicBound) tighten(v types.Value) {
+	for {
+		old := d.value.Load()
+		if old != nil {
+			c := types.Compare(v, *old)
+			if (d.op[0] == '<' && c >= 0) || (d.op[0] == '>' && c <= 0) {
+				return
+			}
+		}
+		if d.value.CompareAndSwap(old, &v) {
+			return
+		}
+	}
+}
+
+// dynamicBounds are the bounds a consumer passes to its scan. A row group is skipped
+// when every bound rules it out by its statistics (no bound could gain from it). With
+// rows set there is one bound and it is also a filter on rows, tested on its column
+// before the others are decoded.
+type dynamicBounds struct {
+	list []*dynamicBound
+	rows bool
 }
 
 // pipelineOf returns the pipeline n forms when n is a scan, or a filter or projection
@@ -112,6 +137,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		sp.Morsels = kept
 	}
 	sp.Morsels = p.divide(sp)
+	p.order(sp)
 	early := p.early(pos, len(names))
 	stages := p.stages
 	if early != nil && p.lead != nil {
@@ -184,18 +210,83 @@ func (p *pipeline) divide(sp *source.ScanPlan) []source.Morsel {
 	return out
 }
 
-// excluded reports whether the dynamic bound, as it stands, rules out morsel m by its
-// row group's statistics.
+// order puts first the morsels most likely to tighten the dynamic bounds, by their
+// row groups' statistics, so that the bounds exclude the most of the rest: for each
+// bound, the morsel with the least minimum (for "<") or the greatest maximum (for
+// ">"); with one bound, every morsel in that order.
+func (p *pipeline) order(sp *source.ScanPlan) {
+	if p.bounds == nil || len(sp.Morsels) < 2 {
+		return
+	}
+	// promise is how good a morsel is for bound b: lower first.
+	promise := func(b *dynamicBound, m source.Morsel) (types.Value, bool) {
+		cs, ok := sp.Stats(m, p.scan.Ref.Listing.Schema.Field(b.col).Name)
+		if !ok || !cs.HasMinMax {
+			return types.Value{}, false
+		}
+		if b.op[0] == '<' {
+			return cs.Min, true
+		}
+		return cs.Max, true
+	}
+	better := func(b *dynamicBound, x, y source.Morsel) bool {
+		vx, okx := promise(b, x)
+		vy, oky := promise(b, y)
+		if !okx || !oky {
+			return okx && !oky
+		}
+		c := types.Compare(vx, vy)
+		if b.op[0] == '<' {
+			return c < 0
+		}
+		return c > 0
+	}
+	if len(p.bounds.list) == 1 {
+		b := p.bounds.list[0]
+		sort.SliceStable(sp.Morsels, func(i, j int) bool { return better(b, sp.Morsels[i], sp.Morsels[j]) })
+		return
+	}
+	for k, b := range p.bounds.list {
+		if k >= len(sp.Morsels) {
+			return
+		}
+		best := k
+		for i := k + 1; i < len(sp.Morsels); i++ {
+			if better(b, sp.Morsels[i], sp.Morsels[best]) {
+				best = i
+			}
+		}
+		m := sp.Morsels[best]
+		copy(sp.Morsels[k+1:best+1], sp.Morsels[k:best])
+		sp.Morsels[k] = m
+	}
+}
+
+// excluded reports whether the dynamic bounds, as they stand, rule out morsel m by
+// its row group's statistics.
 func (p *pipeline) excluded(sp *source.ScanPlan, m source.Morsel) bool {
-	if p.bound == nil {
+	if p.bounds == nil {
 		return false
 	}
-	v := p.bound.value.Load()
-	if v == nil {
-		return false
+	for _, b := range p.bounds.list {
+		v := b.value.Load()
+		if v == nil {
+			return false
+		}
+		name := p.scan.Ref.Listing.Schema.Field(b.col).Name
+		if !sp.Excludes(m, source.Predicate{Column: name, Op: b.op, Values: []types.Value{*v}}) {
+			return false
+		}
 	}
-	name := p.scan.Ref.Listing.Schema.Field(p.bound.col).Name
-	return sp.Excludes(m, source.Predicate{Column: name, Op: p.bound.op, Values: []types.Value{*v}})
+	return true
+}
+
+// rowBound is the bound rows are filtered by, or nil.
+func (p *pipeline) rowBound() *dynamicBound {
+	if p.bounds == nil || !p.bounds.rows {
+		return nil
+	}
+	return p.bounds.list[0]
 }
 
 // early returns which of the n columns read are decoded before the others — those
@@ -206,8 +297,8 @@ func (p *pipeline) early(pos []int, n int) []bool {
 	if p.lead != nil {
 		plan.ColumnsUsed(p.lead, used)
 	}
-	if p.bound != nil {
-		used[p.bound.col] = true
+	if b := p.rowBound(); b != nil {
+		used[b.col] = true
 	}
 	early := make([]bool, n)
 	k := 0
@@ -255,9 +346,9 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 	}
 	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
 	fb := &vector.Batch{Cols: cols, Rows: rb.Rows}
-	if p.bound != nil {
-		if v := p.bound.value.Load(); v != nil {
-			mask, err := kernels.CompareConst(p.bound.op, cols[p.bound.col], *v)
+	if b := p.rowBound(); b != nil {
+		if v := b.value.Load(); v != nil {
+			mask, err := kernels.CompareConst(b.op, cols[b.col], *v)
 			if err != nil {
 				return nil, err
 			}

@@ -56,7 +56,7 @@ func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 				op = ">="
 			}
 			s.bound = &dynamicBound{col: col, op: op}
-			po.p.bound = s.bound
+			po.p.bounds = &dynamicBounds{list: []*dynamicBound{s.bound}, rows: true}
 		}
 	}
 	return s, nil

@@ -246,6 +246,23 @@ func (l *Listing) statsColumn(footer *parquet.File, name string) int {
 	return j
 }
 
+// Stats returns the statistics of column name in morsel m's row group, from its file's
+// footer; ok is false for a partition column or a file whose statistics do not
+// compare with the listing's type.
+func (p *ScanPlan) Stats(m Morsel, name string) (cs parquet.ColumnStats, ok bool) {
+	l := p.listing
+	i := l.fieldIndex(name)
+	if i < 0 || i >= l.FileColumns || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return cs, false
+	}
+	footer := p.files[m.File].footer
+	j := l.statsColumn(footer, name)
+	if j < 0 {
+		return cs, false
+	}
+	return footer.RowGroup(m.RowGroup).Columns[j], true
+}
+
 // Excludes reports whether no row of morsel m can satisfy f, by its file's partition
 // value or its row group's statistics: how a filter learnt while the scan runs (the
 // bound of a top-N) passes over row groups. Conservative, like planning.
