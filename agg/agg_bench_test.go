@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/exec/kernels"
@@ -145,5 +146,41 @@ func BenchmarkCountDistinct(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkSumDecimal folds 1M DECIMAL(15,2) values into 4 groups (as TPC-H Q1 does)
+// and into one.
+func BenchmarkSumDecimal(b *testing.B) {
+	dt := &arrow.Decimal128Type{Precision: 15, Scale: 2}
+	var vals []arrow.Array
+	var groups [][]uint32
+	for lo := 0; lo < 1<<20; lo += benchBatch {
+		vb := array.NewDecimal128Builder(memory.DefaultAllocator, dt)
+		g := make([]uint32, benchBatch)
+		for i := 0; i < benchBatch; i++ {
+			vb.Append(decimal128.FromI64(int64((lo+i)*7919%10_000_000 - 3_000_000)))
+			g[i] = uint32((lo + i) * 31 % 4)
+		}
+		vals = append(vals, vb.NewArray())
+		groups = append(groups, g)
+	}
+	for _, grouped := range []bool{true, false} {
+		b.Run(fmt.Sprintf("grouped=%v", grouped), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				acc, _ := New(Spec{Name: "sum", ArgType: dt})
+				acc.Resize(4)
+				for i, v := range vals {
+					var g []uint32
+					if grouped {
+						g = groups[i]
+					}
+					if err := acc.Update(v, nil, g); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

@@ -314,7 +314,7 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 				r = decimal128.FromBigInt(new(big.Int).Rem(p.BigInt(), q.BigInt()))
 			}
 		}
-		if !ok || (check && !decFits(r, res.Precision)) {
+		if !ok || (check && !fitsWide(r, res.Precision)) {
 			return nil, outOfRange(types.FormatDecimal(p, x.DataType().(*arrow.Decimal128Type).Scale)+" "+op.symbol()+" "+
 				types.FormatDecimal(q, y.DataType().(*arrow.Decimal128Type).Scale), res)
 		}
@@ -324,6 +324,15 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 		valid = nil
 	}
 	return decimalArray(res, out, valid, nulls), nil
+}
+
+// fitsWide is decFits, quick for the common case of a value that fits in 64 bits and
+// a precision of 19 digits or more (every int64 has at most 19 digits).
+func fitsWide(r decimal128.Num, prec int32) bool {
+	if _, ok := fitsInt64(r); ok && prec >= 19 {
+		return true
+	}
+	return decFits(r, prec)
 }
 
 // addFits reports whether r = p + q did not wrap around 128 bits.
