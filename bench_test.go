@@ -14,9 +14,14 @@ import (
 // benchEvents writes an events table of rows rows in files files (before the timer
 // starts).
 func benchEvents(b *testing.B, rows int64, files int) string {
+	return benchEventsIn(b, rows, files, "ts")
+}
+
+// benchEventsIn is benchEvents with the clustering given ("" for none).
+func benchEventsIn(b *testing.B, rows int64, files int, clusteredBy string) string {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "events")
-	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: rows, Files: files, Out: dir, Seed: 3, ClusteredBy: "ts"}); err != nil {
+	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: rows, Files: files, Out: dir, Seed: 3, ClusteredBy: clusteredBy}); err != nil {
 		b.Fatal(err)
 	}
 	return dir
@@ -68,5 +73,27 @@ func BenchmarkContextAnswer(b *testing.B) {
 		if _, err := e.Query(context.Background(), q, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkZonesUnclustered is a filtered aggregate over data in random time order,
+// where no zone can be skipped or answered, with the zone planner (statistics on)
+// and without it: planning zones must not cost more than it saves.
+func BenchmarkZonesUnclustered(b *testing.B) {
+	dir := benchEventsIn(b, 2_000_000, 8, "")
+	e := benchEngine(b, dir)
+	if _, err := e.Query(context.Background(), "ANALYZE events WITH (sketches = true)", nil); err != nil {
+		b.Fatal(err)
+	}
+	const sql = "SELECT count(*), min(amount), max(amount), sum(amount), avg(amount) FROM events WHERE ts >= TIMESTAMP '2024-03-20'"
+	for _, use := range []string{"true", "false"} {
+		b.Run("use_statistics="+use, func(b *testing.B) {
+			settings := map[string]string{"use_statistics": use}
+			for b.Loop() {
+				if _, err := e.Query(context.Background(), sql, settings); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
