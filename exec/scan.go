@@ -136,7 +136,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		}
 		sp.Morsels = kept
 	}
-	sp.Morsels = p.divide(sp)
+	if sp.Morsels, err = p.divide(ctx, sp); err != nil {
+		return err
+	}
 	p.order(sp)
 	early := p.early(pos, len(names))
 	stages := p.stages
@@ -190,24 +192,30 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	return ctx.Err()
 }
 
-// divide cuts the morsels into ranges of rows when there are too few to keep every
-// worker busy (a filter that leaves one or two row groups to read), as far as the
-// reader passes over rows without decoding them.
-func (p *pipeline) divide(sp *source.ScanPlan) []source.Morsel {
-	want := 2 * p.bd.env.Threads
-	if len(sp.Morsels) == 0 || len(sp.Morsels) >= want {
-		return sp.Morsels
+// divide cuts the morsels into ranges of rows when there are fewer than workers (a
+// filter that leaves one row group to read), with as many rows left to read in each
+// (source.ScanPlan.Divide).
+func (p *pipeline) divide(ctx context.Context, sp *source.ScanPlan) ([]source.Morsel, error) {
+	threads := p.bd.env.Threads
+	if len(sp.Morsels) == 0 || len(sp.Morsels) >= threads {
+		return sp.Morsels, nil
 	}
-	parts := (want + len(sp.Morsels) - 1) / len(sp.Morsels)
+	// As many parts as workers: each boundary between parts costs the pages it cuts
+	// through, decompressed on both sides.
+	parts := (threads + len(sp.Morsels) - 1) / len(sp.Morsels)
 	var out []source.Morsel
 	for _, m := range sp.Morsels {
-		if m.Rows < 4*vector.BatchSize || !sp.Divisible(m) {
+		if m.Rows < 4*vector.BatchSize {
 			out = append(out, m)
 			continue
 		}
-		out = append(out, m.Split(parts, vector.BatchSize)...)
+		ms, err := sp.Divide(ctx, m, parts, vector.BatchSize)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ms...)
 	}
-	return out
+	return out, nil
 }
 
 // order puts first the morsels most likely to tighten the dynamic bounds, by their

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,7 +30,7 @@ type ScanSpec struct {
 }
 
 // Morsel is one unit of parallel work: a row group of a file, or a range of its rows
-// (see Split).
+// (see ScanPlan.Divide).
 type Morsel struct {
 	File     int // index into the listing's Files
 	RowGroup int
@@ -37,34 +38,83 @@ type Morsel struct {
 	First    int64 // its first row within the row group
 }
 
-// Divisible reports whether reading m in parts (Split) costs little more than reading
-// it whole: whether the reader passes over rows before a part without decoding them.
-func (p *ScanPlan) Divisible(m Morsel) bool {
-	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
-		return false
+// Divide cuts morsel m into about parts morsels with as many rows left to read each
+// — the rows the file's page index leaves under the spec's filters — each starting
+// at a multiple of align rows where it can. It returns m whole when reading it in
+// parts would cost more than it saves: when a reader cannot pass over the rows before
+// a part without decoding them, or m is too small to share.
+func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64) ([]Morsel, error) {
+	if parts <= 1 || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return []Morsel{m}, nil
 	}
 	fs := p.files[m.File]
-	return fs.footer.PassesOverPages(m.RowGroup, fs.cols)
+	if !fs.footer.PassesOverPages(m.RowGroup, fs.cols) {
+		return []Morsel{m}, nil
+	}
+	kept := []parquet.RowRange{{First: m.First, Rows: m.Rows}}
+	var bounds []int64 // rows where a page of a filtered column starts
+	if len(fs.filters) > 0 {
+		r, err := p.store.Open(ctx, p.listing.Files[m.File].Info.Path)
+		if err != nil {
+			return nil, err
+		}
+		f, err := fs.footer.WithReader(r)
+		if err == nil {
+			if rr := p.rowRanges(f, fs, m); rr != nil {
+				kept = rr
+			}
+			if pages, ok := f.PageIndex(m.RowGroup, fs.filters[0].col); ok {
+				for _, pg := range pages {
+					bounds = append(bounds, pg.FirstRow)
+				}
+			}
+		}
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	var total int64
+	for _, r := range kept {
+		total += r.Rows
+	}
+	step := (total + int64(parts) - 1) / int64(parts)
+	step = (step + align - 1) / align * align
+	if total == 0 || step >= total {
+		return []Morsel{m}, nil
+	}
+	// Cut where every step-th row left to read falls — moved on to where a page
+	// starts, when the page index says, so that parts do not decompress the same
+	// pages — then extend the parts to cover the morsel: the rows between them are
+	// passed over when read.
+	var cuts []int64
+	seen, next := int64(0), step
+	for _, r := range kept {
+		for next < seen+r.Rows {
+			c := r.First + (next - seen)
+			if k, _ := slices.BinarySearch(bounds, c); k < len(bounds) {
+				c = bounds[k]
+			} else if len(bounds) > 0 {
+				c = m.First + m.Rows
+			}
+			cuts = append(cuts, c)
+			next += step
+		}
+		seen += r.Rows
+	}
+	out := make([]Morsel, 0, len(cuts)+1)
+	first := m.First
+	for _, c := range append(cuts, m.First+m.Rows) {
+		if c > first {
+			out = append(out, Morsel{File: m.File, RowGroup: m.RowGroup, First: first, Rows: c - first})
+			first = c
+		}
+	}
+	return out, nil
 }
 
 // Whole reports whether m is a whole row group rather than a part of one.
 func (m Morsel) Whole() bool { return m.First == 0 }
-
-// Split cuts m into about parts ranges of rows, each a multiple of align rows but the
-// last; a morsel too small to share is returned whole.
-func (m Morsel) Split(parts int, align int64) []Morsel {
-	step := (m.Rows + int64(parts) - 1) / int64(max(parts, 1))
-	step = (step + align - 1) / align * align
-	if parts <= 1 || step >= m.Rows {
-		return []Morsel{m}
-	}
-	var out []Morsel
-	for first := int64(0); first < m.Rows; first += step {
-		n := min(step, m.Rows-first)
-		out = append(out, Morsel{File: m.File, RowGroup: m.RowGroup, Rows: n, First: m.First + first})
-	}
-	return out
-}
 
 // ScanPlan is a pruned scan: the morsels left to read and what reading them needs.
 // It is immutable once built, so Read may run on many morsels at once.
