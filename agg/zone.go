@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
-	"github.com/loredb/lore/vector"
 )
 
 // Zone is what statistics know of one zone's rows (DESIGN.md §3) for one aggregate:
@@ -75,7 +75,7 @@ func minMaxFromZone(a Accumulator, z *Zone, g uint32, isMax bool) (bool, error) 
 	if isMax {
 		v = z.Max
 	}
-	arr := vector.FromValues(v.Type, []types.Value{v})
+	arr := kernels.ConstArray(v, 1)
 	a.Resize(int(g) + 1)
 	if err := a.Update(arr, nil, []uint32{g}); err != nil {
 		return false, err

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/agg"
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
@@ -99,13 +100,18 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		args[i] = zoneArg{idx, dt, specs[i].Name == "min" || specs[i].Name == "max"}
 	}
 	seeds := make([]agg.Accumulator, len(a.Aggs))
+	probe := make([]agg.Accumulator, len(a.Aggs)) // one group per zone tried
 	for i := range seeds {
 		acc, err := agg.New(specs[i])
 		if err != nil {
 			return n, nil, err
 		}
 		seeds[i] = acc
+		if probe[i], err = agg.New(specs[i]); err != nil {
+			return n, nil, err
+		}
 	}
+	tried := uint32(0)
 	// A zone a filter on partition columns alone excludes is told apart, for EXPLAIN.
 	onPartitions := false
 	if cond != nil {
@@ -162,10 +168,11 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 			continue
 		}
 		g := groups.id(ref.Listing.Files[zone.File].PartitionValues, keyCols)
-		reason, err := answerZone(seeds, specs, args, zone, g)
+		reason, err := answerZone(seeds, probe, tried, args, zone, g)
 		if err != nil {
 			return n, nil, err
 		}
+		tried++
 		if reason == plan.ZoneAllMatch {
 			skip.Answered[id] = true
 		}
@@ -318,35 +325,47 @@ type zoneArg struct {
 
 // answerZone folds one zone's partials into group g of the seeds when every
 // aggregate accepts them, and says ZoneAllMatch; otherwise the seeds are left as they
-// were, and the reason names what the first aggregate to refuse lacked.
-func answerZone(seeds []agg.Accumulator, specs []agg.Spec, args []zoneArg, zone stats.Zone, g uint32) (plan.ZoneReason, error) {
-	trial := make([]agg.Accumulator, len(seeds))
-	for i := range seeds {
-		acc, err := agg.New(specs[i])
-		if err != nil {
-			return plan.ZonePartialsMissing, err
+// were, and the reason names what the first aggregate to refuse lacked. Whether they
+// all accept is tried first on group k of probe (a group no other zone uses), since
+// an aggregate that accepts changes its state.
+func answerZone(seeds, probe []agg.Accumulator, k uint32, args []zoneArg, zone stats.Zone, g uint32) (plan.ZoneReason, error) {
+	zones := make([]agg.Zone, len(seeds))
+	// Aggregates of one column share its partials, decoded once.
+	for i, a := range args {
+		zones[i] = agg.UnknownZone(zone.Rows)
+		if a.col < 0 {
+			continue
 		}
-		z := agg.UnknownZone(zone.Rows)
-		a := args[i]
-		if a.col >= 0 {
-			z = partials(zone.Rows, zone.Columns[a.col], a.dt)
+		found := false
+		for j := range i {
+			if args[j].col == a.col && arrow.TypeEqual(args[j].dt, a.dt) {
+				zones[i], found = zones[j], true
+				break
+			}
 		}
-		ok, err := acc.FromZone(&z, 0)
+		if !found {
+			zones[i] = partials(zone.Rows, zone.Columns[a.col], a.dt)
+		}
+	}
+	for i, acc := range probe {
+		ok, err := acc.FromZone(&zones[i], k)
 		if err != nil {
 			return plan.ZonePartialsMissing, err
 		}
 		if !ok {
-			if a.bounds && a.col >= 0 && zone.Columns[a.col].Min != nil {
+			if a := args[i]; a.bounds && a.col >= 0 && zone.Columns[a.col].Min != nil {
 				return plan.ZoneBoundsInexact, nil // bounds on record, but not values
 			}
 			return plan.ZonePartialsMissing, nil
 		}
-		trial[i] = acc
 	}
 	for i, acc := range seeds {
-		acc.Resize(int(g) + 1)
-		if err := acc.Merge(trial[i], []uint32{g}); err != nil {
+		ok, err := acc.FromZone(&zones[i], g)
+		if err != nil {
 			return plan.ZonePartialsMissing, err
+		}
+		if !ok {
+			return plan.ZonePartialsMissing, errs.New(errs.Internal, "BUG: %T took a zone's partials once and refused them twice", acc)
 		}
 	}
 	return plan.ZoneAllMatch, nil
