@@ -64,16 +64,13 @@ func (a *countAcc) FromZone(z *Zone, g uint32) (bool, error) {
 // minMaxFromZone folds a zone's exact bounds into a MIN or MAX by updating it with the
 // one value that decides it: the same code as a scan.
 func minMaxFromZone(a Accumulator, z *Zone, g uint32, isMax bool) (bool, error) {
-	switch {
-	case z.allNull():
-		a.Resize(int(g) + 1)
-		return true, nil // no value to fold in
-	case z.Nulls < 0 || !z.Bounded:
+	v, fold, ok := zoneBound(z, isMax)
+	if !ok {
 		return false, nil
 	}
-	v := z.Min
-	if isMax {
-		v = z.Max
+	if !fold {
+		a.Resize(int(g) + 1)
+		return true, nil // no value to fold in
 	}
 	arr := kernels.ConstArray(v, 1)
 	a.Resize(int(g) + 1)
@@ -83,10 +80,53 @@ func minMaxFromZone(a Accumulator, z *Zone, g uint32, isMax bool) (bool, error) 
 	return true, nil
 }
 
-func (a *mmInt[T]) FromZone(z *Zone, g uint32) (bool, error) { return minMaxFromZone(a, z, g, a.isMax) }
-func (a *mmBool) FromZone(z *Zone, g uint32) (bool, error)   { return minMaxFromZone(a, z, g, a.isMax) }
+// zoneBound is the value a MIN (or MAX) takes from zone z: fold is false for a zone
+// of NULLs only, which adds nothing; ok is false when the zone does not suffice.
+func zoneBound(z *Zone, isMax bool) (v types.Value, fold, ok bool) {
+	switch {
+	case z.allNull():
+		return v, false, true
+	case z.Nulls < 0 || !z.Bounded:
+		return v, false, false
+	}
+	if isMax {
+		return z.Max, true, true
+	}
+	return z.Min, true, true
+}
+
+// The numeric MIN/MAX take a zone's bound straight into their state.
+
+func (a *mmInt[T]) FromZone(z *Zone, g uint32) (bool, error) {
+	v, fold, ok := zoneBound(z, a.isMax)
+	if !ok {
+		return false, nil
+	}
+	a.Resize(int(g) + 1)
+	if fold {
+		x := T(v.I)
+		if types.IsUnsigned(a.dt) {
+			x = T(v.U)
+		}
+		if c := &a.st[g]; !c.has || (a.isMax && x > c.v) || (!a.isMax && x < c.v) {
+			c.v, c.has = x, true
+		}
+	}
+	return true, nil
+}
+func (a *mmBool) FromZone(z *Zone, g uint32) (bool, error) { return minMaxFromZone(a, z, g, a.isMax) }
 func (a *mmFloat[T]) FromZone(z *Zone, g uint32) (bool, error) {
-	return minMaxFromZone(a, z, g, a.isMax)
+	v, fold, ok := zoneBound(z, a.isMax)
+	if !ok {
+		return false, nil
+	}
+	a.Resize(int(g) + 1)
+	if fold {
+		if x, c := T(v.F), &a.st[g]; !c.has || floatBetter(x, c.v, a.isMax) {
+			c.v, c.has = x, true
+		}
+	}
+	return true, nil
 }
 func (a *mmDecimal) FromZone(z *Zone, g uint32) (bool, error) {
 	return minMaxFromZone(a, z, g, a.isMax)
