@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
@@ -56,6 +57,16 @@ func benchDict() arrow.Array {
 	return b.NewArray()
 }
 
+var benchDecimalType = &arrow.Decimal128Type{Precision: 15, Scale: 2}
+
+func benchDecimal() arrow.Array {
+	b := array.NewDecimal128Builder(defaultMem, benchDecimalType)
+	for i := 0; i < benchRows; i++ {
+		b.Append(decimal128.FromI64(int64(i*7919%5000 + 100)))
+	}
+	return b.NewArray()
+}
+
 func BenchmarkCompareConst(b *testing.B) {
 	cases := []struct {
 		name string
@@ -67,6 +78,7 @@ func BenchmarkCompareConst(b *testing.B) {
 		{"type=float64", benchFloat64(), types.FloatValue(500)},
 		{"type=string", benchStrings(), types.StringValue("MAIL")},
 		{"type=dictionary", benchDict(), types.StringValue("MAIL")},
+		{"type=decimal(15,2)", benchDecimal(), types.Value{Type: benchDecimalType, D: decimal128.FromI64(2400)}},
 	}
 	for _, c := range cases {
 		for _, op := range []string{"=", "<"} {

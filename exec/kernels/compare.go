@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -40,6 +41,9 @@ func (op cmpOp) holds(c int) bool {
 	}
 	return c >= 0
 }
+
+// lowWords are scratch buffers for the low words of decimals compared as integers.
+var lowWords = sync.Pool{New: func() any { return new([]int64) }}
 
 // CompareConst compares every row of arr with the constant v (the hot path of
 // filters) and returns a BOOLEAN array, NULL where arr is NULL (all NULL when v is
@@ -116,7 +120,21 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 			}
 		}
 	case *array.Decimal128:
-		for i, x := range a.Values() {
+		vals := a.Values()
+		if c, ok := fitsInt64(v.D); ok && a.DataType().(*arrow.Decimal128Type).Precision <= 18 {
+			// Every value of at most 18 digits is its low 64 bits: compare those with
+			// the typed loops.
+			lp := lowWords.Get().(*[]int64)
+			low := (*lp)[:0]
+			for _, x := range vals {
+				low = append(low, int64(x.LowBits()))
+			}
+			cmpVC(o, low, c, bits)
+			*lp = low
+			lowWords.Put(lp)
+			break
+		}
+		for i, x := range vals {
 			if o.holds(x.Cmp(v.D)) {
 				bitutil.SetBit(bits, i)
 			}
