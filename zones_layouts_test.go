@@ -194,20 +194,7 @@ func layoutPredicate(r *rand.Rand, l zoneLayout) string {
 		}
 		return randomPredicate(r)
 	}
-	var tree func(depth int) string
-	tree = func(depth int) string {
-		if depth == 0 || r.IntN(2) == 0 {
-			return leaf()
-		}
-		switch r.IntN(3) {
-		case 0:
-			return "(" + tree(depth-1) + " AND " + tree(depth-1) + ")"
-		case 1:
-			return "(" + tree(depth-1) + " OR " + tree(depth-1) + ")"
-		}
-		return "NOT (" + tree(depth-1) + ")"
-	}
-	return tree(2)
+	return predicateTree(r, 2, leaf)
 }
 
 var layoutAggregates = []string{
@@ -437,20 +424,7 @@ func statsPredicate(r *rand.Rand, hive bool) string {
 		}
 		return fmt.Sprintf("i64 BETWEEN %d AND %d", edge(-1_000_000, 0), edge(0, 1_000_000))
 	}
-	var tree func(depth int) string
-	tree = func(depth int) string {
-		if depth == 0 || r.IntN(2) == 0 {
-			return leaf()
-		}
-		switch r.IntN(3) {
-		case 0:
-			return "(" + tree(depth-1) + " AND " + tree(depth-1) + ")"
-		case 1:
-			return "(" + tree(depth-1) + " OR " + tree(depth-1) + ")"
-		}
-		return "NOT (" + tree(depth-1) + ")"
-	}
-	return tree(2)
+	return predicateTree(r, 2, leaf)
 }
 
 var statsAggregates = []string{

@@ -91,20 +91,7 @@ func randomPredicate(r *rand.Rand) string {
 		}
 		return fmt.Sprintf("ts BETWEEN TIMESTAMP '2024-01-%02d' AND TIMESTAMP '2024-02-%02d'", 1+r.IntN(28), 1+r.IntN(28))
 	}
-	var tree func(depth int) string
-	tree = func(depth int) string {
-		if depth == 0 || r.IntN(2) == 0 {
-			return leaf()
-		}
-		switch r.IntN(3) {
-		case 0:
-			return "(" + tree(depth-1) + " AND " + tree(depth-1) + ")"
-		case 1:
-			return "(" + tree(depth-1) + " OR " + tree(depth-1) + ")"
-		}
-		return "NOT (" + tree(depth-1) + ")"
-	}
-	return tree(2)
+	return predicateTree(r, 2, leaf)
 }
 
 // TestZoneAlignedPredicateReadsNothing: a range whose edge falls on row-group
@@ -237,4 +224,18 @@ func TestZonesWithNaN(t *testing.T) {
 			}
 		}
 	}
+}
+
+// predicateTree combines leaves drawn by leaf with AND, OR and NOT, up to depth levels.
+func predicateTree(r *rand.Rand, depth int, leaf func() string) string {
+	if depth == 0 || r.IntN(2) == 0 {
+		return leaf()
+	}
+	switch r.IntN(3) {
+	case 0:
+		return "(" + predicateTree(r, depth-1, leaf) + " AND " + predicateTree(r, depth-1, leaf) + ")"
+	case 1:
+		return "(" + predicateTree(r, depth-1, leaf) + " OR " + predicateTree(r, depth-1, leaf) + ")"
+	}
+	return "NOT (" + predicateTree(r, depth-1, leaf) + ")"
 }

@@ -75,7 +75,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		if b.Len() == 0 {
 			continue
 		}
-		b = compact(b)
+		b = b.Compact()
 		for i, c := range b.Cols {
 			if c == nil {
 				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
@@ -182,7 +182,7 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 				return b, nil
 			}
 			if fallible[i] {
-				b = compact(b)
+				b = b.Compact()
 			}
 			m, err := ev(ctx, b)
 			if err != nil {
@@ -211,7 +211,7 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 	}
 	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 		if fallible {
-			b = compact(b)
+			b = b.Compact()
 		}
 		cols := make([]arrow.Array, len(evs))
 		for i, ev := range evs {
@@ -353,7 +353,7 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 		if b.Len() == 0 {
 			continue
 		}
-		b = compact(b)
+		b = b.Compact()
 		batches = append(batches, b)
 		held += batchSize(b)
 		if err := res.resize(held); err != nil {
@@ -453,20 +453,6 @@ func mayFail(e plan.Expr) bool {
 		}
 	})
 	return fails
-}
-
-// compact returns b without a selection: its selected rows gathered (gatherRows).
-func compact(b *vector.Batch) *vector.Batch {
-	if b.Sel == nil {
-		return b
-	}
-	cols := make([]arrow.Array, len(b.Cols))
-	for i, c := range b.Cols {
-		if c != nil {
-			cols[i] = vector.Take(c, b.Sel)
-		}
-	}
-	return &vector.Batch{Cols: cols, Rows: len(b.Sel)}
 }
 
 // sharedRows are the rows of a shared plan, computed by whichever reader asks first
