@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+// BenchmarkParse parses texts, from scratch and (kind=query,cached) from the cache of
+// recent queries.
 func BenchmarkParse(b *testing.B) {
 	cases := []struct{ name, text string }{
 		{"kind=query", "SELECT a, count(*) FROM 'data/*.parquet' WHERE b > 1 AND c IN ('x', 'y') GROUP BY a ORDER BY 2 DESC LIMIT 10"},
@@ -17,10 +19,18 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.text)))
 			for b.Loop() {
-				if _, err := Parse(c.text); err != nil {
+				if _, err := parse(c.text); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+	b.Run("kind=query,cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Parse(cases[0].text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -1,0 +1,55 @@
+package sql
+
+import (
+	"fmt"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// TestParseCacheCopies parses a query twice: the second parse comes from the cache,
+// is the same tree, and is a copy (changing one result leaves the next untouched).
+// Texts with other statements are not cached, and the cache stays bounded.
+func TestParseCacheCopies(t *testing.T) {
+	const text = "SELECT a, count(*) FROM 'data/*.parquet' WHERE b > 3 GROUP BY a; SELECT 1"
+	first, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := recent.get(text); !ok {
+		t.Fatal("a text of queries was not cached")
+	}
+	second, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q1, q2 := first[0].(*Query), second[0].(*Query)
+	if !proto.Equal(q1.Select, q2.Select) || q1.Text != q2.Text || len(q1.Paths) != len(q2.Paths) || len(q1.Paths) != 1 {
+		t.Fatalf("cached parse differs: %v / %v", q1, q2)
+	}
+	q2.Select.WhereClause = nil
+	for k := range q2.Paths {
+		delete(q2.Paths, k)
+	}
+	third, _ := Parse(text)
+	if q3 := third[0].(*Query); q3.Select.WhereClause == nil || len(q3.Paths) != 1 {
+		t.Fatal("a change to a returned tree reached the cache")
+	}
+	if _, err := Parse("SET SESSION use_statistics = false"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := recent.get("SET SESSION use_statistics = false"); ok {
+		t.Error("a SET statement was cached")
+	}
+	for i := 0; i < parseCacheSize+10; i++ {
+		if _, err := Parse(fmt.Sprintf("SELECT %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recent.mu.Lock()
+	n := len(recent.m)
+	recent.mu.Unlock()
+	if n > parseCacheSize {
+		t.Errorf("%d texts cached, the bound is %d", n, parseCacheSize)
+	}
+}
