@@ -56,6 +56,9 @@ type hashJoin struct {
 	next            []int32 // per build row: next build row with the same key
 	matched         []bool  // build rows matched (when tracks)
 	buildHasNullKey bool
+	// buildKey is the build side's key column when there is one key, for the
+	// probe side's key filter (joinKeyFilter).
+	buildKey arrow.Array
 
 	pendingBuild Operator
 
@@ -166,6 +169,9 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		} else {
 			j.buildHasNullKey = true
 		}
+	}
+	if len(keys) == 1 {
+		j.buildKey = keys[0]
 	}
 	types := make([]arrow.DataType, len(keys))
 	for i, k := range keys {
@@ -288,6 +294,14 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 	}
 	if err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched))); err != nil {
 		return err
+	}
+	if j.buildKey != nil {
+		if f := j.joinKeyFilter(p, j.buildKey); f != nil {
+			if err := j.res.resize(j.res.held + int64(8*len(f.words))); err != nil {
+				return err
+			}
+			p.member = f
+		}
 	}
 	err := p.run(ctx, func(w int, b *vector.Batch) error {
 		var sinkErr error

@@ -29,6 +29,9 @@ type pipeline struct {
 	lead plan.Expr
 	// bounds, when set, are filters its consumer learns as the scan runs.
 	bounds *dynamicBounds
+	// member, when set, is the Bloom filter of the build keys of the hash join this
+	// pipeline probes.
+	member *keyFilter
 }
 
 // dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps,
@@ -308,6 +311,9 @@ func (p *pipeline) early(pos []int, n int) []bool {
 	if b := p.rowBound(); b != nil {
 		used[b.col] = true
 	}
+	if p.member != nil {
+		used[p.member.col] = true
+	}
 	early := make([]bool, n)
 	k := 0
 	for c := range used {
@@ -333,7 +339,8 @@ var positions = func() *array.Int32 {
 }()
 
 // batch arranges a batch read from the source in the scan's column order. With early
-// columns, it runs the dynamic bound and the lead filter on them first and returns
+// columns, it runs the dynamic bound, the join's key filter and the lead filter on
+// them first and returns
 // nil when no row is left; otherwise it decodes the late columns and returns every
 // column with the rows left selected.
 func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, late func() error) (*vector.Batch, error) {
@@ -360,6 +367,14 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 			if err != nil {
 				return nil, err
 			}
+			if fb, err = selectTrue(fb, mask); err != nil || fb.Len() == 0 {
+				return nil, err
+			}
+		}
+	}
+	if p.member != nil {
+		if mask, ok := p.member.mask(fb.Cols[p.member.col]); ok {
+			var err error
 			if fb, err = selectTrue(fb, mask); err != nil || fb.Len() == 0 {
 				return nil, err
 			}
