@@ -3,7 +3,6 @@ package lore_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore"
 )
@@ -39,17 +37,7 @@ func writeKeys(t *testing.T, path string, rows int, span int64, seed uint64) {
 		}
 		b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("v%d", i))
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, int64(rows), nil,
-		pqarrow.DefaultWriterProps()); err != nil {
-		t.Fatal(err)
-	}
+	writeRecord(t, path, b, nil)
 }
 
 // TestJoinKeyFilterKeepsResults runs joins of every kind where the probe side's scan

@@ -58,6 +58,14 @@ func writeLateFile(t *testing.T, path string, rows int, seed uint64, payload int
 		b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("%d:%s", id, strings.Repeat("payload ", payload+id%7)))
 		b.Field(5).(*array.Int32Builder).Append(int32(r.IntN(20)))
 	}
+	writeRecord(t, path, b, pq.NewWriterProperties(pq.WithDataPageSize(4096), pq.WithBatchSize(256),
+		pq.WithMaxRowGroupLength(int64(rows)), pq.WithStats(true)))
+}
+
+// writeRecord writes the rows built in b to a Parquet file at path, in one row group
+// unless props says otherwise.
+func writeRecord(t *testing.T, path string, b *array.RecordBuilder, props *pq.WriterProperties) {
+	t.Helper()
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	f, err := os.Create(path)
@@ -65,10 +73,8 @@ func writeLateFile(t *testing.T, path string, rows int, seed uint64, payload int
 		t.Fatal(err)
 	}
 	defer f.Close()
-	props := pq.NewWriterProperties(pq.WithDataPageSize(4096), pq.WithBatchSize(256),
-		pq.WithMaxRowGroupLength(int64(rows)), pq.WithStats(true))
-	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, int64(rows), props,
-		pqarrow.DefaultWriterProps()); err != nil {
+	tbl := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
+	if err := pqarrow.WriteTable(tbl, f, max(rec.NumRows(), 1), props, pqarrow.DefaultWriterProps()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -178,19 +184,8 @@ func TestPageIndexSkipsPages(t *testing.T) {
 			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("v%d", i%1234))
 		}
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	props := pq.NewWriterProperties(pq.WithDataPageSize(2048), pq.WithBatchSize(100), pq.WithMaxRowGroupLength(rows),
-		pq.WithStats(true), pq.WithPageIndexEnabled(true))
-	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, rows, props,
-		pqarrow.DefaultWriterProps()); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeRecord(t, path, b, pq.NewWriterProperties(pq.WithDataPageSize(2048), pq.WithBatchSize(100),
+		pq.WithMaxRowGroupLength(rows), pq.WithStats(true), pq.WithPageIndexEnabled(true)))
 	e := open(t, lore.Options{})
 	registerStats(t, e, path)
 	for _, pred := range []string{"id BETWEEN 20000 AND 20100", "id < 300", "id >= 49990", "id IN (5, 40000)", "id > 60000"} {
