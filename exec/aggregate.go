@@ -42,6 +42,9 @@ type hashAggregate struct {
 	// whose group columns filterCols are not among them are skipped.
 	keyFilter  *kernels.KeyTable
 	filterCols []int
+	// fallible: a group key or argument may fail on a row (mayFail); computed: one
+	// is more than a column.
+	fallible, computed bool
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -56,6 +59,7 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 		}
 		h.groups = append(h.groups, ev)
 		h.keyTypes = append(h.keyTypes, g.Type())
+		h.noteInput(g)
 	}
 	for i := range x.Aggs {
 		a := &x.Aggs[i]
@@ -65,11 +69,21 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 			if ev, err = bd.compile(a.Arg); err != nil {
 				return nil, err
 			}
+			h.noteInput(a.Arg)
 		}
 		h.args = append(h.args, ev)
 		h.specs = append(h.specs, a.Spec())
 	}
 	return h, nil
+}
+
+// noteInput records what evaluating a group key or argument e asks of a batch (see
+// fallible and computed).
+func (h *hashAggregate) noteInput(e plan.Expr) {
+	h.fallible = h.fallible || mayFail(e)
+	if _, ok := e.(*plan.ColRef); !ok {
+		h.computed = true
+	}
 }
 
 func (h *hashAggregate) newState() (*aggState, error) {
@@ -95,6 +109,11 @@ func (h *hashAggregate) newState() (*aggState, error) {
 
 // update folds one batch into s.
 func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch) error {
+	// Keys and arguments see only the selected rows when evaluating them on the others
+	// could fail the statement, or would compute values for many rows no one reads.
+	if b.Sel != nil && (h.fallible || (h.computed && len(b.Sel)*4 < b.Rows)) {
+		b = b.Compact()
+	}
 	var ids []uint32
 	if s.keys != nil {
 		keys := make([]arrow.Array, len(h.groups))
