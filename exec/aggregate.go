@@ -42,8 +42,9 @@ type hashAggregate struct {
 	// whose group columns filterCols are not among them are skipped.
 	keyFilter  *kernels.KeyTable
 	filterCols []int
-	// fallible: a group key or argument may fail on a row (mayFail); computed: one
-	// is more than a column.
+	// fallible: a group key or argument may fail on a row (mayFail), so an error on
+	// a batch with a selection is tried again on its selected rows; computed: one is
+	// more than a column.
 	fallible, computed bool
 }
 
@@ -109,21 +110,21 @@ func (h *hashAggregate) newState() (*aggState, error) {
 
 // update folds one batch into s.
 func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch) error {
-	// Keys and arguments see only the selected rows when evaluating them on the others
-	// could fail the statement, or would compute values for many rows no one reads.
-	if b.Sel != nil && (h.fallible || (h.computed && len(b.Sel)*4 < b.Rows)) {
+	// Computed keys and arguments are not evaluated for many rows no one reads.
+	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()
+	}
+	keys, args, err := h.evaluate(ctx, b)
+	if err != nil && b.Sel != nil && h.fallible {
+		// The error may come from a row a filter removed: the kept rows alone decide.
+		b = b.Compact()
+		keys, args, err = h.evaluate(ctx, b)
+	}
+	if err != nil {
+		return err
 	}
 	var ids []uint32
 	if s.keys != nil {
-		keys := make([]arrow.Array, len(h.groups))
-		for i, g := range h.groups {
-			k, err := g(ctx, b)
-			if err != nil {
-				return err
-			}
-			keys[i] = k
-		}
 		n := b.Len()
 		if s.filter != nil {
 			fkeys := make([]arrow.Array, len(h.filterCols))
@@ -165,13 +166,7 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 		}
 	}
 	for i, acc := range s.accs {
-		var arg arrow.Array
-		if h.args[i] != nil {
-			var err error
-			if arg, err = h.args[i](ctx, b); err != nil {
-				return err
-			}
-		}
+		arg := args[i]
 		if b.Sel == nil && ids == nil && arg == nil {
 			// COUNT(*) of every row learns the count from a null array of that length,
 			// which holds no buffer.
@@ -182,6 +177,26 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 		}
 	}
 	return nil
+}
+
+// evaluate computes the group keys and the arguments (nil for COUNT(*)) of b, every
+// one before any state changes, so that a batch can be evaluated again.
+func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys, args []arrow.Array, err error) {
+	keys = make([]arrow.Array, len(h.groups))
+	for i, g := range h.groups {
+		if keys[i], err = g(ctx, b); err != nil {
+			return nil, nil, err
+		}
+	}
+	args = make([]arrow.Array, len(h.args))
+	for i, a := range h.args {
+		if a != nil {
+			if args[i], err = a(ctx, b); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return keys, args, nil
 }
 
 func (s *aggState) memory() int64 {

@@ -187,10 +187,12 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 			continue
 		}
 		if bound != nil {
-			if b.Sel != nil && mayFail(s.node.Keys[0].E) {
-				b = b.Compact() // the key must not be evaluated on rows a filter removed
-			}
 			k, err := s.keys[0](ctx, b)
+			if err != nil && b.Sel != nil {
+				// The error may come from a row a filter removed: the kept rows decide.
+				b = b.Compact()
+				k, err = s.keys[0](ctx, b)
+			}
 			if err != nil {
 				return nil, err
 			}
