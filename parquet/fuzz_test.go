@@ -84,6 +84,29 @@ func openAndRead(t *testing.T, data []byte) {
 	if err != nil && err != errStop && errs.CodeOf(err) != errs.CorruptSource {
 		t.Fatalf("read: code %s: %v", errs.CodeOf(err), err)
 	}
+	// The late and ranged reads and the page index go through the page walker's own
+	// header parsing: the same rules hold.
+	for c := range cols {
+		f.PageIndex(0, c)
+	}
+	rows := f.RowGroup(0).Rows
+	early := make([]bool, len(cols))
+	early[0] = true
+	batches = 0
+	err = f.ReadRowGroupLate(ctx, 0, []RowRange{{rows / 3, rows / 3}, {rows - rows/4, rows / 4}}, cols, early,
+		func(b *vector.Batch, late func() error) error {
+			batches++
+			if batches > 8 {
+				return errStop
+			}
+			if batches%2 == 0 {
+				return late()
+			}
+			return nil
+		})
+	if err != nil && err != errStop && errs.CodeOf(err) != errs.CorruptSource {
+		t.Fatalf("late read: code %s: %v", errs.CodeOf(err), err)
+	}
 }
 
 var errStop = errs.New(errs.Canceled, "stop")
