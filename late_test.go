@@ -251,8 +251,8 @@ func TestExpressionsSeeOnlyFilteredRows(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
 		{"SELECT max(40000000000000000 * status), count(*) FROM ev " + where,
 			"SELECT max(CAST(status AS DECIMAL(38,0)) * 40000000000000000), count(*) FROM ev " + where},
-		{"SELECT 40000000000000000 * status AS k, count(*) FROM ev " + where + " GROUP BY 1",
-			"SELECT CAST(status AS DECIMAL(38,0)) * 40000000000000000 AS k, count(*) FROM ev " + where + " GROUP BY 1"},
+		{"SELECT 40000000000000000 * status AS k, count(*) FROM ev " + where + " GROUP BY 1 ORDER BY 1",
+			"SELECT CAST(status AS DECIMAL(38,0)) * 40000000000000000 AS k, count(*) FROM ev " + where + " GROUP BY 1 ORDER BY 1"},
 		{"SELECT user_id FROM ev " + where + " ORDER BY 40000000000000000 * status DESC, user_id LIMIT 3",
 			"SELECT user_id FROM ev " + where + " ORDER BY CAST(status AS DECIMAL(38,0)) * 40000000000000000 DESC, user_id LIMIT 3"},
 	} {
