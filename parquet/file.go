@@ -28,6 +28,10 @@ type File struct {
 	schema *arrow.Schema
 	cols   []column
 	groups []RowGroupInfo
+	// index holds the page indexes read so far, shared by every File rebound from
+	// this one (WithReader): a scan that divides a row group, and each of its parts,
+	// read the same index.
+	index *pageIndexes
 
 	// Bound to one open reader; nil for a File whose reader was released.
 	src storage.Reader
@@ -75,7 +79,7 @@ func Open(ctx context.Context, r storage.Reader, name string) (f *File, err erro
 	if err != nil {
 		return nil, corrupt("cannot read footer of %q: %v", name, err)
 	}
-	f = &File{name: name, size: r.Size(), meta: rdr.MetaData(), src: r}
+	f = &File{name: name, size: r.Size(), meta: rdr.MetaData(), src: r, index: &pageIndexes{m: map[[2]int]indexEntry{}}}
 	if err := f.load(rdr); err != nil {
 		return nil, corrupt("cannot read footer of %q: %v", name, err)
 	}

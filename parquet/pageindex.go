@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
@@ -25,32 +26,63 @@ type RowRange struct{ First, Rows int64 }
 // the file's page index. ok is false when the file has no usable index for the chunk:
 // none written, a nested or INT96 column, an order the statistics are not kept in,
 // or an index that does not read back or agree with the row group. The index is read
-// from the file (through the reader the File holds).
-func (f *File) PageIndex(rg, c int) (pages []PageStats, ok bool) {
+// from the file (through the reader the File holds) once, and kept for every File
+// that shares this one's footer; the pages returned are shared and read-only.
+func (f *File) PageIndex(rg, c int) ([]PageStats, bool) {
 	if rg < 0 || rg >= len(f.groups) || c < 0 || c >= len(f.cols) || f.src == nil {
 		return nil, false
 	}
+	key := [2]int{rg, c}
+	f.index.mu.Lock()
+	got, seen := f.index.m[key]
+	f.index.mu.Unlock()
+	if seen {
+		return got.pages, got.ok
+	}
+	pages, ok, read := f.readPageIndex(rg, c)
+	if read {
+		f.index.mu.Lock()
+		f.index.m[key] = indexEntry{pages, ok}
+		f.index.mu.Unlock()
+	}
+	return pages, ok
+}
+
+// pageIndexes are the page indexes of a file read so far, by row group and column.
+type pageIndexes struct {
+	mu sync.Mutex
+	m  map[[2]int]indexEntry
+}
+
+type indexEntry struct {
+	pages []PageStats
+	ok    bool
+}
+
+// readPageIndex reads and checks the page index of column c in row group rg (see
+// PageIndex). read is false when the file could not be read, an answer not to keep.
+func (f *File) readPageIndex(rg, c int) (pages []PageStats, ok, read bool) {
 	col := f.cols[c]
 	if col.leaf == nil || col.int96 || col.leaf.SortOrder() == schema.SortUNKNOWN {
-		return nil, false
+		return nil, false, true
 	}
 	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
 	if err != nil || cc.CryptoMetadata() != nil {
-		return nil, false
+		return nil, false, true
 	}
 	ciLoc, oiLoc := cc.GetColumnIndexLocation(), cc.GetOffsetIndexLocation()
 	if ciLoc == nil || oiLoc == nil {
-		return nil, false
+		return nil, false, true
 	}
 	defer func() {
 		if p := recover(); p != nil { // the library panics on an index it cannot parse
-			pages, ok = nil, false
+			pages, ok, read = nil, false, true
 		}
 	}()
 	ciBytes, err1 := f.readIndex(ciLoc)
 	oiBytes, err2 := f.readIndex(oiLoc)
 	if err1 != nil || err2 != nil {
-		return nil, false
+		return nil, false, false
 	}
 	props := pq.NewReaderProperties(memory.DefaultAllocator)
 	ci := metadata.NewColumnIndex(col.leaf, ciBytes, props, nil)
@@ -58,12 +90,12 @@ func (f *File) PageIndex(rg, c int) (pages []PageStats, ok bool) {
 	locs := oi.GetPageLocations()
 	mins, maxs, nulls := ci.GetMinValues(), ci.GetMaxValues(), ci.GetNullPages()
 	if len(locs) == 0 || len(mins) != len(locs) || len(maxs) != len(locs) || len(nulls) != len(locs) {
-		return nil, false
+		return nil, false, true
 	}
 	var nullCounts []int64
 	if ci.IsSetNullCounts() {
 		if nullCounts = ci.GetNullCounts(); len(nullCounts) != len(locs) {
-			return nil, false
+			return nil, false, true
 		}
 	}
 	total := f.groups[rg].Rows
@@ -76,7 +108,7 @@ func (f *File) PageIndex(rg, c int) (pages []PageStats, ok bool) {
 			end = locs[i+1].FirstRowIndex
 		}
 		if loc.FirstRowIndex < 0 || end <= loc.FirstRowIndex || end > total || (i == 0 && loc.FirstRowIndex != 0) {
-			return nil, false
+			return nil, false, true
 		}
 		p := PageStats{FirstRow: loc.FirstRowIndex, Rows: end - loc.FirstRowIndex}
 		if nullCounts != nil && nullCounts[i] >= 0 {
@@ -97,7 +129,7 @@ func (f *File) PageIndex(rg, c int) (pages []PageStats, ok bool) {
 		}
 		pages[i] = p
 	}
-	return pages, true
+	return pages, true, true
 }
 
 // readIndex reads the bytes of an index at loc, which must lie in the file.
