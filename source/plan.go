@@ -318,20 +318,11 @@ func (p *ScanPlan) Stats(m Morsel, name string) (cs parquet.ColumnStats, ok bool
 // bound of a top-N) passes over row groups. Conservative, like planning.
 func (p *ScanPlan) Excludes(m Morsel, f Predicate) bool {
 	l := p.listing
-	i := l.fieldIndex(f.Column)
-	if i < 0 || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
-		return false
-	}
-	if i >= l.FileColumns {
+	if i := l.fieldIndex(f.Column); i >= l.FileColumns && m.File >= 0 && m.File < len(p.files) && p.files[m.File] != nil {
 		return !holds(l.Files[m.File].PartitionValues[i-l.FileColumns], f)
 	}
-	footer := p.files[m.File].footer
-	j := l.statsColumn(footer, f.Column)
-	if j < 0 {
-		return false
-	}
-	info := footer.RowGroup(m.RowGroup)
-	return prunes(info.Columns[j], info.Rows, f)
+	cs, ok := p.Stats(m, f.Column)
+	return ok && prunes(cs, p.files[m.File].footer.RowGroup(m.RowGroup).Rows, f)
 }
 
 // fieldIndex finds a column of the listing: an exact match first, then one that
