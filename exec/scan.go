@@ -229,48 +229,65 @@ func (p *pipeline) order(sp *source.ScanPlan) {
 	if p.bounds == nil || len(sp.Morsels) < 2 {
 		return
 	}
-	// promise is how good a morsel is for bound b: lower first.
-	promise := func(b *dynamicBound, m source.Morsel) (types.Value, bool) {
-		cs, ok := sp.Stats(m, p.scan.Ref.Listing.Schema.Field(b.col).Name)
-		if !ok || !cs.HasMinMax {
-			return types.Value{}, false
-		}
-		if b.op[0] == '<' {
-			return cs.Min, true
-		}
-		return cs.Max, true
+	// promise[k][i] is how good morsel i is for bound k, read once from its
+	// statistics: the minimum for "<", the maximum for ">".
+	type promise struct {
+		v  types.Value
+		ok bool
 	}
-	better := func(b *dynamicBound, x, y source.Morsel) bool {
-		vx, okx := promise(b, x)
-		vy, oky := promise(b, y)
-		if !okx || !oky {
-			return okx && !oky
+	promises := make([][]promise, len(p.bounds.list))
+	for k, b := range p.bounds.list {
+		name := p.scan.Ref.Listing.Schema.Field(b.col).Name
+		promises[k] = make([]promise, len(sp.Morsels))
+		for i, m := range sp.Morsels {
+			if cs, ok := sp.Stats(m, name); ok && cs.HasMinMax {
+				v := cs.Max
+				if b.op[0] == '<' {
+					v = cs.Min
+				}
+				promises[k][i] = promise{v, true}
+			}
 		}
-		c := types.Compare(vx, vy)
-		if b.op[0] == '<' {
+	}
+	// better reports whether morsel i promises more than morsel j for bound k.
+	better := func(k, i, j int) bool {
+		x, y := promises[k][i], promises[k][j]
+		if !x.ok || !y.ok {
+			return x.ok && !y.ok
+		}
+		c := types.Compare(x.v, y.v)
+		if p.bounds.list[k].op[0] == '<' {
 			return c < 0
 		}
 		return c > 0
 	}
+	order := make([]int, len(sp.Morsels))
+	for i := range order {
+		order[i] = i
+	}
 	if len(p.bounds.list) == 1 {
-		b := p.bounds.list[0]
-		sort.SliceStable(sp.Morsels, func(i, j int) bool { return better(b, sp.Morsels[i], sp.Morsels[j]) })
-		return
-	}
-	for k, b := range p.bounds.list {
-		if k >= len(sp.Morsels) {
-			return
-		}
-		best := k
-		for i := k + 1; i < len(sp.Morsels); i++ {
-			if better(b, sp.Morsels[i], sp.Morsels[best]) {
-				best = i
+		sort.SliceStable(order, func(a, b int) bool { return better(0, order[a], order[b]) })
+	} else {
+		for k := range p.bounds.list {
+			if k >= len(order) {
+				break
 			}
+			best := k
+			for i := k + 1; i < len(order); i++ {
+				if better(k, order[i], order[best]) {
+					best = i
+				}
+			}
+			m := order[best]
+			copy(order[k+1:best+1], order[k:best])
+			order[k] = m
 		}
-		m := sp.Morsels[best]
-		copy(sp.Morsels[k+1:best+1], sp.Morsels[k:best])
-		sp.Morsels[k] = m
 	}
+	morsels := make([]source.Morsel, len(order))
+	for i, k := range order {
+		morsels[i] = sp.Morsels[k]
+	}
+	sp.Morsels = morsels
 }
 
 // excluded reports whether the dynamic bounds, as they stand, rule out morsel m by
