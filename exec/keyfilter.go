@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -45,7 +46,7 @@ func (j *hashJoin) joinKeyFilter(p *pipeline, buildKeys arrow.Array) *keyFilter 
 	if !ok || scan != p.scan || !arrow.TypeEqual(probeKey.Type(), buildKeys.DataType()) {
 		return nil
 	}
-	words, ok := keyWords(buildKeys)
+	words, ok := keyWords(buildKeys, nil)
 	if !ok || len(words) > maxFilterKeys {
 		return nil
 	}
@@ -70,10 +71,13 @@ func newFilterOf(words []uint64, keys arrow.Array) *keyFilter {
 // mask tests every row of arr: false where the key is NULL or certainly not a build
 // key. ok is false when arr is not of a type the filter reads.
 func (f *keyFilter) mask(arr arrow.Array) (*array.Boolean, bool) {
-	words, ok := keyWords(arr)
+	buf := scratchWords.Get().(*[]uint64)
+	defer scratchWords.Put(buf)
+	words, ok := keyWords(arr, (*buf)[:0])
 	if !ok {
 		return nil, false
 	}
+	*buf = words
 	out := make([]byte, (len(words)+7)/8)
 	for i, w := range words {
 		h := mix(w)
@@ -111,29 +115,29 @@ func probeBits(h uint64) uint64 {
 	return 1<<(h&63) | 1<<(h>>6&63) | 1<<(h>>12&63)
 }
 
-// keyWords reads integer keys as words, each value sign-extended, so that a build
-// and a probe column of one type give equal words for equal keys.
-func keyWords(arr arrow.Array) ([]uint64, bool) {
-	out := make([]uint64, arr.Len())
+// scratchWords are buffers for the words of a probe batch's keys.
+var scratchWords = sync.Pool{New: func() any { return new([]uint64) }}
+
+// keyWords appends the integer keys of arr to dst as words, each value
+// sign-extended, so that a build and a probe column of one type give equal words for
+// equal keys.
+func keyWords(arr arrow.Array, dst []uint64) ([]uint64, bool) {
 	switch a := arr.(type) {
 	case *array.Int64:
-		for i, v := range a.Int64Values() {
-			out[i] = uint64(v)
-		}
+		return appendWords(dst, a.Int64Values()), true
 	case *array.Int32:
-		for i, v := range a.Int32Values() {
-			out[i] = uint64(int64(v))
-		}
+		return appendWords(dst, a.Int32Values()), true
 	case *array.Date32:
-		for i, v := range a.Date32Values() {
-			out[i] = uint64(int64(v))
-		}
+		return appendWords(dst, a.Date32Values()), true
 	case *array.Timestamp:
-		for i, v := range a.TimestampValues() {
-			out[i] = uint64(int64(v))
-		}
-	default:
-		return nil, false
+		return appendWords(dst, a.TimestampValues()), true
 	}
-	return out, true
+	return nil, false
+}
+
+func appendWords[T ~int32 | ~int64](dst []uint64, vals []T) []uint64 {
+	for _, v := range vals {
+		dst = append(dst, uint64(int64(v)))
+	}
+	return dst
 }

@@ -21,7 +21,7 @@ func TestKeyFilterHasNoFalseNegatives(t *testing.T) {
 			b.Append(v)
 		}
 		keys := b.NewInt64Array()
-		words, _ := keyWords(keys)
+		words, _ := keyWords(keys, nil)
 		f := newFilterOf(words, keys)
 		m, ok := f.mask(keys)
 		if !ok {
