@@ -42,10 +42,8 @@ type hashAggregate struct {
 	// whose group columns filterCols are not among them are skipped.
 	keyFilter  *kernels.KeyTable
 	filterCols []int
-	// fallible: a group key or argument may fail on a row (mayFail), so an error on
-	// a batch with a selection is tried again on its selected rows; computed: one is
-	// more than a column.
-	fallible, computed bool
+	// computed: a group key or argument is more than a column.
+	computed bool
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -78,10 +76,8 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 	return h, nil
 }
 
-// noteInput records what evaluating a group key or argument e asks of a batch (see
-// fallible and computed).
+// noteInput records whether a group key or argument e is computed.
 func (h *hashAggregate) noteInput(e plan.Expr) {
-	h.fallible = h.fallible || mayFail(e)
 	if _, ok := e.(*plan.ColRef); !ok {
 		h.computed = true
 	}
@@ -114,12 +110,11 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()
 	}
-	keys, args, err := h.evaluate(ctx, b)
-	if err != nil && b.Sel != nil && h.fallible {
-		// The error may come from a row a filter removed: the kept rows alone decide.
-		b = b.Compact()
+	var keys, args []arrow.Array
+	b, err := onKeptRows(b, func(b *vector.Batch) (err error) {
 		keys, args, err = h.evaluate(ctx, b)
-	}
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -455,6 +455,19 @@ func mayFail(e plan.Expr) bool {
 	return fails
 }
 
+// onKeptRows runs eval on b and, when that fails while b has a selection, once more on
+// the selected rows alone, which it returns: an error from a row a filter removed
+// must not fail the statement. Evaluating the whole batch first spares the gather
+// when nothing fails.
+func onKeptRows(b *vector.Batch, eval func(*vector.Batch) error) (*vector.Batch, error) {
+	err := eval(b)
+	if err != nil && b.Sel != nil {
+		b = b.Compact()
+		err = eval(b)
+	}
+	return b, err
+}
+
 // sharedRows are the rows of a shared plan, computed by whichever reader asks first
 // and held, under the memory budget, until the statement ends.
 type sharedRows struct {

@@ -187,12 +187,11 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 			continue
 		}
 		if bound != nil {
-			k, err := s.keys[0](ctx, b)
-			if err != nil && b.Sel != nil {
-				// The error may come from a row a filter removed: the kept rows decide.
-				b = b.Compact()
+			var k arrow.Array
+			b, err = onKeptRows(b, func(b *vector.Batch) (err error) {
 				k, err = s.keys[0](ctx, b)
-			}
+				return err
+			})
 			if err != nil {
 				return nil, err
 			}
