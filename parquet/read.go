@@ -217,19 +217,13 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 	want := min(int64(vector.BatchSize), r.First+r.Rows-g.rows)
 	arrs := make([]arrow.Array, len(g.uniq))
 	n, first := -1, -1
-	for k, rd := range g.readers {
+	for k := range g.readers {
 		if !g.early[k] {
 			continue
 		}
-		if g.lag[k] > 0 {
-			if err := rd.skip(g.lag[k]); err != nil {
-				return nil, f.readError(g.rg, err)
-			}
-			g.lag[k] = 0
-		}
-		arr, err := rd.next(want)
+		arr, err := g.read(k, want)
 		if err != nil {
-			return nil, f.readError(g.rg, err)
+			return nil, err
 		}
 		if n < 0 {
 			n, first = arr.Len(), k
@@ -265,19 +259,13 @@ func (g *groupReader) late(b *vector.Batch) (err error) {
 		return nil
 	}
 	arrs := make([]arrow.Array, len(g.uniq))
-	for k, r := range g.readers {
+	for k := range g.readers {
 		if g.early[k] {
 			continue
 		}
-		if g.lag[k] > 0 {
-			if err := r.skip(g.lag[k]); err != nil {
-				return f.readError(g.rg, err)
-			}
-			g.lag[k] = 0
-		}
-		arr, err := r.next(int64(b.Rows))
+		arr, err := g.read(k, int64(b.Rows))
 		if err != nil {
-			return f.readError(g.rg, err)
+			return err
 		}
 		if arr.Len() != b.Rows {
 			return g.mismatch(k, arr.Len(), -1, b.Rows)
@@ -291,6 +279,22 @@ func (g *groupReader) late(b *vector.Batch) (err error) {
 	}
 	g.filled = true
 	return nil
+}
+
+// read passes reader k over the rows it lags behind, then reads the next n.
+func (g *groupReader) read(k int, n int64) (arrow.Array, error) {
+	r := g.readers[k]
+	if g.lag[k] > 0 {
+		if err := r.skip(g.lag[k]); err != nil {
+			return nil, g.f.readError(g.rg, err)
+		}
+		g.lag[k] = 0
+	}
+	arr, err := r.next(n)
+	if err != nil {
+		return nil, g.f.readError(g.rg, err)
+	}
+	return arr, nil
 }
 
 // mismatch is the error for column uniq[k] holding got values where column
