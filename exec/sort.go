@@ -51,15 +51,20 @@ func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 	s.in = in
 	if po, ok := in.(*pipelineOp); ok && limit >= 0 && limit <= topNMax && !x.Keys[0].NullsFirst {
 		if scan, col, ok := plan.ScanColumn(x.Input, x.Keys[0].E); ok && scan == po.p.scan {
-			op := "<="
-			if x.Keys[0].Desc {
-				op = ">="
-			}
-			s.bound = &dynamicBound{col: col, op: op}
+			s.bound = &dynamicBound{col: col, op: keepOp(x.Keys[0])}
 			po.p.bounds = &dynamicBounds{list: []*dynamicBound{s.bound}, rows: true}
 		}
 	}
 	return s, nil
+}
+
+// keepOp is the comparison with the worst kept key that a row's first sort key k
+// must pass to stay a top-N candidate.
+func keepOp(k plan.SortKey) string {
+	if k.Desc {
+		return ">="
+	}
+	return "<="
 }
 
 // topNMax is the largest LIMIT for which a sort keeps only its best rows as it reads.
@@ -142,10 +147,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 	width := len(s.node.Input.Columns())
 	every := max(int(s.limit), 1) // rows to arrive between cuts
 	first := s.node.Keys[0]
-	op := "<="
-	if first.Desc {
-		op = ">="
-	}
+	op := keepOp(first)
 	var bound *types.Value
 	var buf []*vector.Batch
 	rows, rowsKept := 0, 0 // rows buffered, and of those the ones the last cut kept
