@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -35,9 +36,23 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 	case *plan.Unused:
 		return func(context.Context, *vector.Batch) (arrow.Array, error) { return nil, nil }, nil
 	case *plan.Literal:
+		// Arrays are never written once made, so every batch shares one array of the
+		// value (a slice of it when the batch is shorter).
 		v := x.V
+		var made atomic.Pointer[arrow.Array]
 		return func(_ context.Context, b *vector.Batch) (arrow.Array, error) {
-			return kernels.ConstArray(v, b.Rows), nil
+			if p := made.Load(); p != nil && (*p).Len() >= b.Rows {
+				if (*p).Len() == b.Rows {
+					return *p, nil
+				}
+				return array.NewSlice(*p, 0, int64(b.Rows)), nil
+			}
+			a := kernels.ConstArray(v, max(b.Rows, vector.BatchSize))
+			made.Store(&a)
+			if a.Len() == b.Rows {
+				return a, nil
+			}
+			return array.NewSlice(a, 0, int64(b.Rows)), nil
 		}, nil
 	case *plan.Cast:
 		in, err := bd.compile(x.E)

@@ -241,27 +241,30 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 	valid, nulls := andValidity(n, x, y)
 	xp := x.DataType().(*arrow.Decimal128Type).Precision
 	yp := y.DataType().(*arrow.Decimal128Type).Precision
-	small := xp <= 18 && yp <= 18 // operands fit in int64
+	// Operands that fit in int64 — by their type, or else by this batch's values —
+	// are computed in 64-bit words.
+	small := (xp <= 18 || allInt64(a)) && (yp <= 18 || allInt64(b))
 	// Whether a result can exceed the result's precision at all: a sum of p-digit
-	// numbers has at most p+1 digits, a product of p- and q-digit numbers p+q.
+	// numbers has at most p+1 digits, a product of p- and q-digit numbers p+q; a sum
+	// of two int64 has at most 20 digits, their product at most 38.
 	check := true
 	switch op {
 	case opAdd, opSub:
-		check = res.Precision < max(xp, yp)+1
+		check = res.Precision < max(xp, yp)+1 && !(small && res.Precision >= 20)
 	case opMul:
-		check = res.Precision < xp+yp
+		check = res.Precision < xp+yp && !(small && res.Precision >= 38)
 	}
 	if small && !check && op != opMod {
-		// Operands of at most 18 digits whose results cannot overflow: one typed
-		// loop per operator over every row (NULL rows compute values no one reads).
+		// Operands of 64 bits whose results cannot overflow: one typed loop per
+		// operator over every row (NULL rows compute values no one reads).
 		switch op {
 		case opAdd:
 			for i := range a {
-				out[i] = decimal128.FromI64(int64(a[i].LowBits()) + int64(b[i].LowBits()))
+				out[i] = addInt64(int64(a[i].LowBits()), int64(b[i].LowBits()))
 			}
 		case opSub:
 			for i := range a {
-				out[i] = decimal128.FromI64(int64(a[i].LowBits()) - int64(b[i].LowBits()))
+				out[i] = subInt64(int64(a[i].LowBits()), int64(b[i].LowBits()))
 			}
 		case opMul:
 			for i := range a {
@@ -284,14 +287,14 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 		switch op {
 		case opAdd:
 			if small {
-				r = decimal128.FromI64(int64(p.LowBits()) + int64(q.LowBits()))
+				r = addInt64(int64(p.LowBits()), int64(q.LowBits()))
 			} else {
 				r = p.Add(q)
 				ok = addFits(p, q, r)
 			}
 		case opSub:
 			if small {
-				r = decimal128.FromI64(int64(p.LowBits()) - int64(q.LowBits()))
+				r = subInt64(int64(p.LowBits()), int64(q.LowBits()))
 			} else {
 				r = p.Sub(q)
 				ok = addFits(p, q.Negate(), r)

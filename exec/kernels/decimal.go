@@ -30,16 +30,35 @@ func fitsInt64(n decimal128.Num) (int64, bool) {
 // decFits reports whether n has at most prec digits.
 func decFits(n decimal128.Num, prec int32) bool { return n.FitsInPrecision(prec) }
 
-// mulInt64 multiplies two int64 into a 128-bit value (never overflows).
+// mulInt64 multiplies two int64 into a 128-bit value (never overflows): the
+// unsigned product of their bits, with the high word corrected for each negative
+// factor.
 func mulInt64(a, b int64) decimal128.Num {
-	neg := (a < 0) != (b < 0)
-	ua, ub := absU(a), absU(b)
-	hi, lo := bits.Mul64(ua, ub)
-	n := decimal128.New(int64(hi), lo)
-	if neg {
-		n = n.Negate()
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	hi -= uint64(a>>63)&uint64(b) + uint64(b>>63)&uint64(a)
+	return decimal128.New(int64(hi), lo)
+}
+
+// addInt64 and subInt64 add and subtract two int64 into a 128-bit value (never
+// overflow).
+func addInt64(a, b int64) decimal128.Num {
+	lo, c := bits.Add64(uint64(a), uint64(b), 0)
+	return decimal128.New(a>>63+b>>63+int64(c), lo)
+}
+
+func subInt64(a, b int64) decimal128.Num {
+	lo, c := bits.Sub64(uint64(a), uint64(b), 0)
+	return decimal128.New(a>>63-b>>63-int64(c), lo)
+}
+
+// allInt64 reports whether every value in a is an int64 (its high word only repeats
+// the sign of its low word).
+func allInt64(a []decimal128.Num) bool {
+	var wide int64
+	for _, v := range a {
+		wide |= v.HighBits() ^ int64(v.LowBits())>>63
 	}
-	return n
+	return wide == 0
 }
 
 func absU(a int64) uint64 {

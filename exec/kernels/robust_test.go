@@ -4,10 +4,12 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loredb/lore/types"
 )
 
@@ -204,5 +206,51 @@ func TestDecimalArithmeticAgainstBig(t *testing.T) {
 				t.Fatalf("%s %s %s = %s, want %s", sa, op, sb, joined(out), want)
 			}
 		}
+	}
+}
+
+// Decimals of wide types whose values fit in 64 bits are computed in 64-bit words;
+// near the int64 limits their results must still be exact, and a result beyond the
+// result's precision still an error.
+func TestWideDecimalsOfInt64Values(t *testing.T) {
+	edges := []int64{0, 1, -1, 7, -9, 999_999_999_999_999_999, -999_999_999_999_999_999,
+		math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 1 << 62, -(1 << 62), 3_037_000_499, -3_037_000_500}
+	ops := map[arithOp]func(a, b *big.Int) *big.Int{
+		opAdd: func(a, b *big.Int) *big.Int { return new(big.Int).Add(a, b) },
+		opSub: func(a, b *big.Int) *big.Int { return new(big.Int).Sub(a, b) },
+		opMul: func(a, b *big.Int) *big.Int { return new(big.Int).Mul(a, b) },
+	}
+	for _, res := range []int32{19, 20, 30, 37, 38} {
+		limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(res)), nil)
+		rt := &arrow.Decimal128Type{Precision: res}
+		for op, ref := range ops {
+			for _, p := range edges {
+				for _, q := range edges {
+					// Two rows, the second small, so that a batch is judged whole.
+					x := mk(t, dec(30, 0), strconv.FormatInt(p, 10), "2")
+					y := mk(t, dec(38, 0), strconv.FormatInt(q, 10), "3")
+					out, err := arithDecimal(op, rt, x, y)
+					want := ref(big.NewInt(p), big.NewInt(q))
+					if new(big.Int).Abs(want).Cmp(limit) >= 0 {
+						if err == nil {
+							t.Fatalf("%d %s %d in DECIMAL(%d) = %s, want out of range", p, op.symbol(), q, res, joined(out))
+						}
+						continue
+					}
+					if err != nil {
+						t.Fatalf("%d %s %d in DECIMAL(%d): %v", p, op.symbol(), q, res, err)
+					}
+					if got := out.(*array.Decimal128).Value(0).BigInt(); got.Cmp(want) != 0 {
+						t.Fatalf("%d %s %d = %s, want %s", p, op.symbol(), q, got, want)
+					}
+				}
+			}
+		}
+	}
+	if !allInt64([]decimal128.Num{decimal128.FromI64(math.MinInt64), decimal128.FromI64(-1), decimal128.FromI64(math.MaxInt64)}) {
+		t.Error("allInt64 refused int64 values")
+	}
+	if allInt64([]decimal128.Num{decimal128.FromI64(1), decimal128.New(0, 1<<63)}) || allInt64([]decimal128.Num{decimal128.New(-1, 1)}) {
+		t.Error("allInt64 took a value beyond int64")
 	}
 }
