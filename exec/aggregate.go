@@ -27,10 +27,12 @@ type aggState struct {
 }
 
 type hashAggregate struct {
-	bd       *builder
-	node     *plan.Aggregate
-	groups   []evaluator
-	args     []evaluator
+	bd   *builder
+	node *plan.Aggregate
+	// exprs are the group keys, then the arguments; argAt[i] is aggregate i's
+	// argument in it, or -1.
+	exprs    *exprList
+	argAt    []int
 	specs    []agg.Spec
 	keyTypes []arrow.DataType
 	res      reservation
@@ -48,30 +50,30 @@ type hashAggregate struct {
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 	h := &hashAggregate{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}
+	// The keys, then the arguments (COUNT(*) has none), in one list: what they
+	// compute in common is computed once.
+	exprs := make([]plan.Expr, 0, len(x.Groups)+len(x.Aggs))
 	for _, g := range x.Groups {
-		ev, err := bd.compile(g)
-		if err != nil {
-			return nil, err
-		}
 		if !kernels.ValidKeyType(g.Type()) {
 			return nil, errs.New(errs.Analysis, "cannot group by a value of type %s", g.Type())
 		}
-		h.groups = append(h.groups, ev)
+		exprs = append(exprs, g)
 		h.keyTypes = append(h.keyTypes, g.Type())
 		h.noteInput(g)
 	}
 	for i := range x.Aggs {
 		a := &x.Aggs[i]
-		var ev evaluator
+		h.argAt = append(h.argAt, -1)
 		if a.Arg != nil {
-			var err error
-			if ev, err = bd.compile(a.Arg); err != nil {
-				return nil, err
-			}
+			h.argAt[i] = len(exprs)
+			exprs = append(exprs, a.Arg)
 			h.noteInput(a.Arg)
 		}
-		h.args = append(h.args, ev)
 		h.specs = append(h.specs, a.Spec())
+	}
+	var err error
+	if h.exprs, err = bd.compileList(exprs); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
@@ -85,7 +87,7 @@ func (h *hashAggregate) noteInput(e plan.Expr) {
 
 func (h *hashAggregate) newState() (*aggState, error) {
 	s := &aggState{}
-	if len(h.groups) > 0 {
+	if len(h.node.Groups) > 0 {
 		s.keys = kernels.NewKeyTable(h.keyTypes)
 		if h.keyFilter != nil {
 			s.filter = h.keyFilter.Reader()
@@ -96,7 +98,7 @@ func (h *hashAggregate) newState() (*aggState, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(h.groups) == 0 {
+		if len(h.node.Groups) == 0 {
 			acc.Resize(1)
 		}
 		s.accs = append(s.accs, acc)
@@ -177,16 +179,19 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 // evaluate computes the group keys and the arguments (nil for COUNT(*)) of b, every
 // one before any state changes, so that a batch can be evaluated again.
 func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys, args []arrow.Array, err error) {
-	keys = make([]arrow.Array, len(h.groups))
-	for i, g := range h.groups {
-		if keys[i], err = g(ctx, b); err != nil {
+	if b, err = h.exprs.extend(ctx, b); err != nil {
+		return nil, nil, err
+	}
+	keys = make([]arrow.Array, len(h.node.Groups))
+	for i := range keys {
+		if keys[i], err = h.exprs.exprs[i](ctx, b); err != nil {
 			return nil, nil, err
 		}
 	}
-	args = make([]arrow.Array, len(h.args))
-	for i, a := range h.args {
-		if a != nil {
-			if args[i], err = a(ctx, b); err != nil {
+	args = make([]arrow.Array, len(h.argAt))
+	for i, at := range h.argAt {
+		if at >= 0 {
+			if args[i], err = h.exprs.exprs[at](ctx, b); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -293,7 +298,7 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			}
 		}
 	}
-	cols := make([]arrow.Array, 0, len(h.groups)+len(h.specs))
+	cols := make([]arrow.Array, 0, len(h.node.Groups)+len(h.specs))
 	rows := 1
 	if final.keys != nil {
 		cols = append(cols, final.keys.Keys()...)

@@ -641,11 +641,11 @@ func (j *hashJoin) filterProbeAggregate() {
 		op = st.in
 	}
 	a, ok := op.(*hashAggregate)
-	if !ok || a.started || len(a.groups) == 0 {
+	if !ok || a.started || len(a.node.Groups) == 0 {
 		return
 	}
 	for k, c := range cols {
-		if c >= len(a.groups) || !arrow.TypeEqual(types.Unwrap(a.keyTypes[c]), types.Unwrap(buildKeys[k].Type())) {
+		if c >= len(a.node.Groups) || !arrow.TypeEqual(types.Unwrap(a.keyTypes[c]), types.Unwrap(buildKeys[k].Type())) {
 			return
 		}
 	}

@@ -197,13 +197,9 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 }
 
 func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
-	evs := make([]evaluator, len(exprs))
-	for i, e := range exprs {
-		ev, err := bd.compile(e)
-		if err != nil {
-			return nil, err
-		}
-		evs[i] = ev
+	list, err := bd.compileList(exprs)
+	if err != nil {
+		return nil, err
 	}
 	fallible := false
 	for _, e := range exprs {
@@ -213,9 +209,13 @@ func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {
 		if fallible {
 			b = b.Compact()
 		}
-		cols := make([]arrow.Array, len(evs))
-		for i, ev := range evs {
-			c, err := ev(ctx, b)
+		eb, err := list.extend(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		cols := make([]arrow.Array, len(list.exprs))
+		for i, ev := range list.exprs {
+			c, err := ev(ctx, eb)
 			if err != nil {
 				return nil, err
 			}
