@@ -68,6 +68,21 @@ type Accumulator interface {
 	FromZone(z *Zone, g uint32) (ok bool, err error)
 }
 
+// OneGroup is an Accumulator that folds the rows of one group faster than rows of
+// many: an aggregate with few groups may sort a batch's rows by group and hand each
+// group's to UpdateGroup.
+type OneGroup interface {
+	Accumulator
+	// UpdateGroup folds rows sel (never nil) of arg into group g, which must exist.
+	UpdateGroup(arg arrow.Array, sel []int32, g uint32) error
+}
+
+var (
+	_ OneGroup = (*decSumAcc)(nil)
+	_ OneGroup = (*intSumAcc)(nil)
+	_ OneGroup = (*countAcc)(nil)
+)
+
 // unsupported is the error for a function that does not accept its argument's type.
 func unsupported(s Spec) error {
 	return errs.New(errs.Analysis, "%s(%s) is not supported", s.Name, types.Name(s.ArgType))

@@ -854,3 +854,63 @@ func TestCountDistinctModes(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateGroup checks that the accumulators that fold one group's rows at a time
+// (OneGroup) end where Update over the same rows of mixed groups ends.
+func TestUpdateGroup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	dec := &arrow.Decimal128Type{Precision: 38, Scale: 2}
+	specs := []Spec{{Name: "count_star"}}
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64, dec} {
+		specs = append(specs, Spec{Name: "count", ArgType: dt}, Spec{Name: "sum", ArgType: dt}, Spec{Name: "avg", ArgType: dt})
+	}
+	for _, spec := range specs {
+		const n, groups = 3000, 7
+		dt := spec.ArgType
+		if dt == nil {
+			dt = arrow.PrimitiveTypes.Int64
+		}
+		vals := randValues(rng, dt, n, 0.1)
+		args := []arrow.Array{build(dt, vals), buildDict(rng, dt, vals)}
+		for k, arg := range args {
+			mixed, _ := New(spec)
+			one, _ := New(spec)
+			og, ok := one.(OneGroup)
+			if !ok {
+				t.Fatalf("%s is not a OneGroup", spec)
+			}
+			mixed.Resize(groups)
+			one.Resize(groups)
+			// Every other row, in groups at random.
+			var sel []int32
+			var ids []uint32
+			byGroup := make([][]int32, groups)
+			for i := 0; i < n; i += 2 {
+				g := uint32(rng.IntN(groups))
+				sel, ids = append(sel, int32(i)), append(ids, g)
+				byGroup[g] = append(byGroup[g], int32(i))
+			}
+			if err := mixed.Update(arg, sel, ids); err != nil {
+				t.Fatal(err)
+			}
+			for g, rows := range byGroup {
+				if len(rows) > 0 {
+					if err := og.UpdateGroup(arg, rows, uint32(g)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			want, err := mixed.Final()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := one.Final()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !array.Equal(got, want) {
+				t.Errorf("%s (arg %d): by group %v, mixed %v", spec, k, got, want)
+			}
+		}
+	}
+}

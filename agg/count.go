@@ -39,6 +39,15 @@ func (a *countAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 	return nil
 }
 
+func (a *countAcc) UpdateGroup(arg arrow.Array, sel []int32, g uint32) error {
+	n := len(sel)
+	if !a.star {
+		_, _, _, n = a.rows.resolve(arg, sel, nil)
+	}
+	a.counts[g] += int64(n)
+	return nil
+}
+
 // countGroups adds one per row to its group (n rows to group 0 when groups is nil).
 func countGroups(counts []int64, groups []uint32, n int) {
 	if groups == nil {

@@ -62,6 +62,15 @@ func (a *intSumAcc) Resize(n int) { a.st = extend(a.st, n) }
 
 func (a *intSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 	ensureGroup0(a, len(a.st), groups)
+	return a.update(arg, sel, groups, 0)
+}
+
+func (a *intSumAcc) UpdateGroup(arg arrow.Array, sel []int32, g uint32) error {
+	return a.update(arg, sel, nil, g)
+}
+
+// update folds rows into their groups, or with groups nil into group into.
+func (a *intSumAcc) update(arg arrow.Array, sel []int32, groups []uint32, into uint32) error {
 	vals, s, g, n := a.rows.resolve(arg, sel, groups)
 	if n == 0 {
 		return nil
@@ -71,28 +80,28 @@ func (a *intSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error 
 	}
 	switch a.argID {
 	case arrow.INT8:
-		sumSigned(rawValues[int8](vals), s, g, n, a)
+		sumSigned(rawValues[int8](vals), s, g, n, a, into)
 	case arrow.INT16:
-		sumSigned(rawValues[int16](vals), s, g, n, a)
+		sumSigned(rawValues[int16](vals), s, g, n, a, into)
 	case arrow.INT32:
-		sumSigned(rawValues[int32](vals), s, g, n, a)
+		sumSigned(rawValues[int32](vals), s, g, n, a, into)
 	case arrow.INT64:
-		sumSigned(rawValues[int64](vals), s, g, n, a)
+		sumSigned(rawValues[int64](vals), s, g, n, a, into)
 	case arrow.UINT8:
-		sumUnsigned(rawValues[uint8](vals), s, g, n, a)
+		sumUnsigned(rawValues[uint8](vals), s, g, n, a, into)
 	case arrow.UINT16:
-		sumUnsigned(rawValues[uint16](vals), s, g, n, a)
+		sumUnsigned(rawValues[uint16](vals), s, g, n, a, into)
 	case arrow.UINT32:
-		sumUnsigned(rawValues[uint32](vals), s, g, n, a)
+		sumUnsigned(rawValues[uint32](vals), s, g, n, a, into)
 	case arrow.UINT64:
-		sumUnsigned(rawValues[uint64](vals), s, g, n, a)
+		sumUnsigned(rawValues[uint64](vals), s, g, n, a, into)
 	default:
 		return typeMismatch(a.spec, arg)
 	}
 	return nil
 }
 
-func sumSigned[T int8 | int16 | int32 | int64](vals []T, sel []int32, groups []uint32, n int, a *intSumAcc) {
+func sumSigned[T int8 | int16 | int32 | int64](vals []T, sel []int32, groups []uint32, n int, a *intSumAcc, into uint32) {
 	if groups == nil {
 		var lo uint64
 		var hi int64
@@ -106,7 +115,7 @@ func sumSigned[T int8 | int16 | int32 | int64](vals []T, sel []int32, groups []u
 				lo, hi = add128(lo, hi, uint64(v), v>>63)
 			}
 		}
-		p := &a.st[0]
+		p := &a.st[into]
 		p.lo, p.hi = add128(p.lo, p.hi, lo, hi)
 		p.cnt += int64(n)
 		return
@@ -127,7 +136,7 @@ func sumSigned[T int8 | int16 | int32 | int64](vals []T, sel []int32, groups []u
 	}
 }
 
-func sumUnsigned[T uint8 | uint16 | uint32 | uint64](vals []T, sel []int32, groups []uint32, n int, a *intSumAcc) {
+func sumUnsigned[T uint8 | uint16 | uint32 | uint64](vals []T, sel []int32, groups []uint32, n int, a *intSumAcc, into uint32) {
 	if groups == nil {
 		var lo uint64
 		var hi int64
@@ -140,7 +149,7 @@ func sumUnsigned[T uint8 | uint16 | uint32 | uint64](vals []T, sel []int32, grou
 				lo, hi = add128(lo, hi, uint64(vals[i]), 0)
 			}
 		}
-		p := &a.st[0]
+		p := &a.st[into]
 		p.lo, p.hi = add128(p.lo, p.hi, lo, hi)
 		p.cnt += int64(n)
 		return
@@ -355,25 +364,7 @@ func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error 
 	st := a.st
 	switch {
 	case g == nil:
-		lo, hi := st[0].lo, st[0].hi
-		if s == nil {
-			for _, x := range nums[:n] {
-				l, c := bits.Add64(lo, x.LowBits(), 0)
-				h := hi + x.HighBits() + int64(c)
-				ovf |= (hi ^ h) & (x.HighBits() ^ h)
-				lo, hi = l, h
-			}
-		} else {
-			for _, i := range s[:n] {
-				x := nums[i]
-				l, c := bits.Add64(lo, x.LowBits(), 0)
-				h := hi + x.HighBits() + int64(c)
-				ovf |= (hi ^ h) & (x.HighBits() ^ h)
-				lo, hi = l, h
-			}
-		}
-		st[0].lo, st[0].hi = lo, hi
-		st[0].cnt += int64(n)
+		ovf = sumInto(&st[0], nums, s, n)
 	default:
 		for k, grp := range g[:n] {
 			i := k
@@ -390,6 +381,48 @@ func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error 
 		}
 	}
 	if ovf < 0 {
+		a.overflow = true
+	}
+	if a.overflow {
+		return a.overflowError()
+	}
+	return nil
+}
+
+// sumInto adds the n values nums[s[k]] (nums[k] when s is nil) to p, the sum kept in
+// registers meanwhile; the result is negative when the sum overflowed.
+func sumInto(p *sum128, nums []decimal128.Num, s []int32, n int) (ovf int64) {
+	lo, hi := p.lo, p.hi
+	if s == nil {
+		for _, x := range nums[:n] {
+			l, c := bits.Add64(lo, x.LowBits(), 0)
+			h := hi + x.HighBits() + int64(c)
+			ovf |= (hi ^ h) & (x.HighBits() ^ h)
+			lo, hi = l, h
+		}
+	} else {
+		for _, i := range s[:n] {
+			x := nums[i]
+			l, c := bits.Add64(lo, x.LowBits(), 0)
+			h := hi + x.HighBits() + int64(c)
+			ovf |= (hi ^ h) & (x.HighBits() ^ h)
+			lo, hi = l, h
+		}
+	}
+	p.lo, p.hi = lo, hi
+	p.cnt += int64(n)
+	return ovf
+}
+
+func (a *decSumAcc) UpdateGroup(arg arrow.Array, sel []int32, g uint32) error {
+	vals, s, _, n := a.rows.resolve(arg, sel, nil)
+	if n == 0 {
+		return nil
+	}
+	if vals.DataType().ID() != arrow.DECIMAL128 {
+		return typeMismatch(a.spec, arg)
+	}
+	if sumInto(&a.st[g], rawValues[decimal128.Num](vals), s, n) < 0 {
 		a.overflow = true
 	}
 	if a.overflow {

@@ -24,6 +24,10 @@ type aggState struct {
 	ids    []uint32
 	filter *kernels.KeyTable // a reader of the aggregate's keyFilter
 	fids   []uint32
+	// oneGroup counts the accumulators that fold one group's rows faster
+	// (agg.OneGroup); byGroup holds a batch's rows sorted by group for them.
+	oneGroup int
+	byGroup  []int32
 }
 
 type hashAggregate struct {
@@ -101,6 +105,9 @@ func (h *hashAggregate) newState() (*aggState, error) {
 		if len(h.node.Groups) == 0 {
 			acc.Resize(1)
 		}
+		if _, ok := acc.(agg.OneGroup); ok {
+			s.oneGroup++
+		}
 		s.accs = append(s.accs, acc)
 	}
 	return s, nil
@@ -162,6 +169,9 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 			}
 		}
 	}
+	if ids != nil && s.groups <= fewGroups && len(ids) >= 16*s.groups && s.oneGroup > 1 {
+		return h.updateByGroup(s, b, args, ids)
+	}
 	for i, acc := range s.accs {
 		arg := args[i]
 		if b.Sel == nil && ids == nil && arg == nil {
@@ -174,6 +184,58 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 		}
 	}
 	return nil
+}
+
+// fewGroups is the most groups a state may have for updateByGroup.
+const fewGroups = 16
+
+// updateByGroup folds a batch whose rows fall in few groups: it sorts the rows by
+// group once, and the accumulators that fold one group's rows faster than mixed
+// ones (agg.OneGroup) take each group's in turn.
+func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args []arrow.Array, ids []uint32) error {
+	var at [fewGroups + 1]int
+	for _, g := range ids {
+		at[g+1]++
+	}
+	for g := 1; g <= s.groups; g++ {
+		at[g] += at[g-1]
+	}
+	start := at
+	s.byGroup = grow(s.byGroup, len(ids))
+	rows := s.byGroup[:len(ids)]
+	for k, g := range ids {
+		r := int32(k)
+		if b.Sel != nil {
+			r = b.Sel[k]
+		}
+		rows[at[g]] = r
+		at[g]++
+	}
+	for i, acc := range s.accs {
+		og, ok := acc.(agg.OneGroup)
+		if !ok {
+			if err := acc.Update(args[i], b.Sel, ids); err != nil {
+				return err
+			}
+			continue
+		}
+		for g := 0; g < s.groups; g++ {
+			if start[g] == start[g+1] {
+				continue
+			}
+			if err := og.UpdateGroup(args[i], rows[start[g]:start[g+1]], uint32(g)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // evaluate computes the group keys and the arguments (nil for COUNT(*)) of b, every
