@@ -270,3 +270,39 @@ func TestExpressionsSeeOnlyFilteredRows(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterWavesMatchUnpushedFilter runs filters of several conjuncts, each reading
+// its own columns — decoded just before it runs, for the rows the conjuncts before it
+// kept — and requires the rows the same filter keeps above a LIMIT, where it reads
+// whole batches.
+func TestFilterWavesMatchUnpushedFilter(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 2; i++ {
+		writeLateFile(t, filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)), 25_000, uint64(70+i), 0)
+	}
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", dir))
+	for _, pred := range []string{
+		"id < 4000 AND k > 2500 AND s > 's1500'",
+		"id % 9 = 1 AND f > 0 AND g < 5 AND k IS NULL",
+		"id < 20000 AND k <> 0 AND 5000 // k > 2 AND s LIKE 's1%'",
+		"g = 7 AND (k < 100 OR f < -50) AND s IS NOT NULL",
+		"s > 's2990' AND id > 100",
+	} {
+		// Both files hold every id: the order needs every column.
+		got := run(t, e, "SELECT id, k, f, s, g, payload FROM t WHERE "+pred+" ORDER BY 1, 2, 3, 4, 5, 6", nil)
+		want := run(t, e, "SELECT id, k, f, s, g, payload FROM (SELECT * FROM t LIMIT 1000000) WHERE "+pred+" ORDER BY 1, 2, 3, 4, 5, 6", nil)
+		if g, w := resultText(got), resultText(want); g != w {
+			gl, wl := strings.Split(g, "\n"), strings.Split(w, "\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Fatalf("%s: %d rows, want %d: row %d:\n%s\nwant\n%s", pred, got.NumRows(), want.NumRows(), i, gl[i], wl[i])
+				}
+			}
+			t.Fatalf("%s: %d rows, want %d", pred, got.NumRows(), want.NumRows())
+		}
+		if got.NumRows() == 0 {
+			t.Errorf("%s: no rows", pred)
+		}
+	}
+}

@@ -166,34 +166,47 @@ type stage func(ctx context.Context, b *vector.Batch) (*vector.Batch, error)
 // a disjunction implied for a join input runs on the few rows the cheap equalities
 // before it leave.
 func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
+	steps, err := bd.conjunctSteps(cond)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		for _, st := range steps {
+			if b.Len() == 0 {
+				return b, nil
+			}
+			var err error
+			if b, err = st(ctx, b); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	}, nil
+}
+
+// conjunctSteps returns a stage per conjunct of cond, in order, each keeping the rows
+// its conjunct is true on (a fallible one evaluated on the selected rows alone).
+func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 	conjuncts := plan.Conjuncts(cond)
-	evs := make([]evaluator, len(conjuncts))
-	fallible := make([]bool, len(conjuncts))
+	steps := make([]stage, len(conjuncts))
 	for i, c := range conjuncts {
 		ev, err := bd.compile(c)
 		if err != nil {
 			return nil, err
 		}
-		evs[i], fallible[i] = ev, mayFail(c)
-	}
-	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
-		for i, ev := range evs {
-			if b.Len() == 0 {
-				return b, nil
-			}
-			if fallible[i] {
+		fallible := mayFail(c)
+		steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+			if fallible {
 				b = b.Compact()
 			}
 			m, err := ev(ctx, b)
 			if err != nil {
 				return nil, err
 			}
-			if b, err = selectTrue(b, m); err != nil {
-				return nil, err
-			}
+			return selectTrue(b, m)
 		}
-		return b, nil
-	}, nil
+	}
+	return steps, nil
 }
 
 func (bd *builder) projectStage(exprs []plan.Expr) (stage, error) {

@@ -25,8 +25,11 @@ type pipeline struct {
 	stats  *ScanStats
 	stages []stage
 	// lead is the condition of the first stage when it is a filter: the scan decodes
-	// the columns it reads first, and the others only for batches with rows left.
-	lead plan.Expr
+	// the columns its first conjunct reads first, those of each later conjunct just
+	// before it runs (for the rows left), and the others only for batches with rows
+	// left. leadSteps are its conjuncts' stages.
+	lead      plan.Expr
+	leadSteps []stage
 	// bounds, when set, are filters its consumer learns as the scan runs.
 	bounds *dynamicBounds
 	// member, when set, is the Bloom filter of the build keys of the hash join this
@@ -87,6 +90,9 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		}
 		if len(p.stages) == 0 {
 			p.lead = x.Cond
+			if p.leadSteps, err = bd.conjunctSteps(x.Cond); err != nil {
+				return nil, false, err
+			}
 		}
 		p.stages = append(p.stages, st)
 		return p, true, nil
@@ -143,7 +149,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return err
 	}
 	p.order(sp)
-	early := p.early(pos, len(names))
+	early, waves := p.early(pos, len(names))
 	stages := p.stages
 	if early != nil && p.lead != nil {
 		stages = stages[1:] // batch runs the lead filter
@@ -171,8 +177,8 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					p.stats.Counters.RowGroupsPruned.Add(1)
 					continue
 				}
-				err := sp.ReadLate(ctx, sp.Morsels[i], early, func(rb *vector.Batch, late func() error) error {
-					b, err := p.batch(ctx, rb, pos, early, late)
+				err := sp.ReadLate(ctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
+					b, err := p.batch(ctx, rb, pos, early, waves, late)
 					if err != nil || b == nil {
 						return err
 					}
@@ -318,20 +324,44 @@ func (p *pipeline) rowBound() *dynamicBound {
 }
 
 // early returns which of the n columns read are decoded before the others — those
-// the lead filter and the dynamic bound use — or nil when every column is: without
-// either, or when they use them all.
-func (p *pipeline) early(pos []int, n int) []bool {
+// the first conjunct of the lead filter, the dynamic bound and the join's key filter
+// use — or nil when every column is: without any, or when they use them all. waves[i] are the scan
+// columns decoded just before conjunct i of the lead filter runs, for the rows the
+// conjuncts before it kept.
+func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 	used := map[int]bool{}
-	if p.lead != nil {
-		plan.ColumnsUsed(p.lead, used)
-	}
 	if b := p.rowBound(); b != nil {
 		used[b.col] = true
 	}
 	if p.member != nil {
 		used[p.member.col] = true
 	}
-	early := make([]bool, n)
+	var conjuncts []plan.Expr
+	if p.lead != nil {
+		conjuncts = plan.Conjuncts(p.lead)
+		waves = make([][]int, len(conjuncts))
+	}
+	all := map[int]bool{}
+	for c := range used {
+		all[c] = true
+	}
+	for i, cj := range conjuncts {
+		cols := map[int]bool{}
+		plan.ColumnsUsed(cj, cols)
+		for c := range cols {
+			if all[c] || c >= len(pos) || pos[c] < 0 {
+				continue
+			}
+			all[c] = true
+			if i == 0 {
+				used[c] = true
+			} else {
+				waves[i] = append(waves[i], c)
+			}
+		}
+		sort.Ints(waves[i])
+	}
+	early = make([]bool, n)
 	k := 0
 	for c := range used {
 		if c < len(pos) && pos[c] >= 0 && !early[pos[c]] {
@@ -340,9 +370,9 @@ func (p *pipeline) early(pos []int, n int) []bool {
 		}
 	}
 	if k == n || k == 0 {
-		return nil
+		return nil, nil
 	}
-	return early
+	return early, waves
 }
 
 // positions holds 0, 1, … : the column that carries each row's place in its batch
@@ -360,7 +390,7 @@ var positions = func() *array.Int32 {
 // them first and returns
 // nil when no row is left; otherwise it decodes the late columns and returns every
 // column with the rows left selected.
-func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, late func() error) (*vector.Batch, error) {
+func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, waves [][]int, late source.Late) (*vector.Batch, error) {
 	arrange := func(extra int) []arrow.Array {
 		cols := make([]arrow.Array, len(pos), len(pos)+extra)
 		for c, k := range pos {
@@ -397,24 +427,46 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 			}
 		}
 	}
-	if p.lead != nil {
+	// The filters may have compacted the rows (and their positions with them) before
+	// selecting among them: a selected row's place in the batch is its position.
+	kept := func() []int32 {
+		at := fb.Cols[len(pos)].(*array.Int32).Int32Values()
+		sel := make([]int32, fb.Len())
+		if fb.Sel == nil {
+			copy(sel, at)
+		} else {
+			for i, j := range fb.Sel {
+				sel[i] = at[j]
+			}
+		}
+		return sel
+	}
+	for i, step := range p.leadSteps {
+		if len(waves[i]) > 0 {
+			// Decode the columns this conjunct reads first, for the rows kept, and put
+			// them in the batch's rows (compacted, they are the positions').
+			which := make([]int, len(waves[i]))
+			for j, c := range waves[i] {
+				which[j] = pos[c]
+			}
+			if err := late(which, kept()); err != nil {
+				return nil, err
+			}
+			for _, c := range waves[i] {
+				a := rb.Cols[pos[c]]
+				if fb.Rows != rb.Rows {
+					a = vector.Take(a, fb.Cols[len(pos)].(*array.Int32).Int32Values())
+				}
+				fb.Cols[c] = a
+			}
+		}
 		var err error
-		if fb, err = p.stages[0](ctx, fb); err != nil || fb.Len() == 0 {
+		if fb, err = step(ctx, fb); err != nil || fb.Len() == 0 {
 			return nil, err
 		}
 	}
-	// The filters may have compacted the rows (and their positions with them) before
-	// selecting among them: a selected row's place in the batch is its position.
-	at := fb.Cols[len(pos)].(*array.Int32).Int32Values()
-	sel := make([]int32, fb.Len())
-	if fb.Sel == nil {
-		copy(sel, at)
-	} else {
-		for i, j := range fb.Sel {
-			sel[i] = at[j]
-		}
-	}
-	if err := late(); err != nil {
+	sel := kept()
+	if err := late(nil, sel); err != nil {
 		return nil, err
 	}
 	return &vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: sel}, nil

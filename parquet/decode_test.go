@@ -54,10 +54,12 @@ func readGroups(f *File) ([][]*vector.Batch, error) {
 }
 
 // lateMatches reads every row group of f with only the first column early, then with
-// none (batches by the footer's count), asks for the late columns of every third
-// batch (so that the others are passed over: whole pages, part pages, runs) and
+// none (batches by the footer's count), asks for the late columns of two batches in
+// three (so that the others are passed over: whole pages, part pages, runs) and
 // requires them to be the columns of the same batch in full, batches read the
-// ordinary way.
+// ordinary way. In every third batch the late columns come in two waves, the first
+// for every seventh row alone: those rows' values and every row's validity must be
+// the full read's.
 func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batch) {
 	t.Helper()
 	n := f.Schema().NumFields()
@@ -70,7 +72,7 @@ func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 		early[0] = first == 1
 		for g := 0; g < f.NumRowGroups(); g++ {
 			i := 0
-			err := f.ReadRowGroupLate(context.Background(), g, nil, cols, early, func(b *vector.Batch, late func() error) error {
+			err := f.ReadRowGroupLate(context.Background(), g, nil, cols, early, func(b *vector.Batch, late Late) error {
 				defer func() { i++ }()
 				if i >= len(full[g]) {
 					return fmt.Errorf("batch %d past the %d of the full read", i, len(full[g]))
@@ -84,13 +86,34 @@ func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 						return fmt.Errorf("batch %d: late column %d decoded before it was asked for", i, c)
 					}
 				}
-				if i%3 != 1 {
+				switch i % 3 {
+				case 0:
 					return nil
+				case 2:
+					var sel []int32
+					for r := 3; r < b.Rows; r += 7 {
+						sel = append(sel, int32(r))
+					}
+					var wave []int
+					for c := first; c < n; c += 2 {
+						wave = append(wave, c)
+					}
+					if err := late(wave, sel); err != nil {
+						return err
+					}
+					for _, c := range wave {
+						if !sameAt(b.Cols[c], want.Cols[c], sel) {
+							return fmt.Errorf("batch %d: late column %q differs at the rows asked for", i, f.Schema().Field(c).Name)
+						}
+					}
 				}
-				if err := late(); err != nil {
+				if err := late(nil, nil); err != nil {
 					return err
 				}
 				for c := first; c < n; c++ {
+					if i%3 == 2 && (c-first)%2 == 0 {
+						continue
+					}
 					if !sameArray(b.Cols[c], want.Cols[c]) {
 						return fmt.Errorf("batch %d: late column %q differs", i, f.Schema().Field(c).Name)
 					}
@@ -103,6 +126,25 @@ func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 			}
 		}
 	}
+}
+
+// sameAt reports whether got has want's type, length and validity, and want's
+// values at the rows sel.
+func sameAt(got, want arrow.Array, sel []int32) bool {
+	if got == nil || !arrow.TypeEqual(got.DataType(), want.DataType()) || got.Len() != want.Len() {
+		return false
+	}
+	for r := 0; r < got.Len(); r++ {
+		if got.IsNull(r) != want.IsNull(r) {
+			return false
+		}
+	}
+	for _, r := range sel {
+		if !array.SliceEqual(got, int64(r), int64(r)+1, want, int64(r), int64(r)+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // rangesMatch reads parts of every row group of f — from a batch boundary, from the
@@ -147,7 +189,7 @@ func rangesMatch(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 			}
 			got := make([][]arrow.Array, n)
 			read := int64(0)
-			err := f.ReadRowGroupLate(context.Background(), g, ranges, cols, nil, func(b *vector.Batch, _ func() error) error {
+			err := f.ReadRowGroupLate(context.Background(), g, ranges, cols, nil, func(b *vector.Batch, _ Late) error {
 				for c := range got {
 					got[c] = append(got[c], b.Cols[c])
 				}
@@ -483,5 +525,55 @@ func checkWritten(t *testing.T, batches []*vector.Batch, rows int, null func(int
 	}
 	if row != rows {
 		t.Errorf("read %d rows, wrote %d", row, rows)
+	}
+}
+
+// TestSelectiveLateColumns reads late columns for some rows alone (lateMatches) from
+// columns where that stores only those rows' values: dictionary-encoded and PLAIN
+// values with no NULL, and a column whose NULLs start part-way, after which every
+// value is decoded again.
+func TestSelectiveLateColumns(t *testing.T) {
+	const rows = 3*vector.BatchSize + 77
+	dec := &arrow.Decimal128Type{Precision: 15, Scale: 2}
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "few", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "fewdec", Type: dec},
+		{Name: "many", Type: dec},
+		{Name: "later", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := 0; i < rows; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.Int64Builder).Append(int64(i%13) * 1_000_000_007)
+		b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i%7) - 3))
+		b.Field(3).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i)*7919 - 5_000_000))
+		if i > 2*vector.BatchSize+100 && i%4 == 0 {
+			b.Field(4).AppendNull()
+		} else {
+			b.Field(4).(*array.Int32Builder).Append(int32(i % 1000))
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	for _, dict := range []bool{true, false} {
+		var buf bytes.Buffer
+		props := pq.NewWriterProperties(pq.WithDictionaryDefault(dict), pq.WithStoreDecimalAsInteger(true),
+			pq.WithMaxRowGroupLength(rows), pq.WithDataPageSize(4000), pq.WithBatchSize(500))
+		if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), &buf, rows, props,
+			pqarrow.DefaultWriterProps()); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(context.Background(), newMem(buf.Bytes()), "selective.parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var full [][]*vector.Batch
+		withPath(pathPages, func() { full, err = readGroups(f) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		withPath(pathPages, func() { lateMatches(t, f, "selective.parquet", fmt.Sprintf("dictionary %v", dict), full) })
 	}
 }

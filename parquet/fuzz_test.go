@@ -94,13 +94,16 @@ func openAndRead(t *testing.T, data []byte) {
 	early[0] = true
 	batches = 0
 	err = f.ReadRowGroupLate(ctx, 0, []RowRange{{rows / 3, rows / 3}, {rows - rows/4, rows / 4}}, cols, early,
-		func(b *vector.Batch, late func() error) error {
+		func(b *vector.Batch, late Late) error {
 			batches++
 			if batches > 8 {
 				return errStop
 			}
-			if batches%2 == 0 {
-				return late()
+			switch batches % 3 {
+			case 1:
+				return late(nil, nil)
+			case 2:
+				return late(nil, []int32{0, int32(b.Rows / 2), int32(b.Rows - 1)})
 			}
 			return nil
 		})

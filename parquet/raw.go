@@ -341,7 +341,15 @@ func (c *fixedColumn[V]) setDict(data []byte, n int) error {
 	return c.decode(data[:n*c.size], c.dict)
 }
 
-func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
+func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) { return c.nextAt(n, nil) }
+
+// nextAt stores the values of the rows sel only, in the pages' stretches with no
+// NULL before them in the batch (where a value's place is its row's); elsewhere, or
+// when sel is nil or not sparse, it decodes every value.
+func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
+	if int64(len(sel))*4 >= n {
+		sel = nil
+	}
 	vals := make([]V, n)
 	if c.maxDef > 0 && int64(len(c.valid)) < n {
 		c.valid = make([]bool, n)
@@ -363,9 +371,38 @@ func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
 			return nil, err
 		}
 		dst := vals[nv : nv+d]
-		if c.indexed {
+		// The selected rows of this stretch, as places in dst.
+		for len(sel) > 0 && int(sel[0]) < rows {
+			sel = sel[1:]
+		}
+		at := sel
+		for len(sel) > 0 && int(sel[0]) < rows+k {
+			sel = sel[1:]
+		}
+		at = at[:len(at)-len(sel)]
+		switch {
+		case sel != nil && nv == rows && d == k && c.indexed:
+			c.scratch = growTo(c.scratch, d)
+			if err = c.idx.indexes(c.scratch[:d], len(c.dict)); err == nil {
+				for _, r := range at {
+					dst[int(r)-rows] = c.dict[c.scratch[int(r)-rows]]
+				}
+			}
+		case sel != nil && nv == rows && d == k:
+			nb := d * c.size
+			if nb > len(c.raw) {
+				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
+			}
+			for _, r := range at {
+				j := int(r) - rows
+				if err = c.decode(c.raw[j*c.size:(j+1)*c.size], dst[j:j+1]); err != nil {
+					break
+				}
+			}
+			c.raw = c.raw[nb:]
+		case c.indexed:
 			err = gather(&c.idx, c.dict, dst, c.scratch)
-		} else {
+		default:
 			nb := d * c.size
 			if nb > len(c.raw) {
 				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
@@ -388,6 +425,14 @@ func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
 	d := array.NewData(c.want, rows, []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(vals))}, nil, rows-nv, 0)
 	defer d.Release()
 	return array.MakeFromData(d), nil
+}
+
+// growTo returns s with room for n elements, its contents kept or not.
+func growTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:cap(s)]
 }
 
 func (c *fixedColumn[V]) skip(n int64) error {

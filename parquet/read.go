@@ -27,22 +27,26 @@ import (
 // no Cols. Errors decoding data are errs.CorruptSource naming the file and the row
 // group; an error from fn is returned as it is. ctx is checked between batches.
 func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*vector.Batch) error) error {
-	return f.ReadRowGroupLate(ctx, rg, nil, cols, nil, func(b *vector.Batch, _ func() error) error { return fn(b) })
+	return f.ReadRowGroupLate(ctx, rg, nil, cols, nil, func(b *vector.Batch, _ Late) error { return fn(b) })
 }
 
 // ReadRowGroupLate is ReadRowGroup with late materialisation: only the columns cols[i]
 // with early[i] set (every column when early is nil) are decoded before fn is called;
 // the others are nil in the batch until fn calls late, which decodes them into the
-// batch's Cols for the same rows. The rows of a batch whose late columns fn never asks
-// for are passed over without decoding their values, and pages they fill whole are
-// dropped. A column asked for both early and late is early. With no early column,
-// batches follow the row group's row count in the footer.
+// batch's Cols for the same rows. late(which, sel) decodes the late columns at the
+// positions which (into cols; nil: every late column not decoded yet) and stores
+// values only for the rows sel (ascending; nil: every row) — the other rows of those
+// arrays hold zero values, for a caller that will read none of them. The rows of a
+// batch whose late columns fn never asks for are passed over without decoding their
+// values, and pages they fill whole are dropped. A column asked for both early and
+// late is early. With no early column, batches follow the row group's row count in
+// the footer.
 //
 // Only the rows in ranges are read (every row when ranges is nil); ranges are in
 // order and do not overlap. The rows between them are passed over as rows of batches
 // nobody asks for are, so that parts of one row group can be read in parallel and
 // pages a page index rules out are never decoded.
-func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, cols []int, early []bool, fn func(b *vector.Batch, late func() error) error) error {
+func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, cols []int, early []bool, fn func(b *vector.Batch, late Late) error) error {
 	if rg < 0 || rg >= len(f.groups) {
 		return errs.New(errs.Internal, "BUG: row group %d of %q out of range", rg, f.name)
 	}
@@ -68,7 +72,7 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	noLate := func() error { return nil }
+	noLate := func([]int, []int32) error { return nil }
 	if len(cols) == 0 {
 		for _, r := range ranges {
 			for left := r.Rows; left > 0; {
@@ -102,13 +106,16 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, 
 		}
 		late := noLate
 		if rd.anyLate {
-			late = func() error { return rd.late(b) }
+			late = func(which []int, sel []int32) error { return rd.late(b, which, sel) }
 		}
 		if err := fn(b, late); err != nil {
 			return err
 		}
 	}
 }
+
+// Late decodes late columns of the batch it came with (see ReadRowGroupLate).
+type Late func(which []int, sel []int32) error
 
 // groupReader reads the distinct requested columns of one row group: the early ones
 // in lockstep, the late ones on demand, each late reader remembering how many rows it
@@ -127,13 +134,13 @@ type groupReader struct {
 	pos      []int // for each requested column, its index in uniq
 	rows     int64 // the next row of the row group to read
 	ranges   []RowRange
-	cur      int  // the range rows is in, or after
-	last     int  // rows of the last batch
-	filled   bool // whether the last batch's late columns were decoded
+	cur      int    // the range rows is in, or after
+	last     int    // rows of the last batch
+	done     []bool // by uniq: the last batch's column is decoded
 }
 
 func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []int, early []bool) (g *groupReader, err error) {
-	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols)), filled: true, ranges: ranges}
+	g = &groupReader{f: f, rg: rg, pos: make([]int, len(cols)), ranges: ranges}
 	defer func() {
 		if p := recover(); p != nil {
 			g.release()
@@ -170,6 +177,7 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 	}
 	g.anyLate = slices.Contains(g.early, false)
 	g.anyEarly = slices.Contains(g.early, true)
+	g.done = slices.Clone(g.early)
 	return g, nil
 }
 
@@ -191,11 +199,9 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 			b, err = nil, f.readError(g.rg, panicText(p))
 		}
 	}()
-	if !g.filled {
-		for k, e := range g.early {
-			if !e {
-				g.lag[k] += int64(g.last)
-			}
+	for k, d := range g.done {
+		if !d {
+			g.lag[k] += int64(g.last)
 		}
 	}
 	// Move to the range the next row is in, passing over the rows before it.
@@ -239,7 +245,8 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 		return nil, f.readError(g.rg, fmt.Errorf("read %d rows, the footer says %d", g.rows, f.groups[g.rg].Rows))
 	}
 	g.rows += int64(n)
-	g.last, g.filled = n, !g.anyLate
+	g.last = n
+	copy(g.done, g.early)
 	out := make([]arrow.Array, len(g.pos))
 	for i, k := range g.pos {
 		out[i] = arrs[k]
@@ -247,42 +254,47 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 	return &vector.Batch{Cols: out, Rows: n}, nil
 }
 
-// late decodes the late columns of b, the last batch next returned, into b.Cols.
-func (g *groupReader) late(b *vector.Batch) (err error) {
+// late decodes late columns of b, the last batch next returned, into b.Cols: those
+// at positions which (every one when nil), at rows sel (every row when nil).
+func (g *groupReader) late(b *vector.Batch, which []int, sel []int32) (err error) {
 	f := g.f
 	defer func() {
 		if p := recover(); p != nil {
 			err = f.readError(g.rg, panicText(p))
 		}
 	}()
-	if g.filled {
-		return nil
+	for _, i := range which {
+		if i < 0 || i >= len(g.pos) {
+			return errs.New(errs.Internal, "BUG: late column %d of %d", i, len(g.pos))
+		}
 	}
-	arrs := make([]arrow.Array, len(g.uniq))
 	for k := range g.readers {
-		if g.early[k] {
+		if g.done[k] || (which != nil && !slices.ContainsFunc(which, func(i int) bool { return g.pos[i] == k })) {
 			continue
 		}
-		arr, err := g.read(k, int64(b.Rows))
+		arr, err := g.readAt(k, int64(b.Rows), sel)
 		if err != nil {
 			return err
 		}
 		if arr.Len() != b.Rows {
 			return g.mismatch(k, arr.Len(), -1, b.Rows)
 		}
-		arrs[k] = arr
-	}
-	for i, k := range g.pos {
-		if arrs[k] != nil {
-			b.Cols[i] = arrs[k]
+		g.done[k] = true
+		for i, j := range g.pos {
+			if j == k {
+				b.Cols[i] = arr
+			}
 		}
 	}
-	g.filled = true
 	return nil
 }
 
 // read passes reader k over the rows it lags behind, then reads the next n.
-func (g *groupReader) read(k int, n int64) (arrow.Array, error) {
+func (g *groupReader) read(k int, n int64) (arrow.Array, error) { return g.readAt(k, n, nil) }
+
+// readAt is read storing values only for the rows sel when the reader can
+// (selective); sel nil is every row.
+func (g *groupReader) readAt(k int, n int64, sel []int32) (arrow.Array, error) {
 	r := g.readers[k]
 	if g.lag[k] > 0 {
 		if err := r.skip(g.lag[k]); err != nil {
@@ -290,11 +302,24 @@ func (g *groupReader) read(k int, n int64) (arrow.Array, error) {
 		}
 		g.lag[k] = 0
 	}
-	arr, err := r.next(n)
+	var arr arrow.Array
+	var err error
+	if sr, ok := r.(selective); ok && sel != nil {
+		arr, err = sr.nextAt(n, sel)
+	} else {
+		arr, err = r.next(n)
+	}
 	if err != nil {
 		return nil, g.f.readError(g.rg, err)
 	}
 	return arr, nil
+}
+
+// selective is a colReader that can store the values of some rows only.
+type selective interface {
+	// nextAt is next(n) that stores values for the rows sel (ascending, below n)
+	// alone; the others hold zero values (their validity is still exact).
+	nextAt(n int64, sel []int32) (arrow.Array, error)
 }
 
 // mismatch is the error for column uniq[k] holding got values where column

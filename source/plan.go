@@ -473,14 +473,19 @@ func holds(v types.Value, f Predicate) bool {
 // spec.Columns order. It counts RowGroupsRead, RowsScanned and CompressedBytesRead
 // (the compressed bytes of the column chunks read). Safe for concurrent calls.
 func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) error) error {
-	return p.ReadLate(ctx, m, nil, func(b *vector.Batch, _ func() error) error { return fn(b) })
+	return p.ReadLate(ctx, m, nil, func(b *vector.Batch, _ Late) error { return fn(b) })
 }
+
+// Late fills late columns of the batch it came with: those at positions which of the
+// spec's columns (nil: every one not filled yet), with values stored for the rows sel
+// alone (nil: every row); other rows hold zero values (parquet.Late).
+type Late func(which []int, sel []int32) error
 
 // ReadLate is Read with late materialisation: only the spec's columns with early[i]
 // set (every one when early is nil) are in the batch fn gets, and partition columns;
 // the others are nil until fn calls late, which fills them for the same rows. Rows
 // whose late columns are never asked for are not decoded (parquet.ReadRowGroupLate).
-func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func(b *vector.Batch, late func() error) error) error {
+func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func(b *vector.Batch, late Late) error) error {
 	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
 		return errs.New(errs.Internal, "BUG: morsel of file %d is not in the plan", m.File)
 	}
@@ -540,7 +545,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 	if ranges != nil && len(ranges) == 0 {
 		return nil // the page index rules out every row
 	}
-	return f.ReadRowGroupLate(ctx, m.RowGroup, ranges, fs.cols, fileEarly, func(b *vector.Batch, late func() error) error {
+	return f.ReadRowGroupLate(ctx, m.RowGroup, ranges, fs.cols, fileEarly, func(b *vector.Batch, late parquet.Late) error {
 		p.c.RowsScanned.Add(int64(b.Rows))
 		cols := make([]arrow.Array, len(p.outs))
 		for i := range p.outs {
@@ -550,12 +555,27 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 			}
 		}
 		out := &vector.Batch{Cols: cols, Rows: b.Rows}
-		return fn(out, func() error {
-			if err := late(); err != nil {
+		return fn(out, func(which []int, sel []int32) error {
+			var fileCols []int
+			if which != nil {
+				fileCols = make([]int, 0, len(which))
+				for _, i := range which {
+					if i < 0 || i >= len(p.outs) {
+						return errs.New(errs.Internal, "BUG: late column %d of %d", i, len(p.outs))
+					}
+					if p.outs[i].partition < 0 {
+						fileCols = append(fileCols, fs.slot[i])
+					}
+				}
+				if len(fileCols) == 0 {
+					return nil
+				}
+			}
+			if err := late(fileCols, sel); err != nil {
 				return err
 			}
 			for i := range p.outs {
-				if cols[i] == nil {
+				if cols[i] == nil && b.Cols[fs.slot[i]] != nil {
 					var err error
 					if cols[i], err = column(b, i); err != nil {
 						return err
