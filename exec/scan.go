@@ -387,9 +387,10 @@ var positions = func() *array.Int32 {
 
 // batch arranges a batch read from the source in the scan's column order. With early
 // columns, it runs the dynamic bound, the join's key filter and the lead filter on
-// them first and returns
-// nil when no row is left; otherwise it decodes the late columns and returns every
-// column with the rows left selected.
+// them first — each conjunct of the filter after its columns are decoded — and
+// returns nil when no row is left; otherwise it decodes the late columns and returns
+// every column with the rows left selected (fewer rows than were read when the
+// filters compacted them).
 func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, waves [][]int, late source.Late) (*vector.Batch, error) {
 	arrange := func(extra int) []arrow.Array {
 		cols := make([]arrow.Array, len(pos), len(pos)+extra)
@@ -427,37 +428,26 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 			}
 		}
 	}
-	// The filters may have compacted the rows (and their positions with them) before
-	// selecting among them: a selected row's place in the batch is its position.
-	kept := func() []int32 {
-		at := fb.Cols[len(pos)].(*array.Int32).Int32Values()
-		sel := make([]int32, fb.Len())
-		if fb.Sel == nil {
-			copy(sel, at)
-		} else {
-			for i, j := range fb.Sel {
-				sel[i] = at[j]
-			}
+	// Columns decoded after a filter hold the rows of fb: when the filters have
+	// compacted it (and the positions with it), the rows at its positions alone;
+	// otherwise every row, with values for those fb selects.
+	decode := func(which []int) error {
+		if fb.Rows != rb.Rows {
+			return late(which, fb.Cols[len(pos)].(*array.Int32).Int32Values(), true)
 		}
-		return sel
+		return late(which, fb.Sel, false)
 	}
 	for i, step := range p.leadSteps {
 		if len(waves[i]) > 0 {
-			// Decode the columns this conjunct reads first, for the rows kept, and put
-			// them in the batch's rows (compacted, they are the positions').
 			which := make([]int, len(waves[i]))
 			for j, c := range waves[i] {
 				which[j] = pos[c]
 			}
-			if err := late(which, kept()); err != nil {
+			if err := decode(which); err != nil {
 				return nil, err
 			}
 			for _, c := range waves[i] {
-				a := rb.Cols[pos[c]]
-				if fb.Rows != rb.Rows {
-					a = vector.Take(a, fb.Cols[len(pos)].(*array.Int32).Int32Values())
-				}
-				fb.Cols[c] = a
+				fb.Cols[c] = rb.Cols[pos[c]]
 			}
 		}
 		var err error
@@ -465,11 +455,20 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 			return nil, err
 		}
 	}
-	sel := kept()
-	if err := late(nil, sel); err != nil {
+	if err := decode(nil); err != nil {
 		return nil, err
 	}
-	return &vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: sel}, nil
+	out := make([]arrow.Array, len(pos))
+	for c, k := range pos {
+		switch {
+		case k < 0:
+		case fb.Cols[c] != nil:
+			out[c] = fb.Cols[c]
+		default:
+			out[c] = rb.Cols[k]
+		}
+	}
+	return &vector.Batch{Cols: out, Rows: fb.Rows, Sel: fb.Sel}, nil
 }
 
 // runStages applies stages to b in order; it returns nil when no row is left.

@@ -57,9 +57,9 @@ func readGroups(f *File) ([][]*vector.Batch, error) {
 // none (batches by the footer's count), asks for the late columns of two batches in
 // three (so that the others are passed over: whole pages, part pages, runs) and
 // requires them to be the columns of the same batch in full, batches read the
-// ordinary way. In every third batch the late columns come in two waves, the first
-// for every seventh row alone: those rows' values and every row's validity must be
-// the full read's.
+// ordinary way. In every third batch the late columns come in two waves, one in place
+// for every seventh row — those rows' values and every row's validity must be the
+// full read's — and one for every fifth row alone, which must be those rows.
 func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batch) {
 	t.Helper()
 	n := f.Schema().NumFields()
@@ -90,30 +90,45 @@ func lateMatches(t *testing.T, f *File, name, path string, full [][]*vector.Batc
 				case 0:
 					return nil
 				case 2:
-					var sel []int32
+					// Every other late column for every seventh row, in place; the
+					// others for every fifth row alone.
+					var sparse, dense []int32
 					for r := 3; r < b.Rows; r += 7 {
-						sel = append(sel, int32(r))
+						sparse = append(sparse, int32(r))
 					}
-					var wave []int
-					for c := first; c < n; c += 2 {
-						wave = append(wave, c)
+					for r := 1; r < b.Rows; r += 5 {
+						dense = append(dense, int32(r))
 					}
-					if err := late(wave, sel); err != nil {
+					var inPlace, alone []int
+					for c := first; c < n; c++ {
+						if (c-first)%2 == 0 {
+							inPlace = append(inPlace, c)
+						} else {
+							alone = append(alone, c)
+						}
+					}
+					if err := late(inPlace, sparse, false); err != nil {
 						return err
 					}
-					for _, c := range wave {
-						if !sameAt(b.Cols[c], want.Cols[c], sel) {
+					if err := late(alone, dense, true); err != nil {
+						return err
+					}
+					for _, c := range inPlace {
+						if !sameAt(b.Cols[c], want.Cols[c], sparse) {
 							return fmt.Errorf("batch %d: late column %q differs at the rows asked for", i, f.Schema().Field(c).Name)
 						}
 					}
+					for _, c := range alone {
+						if !sameArray(b.Cols[c], vector.Take(want.Cols[c], dense)) {
+							return fmt.Errorf("batch %d: late column %q differs from the rows asked for", i, f.Schema().Field(c).Name)
+						}
+					}
+					return late(nil, nil, false) // nothing is left to decode
 				}
-				if err := late(nil, nil); err != nil {
+				if err := late(nil, nil, false); err != nil {
 					return err
 				}
 				for c := first; c < n; c++ {
-					if i%3 == 2 && (c-first)%2 == 0 {
-						continue
-					}
 					if !sameArray(b.Cols[c], want.Cols[c]) {
 						return fmt.Errorf("batch %d: late column %q differs", i, f.Schema().Field(c).Name)
 					}

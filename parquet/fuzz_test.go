@@ -99,11 +99,14 @@ func openAndRead(t *testing.T, data []byte) {
 			if batches > 8 {
 				return errStop
 			}
-			switch batches % 3 {
+			sel := []int32{0, int32(b.Rows / 2), int32(b.Rows - 1)}
+			switch batches % 4 {
 			case 1:
-				return late(nil, nil)
+				return late(nil, nil, false)
 			case 2:
-				return late(nil, []int32{0, int32(b.Rows / 2), int32(b.Rows - 1)})
+				return late(nil, sel, false)
+			case 3:
+				return late(nil, sel, true)
 			}
 			return nil
 		})

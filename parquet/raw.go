@@ -427,6 +427,121 @@ func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
 	return array.MakeFromData(d), nil
 }
 
+// nextDense reads the next n rows and returns the rows sel (ascending, below n)
+// alone, in order: len(sel) values. Where a stretch of rows holds no NULL, only the
+// selected rows' values are stored; elsewhere the stretch's values are decoded and
+// each selected row takes its own.
+func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
+	out := make([]V, len(sel))
+	var valid []bool // by place in out; nil without definition levels
+	if c.maxDef > 0 {
+		valid = make([]bool, len(sel))
+		if int64(len(c.valid)) < n {
+			c.valid = make([]bool, n)
+		}
+	}
+	rows, o := 0, 0
+	for rows < int(n) {
+		if ok, err := c.chunkPages.more(c.setDict); err != nil {
+			return nil, err
+		} else if !ok {
+			break
+		}
+		k := min(int(n)-rows, c.left)
+		var vb []bool
+		if c.maxDef > 0 {
+			vb = c.valid[rows : rows+k]
+		}
+		d, err := c.levels(k, vb)
+		if err != nil {
+			return nil, err
+		}
+		at := sel
+		for len(sel) > 0 && int(sel[0]) < rows+k {
+			sel = sel[1:]
+		}
+		at = at[:len(at)-len(sel)]
+		var src []V // the stretch's values, when decoded whole
+		switch {
+		case d == k && c.indexed:
+			c.scratch = growTo(c.scratch, d)
+			if err := c.idx.indexes(c.scratch[:d], len(c.dict)); err != nil {
+				return nil, err
+			}
+			for _, r := range at {
+				out[o] = c.dict[c.scratch[int(r)-rows]]
+				o++
+			}
+		case d == k:
+			if d*c.size > len(c.raw) {
+				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
+			}
+			for _, r := range at {
+				j := int(r) - rows
+				if err := c.decode(c.raw[j*c.size:(j+1)*c.size], out[o:o+1]); err != nil {
+					return nil, err
+				}
+				o++
+			}
+			c.raw = c.raw[d*c.size:]
+		case c.indexed:
+			src = make([]V, d)
+			err = gather(&c.idx, c.dict, src, c.scratch)
+		default:
+			nb := d * c.size
+			if nb > len(c.raw) {
+				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
+			}
+			src = make([]V, d)
+			err = c.decode(c.raw[:nb], src)
+			c.raw = c.raw[nb:]
+		}
+		if err != nil {
+			return nil, err
+		}
+		if d == k {
+			for i := o - len(at); i < o; i++ {
+				if valid != nil {
+					valid[i] = true
+				}
+			}
+		} else {
+			// A selected row's value is the stretch's value after as many values as
+			// rows before it are defined.
+			v, j := 0, 0
+			for _, r := range at {
+				for ; j < int(r)-rows; j++ {
+					if vb[j] {
+						v++
+					}
+				}
+				if vb[j] {
+					out[o], valid[o] = src[v], true
+				}
+				o++
+			}
+		}
+		rows += k
+		c.left -= k
+	}
+	if rows != int(n) || o != len(out) {
+		return nil, fmt.Errorf("column chunk ends after %d of %d rows", rows, n)
+	}
+	var vbuf *memory.Buffer
+	nulls := 0
+	for _, v := range valid {
+		if !v {
+			nulls++
+		}
+	}
+	if nulls > 0 {
+		vbuf = memory.NewBufferBytes(bitmapOf(valid))
+	}
+	d := array.NewData(c.want, len(out), []*memory.Buffer{vbuf, memory.NewBufferBytes(bytesOf(out))}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
 // growTo returns s with room for n elements, its contents kept or not.
 func growTo[T any](s []T, n int) []T {
 	if cap(s) < n {

@@ -36,7 +36,8 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 // batch's Cols for the same rows. late(which, sel) decodes the late columns at the
 // positions which (into cols; nil: every late column not decoded yet) and stores
 // values only for the rows sel (ascending; nil: every row) — the other rows of those
-// arrays hold zero values, for a caller that will read none of them. The rows of a
+// arrays hold zero values, for a caller that will read none of them — or, with dense
+// set, returns arrays of the rows sel alone, in order. The rows of a
 // batch whose late columns fn never asks for are passed over without decoding their
 // values, and pages they fill whole are dropped. A column asked for both early and
 // late is early. With no early column, batches follow the row group's row count in
@@ -72,7 +73,7 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	noLate := func([]int, []int32) error { return nil }
+	noLate := func([]int, []int32, bool) error { return nil }
 	if len(cols) == 0 {
 		for _, r := range ranges {
 			for left := r.Rows; left > 0; {
@@ -106,7 +107,7 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, 
 		}
 		late := noLate
 		if rd.anyLate {
-			late = func(which []int, sel []int32) error { return rd.late(b, which, sel) }
+			late = func(which []int, sel []int32, dense bool) error { return rd.late(b, which, sel, dense) }
 		}
 		if err := fn(b, late); err != nil {
 			return err
@@ -115,7 +116,7 @@ func (f *File) ReadRowGroupLate(ctx context.Context, rg int, ranges []RowRange, 
 }
 
 // Late decodes late columns of the batch it came with (see ReadRowGroupLate).
-type Late func(which []int, sel []int32) error
+type Late func(which []int, sel []int32, dense bool) error
 
 // groupReader reads the distinct requested columns of one row group: the early ones
 // in lockstep, the late ones on demand, each late reader remembering how many rows it
@@ -255,8 +256,9 @@ func (g *groupReader) next() (b *vector.Batch, err error) {
 }
 
 // late decodes late columns of b, the last batch next returned, into b.Cols: those
-// at positions which (every one when nil), at rows sel (every row when nil).
-func (g *groupReader) late(b *vector.Batch, which []int, sel []int32) (err error) {
+// at positions which (every one when nil), at rows sel (every row when nil); with
+// dense set, holding the rows sel alone.
+func (g *groupReader) late(b *vector.Batch, which []int, sel []int32, dense bool) (err error) {
 	f := g.f
 	defer func() {
 		if p := recover(); p != nil {
@@ -272,12 +274,15 @@ func (g *groupReader) late(b *vector.Batch, which []int, sel []int32) (err error
 		if g.done[k] || (which != nil && !slices.ContainsFunc(which, func(i int) bool { return g.pos[i] == k })) {
 			continue
 		}
-		arr, err := g.readAt(k, int64(b.Rows), sel)
+		arr, err := g.readAt(k, int64(b.Rows), sel, dense)
 		if err != nil {
 			return err
 		}
-		if arr.Len() != b.Rows {
-			return g.mismatch(k, arr.Len(), -1, b.Rows)
+		if want := b.Rows; arr.Len() != want && !(dense && arr.Len() == len(sel)) {
+			if dense {
+				want = len(sel)
+			}
+			return g.mismatch(k, arr.Len(), -1, want)
 		}
 		g.done[k] = true
 		for i, j := range g.pos {
@@ -290,11 +295,11 @@ func (g *groupReader) late(b *vector.Batch, which []int, sel []int32) (err error
 }
 
 // read passes reader k over the rows it lags behind, then reads the next n.
-func (g *groupReader) read(k int, n int64) (arrow.Array, error) { return g.readAt(k, n, nil) }
+func (g *groupReader) read(k int, n int64) (arrow.Array, error) { return g.readAt(k, n, nil, false) }
 
 // readAt is read storing values only for the rows sel when the reader can
-// (selective); sel nil is every row.
-func (g *groupReader) readAt(k int, n int64, sel []int32) (arrow.Array, error) {
+// (selective); sel nil is every row. With dense set, it returns the rows sel alone.
+func (g *groupReader) readAt(k int, n int64, sel []int32, dense bool) (arrow.Array, error) {
 	r := g.readers[k]
 	if g.lag[k] > 0 {
 		if err := r.skip(g.lag[k]); err != nil {
@@ -304,10 +309,19 @@ func (g *groupReader) readAt(k int, n int64, sel []int32) (arrow.Array, error) {
 	}
 	var arr arrow.Array
 	var err error
-	if sr, ok := r.(selective); ok && sel != nil {
+	sr, ok := r.(selective)
+	switch {
+	case ok && dense:
+		arr, err = sr.nextDense(n, sel)
+	case ok && sel != nil:
 		arr, err = sr.nextAt(n, sel)
-	} else {
-		arr, err = r.next(n)
+	default:
+		if arr, err = r.next(n); err == nil && dense {
+			if arr.Len() != int(n) {
+				return nil, g.f.readError(g.rg, fmt.Errorf("column %q has %d values where the batch has %d", g.f.schema.Field(g.uniq[k]).Name, arr.Len(), n))
+			}
+			arr = vector.Take(arr, sel)
+		}
 	}
 	if err != nil {
 		return nil, g.f.readError(g.rg, err)
@@ -320,6 +334,8 @@ type selective interface {
 	// nextAt is next(n) that stores values for the rows sel (ascending, below n)
 	// alone; the others hold zero values (their validity is still exact).
 	nextAt(n int64, sel []int32) (arrow.Array, error)
+	// nextDense reads the next n rows and returns the rows sel alone, in order.
+	nextDense(n int64, sel []int32) (arrow.Array, error)
 }
 
 // mismatch is the error for column uniq[k] holding got values where column

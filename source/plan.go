@@ -478,8 +478,9 @@ func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) er
 
 // Late fills late columns of the batch it came with: those at positions which of the
 // spec's columns (nil: every one not filled yet), with values stored for the rows sel
-// alone (nil: every row); other rows hold zero values (parquet.Late).
-type Late func(which []int, sel []int32) error
+// alone (nil: every row), other rows holding zero values — or, with dense set, with
+// the rows sel alone, in order (parquet.Late). A partition column is never late.
+type Late func(which []int, sel []int32, dense bool) error
 
 // ReadLate is Read with late materialisation: only the spec's columns with early[i]
 // set (every one when early is nil) are in the batch fn gets, and partition columns;
@@ -555,7 +556,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 			}
 		}
 		out := &vector.Batch{Cols: cols, Rows: b.Rows}
-		return fn(out, func(which []int, sel []int32) error {
+		return fn(out, func(which []int, sel []int32, dense bool) error {
 			var fileCols []int
 			if which != nil {
 				fileCols = make([]int, 0, len(which))
@@ -571,7 +572,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 					return nil
 				}
 			}
-			if err := late(fileCols, sel); err != nil {
+			if err := late(fileCols, sel, dense); err != nil {
 				return err
 			}
 			for i := range p.outs {
