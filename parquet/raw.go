@@ -382,10 +382,10 @@ func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
 		at = at[:len(at)-len(sel)]
 		switch {
 		case sel != nil && nv == rows && d == k && c.indexed:
-			c.scratch = growTo(c.scratch, d)
-			if err = c.idx.indexes(c.scratch[:d], len(c.dict)); err == nil {
-				for _, r := range at {
-					dst[int(r)-rows] = c.dict[c.scratch[int(r)-rows]]
+			c.scratch = growTo(c.scratch, len(at))
+			if err = c.idx.pick(at, rows, d, c.scratch[:len(at)], len(c.dict)); err == nil {
+				for i, r := range at {
+					dst[int(r)-rows] = c.dict[c.scratch[i]]
 				}
 			}
 		case sel != nil && nv == rows && d == k:
@@ -463,6 +463,16 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 		at = at[:len(at)-len(sel)]
 		var src []V // the stretch's values, when decoded whole
 		switch {
+		case d == k && c.indexed && len(at)*4 < d:
+			// Few rows of the stretch: their indexes alone are unpacked.
+			c.scratch = growTo(c.scratch, len(at))
+			if err := c.idx.pick(at, rows, d, c.scratch[:len(at)], len(c.dict)); err != nil {
+				return nil, err
+			}
+			for _, x := range c.scratch[:len(at)] {
+				out[o] = c.dict[x]
+				o++
+			}
 		case d == k && c.indexed:
 			c.scratch = growTo(c.scratch, d)
 			if err := c.idx.indexes(c.scratch[:d], len(c.dict)); err != nil {

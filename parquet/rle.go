@@ -148,6 +148,38 @@ func loadBits(data []byte, bit int) uint64 {
 	return word >> (bit & 7)
 }
 
+// pick passes over the next n values and writes to out[i] the value at place
+// at[i]-base among them (at ascending, each within the n), each checked to be below
+// limit: the values between are skipped, not unpacked.
+func (d *rleDecoder) pick(at []int32, base, n int, out []uint32, limit int) error {
+	mask := uint64(1)<<d.width - 1
+	passed := 0
+	for i, p := range at {
+		if err := d.skip(int(p) - base - passed); err != nil {
+			return err
+		}
+		passed = int(p) - base
+		if err := d.header(); err != nil {
+			return err
+		}
+		var v uint32
+		if d.repLeft > 0 {
+			v = d.repVal
+			d.repLeft--
+		} else {
+			v = uint32(loadBits(d.bp[:cap(d.bp)], d.bpBit) & mask)
+			d.bpLeft--
+			d.bpBit += int(d.width)
+		}
+		passed++
+		if int64(v) >= int64(limit) {
+			return fmt.Errorf("dictionary index %d out of range (dictionary of %d)", v, limit)
+		}
+		out[i] = v
+	}
+	return d.skip(n - passed)
+}
+
 // indexes decodes len(out) dictionary indexes, each below n.
 func (d *rleDecoder) indexes(out []uint32, n int) error {
 	for len(out) > 0 {

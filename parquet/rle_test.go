@@ -128,3 +128,54 @@ func FuzzRLEDecoder(f *testing.F) {
 		_, _ = l.levels(make([]bool, n))
 	})
 }
+
+// TestRLEDecoderPick picks values at random places in pieces of the runs, with the
+// rest passed over, and requires the values there.
+func TestRLEDecoderPick(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for width := 0; width <= 32; width++ {
+		for _, n := range []int{1, 9, 1000, 4099} {
+			vals := make([]uint32, n)
+			for i := range vals {
+				if width > 0 {
+					vals[i] = uint32(rng.Uint64() & (1<<width - 1))
+				}
+			}
+			rep := rng.IntN(n)
+			for i := 1; i < rep; i++ {
+				vals[i] = vals[0]
+			}
+			var d rleDecoder
+			if err := d.reset(encodeHybrid(vals, width, rep), width); err != nil {
+				t.Fatal(err)
+			}
+			for base := 0; base < n; {
+				k := min(n-base, 1+rng.IntN(300))
+				var at []int32
+				for i := base; i < base+k; i++ {
+					if rng.IntN(5) == 0 {
+						at = append(at, int32(i))
+					}
+				}
+				got := make([]uint32, len(at))
+				if err := d.pick(at, base, k, got, 1<<32); err != nil {
+					t.Fatalf("width %d n %d: %v", width, n, err)
+				}
+				for i, p := range at {
+					if got[i] != vals[p] {
+						t.Fatalf("width %d n %d rep %d: value %d is %d, want %d", width, n, rep, p, got[i], vals[p])
+					}
+				}
+				base += k
+			}
+		}
+	}
+	// An index beyond the dictionary is an error.
+	var d rleDecoder
+	if err := d.reset(encodeHybrid([]uint32{1, 2, 9, 3}, 4, 0), 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.pick([]int32{1, 2}, 0, 4, make([]uint32, 2), 5); err == nil {
+		t.Error("index 9 of a dictionary of 5 picked")
+	}
+}
