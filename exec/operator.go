@@ -195,7 +195,7 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 			return nil, err
 		}
 		fallible := mayFail(c)
-		steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		step := func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 			if fallible {
 				b = b.Compact()
 			}
@@ -204,6 +204,34 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 				return nil, err
 			}
 			return selectTrue(b, m)
+		}
+		steps[i] = step
+		// A column compared with a constant selects its rows in one pass, without a
+		// BOOLEAN array between.
+		call, ok := c.(*plan.Call)
+		if !ok || !comparisons[call.Fn.Name] || len(call.Args) != 2 {
+			continue
+		}
+		col, isCol := call.Args[0].(*plan.ColRef)
+		lit, isLit := call.Args[1].(*plan.Literal)
+		if !isCol || !isLit || lit.V.Null {
+			continue
+		}
+		op, v, idx := call.Fn.Name, lit.V, col.Idx
+		steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+			if idx >= len(b.Cols) || b.Cols[idx] == nil {
+				return step(ctx, b)
+			}
+			sel, ok := kernels.SelectConst(op, b.Cols[idx], v, b.Sel)
+			if !ok {
+				return step(ctx, b)
+			}
+			out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
+			// As selectTrue: a sparse selection is compacted.
+			if len(sel)*4 < b.Rows {
+				return out.Compact(), nil
+			}
+			return out, nil
 		}
 	}
 	return steps, nil

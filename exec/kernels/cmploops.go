@@ -526,3 +526,87 @@ func cmpFloatVC[T float32 | float64](op cmpOp, a []T, b T, out []byte) {
 		cmpFloatGeVC(a, b, out)
 	}
 }
+
+// selectVC writes to out the rows of sel (every row of a when sel is nil) where
+// a[row] op c holds, and returns them: every row is written, and the count
+// advances by the comparison.
+func selectVC[T cmp.Ordered](op cmpOp, a []T, c T, sel []int32, out []int32) []int32 {
+	k := 0
+	if sel == nil {
+		out = out[:len(a)]
+		switch op {
+		case opEq:
+			for i, x := range a {
+				out[k] = int32(i)
+				k += b2i(x == c)
+			}
+		case opNe:
+			for i, x := range a {
+				out[k] = int32(i)
+				k += b2i(x != c)
+			}
+		case opLt:
+			for i, x := range a {
+				out[k] = int32(i)
+				k += b2i(x < c)
+			}
+		case opLe:
+			for i, x := range a {
+				out[k] = int32(i)
+				k += b2i(x <= c)
+			}
+		case opGt:
+			for i, x := range a {
+				out[k] = int32(i)
+				k += b2i(x > c)
+			}
+		case opGe:
+			for i, x := range a {
+				out[k] = int32(i)
+				k += b2i(x >= c)
+			}
+		}
+		return out[:k]
+	}
+	out = out[:len(sel)]
+	switch op {
+	case opEq:
+		for _, i := range sel {
+			out[k] = i
+			k += b2i(a[i] == c)
+		}
+	case opNe:
+		for _, i := range sel {
+			out[k] = i
+			k += b2i(a[i] != c)
+		}
+	case opLt:
+		for _, i := range sel {
+			out[k] = i
+			k += b2i(a[i] < c)
+		}
+	case opLe:
+		for _, i := range sel {
+			out[k] = i
+			k += b2i(a[i] <= c)
+		}
+	case opGt:
+		for _, i := range sel {
+			out[k] = i
+			k += b2i(a[i] > c)
+		}
+	case opGe:
+		for _, i := range sel {
+			out[k] = i
+			k += b2i(a[i] >= c)
+		}
+	}
+	return out[:k]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -440,3 +440,76 @@ func gatherBoolIdx[I integer](res *array.Boolean, idx []I, indices arrow.Array) 
 	}
 	return boolArray(bits, n, valid, nulls)
 }
+
+// SelectConst is CompareConst fused with the selection a filter makes of it: it
+// returns the rows of sel (every row when sel is nil), in order, where arr op v is
+// true — never a NULL row. ok is false, and nothing done, for what it does not take:
+// types that need aligning (but decimals of one scale), dictionaries, floats,
+// strings, and decimals beyond 18 digits; CompareConst takes those.
+func SelectConst(op string, arr arrow.Array, v types.Value, sel []int32) (out []int32, ok bool) {
+	o, known := cmpOps[op]
+	if !known || v.Null || v.Type == nil {
+		return nil, false
+	}
+	at, vt := types.Unwrap(arr.DataType()), types.Unwrap(v.Type)
+	if !arrow.TypeEqual(at, vt) {
+		// Decimals of one scale are scaled integers alike, whatever their precisions.
+		ad, ok1 := at.(*arrow.Decimal128Type)
+		vd, ok2 := vt.(*arrow.Decimal128Type)
+		if !ok1 || !ok2 || ad.Scale != vd.Scale {
+			return nil, false
+		}
+	}
+	n := arr.Len()
+	if sel != nil {
+		n = len(sel)
+	}
+	out = make([]int32, n)
+	switch a := arr.(type) {
+	case *array.Int8:
+		out = selectVC(o, a.Int8Values(), int8(v.I), sel, out)
+	case *array.Int16:
+		out = selectVC(o, a.Int16Values(), int16(v.I), sel, out)
+	case *array.Int32:
+		out = selectVC(o, a.Int32Values(), int32(v.I), sel, out)
+	case *array.Int64:
+		out = selectVC(o, a.Int64Values(), v.I, sel, out)
+	case *array.Uint8:
+		out = selectVC(o, a.Uint8Values(), uint8(v.U), sel, out)
+	case *array.Uint16:
+		out = selectVC(o, a.Uint16Values(), uint16(v.U), sel, out)
+	case *array.Uint32:
+		out = selectVC(o, a.Uint32Values(), uint32(v.U), sel, out)
+	case *array.Uint64:
+		out = selectVC(o, a.Uint64Values(), v.U, sel, out)
+	case *array.Date32:
+		out = selectVC(o, a.Date32Values(), arrow.Date32(v.I), sel, out)
+	case *array.Timestamp:
+		out = selectVC(o, a.TimestampValues(), arrow.Timestamp(v.I), sel, out)
+	case *array.Decimal128:
+		c, fits := fitsInt64(v.D)
+		if !fits || a.DataType().(*arrow.Decimal128Type).Precision > 18 {
+			return nil, false
+		}
+		// Every value of at most 18 digits is its low 64 bits.
+		lp := lowWords.Get().(*[]int64)
+		low := (*lp)[:0]
+		for _, x := range a.Values() {
+			low = append(low, int64(x.LowBits()))
+		}
+		out = selectVC(o, low, c, sel, out)
+		*lp = low
+		lowWords.Put(lp)
+	default:
+		return nil, false
+	}
+	if arr.NullN() > 0 {
+		k := 0
+		for _, i := range out {
+			out[k] = i
+			k += b2i(arr.IsValid(int(i)))
+		}
+		out = out[:k]
+	}
+	return out, true
+}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -241,5 +242,70 @@ func TestCompareConstSlicedDictionary(t *testing.T) {
 	got, err := CompareConst("<=", sl, types.StringValue("f"))
 	if err != nil || joined(got) != "true,true,false" {
 		t.Errorf("sliced dictionary: %s %v", joined(got), err)
+	}
+}
+
+// SelectConst selects the rows where CompareConst is true, over every row and over
+// a selection, or declines; a decimal constant of another precision and the same
+// scale is taken.
+func TestSelectConstMatchesCompareConst(t *testing.T) {
+	cols := []arrow.Array{
+		mk(t, types.Int64, math.MinInt64, -1, 0, 1, math.MaxInt64, nil, 7),
+		mk(t, types.Int32, -5, 0, 5, nil, 5, 9),
+		mk(t, types.Int8, -128, 0, 127, 3),
+		mk(t, types.Uint64, uint64(math.MaxUint64), 0, 1, nil),
+		mk(t, types.Date, "1969-12-31", "1970-01-01", "2024-02-29", nil, "2024-02-29"),
+		mk(t, types.Timestamp, "1969-12-31 23:59:59.999999", "1970-01-01 00:00:00", nil),
+		mk(t, dec(15, 2), "-99.50", "0", "0.07", "0.05", "123456789.12", nil, "0.06"),
+		mk(t, dec(20, 4), "-99.5", "0", "0.0001"),
+		mk(t, types.Float64, 1.5, math.NaN(), 0.0),
+		mk(t, types.String, "a", "b"),
+	}
+	for _, col := range cols {
+		n := col.Len()
+		consts := make([]types.Value, 0, n+1)
+		for j := 0; j < n; j++ {
+			if c := types.ValueAt(col, j); !c.Null {
+				consts = append(consts, c)
+			}
+		}
+		if d, ok := col.DataType().(*arrow.Decimal128Type); ok && d.Precision == 15 {
+			// 0.06 as DECIMAL(3,2), as a literal is typed.
+			consts = append(consts, types.ValueAt(mk(t, dec(3, 2), "0.06"), 0))
+		}
+		for _, c := range consts {
+			for _, op := range allOps {
+				mask, err := CompareConst(op, col, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, sel := range [][]int32{nil, {0, 2, int32(n - 1)}} {
+					got, ok := SelectConst(op, col, c, sel)
+					wantOK := !types.IsFloat(col.DataType()) && !types.IsString(col.DataType()) &&
+						!(types.IsDecimal(col.DataType()) && col.DataType().(*arrow.Decimal128Type).Precision > 18)
+					if ok != wantOK {
+						t.Fatalf("%s %s %s: ok %v, want %v", types.Name(col.DataType()), op, c, ok, wantOK)
+					}
+					if !ok {
+						continue
+					}
+					var want []int32
+					rows := sel
+					if rows == nil {
+						for i := 0; i < n; i++ {
+							rows = append(rows, int32(i))
+						}
+					}
+					for _, i := range rows {
+						if mask.IsValid(int(i)) && mask.Value(int(i)) {
+							want = append(want, i)
+						}
+					}
+					if fmt.Sprint(got) != fmt.Sprint(want) && !(len(got) == 0 && len(want) == 0) {
+						t.Errorf("%s %s %s over %v: %v, want %v", types.Name(col.DataType()), op, c, sel, got, want)
+					}
+				}
+			}
+		}
 	}
 }
