@@ -791,12 +791,24 @@ func (c *stringColumn) release() { c.pages.close() }
 
 func bitmapOf(valid []bool) []byte {
 	bits := make([]byte, bitutil.BytesForBits(int64(len(valid))))
-	for i, v := range valid {
-		if v {
-			bits[i>>3] |= 1 << (i & 7)
-		}
+	// Eight at a time, without a branch on each.
+	n := len(valid) &^ 7
+	for i := 0; i < n; i += 8 {
+		v := valid[i : i+8 : i+8]
+		bits[i>>3] = b2u(v[0]) | b2u(v[1])<<1 | b2u(v[2])<<2 | b2u(v[3])<<3 |
+			b2u(v[4])<<4 | b2u(v[5])<<5 | b2u(v[6])<<6 | b2u(v[7])<<7
+	}
+	for i := n; i < len(valid); i++ {
+		bits[i>>3] |= b2u(valid[i]) << (i & 7)
 	}
 	return bits
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // spreadValid moves the nv dense values at the start of vals to the rows valid says
@@ -806,13 +818,16 @@ func spreadValid[T any](vals []T, valid []bool, nv int) []byte {
 	bits := bitmapOf(valid)
 	var zero T
 	k := nv - 1
+	// From the end, each row takes the last value not yet placed, or zero when NULL;
+	// only the count of values left depends on the row's validity.
 	for i := len(vals) - 1; i > k; i-- {
-		if valid[i] {
-			vals[i] = vals[k]
-			k--
-		} else {
-			vals[i] = zero
+		x := vals[max(k, 0)]
+		v := valid[i]
+		if !v {
+			x = zero
 		}
+		vals[i] = x
+		k -= int(b2u(v))
 	}
 	return bits
 }
