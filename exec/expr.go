@@ -293,6 +293,9 @@ func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
 		}
 	}
 	sel = sel[:n]
+	if b.Sel == nil && n == b.Rows {
+		return b, nil // every row is kept
+	}
 	out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
 	// A sparse selection is compacted so that later expressions touch fewer rows.
 	if len(sel)*4 < b.Rows {

@@ -226,6 +226,9 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 			if !ok {
 				return step(ctx, b)
 			}
+			if b.Sel == nil && len(sel) == b.Rows {
+				return b, nil // every row is kept
+			}
 			out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
 			// As selectTrue: a sparse selection is compacted.
 			if len(sel)*4 < b.Rows {

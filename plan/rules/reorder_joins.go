@@ -15,9 +15,13 @@ import (
 // thus cuts the rows early (supplier joins its one nation before lineitem), while
 // unfiltered inputs keep the written order, the best guide without statistics to
 // which joins shrink (estimates from file sizes cannot tell a many-to-many join on a
-// low-cardinality key from a key join); the statistics will refine this. Conditions on one input become a filter on that input; conditions
-// between inputs become join keys or residuals where both sides are present. A
-// projection restores the original column order.
+// low-cardinality key from a key join); the statistics will refine this. An input
+// smaller than the tree joined so far takes along its satellites — filtered inputs
+// connected to it alone — joined to it first, so that their filters reach the tree in
+// one join (Q11's nation under supplier, beside partsupp). Conditions on one input
+// become a filter on that input; conditions between inputs become join keys or
+// residuals where both sides are present. A projection restores the original column
+// order.
 func ReorderJoins(n plan.Node) plan.Node {
 	root := n
 	var top []plan.Expr
@@ -188,12 +192,89 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	for k := 0; k < rels[first].width; k++ {
 		pos[rels[first].offset+k] = k
 	}
+	// satellite reports whether input f hangs off input c alone, its own filters
+	// reducing it: every condition on f is between f and c.
+	satellite := func(f, c int) bool {
+		if joined[f] || f == c || estimate(rels[f].node).fraction() >= 1 {
+			return false
+		}
+		found := false
+		for _, cd := range multi {
+			if !cd.rels[f] {
+				continue
+			}
+			for r := range cd.rels {
+				if r != f && r != c {
+					return false
+				}
+			}
+			found = true
+		}
+		return found
+	}
 	for len(joined) < len(rels) {
 		next := pick(tree)
 		if next < 0 {
 			next = pick(nil) // nothing connects: a cross product cannot be avoided
 		}
-		tree = joinWith(tree, next, false)
+		group := []int{next}
+		// Only an input smaller than the tree takes its satellites along (a dimension
+		// the tree's facts look up); a bigger one is joined to the tree's few rows first.
+		for f := range rels {
+			if satellite(f, next) && estimate(rels[next].node).rows < Estimate(tree) {
+				group = append(group, f)
+			}
+		}
+		if len(group) == 1 {
+			tree = joinWith(tree, next, false)
+			continue
+		}
+		// The input joins its filtered satellites first, and the tree the result: the
+		// filters reach the tree's rows in one join (Q11's German suppliers, not all
+		// of them, meet partsupp, and only their keys pass the scan's key filter).
+		var right plan.Node
+		rpos := map[int]int{}
+		inGroup := map[int]bool{}
+		for _, i := range group {
+			r := rels[i]
+			w := 0
+			if right != nil {
+				w = len(right.Columns())
+			}
+			for k := 0; k < r.width; k++ {
+				rpos[r.offset+k] = w + k
+			}
+			inGroup[i] = true
+			if right == nil {
+				right = r.node
+				continue
+			}
+			j := &plan.Join{Kind: plan.CrossJoin, Left: right, Right: r.node,
+				Cols: append(append([]plan.Column(nil), right.Columns()...), r.node.Columns()...)}
+			for ci, c := range multi {
+				if !applied[ci] && subset(c.rels, inGroup) {
+					applied[ci] = true
+					plan.AddJoinCondition(j, remap(c.e, rpos))
+				}
+			}
+			right = j
+		}
+		width := len(tree.Columns())
+		j := &plan.Join{Kind: plan.CrossJoin, Left: tree, Right: right,
+			Cols: append(append([]plan.Column(nil), tree.Columns()...), right.Columns()...)}
+		for g, p := range rpos {
+			pos[g] = width + p
+		}
+		for _, i := range group {
+			joined[i] = true
+		}
+		for ci, c := range multi {
+			if !applied[ci] && subset(c.rels, joined) {
+				applied[ci] = true
+				plan.AddJoinCondition(j, remap(c.e, pos))
+			}
+		}
+		tree = j
 	}
 	// Back to the original column order.
 	exprs := make([]plan.Expr, len(cols))
