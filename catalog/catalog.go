@@ -48,9 +48,29 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 	return open(ctx, path, migrations)
 }
 
-// open is Open with the migration list as a parameter, so that tests can append a
-// failing migration without touching package state.
+// open is openOnce, tried again while it fails with SQLITE_BUSY, for up to
+// busyTimeout. Connections that open a fresh file at once can get SQLITE_BUSY
+// without waiting on their busy timeout (while one of them switches the file to
+// WAL); nothing is half done then — each migration is one transaction — so the open
+// starts over.
 func open(ctx context.Context, path string, ms []migration) (*Catalog, error) {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		c, err := openOnce(ctx, path, ms)
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// openOnce is one attempt of Open, with the migration list as a parameter, so that
+// tests can append a failing migration without touching package state.
+func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error) {
 	if path == "" {
 		return nil, errs.New(errs.Internal, "cannot open catalog: empty path")
 	}
