@@ -389,14 +389,14 @@ func TestCommaJoinsAvoidCrossProducts(t *testing.T) {
 // A filtered input that hangs off a smaller input joins it first, and the bigger
 // tree the result (Q11: partsupp meets Germany's suppliers, not all suppliers); an
 // input bigger than the tree (Q21's lineitem after Saudi Arabia's suppliers) is
-// joined to the tree before its own satellites.
+// joined to the tree before its own satellites; equalities imply others (Q5).
 func TestFilteredSatellitesJoinTheirInputFirst(t *testing.T) {
 	dir := t.TempDir()
 	if err := gen.TPCH(context.Background(), gen.TPCHOptions{SF: 0.01, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 	e := open(t, lore.Options{})
-	for _, tbl := range []string{"partsupp", "supplier", "nation", "lineitem", "orders"} {
+	for _, tbl := range []string{"partsupp", "supplier", "nation", "lineitem", "orders", "customer", "region"} {
 		query(t, e, fmt.Sprintf("CREATE TABLE %s WITH (location = '%s', format = 'parquet')", tbl, filepath.Join(dir, tbl)))
 	}
 	depth := func(plan, line string) int {
@@ -421,9 +421,22 @@ func TestFilteredSatellitesJoinTheirInputFirst(t *testing.T) {
 	if lo, sl := depth(p, "keys=[l_orderkey = o_orderkey]"), depth(p, "keys=[s_suppkey = l_suppkey]"); lo >= sl {
 		t.Errorf("Q21: lineitem joins orders before the suppliers:\n%s", p)
 	}
+	// Q5: c_nationkey = s_nationkey and s_nationkey = n_nationkey imply
+	// c_nationkey = n_nationkey, so Asia's nations reach customer before orders do.
+	q5 := "SELECT n_name, sum(l_extendedprice * (1 - l_discount)) FROM customer, orders, lineitem, supplier, nation, region " +
+		"WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppkey AND c_nationkey = s_nationkey " +
+		"AND s_nationkey = n_nationkey AND n_regionkey = r_regionkey AND r_name = 'ASIA' GROUP BY n_name"
+	p = explain(t, e, q5, nil)
+	if cn, co := depth(p, "keys=[c_nationkey = n_nationkey]"), depth(p, "keys=[c_custkey = o_custkey]"); cn <= co {
+		t.Errorf("Q5: customer does not meet Asia's nations first:\n%s", p)
+	}
 	// The answers are those of the order written with JOIN … ON in a derived table
 	// the planner keeps apart.
 	for _, c := range []struct{ got, want string }{
+		{q5 + " ORDER BY 1", "SELECT n_name, sum(l_extendedprice * (1 - l_discount)) FROM (SELECT * FROM customer LIMIT 100000000) c " +
+			"JOIN (SELECT * FROM orders LIMIT 100000000) o ON c_custkey = o_custkey JOIN (SELECT * FROM lineitem LIMIT 100000000) l ON l_orderkey = o_orderkey " +
+			"JOIN (SELECT * FROM supplier LIMIT 100000000) s ON l_suppkey = s_suppkey AND c_nationkey = s_nationkey " +
+			"JOIN (SELECT * FROM nation LIMIT 100) n ON s_nationkey = n_nationkey JOIN region ON n_regionkey = r_regionkey WHERE r_name = 'ASIA' GROUP BY n_name ORDER BY 1"},
 		{q11 + " ORDER BY 1", "SELECT ps_partkey, sum(ps_supplycost * ps_availqty) FROM (SELECT * FROM partsupp LIMIT 100000000) ps " +
 			"JOIN (SELECT * FROM supplier LIMIT 100000000) s ON ps_suppkey = s_suppkey JOIN nation ON s_nationkey = n_nationkey " +
 			"WHERE n_name = 'GERMANY' GROUP BY ps_partkey ORDER BY 1"},

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"sort"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/loredb/lore/exec/kernels"
@@ -18,7 +20,10 @@ import (
 // low-cardinality key from a key join); the statistics will refine this. An input
 // smaller than the tree joined so far takes along its satellites — filtered inputs
 // connected to it alone — joined to it first, so that their filters reach the tree in
-// one join (Q11's nation under supplier, beside partsupp). Conditions on one input
+// one join (Q11's nation under supplier, beside partsupp); an input's satellites
+// count as its filters when the next input is chosen. Equalities between columns
+// imply the ones they do not state (Q5's c_nationkey = s_nationkey = n_nationkey lets
+// Asia's nations meet customer first). Conditions on one input
 // become a filter on that input; conditions between inputs become join keys or
 // residuals where both sides are present. A projection restores the original column
 // order.
@@ -92,10 +97,6 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 		panic("BUG: column outside the join tree")
 	}
 	// Which inputs each condition reads; conditions on one input filter it.
-	type cond struct {
-		e    plan.Expr
-		rels map[int]bool
-	}
 	var multi []cond
 	var keep []plan.Expr // conditions with subqueries stay above, in the original layout
 	local := make([][]plan.Expr, len(rels))
@@ -121,6 +122,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			rels[i].node = &plan.Filter{Input: rels[i].node, Cond: plan.AndAll(local[i])}
 		}
 	}
+	multi = append(multi, impliedEqualities(multi, relOf)...)
 	joined := map[int]bool{}
 	applied := make([]bool, len(multi))
 	// pos maps an original column to its position in tree's output.
@@ -153,6 +155,37 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 		}
 		return j
 	}
+	// satellite reports whether input f hangs off input c alone, its own filters
+	// reducing it: every condition on f is between f and c.
+	satellite := func(f, c int) bool {
+		if joined[f] || f == c || estimate(rels[f].node).fraction() >= 1 {
+			return false
+		}
+		found := false
+		for _, cd := range multi {
+			if !cd.rels[f] {
+				continue
+			}
+			for r := range cd.rels {
+				if r != f && r != c {
+					return false
+				}
+			}
+			found = true
+		}
+		return found
+	}
+	// satellites are the inputs that go along with input c when the tree joins it
+	// (see below): none when c is not smaller than the tree.
+	satellites := func(tree plan.Node, c int) []int {
+		var out []int
+		for f := range rels {
+			if satellite(f, c) && estimate(rels[c].node).rows < Estimate(tree) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
 	pick := func(tree plan.Node) int {
 		first, best, bestRows := -1, -1, 0.0
 		for i := range rels {
@@ -175,8 +208,15 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			if first < 0 {
 				first = i
 			}
-			if estimate(rels[i].node).fraction() < 1 {
-				if rows := Estimate(joinWith(tree, i, true)); best < 0 || rows < bestRows {
+			// An input reduced by its own filters, or by satellites that go along with
+			// it, keeps a fraction of the tree's rows.
+			fraction := estimate(rels[i].node).fraction()
+			for _, f := range satellites(tree, i) {
+				fraction *= estimate(rels[f].node).fraction()
+			}
+			if fraction < 1 {
+				rows := Estimate(joinWith(tree, i, true)) * fraction / estimate(rels[i].node).fraction()
+				if best < 0 || rows < bestRows {
 					best, bestRows = i, rows
 				}
 			}
@@ -192,39 +232,14 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	for k := 0; k < rels[first].width; k++ {
 		pos[rels[first].offset+k] = k
 	}
-	// satellite reports whether input f hangs off input c alone, its own filters
-	// reducing it: every condition on f is between f and c.
-	satellite := func(f, c int) bool {
-		if joined[f] || f == c || estimate(rels[f].node).fraction() >= 1 {
-			return false
-		}
-		found := false
-		for _, cd := range multi {
-			if !cd.rels[f] {
-				continue
-			}
-			for r := range cd.rels {
-				if r != f && r != c {
-					return false
-				}
-			}
-			found = true
-		}
-		return found
-	}
 	for len(joined) < len(rels) {
 		next := pick(tree)
 		if next < 0 {
 			next = pick(nil) // nothing connects: a cross product cannot be avoided
 		}
-		group := []int{next}
 		// Only an input smaller than the tree takes its satellites along (a dimension
 		// the tree's facts look up); a bigger one is joined to the tree's few rows first.
-		for f := range rels {
-			if satellite(f, next) && estimate(rels[next].node).rows < Estimate(tree) {
-				group = append(group, f)
-			}
-		}
+		group := append([]int{next}, satellites(tree, next)...)
 		if len(group) == 1 {
 			tree = joinWith(tree, next, false)
 			continue
@@ -285,6 +300,83 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	if len(keep) > 0 {
 		out = &plan.Filter{Input: out, Cond: plan.AndAll(keep)}
 	}
+	return out
+}
+
+// cond is a condition between inputs of a join tree, over the tree's columns, and
+// the inputs it reads.
+type cond struct {
+	e    plan.Expr
+	rels map[int]bool
+}
+
+// impliedEqualities returns the equalities between columns of different inputs
+// that those in conds imply and do not state: c = s and s = n give c = n, which
+// lets n (and the filters it carries) reach c without s.
+func impliedEqualities(conds []cond, relOf func(int) int) []cond {
+	parent := map[int]int{}
+	var find func(c int) int
+	find = func(c int) int {
+		if p, ok := parent[c]; ok && p != c {
+			r := find(p)
+			parent[c] = r
+			return r
+		}
+		parent[c] = c
+		return c
+	}
+	stated := map[[2]int]bool{} // pairs of inputs an equality already joins
+	types := map[int]arrow.DataType{}
+	for _, c := range conds {
+		call, ok := c.e.(*plan.Call)
+		if !ok || call.Fn.Name != "=" || len(call.Args) != 2 {
+			continue
+		}
+		a, ok1 := call.Args[0].(*plan.ColRef)
+		b, ok2 := call.Args[1].(*plan.ColRef)
+		if !ok1 || !ok2 {
+			continue
+		}
+		types[a.Idx], types[b.Idx] = a.T, b.T
+		parent[find(a.Idx)] = find(b.Idx)
+		ra, rb := relOf(a.Idx), relOf(b.Idx)
+		stated[[2]int{ra, rb}], stated[[2]int{rb, ra}] = true, true
+	}
+	classes := map[int][]int{}
+	for c := range parent {
+		classes[find(c)] = append(classes[find(c)], c)
+	}
+	var out []cond
+	for _, cols := range classes {
+		if len(cols) < 3 {
+			continue
+		}
+		sort.Ints(cols)
+		// One column of each input, in column order.
+		first := map[int]int{}
+		var inputs []int
+		for _, c := range cols {
+			if _, ok := first[relOf(c)]; !ok {
+				first[relOf(c)] = c
+				inputs = append(inputs, relOf(c))
+			}
+		}
+		for x, ra := range inputs {
+			for _, rb := range inputs[x+1:] {
+				if stated[[2]int{ra, rb}] {
+					continue
+				}
+				a, b := first[ra], first[rb]
+				fn, err := kernels.Resolve("=", []arrow.DataType{types[a], types[b]})
+				if err != nil {
+					continue
+				}
+				e := &plan.Call{Fn: fn, Args: []plan.Expr{&plan.ColRef{Idx: a, T: types[a]}, &plan.ColRef{Idx: b, T: types[b]}}}
+				out = append(out, cond{e: e, rels: map[int]bool{ra: true, rb: true}})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].e.String() < out[j].e.String() })
 	return out
 }
 
