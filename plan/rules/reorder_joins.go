@@ -127,6 +127,34 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	applied := make([]bool, len(multi))
 	// pos maps an original column to its position in tree's output.
 	pos := map[int]int{}
+	// equal holds the columns the equalities applied so far make equal (by class);
+	// apply adds condition c to join j, over the columns at, unless it equates columns
+	// already equal (the rows that reach j satisfy it: stated or implied, it is
+	// redundant).
+	equal := map[int]int{}
+	var class func(c int) int
+	class = func(c int) int {
+		if p, ok := equal[c]; ok && p != c {
+			r := class(p)
+			equal[c] = r
+			return r
+		}
+		equal[c] = c
+		return c
+	}
+	apply := func(j *plan.Join, c cond, at map[int]int) {
+		if call, ok := c.e.(*plan.Call); ok && call.Fn.Name == "=" && len(call.Args) == 2 {
+			a, ok1 := call.Args[0].(*plan.ColRef)
+			b, ok2 := call.Args[1].(*plan.ColRef)
+			if ok1 && ok2 {
+				if class(a.Idx) == class(b.Idx) {
+					return
+				}
+				equal[class(a.Idx)] = class(b.Idx)
+			}
+		}
+		plan.AddJoinCondition(j, remap(c.e, at))
+	}
 	// joinWith builds the join of tree with input i and the conditions it completes;
 	// with trial it leaves pos, joined and applied as they were.
 	joinWith := func(tree plan.Node, i int, trial bool) *plan.Join {
@@ -142,10 +170,12 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			if applied[ci] || !subset(c.rels, joined) {
 				continue
 			}
-			if !trial {
-				applied[ci] = true
+			if trial {
+				plan.AddJoinCondition(j, remap(c.e, pos))
+				continue
 			}
-			plan.AddJoinCondition(j, remap(c.e, pos))
+			applied[ci] = true
+			apply(j, c, pos)
 		}
 		if trial {
 			delete(joined, i)
@@ -269,7 +299,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			for ci, c := range multi {
 				if !applied[ci] && subset(c.rels, inGroup) {
 					applied[ci] = true
-					plan.AddJoinCondition(j, remap(c.e, rpos))
+					apply(j, c, rpos)
 				}
 			}
 			right = j
@@ -286,7 +316,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 		for ci, c := range multi {
 			if !applied[ci] && subset(c.rels, joined) {
 				applied[ci] = true
-				plan.AddJoinCondition(j, remap(c.e, pos))
+				apply(j, c, pos)
 			}
 		}
 		tree = j
