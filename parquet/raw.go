@@ -341,15 +341,7 @@ func (c *fixedColumn[V]) setDict(data []byte, n int) error {
 	return c.decode(data[:n*c.size], c.dict)
 }
 
-func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) { return c.nextAt(n, nil) }
-
-// nextAt stores the values of the rows sel only, in the pages' stretches with no
-// NULL before them in the batch (where a value's place is its row's); elsewhere, or
-// when sel is nil or not sparse, it decodes every value.
-func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
-	if int64(len(sel))*4 >= n {
-		sel = nil
-	}
+func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
 	vals := make([]V, n)
 	if c.maxDef > 0 && int64(len(c.valid)) < n {
 		c.valid = make([]bool, n)
@@ -371,38 +363,9 @@ func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
 			return nil, err
 		}
 		dst := vals[nv : nv+d]
-		// The selected rows of this stretch, as places in dst.
-		for len(sel) > 0 && int(sel[0]) < rows {
-			sel = sel[1:]
-		}
-		at := sel
-		for len(sel) > 0 && int(sel[0]) < rows+k {
-			sel = sel[1:]
-		}
-		at = at[:len(at)-len(sel)]
-		switch {
-		case sel != nil && nv == rows && d == k && c.indexed:
-			c.scratch = growTo(c.scratch, len(at))
-			if err = c.idx.pick(at, rows, d, c.scratch[:len(at)], len(c.dict)); err == nil {
-				for i, r := range at {
-					dst[int(r)-rows] = c.dict[c.scratch[i]]
-				}
-			}
-		case sel != nil && nv == rows && d == k:
-			nb := d * c.size
-			if nb > len(c.raw) {
-				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
-			}
-			for _, r := range at {
-				j := int(r) - rows
-				if err = c.decode(c.raw[j*c.size:(j+1)*c.size], dst[j:j+1]); err != nil {
-					break
-				}
-			}
-			c.raw = c.raw[nb:]
-		case c.indexed:
+		if c.indexed {
 			err = gather(&c.idx, c.dict, dst, c.scratch)
-		default:
+		} else {
 			nb := d * c.size
 			if nb > len(c.raw) {
 				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
@@ -427,13 +390,59 @@ func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
 	return array.MakeFromData(d), nil
 }
 
+// nextAt reads the next n rows into an array of n, storing the values of the rows
+// sel alone (nextDense's, put in their places); the other rows hold zero and count
+// as valid. When sel is nil or not sparse it decodes every row.
+func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
+	if int64(len(sel))*4 >= n {
+		return c.next(n)
+	}
+	dense, valid, nulls, err := c.denseValues(n, sel)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]V, n)
+	for i, r := range sel {
+		vals[r] = dense[i]
+	}
+	var vbuf *memory.Buffer
+	if nulls > 0 {
+		all := make([]bool, n)
+		for i := range all {
+			all[i] = true
+		}
+		for i, r := range sel {
+			all[r] = valid[i]
+		}
+		vbuf = memory.NewBufferBytes(bitmapOf(all))
+	}
+	d := array.NewData(c.want, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(bytesOf(vals))}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
 // nextDense reads the next n rows and returns the rows sel (ascending, below n)
 // alone, in order: len(sel) values. Where a stretch of rows holds no NULL, only the
 // selected rows' values are stored; elsewhere the stretch's values are decoded and
 // each selected row takes its own.
 func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
-	out := make([]V, len(sel))
-	var valid []bool // by place in out; nil without definition levels
+	out, valid, nulls, err := c.denseValues(n, sel)
+	if err != nil {
+		return nil, err
+	}
+	var vbuf *memory.Buffer
+	if nulls > 0 {
+		vbuf = memory.NewBufferBytes(bitmapOf(valid))
+	}
+	d := array.NewData(c.want, len(out), []*memory.Buffer{vbuf, memory.NewBufferBytes(bytesOf(out))}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+// denseValues reads the next n rows and returns the values of the rows sel, with
+// their validity (nil without definition levels) and how many are NULL.
+func (c *fixedColumn[V]) denseValues(n int64, sel []int32) (out []V, valid []bool, nulls int, err error) {
+	out = make([]V, len(sel))
 	if c.maxDef > 0 {
 		valid = make([]bool, len(sel))
 		if int64(len(c.valid)) < n {
@@ -443,7 +452,7 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 	rows, o := 0, 0
 	for rows < int(n) {
 		if ok, err := c.chunkPages.more(c.setDict); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		} else if !ok {
 			break
 		}
@@ -454,7 +463,7 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 		}
 		d, err := c.levels(k, vb)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		at := sel
 		for len(sel) > 0 && int(sel[0]) < rows+k {
@@ -467,7 +476,7 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 			// Few rows of the stretch: their indexes alone are unpacked.
 			c.scratch = growTo(c.scratch, len(at))
 			if err := c.idx.pick(at, rows, d, c.scratch[:len(at)], len(c.dict)); err != nil {
-				return nil, err
+				return nil, nil, 0, err
 			}
 			for _, x := range c.scratch[:len(at)] {
 				out[o] = c.dict[x]
@@ -476,7 +485,7 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 		case d == k && c.indexed:
 			c.scratch = growTo(c.scratch, d)
 			if err := c.idx.indexes(c.scratch[:d], len(c.dict)); err != nil {
-				return nil, err
+				return nil, nil, 0, err
 			}
 			for _, r := range at {
 				out[o] = c.dict[c.scratch[int(r)-rows]]
@@ -484,12 +493,12 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 			}
 		case d == k:
 			if d*c.size > len(c.raw) {
-				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
+				return nil, nil, 0, errors.New("PLAIN data page holds fewer values than its levels say")
 			}
 			for _, r := range at {
 				j := int(r) - rows
 				if err := c.decode(c.raw[j*c.size:(j+1)*c.size], out[o:o+1]); err != nil {
-					return nil, err
+					return nil, nil, 0, err
 				}
 				o++
 			}
@@ -500,14 +509,14 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 		default:
 			nb := d * c.size
 			if nb > len(c.raw) {
-				return nil, errors.New("PLAIN data page holds fewer values than its levels say")
+				return nil, nil, 0, errors.New("PLAIN data page holds fewer values than its levels say")
 			}
 			src = make([]V, d)
 			err = c.decode(c.raw[:nb], src)
 			c.raw = c.raw[nb:]
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		if d == k {
 			for i := o - len(at); i < o; i++ {
@@ -535,21 +544,14 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 		c.left -= k
 	}
 	if rows != int(n) || o != len(out) {
-		return nil, fmt.Errorf("column chunk ends after %d of %d rows", rows, n)
+		return nil, nil, 0, fmt.Errorf("column chunk ends after %d of %d rows", rows, n)
 	}
-	var vbuf *memory.Buffer
-	nulls := 0
 	for _, v := range valid {
 		if !v {
 			nulls++
 		}
 	}
-	if nulls > 0 {
-		vbuf = memory.NewBufferBytes(bitmapOf(valid))
-	}
-	d := array.NewData(c.want, len(out), []*memory.Buffer{vbuf, memory.NewBufferBytes(bytesOf(out))}, nil, nulls, 0)
-	defer d.Release()
-	return array.MakeFromData(d), nil
+	return out, valid, nulls, nil
 }
 
 // growTo returns s with room for n elements, its contents kept or not.

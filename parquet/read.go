@@ -36,8 +36,8 @@ func (f *File) ReadRowGroup(ctx context.Context, rg int, cols []int, fn func(*ve
 // batch's Cols for the same rows. late(which, sel) decodes the late columns at the
 // positions which (into cols; nil: every late column not decoded yet) and stores
 // values only for the rows sel (ascending; nil: every row) — the other rows of those
-// arrays hold zero values, for a caller that will read none of them — or, with dense
-// set, returns arrays of the rows sel alone, in order. The rows of a
+// arrays hold valid zero values, for a caller that will read none of them — or,
+// with dense set, returns arrays of the rows sel alone, in order. The rows of a
 // batch whose late columns fn never asks for are passed over without decoding their
 // values, and pages they fill whole are dropped. A column asked for both early and
 // late is early. With no early column, batches follow the row group's row count in
@@ -332,7 +332,7 @@ func (g *groupReader) readAt(k int, n int64, sel []int32, dense bool) (arrow.Arr
 // selective is a colReader that can store the values of some rows only.
 type selective interface {
 	// nextAt is next(n) that stores values for the rows sel (ascending, below n)
-	// alone; the others hold zero values (their validity is still exact).
+	// alone; the others hold valid zero values.
 	nextAt(n int64, sel []int32) (arrow.Array, error)
 	// nextDense reads the next n rows and returns the rows sel alone, in order.
 	nextDense(n int64, sel []int32) (arrow.Array, error)

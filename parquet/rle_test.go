@@ -32,20 +32,26 @@ func encodeHybrid(vals []uint32, width int, rep int) []byte {
 	return append(out, packed...)
 }
 
+// randomRuns returns n random values of width bits whose first rep repeat.
+func randomRuns(rng *rand.Rand, width, n int) (vals []uint32, rep int) {
+	vals = make([]uint32, n)
+	for i := range vals {
+		if width > 0 {
+			vals[i] = uint32(rng.Uint64() & (1<<width - 1))
+		}
+	}
+	rep = rng.IntN(n)
+	for i := 1; i < rep; i++ {
+		vals[i] = vals[0]
+	}
+	return vals, rep
+}
+
 func TestRLEDecoderAllWidths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for width := 0; width <= 32; width++ {
 		for _, n := range []int{1, 7, 8, 9, 63, 1000, 4099} {
-			vals := make([]uint32, n)
-			for i := range vals {
-				if width > 0 {
-					vals[i] = uint32(rng.Uint64() & (1<<width - 1))
-				}
-			}
-			rep := rng.IntN(n)
-			for i := 1; i < rep; i++ {
-				vals[i] = vals[0]
-			}
+			vals, rep := randomRuns(rng, width, n)
 			data := encodeHybrid(vals, width, rep)
 			var d rleDecoder
 			if err := d.reset(data, width); err != nil {
@@ -135,16 +141,7 @@ func TestRLEDecoderPick(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for width := 0; width <= 32; width++ {
 		for _, n := range []int{1, 9, 1000, 4099} {
-			vals := make([]uint32, n)
-			for i := range vals {
-				if width > 0 {
-					vals[i] = uint32(rng.Uint64() & (1<<width - 1))
-				}
-			}
-			rep := rng.IntN(n)
-			for i := 1; i < rep; i++ {
-				vals[i] = vals[0]
-			}
+			vals, rep := randomRuns(rng, width, n)
 			var d rleDecoder
 			if err := d.reset(encodeHybrid(vals, width, rep), width); err != nil {
 				t.Fatal(err)

@@ -478,7 +478,7 @@ func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) er
 
 // Late fills late columns of the batch it came with: those at positions which of the
 // spec's columns (nil: every one not filled yet), with values stored for the rows sel
-// alone (nil: every row), other rows holding zero values — or, with dense set, with
+// alone (nil: every row), other rows holding valid zero values — or, with dense set, with
 // the rows sel alone, in order (parquet.Late). A partition column is never late.
 type Late func(which []int, sel []int32, dense bool) error
 

@@ -131,27 +131,13 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	// apply adds condition c to join j, over the columns at, unless it equates columns
 	// already equal (the rows that reach j satisfy it: stated or implied, it is
 	// redundant).
-	equal := map[int]int{}
-	var class func(c int) int
-	class = func(c int) int {
-		if p, ok := equal[c]; ok && p != c {
-			r := class(p)
-			equal[c] = r
-			return r
-		}
-		equal[c] = c
-		return c
-	}
+	equal := classes{}
 	apply := func(j *plan.Join, c cond, at map[int]int) {
-		if call, ok := c.e.(*plan.Call); ok && call.Fn.Name == "=" && len(call.Args) == 2 {
-			a, ok1 := call.Args[0].(*plan.ColRef)
-			b, ok2 := call.Args[1].(*plan.ColRef)
-			if ok1 && ok2 {
-				if class(a.Idx) == class(b.Idx) {
-					return
-				}
-				equal[class(a.Idx)] = class(b.Idx)
+		if a, b, ok := columnEquality(c.e); ok {
+			if equal.find(a.Idx) == equal.find(b.Idx) {
+				return
 			}
+			equal.union(a.Idx, b.Idx)
 		}
 		plan.AddJoinCondition(j, remap(c.e, at))
 	}
@@ -344,40 +330,29 @@ type cond struct {
 // that those in conds imply and do not state: c = s and s = n give c = n, which
 // lets n (and the filters it carries) reach c without s.
 func impliedEqualities(conds []cond, relOf func(int) int) []cond {
-	parent := map[int]int{}
-	var find func(c int) int
-	find = func(c int) int {
-		if p, ok := parent[c]; ok && p != c {
-			r := find(p)
-			parent[c] = r
-			return r
-		}
-		parent[c] = c
-		return c
-	}
+	equal := classes{}
 	stated := map[[2]int]bool{} // pairs of inputs an equality already joins
 	types := map[int]arrow.DataType{}
 	for _, c := range conds {
-		call, ok := c.e.(*plan.Call)
-		if !ok || call.Fn.Name != "=" || len(call.Args) != 2 {
-			continue
-		}
-		a, ok1 := call.Args[0].(*plan.ColRef)
-		b, ok2 := call.Args[1].(*plan.ColRef)
-		if !ok1 || !ok2 {
+		a, b, ok := columnEquality(c.e)
+		if !ok {
 			continue
 		}
 		types[a.Idx], types[b.Idx] = a.T, b.T
-		parent[find(a.Idx)] = find(b.Idx)
+		equal.union(a.Idx, b.Idx)
 		ra, rb := relOf(a.Idx), relOf(b.Idx)
 		stated[[2]int{ra, rb}], stated[[2]int{rb, ra}] = true, true
 	}
-	classes := map[int][]int{}
-	for c := range parent {
-		classes[find(c)] = append(classes[find(c)], c)
+	all := make([]int, 0, len(equal))
+	for c := range equal {
+		all = append(all, c)
+	}
+	members := map[int][]int{}
+	for _, c := range all {
+		members[equal.find(c)] = append(members[equal.find(c)], c)
 	}
 	var out []cond
-	for _, cols := range classes {
+	for _, cols := range members {
 		if len(cols) < 3 {
 			continue
 		}
@@ -409,6 +384,34 @@ func impliedEqualities(conds []cond, relOf func(int) int) []cond {
 	sort.Slice(out, func(i, j int) bool { return out[i].e.String() < out[j].e.String() })
 	return out
 }
+
+// columnEquality returns the columns of e when e is column = column.
+func columnEquality(e plan.Expr) (a, b *plan.ColRef, ok bool) {
+	call, isCall := e.(*plan.Call)
+	if !isCall || call.Fn.Name != "=" || len(call.Args) != 2 {
+		return nil, nil, false
+	}
+	a, ok1 := call.Args[0].(*plan.ColRef)
+	b, ok2 := call.Args[1].(*plan.ColRef)
+	return a, b, ok1 && ok2
+}
+
+// classes are sets of columns known equal (union-find: each column maps to another
+// of its class, a class's root to itself).
+type classes map[int]int
+
+func (c classes) find(x int) int {
+	p, ok := c[x]
+	if !ok || p == x {
+		c[x] = x
+		return x
+	}
+	r := c.find(p)
+	c[x] = r
+	return r
+}
+
+func (c classes) union(x, y int) { c[c.find(x)] = c.find(y) }
 
 func columnsOf(e plan.Expr) map[int]bool {
 	m := map[int]bool{}
