@@ -402,31 +402,16 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 		return cols
 	}
 	if early == nil {
-		return &vector.Batch{Cols: arrange(0), Rows: rb.Rows}, nil
+		// Every column is read at once; the dynamic filters still go first.
+		return p.dynamicFilters(&vector.Batch{Cols: arrange(0), Rows: rb.Rows})
 	}
 	if rb.Rows > positions.Len() {
 		return nil, errs.New(errs.Internal, "BUG: a batch of %d rows", rb.Rows)
 	}
 	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
-	fb := &vector.Batch{Cols: cols, Rows: rb.Rows}
-	if b := p.rowBound(); b != nil {
-		if v := b.value.Load(); v != nil {
-			mask, err := kernels.CompareConst(b.op, cols[b.col], *v)
-			if err != nil {
-				return nil, err
-			}
-			if fb, err = selectTrue(fb, mask); err != nil || fb.Len() == 0 {
-				return nil, err
-			}
-		}
-	}
-	if p.member != nil {
-		if mask, ok := p.member.mask(fb.Cols[p.member.col]); ok {
-			var err error
-			if fb, err = selectTrue(fb, mask); err != nil || fb.Len() == 0 {
-				return nil, err
-			}
-		}
+	fb, err := p.dynamicFilters(&vector.Batch{Cols: cols, Rows: rb.Rows})
+	if err != nil || fb == nil {
+		return nil, err
 	}
 	// Columns decoded after a filter hold the rows of fb: when the filters have
 	// compacted it (and the positions with it), the rows at its positions alone;
@@ -469,6 +454,31 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 		}
 	}
 	return &vector.Batch{Cols: out, Rows: fb.Rows, Sel: fb.Sel}, nil
+}
+
+// dynamicFilters keeps the rows of b (in the scan's column order) that pass the
+// dynamic bound and the join's key filter, or returns nil when none does.
+func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
+	if d := p.rowBound(); d != nil {
+		if v := d.value.Load(); v != nil {
+			mask, err := kernels.CompareConst(d.op, b.Cols[d.col], *v)
+			if err != nil {
+				return nil, err
+			}
+			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
+				return nil, err
+			}
+		}
+	}
+	if p.member != nil {
+		if mask, ok := p.member.mask(b.Cols[p.member.col]); ok {
+			var err error
+			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
 }
 
 // runStages applies stages to b in order; it returns nil when no row is left.
