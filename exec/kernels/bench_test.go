@@ -95,6 +95,43 @@ func BenchmarkCompareConst(b *testing.B) {
 	}
 }
 
+// BenchmarkSelectConst is the filter's fused comparison: every row, and the rows
+// of a selection of half of them.
+func BenchmarkSelectConst(b *testing.B) {
+	half := make([]int32, 0, benchRows/2)
+	for i := 0; i < benchRows; i += 2 {
+		half = append(half, int32(i))
+	}
+	cases := []struct {
+		name string
+		arr  arrow.Array
+		v    types.Value
+	}{
+		{"type=int64", benchInt64(0), types.IntValue(500_000)},
+		{"type=decimal(15,2)", benchDecimal(), types.Value{Type: benchDecimalType, D: decimal128.FromI64(2400)}},
+	}
+	for _, c := range cases {
+		for _, sel := range [][]int32{nil, half} {
+			b.Run(fmt.Sprintf("rows=%d,%s,selected=%d", benchRows, c.name, max(len(sel), benchRows*btoi(sel == nil))), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(benchRows))
+				for b.Loop() {
+					if _, ok := SelectConst("<", c.arr, c.v, sel); !ok {
+						b.Fatal("declined")
+					}
+				}
+			})
+		}
+	}
+}
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 func BenchmarkAdd(b *testing.B) {
 	cases := []struct {
 		name string
