@@ -432,7 +432,9 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 				return nil, err
 			}
 			for _, c := range waves[i] {
-				fb.Cols[c] = rb.Cols[pos[c]]
+				if fb.Cols[c] == nil { // a partition column was there from the start
+					fb.Cols[c] = rb.Cols[pos[c]]
+				}
 			}
 		}
 		var err error
