@@ -292,16 +292,34 @@ func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
 			n += bit(off + int(i))
 		}
 	}
-	sel = sel[:n]
-	if b.Sel == nil && n == b.Rows {
-		return b, nil // every row is kept
+	return keep(b, sel[:n]), nil
+}
+
+// keep returns b with the rows sel (a subset of its selection, in order) selected:
+// b itself when that is every row, compacted when they are few, so that later
+// expressions touch fewer rows.
+func keep(b *vector.Batch, sel []int32) *vector.Batch {
+	if b.Sel == nil && len(sel) == b.Rows {
+		return b
 	}
 	out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
-	// A sparse selection is compacted so that later expressions touch fewer rows.
 	if len(sel)*4 < b.Rows {
-		return out.Compact(), nil
+		return out.Compact()
 	}
-	return out, nil
+	return out
+}
+
+// selectCompare keeps the rows of b where column col op v is true: in one pass when
+// kernels.SelectConst takes the column's type, through a mask otherwise.
+func selectCompare(b *vector.Batch, col int, op string, v types.Value) (*vector.Batch, error) {
+	if sel, ok := kernels.SelectConst(op, b.Cols[col], v, b.Sel); ok {
+		return keep(b, sel), nil
+	}
+	mask, err := kernels.CompareConst(op, b.Cols[col], v)
+	if err != nil {
+		return nil, err
+	}
+	return selectTrue(b, mask)
 }
 
 // compileInSubquery reads the subquery once into a key table and tests membership

@@ -161,7 +161,7 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 type stage func(ctx context.Context, b *vector.Batch) (*vector.Batch, error)
 
 // filterStage keeps the rows where cond is true. Its conjuncts are evaluated one
-// after the other, each on the rows the ones before kept (selectTrue compacts a
+// after the other, each on the rows the ones before kept (keep compacts a
 // sparse selection), so a selective conjunct first spares the later ones most rows:
 // a disjunction implied for a join input runs on the few rows the cheap equalities
 // before it leave.
@@ -170,6 +170,11 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	return stepsStage(steps), nil
+}
+
+// stepsStage runs steps in order while rows are left.
+func stepsStage(steps []stage) stage {
 	return func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 		for _, st := range steps {
 			if b.Len() == 0 {
@@ -181,21 +186,33 @@ func (bd *builder) filterStage(cond plan.Expr) (stage, error) {
 			}
 		}
 		return b, nil
-	}, nil
+	}
 }
 
 // conjunctSteps returns a stage per conjunct of cond, in order, each keeping the rows
-// its conjunct is true on (a fallible one evaluated on the selected rows alone).
+// its conjunct is true on (a fallible one evaluated on the selected rows alone). A
+// column compared with a constant selects its rows in one pass (selectCompare).
 func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 	conjuncts := plan.Conjuncts(cond)
 	steps := make([]stage, len(conjuncts))
 	for i, c := range conjuncts {
+		if call, ok := c.(*plan.Call); ok && comparisons[call.Fn.Name] && len(call.Args) == 2 {
+			col, isCol := call.Args[0].(*plan.ColRef)
+			lit, isLit := call.Args[1].(*plan.Literal)
+			if isCol && isLit && !lit.V.Null {
+				op, v, idx := call.Fn.Name, lit.V, col.Idx
+				steps[i] = func(_ context.Context, b *vector.Batch) (*vector.Batch, error) {
+					return selectCompare(b, idx, op, v)
+				}
+				continue
+			}
+		}
 		ev, err := bd.compile(c)
 		if err != nil {
 			return nil, err
 		}
 		fallible := mayFail(c)
-		step := func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+		steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 			if fallible {
 				b = b.Compact()
 			}
@@ -204,37 +221,6 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 				return nil, err
 			}
 			return selectTrue(b, m)
-		}
-		steps[i] = step
-		// A column compared with a constant selects its rows in one pass, without a
-		// BOOLEAN array between.
-		call, ok := c.(*plan.Call)
-		if !ok || !comparisons[call.Fn.Name] || len(call.Args) != 2 {
-			continue
-		}
-		col, isCol := call.Args[0].(*plan.ColRef)
-		lit, isLit := call.Args[1].(*plan.Literal)
-		if !isCol || !isLit || lit.V.Null {
-			continue
-		}
-		op, v, idx := call.Fn.Name, lit.V, col.Idx
-		steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
-			if idx >= len(b.Cols) || b.Cols[idx] == nil {
-				return step(ctx, b)
-			}
-			sel, ok := kernels.SelectConst(op, b.Cols[idx], v, b.Sel)
-			if !ok {
-				return step(ctx, b)
-			}
-			if b.Sel == nil && len(sel) == b.Rows {
-				return b, nil // every row is kept
-			}
-			out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
-			// As selectTrue: a sparse selection is compacted.
-			if len(sel)*4 < b.Rows {
-				return out.Compact(), nil
-			}
-			return out, nil
 		}
 	}
 	return steps, nil

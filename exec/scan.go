@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/loredb/lore/errs"
-	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/types"
@@ -84,17 +83,14 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		if !ok || err != nil {
 			return nil, false, err
 		}
-		st, err := bd.filterStage(x.Cond)
+		steps, err := bd.conjunctSteps(x.Cond)
 		if err != nil {
 			return nil, false, err
 		}
 		if len(p.stages) == 0 {
-			p.lead = x.Cond
-			if p.leadSteps, err = bd.conjunctSteps(x.Cond); err != nil {
-				return nil, false, err
-			}
+			p.lead, p.leadSteps = x.Cond, steps
 		}
-		p.stages = append(p.stages, st)
+		p.stages = append(p.stages, stepsStage(steps))
 		return p, true, nil
 	case *plan.Project:
 		p, ok, err := bd.pipelineOf(x.Input)
@@ -463,11 +459,8 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
 	if d := p.rowBound(); d != nil {
 		if v := d.value.Load(); v != nil {
-			mask, err := kernels.CompareConst(d.op, b.Cols[d.col], *v)
-			if err != nil {
-				return nil, err
-			}
-			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
+			var err error
+			if b, err = selectCompare(b, d.col, d.op, *v); err != nil || b.Len() == 0 {
 				return nil, err
 			}
 		}

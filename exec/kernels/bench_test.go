@@ -112,7 +112,7 @@ func BenchmarkSelectConst(b *testing.B) {
 	}
 	for _, c := range cases {
 		for _, sel := range [][]int32{nil, half} {
-			b.Run(fmt.Sprintf("rows=%d,%s,selected=%d", benchRows, c.name, max(len(sel), benchRows*btoi(sel == nil))), func(b *testing.B) {
+			b.Run(fmt.Sprintf("rows=%d,%s,selected=%d", benchRows, c.name, max(len(sel), benchRows*b2i(sel == nil))), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(benchRows))
 				for b.Loop() {
@@ -123,13 +123,6 @@ func BenchmarkSelectConst(b *testing.B) {
 			})
 		}
 	}
-}
-
-func btoi(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 func BenchmarkAdd(b *testing.B) {
