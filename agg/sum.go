@@ -350,6 +350,15 @@ func (a *decSumAcc) overflowError() error {
 
 func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 	ensureGroup0(a, len(a.st), groups)
+	return a.update(arg, sel, groups, 0)
+}
+
+func (a *decSumAcc) UpdateGroup(arg arrow.Array, sel []int32, g uint32) error {
+	return a.update(arg, sel, nil, g)
+}
+
+// update folds rows into their groups, or with groups nil into group into.
+func (a *decSumAcc) update(arg arrow.Array, sel []int32, groups []uint32, into uint32) error {
 	vals, s, g, n := a.rows.resolve(arg, sel, groups)
 	if n == 0 {
 		return nil
@@ -364,7 +373,7 @@ func (a *decSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error 
 	st := a.st
 	switch {
 	case g == nil:
-		ovf = sumInto(&st[0], nums, s, n)
+		ovf = sumInto(&st[into], nums, s, n)
 	default:
 		for k, grp := range g[:n] {
 			i := k
@@ -412,23 +421,6 @@ func sumInto(p *sum128, nums []decimal128.Num, s []int32, n int) (ovf int64) {
 	p.lo, p.hi = lo, hi
 	p.cnt += int64(n)
 	return ovf
-}
-
-func (a *decSumAcc) UpdateGroup(arg arrow.Array, sel []int32, g uint32) error {
-	vals, s, _, n := a.rows.resolve(arg, sel, nil)
-	if n == 0 {
-		return nil
-	}
-	if vals.DataType().ID() != arrow.DECIMAL128 {
-		return typeMismatch(a.spec, arg)
-	}
-	if sumInto(&a.st[g], rawValues[decimal128.Num](vals), s, n) < 0 {
-		a.overflow = true
-	}
-	if a.overflow {
-		return a.overflowError()
-	}
-	return nil
 }
 
 func (a *decSumAcc) Merge(other Accumulator, mapping []uint32) error {
