@@ -226,12 +226,12 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 // close drops the walker's buffers.
 func (w *pageWalker) close() { *w = pageWalker{} }
 
-// grow returns b resized to n bytes, reallocated when too small.
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n, n+n/8)
+// grow returns s resized to n elements, reallocated when too small.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/8)
 	}
-	return b[:n]
+	return s[:n]
 }
 
 // Thrift compact protocol: just enough to read page headers.

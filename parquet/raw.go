@@ -407,14 +407,14 @@ func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
 	}
 	var vbuf *memory.Buffer
 	if nulls > 0 {
-		all := make([]bool, n)
-		for i := range all {
-			all[i] = true
-		}
+		bits := make([]byte, bitutil.BytesForBits(n))
+		bitutil.SetBitsTo(bits, 0, n, true)
 		for i, r := range sel {
-			all[r] = valid[i]
+			if !valid[i] {
+				bitutil.ClearBit(bits, int(r))
+			}
 		}
-		vbuf = memory.NewBufferBytes(bitmapOf(all))
+		vbuf = memory.NewBufferBytes(bits)
 	}
 	d := array.NewData(c.want, int(n), []*memory.Buffer{vbuf, memory.NewBufferBytes(bytesOf(vals))}, nil, nulls, 0)
 	defer d.Release()
@@ -473,8 +473,9 @@ func (c *fixedColumn[V]) denseValues(n int64, sel []int32) (out []V, valid []boo
 		var src []V // the stretch's values, when decoded whole
 		switch {
 		case d == k && c.indexed && len(at)*4 < d:
-			// Few rows of the stretch: their indexes alone are unpacked.
-			c.scratch = growTo(c.scratch, len(at))
+			// Few rows of the stretch: their indexes alone are unpacked. (scratch only
+			// grows: its length is gather's chunk.)
+			c.scratch = grow(c.scratch, max(len(at), len(c.scratch)))
 			if err := c.idx.pick(at, rows, d, c.scratch[:len(at)], len(c.dict)); err != nil {
 				return nil, nil, 0, err
 			}
@@ -483,7 +484,7 @@ func (c *fixedColumn[V]) denseValues(n int64, sel []int32) (out []V, valid []boo
 				o++
 			}
 		case d == k && c.indexed:
-			c.scratch = growTo(c.scratch, d)
+			c.scratch = grow(c.scratch, max(d, len(c.scratch)))
 			if err := c.idx.indexes(c.scratch[:d], len(c.dict)); err != nil {
 				return nil, nil, 0, err
 			}
@@ -552,14 +553,6 @@ func (c *fixedColumn[V]) denseValues(n int64, sel []int32) (out []V, valid []boo
 		}
 	}
 	return out, valid, nulls, nil
-}
-
-// growTo returns s with room for n elements, its contents kept or not.
-func growTo[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:cap(s)]
 }
 
 func (c *fixedColumn[V]) skip(n int64) error {
