@@ -194,9 +194,12 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	// satellites are the inputs that go along with input c when the tree joins it
 	// (see below): none when c is not smaller than the tree.
 	satellites := func(tree plan.Node, c int) []int {
+		if estimate(rels[c].node).rows >= Estimate(tree) {
+			return nil
+		}
 		var out []int
 		for f := range rels {
-			if satellite(f, c) && estimate(rels[c].node).rows < Estimate(tree) {
+			if satellite(f, c) {
 				out = append(out, f)
 			}
 		}
@@ -226,12 +229,13 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			}
 			// An input reduced by its own filters, or by satellites that go along with
 			// it, keeps a fraction of the tree's rows.
-			fraction := estimate(rels[i].node).fraction()
+			own := estimate(rels[i].node).fraction()
+			fraction := own
 			for _, f := range satellites(tree, i) {
 				fraction *= estimate(rels[f].node).fraction()
 			}
 			if fraction < 1 {
-				rows := Estimate(joinWith(tree, i, true)) * fraction / estimate(rels[i].node).fraction()
+				rows := Estimate(joinWith(tree, i, true)) * fraction / own
 				if best < 0 || rows < bestRows {
 					best, bestRows = i, rows
 				}
