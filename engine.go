@@ -43,6 +43,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cat.ReadOnly() {
+		// Statements that read still run; nothing learnt can be kept, so the
+		// background refresh would only fail.
+		opts.Logger.Warn("the catalog cannot be written: statements that change it fail and the query log is not kept",
+			"home", opts.Home)
+		opts.NoAutoRefresh = true
+	}
 	return &Engine{
 		opts:    opts,
 		catalog: cat,
@@ -126,6 +133,9 @@ func (e *Engine) logQuery(rec *Record, start time.Time) {
 		StartedAt: start, ElapsedMS: rec.ElapsedMS, Rows: rec.Rows, Record: doc}
 	if rec.Error != nil {
 		entry.ErrorCode = rec.Error.Code
+	}
+	if e.catalog.ReadOnly() {
+		return
 	}
 	// The log is written even when the statement's context was canceled.
 	if err := e.catalog.LogQuery(context.WithoutCancel(context.Background()), entry); err != nil {

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/loredb/lore/errs"
@@ -38,6 +41,9 @@ type Catalog struct {
 	writer *sql.DB // exactly one connection; every write transaction runs here
 	reader *sql.DB // query_only connections
 	log    *logWriter
+	// readOnly is set when the catalog could only be opened for reading (a read-only
+	// home): every write is refused with FORBIDDEN and the query log is not kept.
+	readOnly bool
 }
 
 // Open opens or creates the catalog database at path (creating its parent directory if
@@ -53,10 +59,19 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 // without waiting on their busy timeout (while one of them switches the file to
 // WAL); nothing is half done then — each migration is one transaction — so the open
 // starts over.
+//
+// A catalog that cannot be written (a read-only file system, a file or directory
+// without write permission) is opened for reading instead when that works (openReadOnly).
 func open(ctx context.Context, path string, ms []migration) (*Catalog, error) {
 	deadline := time.Now().Add(busyTimeout)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		c, err := openOnce(ctx, path, ms)
+		if err != nil && cannotWrite(err) {
+			if ro, roErr := openReadOnly(ctx, path, ms); roErr == nil {
+				return ro, nil
+			}
+			return nil, err
+		}
 		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
 			return c, err
 		}
@@ -129,16 +144,121 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 
 // dsn builds the driver's connection string: a SQLite file URI for abs, percent-encoded
 // so that any byte of a path ('?', '#', '%', spaces, unicode) reaches the file system
-// unchanged, followed by the settings every connection needs and then extra.
+// unchanged, followed by the settings every connection needs and then extra. The
+// open mode is read-write-create unless extra names another.
 func dsn(abs string, extra ...string) string {
 	params := []string{
-		"mode=rwc",
 		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"_pragma=foreign_keys(1)",
+	}
+	if !slices.ContainsFunc(extra, func(p string) bool { return strings.HasPrefix(p, "mode=") }) {
+		params = append([]string{"mode=rwc"}, params...)
 	}
 	params = append(params, extra...)
 	return "file:" + escapePath(filepath.ToSlash(abs)) + "?" + strings.Join(params, "&")
 }
+
+// cannotWrite reports whether an error opening the catalog says that its file or
+// directory cannot be written or created, as opposed to a broken or foreign file.
+func cannotWrite(err error) bool {
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"readonly database", "read-only file system", "permission denied",
+		"operation not permitted", "unable to open database file", "sqlite_readonly", "sqlite_cantopen"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// memoryCatalogs numbers the in-memory catalogs of read-only homes, so that each
+// open gets its own database.
+var memoryCatalogs atomic.Int64
+
+// openReadOnly opens a catalog that cannot be written: statements that only read
+// work, statements that would change it fail with FORBIDDEN, and no query log is
+// kept. An existing catalog file is opened read-only (and, when even the WAL's
+// shared-memory file cannot be made, as immutable); it must be at this build's
+// schema version, since it cannot be migrated. Where there is no catalog file and
+// none can be made, the catalog is an empty one in memory.
+func openReadOnly(ctx context.Context, path string, ms []migration) (*Catalog, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		return openMemory(ctx, path, ms)
+	}
+	var lastErr error
+	for _, mode := range [][]string{{"mode=ro"}, {"mode=ro", "immutable=1"}} {
+		reader, err := sql.Open("sqlite", dsn(abs, append(mode, "_pragma=query_only(1)")...))
+		if err != nil {
+			return nil, err
+		}
+		reader.SetMaxOpenConns(maxReaders)
+		reader.SetMaxIdleConns(maxReaders)
+		c := &Catalog{path: path, reader: reader, readOnly: true}
+		if lastErr = c.checkReadable(ctx, ms); lastErr == nil {
+			return c, nil
+		}
+		reader.Close()
+	}
+	return nil, lastErr
+}
+
+// checkReadable checks that a read-only catalog belongs to Lore and needs no
+// migration.
+func (c *Catalog) checkReadable(ctx context.Context, ms []migration) error {
+	var id int64
+	if err := c.reader.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+		return err
+	}
+	if id != applicationID {
+		return fmt.Errorf("the file is not a Lore catalog (application_id %#x)", id)
+	}
+	have, err := schemaVersion(ctx, c.reader)
+	if err != nil {
+		return err
+	}
+	if want := latest(ms); have != want {
+		return fmt.Errorf("read-only catalog has schema version %d; this build needs %d", have, want)
+	}
+	return nil
+}
+
+// openMemory makes an empty catalog in memory, migrated and then closed to writes.
+// Its writer connection stays open for the catalog's life, since an in-memory
+// database lives as long as a connection to it.
+func openMemory(ctx context.Context, path string, ms []migration) (*Catalog, error) {
+	name := fmt.Sprintf("file:lore-readonly-%d?mode=memory&cache=shared&_pragma=foreign_keys(1)", memoryCatalogs.Add(1))
+	writer, err := sql.Open("sqlite", name)
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	c := &Catalog{path: path, writer: writer}
+	if err := c.migrate(ctx, ms); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader, err := sql.Open("sqlite", name)
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	c.reader, c.readOnly = reader, true
+	return c, nil
+}
+
+// ReadOnly reports whether the catalog was opened for reading only: its home could
+// not be written. Writes fail with FORBIDDEN and queries are not logged.
+func (c *Catalog) ReadOnly() bool { return c.readOnly }
 
 // escapePath percent-encodes every byte of p except unreserved URI characters and '/'.
 func escapePath(p string) string {
@@ -173,12 +293,16 @@ func (c *Catalog) checkApplication(ctx context.Context) error {
 
 // Close closes the database. Calls in flight may fail; the file stays consistent.
 func (c *Catalog) Close() error {
-	errL := c.log.close()
-	var errR error
+	var errL, errR, errW error
+	if c.log != nil {
+		errL = c.log.close()
+	}
 	if c.reader != nil {
 		errR = c.reader.Close()
 	}
-	errW := c.writer.Close()
+	if c.writer != nil {
+		errW = c.writer.Close()
+	}
 	if err := errors.Join(errL, errR, errW); err != nil {
 		return errs.New(errs.Internal, "cannot close catalog at %q: %w", c.path, err)
 	}
@@ -236,6 +360,9 @@ func fromMS(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 // writeTx runs fn in one write transaction on the writer connection, committing when fn
 // returns nil and rolling back otherwise. A rollback after a commit error is harmless.
 func (c *Catalog) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if c.readOnly {
+		return errs.New(errs.Forbidden, "the catalog at %q is read-only: changing it needs a writable LORE_HOME", c.path)
+	}
 	tx, err := c.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return c.internal(err, "cannot begin a write")

@@ -34,7 +34,8 @@ type QueryLogEntry struct {
 // An empty ID or a Record that is not JSON is refused at once. The write itself
 // happens in the background, in order, batched with others (a statement's answer
 // does not wait for its log line); reading the log (Query, RecentQueries, FlushLog)
-// or closing the catalog first waits for every entry logged before.
+// or closing the catalog first waits for every entry logged before. A read-only
+// catalog drops the entry.
 func (c *Catalog) LogQuery(ctx context.Context, e QueryLogEntry) error {
 	if e.ID == "" {
 		return errs.New(errs.Internal, "cannot log a query without an id")
@@ -42,12 +43,20 @@ func (c *Catalog) LogQuery(ctx context.Context, e QueryLogEntry) error {
 	if e.Record != nil && !json.Valid(e.Record) {
 		return errs.New(errs.Internal, "cannot log query %q: its record is not valid JSON", e.ID)
 	}
+	if c.readOnly {
+		return nil // a read-only catalog keeps no log (see ReadOnly)
+	}
 	return c.log.add(e)
 }
 
 // FlushLog waits until every entry logged so far is written, and reports the first
 // error a background write met since the last flush.
-func (c *Catalog) FlushLog(ctx context.Context) error { return c.log.flush(ctx) }
+func (c *Catalog) FlushLog(ctx context.Context) error {
+	if c.log == nil {
+		return nil
+	}
+	return c.log.flush(ctx)
+}
 
 // logWriter writes query log entries on one goroutine, in the order they were logged.
 type logWriter struct {
