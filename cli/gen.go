@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -34,13 +35,14 @@ func runGen(ctx context.Context, e *env, args []string) int {
 }
 
 func runGenEvents(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "gen events", "--rows N --files F --out DIR [--clustered-by ts] [--seed S] [--row-group-rows R]")
+	fs := newFlags(e, "gen events", "--rows N --files F --out DIR [--clustered-by ts] [--seed S] [--row-group-rows R] [--force]")
 	rows := fs.Int64("rows", 1_000_000, "number of `rows`")
 	files := fs.Int("files", 1, "number of `files`")
 	out := fs.String("out", "", "output `directory` (required)")
 	clustered := fs.String("clustered-by", "", "sort rows by this `column` within and across files (only ts)")
 	seed := fs.Int64("seed", 1, "random `seed`; the same seed gives the same files")
 	rgRows := fs.Int("row-group-rows", 0, "`rows` per row group (default 1048576)")
+	force := fs.Bool("force", false, "write into a non-empty output directory, replacing what is there")
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -57,6 +59,9 @@ func runGenEvents(ctx context.Context, e *env, args []string) int {
 		return usageError(e, fs, "--clustered-by supports only ts")
 	case *rgRows < 0:
 		return usageError(e, fs, "--row-group-rows must be positive")
+	}
+	if err := checkOut(*out, *force); err != nil {
+		return usageError(e, fs, "%v", err)
 	}
 	opts := gen.EventsOptions{Rows: *rows, Files: *files, Out: *out, ClusteredBy: *clustered,
 		Seed: *seed, RowGroupRows: *rgRows}
@@ -79,12 +84,13 @@ func runGenEvents(ctx context.Context, e *env, args []string) int {
 }
 
 func runGenTPCH(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "gen tpch", "--sf N --out DIR [--files K] [--seed S] [--row-group-rows R]")
+	fs := newFlags(e, "gen tpch", "--sf N --out DIR [--files K] [--seed S] [--row-group-rows R] [--force]")
 	sf := fs.Float64("sf", 1, "scale `factor` (1: about 6 million lineitem rows)")
 	out := fs.String("out", "", "output `directory` (required); one subdirectory per table")
 	files := fs.Int("files", 1, "number of `files` orders and lineitem are each split into")
 	seed := fs.Int64("seed", 0, "random `seed`; the same seed and scale factor give the same rows")
 	rgRows := fs.Int("row-group-rows", 0, "`rows` per row group (default 1048576)")
+	force := fs.Bool("force", false, "write into a non-empty output directory, replacing what is there")
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -99,6 +105,9 @@ func runGenTPCH(ctx context.Context, e *env, args []string) int {
 		return usageError(e, fs, "--files must be positive")
 	case *rgRows < 0:
 		return usageError(e, fs, "--row-group-rows must be positive")
+	}
+	if err := checkOut(*out, *force); err != nil {
+		return usageError(e, fs, "%v", err)
 	}
 	opts := gen.TPCHOptions{SF: *sf, Out: *out, Files: *files, Seed: *seed, RowGroupRows: *rgRows}
 	var bar *progressBar
@@ -117,4 +126,30 @@ func runGenTPCH(ctx context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "wrote TPC-H at scale factor %g to %s in %.1fs\n", *sf, *out, time.Since(start).Seconds())
 	return exitOK
+}
+
+// checkOut refuses to generate into a directory that already holds anything unless
+// force is set: the generators replace the files they would write and remove stale
+// parts of their own, so a mistyped --out could otherwise destroy a table. A path
+// that exists and is not a directory is refused whatever force says.
+func checkOut(dir string, force bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot use output directory %q: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("output %q exists and is not a directory", dir)
+	case force:
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read output directory %q: %w", dir, err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("output directory %q is not empty (%d entries); pass --force to write into it anyway", dir, len(entries))
+	}
+	return nil
 }

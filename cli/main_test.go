@@ -124,6 +124,42 @@ func TestMainGenEvents(t *testing.T) {
 	}
 }
 
+// TestMainGenRefusesNonEmptyOut checks that lore gen leaves a directory that already
+// holds files alone unless --force says to write into it, and never writes over a
+// file named as the output directory.
+func TestMainGenRefusesNonEmptyOut(t *testing.T) {
+	out := t.TempDir()
+	keep := filepath.Join(out, "notes.txt")
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range [][]string{{"events", "--rows", "100"}, {"tpch", "--sf", "0.001"}} {
+		args := append([]string{"gen"}, kind...)
+		status, _, stderr := run(t, "", append(args, "--out", out)...)
+		if status != exitUsage || !strings.Contains(stderr, "not empty") || !strings.Contains(stderr, "--force") {
+			t.Errorf("gen %s into a non-empty directory: status %d, stderr %q", kind[0], status, stderr)
+		}
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("a refused gen wrote into %s: %v %v", out, entries, err)
+	}
+	status, _, stderr := run(t, "", "gen", "events", "--rows", "100", "--out", out, "--force")
+	if status != exitOK {
+		t.Fatalf("gen --force: status %d, stderr %q", status, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, gen.EventsFileName(0))); err != nil {
+		t.Error(err)
+	}
+	status, _, stderr = run(t, "", "gen", "events", "--rows", "100", "--out", keep, "--force")
+	if status != exitUsage || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("gen into a file: status %d, stderr %q", status, stderr)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "mine" {
+		t.Errorf("the file named as output was changed: %q", b)
+	}
+}
+
 // recorder is a querier that records the requests it is sent and answers each with
 // a one-column result holding the request text, or with the error errFor returns.
 type recorder struct {
