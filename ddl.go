@@ -127,13 +127,24 @@ func (e *Engine) showTables(ctx context.Context) (*Result, error) {
 	return valuesResult([]arrow.Field{{Name: "name", Type: types.String}}, rows), nil
 }
 
+// describe shows the columns a statement over the table reads now: those of its
+// current files (source.Resolve, as SELECT * takes them), not the ones stored when
+// the table was created, which a file replaced since may have changed.
 func (e *Engine) describe(ctx context.Context, st *sql.Describe) (*Result, error) {
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([][]types.Value, len(t.Columns))
-	for i, c := range t.Columns {
+	cols := t.Columns
+	if t.Format == "parquet" {
+		l, err := source.Resolve(ctx, e.store, t.Location)
+		if err != nil {
+			return nil, err
+		}
+		cols = tableColumns(l)
+	}
+	rows := make([][]types.Value, len(cols))
+	for i, c := range cols {
 		rows[i] = []types.Value{types.StringValue(c.Name), types.StringValue(c.Type), types.BoolValue(c.Partition)}
 	}
 	return valuesResult([]arrow.Field{

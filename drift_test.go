@@ -233,6 +233,7 @@ func TestSchemaDriftThatCannotBeReconciled(t *testing.T) {
 		fmt.Sprintf("SELECT count(*) FROM '%s'", filepath.Join(dir, "*.parquet")),
 		"ANALYZE t",
 		"ANALYZE t WITH (sketches = true)",
+		"DESCRIBE t",
 	} {
 		_, err := e.Query(ctx, sql, nil)
 		if errs.CodeOf(err) != errs.CorruptSource {
