@@ -145,6 +145,9 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 		} else if base == "" {
 			base = "."
 		}
+		// Listed paths come back cleaned ("./data/x" as "data/x"): so must the base
+		// they are matched under.
+		base = path.Clean(base)
 		pattern := segs[k:]
 		all, err := listOrNone(ctx, store, base)
 		if err != nil {
@@ -171,9 +174,10 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 	if len(all) == 1 && path.Clean(all[0].Path) == path.Clean(loc) {
 		return all, path.Dir(loc), nil // a single file, named exactly
 	}
+	dir := path.Clean(loc)
 	var out []storage.ObjectInfo
 	for _, o := range all {
-		rel, ok := relative(loc, o.Path)
+		rel, ok := relative(dir, o.Path)
 		if !ok {
 			continue
 		}
@@ -183,7 +187,7 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 		}
 		out = append(out, o)
 	}
-	return out, loc, nil
+	return out, dir, nil
 }
 
 func listOrNone(ctx context.Context, store storage.Store, dir string) ([]storage.ObjectInfo, error) {
