@@ -137,6 +137,17 @@ var (
 			rows:     "1|1.5|\n2|-0.25|\n3|2.125|\n",
 		},
 		{
+			name: "DECIMAL(10,2) and DOUBLE read as DOUBLE",
+			files: [][]driftCol{
+				{{"a", i64, vals(int64(1), int64(2))}, {"b", dec(10, 2), vals(int64(150), int64(-25))}},
+				{{"a", i64, vals(int64(3))}, {"b", f64, vals(2.125)}},
+			},
+			describe: "a:BIGINT b:DOUBLE",
+			sql:      "SELECT count(b), sum(b), min(b), max(b) FROM t",
+			want:     "3|3.375|-0.25|2.125|\n",
+			rows:     "1|1.5|\n2|-0.25|\n3|2.125|\n",
+		},
+		{
 			name: "DECIMAL(10,2) and DECIMAL(18,4) read as DECIMAL(18,4)",
 			files: [][]driftCol{
 				{{"a", i64, vals(int64(1), int64(2))}, {"b", dec(10, 2), vals(int64(12345), int64(-50))}},

@@ -131,9 +131,11 @@ func footerZone(cs parquet.ColumnStats, codec *Codec, dt arrow.DataType) ZoneCol
 	if !cs.HasMinMax || codec == nil {
 		return z
 	}
+	// A conversion that may round (a decimal read as DOUBLE) leaves the bounds out: the
+	// scan's cast might round a value the other way, and a bound must hold every value.
 	min, exactLo, okLo := source.WidenValue(cs.Min, dt)
 	max, exactHi, okHi := source.WidenValue(cs.Max, dt)
-	if !okLo || !okHi {
+	if !okLo || !okHi || !exactLo || !exactHi {
 		return z
 	}
 	lo, okLo := codec.Encode(min)
@@ -142,7 +144,7 @@ func footerZone(cs parquet.ColumnStats, codec *Codec, dt arrow.DataType) ZoneCol
 		return z
 	}
 	z.Min, z.Max = lo, hi
-	z.BoundsExact = cs.MinExact && cs.MaxExact && exactLo && exactHi && !types.IsFloat(dt)
+	z.BoundsExact = cs.MinExact && cs.MaxExact && !types.IsFloat(dt)
 	return z
 }
 
