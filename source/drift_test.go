@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +106,18 @@ func TestCastErrorsSaySomething(t *testing.T) {
 	if errs.CodeOf(got) != errs.CorruptSource || strings.Contains(msg, "%!") || strings.Contains(msg, "invalid: invalid") ||
 		!strings.Contains(msg, "DECIMAL(18,4)") || !strings.Contains(msg, "DECIMAL(10,2)") || !strings.Contains(msg, "f.parquet") {
 		t.Errorf("cast error %q (%s)", msg, errs.CodeOf(got))
+	}
+}
+
+// TestUnionKeepsTwoSpellingsOfOneFile reads a file with columns "a" and "A" and one
+// with "A" alone: the listing has both, and the second file lacks "a".
+func TestUnionKeepsTwoSpellingsOfOneFile(t *testing.T) {
+	dir := t.TempDir()
+	writeParquet(t, filepath.Join(dir, "a.parquet"), 10, col{"a", types.Int64, ints(1)}, col{"A", types.Int64, ints(2)})
+	writeParquet(t, filepath.Join(dir, "b.parquet"), 10, col{"A", types.Int64, ints(4)})
+	l := resolve(t, dir)
+	rows := render(scanAll(t, l, ScanSpec{Columns: []string{"a", "A"}}, nil))
+	if want := []string{"1|2", "NULL|4"}; !slices.Equal(rows, want) {
+		t.Errorf("rows %v, want %v", rows, want)
 	}
 }

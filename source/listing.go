@@ -91,6 +91,9 @@ func (l *Listing) unionSchema(footers []*parquet.File) ([]arrow.Field, error) {
 				continue
 			}
 			j := fieldIndex(fields, f.Name)
+			if j >= 0 && fields[j].Name != f.Name && len(fsch.FieldIndices(fields[j].Name)) > 0 {
+				j = -1 // the file has both spellings: two columns
+			}
 			if j < 0 {
 				f.Nullable = f.Nullable || fi > 0 // earlier files lack it
 				fields = append(fields, f)
@@ -113,7 +116,7 @@ func (l *Listing) unionSchema(footers []*parquet.File) ([]arrow.Field, error) {
 			fields[j].Nullable = fields[j].Nullable || f.Nullable
 		}
 		for j := range fields {
-			if !fields[j].Nullable && FieldIndex(fsch, fields[j].Name) < 0 {
+			if !fields[j].Nullable && fileColumn(fields, fsch, fields[j].Name) < 0 {
 				fields[j].Nullable = true // this file lacks it
 			}
 		}

@@ -289,7 +289,7 @@ func intersect(a, b []parquet.RowRange) []parquet.RowRange {
 // statsColumn is the index in footer of the listing's column name when the file's
 // statistics for it compare with values of the listing's type, or -1.
 func (l *Listing) statsColumn(footer *parquet.File, name string) int {
-	j := FieldIndex(footer.Schema(), name)
+	j := l.FileColumn(footer.Schema(), name)
 	if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(name)).Type) {
 		return -1
 	}
@@ -346,6 +346,23 @@ func FieldIndex(s *arrow.Schema, name string) int {
 // absent is the slot of an output whose column the file lacks: it reads as NULL.
 const absent = -2
 
+// FileColumn is the index in a file's schema fsch of the listing's column name, or -1
+// when the file lacks it: an exact match first, then one that differs only in case —
+// unless the file's column of that spelling is a column of the listing in its own
+// right (a file with both "a" and "A" gives the listing both).
+func (l *Listing) FileColumn(fsch *arrow.Schema, name string) int {
+	return fileColumn(l.Schema.Fields(), fsch, name)
+}
+
+// fileColumn is FileColumn for a listing of the columns fields.
+func fileColumn(fields []arrow.Field, fsch *arrow.Schema, name string) int {
+	j := FieldIndex(fsch, name)
+	if j >= 0 && fsch.Field(j).Name != name && slices.ContainsFunc(fields, func(f arrow.Field) bool { return f.Name == fsch.Field(j).Name }) {
+		return -1
+	}
+	return j
+}
+
 // bind maps the listing's output columns onto one file's schema, checking types. A
 // column the file lacks reads as NULL (schema drift by name, unionSchema).
 func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
@@ -358,7 +375,7 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 			continue
 		}
 		name := l.Schema.Field(o.field).Name
-		j := FieldIndex(fsch, name)
+		j := l.FileColumn(fsch, name)
 		if j < 0 {
 			fs.slot[i] = absent
 			continue

@@ -63,7 +63,7 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 		for i, f := range fields {
 			pos[i] = -1
 			if i < l.FileColumns {
-				pos[i] = source.FieldIndex(footer.Schema(), f.Name)
+				pos[i] = l.FileColumn(footer.Schema(), f.Name)
 			}
 		}
 		files := make([]ZoneMerge, len(fields))
