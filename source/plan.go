@@ -384,7 +384,7 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 		var cast arrow.DataType
 		if !arrow.TypeEqual(have, o.typ) {
 			if !castable(have, o.typ) {
-				// A file that changed since the listing read the schema.
+				// Not a type Widen gives: a listing whose schema is not its files' union.
 				return nil, errs.New(errs.CorruptSource, "file %q: column %q has type %s where the table has %s",
 					footer.Name(), name, types.Name(have), types.Name(o.typ))
 			}
