@@ -3,6 +3,7 @@ package lore
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -67,6 +68,11 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 			return emptyResult(), nil
 		}
 	}
+	loc, err := absoluteLocation(def.Location)
+	if err != nil {
+		return nil, errs.At(errs.Analysis, st.Start, "cannot resolve location %q: %v", def.Location, err)
+	}
+	def.Location = loc
 	l, err := source.Resolve(ctx, e.store, def.Location)
 	if err != nil {
 		return nil, err
@@ -76,6 +82,24 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 		return nil, err
 	}
 	return emptyResult(), nil
+}
+
+// absoluteLocation resolves a relative local location (a path or a glob) against
+// the current directory, once, when the table is created: a table's files must not
+// depend on the directory each later statement happens to run in. A URL (scheme://)
+// and an absolute path are kept as they are.
+func absoluteLocation(loc string) (string, error) {
+	if strings.Contains(loc, "://") || filepath.IsAbs(loc) {
+		return loc, nil
+	}
+	abs, err := filepath.Abs(loc)
+	if err != nil {
+		return "", err
+	}
+	if strings.HasSuffix(loc, "/") && !strings.HasSuffix(abs, "/") {
+		abs += "/" // a location written as a directory stays one
+	}
+	return abs, nil
 }
 
 func stringArray(o sql.Option) ([]string, error) {
@@ -127,13 +151,24 @@ func (e *Engine) showTables(ctx context.Context) (*Result, error) {
 	return valuesResult([]arrow.Field{{Name: "name", Type: types.String}}, rows), nil
 }
 
+// describe shows the columns a statement over the table reads now: those of its
+// current files (source.Resolve, as SELECT * takes them), not the ones stored when
+// the table was created, which a file replaced since may have changed.
 func (e *Engine) describe(ctx context.Context, st *sql.Describe) (*Result, error) {
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([][]types.Value, len(t.Columns))
-	for i, c := range t.Columns {
+	cols := t.Columns
+	if t.Format == "parquet" {
+		l, err := source.Resolve(ctx, e.store, t.Location)
+		if err != nil {
+			return nil, err
+		}
+		cols = tableColumns(l)
+	}
+	rows := make([][]types.Value, len(cols))
+	for i, c := range cols {
 		rows[i] = []types.Value{types.StringValue(c.Name), types.StringValue(c.Type), types.BoolValue(c.Partition)}
 	}
 	return valuesResult([]arrow.Field{

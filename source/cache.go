@@ -4,22 +4,25 @@ import (
 	"container/list"
 	"context"
 	"sync"
-	"time"
 
 	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/storage"
 )
 
 // identity is what makes a cached footer valid for a file: the same path with the same
-// size, modification time, ETag and version.
+// size, modification time, ETag and version, and on local disk the same inode change
+// time and inode (a file rewritten in place with its size and modification time
+// restored has a new change time).
 type identity struct {
 	path, etag, version string
 	size                int64
-	mtime               time.Time
+	mtime, ctime        int64 // Unix nanoseconds; 0 when unknown
+	inode, device       uint64
 }
 
 func identityOf(o storage.ObjectInfo) identity {
-	return identity{path: o.Path, etag: o.ETag, version: o.Version, size: o.Size, mtime: o.ModTime}
+	return identity{path: o.Path, etag: o.ETag, version: o.Version, size: o.Size,
+		mtime: unixNano(o.ModTime), ctime: unixNano(o.ChangeTime), inode: o.Inode, device: o.Device}
 }
 
 // footerCache is a process-wide LRU of opened footers. Entries hold no open reader:

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
@@ -26,7 +27,7 @@ import (
 type Listing struct {
 	Location    string
 	Files       []FileRef     // sorted by path
-	Schema      *arrow.Schema // the first file's columns, then the partition columns
+	Schema      *arrow.Schema // the files' columns by name (unionSchema), then the partition columns
 	FileColumns int           // number of leading fields that come from the files
 	Partitions  []string      // partition column names, in Schema order
 	Single      bool          // the location names one file exactly (not a glob or directory)
@@ -38,8 +39,11 @@ type FileRef struct {
 	PartitionValues []types.Value
 }
 
-// Resolve lists location and reads one footer (the first file's) for the schema. A
-// location that matches no file is an errs.SourceUnavailable error.
+// Resolve lists location and reads every file's footer (several at a time, through
+// the footer cache) for the schema: the union of the files' columns by name
+// (unionSchema), then the partition columns. A location that matches no file is an
+// errs.SourceUnavailable error; files whose columns cannot be read as one table are
+// errs.CorruptSource.
 func Resolve(ctx context.Context, store storage.Store, location string) (*Listing, error) {
 	infos, base, err := listLocation(ctx, store, location)
 	if err != nil {
@@ -53,18 +57,13 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	if err := l.partition(infos, base); err != nil {
 		return nil, err
 	}
-	first, err := loadFooter(ctx, store, infos[0])
+	footers, err := l.Footers(ctx, store)
 	if err != nil {
 		return nil, err
 	}
-	var fields []arrow.Field
-	for _, f := range first.Schema().Fields() {
-		// A column that is also a partition key takes the partition's value, as in
-		// DuckDB; names match without regard to case.
-		if slices.ContainsFunc(l.Partitions, func(p string) bool { return strings.EqualFold(p, f.Name) }) {
-			continue
-		}
-		fields = append(fields, f)
+	fields, err := l.unionSchema(footers)
+	if err != nil {
+		return nil, err
 	}
 	l.FileColumns = len(fields)
 	for i, p := range l.Partitions {
@@ -72,6 +71,65 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	}
 	l.Schema = arrow.NewSchema(fields, nil)
 	return l, nil
+}
+
+// unionSchema is the table's file columns: the files' columns by name, as DuckDB's
+// union_by_name reads them. Columns come in the order they are first seen, files in
+// path order; names match exactly, else without regard to case. A column some file
+// lacks is nullable, and reads as NULL in that file's rows. A column whose type
+// differs between files takes a type that holds both (Widen); two types that none
+// holds are an errs.CorruptSource error naming the column, both files and both types,
+// which every statement over the files reports alike, ANALYZE included. A column that
+// is also a partition key takes the partition's value, as in DuckDB.
+func (l *Listing) unionSchema(footers []*parquet.File) ([]arrow.Field, error) {
+	var fields []arrow.Field
+	var from []int // for each field, the file its type was last changed by
+	for fi, footer := range footers {
+		fsch := footer.Schema()
+		for _, f := range fsch.Fields() {
+			if slices.ContainsFunc(l.Partitions, func(p string) bool { return strings.EqualFold(p, f.Name) }) {
+				continue
+			}
+			j := fieldIndex(fields, f.Name)
+			if j >= 0 && fields[j].Name != f.Name && len(fsch.FieldIndices(fields[j].Name)) > 0 {
+				j = -1 // the file has both spellings: two columns
+			}
+			if j < 0 {
+				f.Nullable = f.Nullable || fi > 0 // earlier files lack it
+				fields = append(fields, f)
+				from = append(from, fi)
+				continue
+			}
+			if !arrow.TypeEqual(fields[j].Type, f.Type) {
+				w, ok := Widen(fields[j].Type, f.Type)
+				if !ok {
+					return nil, errs.New(errs.CorruptSource,
+						"schema drift in %q that cannot be read as one type: column %q is %s in %q and %s in %q",
+						l.Location, fields[j].Name, types.Name(fields[j].Type), l.Files[from[j]].Info.Path,
+						types.Name(f.Type), l.Files[fi].Info.Path)
+				}
+				if !arrow.TypeEqual(w, fields[j].Type) {
+					from[j] = fi
+				}
+				fields[j].Type = w
+			}
+			fields[j].Nullable = fields[j].Nullable || f.Nullable
+		}
+		for j := range fields {
+			if !fields[j].Nullable && fileColumn(fields, fsch, fields[j].Name) < 0 {
+				fields[j].Nullable = true // this file lacks it
+			}
+		}
+	}
+	return fields, nil
+}
+
+// fieldIndex is FieldIndex over a list of fields.
+func fieldIndex(fields []arrow.Field, name string) int {
+	if i := slices.IndexFunc(fields, func(f arrow.Field) bool { return f.Name == name }); i >= 0 {
+		return i
+	}
+	return slices.IndexFunc(fields, func(f arrow.Field) bool { return strings.EqualFold(f.Name, name) })
 }
 
 // listLocation finds the Parquet files of location and the directory their partition paths are
@@ -90,6 +148,9 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 		} else if base == "" {
 			base = "."
 		}
+		// Listed paths come back cleaned ("./data/x" as "data/x"): so must the base
+		// they are matched under.
+		base = path.Clean(base)
 		pattern := segs[k:]
 		all, err := listOrNone(ctx, store, base)
 		if err != nil {
@@ -116,9 +177,10 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 	if len(all) == 1 && path.Clean(all[0].Path) == path.Clean(loc) {
 		return all, path.Dir(loc), nil // a single file, named exactly
 	}
+	dir := path.Clean(loc)
 	var out []storage.ObjectInfo
 	for _, o := range all {
-		rel, ok := relative(loc, o.Path)
+		rel, ok := relative(dir, o.Path)
 		if !ok {
 			continue
 		}
@@ -128,7 +190,7 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 		}
 		out = append(out, o)
 	}
-	return out, loc, nil
+	return out, dir, nil
 }
 
 func listOrNone(ctx context.Context, store storage.Store, dir string) ([]storage.ObjectInfo, error) {

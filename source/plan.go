@@ -141,7 +141,7 @@ type fileScan struct {
 	footer  *parquet.File
 	filters []fileFilter     // the spec's filters on this file's columns
 	cols    []int            // distinct file columns read, as indexes into the file's schema
-	slot    []int            // for each output, its index in cols (file columns only)
+	slot    []int            // for each output, its index in cols (file columns only; absent for a column the file lacks)
 	casts   []arrow.DataType // for each entry of cols, the type to cast to, or nil
 }
 
@@ -289,7 +289,7 @@ func intersect(a, b []parquet.RowRange) []parquet.RowRange {
 // statsColumn is the index in footer of the listing's column name when the file's
 // statistics for it compare with values of the listing's type, or -1.
 func (l *Listing) statsColumn(footer *parquet.File, name string) int {
-	j := FieldIndex(footer.Schema(), name)
+	j := l.FileColumn(footer.Schema(), name)
 	if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(name)).Type) {
 		return -1
 	}
@@ -343,7 +343,28 @@ func FieldIndex(s *arrow.Schema, name string) int {
 	return -1
 }
 
-// bind maps the listing's output columns onto one file's schema, checking types.
+// absent is the slot of an output whose column the file lacks: it reads as NULL.
+const absent = -2
+
+// FileColumn is the index in a file's schema fsch of the listing's column name, or -1
+// when the file lacks it: an exact match first, then one that differs only in case —
+// unless the file's column of that spelling is a column of the listing in its own
+// right (a file with both "a" and "A" gives the listing both).
+func (l *Listing) FileColumn(fsch *arrow.Schema, name string) int {
+	return fileColumn(l.Schema.Fields(), fsch, name)
+}
+
+// fileColumn is FileColumn for a listing of the columns fields.
+func fileColumn(fields []arrow.Field, fsch *arrow.Schema, name string) int {
+	j := FieldIndex(fsch, name)
+	if j >= 0 && fsch.Field(j).Name != name && slices.ContainsFunc(fields, func(f arrow.Field) bool { return f.Name == fsch.Field(j).Name }) {
+		return -1
+	}
+	return j
+}
+
+// bind maps the listing's output columns onto one file's schema, checking types. A
+// column the file lacks reads as NULL (schema drift by name, unionSchema).
 func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 	fs := &fileScan{footer: footer, slot: make([]int, len(outs))}
 	seen := map[int]int{}
@@ -354,15 +375,17 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 			continue
 		}
 		name := l.Schema.Field(o.field).Name
-		j := FieldIndex(fsch, name)
+		j := l.FileColumn(fsch, name)
 		if j < 0 {
-			return nil, errs.New(errs.Analysis, "file %q: column %q is missing", footer.Name(), name)
+			fs.slot[i] = absent
+			continue
 		}
 		have := fsch.Field(j).Type
 		var cast arrow.DataType
 		if !arrow.TypeEqual(have, o.typ) {
 			if !castable(have, o.typ) {
-				return nil, errs.New(errs.Analysis, "file %q: column %q has type %s where the table has %s",
+				// Not a type Widen gives: a listing whose schema is not its files' union.
+				return nil, errs.New(errs.CorruptSource, "file %q: column %q has type %s where the table has %s",
 					footer.Name(), name, types.Name(have), types.Name(o.typ))
 			}
 			cast = o.typ
@@ -518,7 +541,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 	if early != nil {
 		fileEarly = make([]bool, len(fs.cols))
 		for i, o := range p.outs {
-			if o.partition < 0 && early[i] {
+			if o.partition < 0 && fs.slot[i] >= 0 && early[i] {
 				fileEarly[fs.slot[i]] = true
 			}
 		}
@@ -531,14 +554,16 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 			return constant(ref.PartitionValues[o.partition], b.Rows), nil
 		}
 		k := fs.slot[i]
+		if k == absent {
+			return constant(types.NullOf(o.typ), b.Rows), nil
+		}
 		a := b.Cols[k]
 		if a == nil || fs.casts[k] == nil {
 			return a, nil
 		}
 		a, err := castArray(ctx, a, fs.casts[k])
 		if err != nil {
-			return nil, errs.New(errs.Analysis, "file %q: column %q: cannot cast %s to %s: %v",
-				f.Name(), p.listing.Schema.Field(o.field).Name, types.Name(b.Cols[k].DataType()), types.Name(fs.casts[k]), err)
+			return nil, castError(f.Name(), p.listing.Schema.Field(o.field).Name, b.Cols[k].DataType(), fs.casts[k], err)
 		}
 		return a, nil
 	}
@@ -564,7 +589,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 					if i < 0 || i >= len(p.outs) {
 						return errs.New(errs.Internal, "BUG: late column %d of %d", i, len(p.outs))
 					}
-					if p.outs[i].partition < 0 {
+					if p.outs[i].partition < 0 && fs.slot[i] >= 0 {
 						fileCols = append(fileCols, fs.slot[i])
 					}
 				}

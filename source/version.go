@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/storage"
@@ -53,8 +54,8 @@ func (v Version) Same(w Version) bool {
 // is read. A single named file digests its size and change marker; a glob or
 // directory digests every file's path, size and change marker, in path order. The
 // change marker is the object's version or ETag on object storage (a file with
-// neither is refused: its changes could not be seen) and the modification time on
-// local disk.
+// neither is refused: its changes could not be seen) and on local disk the
+// modification time, inode change time and inode (ChangeMarker).
 func (l *Listing) Version() (Version, error) {
 	h := sha256.New()
 	kind := KindListing
@@ -83,8 +84,13 @@ func (l *Listing) Version() (Version, error) {
 }
 
 // ChangeMarker is what changes when an object is rewritten: its version or ETag on
-// object storage ("v:…", "e:…"), else its modification time ("m:" and 8 big-endian
-// bytes of Unix nanoseconds). An object with none of them is refused.
+// object storage ("v:…", "e:…"); on local disk its modification time, inode change
+// time, device and inode number ("l:" and four 8-byte big-endian words, the times in
+// Unix nanoseconds), since a modification time alone can be restored after a rewrite
+// (cp -p, rsync -t, touch -d) and the other three cannot be set by a user; else, where
+// the platform reports no inode, the modification time alone ("m:" and 8 bytes). An
+// object with none of them is refused. docs/format/statistics.md says what a marker
+// can and cannot detect.
 func ChangeMarker(o storage.ObjectInfo) (string, error) {
 	switch {
 	case o.Version != "":
@@ -93,10 +99,25 @@ func ChangeMarker(o storage.ObjectInfo) (string, error) {
 		return "e:" + o.ETag, nil
 	case o.ModTime.IsZero():
 		return "", errs.New(errs.SourceUnavailable, "file %q has no version, ETag or modification time; its changes cannot be tracked", o.Path)
+	case o.Inode != 0 || !o.ChangeTime.IsZero():
+		var n [32]byte
+		binary.BigEndian.PutUint64(n[0:], uint64(o.ModTime.UnixNano()))
+		binary.BigEndian.PutUint64(n[8:], uint64(unixNano(o.ChangeTime)))
+		binary.BigEndian.PutUint64(n[16:], o.Device)
+		binary.BigEndian.PutUint64(n[24:], o.Inode)
+		return "l:" + string(n[:]), nil
 	}
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(o.ModTime.UnixNano()))
 	return "m:" + string(n[:]), nil
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // writeField writes b length-prefixed, so that no two sequences of fields digest alike.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,71 @@ func TestVersionRefusesUntrackableObjects(t *testing.T) {
 	l.Files[0].Info.ETag = `"abd"`
 	if e2, _ := l.Version(); e2.Same(e1) {
 		t.Fatal("a new ETag did not change the version")
+	}
+}
+
+func TestChangeMarkerOnLocalDisk(t *testing.T) {
+	mtime := time.Unix(1_700_000_000, 123)
+	base := storage.ObjectInfo{Path: "/t/a", Size: 10, ModTime: mtime, ChangeTime: time.Unix(1_700_000_001, 0), Inode: 42, Device: 3}
+	marker := func(o storage.ObjectInfo) string {
+		t.Helper()
+		m, err := ChangeMarker(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := marker(base)
+	if !strings.HasPrefix(m, "l:") || m != marker(base) {
+		t.Fatalf("local marker %q", m)
+	}
+	changed := map[string]func(*storage.ObjectInfo){
+		"change time": func(o *storage.ObjectInfo) { o.ChangeTime = o.ChangeTime.Add(time.Nanosecond) },
+		"inode":       func(o *storage.ObjectInfo) { o.Inode++ },
+		"device":      func(o *storage.ObjectInfo) { o.Device++ },
+		"mtime":       func(o *storage.ObjectInfo) { o.ModTime = o.ModTime.Add(time.Nanosecond) },
+	}
+	for name, change := range changed {
+		o := base
+		change(&o)
+		if marker(o) == m {
+			t.Errorf("a new %s left the marker as it was", name)
+		}
+	}
+	// Where the platform reports no inode, the modification time alone.
+	if m := marker(storage.ObjectInfo{Path: "/t/a", ModTime: mtime}); !strings.HasPrefix(m, "m:") || len(m) != 10 {
+		t.Errorf("marker without an inode: %q", m)
+	}
+}
+
+// TestVersionSeesARewriteWithItsTimesRestored rewrites a file in place with the same
+// size and restores its modification time: the version must change.
+func TestVersionSeesARewriteWithItsTimesRestored(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the inode change time is read on Linux")
+	}
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.parquet")
+	writeParquet(t, a, 10, col{"x", types.Int64, ints(1, 2, 3)})
+	v1 := versionOf(t, dir)
+	st, err := os.Stat(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same bytes written again: the inode change time moves, at the kernel
+	// clock's tick, so wait for a tick to pass first.
+	time.Sleep(20 * time.Millisecond)
+	if err := os.WriteFile(a, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(a, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if v2 := versionOf(t, dir); v2.Same(v1) {
+		t.Fatal("a rewrite with the size and modification time restored kept the version")
 	}
 }

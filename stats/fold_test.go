@@ -52,6 +52,30 @@ func TestAddedOnlyWhenFilesWereOnlyAdded(t *testing.T) {
 			t.Errorf("%s: folding allowed", name)
 		}
 	}
+	// On local disk: a rewrite in place with the size and modification time restored
+	// moves the inode change time; a replacement by rename has another inode.
+	la, lb := fileInfo("/t/a", 10, 1), fileInfo("/t/b", 20, 2)
+	la.ChangeTime, la.Inode, lb.ChangeTime, lb.Inode = time.Unix(0, 5), 7, time.Unix(0, 6), 8
+	local := recordOf(la, lb)
+	if added, ok := Added(local, foldListing(la, lb, c)); !ok || len(added) != 1 {
+		t.Fatalf("one file added on local disk: %v %v", added, ok)
+	}
+	inPlace, renamed := lb, lb
+	inPlace.ChangeTime, renamed.Inode = time.Unix(0, 9), 9
+	for name, l := range map[string]*source.Listing{
+		"rewritten in place, times restored": foldListing(la, inPlace, c),
+		"replaced by a rename":               foldListing(la, renamed, c),
+		// A record from before markers held the inode: not folded into, never an error.
+		"recorded with the modification time alone": foldListing(la, lb, c),
+	} {
+		rec := local
+		if name == "recorded with the modification time alone" {
+			rec = old
+		}
+		if _, ok := Added(rec, l); ok {
+			t.Errorf("%s: folding allowed", name)
+		}
+	}
 	other := foldListing(a, b, c)
 	other.Schema = arrow.NewSchema([]arrow.Field{{Name: "x", Type: types.Int32}}, nil)
 	if _, ok := Added(old, other); ok {

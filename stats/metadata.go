@@ -58,16 +58,12 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 		}
 		r.Bytes += ref.Info.Size
 		r.Rows += footer.NumRows()
-		// Where each table column is in this file, if it is there with the table's type.
+		// Where each table column is in this file, if it is there.
 		pos := make([]int, len(fields))
-		sameType := make([]bool, len(fields))
 		for i, f := range fields {
 			pos[i] = -1
 			if i < l.FileColumns {
-				if j := source.FieldIndex(footer.Schema(), f.Name); j >= 0 {
-					pos[i] = j
-					sameType[i] = arrow.TypeEqual(footer.Schema().Field(j).Type, f.Type)
-				}
+				pos[i] = l.FileColumn(footer.Schema(), f.Name)
 			}
 		}
 		files := make([]ZoneMerge, len(fields))
@@ -90,7 +86,7 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 				default:
 					cs := info.Columns[pos[i]]
 					r.Columns[i].Bytes += cs.CompressedBytes
-					z.Columns[i] = footerZone(cs, codecs[i], sameType[i], fields[i].Type)
+					z.Columns[i] = footerZone(cs, codecs[i], fields[i].Type)
 				}
 				files[i].Add(z.Columns[i], info.Rows)
 			}
@@ -123,20 +119,27 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 	return r, nil
 }
 
-// footerZone turns a column chunk's footer statistics into a zone column. Bounds need
-// a codec and the table's type (a file whose column has another type is cast when read,
-// and its bounds are left out rather than converted).
-func footerZone(cs parquet.ColumnStats, codec *Codec, sameType bool, dt arrow.DataType) ZoneColumn {
+// footerZone turns a column chunk's footer statistics into a zone column of the
+// table's type dt. Bounds need a codec; a file whose column has a narrower type (schema
+// drift, read widened) has its bounds converted to dt as its values are when read.
+func footerZone(cs parquet.ColumnStats, codec *Codec, dt arrow.DataType) ZoneColumn {
 	var z ZoneColumn
 	if cs.HasNullCount {
 		n := cs.NullCount
 		z.NullCount = &n
 	}
-	if !cs.HasMinMax || codec == nil || !sameType {
+	if !cs.HasMinMax || codec == nil {
 		return z
 	}
-	lo, okLo := codec.Encode(cs.Min)
-	hi, okHi := codec.Encode(cs.Max)
+	// A conversion that may round (a decimal read as DOUBLE) leaves the bounds out: the
+	// scan's cast might round a value the other way, and a bound must hold every value.
+	min, exactLo, okLo := source.WidenValue(cs.Min, dt)
+	max, exactHi, okHi := source.WidenValue(cs.Max, dt)
+	if !okLo || !okHi || !exactLo || !exactHi {
+		return z
+	}
+	lo, okLo := codec.Encode(min)
+	hi, okHi := codec.Encode(max)
 	if !okLo || !okHi {
 		return z
 	}

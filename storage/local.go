@@ -150,7 +150,9 @@ func infoOf(path string, fi fs.FileInfo) ObjectInfo {
 	if fi.IsDir() {
 		size = 0
 	}
-	return ObjectInfo{Path: path, Size: size, ModTime: fi.ModTime()}
+	info := ObjectInfo{Path: path, Size: size, ModTime: fi.ModTime()}
+	fileID(&info, fi)
+	return info
 }
 
 func localError(op, path string, err error) error {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -36,6 +37,9 @@ func TestLocal(t *testing.T) {
 		if o.Size == 0 || o.ModTime.IsZero() {
 			t.Errorf("%s: size %d, mtime %v", rel, o.Size, o.ModTime)
 		}
+		if runtime.GOOS == "linux" && (o.ChangeTime.IsZero() || o.Inode == 0) {
+			t.Errorf("%s: listed without its inode change time or inode: %+v", rel, o)
+		}
 	}
 	if want := []string{"a/b/c.bin", "a/z.bin", "b.txt", "c"}; !slices.Equal(got, want) {
 		t.Errorf("List: %v, want %v", got, want)
@@ -44,6 +48,10 @@ func TestLocal(t *testing.T) {
 	info, err := s.Stat(ctx, filepath.Join(dir, "b.txt"))
 	if err != nil || info.Size != int64(len("hello b.txt")) {
 		t.Fatalf("Stat: %+v, %v", info, err)
+	}
+	// Stat and List describe a file alike (the listing uses fstatat, Stat os.Stat).
+	if i := slices.IndexFunc(list, func(o ObjectInfo) bool { return o.Path == info.Path }); i < 0 || list[i] != info {
+		t.Errorf("Stat: %+v, List: %+v", info, list)
 	}
 	r, err := s.Open(ctx, info.Path)
 	if err != nil {

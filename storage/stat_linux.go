@@ -3,6 +3,7 @@ package storage
 import (
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -15,5 +16,18 @@ func statAt(dir *os.File, d fs.DirEntry, p string) (ObjectInfo, error) {
 	if err := unix.Fstatat(int(dir.Fd()), d.Name(), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return ObjectInfo{}, &fs.PathError{Op: "stat", Path: p, Err: err}
 	}
-	return ObjectInfo{Path: p, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix())}, nil
+	return ObjectInfo{
+		Path: p, Size: st.Size, ModTime: time.Unix(st.Mtim.Unix()),
+		ChangeTime: time.Unix(st.Ctim.Unix()), Inode: st.Ino, Device: uint64(st.Dev),
+	}, nil
+}
+
+// fileID sets info's inode change time, inode number and device from fi.
+func fileID(info *ObjectInfo, fi fs.FileInfo) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return
+	}
+	info.ChangeTime = time.Unix(st.Ctim.Unix())
+	info.Inode, info.Device = st.Ino, uint64(st.Dev)
 }

@@ -7,14 +7,21 @@ import (
 )
 
 // ObjectInfo describes one stored object. Path, Size and ModTime (or ETag/Version on
-// stores that have them) together identify a version of the object, which is what
-// metadata caches key on.
+// stores that have them; ChangeTime, Inode and Device on local disk) together identify
+// a version of the object, which is what metadata caches key on.
 type ObjectInfo struct {
 	Path    string
 	Size    int64
 	ModTime time.Time
 	ETag    string
 	Version string
+	// ChangeTime is a local file's inode change time, and Inode and Device its inode
+	// number and file system: a write moves the change time, a file replaced by a
+	// rename has another inode, and a user can set neither (a modification time can be
+	// restored, as cp -p and rsync -t do). Zero where the platform does not report them.
+	ChangeTime time.Time
+	Inode      uint64
+	Device     uint64
 }
 
 // Reader is an open object: random access plus its size. Close releases it.

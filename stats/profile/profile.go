@@ -188,7 +188,7 @@ func planTasks(ctx context.Context, store storage.Store, l *source.Listing, foot
 		var key []byte
 		var present []int
 		for i, f := range l.Schema.Fields() {
-			has := i >= l.FileColumns || source.FieldIndex(footers[fi].Schema(), f.Name) >= 0
+			has := i >= l.FileColumns || l.FileColumn(footers[fi].Schema(), f.Name) >= 0
 			if has {
 				present = append(present, i)
 				key = append(key, '1')
