@@ -115,6 +115,7 @@ func (h *hashAggregate) newState() (*aggState, error) {
 
 // update folds one batch into s.
 func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch) error {
+	failPoint(PointAggregateUpdate)
 	// Computed keys and arguments are not evaluated for many rows no one reads.
 	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()

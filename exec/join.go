@@ -180,6 +180,7 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 			types[i] = d.ValueType
 		}
 	}
+	failPoint(PointJoinBuild)
 	j.table = kernels.NewKeyTable(types)
 	ids := make([]uint32, len(valid))
 	j.table.Insert(keys, valid, ids)
@@ -262,8 +263,8 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 	j.cancel = cancel
 	j.ch = make(chan *vector.Batch, 2*max(1, j.bd.env.Threads))
 	j.errc = make(chan error, 1)
-	go func() {
-		err := j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
+	probe := errs.Safe(func() error {
+		return j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
 			select {
 			case j.ch <- out:
 				return nil
@@ -271,7 +272,9 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 				return rctx.Err()
 			}
 		})
-		j.errc <- err
+	})
+	go func() {
+		j.errc <- probe()
 		close(j.ch)
 	}()
 }
@@ -356,6 +359,7 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
 // to emit. It is safe to call from several goroutines with their own readers and
 // matched slices.
 func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
+	failPoint(PointJoinProbe)
 	kind := j.node.Kind
 	n := pb.Rows
 	var pIdx, bIdx []int32

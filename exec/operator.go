@@ -65,6 +65,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		if err := ctx.Err(); err != nil {
 			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
 		}
+		failPoint(PointRoot)
 		b, err := op.Next(ctx)
 		if err != nil {
 			return nil, err
