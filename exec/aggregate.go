@@ -443,6 +443,9 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 			final = s
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := h.merge(final, s); err != nil {
 			return nil, err
 		}

@@ -17,6 +17,10 @@ const (
 	PointJoinProbe = "join-probe"
 	// PointAggregateUpdate is in a hash aggregate, before each batch is folded.
 	PointAggregateUpdate = "aggregate-update"
+	// PointSort is in a sort, before it orders the rows it holds.
+	PointSort = "sort"
+	// PointWindow is in a window operator, before it orders the rows for a function.
+	PointWindow = "window"
 	// PointRoot is in the statement's own goroutine, before each result batch is taken.
 	PointRoot = "root"
 )

@@ -157,6 +157,11 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	// Rows with a NULL key never match; they stay out of the table.
 	valid := make([]int32, 0, b.Rows)
 	for r := 0; r < b.Rows; r++ {
+		if r%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		ok := true
 		for _, k := range keys {
 			if k.IsNull(r) {
@@ -183,7 +188,15 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	failPoint(PointJoinBuild)
 	j.table = kernels.NewKeyTable(types)
 	ids := make([]uint32, len(valid))
-	j.table.Insert(keys, valid, ids)
+	// A build side of millions of rows takes seconds to insert: a batch at a time,
+	// a canceled statement stops between them.
+	for lo := 0; lo < len(valid); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+vector.BatchSize, len(valid))
+		j.table.Insert(keys, valid[lo:hi], ids[lo:hi])
+	}
 	j.first = make([]int32, j.table.Len())
 	for i := range j.first {
 		j.first[i] = -1
@@ -191,6 +204,11 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	j.next = make([]int32, b.Rows)
 	// Insert in reverse so each chain lists build rows in their original order.
 	for k := len(valid) - 1; k >= 0; k-- {
+		if k%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		r, id := valid[k], ids[k]
 		j.next[r] = j.first[id]
 		j.first[id] = r
@@ -380,7 +398,16 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				ids[i] = kernels.NotFound
 			}
 		}
+		checkAt := 0
 		for r := 0; r < n; r++ {
+			// A key may match millions of build rows: the context is looked at
+			// every checkEvery pairs.
+			if len(pIdx) >= checkAt {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				checkAt = len(pIdx) + checkEvery
+			}
 			if ids[r] == kernels.NotFound {
 				continue
 			}
@@ -405,11 +432,13 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			return nil
 		}
 	} else {
+		checkAt := 0
 		for r := 0; r < n; r++ {
-			if r%64 == 0 {
+			if len(pIdx) >= checkAt {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				checkAt = len(pIdx) + checkEvery
 			}
 			for br := 0; br < j.build.Rows; br++ {
 				pIdx = append(pIdx, int32(r))
@@ -499,6 +528,9 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 		pIdx, bIdx = p2, b2
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		hi := min(lo+vector.BatchSize, len(pIdx))
 		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols))
 	}

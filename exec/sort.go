@@ -118,17 +118,25 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 		}
 		cmps[i] = comparator(a, s.node.Keys[i])
 	}
+	failPoint(PointSort)
 	perm := vector.Identity(b.Rows)
 	// An unstable sort with the position as the last key is a stable sort, and
 	// pattern-defeating quicksort is much faster than a merge-based stable sort.
-	gosort.SortFunc(perm, func(x, y int32) int {
-		for _, c := range cmps {
-			if r := c(int(x), int(y)); r != 0 {
-				return r
+	// Sorting millions of rows takes seconds: a canceled statement interrupts it.
+	it := &interrupt{ctx: ctx}
+	if err := it.run(func() {
+		gosort.SortFunc(perm, func(x, y int32) int {
+			it.tick()
+			for _, c := range cmps {
+				if r := c(int(x), int(y)); r != 0 {
+					return r
+				}
 			}
-		}
-		return cmp.Compare(x, y)
-	})
+			return cmp.Compare(x, y)
+		})
+	}); err != nil {
+		return nil, nil, err
+	}
 	if s.limit >= 0 && int64(len(perm)) > s.limit {
 		perm = perm[:s.limit]
 	}
