@@ -218,3 +218,48 @@ func TestPanicInFooterReadsIsContained(t *testing.T) {
 	}
 	checkContained(t, e, log, err, before, fmt.Sprintf("SELECT count(*) FROM '%s'", dir))
 }
+
+// readPanicStore's readers panic when asked their size while boom is set.
+type readPanicStore struct {
+	storage.Local
+	boom *atomic.Bool
+}
+
+func (s readPanicStore) Open(ctx context.Context, path string) (storage.Reader, error) {
+	r, err := s.Local.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return panicReader{r, s.boom}, nil
+}
+
+type panicReader struct {
+	storage.Reader
+	boom *atomic.Bool
+}
+
+func (r panicReader) Size() int64 {
+	if r.boom.Load() {
+		panic("size asked while boom is set")
+	}
+	return r.Reader.Size()
+}
+
+// A panic in ANALYZE's full read, on one of its workers, fails the statement alone.
+func TestPanicInAFullReadIsContained(t *testing.T) {
+	dir := events(t, 40_000, 4, 10_000, false)
+	log := &syncBuffer{}
+	e := open(t, lore.Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	boom := &atomic.Bool{}
+	lore.SetStore(e, readPanicStore{boom: boom})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	query(t, e, "ANALYZE ev") // the footers, cached
+	before := runtime.NumGoroutine()
+	boom.Store(true)
+	_, err := e.Query(context.Background(), "ANALYZE ev WITH (sketches = true)", nil)
+	boom.Store(false)
+	if !strings.Contains(log.String(), "stats/profile") {
+		t.Fatalf("the panic was not raised in the full read (%v):\n%s", err, log.String())
+	}
+	checkContained(t, e, log, err, before, "ANALYZE ev WITH (sketches = true)")
+}
