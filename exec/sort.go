@@ -160,7 +160,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 	var buf []*vector.Batch
 	rows, rowsKept := 0, 0 // rows buffered, and of those the ones the last cut kept
 	cut := func() error {
-		all, err := concatBatches(buf, width)
+		all, err := concatBatches(ctx, buf, width)
 		if err != nil {
 			return err
 		}
@@ -225,7 +225,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 			}
 		}
 	}
-	return concatBatches(buf, width)
+	return concatBatches(ctx, buf, width)
 }
 
 func batchSize(b *vector.Batch) int64 {
