@@ -91,8 +91,15 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		sorted := &vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}
-		s.out = slices(sorted.Compact())
+		// The rows are gathered in sort order a batch at a time: gathering millions
+		// takes a while, and a canceled statement stops between batches.
+		for lo := 0; lo < len(perm); lo += vector.BatchSize {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			hi := min(lo+vector.BatchSize, len(perm))
+			s.out = append(s.out, (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm[lo:hi]}).Compact())
+		}
 	}
 	if len(s.out) == 0 {
 		return nil, nil
