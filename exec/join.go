@@ -317,7 +317,7 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 		return err
 	}
 	if j.buildKey != nil {
-		if f := j.joinKeyFilter(p, j.buildKey); f != nil {
+		if f := j.joinKeyFilter(ctx, p, j.buildKey); f != nil {
 			if err := j.res.resize(j.res.held + int64(8*len(f.words))); err != nil {
 				return err
 			}
