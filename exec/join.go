@@ -371,6 +371,9 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
 	return po.p, true, nil
 }
 
+// maxNestedPairs bounds the candidate pairs a join without keys forms at once.
+const maxNestedPairs = 1 << 20
+
 // probeBatch finds the candidate pairs of a compacted probe batch in table (the
 // build table or a reader of it), keeps those the residual admits, records their
 // build rows in matched (when the join tracks matches), and hands the output batches
@@ -378,6 +381,29 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
 // matched slices.
 func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
 	failPoint(PointJoinProbe)
+	if len(j.probeKeys) == 0 && pb.Rows > 1 && pb.Rows*j.build.Rows > maxNestedPairs {
+		// Without keys every probe row pairs with every build row: a batch against a
+		// large build side is probed a slice of rows at a time, so that its pairs
+		// stay few and a canceled statement stops between slices. Each probe row's
+		// output depends on that row alone, in every join kind.
+		step := max(1, maxNestedPairs/j.build.Rows)
+		for lo := 0; lo < pb.Rows; lo += step {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hi := min(lo+step, pb.Rows)
+			part := &vector.Batch{Cols: make([]arrow.Array, len(pb.Cols)), Rows: hi - lo}
+			for i, c := range pb.Cols {
+				if c != nil {
+					part.Cols[i] = array.NewSlice(c, int64(lo), int64(hi))
+				}
+			}
+			if err := j.probeBatch(ctx, part, table, matched, emit); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	kind := j.node.Kind
 	n := pb.Rows
 	var pIdx, bIdx []int32
