@@ -261,7 +261,11 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.probe = nil
 			if j.tracks && !j.tailDone {
 				j.tailDone = true
-				j.pending = append(j.pending, j.tail()...)
+				tail, err := j.tail(ctx)
+				if err != nil {
+					return nil, err
+				}
+				j.pending = append(j.pending, tail...)
 			}
 			continue
 		}
@@ -346,7 +350,11 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 			}
 		}
 	}
-	for _, out := range j.tail() {
+	tail, err := j.tail(ctx)
+	if err != nil {
+		return err
+	}
+	for _, out := range tail {
 		if err := sink(0, out); err != nil {
 			return err
 		}
@@ -619,8 +627,9 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 // tail returns the batches a join that tracks matches emits after its probe side:
 // the matched build rows of a semi join, the unmatched ones of an anti join, and
 // the unmatched ones with NULL probe columns of right, full and (built on the left)
-// left joins.
-func (j *hashJoin) tail() []*vector.Batch {
+// left joins. A build side of millions of rows makes many: a canceled statement
+// stops between them.
+func (j *hashJoin) tail(ctx context.Context) ([]*vector.Batch, error) {
 	kind := j.node.Kind
 	wantMatched := kind == plan.SemiJoin
 	var bIdx []int32
@@ -631,6 +640,9 @@ func (j *hashJoin) tail() []*vector.Batch {
 	}
 	var out []*vector.Batch
 	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		hi := min(lo+vector.BatchSize, len(bIdx))
 		part := bIdx[lo:hi]
 		if kind == plan.SemiJoin || kind == plan.AntiJoin {
@@ -654,7 +666,7 @@ func (j *hashJoin) tail() []*vector.Batch {
 		}
 		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
 	}
-	return out
+	return out, nil
 }
 
 // filterProbeAggregate hands the build table to a probe side that is an aggregate
