@@ -250,17 +250,22 @@ func (e *Engine) countDistinct(ctx context.Context, t catalog.Table, rec *stats.
 	results := make(chan result, len(cols))
 	sem := make(chan struct{}, parallel)
 	for _, c := range cols {
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		count := errs.Safe(func() error {
 			text := "SELECT count(DISTINCT " + types.QuoteIdent(c) + ") FROM " + types.QuoteIdent(t.Name)
 			res, err := e.Query(context.WithValue(ctx, noRefreshKey{}, true), text, map[string]string{"use_statistics": "false", "result_cache": "false"})
 			if err != nil {
-				results <- result{c, 0, err}
-				return
+				return err
 			}
 			n, err := singleInt(res)
 			results <- result{c, n, err}
+			return nil
+		})
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := count(); err != nil {
+				results <- result{c, 0, err}
+			}
 		}()
 	}
 	var first error

@@ -90,9 +90,10 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 	start := time.Now()
 	rec := &Record{ID: newID(), SQL: text, Settings: map[string]string{}, State: "running",
 		Execution: Execution{Mode: "scan"}, Scans: []ScanRecord{}}
-	res, err := e.query(ctx, text, settings, rec)
+	res, err := e.contained(ctx, text, settings, rec)
 	rec.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
+		err = e.panicked(rec, err)
 		err = normalizeError(ctx, err)
 		rec.State = "failed"
 		rec.Error = &RecordError{Code: string(errs.CodeOf(err)), Message: err.Error()}
@@ -109,6 +110,26 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 		return nil, err
 	}
 	return res, nil
+}
+
+// contained runs the statement and turns a panic raised anywhere in it (binding,
+// planning, its operators) into an INTERNAL error; the operators' deferred Close
+// calls run as the panic unwinds, so what they held is given back.
+func (e *Engine) contained(ctx context.Context, text string, settings map[string]string, rec *Record) (res *Result, err error) {
+	defer errs.Recover(&err)
+	return e.query(ctx, text, settings, rec)
+}
+
+// panicked logs the stack of a panic that failed statement rec, in this goroutine or
+// one of the statement's workers, and names the statement in the error: the client
+// learns that it hit a bug and which log entry tells more. Other errors pass through.
+func (e *Engine) panicked(rec *Record, err error) error {
+	p := errs.PanicOf(err)
+	if p == nil {
+		return err
+	}
+	e.opts.Logger.Error("statement panicked", "id", rec.ID, "sql", rec.SQL, "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+	return errs.New(errs.Internal, "internal error in statement %s (a bug in Lore; its stack is in the log): %w", rec.ID, p)
 }
 
 // normalizeError gives every error a code: context errors are CANCELED.

@@ -11,3 +11,6 @@ func SetAnalyzeHook(f func(table string)) { analyzeHook = f }
 
 // WaitForRefreshes blocks until no background statistics refresh is running.
 func WaitForRefreshes(e *Engine) { e.refresh.wait() }
+
+// BudgetUsed is the memory the engine's statements hold now.
+func BudgetUsed(e *Engine) int64 { return e.budget.Used() }

@@ -2,10 +2,12 @@ package lore
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
 )
@@ -63,7 +65,17 @@ func (e *Engine) maybeRefresh(ctx context.Context, t catalog.Table, rec *stats.R
 			r.mu.Unlock()
 		}()
 		start := time.Now()
-		label, err := e.refreshTable(r.ctx, t, rec)
+		var label string
+		// A refresh runs outside any statement: its panic is logged, never fatal.
+		err := errs.Safe(func() (err error) {
+			label, err = e.refreshTable(r.ctx, t, rec)
+			return err
+		})()
+		if p := errs.PanicOf(err); p != nil {
+			e.opts.Logger.Error("statistics refresh panicked; the previous record stays", "table", t.Name,
+				"panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+			return
+		}
 		if err != nil {
 			e.opts.Logger.Warn("statistics refresh failed; the previous record stays", "table", t.Name, "err", err)
 			return

@@ -127,7 +127,9 @@ func (r *sqlRun) script(ctx context.Context, text string) int {
 
 // exec runs one request and writes its result. extra settings (the shell's) are
 // merged over the command line's.
-func (r *sqlRun) exec(ctx context.Context, sqlText string, extra map[string]string) error {
+func (r *sqlRun) exec(ctx context.Context, sqlText string, extra map[string]string) (err error) {
+	// A panic while a result is written fails that statement alone; the shell goes on.
+	defer errs.Recover(&err)
 	settings := r.settings
 	if len(extra) > 0 {
 		settings = make(map[string]string, len(r.settings)+len(extra))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,23 @@ func TestPositionsAndCaret(t *testing.T) {
 	}
 	if Caret(text, -1) != "" || PositionOf(New(Internal, "x")) != NoPosition {
 		t.Fatal("no position")
+	}
+}
+
+// A panic recovered by Safe is an INTERNAL error that keeps the panic's value, its
+// stack, and an error value's chain.
+func TestSafeRecoversPanics(t *testing.T) {
+	err := Safe(func() error { panic(context.DeadlineExceeded) })()
+	p := PanicOf(err)
+	if CodeOf(err) != Internal || p == nil || len(p.Stack) == 0 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("recovered: %v (%#v)", err, p)
+	}
+	if err := Safe(func() error { return ErrSyntax })(); err != ErrSyntax || PanicOf(err) != nil {
+		t.Fatalf("an error without a panic: %v", err)
+	}
+	done := make(chan error)
+	go func() { done <- Safe(func() error { var m map[string]int; m["x"]++; return nil })() }()
+	if err := <-done; CodeOf(err) != Internal || !strings.Contains(err.Error(), "nil map") {
+		t.Fatalf("a runtime panic on another goroutine: %v", err)
 	}
 }

@@ -115,6 +115,7 @@ func (h *hashAggregate) newState() (*aggState, error) {
 
 // update folds one batch into s.
 func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch) error {
+	failPoint(PointAggregateUpdate)
 	// Computed keys and arguments are not evaluated for many rows no one reads.
 	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()
@@ -441,6 +442,9 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 		if final == nil {
 			final = s
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		if err := h.merge(final, s); err != nil {
 			return nil, err

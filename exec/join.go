@@ -157,6 +157,11 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	// Rows with a NULL key never match; they stay out of the table.
 	valid := make([]int32, 0, b.Rows)
 	for r := 0; r < b.Rows; r++ {
+		if r%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		ok := true
 		for _, k := range keys {
 			if k.IsNull(r) {
@@ -180,9 +185,18 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 			types[i] = d.ValueType
 		}
 	}
+	failPoint(PointJoinBuild)
 	j.table = kernels.NewKeyTable(types)
 	ids := make([]uint32, len(valid))
-	j.table.Insert(keys, valid, ids)
+	// A build side of millions of rows takes seconds to insert: a batch at a time,
+	// a canceled statement stops between them.
+	for lo := 0; lo < len(valid); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+vector.BatchSize, len(valid))
+		j.table.Insert(keys, valid[lo:hi], ids[lo:hi])
+	}
 	j.first = make([]int32, j.table.Len())
 	for i := range j.first {
 		j.first[i] = -1
@@ -190,6 +204,11 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	j.next = make([]int32, b.Rows)
 	// Insert in reverse so each chain lists build rows in their original order.
 	for k := len(valid) - 1; k >= 0; k-- {
+		if k%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		r, id := valid[k], ids[k]
 		j.next[r] = j.first[id]
 		j.first[id] = r
@@ -242,7 +261,11 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.probe = nil
 			if j.tracks && !j.tailDone {
 				j.tailDone = true
-				j.pending = append(j.pending, j.tail()...)
+				tail, err := j.tail(ctx)
+				if err != nil {
+					return nil, err
+				}
+				j.pending = append(j.pending, tail...)
 			}
 			continue
 		}
@@ -262,8 +285,8 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 	j.cancel = cancel
 	j.ch = make(chan *vector.Batch, 2*max(1, j.bd.env.Threads))
 	j.errc = make(chan error, 1)
-	go func() {
-		err := j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
+	probe := errs.Safe(func() error {
+		return j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
 			select {
 			case j.ch <- out:
 				return nil
@@ -271,7 +294,9 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 				return rctx.Err()
 			}
 		})
-		j.errc <- err
+	})
+	go func() {
+		j.errc <- probe()
 		close(j.ch)
 	}()
 }
@@ -296,7 +321,7 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 		return err
 	}
 	if j.buildKey != nil {
-		if f := j.joinKeyFilter(p, j.buildKey); f != nil {
+		if f := j.joinKeyFilter(ctx, p, j.buildKey); f != nil {
 			if err := j.res.resize(j.res.held + int64(8*len(f.words))); err != nil {
 				return err
 			}
@@ -325,7 +350,11 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 			}
 		}
 	}
-	for _, out := range j.tail() {
+	tail, err := j.tail(ctx)
+	if err != nil {
+		return err
+	}
+	for _, out := range tail {
 		if err := sink(0, out); err != nil {
 			return err
 		}
@@ -350,12 +379,39 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
 	return po.p, true, nil
 }
 
+// maxNestedPairs bounds the candidate pairs a join without keys forms at once.
+const maxNestedPairs = 1 << 20
+
 // probeBatch finds the candidate pairs of a compacted probe batch in table (the
 // build table or a reader of it), keeps those the residual admits, records their
 // build rows in matched (when the join tracks matches), and hands the output batches
 // to emit. It is safe to call from several goroutines with their own readers and
 // matched slices.
 func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
+	failPoint(PointJoinProbe)
+	if len(j.probeKeys) == 0 && pb.Rows > 1 && pb.Rows*j.build.Rows > maxNestedPairs {
+		// Without keys every probe row pairs with every build row: a batch against a
+		// large build side is probed a slice of rows at a time, so that its pairs
+		// stay few and a canceled statement stops between slices. Each probe row's
+		// output depends on that row alone, in every join kind.
+		step := max(1, maxNestedPairs/j.build.Rows)
+		for lo := 0; lo < pb.Rows; lo += step {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hi := min(lo+step, pb.Rows)
+			part := &vector.Batch{Cols: make([]arrow.Array, len(pb.Cols)), Rows: hi - lo}
+			for i, c := range pb.Cols {
+				if c != nil {
+					part.Cols[i] = array.NewSlice(c, int64(lo), int64(hi))
+				}
+			}
+			if err := j.probeBatch(ctx, part, table, matched, emit); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	kind := j.node.Kind
 	n := pb.Rows
 	var pIdx, bIdx []int32
@@ -376,7 +432,16 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				ids[i] = kernels.NotFound
 			}
 		}
+		checkAt := 0
 		for r := 0; r < n; r++ {
+			// A key may match millions of build rows: the context is looked at
+			// every checkEvery pairs.
+			if len(pIdx) >= checkAt {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				checkAt = len(pIdx) + checkEvery
+			}
 			if ids[r] == kernels.NotFound {
 				continue
 			}
@@ -401,11 +466,13 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			return nil
 		}
 	} else {
+		checkAt := 0
 		for r := 0; r < n; r++ {
-			if r%64 == 0 {
+			if len(pIdx) >= checkAt {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				checkAt = len(pIdx) + checkEvery
 			}
 			for br := 0; br < j.build.Rows; br++ {
 				pIdx = append(pIdx, int32(r))
@@ -495,6 +562,9 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 		pIdx, bIdx = p2, b2
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		hi := min(lo+vector.BatchSize, len(pIdx))
 		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols))
 	}
@@ -557,8 +627,9 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 // tail returns the batches a join that tracks matches emits after its probe side:
 // the matched build rows of a semi join, the unmatched ones of an anti join, and
 // the unmatched ones with NULL probe columns of right, full and (built on the left)
-// left joins.
-func (j *hashJoin) tail() []*vector.Batch {
+// left joins. A build side of millions of rows makes many: a canceled statement
+// stops between them.
+func (j *hashJoin) tail(ctx context.Context) ([]*vector.Batch, error) {
 	kind := j.node.Kind
 	wantMatched := kind == plan.SemiJoin
 	var bIdx []int32
@@ -569,6 +640,9 @@ func (j *hashJoin) tail() []*vector.Batch {
 	}
 	var out []*vector.Batch
 	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		hi := min(lo+vector.BatchSize, len(bIdx))
 		part := bIdx[lo:hi]
 		if kind == plan.SemiJoin || kind == plan.AntiJoin {
@@ -592,7 +666,7 @@ func (j *hashJoin) tail() []*vector.Batch {
 		}
 		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
 	}
-	return out
+	return out, nil
 }
 
 // filterProbeAggregate hands the build table to a probe side that is an aggregate

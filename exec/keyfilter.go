@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"math/bits"
 	"sync"
 
@@ -29,8 +30,8 @@ const maxFilterKeys = 1 << 22
 // joinKeyFilter returns a filter of the build keys for the probe pipeline p, or nil
 // when the join cannot use one: a kind that keeps unmatched probe rows, more than one
 // key, a probe key that is not a column of p's scan, a key type the filter does not
-// read, or a build side too large.
-func (j *hashJoin) joinKeyFilter(p *pipeline, buildKeys arrow.Array) *keyFilter {
+// read, a build side too large, or a canceled statement (which has no use for one).
+func (j *hashJoin) joinKeyFilter(ctx context.Context, p *pipeline, buildKeys arrow.Array) *keyFilter {
 	x := j.node
 	kind := x.Kind
 	dropsUnmatched := kind == plan.InnerJoin || kind == plan.SemiJoin ||
@@ -46,8 +47,12 @@ func (j *hashJoin) joinKeyFilter(p *pipeline, buildKeys arrow.Array) *keyFilter 
 	if !ok || scan != p.scan || !arrow.TypeEqual(probeKey.Type(), buildKeys.DataType()) {
 		return nil
 	}
-	words, ok := keyWords(buildKeys, nil)
-	if !ok || len(words) > maxFilterKeys {
+	if buildKeys.Len() > maxFilterKeys {
+		return nil
+	}
+	// Each pass over millions of keys takes a while.
+	words, ok := keyWords(buildKeys, make([]uint64, 0, buildKeys.Len()))
+	if !ok || ctx.Err() != nil {
 		return nil
 	}
 	f := newFilterOf(words, buildKeys)

@@ -65,6 +65,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		if err := ctx.Err(); err != nil {
 			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
 		}
+		failPoint(PointRoot)
 		b, err := op.Next(ctx)
 		if err != nil {
 			return nil, err
@@ -390,12 +391,13 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 			return nil, err
 		}
 	}
-	return concatBatches(batches, ncols)
+	return concatBatches(ctx, batches, ncols)
 }
 
 // concatBatches concatenates compacted batches of width ncols into one; nil
-// (pruned) columns stay nil.
-func concatBatches(batches []*vector.Batch, ncols int) (*vector.Batch, error) {
+// (pruned) columns stay nil. Expanding the dictionaries of many batches takes a
+// while: a canceled statement stops between batches.
+func concatBatches(ctx context.Context, batches []*vector.Batch, ncols int) (*vector.Batch, error) {
 	parts := make([][]arrow.Array, ncols)
 	rows := 0
 	for _, b := range batches {
@@ -412,6 +414,9 @@ func concatBatches(batches []*vector.Batch, ncols int) (*vector.Batch, error) {
 		// its own (or its whole column chunk's) dictionary, and unifying them costs
 		// more than the strings they stand for.
 		for j := range p {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			p[j] = kernels.Decode(p[j])
 		}
 		switch len(p) {

@@ -162,18 +162,22 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
+		// A worker's panic fails the statement like any error (errs.Safe).
+		work := errs.Safe(func() error {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(sp.Morsels) || ctx.Err() != nil {
-					return
+					return nil
 				}
 				if p.excluded(sp, sp.Morsels[i]) {
 					p.stats.Counters.RowGroupsPruned.Add(1)
 					continue
 				}
 				err := sp.ReadLate(ctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
+					// A row group is many batches: a canceled statement stops between them.
+					if err := ctx.Err(); err != nil {
+						return err
+					}
 					b, err := p.batch(ctx, rb, pos, early, waves, late)
 					if err != nil || b == nil {
 						return err
@@ -181,14 +185,20 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					if b, err = runStages(ctx, stages, b); err != nil || b == nil {
 						return err
 					}
+					failPoint(PointScanWorker)
 					return sink(w, b)
 				})
 				if err != nil {
-					fail(err)
-					return
+					return err
 				}
 			}
-		}(w)
+		})
+		go func() {
+			defer wg.Done()
+			if err := work(); err != nil {
+				fail(err)
+			}
+		}()
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -513,8 +523,8 @@ func (o *pipelineOp) Next(ctx context.Context) (*vector.Batch, error) {
 		o.cancel = cancel
 		o.ch = make(chan *vector.Batch, 2*max(1, o.p.bd.env.Threads))
 		o.errc = make(chan error, 1)
-		go func() {
-			err := o.p.run(rctx, func(_ int, b *vector.Batch) error {
+		run := errs.Safe(func() error {
+			return o.p.run(rctx, func(_ int, b *vector.Batch) error {
 				select {
 				case o.ch <- b:
 					return nil
@@ -522,7 +532,9 @@ func (o *pipelineOp) Next(ctx context.Context) (*vector.Batch, error) {
 					return rctx.Err()
 				}
 			})
-			o.errc <- err
+		})
+		go func() {
+			o.errc <- run()
 			close(o.ch)
 		}()
 	}

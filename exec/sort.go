@@ -91,8 +91,15 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		sorted := &vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}
-		s.out = slices(sorted.Compact())
+		// The rows are gathered in sort order a batch at a time: gathering millions
+		// takes a while, and a canceled statement stops between batches.
+		for lo := 0; lo < len(perm); lo += vector.BatchSize {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			hi := min(lo+vector.BatchSize, len(perm))
+			s.out = append(s.out, (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm[lo:hi]}).Compact())
+		}
 	}
 	if len(s.out) == 0 {
 		return nil, nil
@@ -118,17 +125,25 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 		}
 		cmps[i] = comparator(a, s.node.Keys[i])
 	}
+	failPoint(PointSort)
 	perm := vector.Identity(b.Rows)
 	// An unstable sort with the position as the last key is a stable sort, and
 	// pattern-defeating quicksort is much faster than a merge-based stable sort.
-	gosort.SortFunc(perm, func(x, y int32) int {
-		for _, c := range cmps {
-			if r := c(int(x), int(y)); r != 0 {
-				return r
+	// Sorting millions of rows takes seconds: a canceled statement interrupts it.
+	it := &interrupt{ctx: ctx}
+	if err := it.run(func() {
+		gosort.SortFunc(perm, func(x, y int32) int {
+			it.tick()
+			for _, c := range cmps {
+				if r := c(int(x), int(y)); r != 0 {
+					return r
+				}
 			}
-		}
-		return cmp.Compare(x, y)
-	})
+			return cmp.Compare(x, y)
+		})
+	}); err != nil {
+		return nil, nil, err
+	}
 	if s.limit >= 0 && int64(len(perm)) > s.limit {
 		perm = perm[:s.limit]
 	}
@@ -152,7 +167,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 	var buf []*vector.Batch
 	rows, rowsKept := 0, 0 // rows buffered, and of those the ones the last cut kept
 	cut := func() error {
-		all, err := concatBatches(buf, width)
+		all, err := concatBatches(ctx, buf, width)
 		if err != nil {
 			return err
 		}
@@ -217,7 +232,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 			}
 		}
 	}
-	return concatBatches(buf, width)
+	return concatBatches(ctx, buf, width)
 }
 
 func batchSize(b *vector.Batch) int64 {

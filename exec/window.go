@@ -105,16 +105,25 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 		orders = append(orders, a)
 		orderCmps = append(orderCmps, comparator(a, k))
 	}
+	failPoint(PointWindow)
 	perm := vector.Identity(n)
 	all2 := append(append([]func(i, j int) int(nil), cmps...), orderCmps...)
-	sort.SliceStable(perm, func(a, b int) bool {
-		for _, c := range all2 {
-			if r := c(int(perm[a]), int(perm[b])); r != 0 {
-				return r < 0
+	// Ordering and computing millions of rows takes seconds: a canceled statement
+	// interrupts them.
+	it := &interrupt{ctx: ctx}
+	if err := it.run(func() {
+		sort.SliceStable(perm, func(a, b int) bool {
+			it.tick()
+			for _, c := range all2 {
+				if r := c(int(perm[a]), int(perm[b])); r != 0 {
+					return r < 0
+				}
 			}
-		}
-		return false
-	})
+			return false
+		})
+	}); err != nil {
+		return nil, err
+	}
 	var arg arrow.Array
 	if f.Arg != nil {
 		var err error
@@ -153,7 +162,11 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 			}
 			i = j
 		}
-		if err := windowPartition(f, rows, peerStart, peerEnd, arg, out); err != nil {
+		var err error
+		if stop := it.run(func() { err = windowPartition(f, rows, peerStart, peerEnd, arg, out, it) }); stop != nil {
+			return nil, stop
+		}
+		if err != nil {
 			return nil, err
 		}
 		lo = hi
@@ -161,8 +174,9 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 	return vector.FromValues(f.T, out), nil
 }
 
-// windowPartition computes f for the rows of one partition (in window order).
-func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, arg arrow.Array, out []types.Value) error {
+// windowPartition computes f for the rows of one partition (in window order),
+// ticking it for every frame value it adds.
+func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, arg arrow.Array, out []types.Value, it *interrupt) error {
 	n := len(rows)
 	switch f.Func {
 	case "row_number":
@@ -225,6 +239,7 @@ func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, 
 		for i, r := range rows {
 			_, e := bounds(i)
 			for ; added < e; added++ {
+				it.tick()
 				if err := acc.add(int(rows[added])); err != nil {
 					return err
 				}
@@ -238,6 +253,7 @@ func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, 
 		var acc windowAcc
 		acc.init(f, arg)
 		for k := s; k < e; k++ {
+			it.tick()
 			if err := acc.add(int(rows[k])); err != nil {
 				return err
 			}

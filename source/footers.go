@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/storage"
 )
@@ -17,11 +18,11 @@ func (l *Listing) Footers(ctx context.Context, store storage.Store) ([]*parquet.
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(4 * runtime.GOMAXPROCS(0)) // footer reads wait on storage more than on CPU
 	for i, f := range l.Files {
-		g.Go(func() error {
+		g.Go(errs.Safe(func() error {
 			footer, err := loadFooter(ctx, store, f.Info)
 			out[i] = footer
 			return err
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func Full(ctx context.Context, store storage.Store, l *source.Listing, rec *stat
 	g, gctx := errgroup.WithContext(ctx)
 	for range workers {
 		g.Go(func() error {
-			err := p.work(gctx)
+			err := errs.Safe(func() error { return p.work(gctx) })()
 			if err != nil {
 				p.sink.abort(err)
 			}
