@@ -2,6 +2,7 @@ package lore_test
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -48,4 +49,46 @@ func TestLongStatementsPlanInLinearTime(t *testing.T) {
 			t.Errorf("count with 50,000 conjuncts = %s, want %s", got, want)
 		}
 	})
+}
+
+// TestLongStatementsCostLinearMemory checks that a statement twice as long costs
+// about twice the memory to parse, bind, plan and run — not four times, as when a
+// step copied a chain once per level. Bytes allocated, unlike time, do not depend
+// on the load of the machine.
+func TestLongStatementsCostLinearMemory(t *testing.T) {
+	dir := events(t, 100, 1, 100, false)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	allocated := func(sql string) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		query(t, e, sql)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for _, c := range []struct {
+		name string
+		sql  func(n int) string
+		n    int
+	}{
+		{"plus", plusChain, 1400},
+		{"and", func(n int) string { return "SELECT count(*) FROM ev WHERE " + andChain("user_id", n) }, 8000},
+		{"or", func(n int) string {
+			return "SELECT count(*) FROM ev WHERE " + strings.ReplaceAll(andChain("user_id", n), "AND", "OR")
+		}, 8000},
+		{"join", func(n int) string {
+			return "SELECT count(*) FROM ev a JOIN ev b ON a.user_id = b.user_id WHERE " + andChain("a.user_id", n)
+		}, 8000},
+		{"explain", func(n int) string { return "EXPLAIN " + plusChain(n) }, 1400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			allocated(c.sql(c.n / 2)) // warm the caches
+			small, large := allocated(c.sql(c.n)), allocated(c.sql(2*c.n))
+			ratio := float64(large) / float64(small)
+			t.Logf("%d terms: %d bytes; %d terms: %d bytes (%.2f×)", c.n, small, 2*c.n, large, ratio)
+			if ratio > 3 {
+				t.Errorf("%d terms allocated %d bytes, %d terms %d bytes: %.1f times as much", c.n, small, 2*c.n, large, ratio)
+			}
+		})
+	}
 }

@@ -35,11 +35,16 @@ func Parse(text string) ([]Statement, error) {
 		return qs, nil
 	}
 	out, err := parse(text)
-	if err == nil {
+	if err == nil && len(text) <= maxCachedText {
 		recent.put(text, out)
 	}
 	return out, err
 }
+
+// maxCachedText bounds the texts the cache keeps. The queries sent again and again
+// are short; copying the tree of a long one into the cache would cost a third of
+// parsing it again, for a text that is rarely repeated.
+const maxCachedText = 64 << 10
 
 // recent caches the parse of the last texts made only of queries, which dashboards
 // and applications send again and again: a copy of the tree costs a fifth of parsing
@@ -238,7 +243,9 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))
 	}
 	n := res.Stmts[0].Stmt
-	shiftLocations(n.ProtoReflect(), int32(base))
+	if base != 0 {
+		shiftLocations(n.ProtoReflect(), int32(base))
+	}
 	return n, nil
 }
 
