@@ -204,12 +204,23 @@ func convertPgError(err error, parsed string, base, lo, hi int) error {
 		if pe.Cursorpos > 0 {
 			pos = base + charToByte(parsed, pe.Cursorpos-1)
 		}
+		if strings.HasPrefix(pe.Message, "memory exhausted") {
+			// The grammar's own stack is full: bison's words for a statement nested
+			// too deeply (a CASE within a CASE … thousands of times), not for the
+			// memory of the process.
+			return errs.At(errs.Syntax, min(max(pos, lo), hi), "statement is nested too deeply (the parser's stack is full)")
+		}
 		return errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
 	}
 	// The C parser succeeded but its tree could not be decoded: the only way this
 	// happens is a tree deeper than the decoder's recursion limit.
 	return errs.At(errs.Syntax, lo, "statement is nested too deeply: %w", err)
 }
+
+// maxTreeMessages bounds the nesting of messages in a decoded tree: far above the
+// depth checkDepth admits (each level of a statement is a few messages), so only a
+// broken promise of the parser reaches it.
+const maxTreeMessages = 1 << 20
 
 // charToByte converts PostgreSQL's 0-based character position in s into a byte
 // offset. PostgreSQL counts characters of the server encoding (UTF-8 here), and s
@@ -235,8 +246,16 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 	if err := checkDepth(text, toks); err != nil {
 		return nil, err
 	}
-	res, err := pg.Parse(src)
+	buf, err := pgparser.ParseToProtobuf(src)
 	if err != nil {
+		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
+	}
+	// The tree is decoded with a recursion limit above what checkDepth lets through:
+	// protobuf's default of 10,000 messages is reached by a UNION ALL of 5,000
+	// branches, which the C parser handles well. Decoding recurses on a Go stack,
+	// which grows as needed.
+	res := &pg.ParseResult{}
+	if err := (proto.UnmarshalOptions{RecursionLimit: maxTreeMessages}).Unmarshal(buf, res); err != nil {
 		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
