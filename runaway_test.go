@@ -92,3 +92,27 @@ func TestLongStatementsCostLinearMemory(t *testing.T) {
 		})
 	}
 }
+
+// unionChain returns a flat UNION ALL of n one-row queries, numbered from 0.
+func unionChain(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("SELECT %d AS x", i)
+	}
+	return strings.Join(parts, " UNION ALL ")
+}
+
+// A flat UNION ALL of thousands of branches is a long list, not a deep statement:
+// it parses, binds and runs.
+func TestWideUnionAllRuns(t *testing.T) {
+	e := open(t, lore.Options{})
+	for _, n := range []int{5000, 8000} {
+		res := query(t, e, "SELECT count(*), sum(x) FROM ("+unionChain(n)+") t")
+		if got, want := cell(res, 0, 0)+" "+cell(res, 0, 1), fmt.Sprintf("%d %d", n, n*(n-1)/2); got != want {
+			t.Errorf("%d branches: count and sum %s, want %s", n, got, want)
+		}
+	}
+	if res := query(t, e, unionChain(5000)); res.NumRows() != 5000 {
+		t.Errorf("%d rows from 5000 branches", res.NumRows())
+	}
+}
