@@ -27,7 +27,7 @@ type setOp struct {
 
 func (bd *builder) buildSetOp(x *plan.SetOp) (Operator, error) {
 	if x.Kind == plan.Union {
-		if in := unionInputs(x); len(in) > 2 {
+		if in := plan.UnionInputs(x); len(in) > 2 {
 			// A chain of UNIONs reads its inputs in turn; a distinct one then drops
 			// the rows seen before, once, above them all.
 			all, err := bd.buildUnionAll(in)

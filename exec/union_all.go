@@ -18,28 +18,6 @@ type unionAll struct {
 
 var _ Operator = (*unionAll)(nil)
 
-// unionInputs returns the inputs of the chain of UNIONs with x's ALL flag that x
-// heads, in order. A link of the other kind ends the chain: UNION ALL below a
-// UNION is flattened with it only when both agree.
-func unionInputs(x *plan.SetOp) []plan.Node {
-	var rights []plan.Node
-	n := plan.Node(x)
-	for {
-		s, ok := n.(*plan.SetOp)
-		if !ok || s.Kind != plan.Union || s.All != x.All {
-			break
-		}
-		rights = append(rights, s.Right)
-		n = s.Left
-	}
-	out := make([]plan.Node, 0, len(rights)+1)
-	out = append(out, n)
-	for i := len(rights) - 1; i >= 0; i-- {
-		out = append(out, rights[i])
-	}
-	return out
-}
-
 // buildUnionAll builds the inputs of a UNION chain into one operator.
 func (bd *builder) buildUnionAll(inputs []plan.Node) (Operator, error) {
 	u := &unionAll{ins: make([]Operator, 0, len(inputs))}

@@ -141,7 +141,14 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		fmt.Fprintf(b, " {%s}", a)
 	}
 	b.WriteString("\n")
-	for _, c := range n.Inputs() {
+	inputs := n.Inputs()
+	if x, ok := n.(*SetOp); ok {
+		// A chain of UNIONs is shown as the one list it runs as: indenting each
+		// branch one step deeper than the one before would make the text of n
+		// branches grow as n².
+		inputs = UnionInputs(x)
+	}
+	for _, c := range inputs {
 		explain(b, c, depth+1, ann)
 	}
 }
