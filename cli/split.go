@@ -69,6 +69,13 @@ func skipQuoted(text string, i int) int {
 // skipBlockComment returns the index just past the (possibly nested) block comment
 // that starts at i, or len(text) when it is not closed.
 func skipBlockComment(text string, i int) int {
+	end, _ := blockComment(text, i)
+	return end
+}
+
+// blockComment returns the index just past the (possibly nested) block comment that
+// starts at i and whether it is closed; len(text) when it is not.
+func blockComment(text string, i int) (end int, closed bool) {
 	depth := 0
 	for j := i; j < len(text)-1; {
 		switch text[j : j+2] {
@@ -79,13 +86,13 @@ func skipBlockComment(text string, i int) int {
 			depth--
 			j += 2
 			if depth == 0 {
-				return j
+				return j, true
 			}
 		default:
 			j++
 		}
 	}
-	return len(text)
+	return len(text), false
 }
 
 // trimSpan narrows [s, e) to exclude surrounding whitespace.
@@ -103,7 +110,9 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-// blank reports whether s holds only whitespace and comments.
+// blank reports whether s holds only whitespace and comments. A block comment that
+// is not closed is not blank: the engine refuses it, where dropping it would let a
+// script whose end was cut off (or a stray "/*") pass in silence.
 func blank(s string) bool {
 	for i := 0; i < len(s); {
 		switch {
@@ -116,7 +125,11 @@ func blank(s string) bool {
 				return true
 			}
 		case strings.HasPrefix(s[i:], "/*"):
-			i = skipBlockComment(s, i)
+			end, closed := blockComment(s, i)
+			if !closed {
+				return false
+			}
+			i = end
 		default:
 			return false
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,10 @@ func TestSplitStatements(t *testing.T) {
 		{"SELECT 1 -- no newline;", []string{"SELECT 1 -- no newline;"}, false},
 		{"SELECT 'ü;日本'; SELECT 2;", []string{"SELECT 'ü;日本'", "SELECT 2"}, true},
 		{"SELECT a/b; SELECT a-b;", []string{"SELECT a/b", "SELECT a-b"}, true},
+		// An open block comment is a statement of its own, which the engine refuses.
+		{"/*", []string{"/*"}, false},
+		{"SELECT 1; /*", []string{"SELECT 1", "/*"}, false},
+		{"SELECT 1;\n/* open /* nested */ still open\n", []string{"SELECT 1", "/* open /* nested */ still open"}, false},
 	} {
 		got, term := stmtTexts(c.text)
 		if !slices.Equal(got, c.want) || term != c.terminated {
@@ -89,6 +94,18 @@ func TestGroupRequests(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("groupRequests(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+// A script that ends in an open block comment fails with a syntax error instead of
+// running what comes before and ignoring the rest.
+func TestScriptWithAnOpenCommentFails(t *testing.T) {
+	home := t.TempDir()
+	for _, text := range []string{"/*", "SELECT 1; /*", "SELECT 1 /* x"} {
+		status, _, stderr := run(t, "", "sql", "--home", home, "-c", text)
+		if status != exitError || !strings.Contains(stderr, "SYNTAX_ERROR") || !strings.Contains(stderr, "unterminated /* comment") {
+			t.Errorf("%q: status %d, stderr %q; want a syntax error", text, status, stderr)
 		}
 	}
 }

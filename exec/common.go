@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -37,17 +38,22 @@ func (bd *builder) compileList(exprs []plan.Expr) (*exprList, error) {
 			}
 		})
 	}
-	count := map[string]int{}
+	// Each call and cast gets the number of its class of equal expressions, found
+	// from its function and its arguments' numbers: a key of constant size per node
+	// keeps this linear in the size of the expressions, where a key spelling out a
+	// whole sub-tree would be quadratic in a long chain such as 1+1+…+1.
+	var keys exprKeys
+	count := map[int]int{}
 	var note func(e plan.Expr)
 	note = func(e plan.Expr) {
 		switch x := e.(type) {
 		case *plan.Call:
-			count[exprKey(e)]++
+			count[keys.id(e)]++
 			for _, a := range x.Args {
 				note(a)
 			}
 		case *plan.Cast:
-			count[exprKey(e)]++
+			count[keys.id(e)]++
 			note(x.E)
 		}
 	}
@@ -55,7 +61,7 @@ func (bd *builder) compileList(exprs []plan.Expr) (*exprList, error) {
 		note(e)
 	}
 	l := &exprList{width: width}
-	slots := map[string]int{}
+	slots := map[int]int{}
 	var defs []plan.Expr
 	// rewrite replaces each common sub-expression of e by a reference to its column,
 	// defining the column on first sight (after those it reads).
@@ -74,7 +80,7 @@ func (bd *builder) compileList(exprs []plan.Expr) (*exprList, error) {
 		default:
 			return e
 		}
-		k := exprKey(e)
+		k := keys.id(e)
 		if count[k] < 2 {
 			return out
 		}
@@ -126,33 +132,59 @@ func (l *exprList) extend(ctx context.Context, b *vector.Batch) (*vector.Batch, 
 	return eb, nil
 }
 
-// exprKey identifies an expression up to the types of its parts: two expressions
-// with one key compute the same values.
-func exprKey(e plan.Expr) string {
-	var b strings.Builder
-	var walk func(e plan.Expr)
-	walk = func(e plan.Expr) {
-		switch x := e.(type) {
-		case *plan.Call:
-			b.WriteString(x.Fn.Name)
-			b.WriteByte('(')
-			for i, a := range x.Args {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				walk(a)
-			}
-			b.WriteByte(')')
-		case *plan.Cast:
-			b.WriteString("cast(")
-			walk(x.E)
-			b.WriteString(")")
-		default:
-			b.WriteString(e.String())
-		}
-		b.WriteString("::")
-		b.WriteString(types.Name(e.Type()))
+// exprKeys numbers expressions so that two expressions get one number when they
+// compute the same values: the same function or cast over arguments of the same
+// numbers, or leaves that print the same, with the same types.
+type exprKeys struct {
+	ids   map[string]int    // a node's key, made of its children's numbers → its number
+	nodes map[plan.Expr]int // calls and casts already numbered
+}
+
+// id returns e's number. A node's key holds its children's numbers, not their
+// text, so numbering a tree costs time linear in its size.
+func (k *exprKeys) id(e plan.Expr) int {
+	if k.ids == nil {
+		k.ids, k.nodes = map[string]int{}, map[plan.Expr]int{}
 	}
-	walk(e)
-	return b.String()
+	_, isCall := e.(*plan.Call)
+	_, isCast := e.(*plan.Cast)
+	if isCall || isCast {
+		if n, ok := k.nodes[e]; ok {
+			return n
+		}
+	}
+	var b strings.Builder
+	switch x := e.(type) {
+	case *plan.Call:
+		b.WriteString(x.Fn.Name)
+		b.WriteByte('(')
+		for i, a := range x.Args {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(k.id(a)))
+		}
+		b.WriteByte(')')
+	case *plan.Cast:
+		b.WriteString("cast(")
+		b.WriteString(strconv.Itoa(k.id(x.E)))
+		b.WriteByte(')')
+	default:
+		// A column, a constant, or an expression such as CASE whose parts are not
+		// shared: its text.
+		b.WriteByte('=')
+		b.WriteString(e.String())
+	}
+	b.WriteString("::")
+	b.WriteString(types.Name(e.Type()))
+	key := b.String()
+	n, ok := k.ids[key]
+	if !ok {
+		n = len(k.ids)
+		k.ids[key] = n
+	}
+	if isCall || isCast {
+		k.nodes[e] = n
+	}
+	return n
 }

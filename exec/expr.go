@@ -37,7 +37,10 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 		return func(context.Context, *vector.Batch) (arrow.Array, error) { return nil, nil }, nil
 	case *plan.Literal:
 		// Arrays are never written once made, so every batch shares one array of the
-		// value (a slice of it when the batch is shorter).
+		// value (a slice of it when the batch is shorter). The array is as long as
+		// the first batch: a full one over a scan, one row over a single row, where a
+		// statement of thousands of constants would otherwise hold a batch-sized
+		// array for each.
 		v := x.V
 		var made atomic.Pointer[arrow.Array]
 		return func(_ context.Context, b *vector.Batch) (arrow.Array, error) {
@@ -47,7 +50,7 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 				}
 				return array.NewSlice(*p, 0, int64(b.Rows)), nil
 			}
-			a := kernels.ConstArray(v, max(b.Rows, vector.BatchSize))
+			a := kernels.ConstArray(v, b.Rows)
 			made.Store(&a)
 			if a.Len() == b.Rows {
 				return a, nil

@@ -26,6 +26,17 @@ type setOp struct {
 }
 
 func (bd *builder) buildSetOp(x *plan.SetOp) (Operator, error) {
+	if x.Kind == plan.Union {
+		if in := plan.UnionInputs(x); len(in) > 2 {
+			// A chain of UNIONs reads its inputs in turn; a distinct one then drops
+			// the rows seen before, once, above them all.
+			all, err := bd.buildUnionAll(in)
+			if err != nil || x.All {
+				return all, err
+			}
+			return &setOp{node: x, left: all, seen: kernels.NewKeyTable(columnTypes(x.Cols)), res: reservation{budget: bd.env.Budget}}, nil
+		}
+	}
 	l, err := bd.build(x.Left)
 	if err != nil {
 		return nil, err
@@ -35,14 +46,19 @@ func (bd *builder) buildSetOp(x *plan.SetOp) (Operator, error) {
 		l.Close()
 		return nil, err
 	}
-	s := &setOp{node: x, left: l, right: r, res: reservation{budget: bd.env.Budget}}
-	for _, c := range x.Cols {
-		s.colTypes = append(s.colTypes, c.Type)
-	}
+	s := &setOp{node: x, left: l, right: r, colTypes: columnTypes(x.Cols), res: reservation{budget: bd.env.Budget}}
 	if !x.All {
 		s.seen = kernels.NewKeyTable(s.colTypes)
 	}
 	return s, nil
+}
+
+func columnTypes(cols []plan.Column) []arrow.DataType {
+	out := make([]arrow.DataType, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type
+	}
+	return out
 }
 
 func (s *setOp) prepare(ctx context.Context) error {

@@ -206,27 +206,27 @@ func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, 
 		case plan.UnboundedPreceding:
 			s = 0
 		case plan.Preceding:
-			s = i - int(fr.Start.N)
+			s = frameBack(i, fr.Start.N)
 		case plan.CurrentRow:
 			s = i
 			if !fr.Rows {
 				s = peerStart[i]
 			}
 		case plan.Following:
-			s = i + int(fr.Start.N)
+			s = frameAhead(i, fr.Start.N, n)
 		}
 		switch fr.End.Kind {
 		case plan.UnboundedFollowing:
 			e = n
 		case plan.Following:
-			e = i + int(fr.End.N) + 1
+			e = frameAhead(i+1, fr.End.N, n)
 		case plan.CurrentRow:
 			e = i + 1
 			if !fr.Rows {
 				e = peerEnd[i]
 			}
 		case plan.Preceding:
-			e = i - int(fr.End.N) + 1
+			e = frameBack(i+1, fr.End.N)
 		}
 		return max(s, 0), min(e, n)
 	}
@@ -261,6 +261,23 @@ func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, 
 		out[r] = acc.result()
 	}
 	return nil
+}
+
+// frameAhead returns row i moved d rows on (d ≥ 0), at most limit. An offset as
+// large as 9223372036854775807 FOLLOWING means "to the end", not an overflow.
+func frameAhead(i int, d int64, limit int) int {
+	if d >= int64(limit-i) {
+		return limit
+	}
+	return i + int(d)
+}
+
+// frameBack returns row i moved d rows back (d ≥ 0), at least 0.
+func frameBack(i int, d int64) int {
+	if d >= int64(i) {
+		return 0
+	}
+	return i - int(d)
 }
 
 // windowAcc aggregates boxed values over one frame.

@@ -716,14 +716,22 @@ func OrAll(es []Expr) Expr {
 
 // Disjuncts splits e at its top-level ORs.
 func Disjuncts(e Expr) []Expr {
-	if c, ok := e.(*Call); ok && c.Fn.Name == "or" {
-		var out []Expr
-		for _, a := range c.Args {
-			out = append(out, Disjuncts(a)...)
+	return appendDisjuncts(nil, e)
+}
+
+// appendDisjuncts appends e's disjuncts to out, in one slice for the whole tree
+// (see appendConjuncts).
+func appendDisjuncts(out []Expr, e Expr) []Expr {
+	for {
+		c, ok := e.(*Call)
+		if !ok || c.Fn.Name != "or" || len(c.Args) == 0 {
+			return append(out, e)
 		}
-		return out
+		for _, a := range c.Args[:len(c.Args)-1] {
+			out = appendDisjuncts(out, a)
+		}
+		e = c.Args[len(c.Args)-1]
 	}
-	return []Expr{e}
 }
 
 // AndAll combines conjuncts with AND; nil for none.

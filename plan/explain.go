@@ -141,51 +141,83 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		fmt.Fprintf(b, " {%s}", a)
 	}
 	b.WriteString("\n")
-	for _, c := range n.Inputs() {
+	inputs := n.Inputs()
+	if x, ok := n.(*SetOp); ok {
+		// A chain of UNIONs is shown as the one list it runs as: indenting each
+		// branch one step deeper than the one before would make the text of n
+		// branches grow as n².
+		inputs = UnionInputs(x)
+	}
+	for _, c := range inputs {
 		explain(b, c, depth+1, ann)
 	}
 }
 
 // Render writes an expression with column names.
 func Render(e Expr, name func(int) string) string {
+	var b strings.Builder
+	render(&b, e, name)
+	return b.String()
+}
+
+// render writes e into b: one builder for the whole expression, so a chain of n
+// calls is not copied once per level.
+func render(b *strings.Builder, e Expr, name func(int) string) {
 	switch x := e.(type) {
 	case *ColRef:
-		return name(x.Idx)
-	case *Literal:
-		return x.String()
+		b.WriteString(name(x.Idx))
 	case *Call:
-		args := make([]string, len(x.Args))
+		if len(x.Args) == 2 && !isWord(x.Fn.Name) {
+			b.WriteByte('(')
+			render(b, x.Args[0], name)
+			b.WriteString(" " + x.Fn.Name + " ")
+			render(b, x.Args[1], name)
+			b.WriteByte(')')
+			return
+		}
+		b.WriteString(x.Fn.Name)
+		b.WriteByte('(')
 		for i, a := range x.Args {
-			args[i] = Render(a, name)
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			render(b, a, name)
 		}
-		if len(args) == 2 && !isWord(x.Fn.Name) {
-			return "(" + args[0] + " " + x.Fn.Name + " " + args[1] + ")"
-		}
-		return x.Fn.Name + "(" + strings.Join(args, ", ") + ")"
+		b.WriteByte(')')
 	case *Cast:
-		return "CAST(" + Render(x.E, name) + " AS " + types.Name(x.To) + ")"
+		b.WriteString("CAST(")
+		render(b, x.E, name)
+		b.WriteString(" AS " + types.Name(x.To) + ")")
 	case *InList:
-		items := make([]string, len(x.List))
-		for i, a := range x.List {
-			items[i] = Render(a, name)
-		}
-		op := " IN "
+		render(b, x.E, name)
 		if x.Not {
-			op = " NOT IN "
+			b.WriteString(" NOT IN (")
+		} else {
+			b.WriteString(" IN (")
 		}
-		return Render(x.E, name) + op + "(" + strings.Join(items, ", ") + ")"
+		for i, a := range x.List {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			render(b, a, name)
+		}
+		b.WriteByte(')')
 	case *Case:
-		var sb strings.Builder
-		sb.WriteString("CASE")
+		b.WriteString("CASE")
 		for _, w := range x.Whens {
-			sb.WriteString(" WHEN " + Render(w.Cond, name) + " THEN " + Render(w.Then, name))
+			b.WriteString(" WHEN ")
+			render(b, w.Cond, name)
+			b.WriteString(" THEN ")
+			render(b, w.Then, name)
 		}
-		sb.WriteString(" ELSE " + Render(x.Else, name) + " END")
-		return sb.String()
+		b.WriteString(" ELSE ")
+		render(b, x.Else, name)
+		b.WriteString(" END")
 	case *Subquery:
-		return "(subquery)"
+		b.WriteString("(subquery)")
+	default:
+		b.WriteString(e.String())
 	}
-	return e.String()
 }
 
 func isWord(s string) bool {

@@ -125,34 +125,65 @@ func (e *Literal) String() string {
 	}
 	return types.Name(e.V.Type) + " '" + e.V.String() + "'"
 }
-func (e *Call) String() string {
-	args := make([]string, len(e.Args))
-	for i, a := range e.Args {
-		args[i] = a.String()
-	}
-	return e.Fn.Name + "(" + strings.Join(args, ", ") + ")"
-}
-func (e *Cast) String() string { return "CAST(" + e.E.String() + " AS " + types.Name(e.To) + ")" }
-func (e *Case) String() string {
+func (e *Call) String() string   { return exprString(e) }
+func (e *Cast) String() string   { return exprString(e) }
+func (e *Case) String() string   { return exprString(e) }
+func (e *InList) String() string { return exprString(e) }
+
+// exprString renders e into one builder: building each level's text from its
+// arguments' texts would copy a chain of n calls n times.
+func exprString(e Expr) string {
 	var b strings.Builder
-	b.WriteString("CASE")
-	for _, w := range e.Whens {
-		b.WriteString(" WHEN " + w.Cond.String() + " THEN " + w.Then.String())
-	}
-	b.WriteString(" ELSE " + e.Else.String() + " END")
+	writeExpr(&b, e)
 	return b.String()
 }
-func (e *InList) String() string {
-	items := make([]string, len(e.List))
-	for i, a := range e.List {
-		items[i] = a.String()
+
+func writeExpr(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
+	case *Call:
+		b.WriteString(x.Fn.Name)
+		b.WriteByte('(')
+		for i, a := range x.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeExpr(b, a)
+		}
+		b.WriteByte(')')
+	case *Cast:
+		b.WriteString("CAST(")
+		writeExpr(b, x.E)
+		b.WriteString(" AS " + types.Name(x.To) + ")")
+	case *Case:
+		b.WriteString("CASE")
+		for _, w := range x.Whens {
+			b.WriteString(" WHEN ")
+			writeExpr(b, w.Cond)
+			b.WriteString(" THEN ")
+			writeExpr(b, w.Then)
+		}
+		b.WriteString(" ELSE ")
+		writeExpr(b, x.Else)
+		b.WriteString(" END")
+	case *InList:
+		writeExpr(b, x.E)
+		if x.Not {
+			b.WriteString(" NOT IN (")
+		} else {
+			b.WriteString(" IN (")
+		}
+		for i, a := range x.List {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeExpr(b, a)
+		}
+		b.WriteByte(')')
+	default:
+		b.WriteString(e.String())
 	}
-	op := " IN ("
-	if e.Not {
-		op = " NOT IN ("
-	}
-	return e.E.String() + op + strings.Join(items, ", ") + ")"
 }
+
 func (e *Subquery) String() string { return fmt.Sprintf("(subquery %p)", e.Plan) }
 
 // MapExpr rebuilds e bottom-up, replacing each node by f(node) after its children.
@@ -238,12 +269,23 @@ func ShiftColumns(e Expr, delta int) Expr {
 
 // Conjuncts splits e at its top-level ANDs.
 func Conjuncts(e Expr) []Expr {
-	if c, ok := e.(*Call); ok && c.Fn.Name == "and" {
-		var out []Expr
-		for _, a := range c.Args {
-			out = append(out, Conjuncts(a)...)
+	return appendConjuncts(nil, e)
+}
+
+// appendConjuncts appends e's conjuncts to out. One slice grows for the whole tree:
+// a chain of n ANDs nested in each other costs O(n), not the O(n²) of copying each
+// level's conjuncts into the level above.
+func appendConjuncts(out []Expr, e Expr) []Expr {
+	for {
+		c, ok := e.(*Call)
+		if !ok || c.Fn.Name != "and" || len(c.Args) == 0 {
+			return append(out, e)
 		}
-		return out
+		// The last argument is followed in a loop, so a chain nested on the right
+		// does not grow the stack.
+		for _, a := range c.Args[:len(c.Args)-1] {
+			out = appendConjuncts(out, a)
+		}
+		e = c.Args[len(c.Args)-1]
 	}
-	return []Expr{e}
 }

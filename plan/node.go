@@ -236,6 +236,32 @@ type SetOp struct {
 	Cols        []Column
 }
 
+// UnionInputs returns the inputs of the chain of UNIONs with x's ALL flag that x
+// heads, in order: the grammar nests a UNION of n queries n deep on the left, and
+// the chain is one list to run and to show. A link of the other kind or another
+// operation ends the chain. Inputs of a x that is not a UNION are its own two.
+func UnionInputs(x *SetOp) []Node {
+	if x.Kind != Union {
+		return []Node{x.Left, x.Right}
+	}
+	var rights []Node
+	n := Node(x)
+	for {
+		s, ok := n.(*SetOp)
+		if !ok || s.Kind != Union || s.All != x.All {
+			break
+		}
+		rights = append(rights, s.Right)
+		n = s.Left
+	}
+	out := make([]Node, 0, len(rights)+1)
+	out = append(out, n)
+	for i := len(rights) - 1; i >= 0; i-- {
+		out = append(out, rights[i])
+	}
+	return out
+}
+
 // BoundKind is one end of a window frame.
 type BoundKind int
 

@@ -11,11 +11,22 @@ import (
 // Why: PostgreSQL's grammar builds left-associative chains (1+1+1…, x::t::t…, a UNION
 // b UNION c…, a JOIN b JOIN c…) without growing its own stack, and pg_query then
 // walks the resulting tree recursively in C. A chain of a few tens of thousands of
-// links overflows a thread stack and kills the process (observed: ~6,000 links with
-// 2 MiB stacks, ~25,000 with 8 MiB). Right-nested constructs are already bounded by
-// the grammar's own stack limit ("memory exhausted"). The estimate below is an upper
-// bound of the depth of chains, computed from tokens before the C parser runs.
+// links overflows a thread stack and kills the process (observed: ~6,000 links of
+// 1+1+… with 2 MiB stacks, ~25,000 with 8 MiB). Right-nested constructs are already
+// bounded by the grammar's own stack limit ("memory exhausted"). The estimate below
+// is an upper bound of the depth of chains, computed from tokens before the C parser
+// runs.
+//
+// A link of a UNION, INTERSECT or EXCEPT chain costs the C parser less than half
+// the stack of a link of 1+1+… (observed with 2 MiB stacks: a flat UNION ALL of
+// 10,000 branches parses, one of 15,000 does not; 1+1+… fails at 6,000), so
+// setOpsPerLevel of them count as one level: a flat UNION ALL of up to 9,000
+// branches is accepted.
 const MaxNestingDepth = 3000
+
+// setOpsPerLevel is how many links of a set operation chain count as one level of
+// MaxNestingDepth.
+const setOpsPerLevel = 3
 
 // depthFrame is one bracket level (parentheses, brackets, CASE … END) of the
 // estimate.
@@ -25,11 +36,12 @@ type depthFrame struct {
 	cur      int      // chain links in the current operand (reset at , AND OR WHEN THEN ELSE)
 	maxChild int      // deepest bracket level inside the current operand
 	best     int      // deepest finished operand of this level
-	setops   int      // UNION/INTERSECT/EXCEPT/JOIN at this level: they chain across operands
+	joins    int      // JOINs at this level: they chain across operands
+	setops   int      // UNION/INTERSECT/EXCEPT at this level: they chain across operands
 }
 
 func (f *depthFrame) depth() int {
-	return max(f.best, f.cur+f.maxChild) + f.setops
+	return max(f.best, f.cur+f.maxChild) + f.joins + (f.setops+setOpsPerLevel-1)/setOpsPerLevel
 }
 
 // checkDepth refuses a statement whose estimated tree depth exceeds MaxNestingDepth.
@@ -69,9 +81,14 @@ func checkDepth(text string, toks []token) error {
 			t.kind == pg.Token_WHEN || t.kind == pg.Token_THEN || t.kind == pg.Token_ELSE:
 			top.best = max(top.best, top.cur+top.maxChild)
 			top.cur, top.maxChild = 0, 0
-		case t.kind == pg.Token_UNION || t.kind == pg.Token_INTERSECT || t.kind == pg.Token_EXCEPT ||
-			t.kind == pg.Token_JOIN:
+		case t.kind == pg.Token_UNION || t.kind == pg.Token_INTERSECT || t.kind == pg.Token_EXCEPT:
+			// Each side of a set operation is a query of its own: the chain adds a
+			// level, and the words of the queries before it add none.
+			top.best = max(top.best, top.cur+top.maxChild)
+			top.cur, top.maxChild = 0, 0
 			top.setops++
+		case t.kind == pg.Token_JOIN:
+			top.joins++
 		case isLeaf(t):
 		default:
 			top.cur++

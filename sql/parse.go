@@ -35,11 +35,16 @@ func Parse(text string) ([]Statement, error) {
 		return qs, nil
 	}
 	out, err := parse(text)
-	if err == nil {
+	if err == nil && len(text) <= maxCachedText {
 		recent.put(text, out)
 	}
 	return out, err
 }
+
+// maxCachedText bounds the texts the cache keeps. The queries sent again and again
+// are short; copying the tree of a long one into the cache would cost a third of
+// parsing it again, for a text that is rarely repeated.
+const maxCachedText = 64 << 10
 
 // recent caches the parse of the last texts made only of queries, which dashboards
 // and applications send again and again: a copy of the tree costs a fifth of parsing
@@ -199,12 +204,23 @@ func convertPgError(err error, parsed string, base, lo, hi int) error {
 		if pe.Cursorpos > 0 {
 			pos = base + charToByte(parsed, pe.Cursorpos-1)
 		}
+		if strings.HasPrefix(pe.Message, "memory exhausted") {
+			// The grammar's own stack is full: bison's words for a statement nested
+			// too deeply (a CASE within a CASE … thousands of times), not for the
+			// memory of the process.
+			return errs.At(errs.Syntax, min(max(pos, lo), hi), "statement is nested too deeply (the parser's stack is full)")
+		}
 		return errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
 	}
 	// The C parser succeeded but its tree could not be decoded: the only way this
 	// happens is a tree deeper than the decoder's recursion limit.
 	return errs.At(errs.Syntax, lo, "statement is nested too deeply: %w", err)
 }
+
+// maxTreeMessages bounds the nesting of messages in a decoded tree: far above the
+// depth checkDepth admits (each level of a statement is a few messages), so only a
+// broken promise of the parser reaches it.
+const maxTreeMessages = 1 << 20
 
 // charToByte converts PostgreSQL's 0-based character position in s into a byte
 // offset. PostgreSQL counts characters of the server encoding (UTF-8 here), and s
@@ -230,15 +246,25 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 	if err := checkDepth(text, toks); err != nil {
 		return nil, err
 	}
-	res, err := pg.Parse(src)
+	buf, err := pgparser.ParseToProtobuf(src)
 	if err != nil {
+		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
+	}
+	// The tree is decoded with a recursion limit above what checkDepth lets through:
+	// protobuf's default of 10,000 messages is reached by a UNION ALL of 5,000
+	// branches, which the C parser handles well. Decoding recurses on a Go stack,
+	// which grows as needed.
+	res := &pg.ParseResult{}
+	if err := (proto.UnmarshalOptions{RecursionLimit: maxTreeMessages}).Unmarshal(buf, res); err != nil {
 		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
 		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))
 	}
 	n := res.Stmts[0].Stmt
-	shiftLocations(n.ProtoReflect(), int32(base))
+	if base != 0 {
+		shiftLocations(n.ProtoReflect(), int32(base))
+	}
 	return n, nil
 }
 

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,4 +34,36 @@ func BenchmarkParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkParseLong parses long flat statements at two sizes: the time per term
+// should not grow with the size.
+func BenchmarkParseLong(b *testing.B) {
+	for _, n := range []int{1450, 2900} {
+		text := "SELECT " + strings.TrimSuffix(strings.Repeat("1+", n), "+")
+		b.Run("kind=plus,terms="+strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parse(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, n := range []int{25000, 50000} {
+		var sb strings.Builder
+		sb.WriteString("SELECT count(*) FROM t WHERE x <> 0")
+		for i := 1; i < n; i++ {
+			sb.WriteString(" AND x <> " + strconv.Itoa(i))
+		}
+		text := sb.String()
+		b.Run("kind=and,terms="+strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parse(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -263,6 +263,10 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{"SELECT 1 + ; SELECT 2", " ; SELECT 2", "syntax error at end of input", 1, 11},
 		{"SELECT 'abc", "'abc", "unterminated quoted string", 1, 8},
 		{"SELECT 1; /* open", "/*", "unterminated /* comment", 1, 11},
+		{"/*", "/*", "unterminated /* comment", 1, 1},
+		{"SELECT 1; /*", "/*", "unterminated /* comment", 1, 11},
+		{"SELECT 1 /* x", "/*", "unterminated /* comment", 1, 10},
+		{"SELECT 1; /* a /* b */", "/*", "unterminated /* comment", 1, 11},
 		{"SELECT \"\" FROM t", `""`, "zero-length delimited identifier", 1, 8},
 		{"SELEC 1", "SELEC", `syntax error at or near "SELEC"`, 1, 1},
 		{"SELECT 1 FROM t WHERE", "", "syntax error at end of input", 1, 22},
@@ -307,7 +311,11 @@ func TestDepthGuard(t *testing.T) {
 	deep := []string{
 		"SELECT 1" + strings.Repeat(" + 1", MaxNestingDepth+1),
 		"SELECT 1" + strings.Repeat("::int", MaxNestingDepth+1),
-		"SELECT 1" + strings.Repeat(" UNION SELECT 1", MaxNestingDepth/2+1),
+		"SELECT 1" + strings.Repeat(" UNION SELECT 1", setOpsPerLevel*MaxNestingDepth+1),
+		"SELECT 1" + strings.Repeat(" UNION ALL SELECT 1 + 1", setOpsPerLevel*(MaxNestingDepth-1)),
+		// A CASE within a CASE fills the grammar's own stack before the guard's
+		// bound: bison's "memory exhausted" is a nesting error too.
+		"SELECT " + strings.Repeat("CASE WHEN 1 = 1 THEN ", 2000) + "1" + strings.Repeat(" END", 2000),
 		"SELECT 1 FROM a" + strings.Repeat(" JOIN a ON true", MaxNestingDepth/2+1),
 		"SELECT (((" + strings.Repeat("1 + ", MaxNestingDepth) + "1)))",
 		"SELECT " + strings.Repeat("(", MaxNestingDepth) + "1" + strings.Repeat(")", MaxNestingDepth),
@@ -318,7 +326,7 @@ func TestDepthGuard(t *testing.T) {
 	}
 	for _, text := range deep {
 		_, err := Parse(text)
-		if errs.CodeOf(err) != errs.Syntax || !strings.Contains(err.Error(), "nested too deeply") {
+		if errs.CodeOf(err) != errs.Syntax || !strings.Contains(err.Error(), "nested too deeply") || strings.Contains(err.Error(), "memory") {
 			t.Errorf("Parse(%.40q…): %v, want a nesting error", text, err)
 		}
 		if p := errs.PositionOf(err); p < 0 || p > len(text) {
@@ -333,6 +341,10 @@ func TestDepthGuard(t *testing.T) {
 		"SELECT " + strings.Repeat("a + 1, ", 5000) + "1 FROM t",
 		"SELECT CASE " + strings.Repeat("WHEN a = 1 THEN 'x' ", 5000) + "END FROM t",
 		"SELECT 1" + strings.Repeat(" + 1", 1000),
+		// A flat UNION ALL is a long chain of set operations, each a level of the
+		// tree that the C parser walks with a small frame.
+		"SELECT 1 AS x" + strings.Repeat(" UNION ALL SELECT 1 AS x", 5000),
+		"SELECT count(*) FROM (SELECT 1 AS x" + strings.Repeat(" UNION ALL SELECT 1 AS x", 8900) + ") t",
 	}
 	for _, text := range wide {
 		if _, err := Parse(text); err != nil {

@@ -396,9 +396,15 @@ func dateAddDays(x, y arrow.Array, sign int64) (arrow.Array, error) {
 	out := make([]int32, n)
 	valid, nulls := andValidity(n, x, y)
 	for i, v := range d {
+		// sign*k overflows for k = -9223372036854775808 and sign -1, but then no sum
+		// fits in a DATE either way; the message states the operands as written.
 		r := int64(v) + sign*k[i]
 		if r != int64(int32(r)) && isValid(valid, 0, i) {
-			return nil, outOfRange("date "+types.FormatDate(int32(v))+" + "+strconv.FormatInt(sign*k[i], 10)+" days", types.Date)
+			op := " + "
+			if sign < 0 {
+				op = " - "
+			}
+			return nil, outOfRange("date "+types.FormatDate(int32(v))+op+strconv.FormatInt(k[i], 10)+" days", types.Date)
 		}
 		out[i] = int32(r)
 	}

@@ -185,7 +185,9 @@ func decimalRoundDigits(args []arrow.Array, n int) (arrow.Array, error) {
 			out[i] = v
 			continue
 		}
-		if int64(dt.Scale)-digits > 38 {
+		// Compared this way round, a digits as small as -9223372036854775808 does
+		// not overflow into a small count.
+		if digits < int64(dt.Scale)-38 {
 			out[i] = decimal128.Num{} // rounding at more digits than exist gives 0
 			continue
 		}

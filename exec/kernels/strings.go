@@ -136,11 +136,14 @@ func substring(s string, start, length int64) string {
 	case start < 0:
 		from = max(size+start, 0)
 	default:
-		from = 0
-		length--
-		if length <= 0 {
+		// Start 0 is one character before the first: one fewer is taken, and
+		// nothing at all when length is negative (tested before the decrement,
+		// which would wrap around for the smallest BIGINT).
+		if length <= 1 {
 			return ""
 		}
+		from = 0
+		length--
 	}
 	if length > 0 {
 		if length > size { // also guards from+length against overflow
@@ -286,8 +289,10 @@ func leftRight(right bool) func(args []arrow.Array, n int) (arrow.Array, error) 
 				from, to = 0, max(0, size+c)
 			case c >= 0:
 				from, to = max(0, size-c), size
+			case c < -size: // tested this way round, as -c overflows for the smallest BIGINT
+				from, to = size, size
 			default:
-				from, to = min(size, -c), size
+				from, to = -c, size
 			}
 			return v[runeOffset(v, from):runeOffset(v, to)], nil
 		})
@@ -354,7 +359,7 @@ func splitPart(args []arrow.Array, n int) (arrow.Array, error) {
 		switch {
 		case idx > 0 && idx <= int64(len(parts)):
 			return parts[idx-1], nil
-		case idx < 0 && -idx <= int64(len(parts)):
+		case idx < 0 && idx >= -int64(len(parts)): // -idx would overflow for the smallest BIGINT
 			return parts[int64(len(parts))+idx], nil
 		}
 		return "", nil

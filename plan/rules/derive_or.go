@@ -40,12 +40,13 @@ func implied(e plan.Expr, own func(plan.Expr) bool) plan.Expr {
 		return plan.AndAll(parts)
 	case "or":
 		var branches []plan.Expr
+		seen := exprSet{}
 		for _, x := range plan.Disjuncts(e) {
 			p := implied(x, own)
 			if p == nil {
 				return nil // a branch that says nothing about these columns: no bound
 			}
-			if !containsKey(branches, p.String()) {
+			if seen.add(p) {
 				branches = append(branches, p)
 			}
 		}
@@ -65,7 +66,9 @@ func asInList(branches []plan.Expr) *plan.InList {
 		return nil
 	}
 	var subject plan.Expr
+	var subjectKey string
 	var items []plan.Expr
+	seen := exprSet{}
 	for _, b := range branches {
 		var x plan.Expr
 		var lits []plan.Expr
@@ -87,8 +90,8 @@ func asInList(branches []plan.Expr) *plan.InList {
 			return nil
 		}
 		if subject == nil {
-			subject = x
-		} else if x.String() != subject.String() {
+			subject, subjectKey = x, x.String()
+		} else if x.String() != subjectKey {
 			return nil
 		}
 		for _, l := range lits {
@@ -96,7 +99,7 @@ func asInList(branches []plan.Expr) *plan.InList {
 			if !ok || lit.V.Null || !arrow.TypeEqual(types.Unwrap(lit.V.Type), types.Unwrap(subject.Type())) {
 				return nil
 			}
-			if !containsKey(items, l.String()) {
+			if seen.add(l) {
 				items = append(items, l)
 			}
 		}

@@ -33,28 +33,30 @@ func factorOne(c plan.Expr) []plan.Expr {
 	if len(branches) < 2 {
 		return []plan.Expr{c}
 	}
+	// Each branch's conjuncts are looked up by their text in a map: comparing each
+	// with every other would be quadratic in a long branch.
 	sets := make([][]plan.Expr, len(branches))
+	keys := make([]map[string]bool, len(branches))
 	for i, b := range branches {
 		sets[i] = plan.Conjuncts(b)
+		keys[i] = make(map[string]bool, len(sets[i]))
+		for _, e := range sets[i] {
+			keys[i][e.String()] = true
+		}
 	}
 	var common []plan.Expr
+	shared := exprSet{}
 	for _, cand := range sets[0] {
 		key := cand.String()
 		inAll := true
-		for _, s := range sets[1:] {
-			found := false
-			for _, e := range s {
-				if e.String() == key {
-					found = true
-					break
-				}
-			}
-			if !found {
+		for _, k := range keys[1:] {
+			if !k[key] {
 				inAll = false
 				break
 			}
 		}
-		if inAll && !containsKey(common, key) {
+		if inAll && !shared[key] {
+			shared[key] = true
 			common = append(common, cand)
 		}
 	}
@@ -65,7 +67,7 @@ func factorOne(c plan.Expr) []plan.Expr {
 	for _, s := range sets {
 		var left []plan.Expr
 		for _, e := range s {
-			if !containsKey(common, e.String()) {
+			if !shared[e.String()] {
 				left = append(left, e)
 			}
 		}
@@ -78,11 +80,16 @@ func factorOne(c plan.Expr) []plan.Expr {
 	return append(common, plan.OrAll(rest))
 }
 
-func containsKey(es []plan.Expr, key string) bool {
-	for _, e := range es {
-		if e.String() == key {
-			return true
-		}
+// exprSet holds expressions by their text: a list kept free of repeats through it
+// costs O(n), where comparing each new expression with all before it is O(n²).
+type exprSet map[string]bool
+
+// add adds e and reports whether it was not there yet.
+func (s exprSet) add(e plan.Expr) bool {
+	k := e.String()
+	if s[k] {
+		return false
 	}
-	return false
+	s[k] = true
+	return true
 }

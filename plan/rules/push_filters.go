@@ -39,13 +39,14 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 		forSubqueries(x, PushFilters)
 		nl := len(x.Left.Columns())
 		var left, right, keep []plan.Expr
+		leftSeen, rightSeen := exprSet{}, exprSet{}
 		toLeft := func(c plan.Expr) {
-			if !containsKey(left, c.String()) {
+			if leftSeen.add(c) {
 				left = append(left, c)
 			}
 		}
 		toRight := func(c plan.Expr) { // c over the right input's columns
-			if !containsKey(right, c.String()) {
+			if rightSeen.add(c) {
 				right = append(right, c)
 			}
 		}
