@@ -71,6 +71,8 @@ type hashJoin struct {
 	started  bool
 	tailDone bool
 	pending  []*vector.Batch
+	// cur is the probe batch whose pairs are being made (the serial probe).
+	cur *probeState
 }
 
 func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
@@ -230,6 +232,17 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.pending = j.pending[1:]
 			return b, nil
 		}
+		if j.cur != nil {
+			// One chunk of the current probe batch's pairs at a time: its output is
+			// produced only as it is read.
+			if _, err := j.probeStep(ctx, j.cur, j.matched, func(b *vector.Batch) bool { j.queue(b); return true }); err != nil {
+				return nil, err
+			}
+			if j.cur.done {
+				j.cur = nil
+			}
+			continue
+		}
 		if j.probe == nil {
 			return nil, nil
 		}
@@ -249,11 +262,18 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, j.compactProbe(b), j.table, j.matched, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
+		if j.cur, err = j.startProbe(ctx, j.compactProbe(b), j.table); err != nil {
 			return nil, err
+		}
+		if j.node.NullAwareAnti {
+			j.nullAwareAnti(j.cur.pb, j.cur.keys, j.cur.ids, j.queue)
+			j.cur = nil
 		}
 	}
 }
+
+// queue adds an output batch to those Next returns next.
+func (j *hashJoin) queue(b *vector.Batch) { j.pending = append(j.pending, b) }
 
 // probeInParallel runs the probe pipeline on its workers (see probeWorkers) and
 // delivers the output batches through j.ch.
@@ -305,10 +325,9 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 	}
 	err := p.run(ctx, func(w int, b *vector.Batch) error {
 		var sinkErr error
-		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) {
-			if sinkErr == nil {
-				sinkErr = sink(w, out)
-			}
+		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) bool {
+			sinkErr = sink(w, out)
+			return sinkErr == nil
 		})
 		if err != nil {
 			return err
@@ -350,69 +369,159 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
 	return po.p, true, nil
 }
 
-// probeBatch finds the candidate pairs of a compacted probe batch in table (the
-// build table or a reader of it), keeps those the residual admits, records their
-// build rows in matched (when the join tracks matches), and hands the output batches
-// to emit. It is safe to call from several goroutines with their own readers and
-// matched slices.
-func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
+// pairChunk is the most candidate pairs a join makes at once: a probe row may have
+// any number of partners (a skewed key, a join without keys), so a probe batch's
+// pairs are made, checked and emitted a chunk at a time, and a consumer that stops
+// reading (a LIMIT) stops the join.
+const pairChunk = vector.BatchSize
+
+// probeState is where the join is in the candidate pairs of one compacted probe
+// batch.
+type probeState struct {
+	pb   *vector.Batch
+	keys []arrow.Array
+	// ids are the probe rows' key ids in the build table (NotFound: no partner); nil
+	// for a join without keys.
+	ids []uint32
+	// row is the probe row whose pairs come next; inRow says its first pair was made
+	// and br is its next partner (-1: none left).
+	row   int
+	inRow bool
+	br    int32
+	// hit marks probe rows with an admitted pair (semi, anti, left and full joins);
+	// flushed is the probe row up to which a left or full join has emitted.
+	hit     []bool
+	flushed int
+	done    bool
+}
+
+// startProbe computes a compacted probe batch's keys and their ids in table (the
+// build table or a reader of it).
+func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable) (*probeState, error) {
+	st := &probeState{pb: pb}
 	kind := j.node.Kind
-	n := pb.Rows
-	var pIdx, bIdx []int32
-	if len(j.probeKeys) > 0 {
-		keys := make([]arrow.Array, len(j.probeKeys))
-		for i, k := range j.probeKeys {
-			a, err := k(ctx, pb)
-			if err != nil {
-				return err
-			}
-			keys[i] = a
+	if kind == plan.SemiJoin || kind == plan.AntiJoin || kind == plan.LeftJoin || kind == plan.FullJoin {
+		st.hit = make([]bool, pb.Rows)
+	}
+	if len(j.probeKeys) == 0 {
+		return st, nil
+	}
+	st.keys = make([]arrow.Array, len(j.probeKeys))
+	for i, k := range j.probeKeys {
+		a, err := k(ctx, pb)
+		if err != nil {
+			return nil, err
 		}
-		ids := make([]uint32, n)
-		if table != nil {
-			table.Find(keys, nil, ids)
-		} else {
-			for i := range ids {
-				ids[i] = kernels.NotFound
-			}
-		}
-		for r := 0; r < n; r++ {
-			if ids[r] == kernels.NotFound {
-				continue
-			}
-			null := false
-			for _, k := range keys {
-				if k.IsNull(r) {
-					null = true
-					break
-				}
-			}
-			if null {
-				ids[r] = kernels.NotFound
-				continue
-			}
-			for br := j.first[ids[r]]; br >= 0; br = j.next[br] {
-				pIdx = append(pIdx, int32(r))
-				bIdx = append(bIdx, br)
-			}
-		}
-		if j.node.NullAwareAnti {
-			j.nullAwareAnti(pb, keys, ids, emit)
-			return nil
-		}
+		st.keys[i] = a
+	}
+	st.ids = make([]uint32, pb.Rows)
+	if table != nil {
+		table.Find(st.keys, nil, st.ids)
 	} else {
-		for r := 0; r < n; r++ {
-			if r%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			for br := 0; br < j.build.Rows; br++ {
-				pIdx = append(pIdx, int32(r))
-				bIdx = append(bIdx, int32(br))
+		for i := range st.ids {
+			st.ids[i] = kernels.NotFound
+		}
+	}
+	for r := range st.ids {
+		if st.ids[r] == kernels.NotFound {
+			continue
+		}
+		for _, k := range st.keys {
+			if k.IsNull(r) {
+				st.ids[r] = kernels.NotFound
+				break
 			}
 		}
 	}
+	return st, nil
+}
+
+// nextPairs makes up to limit more candidate pairs of st, in probe row order and,
+// for each probe row, in build row order. A semi or anti join built on the right
+// skips the rest of a probe row that has a partner already, and without a residual
+// takes one pair per probe row.
+func (j *hashJoin) nextPairs(st *probeState, limit int) (pIdx, bIdx []int32) {
+	n := st.pb.Rows
+	semiAnti := !j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin)
+	for st.row < n && len(pIdx) < limit {
+		r := st.row
+		if !st.inRow {
+			switch {
+			case st.ids != nil && st.ids[r] == kernels.NotFound:
+				st.row++
+				continue
+			case st.ids != nil:
+				st.br = j.first[st.ids[r]]
+			case j.build.Rows == 0:
+				st.row++
+				continue
+			default:
+				st.br = 0
+			}
+			st.inRow = true
+		}
+		if semiAnti && st.hit[r] {
+			st.br = -1
+		}
+		for st.br >= 0 && len(pIdx) < limit {
+			pIdx = append(pIdx, int32(r))
+			bIdx = append(bIdx, st.br)
+			switch {
+			case semiAnti && j.residual == nil:
+				st.br = -1
+			case st.ids != nil:
+				st.br = j.next[st.br]
+			case int(st.br)+1 < j.build.Rows:
+				st.br++
+			default:
+				st.br = -1
+			}
+		}
+		if st.br < 0 {
+			st.inRow = false
+			st.row++
+		}
+	}
+	if st.row >= n {
+		st.done = true
+	}
+	return pIdx, bIdx
+}
+
+// probeBatch finds the candidate pairs of a compacted probe batch in table (the
+// build table or a reader of it), keeps those the residual admits, records their
+// build rows in matched (when the join tracks matches), and hands the output batches
+// to emit, a chunk of pairs at a time. emit returns false to stop early (its
+// consumer needs no more rows). It is safe to call from several goroutines with
+// their own readers and matched slices.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch) bool) error {
+	st, err := j.startProbe(ctx, pb, table)
+	if err != nil {
+		return err
+	}
+	if j.node.NullAwareAnti {
+		j.nullAwareAnti(pb, st.keys, st.ids, func(b *vector.Batch) { emit(b) })
+		return nil
+	}
+	for !st.done {
+		more, err := j.probeStep(ctx, st, matched, emit)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// probeStep makes, checks and emits one chunk of st's pairs. It returns false when
+// emit asked to stop.
+func (j *hashJoin) probeStep(ctx context.Context, st *probeState, matched []bool, emit func(*vector.Batch) bool) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	kind := j.node.Kind
+	pb := st.pb
+	n := pb.Rows
+	pIdx, bIdx := j.nextPairs(st, pairChunk)
 	semiAnti := kind == plan.SemiJoin || kind == plan.AntiJoin
 	if j.swapped && semiAnti && j.residual != nil {
 		// A build row already matched needs no more pairs checked.
@@ -429,14 +538,11 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 	if j.residual != nil && len(pIdx) > 0 {
 		keep := 0
 		for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			hi := min(lo+vector.BatchSize, len(pIdx))
 			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.residualCols)
 			m, err := j.residual(ctx, pair)
 			if err != nil {
-				return err
+				return false, err
 			}
 			mb := m.(*array.Boolean)
 			for k := lo; k < hi; k++ {
@@ -453,35 +559,40 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			matched[br] = true
 		}
 		if semiAnti {
-			return nil // the tail emits the build rows
+			return true, nil // the tail emits the build rows
+		}
+	}
+	if st.hit != nil {
+		for _, r := range pIdx {
+			st.hit[r] = true
 		}
 	}
 	switch {
 	case semiAnti:
-		hit := make([]bool, n)
-		for _, r := range pIdx {
-			hit[r] = true
+		if !st.done {
+			return true, nil
 		}
 		var sel []int32
 		for r := 0; r < n; r++ {
-			if hit[r] == (kind == plan.SemiJoin) {
+			if st.hit[r] == (kind == plan.SemiJoin) {
 				sel = append(sel, int32(r))
 			}
 		}
 		if len(sel) > 0 {
-			emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
+			return emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel}), nil
 		}
-		return nil
+		return true, nil
 	case (kind == plan.LeftJoin && !j.swapped) || kind == plan.FullJoin:
-		// Probe rows without a match get NULLs on the build side, in probe order.
-		hit := make([]bool, n)
-		for _, r := range pIdx {
-			hit[r] = true
+		// Probe rows without a match get NULLs on the build side, in probe order; a
+		// probe row is settled once all its pairs were made.
+		upto := st.row
+		if st.done {
+			upto = n
 		}
 		var p2, b2 []int32
 		k := 0
-		for r := 0; r < n; r++ {
-			if !hit[r] {
+		for r := st.flushed; r < upto; r++ {
+			if !st.hit[r] {
 				p2 = append(p2, int32(r))
 				b2 = append(b2, -1)
 				continue
@@ -492,13 +603,18 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				k++
 			}
 		}
+		p2 = append(p2, pIdx[k:]...)
+		b2 = append(b2, bIdx[k:]...)
+		st.flushed = upto
 		pIdx, bIdx = p2, b2
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
 		hi := min(lo+vector.BatchSize, len(pIdx))
-		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols))
+		if !emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols)) {
+			return false, nil
+		}
 	}
-	return nil
+	return true, nil
 }
 
 // nullAwareAnti implements x NOT IN (build keys): a row passes when the build side is
@@ -784,6 +900,8 @@ func (j *hashJoin) Close() {
 	}
 	j.build = nil
 	j.table = nil
+	j.cur = nil
+	j.pending = nil
 	j.res.release()
 }
 
