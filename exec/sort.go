@@ -87,8 +87,15 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
+		// The ordering, then the sorted copy of the rows, are held with the rows.
+		if err := s.res.resize(s.res.held + 4*int64(all.Rows)); err != nil {
+			return nil, err
+		}
 		perm, _, err := s.order(ctx, all)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.res.resize(s.res.held + batchSize(all)*int64(len(perm))/int64(all.Rows)); err != nil {
 			return nil, err
 		}
 		sorted := &vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm}
@@ -224,7 +231,7 @@ func batchSize(b *vector.Batch) int64 {
 	var n int64
 	for _, c := range b.Cols {
 		if c != nil {
-			n += arraySize(c)
+			n += heldSize(c)
 		}
 	}
 	return n

@@ -49,8 +49,15 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			// The function's ordering of the rows, then its column.
+			if err := w.res.grow(8 * int64(all.Rows)); err != nil {
+				return nil, err
+			}
 			c, err := w.compute(ctx, all, f)
 			if err != nil {
+				return nil, err
+			}
+			if err := w.res.resize(w.res.held - 8*int64(all.Rows) + heldSize(c)); err != nil {
 				return nil, err
 			}
 			cols = append(cols, c)
