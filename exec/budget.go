@@ -3,7 +3,10 @@ package exec
 import (
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 )
 
 // Budget is a byte budget. The engine has one shared by its statements, and each
@@ -71,6 +74,33 @@ func (b *Budget) Close() {
 	if b != nil && b.parent != nil {
 		b.parent.Release(b.used.Swap(0))
 	}
+}
+
+// maxResultShare is the largest part of a statement's budget that one function's
+// result for one batch may take. Such a result is reserved only while it is made;
+// after that it is a batch in flight, which the budget does not count (the slack),
+// so a function that would make more fails instead.
+const maxResultShare = 8
+
+// evalSized runs a function whose result can be far larger than its arguments,
+// reserving the result's size from the budget before it is made and releasing it
+// once made: a result larger than an eighth of the budget, or than what is left of
+// it, fails with RESOURCE_EXHAUSTED.
+func (bd *builder) evalSized(fn *kernels.Function, args []arrow.Array, rows int) (arrow.Array, error) {
+	b := bd.env.Budget
+	var held int64
+	defer func() { b.Release(held) }()
+	return fn.EvalSized(args, rows, func(n int64) error {
+		if b != nil && n > b.Limit()/maxResultShare {
+			return errs.New(errs.ResourceExhausted,
+				"%s would make %d bytes for one batch of %d rows, more than an eighth of the memory limit of %d bytes", fn.Name, n, rows, b.Limit())
+		}
+		if err := b.Reserve(n); err != nil {
+			return err
+		}
+		held = n
+		return nil
+	})
 }
 
 // reservation tracks what one operator holds so it can grow and release it.
