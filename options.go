@@ -75,7 +75,8 @@ func cgroupMemoryLimit(self, root string) int64 {
 			}
 			switch {
 			case parts[0] == "0" && parts[1] == "":
-				dirs2 = append(dirs2, filepath.Join(root, parts[2]))
+				// A hybrid layout mounts version 2 under unified.
+				dirs2 = append(dirs2, filepath.Join(root, parts[2]), filepath.Join(root, "unified", parts[2]))
 			case strings.Contains(","+parts[1]+",", ",memory,"):
 				dirs1 = append(dirs1, filepath.Join(root, "memory", parts[2]))
 			}
