@@ -2,10 +2,12 @@ package kernels
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
@@ -219,5 +221,25 @@ func TestSizedStringResults(t *testing.T) {
 	_, err = f.Eval([]arrow.Array{s, constInt(1<<24, 200), constStr("x", 200)}, 200)
 	if !errors.Is(err, errs.ErrResourceExhausted) {
 		t.Fatalf("lpad to 2^24 characters over 200 rows: %v, want RESOURCE_EXHAUSTED", err)
+	}
+}
+
+// TestDecodeStringsExactly: a dictionary of strings expands to the same array as a
+// gather, with data buffers of exactly the bytes the rows take.
+func TestDecodeStringsExactly(t *testing.T) {
+	values := mk(t, types.String, "a", nil, strings.Repeat("x", 1000))
+	b := array.NewInt32Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues([]int32{2, 0, 1, 2, 2}, nil)
+	b.AppendNull()
+	indices := b.NewArray()
+	d := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: types.String}, indices, values)
+	got := Decode(d).(*array.String)
+	want := []any{strings.Repeat("x", 1000), "a", nil, strings.Repeat("x", 1000), strings.Repeat("x", 1000), nil}
+	if !array.Equal(got, mk(t, types.String, want...)) {
+		t.Fatalf("decoded %v", got)
+	}
+	if c := got.Data().Buffers()[2].Len(); c != 3001 {
+		t.Fatalf("data buffer of %d bytes, want 3001", c)
 	}
 }
