@@ -239,7 +239,7 @@ func TestDecodeStringsExactly(t *testing.T) {
 	if !array.Equal(got, mk(t, types.String, want...)) {
 		t.Fatalf("decoded %v", got)
 	}
-	if c := got.Data().Buffers()[2].Len(); c != 3001 {
+	if c := got.Data().Buffers()[2].Cap(); c != 3001 {
 		t.Fatalf("data buffer of %d bytes, want 3001", c)
 	}
 }
