@@ -71,8 +71,10 @@ type hashJoin struct {
 	started  bool
 	tailDone bool
 	pending  []*vector.Batch
-	// cur is the probe batch whose pairs are being made (the serial probe).
-	cur *probeState
+	// cur is the probe batch whose pairs are being made (the serial probe), and
+	// tailRows the build rows its tail has still to emit.
+	cur      *probeState
+	tailRows []int32
 }
 
 func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
@@ -243,6 +245,11 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			}
 			continue
 		}
+		if len(j.tailRows) > 0 {
+			part := j.tailRows[:min(vector.BatchSize, len(j.tailRows))]
+			j.tailRows = j.tailRows[len(part):]
+			return j.tailBatch(part), nil
+		}
 		if j.probe == nil {
 			return nil, nil
 		}
@@ -255,7 +262,7 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.probe = nil
 			if j.tracks && !j.tailDone {
 				j.tailDone = true
-				j.pending = append(j.pending, j.tail()...)
+				j.tailRows = j.tailIndexes()
 			}
 			continue
 		}
@@ -344,8 +351,9 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 			}
 		}
 	}
-	for _, out := range j.tail() {
-		if err := sink(0, out); err != nil {
+	rows := j.tailIndexes()
+	for lo := 0; lo < len(rows); lo += vector.BatchSize {
+		if err := sink(0, j.tailBatch(rows[lo:min(lo+vector.BatchSize, len(rows))])); err != nil {
 			return err
 		}
 	}
@@ -670,45 +678,43 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
 }
 
-// tail returns the batches a join that tracks matches emits after its probe side:
-// the matched build rows of a semi join, the unmatched ones of an anti join, and
-// the unmatched ones with NULL probe columns of right, full and (built on the left)
-// left joins.
-func (j *hashJoin) tail() []*vector.Batch {
-	kind := j.node.Kind
-	wantMatched := kind == plan.SemiJoin
+// tailIndexes returns the build rows a join that tracks matches emits after its
+// probe side: the matched build rows of a semi join, the unmatched ones of an anti
+// join, and the unmatched ones (with NULL probe columns) of right, full and (built
+// on the left) left joins. tailBatch makes their batches one at a time, as read.
+func (j *hashJoin) tailIndexes() []int32 {
+	wantMatched := j.node.Kind == plan.SemiJoin
 	var bIdx []int32
 	for r, m := range j.matched {
 		if m == wantMatched {
 			bIdx = append(bIdx, int32(r))
 		}
 	}
-	var out []*vector.Batch
-	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
-		hi := min(lo+vector.BatchSize, len(bIdx))
-		part := bIdx[lo:hi]
-		if kind == plan.SemiJoin || kind == plan.AntiJoin {
-			out = append(out, &vector.Batch{Cols: j.build.Cols, Rows: j.build.Rows, Sel: part})
-			continue
-		}
-		probeAt, buildAt := 0, j.probeWidth
-		if j.swapped {
-			probeAt, buildAt = j.buildWidth, 0
-		}
-		cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
-		for i, t := range j.probeTypes() {
-			if j.outputCols == nil || j.outputCols[probeAt+i] {
-				cols[probeAt+i] = array.MakeArrayOfNull(vector.Allocator, t, len(part))
-			}
-		}
-		for i, c := range j.build.Cols {
-			if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
-				cols[buildAt+i] = vector.Take(c, part)
-			}
-		}
-		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
+	return bIdx
+}
+
+// tailBatch is the output batch of tail rows part (see tailIndexes).
+func (j *hashJoin) tailBatch(part []int32) *vector.Batch {
+	kind := j.node.Kind
+	if kind == plan.SemiJoin || kind == plan.AntiJoin {
+		return &vector.Batch{Cols: j.build.Cols, Rows: j.build.Rows, Sel: part}
 	}
-	return out
+	probeAt, buildAt := 0, j.probeWidth
+	if j.swapped {
+		probeAt, buildAt = j.buildWidth, 0
+	}
+	cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
+	for i, t := range j.probeTypes() {
+		if j.outputCols == nil || j.outputCols[probeAt+i] {
+			cols[probeAt+i] = array.MakeArrayOfNull(vector.Allocator, t, len(part))
+		}
+	}
+	for i, c := range j.build.Cols {
+		if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
+			cols[buildAt+i] = vector.Take(c, part)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(part)}
 }
 
 // filterProbeAggregate hands the build table to a probe side that is an aggregate
@@ -902,6 +908,7 @@ func (j *hashJoin) Close() {
 	j.table = nil
 	j.cur = nil
 	j.pending = nil
+	j.tailRows = nil
 	j.res.release()
 }
 

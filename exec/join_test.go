@@ -175,3 +175,40 @@ func TestJoinChunksKeepSemantics(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinTailAsRead: the build rows a right join emits after its probe side are
+// gathered a batch at a time as they are read, not all at once.
+func TestJoinTailAsRead(t *testing.T) {
+	const n = 3 * vector.BatchSize
+	seq := make([]int64, n)
+	for i := range seq {
+		seq[i] = int64(i)
+	}
+	l, r := stored(t, []int64{-1}, []int64{-1}), stored(t, seq, seq)
+	j := &plan.Join{Kind: plan.RightJoin, Left: l, Right: r, Cols: append(l.Columns(), r.Columns()...),
+		LeftKeys:  []plan.Expr{&plan.ColRef{Idx: 0, T: types.Int64}},
+		RightKeys: []plan.Expr{&plan.ColRef{Idx: 0, T: types.Int64}}}
+	bd := &builder{env: &Env{Budget: NewBudget(1 << 30), Threads: 1}}
+	op, err := bd.build(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	total := 0
+	for {
+		b, err := op.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		total += b.Len()
+		if p := len(op.(*hashJoin).pending); p > 0 {
+			t.Fatalf("%d tail batches made ahead of the reader", p)
+		}
+	}
+	if total != n {
+		t.Fatalf("%d rows, want %d", total, n)
+	}
+}
