@@ -36,7 +36,7 @@ type memoryForm struct {
 // The short form runs in CI; LORE_MEMORY_SUITE=long runs the sizes of the report
 // that asked for the suite (a 1 GiB budget, 10M rows, a window over 50M).
 var (
-	shortForm = memoryForm{limit: "128MiB", bytes: 128 << 20, rows: 2_000_000, windowCopies: 1}
+	shortForm = memoryForm{limit: "64MiB", bytes: 64 << 20, rows: 2_000_000, windowCopies: 1}
 	longForm  = memoryForm{limit: "1GiB", bytes: 1 << 30, rows: 10_000_000, windowCopies: 5}
 )
 
