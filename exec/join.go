@@ -401,6 +401,9 @@ type probeState struct {
 	hit     []bool
 	flushed int
 	done    bool
+	// pBuf and bBuf hold a chunk's pairs, reused from chunk to chunk (the output
+	// batches gather from them, they do not keep them).
+	pBuf, bBuf []int32
 }
 
 // startProbe computes a compacted probe batch's keys and their ids in table (the
@@ -450,6 +453,8 @@ func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kern
 // takes one pair per probe row.
 func (j *hashJoin) nextPairs(st *probeState, limit int) (pIdx, bIdx []int32) {
 	n := st.pb.Rows
+	pIdx, bIdx = st.pBuf[:0], st.bBuf[:0]
+	defer func() { st.pBuf, st.bBuf = pIdx, bIdx }()
 	semiAnti := !j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin)
 	for st.row < n && len(pIdx) < limit {
 		r := st.row
