@@ -31,6 +31,9 @@ type Engine struct {
 
 // Open opens (creating if needed) the engine's home and its catalog.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if err := opts.fromEnvironment(); err != nil {
+		return nil, err
+	}
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
 		return nil, err

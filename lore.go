@@ -20,8 +20,10 @@ type Options struct {
 	// Home is the directory holding the catalog (catalog.db). Default: $LORE_HOME,
 	// else ./.lore.
 	Home string
-	// MemoryLimit is the byte budget shared by running statements. Default: 80 % of
-	// the machine's memory.
+	// MemoryLimit is the byte budget shared by running statements, and the Go
+	// runtime's soft memory limit. Default: $LORE_MEMORY_LIMIT (ParseMemoryLimit),
+	// else 80 % of the machine's memory or of the control group's limit, whichever
+	// is lower.
 	MemoryLimit int64
 	// Threads is the number of workers a scan uses. Default: GOMAXPROCS.
 	Threads int

@@ -2,10 +2,13 @@ package lore
 
 import (
 	"bufio"
-	"github.com/loredb/lore/errs"
+	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/loredb/lore/errs"
 )
 
 func defaultHome() string {
@@ -15,23 +18,150 @@ func defaultHome() string {
 	return ".lore"
 }
 
-// defaultMemoryLimit is 80 % of the machine's memory (MemTotal), or 4 GiB when it
-// cannot be read.
+// The files the default memory limit is read from; tests point them elsewhere.
+var (
+	meminfoPath    = "/proc/meminfo"
+	selfCgroupPath = "/proc/self/cgroup"
+	cgroupRoot     = "/sys/fs/cgroup"
+)
+
+// defaultMemoryLimit is 80 % of the memory the process may use: the machine's
+// (MemTotal), or its control group's limit when that is lower (a container's). 4 GiB
+// when neither can be read.
 func defaultMemoryLimit() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) >= 2 && fields[0] == "MemTotal:" {
-				if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil {
-					return kb * 1024 * 8 / 10
-				}
+	total := memTotal(meminfoPath)
+	if cg := cgroupMemoryLimit(selfCgroupPath, cgroupRoot); cg > 0 && (total <= 0 || cg < total) {
+		total = cg
+	}
+	if total <= 0 {
+		return 4 << 30
+	}
+	return total / 10 * 8
+}
+
+// memTotal is MemTotal from a meminfo file in bytes, 0 when it cannot be read.
+func memTotal(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil {
+				return kb * 1024
 			}
 		}
 	}
-	return 4 << 30
+	return 0
+}
+
+// cgroupMemoryLimit is the memory limit of the process's control group in bytes, 0
+// when there is none or it cannot be read. self is the process's cgroup file
+// (/proc/self/cgroup) and root where the hierarchy is mounted: version 2 keeps the
+// limit in memory.max ("max": none), version 1 in memory/memory.limit_in_bytes (a
+// number near 2^63: none). The group's own directory is tried first, then the root
+// (inside a container the group is usually the root).
+func cgroupMemoryLimit(self, root string) int64 {
+	var dirs2, dirs1 []string
+	if data, err := os.ReadFile(self); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			// hierarchy-ID:controllers:path
+			parts := strings.SplitN(line, ":", 3)
+			if len(parts) != 3 || strings.Contains(parts[2], "..") {
+				continue
+			}
+			switch {
+			case parts[0] == "0" && parts[1] == "":
+				// A hybrid layout mounts version 2 under unified.
+				dirs2 = append(dirs2, filepath.Join(root, parts[2]), filepath.Join(root, "unified", parts[2]))
+			case strings.Contains(","+parts[1]+",", ",memory,"):
+				dirs1 = append(dirs1, filepath.Join(root, "memory", parts[2]))
+			}
+		}
+	}
+	dirs2 = append(dirs2, root)
+	dirs1 = append(dirs1, filepath.Join(root, "memory"))
+	read := func(path string) (int64, bool) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return 0, false
+		}
+		v := strings.TrimSpace(string(data))
+		if v == "max" {
+			return 0, true
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n >= 1<<60 {
+			return 0, true
+		}
+		return n, true
+	}
+	for _, d := range dirs2 {
+		if n, ok := read(filepath.Join(d, "memory.max")); ok {
+			return n
+		}
+	}
+	for _, d := range dirs1 {
+		if n, ok := read(filepath.Join(d, "memory.limit_in_bytes")); ok {
+			return n
+		}
+	}
+	return 0
+}
+
+// byteUnits are the units ParseMemoryLimit accepts, in lower case.
+var byteUnits = map[string]float64{
+	"": 1, "b": 1,
+	"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+}
+
+// ParseMemoryLimit reads a memory size: a number of bytes, or a number with a unit
+// of B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024) in any
+// case: "1073741824", "512MiB", "4GiB", "2GB", "1.5 GiB". Anything else, or a size
+// below 1 MiB, is INVALID_SETTING.
+func ParseMemoryLimit(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	mult, okUnit := byteUnits[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if num == "" || err != nil || !okUnit {
+		return 0, errs.New(errs.InvalidSetting, "invalid memory limit %q: want a number of bytes or a size such as 512MiB, 4GiB or 2GB", s)
+	}
+	n := v * mult
+	if n > math.MaxInt64/2 {
+		return 0, errs.New(errs.InvalidSetting, "memory limit %q is too large", s)
+	}
+	if n < 1<<20 {
+		return 0, errs.New(errs.InvalidSetting, "memory limit %q is below 1 MiB", s)
+	}
+	return int64(n), nil
+}
+
+// memoryLimitEnv is the environment variable that sets the memory limit when
+// Options.MemoryLimit does not.
+const memoryLimitEnv = "LORE_MEMORY_LIMIT"
+
+// fromEnvironment takes the memory limit from $LORE_MEMORY_LIMIT when the options
+// leave it unset.
+func (o *Options) fromEnvironment() error {
+	v := os.Getenv(memoryLimitEnv)
+	if o.MemoryLimit > 0 || v == "" {
+		return nil
+	}
+	n, err := ParseMemoryLimit(v)
+	if err != nil {
+		return errs.New(errs.InvalidSetting, "%s: %w", memoryLimitEnv, err)
+	}
+	o.MemoryLimit = n
+	return nil
 }
 
 // Validate reports options that cannot work.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/plan/rules"
@@ -44,7 +45,13 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 		describeZones(&rec.Execution, zones)
 	}
 	node = rules.Optimize(node)
-	env := &exec.Env{Budget: e.budget, Threads: e.opts.Threads, Store: e.store}
+	if s.MemoryLimit > e.opts.MemoryLimit {
+		return nil, errs.New(errs.InvalidSetting, "memory_limit %d bytes is above the engine's memory limit of %d bytes: a statement may lower it, not raise it",
+			s.MemoryLimit, e.opts.MemoryLimit)
+	}
+	budget := e.budget.Child(s.MemoryLimit)
+	defer budget.Close()
+	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store}
 	if q.Explain && !q.Analyze {
 		return explainResult(plan.Explain(node, estimates(node))), nil
 	}

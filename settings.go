@@ -15,10 +15,12 @@ type settingsValues struct {
 	Approximate         bool
 	ResultCache         bool
 	LateMaterialisation string
-	explicit            map[string]string
+	// MemoryLimit is the statement's own memory limit in bytes (0: the engine's).
+	MemoryLimit int64
+	explicit    map[string]string
 }
 
-var settingKeys = []string{"approximate", "late_materialisation", "result_cache", "use_statistics"}
+var settingKeys = []string{"approximate", "late_materialisation", "memory_limit", "result_cache", "use_statistics"}
 
 func defaultSettings() *settingsValues {
 	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", explicit: map[string]string{}}
@@ -85,6 +87,12 @@ func (s *settingsValues) apply(key, value string, pos int) error {
 			return bad("auto, always or never")
 		}
 		s.LateMaterialisation = v
+	case "memory_limit":
+		n, perr := ParseMemoryLimit(value)
+		if perr != nil {
+			return bad("a size such as 512MiB or 1GiB, at least 1 MiB")
+		}
+		s.MemoryLimit = n
 	default:
 		return errs.At(errs.InvalidSetting, pos, "unknown setting %q (known: %s)", key, strings.Join(settingKeys, ", "))
 	}

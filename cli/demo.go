@@ -19,8 +19,9 @@ import (
 // runs a few statements through the engine, showing each result and how it was
 // answered.
 func runDemo(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "demo", "[--home DIR] [--rows N] [--files F]")
+	fs := newFlags(e, "demo", "[--home DIR] [--memory-limit SIZE] [--rows N] [--files F]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	memLimit := addMemoryLimit(fs)
 	rows := fs.Int64("rows", 200_000, "`rows` in the demo events table")
 	files := fs.Int("files", 4, "`files` in the demo events table")
 	if status, ok := parseFlags(fs, args); !ok {
@@ -51,7 +52,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		}
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), Progress: engineProgress(e.stderr)})
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore demo: %s\n", errs.Describe(err, ""))
 		return exitError

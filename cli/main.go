@@ -9,9 +9,12 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/loredb/lore"
 )
 
 // Version is the version printed by "lore version". Release builds set it with
@@ -169,6 +172,33 @@ func runVersion(_ context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "lore %s\n", version())
 	return exitOK
+}
+
+// memoryLimitFlag is the --memory-limit flag of the commands that open an engine: a
+// size such as 4GiB (lore.ParseMemoryLimit); zero when not given.
+type memoryLimitFlag int64
+
+func (m *memoryLimitFlag) String() string {
+	if m == nil || *m == 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(*m), 10)
+}
+
+func (m *memoryLimitFlag) Set(v string) error {
+	n, err := lore.ParseMemoryLimit(v)
+	if err != nil {
+		return errors.New(err.Error())
+	}
+	*m = memoryLimitFlag(n)
+	return nil
+}
+
+// addMemoryLimit defines --memory-limit on fs.
+func addMemoryLimit(fs *flag.FlagSet) *memoryLimitFlag {
+	m := new(memoryLimitFlag)
+	fs.Var(m, "memory-limit", "the engine's memory `size`, e.g. 4GiB or 512MiB (default $LORE_MEMORY_LIMIT, else 80 % of the machine's or the control group's memory)")
+	return m
 }
 
 // settingsFlag collects repeated --set key=value flags.

@@ -37,8 +37,9 @@ type sqlRun struct {
 }
 
 func runSQL(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "sql", "[--home DIR] [-c SQL | -f FILE] [--format FORMAT]")
+	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE] [-c SQL | -f FILE] [--format FORMAT]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	memLimit := addMemoryLimit(fs)
 	command := fs.String("c", "", "run the `SQL` text and exit")
 	file := fs.String("f", "", "run the SQL script in `FILE` (- for stdin) and exit")
 	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
@@ -91,7 +92,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		text = string(b)
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), Progress: engineProgress(e.stderr)})
+	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
 		return exitError

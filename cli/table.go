@@ -13,8 +13,9 @@ import (
 // runTable is "lore table stats|detail NAME": a table's statistics record (SHOW
 // STATS FOR) or its detail (DESCRIBE DETAIL).
 func runTable(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "table", "stats|detail NAME [--home DIR] [--format FORMAT]")
+	fs := newFlags(e, "table", "stats|detail NAME [--home DIR] [--memory-limit SIZE] [--format FORMAT]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	memLimit := addMemoryLimit(fs)
 	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
 	if len(args) == 0 {
 		return usageError(e, fs, "want stats or detail and a table name")
@@ -42,13 +43,14 @@ func runTable(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 || !validFormat(*format) {
 		return usageError(e, fs, "unexpected argument or unknown format")
 	}
-	return runOne(ctx, e, "table "+what, *home, *format, stmt+types.QuoteIdent(name))
+	return runOne(ctx, e, "table "+what, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, *format, stmt+types.QuoteIdent(name))
 }
 
 // runAnalyze is "lore analyze NAME [--sketches] [--distinct | --columns a,b]".
 func runAnalyze(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "analyze", "NAME [--sketches] [--distinct | --columns a,b] [--home DIR]")
+	fs := newFlags(e, "analyze", "NAME [--sketches] [--distinct | --columns a,b] [--home DIR] [--memory-limit SIZE]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	memLimit := addMemoryLimit(fs)
 	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
 	sketches := fs.Bool("sketches", false, "read every column once for distinct-count and quantile sketches")
 	distinct := fs.Bool("distinct", false, "count every column's distinct values exactly")
@@ -85,7 +87,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) int {
 	if len(opts) > 0 {
 		stmt += " WITH (" + strings.Join(opts, ", ") + ")"
 	}
-	return runOne(ctx, e, "analyze", *home, *format, stmt)
+	return runOne(ctx, e, "analyze", lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, *format, stmt)
 }
 
 // tableName takes the leading table name off args (flags may follow it).
@@ -96,9 +98,10 @@ func tableName(args []string) (string, []string, bool) {
 	return args[0], args[1:], true
 }
 
-// runOne runs one statement on the engine at home and prints its result.
-func runOne(ctx context.Context, e *env, what, home, format, stmt string) int {
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(home), Progress: engineProgress(e.stderr)})
+// runOne runs one statement on an engine opened with opts and prints its result.
+func runOne(ctx context.Context, e *env, what string, opts lore.Options, format, stmt string) int {
+	opts.Progress = engineProgress(e.stderr)
+	eng, err := lore.Open(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore %s: %s\n", what, errs.Describe(err, ""))
 		return exitError

@@ -105,6 +105,9 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 				}
 				vals[i] = v
 			}
+			if fn.EvalSized != nil {
+				return bd.evalSized(fn, vals, b.Rows)
+			}
 			return fn.Eval(vals, b.Rows)
 		}, nil
 	case *plan.Case:

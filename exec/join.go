@@ -71,6 +71,10 @@ type hashJoin struct {
 	started  bool
 	tailDone bool
 	pending  []*vector.Batch
+	// cur is the probe batch whose pairs are being made (the serial probe), and
+	// tailRows the build rows its tail has still to emit.
+	cur      *probeState
+	tailRows []int32
 }
 
 func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
@@ -249,6 +253,22 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.pending = j.pending[1:]
 			return b, nil
 		}
+		if j.cur != nil {
+			// One chunk of the current probe batch's pairs at a time: its output is
+			// produced only as it is read.
+			if _, err := j.probeStep(ctx, j.cur, j.matched, func(b *vector.Batch) bool { j.queue(b); return true }); err != nil {
+				return nil, err
+			}
+			if j.cur.done {
+				j.cur = nil
+			}
+			continue
+		}
+		if len(j.tailRows) > 0 {
+			part := j.tailRows[:min(vector.BatchSize, len(j.tailRows))]
+			j.tailRows = j.tailRows[len(part):]
+			return j.tailBatch(part), nil
+		}
 		if j.probe == nil {
 			return nil, nil
 		}
@@ -261,22 +281,25 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.probe = nil
 			if j.tracks && !j.tailDone {
 				j.tailDone = true
-				tail, err := j.tail(ctx)
-				if err != nil {
-					return nil, err
-				}
-				j.pending = append(j.pending, tail...)
+				j.tailRows = j.tailIndexes()
 			}
 			continue
 		}
 		if b.Len() == 0 {
 			continue
 		}
-		if err := j.probeBatch(ctx, j.compactProbe(b), j.table, j.matched, func(out *vector.Batch) { j.pending = append(j.pending, out) }); err != nil {
+		if j.cur, err = j.startProbe(ctx, j.compactProbe(b), j.table); err != nil {
 			return nil, err
+		}
+		if j.node.NullAwareAnti {
+			j.nullAwareAnti(j.cur.pb, j.cur.keys, j.cur.ids, j.queue)
+			j.cur = nil
 		}
 	}
 }
+
+// queue adds an output batch to those Next returns next.
+func (j *hashJoin) queue(b *vector.Batch) { j.pending = append(j.pending, b) }
 
 // probeInParallel runs the probe pipeline on its workers (see probeWorkers) and
 // delivers the output batches through j.ch.
@@ -330,10 +353,9 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 	}
 	err := p.run(ctx, func(w int, b *vector.Batch) error {
 		var sinkErr error
-		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) {
-			if sinkErr == nil {
-				sinkErr = sink(w, out)
-			}
+		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) bool {
+			sinkErr = sink(w, out)
+			return sinkErr == nil
 		})
 		if err != nil {
 			return err
@@ -350,12 +372,12 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 			}
 		}
 	}
-	tail, err := j.tail(ctx)
-	if err != nil {
-		return err
-	}
-	for _, out := range tail {
-		if err := sink(0, out); err != nil {
+	rows := j.tailIndexes()
+	for lo := 0; lo < len(rows); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := sink(0, j.tailBatch(rows[lo:min(lo+vector.BatchSize, len(rows))])); err != nil {
 			return err
 		}
 	}
@@ -379,107 +401,165 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
 	return po.p, true, nil
 }
 
-// maxNestedPairs bounds the candidate pairs a join without keys forms at once.
-const maxNestedPairs = 1 << 20
+// pairChunk is the most candidate pairs a join makes at once: a probe row may have
+// any number of partners (a skewed key, a join without keys), so a probe batch's
+// pairs are made, checked and emitted a chunk at a time, and a consumer that stops
+// reading (a LIMIT) stops the join.
+const pairChunk = vector.BatchSize
+
+// probeState is where the join is in the candidate pairs of one compacted probe
+// batch.
+type probeState struct {
+	pb   *vector.Batch
+	keys []arrow.Array
+	// ids are the probe rows' key ids in the build table (NotFound: no partner); nil
+	// for a join without keys.
+	ids []uint32
+	// row is the probe row whose pairs come next; inRow says its first pair was made
+	// and br is its next partner (-1: none left).
+	row   int
+	inRow bool
+	br    int32
+	// hit marks probe rows with an admitted pair (semi, anti, left and full joins);
+	// flushed is the probe row up to which a left or full join has emitted.
+	hit     []bool
+	flushed int
+	done    bool
+	// pBuf and bBuf hold a chunk's pairs, reused from chunk to chunk (the output
+	// batches gather from them, they do not keep them).
+	pBuf, bBuf []int32
+}
+
+// startProbe computes a compacted probe batch's keys and their ids in table (the
+// build table or a reader of it).
+func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable) (*probeState, error) {
+	st := &probeState{pb: pb}
+	kind := j.node.Kind
+	if kind == plan.SemiJoin || kind == plan.AntiJoin || kind == plan.LeftJoin || kind == plan.FullJoin {
+		st.hit = make([]bool, pb.Rows)
+	}
+	if len(j.probeKeys) == 0 {
+		return st, nil
+	}
+	st.keys = make([]arrow.Array, len(j.probeKeys))
+	for i, k := range j.probeKeys {
+		a, err := k(ctx, pb)
+		if err != nil {
+			return nil, err
+		}
+		st.keys[i] = a
+	}
+	st.ids = make([]uint32, pb.Rows)
+	if table != nil {
+		table.Find(st.keys, nil, st.ids)
+	} else {
+		for i := range st.ids {
+			st.ids[i] = kernels.NotFound
+		}
+	}
+	for r := range st.ids {
+		if st.ids[r] == kernels.NotFound {
+			continue
+		}
+		for _, k := range st.keys {
+			if k.IsNull(r) {
+				st.ids[r] = kernels.NotFound
+				break
+			}
+		}
+	}
+	return st, nil
+}
+
+// nextPairs makes up to limit more candidate pairs of st, in probe row order and,
+// for each probe row, in build row order. A semi or anti join built on the right
+// skips the rest of a probe row that has a partner already, and without a residual
+// takes one pair per probe row.
+func (j *hashJoin) nextPairs(st *probeState, limit int) (pIdx, bIdx []int32) {
+	n := st.pb.Rows
+	pIdx, bIdx = st.pBuf[:0], st.bBuf[:0]
+	defer func() { st.pBuf, st.bBuf = pIdx, bIdx }()
+	semiAnti := !j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin)
+	for st.row < n && len(pIdx) < limit {
+		r := st.row
+		if !st.inRow {
+			switch {
+			case st.ids != nil && st.ids[r] == kernels.NotFound:
+				st.row++
+				continue
+			case st.ids != nil:
+				st.br = j.first[st.ids[r]]
+			case j.build.Rows == 0:
+				st.row++
+				continue
+			default:
+				st.br = 0
+			}
+			st.inRow = true
+		}
+		if semiAnti && st.hit[r] {
+			st.br = -1
+		}
+		for st.br >= 0 && len(pIdx) < limit {
+			pIdx = append(pIdx, int32(r))
+			bIdx = append(bIdx, st.br)
+			switch {
+			case semiAnti && j.residual == nil:
+				st.br = -1
+			case st.ids != nil:
+				st.br = j.next[st.br]
+			case int(st.br)+1 < j.build.Rows:
+				st.br++
+			default:
+				st.br = -1
+			}
+		}
+		if st.br < 0 {
+			st.inRow = false
+			st.row++
+		}
+	}
+	if st.row >= n {
+		st.done = true
+	}
+	return pIdx, bIdx
+}
 
 // probeBatch finds the candidate pairs of a compacted probe batch in table (the
 // build table or a reader of it), keeps those the residual admits, records their
 // build rows in matched (when the join tracks matches), and hands the output batches
-// to emit. It is safe to call from several goroutines with their own readers and
-// matched slices.
-func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch)) error {
+// to emit, a chunk of pairs at a time. emit returns false to stop early (its
+// consumer needs no more rows). It is safe to call from several goroutines with
+// their own readers and matched slices.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch) bool) error {
 	failPoint(PointJoinProbe)
-	if len(j.probeKeys) == 0 && pb.Rows > 1 && pb.Rows*j.build.Rows > maxNestedPairs {
-		// Without keys every probe row pairs with every build row: a batch against a
-		// large build side is probed a slice of rows at a time, so that its pairs
-		// stay few and a canceled statement stops between slices. Each probe row's
-		// output depends on that row alone, in every join kind.
-		step := max(1, maxNestedPairs/j.build.Rows)
-		for lo := 0; lo < pb.Rows; lo += step {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			hi := min(lo+step, pb.Rows)
-			part := &vector.Batch{Cols: make([]arrow.Array, len(pb.Cols)), Rows: hi - lo}
-			for i, c := range pb.Cols {
-				if c != nil {
-					part.Cols[i] = array.NewSlice(c, int64(lo), int64(hi))
-				}
-			}
-			if err := j.probeBatch(ctx, part, table, matched, emit); err != nil {
-				return err
-			}
-		}
+	st, err := j.startProbe(ctx, pb, table)
+	if err != nil {
+		return err
+	}
+	if j.node.NullAwareAnti {
+		j.nullAwareAnti(pb, st.keys, st.ids, func(b *vector.Batch) { emit(b) })
 		return nil
 	}
-	kind := j.node.Kind
-	n := pb.Rows
-	var pIdx, bIdx []int32
-	if len(j.probeKeys) > 0 {
-		keys := make([]arrow.Array, len(j.probeKeys))
-		for i, k := range j.probeKeys {
-			a, err := k(ctx, pb)
-			if err != nil {
-				return err
-			}
-			keys[i] = a
-		}
-		ids := make([]uint32, n)
-		if table != nil {
-			table.Find(keys, nil, ids)
-		} else {
-			for i := range ids {
-				ids[i] = kernels.NotFound
-			}
-		}
-		checkAt := 0
-		for r := 0; r < n; r++ {
-			// A key may match millions of build rows: the context is looked at
-			// every checkEvery pairs.
-			if len(pIdx) >= checkAt {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				checkAt = len(pIdx) + checkEvery
-			}
-			if ids[r] == kernels.NotFound {
-				continue
-			}
-			null := false
-			for _, k := range keys {
-				if k.IsNull(r) {
-					null = true
-					break
-				}
-			}
-			if null {
-				ids[r] = kernels.NotFound
-				continue
-			}
-			for br := j.first[ids[r]]; br >= 0; br = j.next[br] {
-				pIdx = append(pIdx, int32(r))
-				bIdx = append(bIdx, br)
-			}
-		}
-		if j.node.NullAwareAnti {
-			j.nullAwareAnti(pb, keys, ids, emit)
-			return nil
-		}
-	} else {
-		checkAt := 0
-		for r := 0; r < n; r++ {
-			if len(pIdx) >= checkAt {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				checkAt = len(pIdx) + checkEvery
-			}
-			for br := 0; br < j.build.Rows; br++ {
-				pIdx = append(pIdx, int32(r))
-				bIdx = append(bIdx, int32(br))
-			}
+	for !st.done {
+		more, err := j.probeStep(ctx, st, matched, emit)
+		if err != nil || !more {
+			return err
 		}
 	}
+	return nil
+}
+
+// probeStep makes, checks and emits one chunk of st's pairs. It returns false when
+// emit asked to stop.
+func (j *hashJoin) probeStep(ctx context.Context, st *probeState, matched []bool, emit func(*vector.Batch) bool) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	kind := j.node.Kind
+	pb := st.pb
+	n := pb.Rows
+	pIdx, bIdx := j.nextPairs(st, pairChunk)
 	semiAnti := kind == plan.SemiJoin || kind == plan.AntiJoin
 	if j.swapped && semiAnti && j.residual != nil {
 		// A build row already matched needs no more pairs checked.
@@ -496,14 +576,11 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 	if j.residual != nil && len(pIdx) > 0 {
 		keep := 0
 		for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			hi := min(lo+vector.BatchSize, len(pIdx))
 			pair := j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.residualCols)
 			m, err := j.residual(ctx, pair)
 			if err != nil {
-				return err
+				return false, err
 			}
 			mb := m.(*array.Boolean)
 			for k := lo; k < hi; k++ {
@@ -520,35 +597,40 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 			matched[br] = true
 		}
 		if semiAnti {
-			return nil // the tail emits the build rows
+			return true, nil // the tail emits the build rows
+		}
+	}
+	if st.hit != nil {
+		for _, r := range pIdx {
+			st.hit[r] = true
 		}
 	}
 	switch {
 	case semiAnti:
-		hit := make([]bool, n)
-		for _, r := range pIdx {
-			hit[r] = true
+		if !st.done {
+			return true, nil
 		}
 		var sel []int32
 		for r := 0; r < n; r++ {
-			if hit[r] == (kind == plan.SemiJoin) {
+			if st.hit[r] == (kind == plan.SemiJoin) {
 				sel = append(sel, int32(r))
 			}
 		}
 		if len(sel) > 0 {
-			emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel})
+			return emit(&vector.Batch{Cols: pb.Cols, Rows: pb.Rows, Sel: sel}), nil
 		}
-		return nil
+		return true, nil
 	case (kind == plan.LeftJoin && !j.swapped) || kind == plan.FullJoin:
-		// Probe rows without a match get NULLs on the build side, in probe order.
-		hit := make([]bool, n)
-		for _, r := range pIdx {
-			hit[r] = true
+		// Probe rows without a match get NULLs on the build side, in probe order; a
+		// probe row is settled once all its pairs were made.
+		upto := st.row
+		if st.done {
+			upto = n
 		}
 		var p2, b2 []int32
 		k := 0
-		for r := 0; r < n; r++ {
-			if !hit[r] {
+		for r := st.flushed; r < upto; r++ {
+			if !st.hit[r] {
 				p2 = append(p2, int32(r))
 				b2 = append(b2, -1)
 				continue
@@ -559,16 +641,18 @@ func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kern
 				k++
 			}
 		}
+		p2 = append(p2, pIdx[k:]...)
+		b2 = append(b2, bIdx[k:]...)
+		st.flushed = upto
 		pIdx, bIdx = p2, b2
 	}
 	for lo := 0; lo < len(pIdx); lo += vector.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		hi := min(lo+vector.BatchSize, len(pIdx))
-		emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols))
+		if !emit(j.outputBatch(pb, pIdx[lo:hi], bIdx[lo:hi], j.outputCols)) {
+			return false, nil
+		}
 	}
-	return nil
+	return true, nil
 }
 
 // nullAwareAnti implements x NOT IN (build keys): a row passes when the build side is
@@ -624,49 +708,43 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
 }
 
-// tail returns the batches a join that tracks matches emits after its probe side:
-// the matched build rows of a semi join, the unmatched ones of an anti join, and
-// the unmatched ones with NULL probe columns of right, full and (built on the left)
-// left joins. A build side of millions of rows makes many: a canceled statement
-// stops between them.
-func (j *hashJoin) tail(ctx context.Context) ([]*vector.Batch, error) {
-	kind := j.node.Kind
-	wantMatched := kind == plan.SemiJoin
+// tailIndexes returns the build rows a join that tracks matches emits after its
+// probe side: the matched build rows of a semi join, the unmatched ones of an anti
+// join, and the unmatched ones (with NULL probe columns) of right, full and (built
+// on the left) left joins. tailBatch makes their batches one at a time, as read.
+func (j *hashJoin) tailIndexes() []int32 {
+	wantMatched := j.node.Kind == plan.SemiJoin
 	var bIdx []int32
 	for r, m := range j.matched {
 		if m == wantMatched {
 			bIdx = append(bIdx, int32(r))
 		}
 	}
-	var out []*vector.Batch
-	for lo := 0; lo < len(bIdx); lo += vector.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		hi := min(lo+vector.BatchSize, len(bIdx))
-		part := bIdx[lo:hi]
-		if kind == plan.SemiJoin || kind == plan.AntiJoin {
-			out = append(out, &vector.Batch{Cols: j.build.Cols, Rows: j.build.Rows, Sel: part})
-			continue
-		}
-		probeAt, buildAt := 0, j.probeWidth
-		if j.swapped {
-			probeAt, buildAt = j.buildWidth, 0
-		}
-		cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
-		for i, t := range j.probeTypes() {
-			if j.outputCols == nil || j.outputCols[probeAt+i] {
-				cols[probeAt+i] = array.MakeArrayOfNull(vector.Allocator, t, len(part))
-			}
-		}
-		for i, c := range j.build.Cols {
-			if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
-				cols[buildAt+i] = vector.Take(c, part)
-			}
-		}
-		out = append(out, &vector.Batch{Cols: cols, Rows: len(part)})
+	return bIdx
+}
+
+// tailBatch is the output batch of tail rows part (see tailIndexes).
+func (j *hashJoin) tailBatch(part []int32) *vector.Batch {
+	kind := j.node.Kind
+	if kind == plan.SemiJoin || kind == plan.AntiJoin {
+		return &vector.Batch{Cols: j.build.Cols, Rows: j.build.Rows, Sel: part}
 	}
-	return out, nil
+	probeAt, buildAt := 0, j.probeWidth
+	if j.swapped {
+		probeAt, buildAt = j.buildWidth, 0
+	}
+	cols := make([]arrow.Array, j.probeWidth+j.buildWidth)
+	for i, t := range j.probeTypes() {
+		if j.outputCols == nil || j.outputCols[probeAt+i] {
+			cols[probeAt+i] = array.MakeArrayOfNull(vector.Allocator, t, len(part))
+		}
+	}
+	for i, c := range j.build.Cols {
+		if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
+			cols[buildAt+i] = vector.Take(c, part)
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: len(part)}
 }
 
 // filterProbeAggregate hands the build table to a probe side that is an aggregate
@@ -858,6 +936,9 @@ func (j *hashJoin) Close() {
 	}
 	j.build = nil
 	j.table = nil
+	j.cur = nil
+	j.pending = nil
+	j.tailRows = nil
 	j.res.release()
 }
 

@@ -61,6 +61,10 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 	defer op.Close()
 	schema := plan.Schema(n)
 	var out []arrow.Record
+	// The result is held until the statement ends: it is reserved as it grows, at
+	// the size its columns have once dictionaries are expanded, before they are.
+	res := reservation{budget: bd.env.Budget}
+	defer res.release()
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
@@ -77,6 +81,9 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 			continue
 		}
 		b = b.Compact()
+		if err := res.grow(batchSize(b)); err != nil {
+			return nil, err
+		}
 		for i, c := range b.Cols {
 			if c == nil {
 				panic(fmt.Sprintf("BUG: result column %d was pruned", i))
@@ -391,7 +398,18 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 			return nil, err
 		}
 	}
-	return concatBatches(ctx, batches, ncols)
+	if len(batches) < 2 {
+		return concatBatches(ctx, batches, ncols)
+	}
+	// Concatenating copies the rows: both are held until the parts are dropped.
+	if err := res.resize(2 * held); err != nil {
+		return nil, err
+	}
+	out, err := concatBatches(ctx, batches, ncols)
+	if err != nil {
+		return nil, err
+	}
+	return out, res.resize(held)
 }
 
 // concatBatches concatenates compacted batches of width ncols into one; nil
@@ -432,6 +450,44 @@ func concatBatches(ctx context.Context, batches []*vector.Batch, ncols int) (*ve
 		}
 	}
 	return out, nil
+}
+
+// heldSize estimates the bytes the rows of a hold, as a plain array: a slice
+// counts its own rows (not the buffers it shares with other slices) and a dictionary
+// its values once per row, as they are when it is expanded.
+func heldSize(a arrow.Array) int64 {
+	n := int64(a.Len())
+	if n == 0 {
+		return 0
+	}
+	validity := (n + 7) / 8
+	switch x := a.(type) {
+	case *array.Dictionary:
+		if s, ok := x.Dictionary().(*array.String); ok {
+			var bytes int64
+			for i := 0; i < x.Len(); i++ {
+				if x.IsValid(i) {
+					bytes += int64(len(s.Value(x.GetValueIndex(i))))
+				}
+			}
+			return bytes + 4*n + validity
+		}
+		d := x.Dictionary()
+		if d.Len() == 0 {
+			return validity
+		}
+		return n*heldSize(d)/int64(d.Len()) + validity
+	case *array.String:
+		offs := x.ValueOffsets()
+		return int64(offs[len(offs)-1]-offs[0]) + 4*n + validity
+	case *array.Binary:
+		offs := x.ValueOffsets()
+		return int64(offs[len(offs)-1]-offs[0]) + 4*n + validity
+	}
+	if fw, ok := a.DataType().(arrow.FixedWidthDataType); ok {
+		return n*int64(fw.BitWidth())/8 + validity
+	}
+	return arraySize(a)
 }
 
 // arraySize estimates the bytes an array holds.

@@ -87,8 +87,15 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
+		// The ordering, then the sorted copy of the rows, are held with the rows.
+		if err := s.res.resize(s.res.held + 4*int64(all.Rows)); err != nil {
+			return nil, err
+		}
 		perm, _, err := s.order(ctx, all)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.res.resize(s.res.held + batchSize(all)*int64(len(perm))/int64(all.Rows)); err != nil {
 			return nil, err
 		}
 		// The rows are gathered in sort order a batch at a time: gathering millions
@@ -239,7 +246,7 @@ func batchSize(b *vector.Batch) int64 {
 	var n int64
 	for _, c := range b.Cols {
 		if c != nil {
-			n += arraySize(c)
+			n += heldSize(c)
 		}
 	}
 	return n

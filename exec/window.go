@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"sort"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -49,8 +50,17 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			// While it is computed a function holds, per row, its ordering, the
+			// bounds of the row's peers and its value; then its column.
+			work := int64(all.Rows) * windowRowBytes
+			if err := w.res.grow(work); err != nil {
+				return nil, err
+			}
 			c, err := w.compute(ctx, all, f)
 			if err != nil {
+				return nil, err
+			}
+			if err := w.res.resize(w.res.held - work + heldSize(c)); err != nil {
 				return nil, err
 			}
 			cols = append(cols, c)
@@ -64,6 +74,10 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	w.out = w.out[1:]
 	return b, nil
 }
+
+// windowRowBytes is what computing a window function holds per row: its place in
+// the ordering, its peers' bounds and its value.
+const windowRowBytes = 4 + 2*8 + int64(unsafe.Sizeof(types.Value{}))
 
 func (w *windowOp) Close() {
 	w.in.Close()

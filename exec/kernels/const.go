@@ -106,6 +106,9 @@ func Decode(arr arrow.Array) arrow.Array {
 	if !ok {
 		return arr
 	}
+	if s, ok := d.Dictionary().(*array.String); ok {
+		return decodeStrings(d, s)
+	}
 	out, err := compute.TakeArray(context.Background(), d.Dictionary(), d.Indices())
 	if err != nil {
 		panic(fmt.Sprintf("BUG: decode of %s: %v", arr.DataType(), err))
@@ -189,4 +192,28 @@ func allSame[T comparable](s []T) bool {
 // takeArray gathers arr at positions idx (all in range).
 func takeArray(arr arrow.Array, idx []int32) arrow.Array {
 	return vector.Take(arr, idx)
+}
+
+// decodeStrings expands a dictionary of strings into buffers of exactly the size
+// they need: a dictionary can stand for far more bytes than it holds (a long string
+// repeated on every row), and a buffer grown by doubling would take up to twice that.
+func decodeStrings(d *array.Dictionary, values *array.String) arrow.Array {
+	n := d.Len()
+	size := 0
+	valid := func(i int) bool { return d.IsValid(i) && values.IsValid(d.GetValueIndex(i)) }
+	for i := 0; i < n; i++ {
+		if valid(i) {
+			size += len(values.Value(d.GetValueIndex(i)))
+		}
+	}
+	b := newStrBuilder(n, size)
+	b.dt = values.DataType()
+	for i := 0; i < n; i++ {
+		if valid(i) {
+			b.add(values.Value(d.GetValueIndex(i)))
+		} else {
+			b.addNull()
+		}
+	}
+	return b.finish()
 }

@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,6 +28,10 @@ type Function struct {
 	Args   []arrow.DataType
 	Result arrow.DataType
 	Eval   func(args []arrow.Array, n int) (arrow.Array, error)
+	// EvalSized, set for a function whose result can be far larger than its
+	// arguments (lpad, rpad, replace), is Eval that first tells reserve the bytes the
+	// result will take, before making it; an error from reserve fails the call.
+	EvalSized func(args []arrow.Array, n int, reserve func(bytes int64) error) (arrow.Array, error)
 }
 
 // kernel is an evaluation over arrays of exactly the declared types (no
@@ -150,6 +155,42 @@ func newFunction(c *call, args []arrow.DataType, result arrow.DataType, k kernel
 		return k(plain, n)
 	}
 	return f
+}
+
+// sizedKernel is a kernel that tells reserve (when not nil) the bytes of its result
+// before making it.
+type sizedKernel func(args []arrow.Array, n int, reserve func(int64) error) (arrow.Array, error)
+
+// bindSized is bindSig for a sized kernel: Eval runs it without a reserve, EvalSized
+// with the caller's.
+func bindSized(sig []argClass, result arrow.DataType, k sizedKernel) binder {
+	plain := bindSig(sig, result, func(args []arrow.Array, n int) (arrow.Array, error) { return k(args, n, nil) })
+	return func(c *call) (*Function, error) {
+		f, err := plain(c)
+		if err != nil {
+			return nil, err
+		}
+		f.EvalSized = func(in []arrow.Array, n int, reserve func(int64) error) (arrow.Array, error) {
+			g := newFunction(c, f.Args, result, func(args []arrow.Array, n int) (arrow.Array, error) { return k(args, n, reserve) }, true)
+			return g.Eval(in, n)
+		}
+		return f, nil
+	}
+}
+
+// maxStringData is the most bytes one string array may hold: its offsets are 32-bit.
+const maxStringData = math.MaxInt32
+
+// reserveStrings checks the bytes a string result of n rows will take and tells
+// reserve, when there is one.
+func reserveStrings(name string, n int, bytes int64, reserve func(int64) error) error {
+	if bytes > maxStringData {
+		return errs.New(errs.ResourceExhausted, "%s would make %d bytes of strings for %d rows, more than one batch can hold (%d)", name, bytes, n, int64(maxStringData))
+	}
+	if reserve == nil {
+		return nil
+	}
+	return reserve(bytes + 4*int64(n+1))
 }
 
 // conform casts arguments that are not (dictionaries of) their declared types.

@@ -162,8 +162,13 @@ func substring(s string, start, length int64) string {
 
 // evalStrings runs f over rows where every argument is non-NULL, producing VARCHAR.
 func evalStrings(args []arrow.Array, n int, f func(i int) (string, error)) (arrow.Array, error) {
+	return evalStringsSized(args, n, 16*n, f)
+}
+
+// evalStringsSized is evalStrings for a result of about size bytes.
+func evalStringsSized(args []arrow.Array, n, size int, f func(i int) (string, error)) (arrow.Array, error) {
 	valid, _ := andValidity(n, args...)
-	b := newStrBuilder(n, 16*n)
+	b := newStrBuilder(n, size)
 	for i := 0; i < n; i++ {
 		if !isValid(valid, 0, i) {
 			b.addNull()
@@ -250,9 +255,25 @@ func trimFunc(kind byte) func(args []arrow.Array, n int) (arrow.Array, error) {
 	}
 }
 
-func replaceStrings(args []arrow.Array, n int) (arrow.Array, error) {
+func replaceStrings(args []arrow.Array, n int, reserve func(int64) error) (arrow.Array, error) {
 	s, from, to := str(args[0]), str(args[1]), str(args[2])
-	return evalStrings(args, n, func(i int) (string, error) {
+	// Each replacement can make a row longer: the result's size is counted first.
+	valid, _ := andValidity(n, args...)
+	var size int64
+	for i := 0; i < n; i++ {
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		v, f := s.Value(i), from.Value(i)
+		size += int64(len(v))
+		if f != "" {
+			size += int64(strings.Count(v, f)) * int64(len(to.Value(i))-len(f))
+		}
+	}
+	if err := reserveStrings("replace", n, size, reserve); err != nil {
+		return nil, err
+	}
+	return evalStringsSized(args, n, int(size), func(i int) (string, error) {
 		f := from.Value(i)
 		if f == "" {
 			return s.Value(i), nil
@@ -309,10 +330,28 @@ func reverseString(s string) string {
 
 // pad is lpad/rpad(s, width, fill): pads with fill to width characters, or truncates
 // to width when s is longer.
-func pad(left bool) func(args []arrow.Array, n int) (arrow.Array, error) {
-	return func(args []arrow.Array, n int) (arrow.Array, error) {
+func pad(left bool) sizedKernel {
+	return func(args []arrow.Array, n int, reserve func(int64) error) (arrow.Array, error) {
 		s, w, f := str(args[0]), i64(args[1]), str(args[2])
-		return evalStrings(args, n, func(i int) (string, error) {
+		// The result's size is counted before it is made: a width can ask for far
+		// more than the arguments hold.
+		valid, _ := andValidity(n, args...)
+		var size int64
+		for i := 0; i < n; i++ {
+			if !isValid(valid, 0, i) {
+				continue
+			}
+			v, width, fill := s.Value(i), w.Value(i), f.Value(i)
+			size += int64(len(v))
+			if need := width - runeLen(v); need > 0 && fill != "" && width <= 1<<24 {
+				fr := int64(utf8.RuneCountInString(fill))
+				size += (need + fr - 1) / fr * int64(len(fill))
+			}
+		}
+		if err := reserveStrings(map[bool]string{true: "lpad", false: "rpad"}[left], n, size, reserve); err != nil {
+			return nil, err
+		}
+		return evalStringsSized(args, n, int(size), func(i int) (string, error) {
 			v, width, fill := s.Value(i), w.Value(i), f.Value(i)
 			if width < 0 {
 				width = 0

@@ -1,9 +1,15 @@
 package kernels
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
 
@@ -164,4 +170,76 @@ func toAny(s []string) []any {
 
 func TestPadErrors(t *testing.T) {
 	wantErr(t, "lpad", "padding", mk(t, types.String, "a"), constInt(3, 1), constStr("", 1))
+}
+
+// TestSizedStringResults: lpad, rpad and replace tell the caller their result's size
+// before making it, so a caller over its budget stops them first, and a result no
+// array can hold fails with RESOURCE_EXHAUSTED instead of being made.
+func TestSizedStringResults(t *testing.T) {
+	vals := make([]any, 200)
+	for i := range vals {
+		vals[i] = "ab"
+	}
+	s := mk(t, types.String, vals...)
+	for _, c := range []struct {
+		name string
+		args []arrow.Array
+		want int64 // result bytes, offsets included
+	}{
+		{"lpad", []arrow.Array{s, constInt(10, 200), constStr("xy", 200)}, 200*(2+8) + 4*201},
+		{"rpad", []arrow.Array{s, constInt(1000, 200), constStr("é", 200)}, 200*(2+998*2) + 4*201},
+		{"replace", []arrow.Array{s, constStr("b", 200), constStr("12345", 200)}, 200*6 + 4*201},
+	} {
+		f, err := Resolve(c.name, []arrow.DataType{c.args[0].DataType(), c.args[1].DataType(), c.args[2].DataType()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.EvalSized == nil {
+			t.Fatalf("%s has no sized evaluation", c.name)
+		}
+		var told int64
+		out, err := f.EvalSized(c.args, 200, func(n int64) error { told = n; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if told != c.want {
+			t.Errorf("%s reserved %d bytes, want %d", c.name, told, c.want)
+		}
+		if got := int64(len(out.(*array.String).ValueBytes())) + 4*201; got > told {
+			t.Errorf("%s made %d bytes after reserving %d", c.name, got, told)
+		}
+		refuse := errs.New(errs.ResourceExhausted, "no room")
+		if _, err := f.EvalSized(c.args, 200, func(int64) error { return refuse }); err != refuse {
+			t.Errorf("%s: a refused reservation gave %v", c.name, err)
+		}
+	}
+	// 200 rows padded to 2^24 characters are 3.2 GB: more than one array can hold.
+	f, err := Resolve("lpad", []arrow.DataType{types.String, types.Int64, types.String})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Eval([]arrow.Array{s, constInt(1<<24, 200), constStr("x", 200)}, 200)
+	if !errors.Is(err, errs.ErrResourceExhausted) {
+		t.Fatalf("lpad to 2^24 characters over 200 rows: %v, want RESOURCE_EXHAUSTED", err)
+	}
+}
+
+// TestDecodeStringsExactly: a dictionary of strings expands to the same array as a
+// gather, with data buffers of exactly the bytes the rows take.
+func TestDecodeStringsExactly(t *testing.T) {
+	values := mk(t, types.String, "a", nil, strings.Repeat("x", 1000))
+	b := array.NewInt32Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues([]int32{2, 0, 1, 2, 2}, nil)
+	b.AppendNull()
+	indices := b.NewArray()
+	d := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: types.String}, indices, values)
+	got := Decode(d).(*array.String)
+	want := []any{strings.Repeat("x", 1000), "a", nil, strings.Repeat("x", 1000), strings.Repeat("x", 1000), nil}
+	if !array.Equal(got, mk(t, types.String, want...)) {
+		t.Fatalf("decoded %v", got)
+	}
+	if c := got.Data().Buffers()[2].Cap(); c != 3001 {
+		t.Fatalf("data buffer of %d bytes, want 3001", c)
+	}
 }
