@@ -336,15 +336,10 @@ func (r *thriftReader) skip(typ byte) {
 	case tBinary:
 		r.bytes(r.uvarint())
 	case tList, tSet:
-		c := r.byte()
-		n, et := uint64(c>>4), c&0x0f
-		if n == 15 {
-			n = r.uvarint()
-		}
-		r.elements(n, et)
+		r.elements(r.listHeader())
 	case tMap:
 		n := r.uvarint()
-		if n > uint64(len(r.b)) {
+		if n > uint64(len(r.b)-r.pos) {
 			r.fail(errThriftShort)
 			return
 		}
@@ -362,9 +357,24 @@ func (r *thriftReader) skip(typ byte) {
 	}
 }
 
+// listHeader reads the header of a list or set: its length, which is no more than the
+// bytes left (every element takes one at least), and its elements' type.
+func (r *thriftReader) listHeader() (n uint64, typ byte) {
+	c := r.byte()
+	n, typ = uint64(c>>4), c&0x0f
+	if n == 15 {
+		n = r.uvarint()
+	}
+	if n > uint64(len(r.b)-r.pos) {
+		r.fail(errThriftShort)
+		return 0, typ
+	}
+	return n, typ
+}
+
 // elements passes over n values of type typ (booleans in containers take a byte).
 func (r *thriftReader) elements(n uint64, typ byte) {
-	if n > uint64(len(r.b)) {
+	if n > uint64(len(r.b)-r.pos) {
 		r.fail(errThriftShort)
 		return
 	}
@@ -383,6 +393,16 @@ func (r *thriftReader) bytes(n uint64) {
 		return
 	}
 	r.pos += int(n)
+}
+
+// binary reads a string or binary value, a slice of the input.
+func (r *thriftReader) binary() []byte {
+	n := r.uvarint()
+	at := r.pos
+	if r.bytes(n); r.err != nil {
+		return nil
+	}
+	return r.b[at:r.pos]
 }
 
 // structure reads the fields of a structure, handing each to fn, which reads it and
