@@ -1,0 +1,137 @@
+package parquet
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/vector"
+)
+
+// compressedFile is a file of one int64 column, dictionary-encoded, compressed with
+// codec, in one row group.
+func compressedFile(t testing.TB, codec compress.Compression) []byte {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < 3000; i++ {
+		b.Append(int64(i % 500))
+	}
+	sch := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecord(sch, []arrow.Array{b.NewArray()}, 3000)
+	var buf bytes.Buffer
+	props := pq.NewWriterProperties(pq.WithCompression(codec), pq.WithDictionaryDefault(true))
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.Record{rec}), &buf, 3000, props, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// pages lists the pages of column chunk leaf of row group rg of data.
+func pagesOf(t testing.TB, data []byte, rg, leaf int) []pageAt {
+	f, err := Open(context.Background(), newMem(data), "pages.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := f.chunkWalker(rg, leaf)
+	if err != nil || w == nil {
+		t.Fatalf("no page walker (%v)", err)
+	}
+	var out []pageAt
+	for {
+		p, ok, err := w.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, p)
+	}
+}
+
+// readMeasured reads every column of every row group of data; it returns the first error
+// and the bytes allocated.
+func readMeasured(data []byte) (alloc uint64, err error) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	defer func() {
+		runtime.ReadMemStats(&after)
+		alloc = after.TotalAlloc - before.TotalAlloc
+	}()
+	f, err := Open(context.Background(), newMem(data), "bomb.parquet")
+	if err != nil {
+		return 0, err
+	}
+	cols := make([]int, f.Schema().NumFields())
+	for i := range cols {
+		cols[i] = i
+	}
+	for g := 0; g < f.NumRowGroups(); g++ {
+		if err := f.ReadRowGroup(context.Background(), g, cols, func(*vector.Batch) error { return nil }); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// TestDecompressionBombs replaces the body of a dictionary or data page with
+// compressed data claiming to decode to gigabytes (a Snappy length, a Zstandard frame
+// content size): reading is CORRUPT_SOURCE, on the page path and on the library's,
+// without allocating what the data claims.
+func TestDecompressionBombs(t *testing.T) {
+	bombs := map[compress.Compression]func(n int) []byte{
+		compress.Codecs.Snappy: func(n int) []byte {
+			b := binary.AppendUvarint(nil, 0xF0000000)
+			return append(b, make([]byte, n-len(b))...)
+		},
+		compress.Codecs.Zstd: func(n int) []byte {
+			// Magic, a frame with a 1 MiB window and an 8-byte content size of 40 GiB,
+			// then one raw block holding the rest.
+			b := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
+			b = append(b, 0xC0, 0x50)
+			b = binary.LittleEndian.AppendUint64(b, 40<<30)
+			raw := n - len(b) - 3
+			b = append(b, byte(raw<<3|1), byte(raw>>5), byte(raw>>13))
+			return append(b, make([]byte, raw)...)
+		},
+	}
+	for codec, bomb := range bombs {
+		good := compressedFile(t, codec)
+		pages := pagesOf(t, good, 0, 0)
+		for _, which := range []int{pageDictionary, pageData} {
+			kind := map[int]string{pageDictionary: "dictionary", pageData: "data"}[which]
+			t.Run(fmt.Sprintf("%s/%s", codec, kind), func(t *testing.T) {
+				for _, p := range pages {
+					if int(p.typ) != which {
+						continue
+					}
+					bad := bytes.Clone(good)
+					copy(bad[p.body:], bomb(int(p.compressed)))
+					for _, path := range []int{pathPages, pathTyped, pathLibrary} {
+						var alloc uint64
+						var err error
+						withPath(path, func() { alloc, err = readMeasured(bad) })
+						if errs.CodeOf(err) != errs.CorruptSource {
+							t.Fatalf("%s path: got %v, want CORRUPT_SOURCE", pathNames[path], err)
+						}
+						if alloc > 64<<20 {
+							t.Errorf("%s path: reading allocated %d MiB", pathNames[path], alloc>>20)
+						}
+					}
+					return
+				}
+				t.Fatalf("no page of type %d", which)
+			})
+		}
+	}
+}
