@@ -56,6 +56,9 @@ type pageWalker struct {
 	end   int64 // the chunk's end
 	left  int64 // values of the chunk's data pages not yet reached
 	codec compress.Codec
+	// most is the largest size a page may decompress to: the column chunk's
+	// uncompressed size (its pages' sizes and headers) when the footer states one.
+	most int64
 
 	ahead   []byte // bytes of the file from aheadAt on, read with the last body
 	aheadAt int64
@@ -93,7 +96,11 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 	if cc.Compression() == compress.Codecs.Uncompressed {
 		codec = nil
 	}
-	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec}, nil
+	most := int64(maxUncompressedPage)
+	if u := cc.TotalUncompressedSize(); u > 0 {
+		most = min(most, u)
+	}
+	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec, most: most}, nil
 }
 
 // walkable reports whether the page walker can read the chunk of leaf in row group
@@ -135,6 +142,9 @@ func (w *pageWalker) next() (p pageAt, ok bool, err error) {
 		}
 		if h.compressed > maxCompressedPage || h.uncompressed > maxUncompressedPage {
 			return p, false, fmt.Errorf("page of %d bytes (%d decompressed) is over the limit", h.compressed, h.uncompressed)
+		}
+		if int64(h.uncompressed) > w.most {
+			return p, false, fmt.Errorf("page decompressing to %d bytes in a column chunk of %d", h.uncompressed, w.most)
 		}
 		body := w.pos + int64(n)
 		if int64(h.compressed) > w.end-body {
