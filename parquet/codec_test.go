@@ -135,3 +135,57 @@ func TestDecompressionBombs(t *testing.T) {
 		}
 	}
 }
+
+// TestPageLargerThanChunk gives a data page a header that says it decompresses to
+// 60 MiB in a column chunk of under 2 MiB: the page path refuses it as
+// CORRUPT_SOURCE before allocating a buffer of that size.
+func TestPageLargerThanChunk(t *testing.T) {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := 0; i < 200000; i++ {
+		b.Append(int64(i))
+	}
+	sch := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	rec := array.NewRecord(sch, []arrow.Array{b.NewArray()}, 200000)
+	var buf bytes.Buffer
+	props := pq.NewWriterProperties(pq.WithCompression(compress.Codecs.Zstd), pq.WithDictionaryDefault(false))
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.Record{rec}), &buf, 200000, props, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	f, err := Open(context.Background(), newMem(good), "good.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := f.chunkWalker(0, 0)
+	if err != nil || w == nil {
+		t.Fatalf("no page walker (%v)", err)
+	}
+	// The first page header's uncompressed_page_size (field 2), a 4-byte varint for a
+	// page of about 1 MiB, becomes 60 MiB in as many bytes.
+	hdr := good[w.pos:]
+	r := &thriftReader{b: hdr}
+	from, to := -1, -1
+	r.structure(func(id int16, typ byte) bool {
+		if id == 2 && typ == tI32 {
+			from = r.pos
+			r.i32()
+			to = r.pos
+			return true
+		}
+		return false
+	})
+	if r.err != nil || to-from != 4 {
+		t.Fatalf("uncompressed size at %d..%d of the header (%v)", from, to, r.err)
+	}
+	bad := bytes.Clone(good)
+	v := int64(60 << 20)
+	copy(bad[w.pos+int64(from):], binary.AppendUvarint(nil, uint64(v<<1)))
+	var alloc uint64
+	withPath(pathPages, func() { alloc, err = readMeasured(bad) })
+	if errs.CodeOf(err) != errs.CorruptSource {
+		t.Fatalf("got %v, want CORRUPT_SOURCE", err)
+	}
+	if alloc > 32<<20 {
+		t.Errorf("reading allocated %d MiB", alloc>>20)
+	}
+}
