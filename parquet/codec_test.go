@@ -189,3 +189,48 @@ func TestPageLargerThanChunk(t *testing.T) {
 		t.Errorf("reading allocated %d MiB", alloc>>20)
 	}
 }
+
+// TestDictionaryCountOverPage gives a dictionary page a header that says it holds
+// more values than its bytes can: the library's readers (which size a dictionary from
+// that count) are not handed the chunk, and reading is CORRUPT_SOURCE on every path.
+func TestDictionaryCountOverPage(t *testing.T) {
+	good := compressedFile(t, compress.Codecs.Uncompressed)
+	f, err := Open(context.Background(), newMem(good), "good.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := f.chunkWalker(0, 0)
+	if err != nil || w == nil {
+		t.Fatalf("no page walker (%v)", err)
+	}
+	// The dictionary page header's num_values (field 1 of field 7), 500 in a 2-byte
+	// varint, becomes the largest count of 2 bytes.
+	r := &thriftReader{b: good[w.pos:]}
+	from, to := -1, -1
+	r.structure(func(id int16, typ byte) bool {
+		if id != 7 || typ != tStruct {
+			return false
+		}
+		r.structure(func(id int16, typ byte) bool {
+			if id == 1 && typ == tI32 {
+				from = r.pos
+				r.i32()
+				to = r.pos
+				return true
+			}
+			return false
+		})
+		return true
+	})
+	if r.err != nil || to-from != 2 {
+		t.Fatalf("dictionary count at %d..%d of the header (%v)", from, to, r.err)
+	}
+	bad := bytes.Clone(good)
+	copy(bad[w.pos+int64(from):], []byte{0xfe, 0x7f})
+	for _, path := range []int{pathPages, pathTyped, pathLibrary} {
+		withPath(path, func() { _, err = readMeasured(bad) })
+		if errs.CodeOf(err) != errs.CorruptSource {
+			t.Errorf("%s path: got %v, want CORRUPT_SOURCE", pathNames[path], err)
+		}
+	}
+}

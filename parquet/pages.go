@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
@@ -101,6 +102,41 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 		most = min(most, u)
 	}
 	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec, most: most}, nil
+}
+
+// checkDictionary checks the dictionary page of the chunk of leaf in row group rg,
+// when it has one, for a chunk the library is to read: the library allocates as many
+// values as the page header says it holds, so the count must fit in the page's bytes
+// (a PLAIN value takes its width, a byte array its 4-byte length at least).
+func (f *File) checkDictionary(rg, leaf int) error {
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
+	if err != nil || !cc.HasDictionaryPage() {
+		return err
+	}
+	w, err := f.chunkWalker(rg, leaf)
+	if w == nil || err != nil {
+		return err
+	}
+	defer w.close()
+	p, ok, err := w.next()
+	if !ok || err != nil || p.typ != pageDictionary {
+		return err
+	}
+	width := int64(1)
+	switch col := f.meta.Schema.Column(leaf); col.PhysicalType() {
+	case pq.Types.Int32, pq.Types.Float, pq.Types.ByteArray:
+		width = 4
+	case pq.Types.Int64, pq.Types.Double:
+		width = 8
+	case pq.Types.Int96:
+		width = 12
+	case pq.Types.FixedLenByteArray:
+		width = max(int64(col.TypeLength()), 1)
+	}
+	if p.numValues < 0 || int64(p.numValues)*width > int64(p.uncompressed) {
+		return fmt.Errorf("dictionary page of %d bytes says it holds %d values", p.uncompressed, p.numValues)
+	}
+	return nil
 }
 
 // walkable reports whether the page walker can read the chunk of leaf in row group
