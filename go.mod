@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/chzyer/readline v1.5.1
+	github.com/klauspost/compress v1.19.2
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sync v0.22.0
@@ -23,7 +24,6 @@ require (
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.0.0 // indirect

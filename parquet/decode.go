@@ -272,6 +272,11 @@ func (c *typedReader[T]) next(n int64) (arrow.Array, error) {
 		}
 		defs = c.defs[:n]
 	}
+	// A reader that failed (in a skip, say) may not be asked for more: the library's
+	// batch loop would wait for ever on a page it could not set up.
+	if err := c.r.Err(); err != nil {
+		return nil, err
+	}
 	total, nv, err := c.r.ReadBatch(n, vals, defs, nil)
 	if err != nil {
 		return nil, err
@@ -330,6 +335,9 @@ func (c *typedReader[T]) next(n int64) (arrow.Array, error) {
 
 func (c *typedReader[T]) skip(n int64) error {
 	k, err := c.r.Skip(n)
+	if err == nil {
+		err = c.r.Err()
+	}
 	return skipped(n, k, err)
 }
 

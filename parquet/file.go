@@ -75,7 +75,13 @@ func Open(ctx context.Context, r storage.Reader, name string) (f *File, err erro
 			f, err = nil, corrupt("cannot read footer of %q: %v", name, panicText(p))
 		}
 	}()
-	rdr, err := file.NewParquetReader(io.NewSectionReader(r, 0, r.Size()), file.WithReadProps(readProps()))
+	// The footer's lengths and counts are checked before the library allocates from
+	// them (see guard.go).
+	tail, err := readFooter(r, r.Size())
+	if err != nil {
+		return nil, corrupt("cannot read footer of %q: %v", name, err)
+	}
+	rdr, err := file.NewParquetReader(io.NewSectionReader(tail, 0, r.Size()), file.WithReadProps(readProps()))
 	if err != nil {
 		return nil, corrupt("cannot read footer of %q: %v", name, err)
 	}

@@ -138,8 +138,11 @@ func (f *File) readIndex(loc *metadata.IndexLocation) ([]byte, error) {
 		return nil, fmt.Errorf("page index at %d of %d bytes lies outside the file", loc.Offset, loc.Length)
 	}
 	b := make([]byte, loc.Length)
-	_, err := f.src.ReadAt(b, loc.Offset)
-	return b, err
+	if _, err := f.src.ReadAt(b, loc.Offset); err != nil {
+		return nil, err
+	}
+	// The library allocates the index's lists as long as they say.
+	return b, checkThrift(b)
 }
 
 // pageBounds hands a page's encoded bounds to the library's statistics decoder.

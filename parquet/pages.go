@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
@@ -56,6 +57,9 @@ type pageWalker struct {
 	end   int64 // the chunk's end
 	left  int64 // values of the chunk's data pages not yet reached
 	codec compress.Codec
+	// most is the largest size a page may decompress to: the column chunk's
+	// uncompressed size (its pages' sizes and headers) when the footer states one.
+	most int64
 
 	ahead   []byte // bytes of the file from aheadAt on, read with the last body
 	aheadAt int64
@@ -93,7 +97,46 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 	if cc.Compression() == compress.Codecs.Uncompressed {
 		codec = nil
 	}
-	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec}, nil
+	most := int64(maxUncompressedPage)
+	if u := cc.TotalUncompressedSize(); u > 0 {
+		most = min(most, u)
+	}
+	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec, most: most}, nil
+}
+
+// checkDictionary checks the dictionary page of the chunk of leaf in row group rg,
+// when it has one, for a chunk the library is to read: the library allocates as many
+// values as the page header says it holds, so the count must fit in the page's bytes
+// (a PLAIN value takes its width, a byte array its 4-byte length at least).
+func (f *File) checkDictionary(rg, leaf int) error {
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
+	if err != nil || !cc.HasDictionaryPage() {
+		return err
+	}
+	w, err := f.chunkWalker(rg, leaf)
+	if w == nil || err != nil {
+		return err
+	}
+	defer w.close()
+	p, ok, err := w.next()
+	if !ok || err != nil || p.typ != pageDictionary {
+		return err
+	}
+	width := int64(1)
+	switch col := f.meta.Schema.Column(leaf); col.PhysicalType() {
+	case pq.Types.Int32, pq.Types.Float, pq.Types.ByteArray:
+		width = 4
+	case pq.Types.Int64, pq.Types.Double:
+		width = 8
+	case pq.Types.Int96:
+		width = 12
+	case pq.Types.FixedLenByteArray:
+		width = max(int64(col.TypeLength()), 1)
+	}
+	if p.numValues < 0 || int64(p.numValues)*width > int64(p.uncompressed) {
+		return fmt.Errorf("dictionary page of %d bytes says it holds %d values", p.uncompressed, p.numValues)
+	}
+	return nil
 }
 
 // walkable reports whether the page walker can read the chunk of leaf in row group
@@ -135,6 +178,9 @@ func (w *pageWalker) next() (p pageAt, ok bool, err error) {
 		}
 		if h.compressed > maxCompressedPage || h.uncompressed > maxUncompressedPage {
 			return p, false, fmt.Errorf("page of %d bytes (%d decompressed) is over the limit", h.compressed, h.uncompressed)
+		}
+		if int64(h.uncompressed) > w.most {
+			return p, false, fmt.Errorf("page decompressing to %d bytes in a column chunk of %d", h.uncompressed, w.most)
 		}
 		body := w.pos + int64(n)
 		if int64(h.compressed) > w.end-body {
@@ -336,15 +382,10 @@ func (r *thriftReader) skip(typ byte) {
 	case tBinary:
 		r.bytes(r.uvarint())
 	case tList, tSet:
-		c := r.byte()
-		n, et := uint64(c>>4), c&0x0f
-		if n == 15 {
-			n = r.uvarint()
-		}
-		r.elements(n, et)
+		r.elements(r.listHeader())
 	case tMap:
 		n := r.uvarint()
-		if n > uint64(len(r.b)) {
+		if n > uint64(len(r.b)-r.pos) {
 			r.fail(errThriftShort)
 			return
 		}
@@ -362,9 +403,24 @@ func (r *thriftReader) skip(typ byte) {
 	}
 }
 
+// listHeader reads the header of a list or set: its length, which is no more than the
+// bytes left (every element takes one at least), and its elements' type.
+func (r *thriftReader) listHeader() (n uint64, typ byte) {
+	c := r.byte()
+	n, typ = uint64(c>>4), c&0x0f
+	if n == 15 {
+		n = r.uvarint()
+	}
+	if n > uint64(len(r.b)-r.pos) {
+		r.fail(errThriftShort)
+		return 0, typ
+	}
+	return n, typ
+}
+
 // elements passes over n values of type typ (booleans in containers take a byte).
 func (r *thriftReader) elements(n uint64, typ byte) {
-	if n > uint64(len(r.b)) {
+	if n > uint64(len(r.b)-r.pos) {
 		r.fail(errThriftShort)
 		return
 	}
@@ -383,6 +439,16 @@ func (r *thriftReader) bytes(n uint64) {
 		return
 	}
 	r.pos += int(n)
+}
+
+// binary reads a string or binary value, a slice of the input.
+func (r *thriftReader) binary() []byte {
+	n := r.uvarint()
+	at := r.pos
+	if r.bytes(n); r.err != nil {
+		return nil
+	}
+	return r.b[at:r.pos]
 }
 
 // structure reads the fields of a structure, handing each to fn, which reads it and

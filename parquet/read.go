@@ -385,6 +385,14 @@ func skipped(n, k int64, err error) error {
 
 func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.FileReader, rg, c int) (colReader, error) {
 	col := f.cols[c]
+	if f.pageKind(rg, c) == pageNone {
+		// The library sizes a dictionary from its page header's count.
+		for _, leaf := range col.leaves {
+			if err := f.checkDictionary(rg, leaf); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if col.int96 {
 		cr, err := rdr.RowGroup(rg).Column(col.leaves[0])
 		if err != nil {
