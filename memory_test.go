@@ -78,6 +78,9 @@ func TestMemorySuite(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc")
 	}
+	if raceDetector {
+		t.Skip("the race detector's memory would be measured, not Lore's")
+	}
 	form := shortForm
 	if os.Getenv("LORE_MEMORY_SUITE") == "long" {
 		form = longForm

@@ -27,6 +27,9 @@ func andChain(col string, n int) string {
 }
 
 func TestLongStatementsPlanInLinearTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans statements of tens of thousands of terms")
+	}
 	dir := events(t, 1000, 1, 1000, false)
 	e := open(t, lore.Options{})
 	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
@@ -56,6 +59,9 @@ func TestLongStatementsPlanInLinearTime(t *testing.T) {
 // step copied a chain once per level. Bytes allocated, unlike time, do not depend
 // on the load of the machine.
 func TestLongStatementsCostLinearMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans statements of tens of thousands of terms")
+	}
 	dir := events(t, 100, 1, 100, false)
 	e := open(t, lore.Options{})
 	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
