@@ -84,7 +84,18 @@ func (boundedZstd) DecodeWithError(dst, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.DecodeAll(src, dst[:0:len(dst)])
+	// The decoder may write into all of dst's capacity, which the caller already
+	// holds: its fast path wants room past the end of the output, and without it
+	// every block takes the slow, bounds-checked one. Anything past len(dst) is
+	// still refused.
+	out, err := d.DecodeAll(src, dst[:0:cap(dst)])
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > len(dst) {
+		return nil, fmt.Errorf("zstd frame decodes to %d bytes, more than the %d expected", len(out), len(dst))
+	}
+	return out, nil
 }
 
 // decodeLimit is the most a decoder may write for destination dst: its length, or

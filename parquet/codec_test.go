@@ -234,3 +234,27 @@ func TestDictionaryCountOverPage(t *testing.T) {
 		}
 	}
 }
+
+// TestZstdDecodesWithinLength checks the bounded Zstandard codec: a frame is decoded
+// into the destination's room (capacity past its length lets the decoder run its
+// fast path), but output beyond the destination's length is still refused.
+func TestZstdDecodesWithinLength(t *testing.T) {
+	codec, err := compress.GetCodec(compress.Codecs.Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := bytes.Repeat([]byte("lore zstd page "), 40_000)
+	frame := codec.Encode(nil, plain)
+	dec := codec.(interface {
+		DecodeWithError(dst, src []byte) ([]byte, error)
+	})
+	roomy := make([]byte, len(plain), len(plain)+decodeHeadroom)
+	out, err := dec.DecodeWithError(roomy, frame)
+	if err != nil || !bytes.Equal(out, plain) {
+		t.Fatalf("decoding into a roomy destination: %v (equal %v)", err, bytes.Equal(out, plain))
+	}
+	short := make([]byte, len(plain)-1, len(plain)+decodeHeadroom)
+	if out, err := dec.DecodeWithError(short, frame); err == nil {
+		t.Fatalf("a frame of %d bytes decoded into a destination of %d: %d bytes", len(plain), len(short), len(out))
+	}
+}

@@ -254,7 +254,9 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	if levels > int(p.uncompressed) {
 		return nil, errors.New("data page shorter than its levels")
 	}
-	w.plain = grow(w.plain, int(p.uncompressed))
+	// Room past the page lets a decoder take its fast path to the last block
+	// (Zstandard's wants a block's worth).
+	w.plain = grow(w.plain, int(p.uncompressed)+decodeHeadroom)[:p.uncompressed]
 	copy(w.plain, comp[:levels])
 	out, err := compress.Decode(w.codec, w.plain[levels:], comp[levels:])
 	if err != nil {
@@ -271,6 +273,9 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 
 // close drops the walker's buffers.
 func (w *pageWalker) close() { *w = pageWalker{} }
+
+// decodeHeadroom is the room a page buffer keeps past its end for decoders.
+const decodeHeadroom = 160 << 10
 
 // grow returns s resized to n elements, reallocated when too small.
 func grow[T any](s []T, n int) []T {
