@@ -463,13 +463,7 @@ func heldSize(a arrow.Array) int64 {
 	validity := (n + 7) / 8
 	switch x := a.(type) {
 	case *array.Dictionary:
-		if s, ok := x.Dictionary().(*array.String); ok {
-			var bytes int64
-			for i := 0; i < x.Len(); i++ {
-				if x.IsValid(i) {
-					bytes += int64(len(s.Value(x.GetValueIndex(i))))
-				}
-			}
+		if bytes, ok := kernels.ExpandedStringBytes(x); ok {
 			return bytes + 4*n + validity
 		}
 		d := x.Dictionary()

@@ -199,14 +199,9 @@ func takeArray(arr arrow.Array, idx []int32) arrow.Array {
 // repeated on every row), and a buffer grown by doubling would take up to twice that.
 func decodeStrings(d *array.Dictionary, values *array.String) arrow.Array {
 	n := d.Len()
-	size := 0
 	valid := func(i int) bool { return d.IsValid(i) && values.IsValid(d.GetValueIndex(i)) }
-	for i := 0; i < n; i++ {
-		if valid(i) {
-			size += len(values.Value(d.GetValueIndex(i)))
-		}
-	}
-	b := newStrBuilder(n, size)
+	size, _ := ExpandedStringBytes(d)
+	b := newStrBuilder(n, int(size))
 	b.dt = values.DataType()
 	for i := 0; i < n; i++ {
 		if valid(i) {
@@ -216,4 +211,22 @@ func decodeStrings(d *array.Dictionary, values *array.String) arrow.Array {
 		}
 	}
 	return b.finish()
+}
+
+// ExpandedStringBytes is the string data a dictionary of strings stands for once
+// expanded: the length of its value on every row where it is not NULL. ok is false
+// for a dictionary of anything else.
+func ExpandedStringBytes(d *array.Dictionary) (bytes int64, ok bool) {
+	values, ok := d.Dictionary().(*array.String)
+	if !ok {
+		return 0, false
+	}
+	for i := 0; i < d.Len(); i++ {
+		if d.IsValid(i) {
+			if k := d.GetValueIndex(i); values.IsValid(k) {
+				bytes += int64(len(values.Value(k)))
+			}
+		}
+	}
+	return bytes, true
 }
