@@ -26,31 +26,39 @@ type setOp struct {
 }
 
 func (bd *builder) buildSetOp(x *plan.SetOp) (Operator, error) {
-	if x.Kind == plan.Union {
-		if in := plan.UnionInputs(x); len(in) > 2 {
-			// A chain of UNIONs reads its inputs in turn; a distinct one then drops
-			// the rows seen before, once, above them all.
-			all, err := bd.buildUnionAll(in)
-			if err != nil || x.All {
-				return all, err
-			}
-			return &setOp{node: x, left: all, seen: kernels.NewKeyTable(columnTypes(x.Cols)), res: reservation{budget: bd.env.Budget}}, nil
+	var l, r Operator
+	var err error
+	if in := unionChain(x); in != nil {
+		// A chain of UNIONs reads its inputs in turn; a distinct one then drops the
+		// rows seen before, once, above them all.
+		if l, err = bd.buildUnionAll(in); err != nil || x.All {
+			return l, err
 		}
-	}
-	l, err := bd.build(x.Left)
-	if err != nil {
-		return nil, err
-	}
-	r, err := bd.build(x.Right)
-	if err != nil {
-		l.Close()
-		return nil, err
+	} else {
+		if l, err = bd.build(x.Left); err != nil {
+			return nil, err
+		}
+		if r, err = bd.build(x.Right); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	s := &setOp{node: x, left: l, right: r, colTypes: columnTypes(x.Cols), res: reservation{budget: bd.env.Budget}}
 	if !x.All {
 		s.seen = kernels.NewKeyTable(s.colTypes)
 	}
 	return s, nil
+}
+
+// unionChain is the inputs of a chain of more than two UNIONs of one kind, else nil.
+func unionChain(x *plan.SetOp) []plan.Node {
+	if x.Kind != plan.Union {
+		return nil
+	}
+	if in := plan.UnionInputs(x); len(in) > 2 {
+		return in
+	}
+	return nil
 }
 
 func columnTypes(cols []plan.Column) []arrow.DataType {
