@@ -161,13 +161,19 @@ func Render(e Expr, name func(int) string) string {
 }
 
 // render writes e into b: one builder for the whole expression, so a chain of n
-// calls is not copied once per level.
+// calls is not copied once per level. With name, it is Render's text for people
+// (column names, infix operators); without, the String form that tells every two
+// expressions apart (column indexes, calls by name, each subquery by its plan).
 func render(b *strings.Builder, e Expr, name func(int) string) {
 	switch x := e.(type) {
 	case *ColRef:
+		if name == nil {
+			b.WriteString(e.String())
+			return
+		}
 		b.WriteString(name(x.Idx))
 	case *Call:
-		if len(x.Args) == 2 && !isWord(x.Fn.Name) {
+		if name != nil && len(x.Args) == 2 && !isWord(x.Fn.Name) {
 			b.WriteByte('(')
 			render(b, x.Args[0], name)
 			b.WriteString(" " + x.Fn.Name + " ")
@@ -214,6 +220,10 @@ func render(b *strings.Builder, e Expr, name func(int) string) {
 		render(b, x.Else, name)
 		b.WriteString(" END")
 	case *Subquery:
+		if name == nil {
+			b.WriteString(e.String())
+			return
+		}
 		b.WriteString("(subquery)")
 	default:
 		b.WriteString(e.String())

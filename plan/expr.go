@@ -134,54 +134,8 @@ func (e *InList) String() string { return exprString(e) }
 // arguments' texts would copy a chain of n calls n times.
 func exprString(e Expr) string {
 	var b strings.Builder
-	writeExpr(&b, e)
+	render(&b, e, nil)
 	return b.String()
-}
-
-func writeExpr(b *strings.Builder, e Expr) {
-	switch x := e.(type) {
-	case *Call:
-		b.WriteString(x.Fn.Name)
-		b.WriteByte('(')
-		for i, a := range x.Args {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, a)
-		}
-		b.WriteByte(')')
-	case *Cast:
-		b.WriteString("CAST(")
-		writeExpr(b, x.E)
-		b.WriteString(" AS " + types.Name(x.To) + ")")
-	case *Case:
-		b.WriteString("CASE")
-		for _, w := range x.Whens {
-			b.WriteString(" WHEN ")
-			writeExpr(b, w.Cond)
-			b.WriteString(" THEN ")
-			writeExpr(b, w.Then)
-		}
-		b.WriteString(" ELSE ")
-		writeExpr(b, x.Else)
-		b.WriteString(" END")
-	case *InList:
-		writeExpr(b, x.E)
-		if x.Not {
-			b.WriteString(" NOT IN (")
-		} else {
-			b.WriteString(" IN (")
-		}
-		for i, a := range x.List {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, a)
-		}
-		b.WriteByte(')')
-	default:
-		b.WriteString(e.String())
-	}
 }
 
 func (e *Subquery) String() string { return fmt.Sprintf("(subquery %p)", e.Plan) }
