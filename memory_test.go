@@ -1,13 +1,11 @@
 package lore_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,7 +134,7 @@ func runChild(t *testing.T, r runaway, form memoryForm, dir string, bound int64)
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if hwm := statusKB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "VmHWM:") * 1024; hwm > watched.Load() {
+			if hwm := lore.ProcKB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "VmHWM:") * 1024; hwm > watched.Load() {
 				watched.Store(hwm)
 				if hwm > bound {
 					// Past the bound: stop it before it takes the machine.
@@ -177,23 +175,6 @@ func runChild(t *testing.T, r runaway, form memoryForm, dir string, bound int64)
 	return res
 }
 
-// statusKB reads a "Key: N kB" line of a /proc status file, 0 when absent.
-func statusKB(path, key string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
 // TestMemoryStatement is the child of TestMemorySuite: it opens an engine (its
 // limit from LORE_MEMORY_LIMIT), runs one statement over the events table in
 // LORE_MEMORY_DATA and prints its outcome (ok or the error code) and its peak RSS.
@@ -222,7 +203,7 @@ func TestMemoryStatement(t *testing.T) {
 		outcome = "error"
 		t.Log(err)
 	}
-	fmt.Printf("MEMORY-RESULT %s %d\n", outcome, statusKB("/proc/self/status", "VmHWM:"))
+	fmt.Printf("MEMORY-RESULT %s %d\n", outcome, lore.ProcKB("/proc/self/status", "VmHWM:"))
 }
 
 // TestStatementMemoryLimit: SET SESSION memory_limit gives one statement a smaller

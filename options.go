@@ -40,7 +40,11 @@ func defaultMemoryLimit() int64 {
 }
 
 // memTotal is MemTotal from a meminfo file in bytes, 0 when it cannot be read.
-func memTotal(path string) int64 {
+func memTotal(path string) int64 { return procKB(path, "MemTotal:") * 1024 }
+
+// procKB reads the "Key: N kB" line of a /proc file (meminfo, a process's status),
+// 0 when it is absent or cannot be read.
+func procKB(path, key string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
@@ -48,11 +52,9 @@ func memTotal(path string) int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil {
-				return kb * 1024
-			}
+		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
 		}
 	}
 	return 0
