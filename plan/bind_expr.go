@@ -905,44 +905,63 @@ func hasWindow(n *pg.Node) bool {
 
 // aggregateCall registers an aggregate and returns a reference to its column.
 func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
+	call, err := b.bindAggCall(fc, &exprCtx{sc: agg.pre, noAgg: true, clause: "aggregate function arguments"}, false)
+	if err != nil {
+		return nil, err
+	}
+	key := call.key()
+	for i, k := range agg.akeys {
+		if k == key {
+			return &ColRef{Idx: len(agg.groups) + i, T: call.T, Name: call.Func}, nil
+		}
+	}
+	agg.aggs = append(agg.aggs, call)
+	agg.akeys = append(agg.akeys, key)
+	return &ColRef{Idx: len(agg.groups) + len(agg.aggs) - 1, T: call.T, Name: call.Func}, nil
+}
+
+// bindAggCall binds one aggregate function call, its arguments and its FILTER over
+// ec's scope: the one binding of an aggregate, whether it is grouped (aggregateCall)
+// or a window function (windowCall, with window set).
+func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall, error) {
 	name := funcName(fc)
 	pos := int(fc.Location)
-	if fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
-		return nil, errs.At(errs.Analysis, pos, "FILTER, ORDER BY and WITHIN GROUP in aggregates are not supported")
+	if len(fc.AggOrder) > 0 || fc.AggWithinGroup {
+		return AggCall{}, errs.At(errs.Analysis, pos, "ORDER BY and WITHIN GROUP in aggregates are not supported")
 	}
 	call := AggCall{Func: name}
 	switch name {
 	case "approx_count_distinct", "approx_distinct":
 		call.Func = "approx_count_distinct"
 		if fc.AggStar || fc.AggDistinct || len(fc.Args) != 1 {
-			return nil, errs.At(errs.Analysis, pos, "%s takes exactly one argument", name)
+			return AggCall{}, errs.At(errs.Analysis, pos, "%s takes exactly one argument", name)
 		}
 	case "approx_percentile":
 		if fc.AggStar || fc.AggDistinct || len(fc.Args) != 2 {
-			return nil, errs.At(errs.Analysis, pos, "approx_percentile takes a value and a fraction (or ARRAY of fractions)")
+			return AggCall{}, errs.At(errs.Analysis, pos, "approx_percentile takes a value and a fraction (or ARRAY of fractions)")
 		}
 		qs, list, err := b.fractions(fc.Args[1])
 		if err != nil {
-			return nil, err
+			return AggCall{}, err
 		}
 		call.Quantiles, call.List = qs, list
-		fc = &pg.FuncCall{Funcname: fc.Funcname, Args: fc.Args[:1], Location: fc.Location}
+		fc = &pg.FuncCall{Funcname: fc.Funcname, Args: fc.Args[:1], AggFilter: fc.AggFilter, Location: fc.Location}
 	case "mean":
 		call.Func = "avg"
 	}
 	name = call.Func
 	if fc.AggStar {
 		if name != "count" {
-			return nil, errs.At(errs.Analysis, pos, "%s(*) is not valid", name)
+			return AggCall{}, errs.At(errs.Analysis, pos, "%s(*) is not valid", name)
 		}
 		call.Func = "count_star"
 	} else {
 		if len(fc.Args) != 1 {
-			return nil, errs.At(errs.Analysis, pos, "%s takes exactly one argument", name)
+			return AggCall{}, errs.At(errs.Analysis, pos, "%s takes exactly one argument", name)
 		}
-		arg, err := b.expr(fc.Args[0], &exprCtx{sc: agg.pre, noAgg: true, clause: "aggregate function arguments"})
+		arg, err := b.expr(fc.Args[0], ec)
 		if err != nil {
-			return nil, err
+			return AggCall{}, err
 		}
 		if u, ok := arg.(*untypedString); ok {
 			arg = &u.Literal
@@ -952,6 +971,9 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 		}
 		call.Arg = arg
 		if fc.AggDistinct {
+			if window {
+				return AggCall{}, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
+			}
 			switch name {
 			case "count":
 				call.Func = "count_distinct"
@@ -962,27 +984,38 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 			case "sum", "avg":
 				call.Func = name + "_distinct"
 			default:
-				return nil, errs.At(errs.Analysis, pos, "%s(DISTINCT …) is not supported", name)
+				return AggCall{}, errs.At(errs.Analysis, pos, "%s(DISTINCT …) is not supported", name)
 			}
 		}
+	}
+	if fc.AggFilter != nil {
+		fe := *ec
+		fe.clause = "FILTER"
+		f, err := b.expr(fc.AggFilter, &fe)
+		if err != nil {
+			return AggCall{}, err
+		}
+		if f, err = b.boolean(f, "FILTER"); err != nil {
+			return AggCall{}, err
+		}
+		call.Filter = f
+		// The executors do not apply the condition yet: refuse it rather than ignore it.
+		return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
 	}
 	t, err := aggResultType(call)
 	if err != nil {
 		if e, ok := err.(*errs.Error); ok && e.Pos == errs.NoPosition {
 			e.Pos = pos
 		}
-		return nil, err
+		return AggCall{}, err
 	}
 	call.T = t
-	key := fmt.Sprintf("%s(%s)%v%v", call.Func, exprKey(call.Arg), call.Quantiles, call.List)
-	for i, k := range agg.akeys {
-		if k == key {
-			return &ColRef{Idx: len(agg.groups) + i, T: t, Name: call.Func}, nil
-		}
-	}
-	agg.aggs = append(agg.aggs, call)
-	agg.akeys = append(agg.akeys, key)
-	return &ColRef{Idx: len(agg.groups) + len(agg.aggs) - 1, T: t, Name: call.Func}, nil
+	return call, nil
+}
+
+// key identifies an aggregate call, so that one written twice is computed once.
+func (c *AggCall) key() string {
+	return fmt.Sprintf("%s(%s)%v%v filter(%s)", c.Func, exprKey(c.Arg), c.Quantiles, c.List, exprKey(c.Filter))
 }
 
 func exprKey(e Expr) string {
@@ -1014,36 +1047,11 @@ func (b *binder) windowCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 		}
 		call.T = types.Int64
 	case "count", "sum", "avg", "min", "max", "mean":
-		if name == "mean" {
-			call.Func = "avg"
-		}
-		if fc.AggDistinct {
-			return nil, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
-		}
-		ac := AggCall{Func: call.Func}
-		if fc.AggStar {
-			if name != "count" {
-				return nil, errs.At(errs.Analysis, pos, "%s(*) is not valid", name)
-			}
-			ac.Func = "count_star"
-		} else {
-			if len(fc.Args) != 1 {
-				return nil, errs.At(errs.Analysis, pos, "%s takes exactly one argument", name)
-			}
-			arg, err := b.expr(fc.Args[0], &inner)
-			if err != nil {
-				return nil, err
-			}
-			if u, ok := arg.(*untypedString); ok {
-				arg = &u.Literal
-			}
-			ac.Arg = arg
-		}
-		t, err := aggResultType(ac)
+		ac, err := b.bindAggCall(fc, &inner, true)
 		if err != nil {
 			return nil, err
 		}
-		call.Func, call.Arg, call.T = ac.Func, ac.Arg, t
+		call.Func, call.Arg, call.T, call.Agg = ac.Func, ac.Arg, ac.T, &ac
 	default:
 		return nil, errs.At(errs.Analysis, pos, "window function %s does not exist", name)
 	}

@@ -134,6 +134,9 @@ type AggCall struct {
 	// Written is the function as the statement wrote it, when it differs from Func
 	// (COUNT computed as approx_count_distinct under approximate = true).
 	Written string
+	// Filter, when set, is the FILTER (WHERE …) condition: only rows where it is
+	// true are aggregated.
+	Filter Expr
 }
 
 // Spec is the aggregate's state-machine specification.
@@ -288,8 +291,11 @@ type Frame struct {
 // WindowCall is one window function: "row_number", "rank", "dense_rank", or an
 // aggregate name with Arg.
 type WindowCall struct {
-	Func      string
-	Arg       Expr
+	Func string
+	Arg  Expr
+	// Agg is the aggregate of an aggregate window function, bound as a grouped
+	// aggregate is (its Func and Arg are the call's own); nil for the others.
+	Agg       *AggCall
 	Partition []Expr
 	Order     []SortKey
 	Frame     Frame
