@@ -113,6 +113,9 @@ func ValueAt(arr arrow.Array, i int) Value {
 		return Value{Type: dt, Iv: a.Value(i)}
 	}
 	// Nested and other types: kept as their text form.
+	if s, ok := formatNested(arr, i); ok {
+		return Value{Type: dt, S: s}
+	}
 	return Value{Type: dt, S: arr.ValueStr(i)}
 }
 

@@ -59,6 +59,9 @@ func render(v any, typ string) (string, error) {
 	case time.Time:
 		return formatTime(x, typ)
 	}
+	if s, ok, err := renderNested(v, typ); ok {
+		return s, err
+	}
 	return "", fmt.Errorf("cannot render %T (%s)", v, typ)
 }
 
