@@ -18,9 +18,13 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	intDiv := rewriteIntDiv(text, toks, src, start)
 	node, err := parseTree(string(src), start, toks, text)
 	if err != nil {
 		return nil, err
+	}
+	if intDiv != nil {
+		markIntDiv(node.ProtoReflect(), intDiv)
 	}
 	q := &Query{Start: start, End: end, Text: text[start:end]}
 	inner := toks

@@ -36,19 +36,6 @@ var knownWrong = map[string]string{
 	"SELECT date_diff('microsecond', TIMESTAMP '0001-01-01', TIMESTAMP '9999-12-31')":                  "date_diff overflows",
 }
 
-// An outcome is how one statement of the corpus fared.
-type outcome int
-
-const (
-	equal     outcome = iota // both engines answer, with the same rows
-	wrong                    // both answer, with different rows
-	refused                  // DuckDB answers, Lore refuses
-	lenient                  // Lore answers, DuckDB refuses
-	bothError                // both refuse
-)
-
-var outcomeNames = [...]string{"equal", "WRONG", "refused", "lenient", "both-error"}
-
 // TestConformance runs the everyday statements of ../conform/*.sql through Lore and
 // DuckDB over the same fixtures and compares the answers as bags of rows (numbers
 // within a relative 1e-9). A statement both engines answer differently is a wrong
@@ -99,24 +86,24 @@ func TestConformance(t *testing.T) {
 	}
 
 	var log strings.Builder
-	var counts [bothError + 1]int
+	var counts [BothError + 1]int
 	for _, path := range files {
 		stmts, err := splitStatements(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fc [bothError + 1]int
+		var fc [BothError + 1]int
 		for _, s := range stmts {
-			o, detail := conformOne(ctx, eng, duck, s)
+			o, detail := Compare(ctx, eng, duck, s.text, time.Minute)
 			fc[o]++
 			counts[o]++
-			fmt.Fprintf(&log, "%s:%d: %s\n%s\n", filepath.Base(path), s.line, outcomeNames[o], s.text)
+			fmt.Fprintf(&log, "%s:%d: %s\n%s\n", filepath.Base(path), s.line, Names[o], s.text)
 			if detail != "" {
 				fmt.Fprintf(&log, "  %s\n", strings.ReplaceAll(detail, "\n", "\n  "))
 			}
-			if why, ok := knownWrong[s.text]; ok && o == wrong {
+			if why, ok := knownWrong[s.text]; ok && o == Wrong {
 				t.Logf("%s:%d: known wrong answer (%s)", filepath.Base(path), s.line, why)
-			} else if o == wrong {
+			} else if o == Wrong {
 				t.Errorf("%s:%d: wrong answer: %s\n%s", filepath.Base(path), s.line, s.text, detail)
 			}
 		}
@@ -132,15 +119,15 @@ func TestConformance(t *testing.T) {
 
 // summarize says how many statements had each outcome and the share answered as
 // DuckDB does among those DuckDB answers.
-func summarize(c [bothError + 1]int) string {
-	answered := c[equal] + c[wrong] + c[refused]
+func summarize(c [BothError + 1]int) string {
+	answered := c[Equal] + c[Wrong] + c[Refused]
 	pct := 0.0
 	if answered > 0 {
-		pct = 100 * float64(c[equal]) / float64(answered)
+		pct = 100 * float64(c[Equal]) / float64(answered)
 	}
 	var parts []string
 	for o, n := range c {
-		parts = append(parts, fmt.Sprintf("%s %d", outcomeNames[o], n))
+		parts = append(parts, fmt.Sprintf("%s %d", Names[o], n))
 	}
 	return fmt.Sprintf("%.1f%% equal (%s)", pct, strings.Join(parts, ", "))
 }
@@ -178,44 +165,4 @@ func splitStatements(path string) ([]statement, error) {
 		return nil, fmt.Errorf("%s:%d: statement without a closing ';'", path, start)
 	}
 	return out, nil
-}
-
-// conformOne runs one statement in both engines, each under a time limit, and
-// classifies the result.
-func conformOne(ctx context.Context, eng *lore.Engine, duck *DB, s statement) (outcome, string) {
-	dctx, cancel := context.WithTimeout(ctx, time.Minute)
-	_, want, derr := duck.Query(dctx, s.text)
-	cancel()
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	res, lerr := eng.Query(lctx, s.text, nil)
-	cancel()
-	switch {
-	case derr != nil && lerr != nil:
-		return bothError, fmt.Sprintf("lore: %v\nduckdb: %v", lerr, derr)
-	case derr != nil:
-		return lenient, fmt.Sprintf("duckdb: %v", derr)
-	case lerr != nil:
-		return refused, fmt.Sprintf("lore: %v", lerr)
-	}
-	got := renderResult(res)
-	if len(got) != len(want) {
-		return wrong, fmt.Sprintf("lore returns %d rows, duckdb %d; first rows:\nlore:   %v\nduckdb: %v",
-			len(got), len(want), head(got), head(want))
-	}
-	if len(got) > 0 && len(got[0]) != len(want[0]) {
-		return wrong, fmt.Sprintf("lore returns %d columns, duckdb %d", len(got[0]), len(want[0]))
-	}
-	for _, rows := range [][][]string{got, want} {
-		for _, r := range rows {
-			for c := range r {
-				if r[c] == "" {
-					r[c] = "(empty)"
-				}
-			}
-		}
-	}
-	if msg := compareBags(got, want); msg != "" {
-		return wrong, msg
-	}
-	return equal, ""
 }

@@ -1,10 +1,8 @@
 package oracle
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,6 @@ import (
 
 	lore "github.com/loredb/lore"
 	"github.com/loredb/lore/gen"
-	"github.com/loredb/lore/types"
 )
 
 // knownFailures are the TPC-H queries Lore answers wrongly or refuses, with the
@@ -53,9 +50,6 @@ var tpchOrder = map[string]struct {
 	"q21": {[]int{-2, 0}, true},
 	"q22": {[]int{0}, false},
 }
-
-// tpchTolerance is the relative difference allowed between two numbers.
-const tpchTolerance = 1e-9
 
 // TestTPCH generates TPC-H at scale factor 0.01 (LORE_TPCH_SF overrides), runs the
 // 22 queries of ../../bench/queries/tpch/ (the benchmark harness's own texts) through
@@ -148,25 +142,6 @@ func TestTPCH(t *testing.T) {
 	t.Logf("total query time at SF %g: lore %v, duckdb %v", sf, loreTotal.Round(time.Millisecond), duckTotal.Round(time.Millisecond))
 }
 
-// renderResult renders Lore's rows as the oracle renders DuckDB's.
-func renderResult(res *lore.Result) [][]string {
-	var out [][]string
-	for _, rec := range res.Batches {
-		for i := range int(rec.NumRows()) {
-			row := make([]string, rec.NumCols())
-			for c := range row {
-				s := types.ValueAt(rec.Column(c), i).String()
-				if s == "" {
-					s = "(empty)"
-				}
-				row[c] = s
-			}
-			out = append(out, row)
-		}
-	}
-	return out
-}
-
 // compareTPCH returns "" when got (Lore) matches want (DuckDB), else a description
 // of the first difference.
 func compareTPCH(got, want [][]string, name string) string {
@@ -211,66 +186,6 @@ func compareTPCH(got, want [][]string, name string) string {
 		lo = hi
 	}
 	return ""
-}
-
-func head(rows [][]string) [][]string { return rows[:min(3, len(rows))] }
-
-// compareBags compares two row sets regardless of order.
-func compareBags(got, want [][]string) string {
-	sortRows := func(rows [][]string) [][]string {
-		rows = slices.Clone(rows)
-		slices.SortFunc(rows, func(a, b []string) int {
-			for i := range a {
-				if c := compareCells(a[i], b[i]); c != 0 {
-					return c
-				}
-			}
-			return 0
-		})
-		return rows
-	}
-	g, w := sortRows(got), sortRows(want)
-	for i := range g {
-		for c := range g[i] {
-			if !cellsEqual(g[i][c], w[i][c]) {
-				return fmt.Sprintf("row %d (in sorted order), column %d: lore %q, duckdb %q\nlore:   %v\nduckdb: %v",
-					i+1, c+1, g[i][c], w[i][c], g[i], w[i])
-			}
-		}
-	}
-	return ""
-}
-
-// cellsEqual compares two rendered values; numbers within the relative tolerance.
-// Lore may type a computed column differently (DOUBLE for DECIMAL), so any two
-// values that read as numbers compare as numbers.
-func cellsEqual(a, b string) bool {
-	if a == b {
-		return true
-	}
-	x, errA := strconv.ParseFloat(a, 64)
-	y, errB := strconv.ParseFloat(b, 64)
-	if errA != nil || errB != nil {
-		return false
-	}
-	return math.Abs(x-y) <= tpchTolerance*max(math.Abs(x), math.Abs(y))
-}
-
-// compareCells orders rendered values: numerically when both are numbers (within
-// the tolerance they are equal), else as strings (dates sort as their text).
-func compareCells(a, b string) int {
-	if a == b {
-		return 0
-	}
-	x, errA := strconv.ParseFloat(a, 64)
-	y, errB := strconv.ParseFloat(b, 64)
-	if errA == nil && errB == nil {
-		if math.Abs(x-y) <= tpchTolerance*max(math.Abs(x), math.Abs(y)) {
-			return 0
-		}
-		return cmp.Compare(x, y)
-	}
-	return strings.Compare(a, b)
 }
 
 // compareKeys orders two rows by the ORDER BY keys (see tpchOrder).
