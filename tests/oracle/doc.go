@@ -7,6 +7,7 @@
 //	go run ./cmd/mkdata -out ../testdata  # regenerate the Parquet fixtures
 //	go run ./cmd/duckq "SELECT …"      # see what DuckDB answers, rendered as here
 //	go test -run TestConformance -v .  # ../conform/*.sql in both engines: the share answered alike
+//	go run ./cmd/suite -dir DIR        # another engine's .test files, replayed over Parquet in both
 //
 // Lore's own statements are translated to DuckDB: a registered table becomes a view
 // over read_parquet, a directory location becomes a recursive glob (DuckDB detects
