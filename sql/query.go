@@ -18,11 +18,15 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	dialect, err := rewriteDialect(text, toks, src, start)
+	if err != nil {
+		return nil, err
+	}
 	node, err := parseTree(string(src), start, toks, text)
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{Start: start, End: end, Text: text[start:end]}
+	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true
