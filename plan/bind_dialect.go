@@ -76,8 +76,8 @@ func ordinalNode(k int, loc int32) *pg.Node {
 }
 
 // groupByAll turns GROUP BY ALL into GROUP BY the ordinals of the select items that
-// hold neither an aggregate nor a window function, as DuckDB does; other GROUP BY
-// clauses are returned as they are.
+// hold no aggregate, as DuckDB does (one holding a window function is then refused
+// by GROUP BY); other GROUP BY clauses are returned as they are.
 func (b *binder) groupByAll(items []*pg.Node, targets []target) []*pg.Node {
 	if len(items) != 1 || !b.dialect.IsAll(items[0]) {
 		return items
@@ -85,7 +85,7 @@ func (b *binder) groupByAll(items []*pg.Node, targets []target) []*pg.Node {
 	loc := items[0].GetColumnRef().Location
 	out := []*pg.Node{}
 	for i, t := range targets {
-		if t.node != nil && (containsAggregate(t.node) || hasWindow(t.node)) {
+		if t.node != nil && containsAggregate(t.node) {
 			continue
 		}
 		out = append(out, ordinalNode(i+1, loc))
@@ -96,11 +96,7 @@ func (b *binder) groupByAll(items []*pg.Node, targets []target) []*pg.Node {
 // orderByAll turns ORDER BY ALL [ASC|DESC] [NULLS …] into ORDER BY every output
 // column in turn with that direction; other ORDER BY clauses are returned as they are.
 func (b *binder) orderByAll(items []*pg.Node, n int) ([]*pg.Node, error) {
-	for _, s := range items {
-		if sb := s.GetSortBy(); b.dialect.IsAll(sb.Node) && len(items) > 1 {
-			return nil, errs.At(errs.Analysis, int(sb.Node.GetColumnRef().Location), "ORDER BY ALL takes no other ORDER BY items")
-		}
-	}
+	// The parser lets ALL through only as the one ORDER BY item.
 	if len(items) != 1 || !b.dialect.IsAll(items[0].GetSortBy().Node) {
 		return items, nil
 	}

@@ -174,6 +174,18 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 				if next(1).kind == pg.Token_BY && next(2).kind == pg.Token_ALL &&
 					(t.kind == pg.Token_ORDER || endsGroupBy(text, next(3))) {
 					a := next(2)
+					if t.kind == pg.Token_ORDER {
+						k := 3
+						if next(k).kind == pg.Token_ASC || next(k).kind == pg.Token_DESC {
+							k++
+						}
+						if next(k).kind == pg.Token_NULLS_P {
+							k += 2
+						}
+						if c := next(k); c.kind == tokComma {
+							return nil, errs.At(errs.Syntax, c.start, "syntax error at or near \",\": ORDER BY ALL takes no other items")
+						}
+					}
 					copy(src[a.start-base:], allMarker)
 					get()
 					if d.all == nil {
