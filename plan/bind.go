@@ -518,6 +518,8 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	name := funcName(fc)
 	switch name {
 	case "read_parquet", "parquet_scan":
+	case "range", "generate_series":
+		return b.bindSeries(name, fc, rf.Alias)
 	default:
 		return nil, errs.At(errs.Analysis, int(fc.Location), "table function %s does not exist", name)
 	}

@@ -63,6 +63,9 @@ func estimate(n plan.Node) card {
 	case *plan.Stored:
 		r := float64(x.Rows)
 		return card{r, r}
+	case *plan.Series:
+		r := x.Rows()
+		return card{r, r}
 	case *plan.Shared:
 		return estimate(x.Input)
 	case *plan.Filter:
