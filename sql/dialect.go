@@ -250,7 +250,8 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 			}
 			d.qualify[top.selKey] = cond[0].Val
 			i = j - 1
-		case t.kind == pg.Token_ASCII_42 && top.inList && (is(text, next(1), "exclude") || is(text, next(1), "replace")):
+		case t.kind == pg.Token_ASCII_42 && top.inList && (t.start == top.selKey || startsItem(toks[i-1].kind)) &&
+			(is(text, next(1), "exclude") || is(text, next(1), "replace")):
 			star := starLocation(toks, i)
 			j := i + 1
 			for j < len(toks) && (is(text, toks[j], "exclude") || is(text, toks[j], "replace")) {
@@ -433,6 +434,17 @@ func endsQualify(k pg.Token) bool {
 	switch k {
 	case pg.Token_ORDER, pg.Token_LIMIT, pg.Token_OFFSET, pg.Token_FETCH, pg.Token_UNION,
 		pg.Token_INTERSECT, pg.Token_EXCEPT, pg.Token_WINDOW:
+		return true
+	}
+	return false
+}
+
+// startsItem reports whether a token can come just before a select list's star
+// other than its first item: a comma, or the dot of t.* (after any other token a
+// star multiplies, and a following EXCLUDE is a column name).
+func startsItem(k pg.Token) bool {
+	switch k {
+	case tokComma, tokDot:
 		return true
 	}
 	return false

@@ -90,6 +90,24 @@ func TestDialectStarExcludeReplace(t *testing.T) {
 	}
 }
 
+// A star that multiplies is not a select list's star: a column named exclude after
+// it stays a column.
+func TestDialectMultiplyIsNotStar(t *testing.T) {
+	for _, text := range []string{"SELECT a * exclude FROM t", "SELECT (a) * exclude FROM t"} {
+		q := parseQuery(t, text)
+		if q.Dialect != nil {
+			t.Fatalf("%s: dialect recorded %+v", text, q.Dialect)
+		}
+		if e := q.Select.TargetList[0].GetResTarget().Val.GetAExpr(); e == nil || e.Rexpr.GetColumnRef() == nil {
+			t.Errorf("%s parsed as %v", text, q.Select.TargetList[0])
+		}
+	}
+	q := parseQuery(t, "SELECT DISTINCT ON (a) * EXCLUDE (b) FROM t")
+	if got := q.Dialect.Exclude(q.Select.TargetList[0].GetResTarget().Val.GetColumnRef()); len(got) != 1 {
+		t.Errorf("DISTINCT ON (a) * EXCLUDE (b): EXCLUDE %v", got)
+	}
+}
+
 func TestDialectUnionByName(t *testing.T) {
 	q := parseQuery(t, "SELECT a FROM t UNION ALL BY NAME SELECT b FROM u UNION SELECT c FROM v")
 	// The chain is ((t BY NAME u) UNION v).
