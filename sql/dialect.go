@@ -2,6 +2,8 @@ package sql
 
 import (
 	"maps"
+	"slices"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -254,8 +256,14 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 			(is(text, next(1), "exclude") || is(text, next(1), "replace")):
 			star := starLocation(toks, i)
 			j := i + 1
+			replaced := false
 			for j < len(toks) && (is(text, toks[j], "exclude") || is(text, toks[j], "replace")) {
 				kw := toks[j]
+				if replaced {
+					// DuckDB's order: EXCLUDE, then REPLACE, each once.
+					return nil, errs.At(errs.Syntax, kw.start, "syntax error at or near \"%s\"", text[kw.start:kw.end])
+				}
+				replaced = is(text, kw, "replace")
 				var end int
 				var err error
 				if is(text, kw, "exclude") {
@@ -284,6 +292,9 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 					for _, it := range items {
 						if it.Name == "" {
 							return nil, errs.At(errs.Syntax, int(it.Location), "syntax error: each REPLACE item is expr AS name")
+						}
+						if d != nil && slices.ContainsFunc(d.exclude[star], func(x string) bool { return strings.EqualFold(x, it.Name) }) {
+							return nil, errs.At(errs.Syntax, int(it.Location), "column %q cannot occur in both EXCLUDE and REPLACE list", it.Name)
 						}
 					}
 					get()
