@@ -172,3 +172,13 @@ func TestDialectRefusals(t *testing.T) {
 		}
 	}
 }
+
+// The DuckDB forms join the parser's fuzz seeds.
+func init() {
+	fuzzSeeds = append(fuzzSeeds,
+		"SELECT a, sum(b), FROM t GROUP BY ALL ORDER BY ALL DESC NULLS FIRST",
+		"SELECT t.* EXCLUDE (a, t.b) REPLACE (c + 1 AS c), * EXCLUDE d FROM t QUALIFY row_number() OVER () = 1 ORDER BY 1",
+		"SELECT a FROM (SELECT 1 AS a QUALIFY a > 0) s UNION ALL BY NAME (SELECT 2 AS a)",
+		"SELECT DISTINCT ON (a) * EXCLUDE b FROM t GROUP BY ROLLUP (a, (b, c)), CUBE (d)",
+	)
+}
