@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"regexp"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -280,4 +281,86 @@ func byName(left, right Node) (Node, Node, error) {
 		return nil, nil, err
 	}
 	return l, r, nil
+}
+
+// expandColumns expands a select item that calls COLUMNS('regex') or COLUMNS(*):
+// one item per column of the input whose name the regular expression matches
+// anywhere (RE2, as DuckDB's), each with the call replaced by that column. It
+// reports false for an item without COLUMNS.
+func (b *binder) expandColumns(rt *pg.ResTarget, st *selState) ([]target, bool, error) {
+	val := proto.Clone(rt.Val).(*pg.Node) // the calls are replaced in this copy
+	var calls []*pg.Node
+	walkPG(val, func(x *pg.Node) bool {
+		if x.GetSubLink() != nil {
+			return false
+		}
+		if fc := x.GetFuncCall(); fc != nil && funcName(fc) == "columns" && len(fc.Funcname) == 1 {
+			calls = append(calls, x)
+			return false
+		}
+		return true
+	})
+	if len(calls) == 0 {
+		return nil, false, nil
+	}
+	pattern := func(n *pg.Node) (string, error) {
+		fc := n.GetFuncCall()
+		if fc.AggStar && len(fc.Args) == 0 {
+			return "", nil
+		}
+		if len(fc.Args) == 1 {
+			if c := fc.Args[0].GetAConst(); c != nil {
+				if s, ok := c.Val.(*pg.A_Const_Sval); ok {
+					return s.Sval.Sval, nil
+				}
+			}
+		}
+		return "", errs.At(errs.Analysis, int(fc.Location), "COLUMNS takes a string literal (a regular expression) or *")
+	}
+	re, err := pattern(calls[0])
+	if err != nil {
+		return nil, true, err
+	}
+	for _, c := range calls[1:] {
+		other, err := pattern(c)
+		if err != nil {
+			return nil, true, err
+		}
+		if other != re {
+			return nil, true, errs.At(errs.Analysis, int(c.GetFuncCall().Location), "several different COLUMNS in one expression are not supported")
+		}
+	}
+	loc := int(calls[0].GetFuncCall().Location)
+	rx, err := regexp.Compile(re)
+	if err != nil {
+		return nil, true, errs.At(errs.Analysis, loc, "cannot compile the regular expression %q of COLUMNS: %v", re, err)
+	}
+	var out []target
+	for i, c := range st.sc.cols {
+		if st.sc.hidden[i] || !rx.MatchString(c.Name) {
+			continue
+		}
+		ref := &pg.ColumnRef{Location: int32(loc)}
+		if c.Table != "" {
+			ref.Fields = append(ref.Fields, pgString(c.Table))
+		}
+		ref.Fields = append(ref.Fields, pgString(c.Name))
+		for _, call := range calls {
+			call.Node = &pg.Node_ColumnRef{ColumnRef: ref}
+		}
+		node := proto.Clone(val).(*pg.Node)
+		name := c.Name
+		if rt.Val.GetFuncCall() == nil || funcName(rt.Val.GetFuncCall()) != "columns" {
+			name = columnName(node)
+		}
+		out = append(out, target{node: node, name: name})
+	}
+	if len(out) == 0 {
+		return nil, true, errs.At(errs.Analysis, loc, "no column matches the regular expression %q of COLUMNS", re)
+	}
+	return out, true, nil
+}
+
+func pgString(s string) *pg.Node {
+	return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: s}}}
 }

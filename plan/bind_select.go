@@ -111,6 +111,12 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 				continue
 			}
 		}
+		if ts, ok, err := b.expandColumns(rt, st); err != nil {
+			return nil, err
+		} else if ok {
+			targets = append(targets, ts...)
+			continue
+		}
 		name := rt.Name
 		if name == "" {
 			name = columnName(rt.Val)
