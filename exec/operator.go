@@ -104,6 +104,8 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 	switch x := n.(type) {
 	case *plan.Values:
 		return bd.buildValues(x)
+	case *plan.LimitPercent:
+		return bd.buildLimitPercent(x)
 	case *plan.Series:
 		return newSeriesOp(x), nil
 	case *plan.Stored:

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -81,3 +82,44 @@ func (s *seriesOp) Next(ctx context.Context) (*vector.Batch, error) {
 }
 
 func (s *seriesOp) Close() { s.done = true }
+
+// limitPercentOp returns a share of its input's rows, which it must therefore hold
+// until it has counted them all.
+type limitPercentOp struct {
+	node *plan.LimitPercent
+	in   Operator
+	out  *limitOp
+	res  reservation
+}
+
+var _ Operator = (*limitPercentOp)(nil)
+
+func (bd *builder) buildLimitPercent(x *plan.LimitPercent) (Operator, error) {
+	in, err := bd.build(x.Input)
+	if err != nil {
+		return nil, err
+	}
+	return &limitPercentOp{node: x, in: in, res: reservation{budget: bd.env.Budget}}, nil
+}
+
+func (o *limitPercentOp) Next(ctx context.Context) (*vector.Batch, error) {
+	if o.out == nil {
+		all, err := drain(ctx, o.in, len(o.node.Columns()), &o.res)
+		if err != nil {
+			return nil, err
+		}
+		o.in.Close()
+		count := int64(math.Floor(float64(all.Len()) * o.node.Percent / 100))
+		o.out = &limitOp{in: &batchesOp{batches: []*vector.Batch{all}}, count: count, offset: o.node.Offset}
+	}
+	return o.out.Next(ctx)
+}
+
+func (o *limitPercentOp) Close() {
+	if o.out != nil {
+		o.out.Close()
+	} else {
+		o.in.Close()
+	}
+	o.res.release()
+}

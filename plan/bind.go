@@ -180,6 +180,9 @@ func (b *binder) applyLimit(n Node, sel *pg.SelectStmt) (Node, error) {
 	if sel.LimitCount == nil && sel.LimitOffset == nil {
 		return n, nil
 	}
+	if b.dialect.IsPercent(sel.LimitCount) {
+		return b.limitPercent(n, sel)
+	}
 	l := &Limit{Input: n, Count: -1}
 	if sel.LimitCount != nil {
 		if c := sel.LimitCount.GetAConst(); c != nil && c.Isnull {

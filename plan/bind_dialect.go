@@ -364,3 +364,22 @@ func (b *binder) expandColumns(rt *pg.ResTarget, st *selState) ([]target, bool, 
 func pgString(s string) *pg.Node {
 	return &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: s}}}
 }
+
+// limitPercent binds LIMIT n% [OFFSET m]: n a constant from 0 to 100.
+func (b *binder) limitPercent(n Node, sel *pg.SelectStmt) (Node, error) {
+	e, err := b.expr(sel.LimitCount, &exprCtx{sc: newScope(nil)})
+	if err != nil {
+		return nil, err
+	}
+	l, ok := b.fold(castTo(e, types.Float64)).(*Literal)
+	if !ok || l.V.Null || l.V.F < 0 || l.V.F > 100 {
+		return nil, errs.At(errs.Analysis, location(sel.LimitCount), "LIMIT's percentage must be a constant from 0 to 100")
+	}
+	out := &LimitPercent{Input: n, Percent: l.V.F}
+	if sel.LimitOffset != nil {
+		if out.Offset, err = b.constInt(sel.LimitOffset, "OFFSET"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -39,3 +39,15 @@ func (n *Series) Rows() float64 {
 	}
 	return span/step + 1
 }
+
+// LimitPercent skips Offset rows then returns the first Percent per cent of its
+// input's rows (rounded down, counted over the whole input): LIMIT n% or
+// LIMIT n PERCENT.
+type LimitPercent struct {
+	Input   Node
+	Percent float64
+	Offset  int64
+}
+
+func (n *LimitPercent) Columns() []Column { return n.Input.Columns() }
+func (n *LimitPercent) Inputs() []Node    { return []Node{n.Input} }

@@ -28,6 +28,7 @@ type Dialect struct {
 	byName  map[int]bool            // UNION BY NAME, by the SelectKey of the right operand
 	exclude map[int][]string        // * EXCLUDE (…) names, by the star's Location
 	replace map[int][]*pg.ResTarget // * REPLACE (… AS name), by the star's Location
+	percent map[int]bool            // LIMIT n% and LIMIT n PERCENT, by n's Location
 }
 
 // allMarker replaces the word ALL of GROUP BY ALL and ORDER BY ALL: a quoted
@@ -54,6 +55,15 @@ func (d *Dialect) IsAll(n *pg.Node) bool {
 	}
 	cr := n.GetColumnRef()
 	return cr != nil && d.all[int(cr.Location)]
+}
+
+// IsPercent reports whether n, a LIMIT count, was written n% or n PERCENT.
+func (d *Dialect) IsPercent(n *pg.Node) bool {
+	if d == nil || n == nil {
+		return false
+	}
+	c := n.GetAConst()
+	return c != nil && d.percent[int(c.Location)]
 }
 
 // Qualify returns the QUALIFY condition of sel, or nil.
@@ -101,7 +111,7 @@ func (d *Dialect) clone() *Dialect {
 	if d == nil {
 		return nil
 	}
-	c := &Dialect{all: maps.Clone(d.all), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude)}
+	c := &Dialect{all: maps.Clone(d.all), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent)}
 	if d.qualify != nil {
 		c.qualify = make(map[int]*pg.Node, len(d.qualify))
 		for k, n := range d.qualify {
@@ -172,6 +182,19 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 			blank(t.start, t.end)
 		case t.kind == pg.Token_FROM || endsFromList(t.kind):
 			top.inList = false
+			if t.kind == pg.Token_LIMIT && (next(1).kind == pg.Token_ICONST || next(1).kind == pg.Token_FCONST) &&
+				(next(2).kind == pg.Token_ASCII_37 || is(text, next(2), "percent")) && endsLimit(next(3)) {
+				// LIMIT 10% and LIMIT 10 PERCENT: a share of the rows.
+				n, mark := next(1), next(2)
+				blank(mark.start, mark.end)
+				get()
+				if d.percent == nil {
+					d.percent = map[int]bool{}
+				}
+				d.percent[n.start] = true
+				i += 2
+				continue
+			}
 			if t.kind == pg.Token_GROUP_P || t.kind == pg.Token_ORDER {
 				if next(1).kind == pg.Token_BY && next(2).kind == pg.Token_ALL &&
 					(t.kind == pg.Token_ORDER || endsGroupBy(text, next(3))) {
@@ -456,6 +479,16 @@ func endsQualify(k pg.Token) bool {
 func startsItem(k pg.Token) bool {
 	switch k {
 	case tokComma, tokDot:
+		return true
+	}
+	return false
+}
+
+// endsLimit reports whether t can follow a LIMIT count, which tells LIMIT 10% from
+// LIMIT 10 % 3.
+func endsLimit(t token) bool {
+	switch t.kind {
+	case tokSemicolon, tokRParen, pg.Token_OFFSET, pg.Token_UNION, pg.Token_INTERSECT, pg.Token_EXCEPT, pg.Token_FOR:
 		return true
 	}
 	return false

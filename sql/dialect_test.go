@@ -182,3 +182,25 @@ func init() {
 		"SELECT DISTINCT ON (a) * EXCLUDE b FROM t GROUP BY ROLLUP (a, (b, c)), CUBE (d)",
 	)
 }
+
+func TestDialectLimitPercent(t *testing.T) {
+	for _, c := range []struct {
+		text    string
+		percent bool
+	}{
+		{"SELECT a FROM t LIMIT 10%", true},
+		{"SELECT a FROM t LIMIT 12.5 PERCENT OFFSET 2", true},
+		{"SELECT a FROM (SELECT a FROM t LIMIT 10%) s", false}, // the outer SELECT has no LIMIT
+		{"SELECT a FROM t LIMIT 10 % 3", false},
+	} {
+		q := parseQuery(t, c.text)
+		sel := q.Select
+		if sel.LimitCount == nil {
+			sel = sel.FromClause[0].GetRangeSubselect().Subquery.GetSelectStmt()
+			c.percent = true
+		}
+		if got := q.Dialect.IsPercent(sel.LimitCount); got != c.percent {
+			t.Errorf("%s: percent %v, want %v", c.text, got, c.percent)
+		}
+	}
+}

@@ -92,6 +92,8 @@ func prune(n plan.Node, need map[int]bool) {
 		prune(x.Input, in)
 	case *plan.Limit:
 		prune(x.Input, need)
+	case *plan.LimitPercent:
+		prune(x.Input, need)
 	case *plan.Distinct:
 		prune(x.Input, all(x.Input))
 	case *plan.SetOp:
