@@ -104,6 +104,10 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 	switch x := n.(type) {
 	case *plan.Values:
 		return bd.buildValues(x)
+	case *plan.LimitPercent:
+		return bd.buildLimitPercent(x)
+	case *plan.Series:
+		return newSeriesOp(x), nil
 	case *plan.Stored:
 		return &batchesOp{batches: []*vector.Batch{{Cols: x.Arrays, Rows: x.Rows}}}, nil
 	case *plan.Filter:

@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/types"
 )
 
@@ -17,7 +18,7 @@ import (
 // opts.Paths marks the byte positions of FROM items that were written as string
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate}
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect}
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
 		return nil, err
@@ -42,6 +43,8 @@ type BindOptions struct {
 	// Approximate computes a plain COUNT(DISTINCT x) as approx_count_distinct(x)
 	// (the approximate setting).
 	Approximate bool
+	// Dialect holds the DuckDB forms the parser read around PostgreSQL's grammar.
+	Dialect *sql.Dialect
 }
 
 type binder struct {
@@ -49,6 +52,7 @@ type binder struct {
 	cat         Catalog
 	paths       map[int]bool
 	approximate bool
+	dialect     *sql.Dialect
 	ctes        []map[string]*cteDef
 	now         time.Time
 }
@@ -132,7 +136,11 @@ func (b *binder) orderLimitOutput(n Node, sel *pg.SelectStmt) (Node, error) {
 	if len(sel.SortClause) > 0 {
 		sc := newScope(n.Columns())
 		var keys []SortKey
-		for _, s := range sel.SortClause {
+		sortClause, err := b.orderByAll(sel.SortClause, len(n.Columns()))
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sortClause {
 			sb := s.GetSortBy()
 			var e Expr
 			if idx, ok, err := ordinal(sb.Node, len(n.Columns())); err != nil {
@@ -171,6 +179,9 @@ func sortKey(e Expr, sb *pg.SortBy) SortKey {
 func (b *binder) applyLimit(n Node, sel *pg.SelectStmt) (Node, error) {
 	if sel.LimitCount == nil && sel.LimitOffset == nil {
 		return n, nil
+	}
+	if b.dialect.IsPercent(sel.LimitCount) {
+		return b.limitPercent(n, sel)
 	}
 	l := &Limit{Input: n, Count: -1}
 	if sel.LimitCount != nil {
@@ -238,6 +249,11 @@ func (b *binder) bindSetOp(sel *pg.SelectStmt, outer *scope) (Node, error) {
 	right, err := b.bindQuery(sel.Rarg, outer)
 	if err != nil {
 		return nil, err
+	}
+	if b.dialect.ByName(sel) {
+		if left, right, err = byName(left, right); err != nil {
+			return nil, err
+		}
 	}
 	lc, rc := left.Columns(), right.Columns()
 	if len(lc) != len(rc) {
@@ -505,6 +521,8 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	name := funcName(fc)
 	switch name {
 	case "read_parquet", "parquet_scan":
+	case "range", "generate_series":
+		return b.bindSeries(name, fc, rf.Alias)
 	default:
 		return nil, errs.At(errs.Analysis, int(fc.Location), "table function %s does not exist", name)
 	}

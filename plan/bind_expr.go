@@ -149,6 +149,8 @@ func (b *binder) expr(n *pg.Node, ec *exprCtx) (Expr, error) {
 		return b.variadic(name, args, int(mm.Location))
 	case n.GetFuncCall() != nil:
 		return b.funcCall(n.GetFuncCall(), ec)
+	case n.GetGroupingFunc() != nil:
+		return b.groupingCall("grouping", n.GetGroupingFunc().Args, int(n.GetGroupingFunc().Location), ec)
 	case n.GetSqlvalueFunction() != nil:
 		return b.sqlValueFunction(n.GetSqlvalueFunction())
 	case n.GetSubLink() != nil:
@@ -822,6 +824,9 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	pos := int(fc.Location)
 	if fc.Over != nil {
 		return b.windowCall(fc, ec)
+	}
+	if name == "grouping_id" {
+		return b.groupingCall(name, fc.Args, pos, ec)
 	}
 	if isAggregate(name) {
 		if ec.noAgg || ec.agg == nil {

@@ -30,6 +30,10 @@ type aggState struct {
 	keys   []string
 	aggs   []AggCall
 	akeys  []string
+	// sets are the grouping sets (indexes into groups) of GROUPING SETS, ROLLUP and
+	// CUBE; nil for a plain GROUP BY. groupings are the GROUPING() calls' arguments.
+	sets      [][]int
+	groupings [][]int
 }
 
 func (a *aggState) findGroup(e Expr) int {
@@ -59,9 +63,6 @@ type target struct {
 }
 
 func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
-	if len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
-		return nil, errs.New(errs.Analysis, "DISTINCT ON is not supported")
-	}
 	if len(sel.WindowClause) > 0 {
 		return nil, errs.New(errs.Analysis, "named windows (WINDOW clause) are not supported")
 	}
@@ -102,26 +103,19 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		rt := t.GetResTarget()
 		if cr := rt.Val.GetColumnRef(); cr != nil {
 			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
-				qual := ""
-				if len(cr.Fields) == 2 {
-					qual = cr.Fields[0].GetString_().GetSval()
-					if !st.sc.hasTable(qual) {
-						return nil, errs.At(errs.Analysis, int(cr.Location), "table %q not found in FROM", qual)
-					}
+				ts, err := b.expandStar(cr, st, len(sel.FromClause) == 0)
+				if err != nil {
+					return nil, err
 				}
-				n := 0
-				for i, c := range st.sc.cols {
-					if st.sc.hidden[i] || (qual != "" && !strings.EqualFold(c.Table, qual)) {
-						continue
-					}
-					targets = append(targets, target{pre: &ColRef{Idx: i, T: c.Type, Name: c.Name}, name: c.Name})
-					n++
-				}
-				if n == 0 && len(sel.FromClause) == 0 {
-					return nil, errs.At(errs.Analysis, int(cr.Location), "SELECT * with no tables specified is not valid")
-				}
+				targets = append(targets, ts...)
 				continue
 			}
+		}
+		if ts, ok, err := b.expandColumns(rt, st); err != nil {
+			return nil, err
+		} else if ok {
+			targets = append(targets, ts...)
+			continue
 		}
 		name := rt.Name
 		if name == "" {
@@ -147,10 +141,8 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 	ec := &exprCtx{sc: st.sc, sel: st, clause: "SELECT"}
 	if aggMode {
 		agg = &aggState{pre: st.sc}
-		for _, g := range sel.GroupClause {
-			if err := b.bindGroupItem(g, targets, agg); err != nil {
-				return nil, err
-			}
+		if err := b.bindGroupClause(b.groupByAll(sel.GroupClause, targets), targets, agg); err != nil {
+			return nil, err
 		}
 		post := &scope{outer: st.sc.outer}
 		ec = &exprCtx{sc: post, agg: agg, clause: "SELECT"}
@@ -188,11 +180,28 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		}
 	}
 
+	qualifyNode := b.qualifyNode(sel, targets, st.sc)
+	var qualify Expr
+	if qualifyNode != nil {
+		qc := *ec
+		qc.clause = "QUALIFY"
+		if qualify, err = b.expr(qualifyNode, &qc); err != nil {
+			return nil, err
+		}
+		if qualify, err = b.boolean(qualify, "QUALIFY"); err != nil {
+			return nil, err
+		}
+	}
+
 	// ORDER BY: select items by ordinal or output name, or extra expressions.
-	distinct := len(sel.DistinctClause) > 0
+	on := distinctOn(sel)
+	distinct := len(sel.DistinctClause) > 0 && on == nil
 	var keys []SortKey
-	extra := 0
-	for _, s := range sel.SortClause {
+	sortClause, err := b.orderByAll(sel.SortClause, len(targets))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sortClause {
 		sb := s.GetSortBy()
 		idx := -1
 		if k, ok, err := ordinal(sb.Node, len(targets)); err != nil {
@@ -230,26 +239,28 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 				exprs = append(exprs, e)
 				cols = append(cols, Column{Name: columnName(sb.Node), Type: e.Type(), Hidden: true})
 				idx = len(exprs) - 1
-				extra++
 			}
 		}
 		keys = append(keys, sortKey(&ColRef{Idx: idx, T: exprs[idx].Type(), Name: cols[idx].Name}, sb))
 	}
 
+	var onKeys []int
+	if on != nil {
+		if onKeys, err = b.distinctOnKeys(on, targets, &exprs, &cols, ec); err != nil {
+			return nil, err
+		}
+	}
+
 	node := st.input
 	if agg != nil {
-		acols := make([]Column, 0, len(agg.groups)+len(agg.aggs))
-		for i, g := range agg.groups {
-			name := "group" + string(rune('0'+i%10))
-			if c, ok := g.(*ColRef); ok {
-				name = c.Name
-			}
-			acols = append(acols, Column{Name: name, Type: g.Type()})
+		node = b.aggregateNode(node, agg)
+		having, qualify = agg.resolveGroupings(having), agg.resolveGroupings(qualify)
+		for i := range exprs {
+			exprs[i] = agg.resolveGroupings(exprs[i])
 		}
-		for _, a := range agg.aggs {
-			acols = append(acols, Column{Name: a.Func, Type: a.T})
+		for i := range wins {
+			agg.resolveWindowGroupings(&wins[i])
 		}
-		node = &Aggregate{Input: node, Groups: agg.groups, Aggs: agg.aggs, Cols: acols}
 		if having != nil {
 			node = &Filter{Input: node, Cond: having}
 		}
@@ -261,24 +272,39 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 			wcols = append(wcols, Column{Name: w.Func, Type: w.T, Hidden: true})
 		}
 		node = &Window{Input: node, Funcs: wins, Cols: wcols}
-		for i := range exprs {
-			exprs[i], _ = MapExpr(exprs[i], func(x Expr) (Expr, error) {
+		resolve := func(e Expr) Expr {
+			e, _ = MapExpr(e, func(x Expr) (Expr, error) {
 				if w, ok := x.(*winRef); ok {
 					return &ColRef{Idx: base + w.k, T: w.t, Name: wins[w.k].Func}, nil
 				}
 				return x, nil
 			})
+			return e
 		}
+		for i := range exprs {
+			exprs[i] = resolve(exprs[i])
+		}
+		if qualify != nil {
+			qualify = resolve(qualify)
+		}
+	}
+	if qualify != nil {
+		node = &Filter{Input: node, Cond: qualify}
 	}
 	node = &Project{Input: node, Exprs: exprs, Cols: cols}
 	if distinct {
 		node = &Distinct{Input: node}
 	}
+	if on != nil {
+		if node, err = b.firstPerKey(node, onKeys, keys); err != nil {
+			return nil, err
+		}
+	}
 	if len(keys) > 0 {
 		node = &Sort{Input: node, Keys: keys}
 	}
-	if extra > 0 {
-		n := len(exprs) - extra
+	if len(exprs) > len(targets) {
+		n := len(targets)
 		out := make([]Expr, n)
 		for i := range out {
 			out[i] = &ColRef{Idx: i, T: cols[i].Type, Name: cols[i].Name}
@@ -290,21 +316,18 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 
 // bindGroupItem binds one GROUP BY item: an ordinal or an output alias names a select
 // item; anything else is an expression over the FROM columns.
-func (b *binder) bindGroupItem(g *pg.Node, targets []target, agg *aggState) error {
-	if g.GetGroupingSet() != nil {
-		return errs.New(errs.Analysis, "GROUPING SETS, ROLLUP and CUBE are not supported")
-	}
+func (b *binder) bindGroupItem(g *pg.Node, targets []target, agg *aggState) (int, error) {
 	ec := &exprCtx{sc: agg.pre, clause: "GROUP BY", noAgg: true}
 	var e Expr
 	var err error
 	if k, ok, oerr := ordinal(g, len(targets)); oerr != nil {
-		return oerr
+		return 0, oerr
 	} else if ok {
 		t := targets[k]
 		if t.node == nil {
 			e = t.pre
 		} else if e, err = b.expr(t.node, ec); err != nil {
-			return err
+			return 0, err
 		}
 	} else {
 		e, err = b.expr(g, ec)
@@ -318,16 +341,16 @@ func (b *binder) bindGroupItem(g *pg.Node, targets []target, agg *aggState) erro
 			}
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
 	e = settle(e)
-	if agg.findGroup(e) >= 0 {
-		return nil
+	if i := agg.findGroup(e); i >= 0 {
+		return i, nil
 	}
 	agg.groups = append(agg.groups, e)
 	agg.keys = append(agg.keys, e.String())
-	return nil
+	return len(agg.groups) - 1, nil
 }
 
 // postExpr maps an expression bound over the FROM columns to the aggregate's output:

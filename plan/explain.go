@@ -64,6 +64,10 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		}
 	case *Values:
 		fmt.Fprintf(b, "%sValues rows=%d", pad, len(x.Rows))
+	case *LimitPercent:
+		fmt.Fprintf(b, "%sLimit %g%% offset=%d", pad, x.Percent, x.Offset)
+	case *Series:
+		fmt.Fprintf(b, "%sSeries %s", pad, x.Col.Name)
 	case *Stored:
 		fmt.Fprintf(b, "%sStored rows=%d from %s", pad, x.Rows, x.Source)
 		if x.Zones != nil {

@@ -29,6 +29,9 @@ type Query struct {
 	// that offset and whose Relname is the literal's value: the binder reads such a
 	// RangeVar as a path, not as a table name. Nil when there are none.
 	Paths map[int]bool
+	// Dialect holds the DuckDB forms read around PostgreSQL's grammar (GROUP BY ALL,
+	// QUALIFY, * EXCLUDE, UNION BY NAME, …); nil when there are none.
+	Dialect *Dialect
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

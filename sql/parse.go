@@ -104,6 +104,7 @@ func (q *Query) clone() *Query {
 	if q.Paths != nil {
 		c.Paths = maps.Clone(q.Paths)
 	}
+	c.Dialect = q.Dialect.clone()
 	return &c
 }
 

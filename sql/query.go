@@ -18,6 +18,10 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	dialect, err := rewriteDialect(text, toks, src, start)
+	if err != nil {
+		return nil, err
+	}
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	node, err := parseTree(string(src), start, toks, text)
 	if err != nil {
@@ -26,7 +30,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if intDiv != nil {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
-	q := &Query{Start: start, End: end, Text: text[start:end]}
+	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true

@@ -63,6 +63,9 @@ func estimate(n plan.Node) card {
 	case *plan.Stored:
 		r := float64(x.Rows)
 		return card{r, r}
+	case *plan.Series:
+		r := x.Rows()
+		return card{r, r}
 	case *plan.Shared:
 		return estimate(x.Input)
 	case *plan.Filter:
@@ -78,6 +81,9 @@ func estimate(n plan.Node) card {
 		}
 		r := estimate(x.Input).rows/10 + 1
 		return card{r, r}
+	case *plan.LimitPercent:
+		in := estimate(x.Input)
+		return card{in.rows * x.Percent / 100, in.base}
 	case *plan.Limit:
 		in := estimate(x.Input)
 		if x.Count >= 0 && float64(x.Count) < in.rows {

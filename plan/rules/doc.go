@@ -52,6 +52,8 @@ func mapInputs(n plan.Node, f func(plan.Node) plan.Node) plan.Node {
 		x.Input = f(x.Input)
 	case *plan.Limit:
 		x.Input = f(x.Input)
+	case *plan.LimitPercent:
+		x.Input = f(x.Input)
 	case *plan.Distinct:
 		x.Input = f(x.Input)
 	case *plan.SetOp:

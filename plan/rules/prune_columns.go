@@ -46,7 +46,7 @@ func prune(n plan.Node, need map[int]bool) {
 			req[i] = need[i]
 		}
 		x.Required = req
-	case *plan.Values, *plan.Stored:
+	case *plan.Values, *plan.Stored, *plan.Series:
 	case *plan.Filter:
 		prune(x.Input, union(used(x.Cond), need))
 	case *plan.Project:
@@ -91,6 +91,8 @@ func prune(n plan.Node, need map[int]bool) {
 		}
 		prune(x.Input, in)
 	case *plan.Limit:
+		prune(x.Input, need)
+	case *plan.LimitPercent:
 		prune(x.Input, need)
 	case *plan.Distinct:
 		prune(x.Input, all(x.Input))

@@ -1,0 +1,495 @@
+package sql
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/loredb/lore/errs"
+)
+
+// Dialect records the DuckDB forms the dialect layer took out of a query's text
+// before PostgreSQL's grammar read it, for the binder to apply.
+//
+// The layer works on tokens and rewrites the text at equal length (blanking words
+// with spaces, or writing a same-length marker), so every offset PostgreSQL reports
+// and every Location in the tree stays a byte offset into the original request. What
+// was removed is keyed by a Location the tree still holds: a SELECT by the Location
+// of its first select item (SelectKey), a star by its ColumnRef's Location, an ALL
+// by the Location of the marker written in its place.
+//
+// A nil *Dialect records nothing; its methods answer as for a plain query.
+type Dialect struct {
+	all     map[int]bool            // markers written for GROUP BY ALL and ORDER BY ALL
+	qualify map[int]*pg.Node        // QUALIFY conditions, by SelectKey
+	byName  map[int]bool            // UNION BY NAME, by the SelectKey of the right operand
+	exclude map[int][]string        // * EXCLUDE (…) names, by the star's Location
+	replace map[int][]*pg.ResTarget // * REPLACE (… AS name), by the star's Location
+	percent map[int]bool            // LIMIT n% and LIMIT n PERCENT, by n's Location
+}
+
+// allMarker replaces the word ALL of GROUP BY ALL and ORDER BY ALL: a quoted
+// identifier of the word's length, so the grammar reads a column reference whose
+// Location marks the place.
+const allMarker = `"_"`
+
+// SelectKey is the key the dialect layer files a plain SELECT under: the Location of
+// its first select item, or -1 for a SELECT with none (VALUES, a set operation).
+func SelectKey(sel *pg.SelectStmt) int {
+	if sel == nil || len(sel.TargetList) == 0 {
+		return -1
+	}
+	if rt := sel.TargetList[0].GetResTarget(); rt != nil {
+		return int(rt.Location)
+	}
+	return -1
+}
+
+// IsAll reports whether n, a GROUP BY or ORDER BY item, was written as ALL.
+func (d *Dialect) IsAll(n *pg.Node) bool {
+	if d == nil || n == nil {
+		return false
+	}
+	cr := n.GetColumnRef()
+	return cr != nil && d.all[int(cr.Location)]
+}
+
+// IsPercent reports whether n, a LIMIT count, was written n% or n PERCENT.
+func (d *Dialect) IsPercent(n *pg.Node) bool {
+	if d == nil || n == nil {
+		return false
+	}
+	c := n.GetAConst()
+	return c != nil && d.percent[int(c.Location)]
+}
+
+// Qualify returns the QUALIFY condition of sel, or nil.
+func (d *Dialect) Qualify(sel *pg.SelectStmt) *pg.Node {
+	if d == nil {
+		return nil
+	}
+	return d.qualify[SelectKey(sel)]
+}
+
+// ByName reports whether the set operation sel was written UNION [ALL] BY NAME.
+func (d *Dialect) ByName(sel *pg.SelectStmt) bool {
+	if d == nil || sel == nil || sel.Rarg == nil {
+		return false
+	}
+	return d.byName[SelectKey(leftmost(sel.Rarg))]
+}
+
+// leftmost is the first plain SELECT of a set operation's operand.
+func leftmost(sel *pg.SelectStmt) *pg.SelectStmt {
+	for sel.Larg != nil && sel.Op != pg.SetOperation_SETOP_NONE {
+		sel = sel.Larg
+	}
+	return sel
+}
+
+// Exclude returns the names of * EXCLUDE (…) written after the star cr, or nil.
+func (d *Dialect) Exclude(cr *pg.ColumnRef) []string {
+	if d == nil {
+		return nil
+	}
+	return d.exclude[int(cr.Location)]
+}
+
+// Replace returns the items of * REPLACE (expr AS name, …) written after the star
+// cr, or nil. Each has a Name.
+func (d *Dialect) Replace(cr *pg.ColumnRef) []*pg.ResTarget {
+	if d == nil {
+		return nil
+	}
+	return d.replace[int(cr.Location)]
+}
+
+func (d *Dialect) clone() *Dialect {
+	if d == nil {
+		return nil
+	}
+	c := &Dialect{all: maps.Clone(d.all), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent)}
+	if d.qualify != nil {
+		c.qualify = make(map[int]*pg.Node, len(d.qualify))
+		for k, n := range d.qualify {
+			c.qualify[k] = proto.Clone(n).(*pg.Node)
+		}
+	}
+	if d.replace != nil {
+		c.replace = make(map[int][]*pg.ResTarget, len(d.replace))
+		for k, rs := range d.replace {
+			out := make([]*pg.ResTarget, len(rs))
+			for i, r := range rs {
+				out[i] = proto.Clone(r).(*pg.ResTarget)
+			}
+			c.replace[k] = out
+		}
+	}
+	return c
+}
+
+// dialectLevel is one bracket level of the walk: the SELECT it holds, if any, and
+// where in that SELECT the walk is.
+type dialectLevel struct {
+	selKey int  // SelectKey of the level's current SELECT, -1 before one
+	inList bool // within the select list
+}
+
+// rewriteDialect finds the DuckDB-only forms among toks (one statement, whose text
+// src starts at byte offset base of text), rewrites src at equal length so
+// PostgreSQL's grammar parses it, and returns what it removed (nil when nothing).
+// Comments are not tokens and string literals are single tokens, so words inside
+// either are never read as syntax.
+func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, error) {
+	var d *Dialect
+	get := func() *Dialect {
+		if d == nil {
+			d = &Dialect{}
+		}
+		return d
+	}
+	blank := func(from, to int) { // [from, to) in text offsets
+		for i := from; i < to; i++ {
+			if c := src[i-base]; c != '\n' && c != '\r' {
+				src[i-base] = ' '
+			}
+		}
+	}
+	stack := []dialectLevel{{selKey: -1}}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		top := &stack[len(stack)-1]
+		next := func(k int) token {
+			if i+k < len(toks) {
+				return toks[i+k]
+			}
+			return token{kind: tokSemicolon, start: len(text), end: len(text)}
+		}
+		switch {
+		case t.kind == tokLParen:
+			stack = append(stack, dialectLevel{selKey: -1})
+		case t.kind == tokRParen:
+			if len(stack) > 1 {
+				stack = stack[:len(stack)-1]
+			}
+		case t.kind == pg.Token_SELECT:
+			top.selKey, top.inList = firstTarget(toks, i), true
+		case t.kind == tokComma && top.inList && (next(1).kind == pg.Token_FROM || i == len(toks)-1):
+			// A trailing comma ends DuckDB's select list.
+			blank(t.start, t.end)
+		case t.kind == pg.Token_FROM || endsFromList(t.kind):
+			top.inList = false
+			if t.kind == pg.Token_LIMIT && (next(1).kind == pg.Token_ICONST || next(1).kind == pg.Token_FCONST) &&
+				(next(2).kind == pg.Token_ASCII_37 || is(text, next(2), "percent")) && endsLimit(next(3)) {
+				// LIMIT 10% and LIMIT 10 PERCENT: a share of the rows.
+				n, mark := next(1), next(2)
+				blank(mark.start, mark.end)
+				get()
+				if d.percent == nil {
+					d.percent = map[int]bool{}
+				}
+				d.percent[n.start] = true
+				i += 2
+				continue
+			}
+			if t.kind == pg.Token_GROUP_P || t.kind == pg.Token_ORDER {
+				if next(1).kind == pg.Token_BY && next(2).kind == pg.Token_ALL &&
+					(t.kind == pg.Token_ORDER || endsGroupBy(text, next(3))) {
+					a := next(2)
+					if t.kind == pg.Token_ORDER {
+						k := 3
+						if next(k).kind == pg.Token_ASC || next(k).kind == pg.Token_DESC {
+							k++
+						}
+						if next(k).kind == pg.Token_NULLS_P {
+							k += 2
+						}
+						if c := next(k); c.kind == tokComma {
+							return nil, errs.At(errs.Syntax, c.start, "syntax error at or near \",\": ORDER BY ALL takes no other items")
+						}
+					}
+					copy(src[a.start-base:], allMarker)
+					get()
+					if d.all == nil {
+						d.all = map[int]bool{}
+					}
+					d.all[a.start] = true
+					i += 2
+					continue
+				}
+			}
+			if t.kind == pg.Token_UNION && top.selKey >= 0 {
+				j := i + 1
+				if j < len(toks) && (toks[j].kind == pg.Token_ALL || toks[j].kind == pg.Token_DISTINCT) {
+					j++
+				}
+				if j+1 < len(toks) && toks[j].kind == pg.Token_BY && toks[j+1].kind == pg.Token_NAME_P {
+					k := j + 2
+					for k < len(toks) && toks[k].kind == tokLParen {
+						k++
+					}
+					if k >= len(toks) || toks[k].kind != pg.Token_SELECT || firstTarget(toks, k) < 0 {
+						return nil, errs.At(errs.Analysis, toks[j].start, "UNION BY NAME takes a SELECT on its right")
+					}
+					blank(toks[j].start, toks[j+1].end)
+					get()
+					if d.byName == nil {
+						d.byName = map[int]bool{}
+					}
+					d.byName[firstTarget(toks, k)] = true
+					i = j + 1
+				}
+			}
+		case is(text, t, "qualify") && !top.inList && top.selKey >= 0:
+			j := i + 1
+			for depth := 0; j < len(toks); j++ {
+				u := toks[j]
+				if u.kind == tokLParen {
+					depth++
+				} else if u.kind == tokRParen {
+					if depth == 0 {
+						break
+					}
+					depth--
+				} else if depth == 0 && endsQualify(u.kind) {
+					break
+				}
+			}
+			if j == i+1 {
+				return nil, errs.At(errs.Syntax, t.start, "syntax error at or near \"%s\": QUALIFY takes a condition", text[t.start:t.end])
+			}
+			cond, err := parseItems(text, toks[i+1:j])
+			if err != nil {
+				return nil, err
+			}
+			if len(cond) != 1 || cond[0].Name != "" {
+				return nil, errs.At(errs.Syntax, toks[i+1].start, "syntax error: QUALIFY takes one condition")
+			}
+			blank(t.start, toks[j-1].end)
+			get()
+			if d.qualify == nil {
+				d.qualify = map[int]*pg.Node{}
+			}
+			d.qualify[top.selKey] = cond[0].Val
+			i = j - 1
+		case t.kind == pg.Token_ASCII_42 && top.inList && (t.start == top.selKey || startsItem(toks[i-1].kind)) &&
+			(is(text, next(1), "exclude") || is(text, next(1), "replace")):
+			star := starLocation(toks, i)
+			j := i + 1
+			replaced := false
+			for j < len(toks) && (is(text, toks[j], "exclude") || is(text, toks[j], "replace")) {
+				kw := toks[j]
+				if replaced {
+					// DuckDB's order: EXCLUDE, then REPLACE, each once.
+					return nil, errs.At(errs.Syntax, kw.start, "syntax error at or near \"%s\"", text[kw.start:kw.end])
+				}
+				replaced = is(text, kw, "replace")
+				var end int
+				var err error
+				if is(text, kw, "exclude") {
+					var names []string
+					names, end, err = excludeList(text, toks, j+1)
+					if err != nil {
+						return nil, err
+					}
+					get()
+					if d.exclude == nil {
+						d.exclude = map[int][]string{}
+					}
+					d.exclude[star] = append(d.exclude[star], names...)
+				} else {
+					if j+1 >= len(toks) || toks[j+1].kind != tokLParen {
+						return nil, errs.At(errs.Syntax, kw.end, "syntax error at or near \"%s\": REPLACE takes a parenthesized list", text[kw.start:kw.end])
+					}
+					end = closeParen(toks, j+1)
+					if end < 0 || end == j+2 {
+						return nil, errs.At(errs.Syntax, toks[j+1].start, "syntax error: REPLACE takes a list of expr AS name")
+					}
+					items, err := parseItems(text, toks[j+2:end])
+					if err != nil {
+						return nil, err
+					}
+					for _, it := range items {
+						if it.Name == "" {
+							return nil, errs.At(errs.Syntax, int(it.Location), "syntax error: each REPLACE item is expr AS name")
+						}
+						if d != nil && slices.ContainsFunc(d.exclude[star], func(x string) bool { return strings.EqualFold(x, it.Name) }) {
+							return nil, errs.At(errs.Syntax, int(it.Location), "column %q cannot occur in both EXCLUDE and REPLACE list", it.Name)
+						}
+					}
+					get()
+					if d.replace == nil {
+						d.replace = map[int][]*pg.ResTarget{}
+					}
+					d.replace[star] = append(d.replace[star], items...)
+					end++
+				}
+				blank(kw.start, toks[end-1].end)
+				j = end
+			}
+			i = j - 1
+		}
+	}
+	return d, nil
+}
+
+// firstTarget is the offset of the first select item of the SELECT at toks[i]
+// (past DISTINCT [ON (…)] or ALL), or -1 when there is none.
+func firstTarget(toks []token, i int) int {
+	j := i + 1
+	if j < len(toks) && toks[j].kind == pg.Token_DISTINCT {
+		j++
+		if j+1 < len(toks) && toks[j].kind == pg.Token_ON && toks[j+1].kind == tokLParen {
+			if j = closeParen(toks, j+1); j < 0 {
+				return -1
+			}
+			j++
+		}
+	} else if j < len(toks) && toks[j].kind == pg.Token_ALL {
+		j++
+	}
+	if j >= len(toks) || toks[j].kind == pg.Token_FROM || toks[j].kind == tokRParen {
+		return -1
+	}
+	return toks[j].start
+}
+
+// closeParen is the index of the parenthesis closing toks[open], or -1.
+func closeParen(toks []token, open int) int {
+	depth := 0
+	for j := open; j < len(toks); j++ {
+		switch toks[j].kind {
+		case tokLParen:
+			depth++
+		case tokRParen:
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// starLocation is the Location of the ColumnRef whose star is toks[i]: the star's
+// own offset, or that of the first name of a qualified t.* or s.t.*.
+func starLocation(toks []token, i int) int {
+	j := i
+	for j >= 2 && toks[j-1].kind == tokDot && isWordToken(toks[j-2]) {
+		j -= 2
+	}
+	return toks[j].start
+}
+
+// excludeList reads EXCLUDE's names from toks[j]: one name, or a parenthesized
+// list; a qualified name counts by its last part. It returns the index past them.
+func excludeList(text string, toks []token, j int) ([]string, int, error) {
+	name := func(k int) (string, int, error) {
+		if k >= len(toks) || !isWordToken(toks[k]) {
+			pos := len(text)
+			if k < len(toks) {
+				pos = toks[k].start
+			}
+			return "", k, errs.At(errs.Syntax, pos, "syntax error: EXCLUDE takes column names")
+		}
+		for k+2 < len(toks) && toks[k+1].kind == tokDot && isWordToken(toks[k+2]) {
+			k += 2
+		}
+		return identValue(text, toks[k]), k + 1, nil
+	}
+	if j >= len(toks) || toks[j].kind != tokLParen {
+		n, k, err := name(j)
+		if err != nil {
+			return nil, 0, err
+		}
+		return []string{n}, k, nil
+	}
+	var names []string
+	k := j + 1
+	for {
+		n, next, err := name(k)
+		if err != nil {
+			return nil, 0, err
+		}
+		names = append(names, n)
+		k = next
+		if k < len(toks) && toks[k].kind == tokComma {
+			k++
+			continue
+		}
+		if k < len(toks) && toks[k].kind == tokRParen {
+			return names, k + 1, nil
+		}
+		pos := len(text)
+		if k < len(toks) {
+			pos = toks[k].start
+		}
+		return nil, 0, errs.At(errs.Syntax, pos, "syntax error: EXCLUDE takes a list of column names")
+	}
+}
+
+// parseItems parses toks, a comma-separated list of expressions each optionally
+// followed by AS name, as the select list of "SELECT …", with Locations into text.
+func parseItems(text string, toks []token) ([]*pg.ResTarget, error) {
+	const prefix = "SELECT "
+	start, end := toks[0].start, toks[len(toks)-1].end
+	node, err := parseTree(prefix+text[start:end], start-len(prefix), toks, text)
+	if err != nil {
+		return nil, err
+	}
+	sel := node.GetSelectStmt()
+	if sel == nil || len(sel.FromClause) > 0 || sel.WhereClause != nil || len(sel.GroupClause) > 0 ||
+		sel.HavingClause != nil || len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil ||
+		sel.Op != pg.SetOperation_SETOP_NONE || len(sel.DistinctClause) > 0 || len(sel.WindowClause) > 0 {
+		return nil, errs.At(errs.Syntax, start, "syntax error at or near \"%s\"", text[start:toks[0].end])
+	}
+	out := make([]*pg.ResTarget, len(sel.TargetList))
+	for i, t := range sel.TargetList {
+		out[i] = t.GetResTarget()
+	}
+	return out, nil
+}
+
+// endsGroupBy reports whether t can follow a complete GROUP BY clause, which is what
+// tells GROUP BY ALL (DuckDB) from GROUP BY ALL a, b (PostgreSQL's quantifier).
+func endsGroupBy(text string, t token) bool {
+	switch t.kind {
+	case tokSemicolon, tokRParen, pg.Token_HAVING, pg.Token_ORDER, pg.Token_LIMIT, pg.Token_OFFSET,
+		pg.Token_FETCH, pg.Token_UNION, pg.Token_INTERSECT, pg.Token_EXCEPT, pg.Token_WINDOW:
+		return true
+	}
+	return is(text, t, "qualify")
+}
+
+// endsQualify reports whether a keyword ends a QUALIFY condition at its level.
+func endsQualify(k pg.Token) bool {
+	switch k {
+	case pg.Token_ORDER, pg.Token_LIMIT, pg.Token_OFFSET, pg.Token_FETCH, pg.Token_UNION,
+		pg.Token_INTERSECT, pg.Token_EXCEPT, pg.Token_WINDOW:
+		return true
+	}
+	return false
+}
+
+// startsItem reports whether a token can come just before a select list's star
+// other than its first item: a comma, or the dot of t.* (after any other token a
+// star multiplies, and a following EXCLUDE is a column name).
+func startsItem(k pg.Token) bool {
+	switch k {
+	case tokComma, tokDot:
+		return true
+	}
+	return false
+}
+
+// endsLimit reports whether t can follow a LIMIT count, which tells LIMIT 10% from
+// LIMIT 10 % 3.
+func endsLimit(t token) bool {
+	switch t.kind {
+	case tokSemicolon, tokRParen, pg.Token_OFFSET, pg.Token_UNION, pg.Token_INTERSECT, pg.Token_EXCEPT, pg.Token_FOR:
+		return true
+	}
+	return false
+}
