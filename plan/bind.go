@@ -51,6 +51,9 @@ type binder struct {
 	approximate bool
 	ctes        []map[string]*cteDef
 	now         time.Time
+	// pending holds an aggregating SELECT's correlated subqueries until its
+	// aggregate exists.
+	pending map[*aggState]*pendingSubs
 }
 
 // cteDef is a WITH query. It is bound once, at its first reference; when it is named
@@ -444,7 +447,8 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 		if rs.Lateral {
 			return nil, errs.New(errs.Analysis, "LATERAL subqueries are not supported")
 		}
-		n, err := b.bindQuery(rs.Subquery.GetSelectStmt(), nil)
+		// A derived table of a subquery may name the enclosing query's columns.
+		n, err := b.bindQuery(rs.Subquery.GetSelectStmt(), outer)
 		if err != nil {
 			return nil, err
 		}

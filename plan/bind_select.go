@@ -250,6 +250,9 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 			acols = append(acols, Column{Name: a.Func, Type: a.T})
 		}
 		node = &Aggregate{Input: node, Groups: agg.groups, Aggs: agg.aggs, Cols: acols}
+		if node, err = b.attachPending(node, agg, exprs, &having); err != nil {
+			return nil, err
+		}
 		if having != nil {
 			node = &Filter{Input: node, Cond: having}
 		}
