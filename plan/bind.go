@@ -325,6 +325,13 @@ func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
 	}
 	var n Node
 	for _, it := range items {
+		if rs := lateralOf(it); rs != nil && n != nil {
+			var err error
+			if n, err = b.bindLateral(n, rs, CrossJoin, nil, outer); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		r, err := b.bindFromItem(it, outer)
 		if err != nil {
 			return nil, err
@@ -444,9 +451,6 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 		return b.scanNode(ref, rv.Alias, tableQualifier(rv.Relname))
 	case it.GetRangeSubselect() != nil:
 		rs := it.GetRangeSubselect()
-		if rs.Lateral {
-			return nil, errs.New(errs.Analysis, "LATERAL subqueries are not supported")
-		}
 		// A derived table of a subquery may name the enclosing query's columns.
 		n, err := b.bindQuery(rs.Subquery.GetSelectStmt(), outer)
 		if err != nil {
@@ -535,6 +539,9 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rs := lateralOf(j.Rarg); rs != nil {
+		return b.bindLateralJoin(left, rs, j, outer)
+	}
 	right, err := b.bindFromItem(j.Rarg, outer)
 	if err != nil {
 		return nil, err
@@ -559,6 +566,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	cols := concatCols(lc, rc)
 	join := &Join{Kind: kind, Left: left, Right: right, Cols: cols}
 	sc := newScope(cols)
+	sc.outer = outer
 	var using []string
 	if j.IsNatural {
 		for _, l := range lc {
