@@ -62,6 +62,10 @@ type cteDef struct {
 	def    *pg.CommonTableExpr
 	shared *Shared
 	first  *Project // what the first reference reads it through
+	// recursive marks a WITH RECURSIVE query that names itself; work is its work
+	// table while its recursive part is being bound.
+	recursive bool
+	work      *WorkTable
 }
 
 // inline puts the plan of a WITH query named only once straight in its place, where
@@ -87,9 +91,6 @@ func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		return nil, err
 	}
 	if sel.WithClause != nil {
-		if sel.WithClause.Recursive {
-			return nil, errs.At(errs.Analysis, int(sel.WithClause.Location), "WITH RECURSIVE is not supported")
-		}
 		frame := map[string]*cteDef{}
 		b.ctes = append(b.ctes, frame)
 		defer func() {
@@ -106,7 +107,7 @@ func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
 			if _, dup := frame[def.Ctename]; dup {
 				return nil, errs.At(errs.Analysis, int(def.Location), "WITH query name %q specified more than once", def.Ctename)
 			}
-			frame[def.Ctename] = &cteDef{def: def}
+			frame[def.Ctename] = &cteDef{def: def, recursive: sel.WithClause.Recursive && selfReference(def.Ctequery, def.Ctename)}
 		}
 	}
 	if len(sel.LockingClause) > 0 || sel.IntoClause != nil {
@@ -398,18 +399,31 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 		}
 		if rv.Schemaname == "" {
 			if d, depth := b.lookupCTE(rv.Relname); d != nil {
+				if d.work != nil {
+					cols, err := requalify(d.work.Cols, rv.Alias, rv.Relname)
+					if err != nil {
+						return nil, err
+					}
+					return rename(d.work, cols), nil
+				}
 				saved := b.ctes
 				b.ctes = append([]map[string]*cteDef(nil), b.ctes[:depth]...)
 				// A CTE may reference CTEs defined before it in the same WITH.
 				frame := map[string]*cteDef{}
 				for k, v := range saved[depth] {
-					if v != d && v.def.Location < d.def.Location {
+					if v != d && v.def.Location < d.def.Location || v == d && d.recursive {
 						frame[k] = v
 					}
 				}
 				if d.shared == nil {
 					b.ctes = append(b.ctes, frame)
-					n, err := b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
+					var n Node
+					var err error
+					if d.recursive {
+						n, err = b.bindRecursive(d)
+					} else {
+						n, err = b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
+					}
 					b.ctes = saved
 					if err != nil {
 						return nil, err

@@ -136,6 +136,17 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		fmt.Fprintf(b, "%sShared computed once, read %d times\n", pad, x.Refs)
 		explain(b, x.Input, depth+1, ann)
 		return
+	case *RecursiveCTE:
+		all := ""
+		if x.All {
+			all = " all"
+		}
+		fmt.Fprintf(b, "%sRecursive union%s until an iteration adds no row\n", pad, all)
+		explain(b, x.Anchor, depth+1, ann)
+		explain(b, x.Step, depth+1, ann)
+		return
+	case *WorkTable:
+		fmt.Fprintf(b, "%sWorkTable %s (the rows the previous iteration added)", pad, x.Name)
 	}
 	if a, ok := ann[n]; ok {
 		fmt.Fprintf(b, " {%s}", a)
