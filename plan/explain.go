@@ -92,8 +92,12 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
 	case *Join:
 		var ks []string
+		eq := " = "
+		if x.NullEq {
+			eq = " IS NOT DISTINCT FROM "
+		}
 		for i := range x.LeftKeys {
-			ks = append(ks, Render(x.LeftKeys[i], in(0))+" = "+Render(x.RightKeys[i], in(1)))
+			ks = append(ks, Render(x.LeftKeys[i], in(0))+eq+Render(x.RightKeys[i], in(1)))
 		}
 		fmt.Fprintf(b, "%sJoin %s keys=[%s]", pad, x.Kind, strings.Join(ks, ", "))
 		if x.Residual != nil {
