@@ -35,6 +35,13 @@ func TestCorrelatedSubqueryPlans(t *testing.T) {
 		t.Errorf("EXISTS inside OR counts %s, the uncorrelated form %s", got, want)
 	}
 
+	// A plain conjunct filters the rows before they are shared with the subquery.
+	filtered := "SELECT count(*) FROM ev a WHERE (a.amount < 10 OR EXISTS (SELECT 1 FROM ev b WHERE b.user_id = a.user_id AND b.amount > 100)) AND a.category = 'books'"
+	plan = explain(t, e, filtered, nil)
+	if _, after, ok := strings.Cut(plan, "Shared computed once"); !ok || !strings.Contains(strings.SplitN(after, "\n", 3)[1], "Filter") {
+		t.Errorf("the rows shared with the decorrelated subquery are not filtered first:\n%s", plan)
+	}
+
 	// A scalar subquery with a non-equality correlation, per outer row.
 	scalar := "SELECT sum(c) FROM (SELECT (SELECT count(*) FROM ev b WHERE b.user_id < a.user_id AND b.amount > 100) AS c FROM (SELECT DISTINCT user_id FROM ev WHERE user_id < 50) a) x"
 	join := "SELECT count(*) FROM (SELECT DISTINCT user_id FROM ev WHERE user_id < 50) a, ev b WHERE b.user_id < a.user_id AND b.amount > 100"

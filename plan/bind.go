@@ -622,6 +622,9 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 		}
 		splitJoinCondition(join, AndAll(conds))
 	} else if j.Quals != nil {
+		if containsSubLink(j.Quals) {
+			return b.joinOnSubquery(join, j.Quals, sc, outer)
+		}
 		cond, err := b.expr(j.Quals, &exprCtx{sc: sc, noSubquery: true})
 		if err != nil {
 			return nil, err

@@ -205,3 +205,99 @@ func subLinkOp(sl *pg.SubLink) string {
 	}
 	return sl.OperName[len(sl.OperName)-1].GetString_().GetSval()
 }
+
+// bindWhere binds WHERE's conjuncts onto st's input: those without subqueries first,
+// as a filter right over the FROM rows, so that a decorrelated subquery runs only
+// for the outer rows they keep (the rows it is joined back onto are shared, which no
+// filter is pushed into); then those with subqueries, as semi and anti joins or as a
+// filter over the joined values.
+func (b *binder) bindWhere(st *selState, where *pg.Node) error {
+	var plain, withSub []*pg.Node
+	for _, c := range pgConjuncts(where) {
+		if containsSubLink(c) {
+			withSub = append(withSub, c)
+		} else {
+			plain = append(plain, c)
+		}
+	}
+	for _, part := range [][]*pg.Node{plain, withSub} {
+		var filters []Expr
+		for _, c := range part {
+			handled, err := b.whereSubquery(st, c)
+			if err != nil {
+				return err
+			}
+			if handled {
+				continue
+			}
+			e, err := b.expr(c, &exprCtx{sc: st.sc, sel: st, clause: "WHERE"})
+			if err != nil {
+				return err
+			}
+			if e, err = b.boolean(e, "WHERE"); err != nil {
+				return err
+			}
+			filters = append(filters, e)
+		}
+		if len(filters) > 0 {
+			st.input = &Filter{Input: st.input, Cond: AndAll(filters)}
+		}
+	}
+	return nil
+}
+
+// joinOnSubquery binds a join condition with subqueries. Its conjuncts without
+// subqueries join as any condition does; for an inner join, the others filter the
+// joined rows, the correlated ones joined onto them first (see correlatedValue). An
+// outer join takes only uncorrelated subqueries, checked on each pair.
+func (b *binder) joinOnSubquery(join *Join, quals *pg.Node, sc, outer *scope) (Node, error) {
+	var withSub []*pg.Node
+	for _, c := range pgConjuncts(quals) {
+		if containsSubLink(c) {
+			withSub = append(withSub, c)
+			continue
+		}
+		e, err := b.expr(c, &exprCtx{sc: sc, noSubquery: true, clause: "JOIN condition"})
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.boolean(e, "JOIN condition"); err != nil {
+			return nil, err
+		}
+		AddJoinCondition(join, e)
+	}
+	if join.Kind != InnerJoin && join.Kind != CrossJoin {
+		for _, c := range withSub {
+			e, err := b.expr(c, &exprCtx{sc: sc, clause: "an outer join's condition"})
+			if err != nil {
+				return nil, err
+			}
+			if e, err = b.boolean(e, "JOIN condition"); err != nil {
+				return nil, err
+			}
+			if join.Residual == nil {
+				join.Residual = e
+			} else {
+				join.Residual = AndAll([]Expr{join.Residual, e})
+			}
+		}
+		return join, nil
+	}
+	st := &selState{sc: &scope{outer: outer}}
+	st.setInput(join)
+	var filters []Expr
+	for _, c := range withSub {
+		e, err := b.expr(c, &exprCtx{sc: st.sc, sel: st, clause: "JOIN condition"})
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.boolean(e, "JOIN condition"); err != nil {
+			return nil, err
+		}
+		filters = append(filters, e)
+	}
+	if join.Kind == CrossJoin {
+		join.Kind = InnerJoin
+	}
+	return identityProject(&Filter{Input: st.input, Cond: AndAll(filters)}, join.Cols), nil
+}
