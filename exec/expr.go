@@ -254,7 +254,7 @@ func (bd *builder) compileSubquery(x *plan.Subquery) (evaluator, error) {
 				}
 			}
 			if n > 1 {
-				verr = errs.New(errs.Analysis, "more than one row returned by a subquery used as an expression")
+				verr = errs.New(errs.Analysis, kernels.MultipleRowsMessage)
 			}
 		})
 		if verr != nil {

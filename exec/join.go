@@ -168,7 +168,7 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		}
 		ok := true
 		for _, k := range keys {
-			if k.IsNull(r) {
+			if k.IsNull(r) && !j.node.NullEq {
 				ok = false
 				break
 			}
@@ -458,7 +458,7 @@ func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kern
 		}
 	}
 	for r := range st.ids {
-		if st.ids[r] == kernels.NotFound {
+		if st.ids[r] == kernels.NotFound || j.node.NullEq {
 			continue
 		}
 		for _, k := range st.keys {

@@ -36,7 +36,7 @@ func (j *hashJoin) joinKeyFilter(ctx context.Context, p *pipeline, buildKeys arr
 	kind := x.Kind
 	dropsUnmatched := kind == plan.InnerJoin || kind == plan.SemiJoin ||
 		(kind == plan.RightJoin && !j.swapped) || (j.swapped && (kind == plan.LeftJoin || kind == plan.AntiJoin))
-	if !dropsUnmatched || x.NullAwareAnti || len(x.LeftKeys) != 1 || buildKeys == nil {
+	if !dropsUnmatched || x.NullAwareAnti || x.NullEq || len(x.LeftKeys) != 1 || buildKeys == nil {
 		return nil
 	}
 	probeNode, probeKey := x.Left, x.LeftKeys[0]

@@ -44,6 +44,8 @@ type builder struct {
 
 	mu     sync.Mutex
 	shared map[*plan.Shared]*sharedRows
+	// work holds each running recursive query's work table.
+	work map[*plan.WorkTable]*vector.Batch
 }
 
 // Run executes n to completion and returns its rows as records with n's schema.
@@ -165,6 +167,10 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 		return bd.buildWindow(x)
 	case *plan.Shared:
 		return bd.buildShared(x), nil
+	case *plan.RecursiveCTE:
+		return &recursiveOp{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}, nil
+	case *plan.WorkTable:
+		return bd.buildWorkTable(x), nil
 	}
 	return nil, errs.New(errs.Internal, "no operator for %T", n)
 }

@@ -55,6 +55,9 @@ type binder struct {
 	dialect     *sql.Dialect
 	ctes        []map[string]*cteDef
 	now         time.Time
+	// pending holds an aggregating SELECT's correlated subqueries until its
+	// aggregate exists.
+	pending map[*aggState]*pendingSubs
 }
 
 // cteDef is a WITH query. It is bound once, at its first reference; when it is named
@@ -63,6 +66,10 @@ type cteDef struct {
 	def    *pg.CommonTableExpr
 	shared *Shared
 	first  *Project // what the first reference reads it through
+	// recursive marks a WITH RECURSIVE query that names itself; work is its work
+	// table while its recursive part is being bound.
+	recursive bool
+	work      *WorkTable
 }
 
 // inline puts the plan of a WITH query named only once straight in its place, where
@@ -88,9 +95,6 @@ func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		return nil, err
 	}
 	if sel.WithClause != nil {
-		if sel.WithClause.Recursive {
-			return nil, errs.At(errs.Analysis, int(sel.WithClause.Location), "WITH RECURSIVE is not supported")
-		}
 		frame := map[string]*cteDef{}
 		b.ctes = append(b.ctes, frame)
 		defer func() {
@@ -107,7 +111,7 @@ func (b *binder) bindQuery(sel *pg.SelectStmt, outer *scope) (Node, error) {
 			if _, dup := frame[def.Ctename]; dup {
 				return nil, errs.At(errs.Analysis, int(def.Location), "WITH query name %q specified more than once", def.Ctename)
 			}
-			frame[def.Ctename] = &cteDef{def: def}
+			frame[def.Ctename] = &cteDef{def: def, recursive: sel.WithClause.Recursive && selfReference(def.Ctequery, def.Ctename)}
 		}
 	}
 	if len(sel.LockingClause) > 0 || sel.IntoClause != nil {
@@ -338,6 +342,13 @@ func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
 	}
 	var n Node
 	for _, it := range items {
+		if rs := lateralOf(it); rs != nil && n != nil {
+			var err error
+			if n, err = b.bindLateral(n, rs, CrossJoin, nil, outer); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		r, err := b.bindFromItem(it, outer)
 		if err != nil {
 			return nil, err
@@ -404,18 +415,31 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 		}
 		if rv.Schemaname == "" {
 			if d, depth := b.lookupCTE(rv.Relname); d != nil {
+				if d.work != nil {
+					cols, err := requalify(d.work.Cols, rv.Alias, rv.Relname)
+					if err != nil {
+						return nil, err
+					}
+					return rename(d.work, cols), nil
+				}
 				saved := b.ctes
 				b.ctes = append([]map[string]*cteDef(nil), b.ctes[:depth]...)
 				// A CTE may reference CTEs defined before it in the same WITH.
 				frame := map[string]*cteDef{}
 				for k, v := range saved[depth] {
-					if v != d && v.def.Location < d.def.Location {
+					if v != d && v.def.Location < d.def.Location || v == d && d.recursive {
 						frame[k] = v
 					}
 				}
 				if d.shared == nil {
 					b.ctes = append(b.ctes, frame)
-					n, err := b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
+					var n Node
+					var err error
+					if d.recursive {
+						n, err = b.bindRecursive(d)
+					} else {
+						n, err = b.bindQuery(d.def.Ctequery.GetSelectStmt(), nil)
+					}
 					b.ctes = saved
 					if err != nil {
 						return nil, err
@@ -457,10 +481,8 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 		return b.scanNode(ref, rv.Alias, tableQualifier(rv.Relname))
 	case it.GetRangeSubselect() != nil:
 		rs := it.GetRangeSubselect()
-		if rs.Lateral {
-			return nil, errs.New(errs.Analysis, "LATERAL subqueries are not supported")
-		}
-		n, err := b.bindQuery(rs.Subquery.GetSelectStmt(), nil)
+		// A derived table of a subquery may name the enclosing query's columns.
+		n, err := b.bindQuery(rs.Subquery.GetSelectStmt(), outer)
 		if err != nil {
 			return nil, err
 		}
@@ -549,6 +571,9 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rs := lateralOf(j.Rarg); rs != nil {
+		return b.bindLateralJoin(left, rs, j, outer)
+	}
 	right, err := b.bindFromItem(j.Rarg, outer)
 	if err != nil {
 		return nil, err
@@ -573,6 +598,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	cols := concatCols(lc, rc)
 	join := &Join{Kind: kind, Left: left, Right: right, Cols: cols}
 	sc := newScope(cols)
+	sc.outer = outer
 	var using []string
 	if j.IsNatural {
 		for _, l := range lc {
@@ -614,6 +640,9 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 		}
 		splitJoinCondition(join, AndAll(conds))
 	} else if j.Quals != nil {
+		if containsSubLink(j.Quals) {
+			return b.joinOnSubquery(join, j.Quals, sc, outer)
+		}
 		cond, err := b.expr(j.Quals, &exprCtx{sc: sc, noSubquery: true})
 		if err != nil {
 			return nil, err

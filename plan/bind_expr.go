@@ -227,8 +227,8 @@ func (b *binder) columnRef(cr *pg.ColumnRef, ec *exprCtx) (Expr, error) {
 			return &OuterRef{Idx: oi, Col: o.cols[oi], scope: o}, nil
 		}
 		for up := o.outer; up != nil; up = up.outer {
-			if _, uerr := up.resolve(qual, name, int(cr.Location)); uerr == nil {
-				return nil, errs.At(errs.Analysis, int(cr.Location), "correlated references more than one level out are not supported")
+			if ui, uerr := up.resolve(qual, name, int(cr.Location)); uerr == nil {
+				return &OuterRef{Idx: ui, Col: up.cols[ui], scope: up}, nil
 			}
 		}
 	}

@@ -74,26 +74,8 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 	st.setInput(input)
 
 	if sel.WhereClause != nil {
-		var filters []Expr
-		for _, c := range pgConjuncts(sel.WhereClause) {
-			handled, err := b.whereSubquery(st, c)
-			if err != nil {
-				return nil, err
-			}
-			if handled {
-				continue
-			}
-			e, err := b.expr(c, &exprCtx{sc: st.sc, sel: st, clause: "WHERE"})
-			if err != nil {
-				return nil, err
-			}
-			if e, err = b.boolean(e, "WHERE"); err != nil {
-				return nil, err
-			}
-			filters = append(filters, e)
-		}
-		if len(filters) > 0 {
-			st.input = &Filter{Input: st.input, Cond: AndAll(filters)}
+		if err := b.bindWhere(st, sel.WhereClause); err != nil {
+			return nil, err
 		}
 	}
 
@@ -260,6 +242,9 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		}
 		for i := range wins {
 			agg.resolveWindowGroupings(&wins[i])
+		}
+		if node, err = b.attachPending(node, agg, exprs, &having); err != nil {
+			return nil, err
 		}
 		if having != nil {
 			node = &Filter{Input: node, Cond: having}

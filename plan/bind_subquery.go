@@ -46,70 +46,93 @@ func exprHasOuter(e Expr) bool {
 	return found
 }
 
-// subLink binds a subquery used as an expression: a scalar subquery (correlated ones
-// become a left join onto the SELECT's input) or an uncorrelated EXISTS.
+// subLink binds a subquery used as an expression. An uncorrelated one is evaluated
+// once (scalar, EXISTS, IN); a correlated one is decorrelated and joined onto the
+// rows of the clause it is in (see attachCorrelated), as is an ANY or ALL other than
+// IN. EXISTS and the quantified comparisons become one-row aggregates over the
+// subquery, so they decorrelate like any scalar subquery.
 func (b *binder) subLink(sl *pg.SubLink, ec *exprCtx) (Expr, error) {
 	pos := int(sl.Location)
 	if ec.noSubquery {
 		return nil, errs.At(errs.Analysis, pos, "subqueries are not allowed here")
 	}
 	sub := sl.Subselect.GetSelectStmt()
+	outer := ec.sc
+	if ec.agg != nil {
+		outer = ec.agg.pre
+	}
 	switch sl.SubLinkType {
 	case pg.SubLinkType_EXPR_SUBLINK:
-		node, err := b.bindQuery(sub, ec.sc)
+		node, err := b.bindQuery(sub, outer)
 		if err != nil {
 			return nil, err
 		}
 		if len(node.Columns()) != 1 {
 			return nil, errs.At(errs.Analysis, pos, "subquery must return only one column")
 		}
-		if !outerRefsTo(node, ec.sc) {
+		if !hasOuterRefs(node) {
 			return &Subquery{Plan: node, T: node.Columns()[0].Type}, nil
 		}
-		if ec.sel == nil || ec.sc != ec.sel.sc {
-			return nil, errs.At(errs.Analysis, pos, "correlated subqueries are supported only in WHERE and in the select list of a query without aggregates")
+		if ec.sel != nil && ec.sc == ec.sel.sc && onlyRefsTo(node, ec.sc) {
+			if e, ok, err := b.decorrelateScalar(sub, ec.sel, pos); err != nil || ok {
+				return e, err
+			}
 		}
-		return b.decorrelateScalar(sub, ec.sel, pos)
-	case pg.SubLinkType_EXISTS_SUBLINK:
-		node, err := b.bindQuery(sub, ec.sc)
+		q, err := b.singleRow(node, pos)
 		if err != nil {
 			return nil, err
 		}
-		if outerRefsTo(node, ec.sc) {
-			return nil, errs.At(errs.Analysis, pos, "correlated EXISTS is supported only as a condition of WHERE")
+		return b.correlatedValue(ec, q, pos)
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		node, err := b.bindQuery(sub, outer)
+		if err != nil {
+			return nil, err
+		}
+		if hasOuterRefs(node) {
+			q, err := b.existsPlan(node, pos)
+			if err != nil {
+				return nil, err
+			}
+			return b.correlatedValue(ec, q, pos)
 		}
 		// EXISTS (q) is (SELECT count(*) FROM (q LIMIT 1)) > 0.
 		limited := &Limit{Input: node, Count: 1}
 		count := &Aggregate{Input: limited, Aggs: []AggCall{{Func: "count_star", T: types.Int64}},
 			Cols: []Column{{Name: "count_star", Type: types.Int64}}}
 		return b.call(">", []Expr{&Subquery{Plan: count, T: types.Int64}, &Literal{V: types.IntValue(0)}}, pos)
-	case pg.SubLinkType_ANY_SUBLINK:
-		if len(sl.OperName) > 0 && sl.OperName[len(sl.OperName)-1].GetString_().GetSval() != "=" {
-			return nil, errs.At(errs.Analysis, pos, "only = ANY (IN) subqueries are supported")
-		}
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		op := subLinkOp(sl)
+		all := sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK
 		left, err := b.expr(sl.Testexpr, ec)
 		if err != nil {
 			return nil, err
 		}
-		node, err := b.bindQuery(sub, ec.sc)
+		node, err := b.bindQuery(sub, outer)
 		if err != nil {
 			return nil, err
-		}
-		if outerRefsTo(node, ec.sc) {
-			return nil, errs.At(errs.Analysis, pos, "correlated IN (subquery) is supported only as a condition of WHERE")
 		}
 		if len(node.Columns()) != 1 {
 			return nil, errs.At(errs.Analysis, pos, "subquery has too many columns")
 		}
-		rc := node.Columns()[0]
-		lk, rk, err := b.keyPair(left, &ColRef{Idx: 0, T: rc.Type, Name: rc.Name}, pos)
+		if op == "=" && !all && !hasOuterRefs(node) {
+			rc := node.Columns()[0]
+			lk, rk, err := b.keyPair(left, &ColRef{Idx: 0, T: rc.Type, Name: rc.Name}, pos)
+			if err != nil {
+				return nil, err
+			}
+			if !sameType(rk.Type(), rc.Type) {
+				node = &Project{Input: node, Exprs: []Expr{rk}, Cols: []Column{{Name: rc.Name, Type: rk.Type()}}}
+			}
+			return &InSubquery{E: lk, Plan: node}, nil
+		}
+		q, err := b.quantified(b.asOuter(left, ec), node, op, all, pos)
 		if err != nil {
 			return nil, err
 		}
-		if !sameType(rk.Type(), rc.Type) {
-			node = &Project{Input: node, Exprs: []Expr{rk}, Cols: []Column{{Name: rc.Name, Type: rk.Type()}}}
+		if !hasOuterRefs(q) {
+			return &Subquery{Plan: q, T: types.Boolean}, nil
 		}
-		return &InSubquery{E: lk, Plan: node}, nil
+		return b.correlatedValue(ec, q, pos)
 	}
 	return nil, errs.At(errs.Analysis, pos, "unsupported subquery form")
 }
@@ -130,8 +153,8 @@ func (b *binder) whereSubquery(st *selState, c *pg.Node) (bool, error) {
 	switch sl.SubLinkType {
 	case pg.SubLinkType_EXISTS_SUBLINK:
 	case pg.SubLinkType_ANY_SUBLINK:
-		if len(sl.OperName) > 0 && sl.OperName[len(sl.OperName)-1].GetString_().GetSval() != "=" {
-			return false, errs.At(errs.Analysis, int(sl.Location), "only = ANY (IN) subqueries are supported")
+		if subLinkOp(sl) != "=" {
+			return false, nil
 		}
 		isIn = true
 	default:
@@ -155,7 +178,7 @@ func (b *binder) whereSubquery(st *selState, c *pg.Node) (bool, error) {
 		return false, err
 	}
 	nl := len(st.input.Columns())
-	if !outerRefsTo(node, st.sc) {
+	if !hasOuterRefs(node) {
 		j := &Join{Kind: kind, Left: st.input, Right: node, Cols: st.input.Columns()}
 		if isIn {
 			if len(node.Columns()) != 1 {
@@ -174,19 +197,31 @@ func (b *binder) whereSubquery(st *selState, c *pg.Node) (bool, error) {
 	}
 
 	// Correlated: bind the subquery's FROM and WHERE by hand, move the correlated
-	// conjuncts into the join condition.
+	// conjuncts into the join condition. Other shapes, NOT IN, and references further
+	// out are decorrelated in general (subLink).
 	if sub.Op != pg.SetOperation_SETOP_NONE || len(sub.GroupClause) > 0 || sub.HavingClause != nil ||
-		sub.LimitCount != nil || sub.LimitOffset != nil || sub.WithClause != nil || len(sub.ValuesLists) > 0 {
-		return false, errs.At(errs.Analysis, pos, "this correlated subquery is not supported (grouping, limits or set operations inside)")
+		sub.LimitCount != nil || sub.LimitOffset != nil || sub.WithClause != nil || len(sub.ValuesLists) > 0 ||
+		len(sub.DistinctClause) > 0 || (isIn && not) || !onlyRefsTo(node, st.sc) {
+		return false, nil
 	}
 	for _, t := range sub.TargetList {
-		if containsAggregate(t.GetResTarget().Val) {
-			return false, errs.At(errs.Analysis, pos, "this correlated subquery is not supported (aggregates inside EXISTS/IN)")
+		if containsAggregate(t.GetResTarget().Val) || containsSubLink(t.GetResTarget().Val) {
+			return false, nil
+		}
+	}
+	if sub.WhereClause != nil {
+		for _, wc := range pgConjuncts(sub.WhereClause) {
+			if containsSubLink(wc) {
+				return false, nil
+			}
 		}
 	}
 	inner, err := b.bindFrom(sub.FromClause, st.sc)
 	if err != nil {
 		return false, err
+	}
+	if hasOuterRefs(inner) {
+		return false, nil
 	}
 	isc := newScope(inner.Columns())
 	isc.outer = st.sc
@@ -235,7 +270,7 @@ func (b *binder) whereSubquery(st *selState, c *pg.Node) (bool, error) {
 			return false, err
 		}
 		if exprHasOuter(re) {
-			return false, errs.At(errs.Analysis, pos, "this correlated subquery is not supported (outer column in the select list)")
+			return false, nil
 		}
 		lk, rk, err := b.keyPair(testExpr, re, pos)
 		if err != nil {
@@ -270,20 +305,28 @@ func (b *binder) keyPair(l, r Expr, pos int) (Expr, Expr, error) {
 // SELECT's input with the subquery grouped by its correlation keys, and returns the
 // expression that reads the joined value. COUNT over no matching row is 0, as if the
 // subquery had run on an empty input.
-func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (Expr, error) {
-	unsupported := func(why string) error {
-		return errs.At(errs.Analysis, pos, "this correlated scalar subquery is not supported (%s)", why)
-	}
+//
+// It reports false, having changed nothing, for any other shape, which the general
+// decorrelation takes.
+func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (Expr, bool, error) {
 	if sub.Op != pg.SetOperation_SETOP_NONE || len(sub.GroupClause) > 0 || sub.HavingClause != nil ||
-		sub.LimitCount != nil || sub.LimitOffset != nil || sub.WithClause != nil || len(sub.DistinctClause) > 0 {
-		return nil, unsupported("grouping, limits, DISTINCT or set operations inside")
+		sub.LimitCount != nil || sub.LimitOffset != nil || sub.WithClause != nil || len(sub.DistinctClause) > 0 ||
+		len(sub.ValuesLists) > 0 {
+		return nil, false, nil
 	}
-	if len(sub.TargetList) != 1 || !containsAggregate(sub.TargetList[0].GetResTarget().Val) {
-		return nil, unsupported("it must compute an aggregate")
+	if len(sub.TargetList) != 1 || !containsAggregate(sub.TargetList[0].GetResTarget().Val) ||
+		containsSubLink(sub.TargetList[0].GetResTarget().Val) {
+		return nil, false, nil
+	}
+	if sub.WhereClause != nil && containsSubLink(sub.WhereClause) {
+		return nil, false, nil
 	}
 	inner, err := b.bindFrom(sub.FromClause, st.sc)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if hasOuterRefs(inner) {
+		return nil, false, nil
 	}
 	isc := newScope(inner.Columns())
 	isc.outer = st.sc
@@ -293,7 +336,7 @@ func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (E
 		for _, wc := range pgConjuncts(sub.WhereClause) {
 			e, err := b.expr(wc, &exprCtx{sc: isc, noSubquery: true, clause: "WHERE"})
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if !exprHasOuter(e) {
 				plain = append(plain, e)
@@ -301,14 +344,14 @@ func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (E
 			}
 			call, ok := e.(*Call)
 			if !ok || call.Fn.Name != "=" {
-				return nil, unsupported("only equality with outer columns")
+				return nil, false, nil
 			}
 			l, r := call.Args[0], call.Args[1]
 			if exprHasOuter(l) {
 				l, r = r, l
 			}
 			if exprHasOuter(l) || !onlyOuter(r) {
-				return nil, unsupported("only equality between an inner and an outer expression")
+				return nil, false, nil
 			}
 			innerKeys = append(innerKeys, l)
 			outerKeys = append(outerKeys, unOuter(r))
@@ -326,7 +369,7 @@ func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (E
 	}
 	val, err := b.expr(sub.TargetList[0].GetResTarget().Val, &exprCtx{sc: &scope{}, agg: as, noSubquery: true, clause: "SELECT"})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	cols := make([]Column, 0, len(as.groups)+len(as.aggs))
 	for i, g := range as.groups {
@@ -342,14 +385,14 @@ func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (E
 		gi := as.findGroup(k)
 		lk, rk, err := b.keyPair(outerKeys[i], &ColRef{Idx: gi, T: k.Type(), Name: cols[gi].Name}, pos)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		j.LeftKeys = append(j.LeftKeys, lk)
 		j.RightKeys = append(j.RightKeys, rk)
 	}
 	st.setInput(j)
 	// The value, over the joined columns; COUNT columns read 0 where nothing matched.
-	return MapExpr(val, func(x Expr) (Expr, error) {
+	e, err := MapExpr(val, func(x Expr) (Expr, error) {
 		c, ok := x.(*ColRef)
 		if !ok {
 			return x, nil
@@ -361,6 +404,19 @@ func (b *binder) decorrelateScalar(sub *pg.SelectStmt, st *selState, pos int) (E
 		}
 		return ref, nil
 	})
+	return e, err == nil, err
+}
+
+// containsSubLink reports a subquery anywhere in n.
+func containsSubLink(n *pg.Node) bool {
+	found := false
+	walkPG(n, func(x *pg.Node) bool {
+		if x.GetSubLink() != nil {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func onlyOuter(e Expr) bool {

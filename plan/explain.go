@@ -96,8 +96,12 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
 	case *Join:
 		var ks []string
+		eq := " = "
+		if x.NullEq {
+			eq = " IS NOT DISTINCT FROM "
+		}
 		for i := range x.LeftKeys {
-			ks = append(ks, Render(x.LeftKeys[i], in(0))+" = "+Render(x.RightKeys[i], in(1)))
+			ks = append(ks, Render(x.LeftKeys[i], in(0))+eq+Render(x.RightKeys[i], in(1)))
 		}
 		fmt.Fprintf(b, "%sJoin %s keys=[%s]", pad, x.Kind, strings.Join(ks, ", "))
 		if x.Residual != nil {
@@ -140,6 +144,17 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		fmt.Fprintf(b, "%sShared computed once, read %d times\n", pad, x.Refs)
 		explain(b, x.Input, depth+1, ann)
 		return
+	case *RecursiveCTE:
+		all := ""
+		if x.All {
+			all = " all"
+		}
+		fmt.Fprintf(b, "%sRecursive union%s until an iteration adds no row\n", pad, all)
+		explain(b, x.Anchor, depth+1, ann)
+		explain(b, x.Step, depth+1, ann)
+		return
+	case *WorkTable:
+		fmt.Fprintf(b, "%sWorkTable %s (the rows the previous iteration added)", pad, x.Name)
 	}
 	if a, ok := ann[n]; ok {
 		fmt.Fprintf(b, " {%s}", a)

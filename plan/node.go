@@ -195,6 +195,9 @@ type Join struct {
 	// by plan/rules from estimates); by default the right input is built.
 	BuildLeft bool
 	Cols      []Column
+	// NullEq makes NULL keys equal to each other (IS NOT DISTINCT FROM): the join of
+	// a decorrelated subquery back onto the outer values it ran for.
+	NullEq bool
 }
 
 // SortKey orders by E.

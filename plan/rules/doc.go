@@ -17,6 +17,11 @@ func Optimize(n plan.Node) plan.Node {
 			s.Input = optimizeTree(s.Input)
 			walk(s.Input)
 		}
+		if r, ok := n.(*plan.RecursiveCTE); ok {
+			r.Anchor, r.Step = optimizeTree(r.Anchor), optimizeTree(r.Step)
+			walk(r.Anchor)
+			walk(r.Step)
+		}
 		for _, in := range n.Inputs() {
 			walk(in)
 		}
