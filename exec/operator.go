@@ -44,6 +44,9 @@ type builder struct {
 
 	mu     sync.Mutex
 	shared map[*plan.Shared]*sharedRows
+	// subqueries holds the evaluator of each scalar subquery compiled, so that one
+	// read in several places (a filter and its scan's pruning) runs once.
+	subqueries map[*plan.Subquery]evaluator
 }
 
 // Run executes n to completion and returns its rows as records with n's schema.

@@ -101,10 +101,10 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	}
 	// Which inputs each condition reads; conditions on one input filter it.
 	var multi []cond
-	var keep []plan.Expr // conditions with subqueries stay above, in the original layout
+	var keep []plan.Expr // conditions with pinned subqueries stay above, in the original layout
 	local := make([][]plan.Expr, len(rels))
 	for _, c := range conds {
-		if hasSubquery(c) {
+		if pinned(c) {
 			keep = append(keep, c)
 			continue
 		}
