@@ -106,3 +106,41 @@ func TestScalarSubqueryPrunesTheScanItFilters(t *testing.T) {
 		}
 	}
 }
+
+// A hash join narrows its probe side's scan to the range of its build keys: a
+// filtered dimension prunes the row groups of the fact table outside the keys it
+// kept, for keys that are integers, dates, strings or several columns, and not for
+// a join whose unmatched fact rows are kept. The answers are those of the same join
+// on expressions of the keys, which nothing narrows.
+func TestJoinKeysPruneTheProbeScan(t *testing.T) {
+	e := starEngine(t)
+	for _, c := range []struct {
+		sql, plain string
+		prunes     bool
+	}{
+		{"SELECT count(*), sum(f.qty) FROM fact f JOIN dim m ON f.day = m.day WHERE m.month = 5",
+			"SELECT count(*), sum(f.qty) FROM fact f JOIN dim m ON f.day + 0 = m.day WHERE m.month = 5", true},
+		{"SELECT count(*) FROM fact f JOIN dim m ON f.d = m.d WHERE m.d BETWEEN DATE '2000-03-01' AND DATE '2000-03-10'",
+			"SELECT count(*) FROM fact f JOIN dim m ON f.d + 0 = m.d WHERE m.d BETWEEN DATE '2000-03-01' AND DATE '2000-03-10'", true},
+		{"SELECT count(*) FROM fact f JOIN dim m ON f.code = m.code WHERE m.month IN (2, 3)",
+			"SELECT count(*) FROM fact f JOIN dim m ON f.code || '' = m.code WHERE m.month IN (2, 3)", true},
+		{"SELECT count(*) FROM fact f JOIN dim m ON f.code = m.code AND f.day = m.day WHERE m.month = 12",
+			"SELECT count(*) FROM fact f JOIN dim m ON f.code || '' = m.code AND f.day + 0 = m.day WHERE m.month = 12", true},
+		{"SELECT count(*) FROM fact f WHERE f.day IN (SELECT day FROM dim WHERE month = 7)",
+			"SELECT count(*) FROM fact f WHERE f.day + 0 IN (SELECT day FROM dim WHERE month = 7)", true},
+		{"SELECT count(*), count(m.day) FROM fact f LEFT JOIN dim m ON f.day = m.day AND m.month = 5",
+			"SELECT count(*), count(m.day) FROM fact f LEFT JOIN dim m ON f.day + 0 = m.day AND m.month = 5", false},
+	} {
+		got := run(t, e, c.sql, nil)
+		want := run(t, e, c.plain, nil)
+		if g, w := resultText(got), resultText(want); g != w {
+			t.Errorf("%s:\n%s\nwant (%s)\n%s", c.sql, g, c.plain, w)
+		}
+		if p := factPruned(t, want); p != 0 {
+			t.Errorf("%s: %d row groups pruned", c.plain, p)
+		}
+		if p := factPruned(t, got); (p > 0) != c.prunes {
+			t.Errorf("%s: %d row groups of 20 pruned, want pruning %v", c.sql, p, c.prunes)
+		}
+	}
+}

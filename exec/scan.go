@@ -36,6 +36,9 @@ type pipeline struct {
 	member *keyFilter
 	// deferred are the evaluators of the scan's deferred predicates' values.
 	deferred []evaluator
+	// extra are pruning predicates learnt before the scan starts (the range of the
+	// build keys of the hash join this pipeline probes).
+	extra []source.Predicate
 }
 
 // dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps,
@@ -225,10 +228,10 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 // predicates with their values computed now. A deferred value that is NULL prunes
 // nothing here (the filter above the scan keeps no row then anyway).
 func (p *pipeline) filters(ctx context.Context) ([]source.Predicate, error) {
-	if len(p.deferred) == 0 {
+	if len(p.deferred) == 0 && len(p.extra) == 0 {
 		return p.scan.Filters, nil
 	}
-	out := append([]source.Predicate(nil), p.scan.Filters...)
+	out := append(append([]source.Predicate(nil), p.scan.Filters...), p.extra...)
 	one := &vector.Batch{Rows: 1}
 	for i, ev := range p.deferred {
 		arr, err := ev(ctx, one)
@@ -377,7 +380,9 @@ func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 		used[b.col] = true
 	}
 	if p.member != nil {
-		used[p.member.col] = true
+		for _, c := range p.member.cols {
+			used[c] = true
+		}
 	}
 	var conjuncts []plan.Expr
 	if p.lead != nil {
@@ -513,7 +518,11 @@ func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
 		}
 	}
 	if p.member != nil {
-		if mask, ok := p.member.mask(b.Cols[p.member.col]); ok {
+		keys := make([]arrow.Array, len(p.member.cols))
+		for i, c := range p.member.cols {
+			keys[i] = b.Cols[c]
+		}
+		if mask, ok := p.member.mask(keys); ok {
 			var err error
 			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
 				return nil, err
