@@ -27,6 +27,7 @@ func Optimize(n plan.Node) plan.Node {
 }
 
 func optimizeTree(n plan.Node) plan.Node {
+	n = UnwrapCasts(n)
 	n = FactorOr(n)
 	n = PushFilters(n)
 	n = PushSemiJoins(n)
