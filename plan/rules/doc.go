@@ -32,6 +32,7 @@ func optimizeTree(n plan.Node) plan.Node {
 	n = PushFilters(n)
 	n = PushSemiJoins(n)
 	n = ReorderJoins(n)
+	n = SplitOr(n)
 	n = ScanPredicates(n)
 	n = ChooseBuildSides(n)
 	PruneColumns(n)
