@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch or all")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins or all")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
@@ -69,12 +69,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var suites []string
 	switch *suite {
-	case "events", "statistics", "tpch":
+	case "events", "statistics", "tpch", "joins":
 		suites = []string{*suite}
 	case "all":
-		suites = []string{"events", "statistics", "tpch"}
+		suites = []string{"events", "statistics", "tpch", "joins"}
 	default:
-		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, statistics, tpch or all)\n", *suite)
+		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, statistics, tpch, joins or all)\n", *suite)
 		return 2
 	}
 	if *dataDir == "" {
@@ -118,6 +118,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			s, err = StatisticsSuite(ctx, ev, stderr)
 		case "tpch":
 			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}, stderr)
+		case "joins":
+			s, err = JoinsSuite(ctx, JoinsConfig{DataDir: abs}, stderr)
 		}
 		if err == nil && !filterQueries(s, *queries) {
 			if len(suites) > 1 {

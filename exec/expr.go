@@ -231,8 +231,23 @@ func (bd *builder) compileInList(x *plan.InList) (evaluator, error) {
 	}, nil
 }
 
-// compileSubquery evaluates an uncorrelated scalar subquery once, on first use.
+// compileSubquery evaluates an uncorrelated scalar subquery once, on first use, for
+// every expression of the statement that reads it.
 func (bd *builder) compileSubquery(x *plan.Subquery) (evaluator, error) {
+	bd.mu.Lock()
+	defer bd.mu.Unlock()
+	if ev, ok := bd.subqueries[x]; ok {
+		return ev, nil
+	}
+	if bd.subqueries == nil {
+		bd.subqueries = map[*plan.Subquery]evaluator{}
+	}
+	ev := bd.subqueryOnce(x)
+	bd.subqueries[x] = ev
+	return ev, nil
+}
+
+func (bd *builder) subqueryOnce(x *plan.Subquery) evaluator {
 	var once sync.Once
 	var val types.Value
 	var verr error
@@ -261,7 +276,7 @@ func (bd *builder) compileSubquery(x *plan.Subquery) (evaluator, error) {
 			return nil, verr
 		}
 		return kernels.ConstArray(val, b.Rows), nil
-	}, nil
+	}
 }
 
 // selectTrue narrows b's selection to the rows where mask is true (not NULL).

@@ -56,9 +56,10 @@ type hashJoin struct {
 	next            []int32 // per build row: next build row with the same key
 	matched         []bool  // build rows matched (when tracks)
 	buildHasNullKey bool
-	// buildKey is the build side's key column when there is one key, for the
-	// probe side's key filter (joinKeyFilter).
-	buildKey arrow.Array
+	// buildKeyCols are the build side's key columns and buildValid its rows with
+	// no NULL key, for narrowing the probe side's scan (narrowProbe).
+	buildKeyCols []arrow.Array
+	buildValid   []int32
 
 	pendingBuild Operator
 
@@ -179,9 +180,7 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 			j.buildHasNullKey = true
 		}
 	}
-	if len(keys) == 1 {
-		j.buildKey = keys[0]
-	}
+	j.buildKeyCols, j.buildValid = keys, valid
 	types := make([]arrow.DataType, len(keys))
 	for i, k := range keys {
 		types[i] = k.DataType()
@@ -343,12 +342,11 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 	if err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched))); err != nil {
 		return err
 	}
-	if j.buildKey != nil {
-		if f := j.joinKeyFilter(ctx, p, j.buildKey); f != nil {
-			if err := j.res.resize(j.res.held + int64(8*len(f.words))); err != nil {
-				return err
-			}
-			p.member = f
+	size := j.narrowProbe(ctx, p, j.buildKeyCols, j.buildValid)
+	j.buildKeyCols, j.buildValid = nil, nil
+	if size > 0 {
+		if err := j.res.resize(j.res.held + size); err != nil {
+			return err
 		}
 	}
 	err := p.run(ctx, func(w int, b *vector.Batch) error {

@@ -4,105 +4,188 @@ import (
 	"context"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/types"
 )
 
 // keyFilter is a Bloom filter of a hash join's build keys that the probe side's scan
 // tests rows against before it decodes their other columns: a row whose key the
 // filter rules out cannot find a partner, and for the join kinds that use it an
-// unmatched probe row yields nothing. Each key sets three bits of one 64-bit word,
+// unmatched probe row yields nothing. Keys of any type the hash table takes, and of
+// several columns, are hashed as the table hashes them (kernels.HashColumns: a
+// dictionary column like its values). Each key sets three bits of one 64-bit word,
 // about sixteen bits a key, so a lookup is one memory access and about one key in
 // fifty that is not there passes.
+//
+// A filter that turns out to keep nearly every row it tests stops testing: it costs
+// a hash a row and saves nothing (a dimension that keeps most of its keys).
 type keyFilter struct {
-	col   int // the probe key's scan column
+	cols  []int // the probe keys' scan columns
 	words []uint64
 	shift uint // 64 - log2(len(words))
+
+	tested, passed atomic.Int64
+	off            atomic.Bool
 }
 
 // maxFilterKeys bounds the build sides a filter is made for (16 bits a key).
 const maxFilterKeys = 1 << 22
 
-// joinKeyFilter returns a filter of the build keys for the probe pipeline p, or nil
-// when the join cannot use one: a kind that keeps unmatched probe rows, more than one
-// key, a probe key that is not a column of p's scan, a key type the filter does not
-// read, a build side too large, or a canceled statement (which has no use for one).
-func (j *hashJoin) joinKeyFilter(ctx context.Context, p *pipeline, buildKeys arrow.Array) *keyFilter {
+// filterTrial is how many rows a filter tests before it judges whether it pays, and
+// filterKeeps the share of them past which it does not.
+const (
+	filterTrial = 1 << 16
+	filterKeeps = 0.9
+)
+
+// probeScanKeys returns the scan columns of the probe keys of the join j, for the
+// probe pipeline p, with ok false when the join cannot narrow its probe side's scan:
+// a kind that keeps unmatched probe rows or a canceled statement. A key that is not a
+// column of p's scan (an expression, another operator's column) is -1.
+func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow.Array) (cols []int, ok bool) {
 	x := j.node
 	kind := x.Kind
 	dropsUnmatched := kind == plan.InnerJoin || kind == plan.SemiJoin ||
 		(kind == plan.RightJoin && !j.swapped) || (j.swapped && (kind == plan.LeftJoin || kind == plan.AntiJoin))
-	if !dropsUnmatched || x.NullAwareAnti || x.NullEq || len(x.LeftKeys) != 1 || buildKeys == nil {
-		return nil
-	}
-	probeNode, probeKey := x.Left, x.LeftKeys[0]
-	if j.swapped {
-		probeNode, probeKey = x.Right, x.RightKeys[0]
-	}
-	scan, col, ok := plan.ScanColumn(probeNode, probeKey)
-	if !ok || scan != p.scan || !arrow.TypeEqual(probeKey.Type(), buildKeys.DataType()) {
-		return nil
-	}
-	if buildKeys.Len() > maxFilterKeys {
-		return nil
-	}
-	// Each pass over millions of keys takes a while.
-	words, ok := keyWords(buildKeys, make([]uint64, 0, buildKeys.Len()))
-	if !ok || ctx.Err() != nil {
-		return nil
-	}
-	f := newFilterOf(words, buildKeys)
-	f.col = col
-	return f
-}
-
-// newFilterOf makes a filter of the non-NULL keys of keys, read as words.
-func newFilterOf(words []uint64, keys arrow.Array) *keyFilter {
-	n := max(64, 1<<bits.Len(uint(len(words)/4))) // 16 bits a key, a power of two
-	f := &keyFilter{words: make([]uint64, n), shift: uint(64 - bits.TrailingZeros(uint(n)))}
-	for i, w := range words {
-		if keys.IsValid(i) {
-			h := mix(w)
-			f.words[h>>f.shift] |= probeBits(h)
-		}
-	}
-	return f
-}
-
-// mask tests every row of arr: false where the key is NULL or certainly not a build
-// key. ok is false when arr is not of a type the filter reads.
-func (f *keyFilter) mask(arr arrow.Array) (*array.Boolean, bool) {
-	buf := scratchWords.Get().(*[]uint64)
-	defer scratchWords.Put(buf)
-	words, ok := keyWords(arr, (*buf)[:0])
-	if !ok {
+	if !dropsUnmatched || x.NullAwareAnti || x.NullEq || len(build) == 0 || ctx.Err() != nil {
 		return nil, false
 	}
-	*buf = words
-	out := make([]byte, (len(words)+7)/8)
-	for i, w := range words {
-		h := mix(w)
+	probeNode, probeKeys := x.Left, x.LeftKeys
+	if j.swapped {
+		probeNode, probeKeys = x.Right, x.RightKeys
+	}
+	cols = make([]int, len(probeKeys))
+	found := false
+	for i, k := range probeKeys {
+		cols[i] = -1
+		scan, col, isCol := plan.ScanColumn(probeNode, k)
+		if isCol && scan == p.scan && arrow.TypeEqual(keyType(k.Type()), keyType(build[i].DataType())) {
+			cols[i], found = col, true
+		}
+	}
+	return cols, found
+}
+
+// keyType is the type a key's values have, a dictionary's its values'.
+func keyType(dt arrow.DataType) arrow.DataType {
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		return d.ValueType
+	}
+	return types.Unwrap(dt)
+}
+
+// narrowProbe gives the probe pipeline p what the build side's keys (their rows
+// valid, the build rows without a NULL key) tell about the rows that can find a
+// partner: the range of each key the probe scan has as a column, which skips the
+// files, row groups and pages whose statistics lie outside it, and a Bloom filter of
+// the keys when the scan has them all. It returns the filter's size in bytes, for
+// the join's reservation.
+func (j *hashJoin) narrowProbe(ctx context.Context, p *pipeline, build []arrow.Array, valid []int32) int64 {
+	cols, ok := j.probeScanKeys(ctx, p, build)
+	if !ok || len(valid) == 0 {
+		return 0
+	}
+	all := true
+	for i, c := range cols {
+		if c < 0 {
+			all = false
+			continue
+		}
+		if lo, hi, ok := keyRange(build[i], valid); ok {
+			name := p.scan.Ref.Listing.Schema.Field(c).Name
+			p.extra = append(p.extra,
+				source.Predicate{Column: name, Op: ">=", Values: []types.Value{lo}},
+				source.Predicate{Column: name, Op: "<=", Values: []types.Value{hi}})
+		}
+	}
+	if !all || len(valid) > maxFilterKeys || j.table == nil {
+		return 0
+	}
+	if rows := p.scan.Ref.Rows; rows >= 0 && int64(j.table.Len()) >= rows {
+		// As many distinct keys as the scan has rows: a filter could hardly drop any.
+		return 0
+	}
+	// Each pass over millions of keys takes a while.
+	hashes := make([]uint64, len(valid))
+	kernels.HashColumns(build, valid, hashes)
+	if ctx.Err() != nil {
+		return 0
+	}
+	f := newFilterOf(hashes)
+	f.cols = cols
+	p.member = f
+	return int64(8 * len(f.words))
+}
+
+// newFilterOf makes a filter of the keys with the given hashes.
+func newFilterOf(hashes []uint64) *keyFilter {
+	n := max(64, 1<<bits.Len(uint(len(hashes)/4))) // 16 bits a key, a power of two
+	f := &keyFilter{words: make([]uint64, n), shift: uint(64 - bits.TrailingZeros(uint(n)))}
+	for _, h := range hashes {
+		h = mix(h)
+		f.words[h>>f.shift] |= probeBits(h)
+	}
+	return f
+}
+
+// mask tests every row of the key columns keys (of one batch): false where a key is
+// NULL or the row's key is certainly not a build key. ok is false when the filter
+// has stopped testing.
+func (f *keyFilter) mask(keys []arrow.Array) (*array.Boolean, bool) {
+	if f.off.Load() || len(keys) == 0 {
+		return nil, false
+	}
+	n := keys[0].Len()
+	buf := scratchWords.Get().(*[]uint64)
+	defer scratchWords.Put(buf)
+	if cap(*buf) < n {
+		*buf = make([]uint64, n)
+	}
+	hashes := (*buf)[:n]
+	kernels.HashColumns(keys, nil, hashes)
+	out := make([]byte, (n+7)/8)
+	passed := 0
+	for i, h := range hashes {
+		h = mix(h)
 		b := probeBits(h)
 		if f.words[h>>f.shift]&b == b {
 			out[i>>3] |= 1 << (i & 7)
+			passed++
 		}
 	}
-	if arr.NullN() > 0 {
-		valid := arr.NullBitmapBytes()
-		off := arr.Data().Offset()
-		for i := range words {
-			if b := off + i; valid[b>>3]&(1<<(b&7)) == 0 {
+	for _, k := range keys {
+		if k.NullN() == 0 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			if k.IsNull(i) && out[i>>3]&(1<<(i&7)) != 0 {
 				out[i>>3] &^= 1 << (i & 7)
+				passed--
 			}
 		}
 	}
-	d := array.NewData(arrow.FixedWidthTypes.Boolean, len(words), []*memory.Buffer{nil, memory.NewBufferBytes(out)}, nil, 0, 0)
+	f.judge(n, passed)
+	d := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, memory.NewBufferBytes(out)}, nil, 0, 0)
 	defer d.Release()
 	return array.NewBooleanData(d), true
+}
+
+// judge counts the rows tested and passed, and turns the filter off once it has
+// tested a trial's worth of rows and kept nearly all of them.
+func (f *keyFilter) judge(tested, passed int) {
+	t := f.tested.Add(int64(tested))
+	p := f.passed.Add(int64(passed))
+	if t >= filterTrial && float64(p) > filterKeeps*float64(t) {
+		f.off.Store(true)
+	}
 }
 
 // mix scrambles a key's bits (the finaliser of SplitMix64).
@@ -120,29 +203,91 @@ func probeBits(h uint64) uint64 {
 	return 1<<(h&63) | 1<<(h>>6&63) | 1<<(h>>12&63)
 }
 
-// scratchWords are buffers for the words of a probe batch's keys.
+// scratchWords are buffers for the hashes of a probe batch's keys.
 var scratchWords = sync.Pool{New: func() any { return new([]uint64) }}
 
-// keyWords appends the integer keys of arr to dst as words, each value
-// sign-extended, so that a build and a probe column of one type give equal words for
-// equal keys.
-func keyWords(arr arrow.Array, dst []uint64) ([]uint64, bool) {
-	switch a := arr.(type) {
-	case *array.Int64:
-		return appendWords(dst, a.Int64Values()), true
-	case *array.Int32:
-		return appendWords(dst, a.Int32Values()), true
-	case *array.Date32:
-		return appendWords(dst, a.Date32Values()), true
-	case *array.Timestamp:
-		return appendWords(dst, a.TimestampValues()), true
+// keyRange returns the least and the greatest of the keys of arr at the rows sel
+// (none NULL), for the ordered types whose statistics prune: integers, dates,
+// timestamps and strings. A dictionary's range is its entries' (a range that holds
+// every key is all pruning needs).
+func keyRange(arr arrow.Array, sel []int32) (lo, hi types.Value, ok bool) {
+	if d, isDict := arr.(*array.Dictionary); isDict {
+		vals := d.Dictionary()
+		all := make([]int32, 0, vals.Len())
+		for i := 0; i < vals.Len(); i++ {
+			if vals.IsValid(i) {
+				all = append(all, int32(i))
+			}
+		}
+		return keyRange(vals, all)
 	}
-	return nil, false
+	var loRow, hiRow int32
+	switch a := arr.(type) {
+	case *array.Int8:
+		loRow, hiRow = extremes(a.Int8Values(), sel)
+	case *array.Int16:
+		loRow, hiRow = extremes(a.Int16Values(), sel)
+	case *array.Int32:
+		loRow, hiRow = extremes(a.Int32Values(), sel)
+	case *array.Int64:
+		loRow, hiRow = extremes(a.Int64Values(), sel)
+	case *array.Uint8:
+		loRow, hiRow = extremes(a.Uint8Values(), sel)
+	case *array.Uint16:
+		loRow, hiRow = extremes(a.Uint16Values(), sel)
+	case *array.Uint32:
+		loRow, hiRow = extremes(a.Uint32Values(), sel)
+	case *array.Uint64:
+		loRow, hiRow = extremes(a.Uint64Values(), sel)
+	case *array.Date32:
+		loRow, hiRow = extremes(a.Date32Values(), sel)
+	case *array.Timestamp:
+		loRow, hiRow = extremes(a.TimestampValues(), sel)
+	case *array.String:
+		loRow, hiRow = extremesOf(a.Value, sel)
+	case *array.LargeString:
+		loRow, hiRow = extremesOf(a.Value, sel)
+	default:
+		return types.Value{}, types.Value{}, false
+	}
+	if len(sel) == 0 {
+		return types.Value{}, types.Value{}, false
+	}
+	return types.ValueAt(arr, int(loRow)), types.ValueAt(arr, int(hiRow)), true
 }
 
-func appendWords[T ~int32 | ~int64](dst []uint64, vals []T) []uint64 {
-	for _, v := range vals {
-		dst = append(dst, uint64(int64(v)))
+// extremes returns the rows of sel holding the least and the greatest of vals.
+func extremes[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | arrow.Date32 | arrow.Timestamp](vals []T, sel []int32) (lo, hi int32) {
+	if len(sel) == 0 {
+		return 0, 0
 	}
-	return dst
+	lo, hi = sel[0], sel[0]
+	mn, mx := vals[lo], vals[hi]
+	for _, r := range sel[1:] {
+		switch v := vals[r]; {
+		case v < mn:
+			mn, lo = v, r
+		case v > mx:
+			mx, hi = v, r
+		}
+	}
+	return lo, hi
+}
+
+// extremesOf is extremes for values read one at a time (strings).
+func extremesOf(at func(int) string, sel []int32) (lo, hi int32) {
+	if len(sel) == 0 {
+		return 0, 0
+	}
+	lo, hi = sel[0], sel[0]
+	mn, mx := at(int(lo)), at(int(hi))
+	for _, r := range sel[1:] {
+		switch v := at(int(r)); {
+		case v < mn:
+			mn, lo = v, r
+		case v > mx:
+			mx, hi = v, r
+		}
+	}
+	return lo, hi
 }

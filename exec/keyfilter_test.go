@@ -1,61 +1,171 @@
 package exec
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/loredb/lore/exec/kernels"
 )
 
-// TestKeyFilterHasNoFalseNegatives fills a filter with random keys: every one of them
-// passes, NULL never does, and few other keys pass.
+// keyColumns makes the columns of n random keys of the given kind (the last row
+// NULL in every column): int64, int32, dates, strings, strings as a dictionary, or
+// an (int32, string) pair. present marks the keys made.
+func keyColumns(t *testing.T, r *rand.Rand, kind string, n int, present map[string]bool) []arrow.Array {
+	t.Helper()
+	mem := memory.DefaultAllocator
+	i64, i32 := array.NewInt64Builder(mem), array.NewInt32Builder(mem)
+	d32, str := array.NewDate32Builder(mem), array.NewStringBuilder(mem)
+	dict := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+	for i := 0; i <= n; i++ {
+		v := r.Int64N(1 << 40)
+		s := fmt.Sprintf("key-%d", v)
+		if i == n {
+			i64.AppendNull()
+			i32.AppendNull()
+			d32.AppendNull()
+			str.AppendNull()
+			dict.AppendNull()
+			continue
+		}
+		i64.Append(v)
+		i32.Append(int32(v))
+		d32.Append(arrow.Date32(int32(v)))
+		str.Append(s)
+		if err := dict.AppendString(s); err != nil {
+			t.Fatal(err)
+		}
+		switch kind {
+		case "int64":
+			present[fmt.Sprint(v)] = true
+		case "int32", "date":
+			present[fmt.Sprint(int32(v))] = true
+		case "string", "dictionary":
+			present[s] = true
+		case "pair":
+			present[fmt.Sprint(int32(v), s)] = true
+		}
+	}
+	switch kind {
+	case "int64":
+		return []arrow.Array{i64.NewArray()}
+	case "int32":
+		return []arrow.Array{i32.NewArray()}
+	case "date":
+		return []arrow.Array{d32.NewArray()}
+	case "string":
+		return []arrow.Array{str.NewArray()}
+	case "dictionary":
+		return []arrow.Array{dict.NewArray()}
+	}
+	return []arrow.Array{i32.NewArray(), str.NewArray()}
+}
+
+// TestKeyFilterHasNoFalseNegatives fills a filter with random keys of each type the
+// filter takes, composite keys too: every one of them passes, NULL never does, and
+// few other keys pass.
 func TestKeyFilterHasNoFalseNegatives(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 100, 50_000} {
-		b := array.NewInt64Builder(memory.DefaultAllocator)
-		in := map[int64]bool{}
-		for i := 0; i < n; i++ {
-			v := r.Int64N(1 << 40)
-			in[v] = true
-			b.Append(v)
-		}
-		keys := b.NewInt64Array()
-		words, _ := keyWords(keys, nil)
-		f := newFilterOf(words, keys)
-		m, ok := f.mask(keys)
-		if !ok {
-			t.Fatal("int64 keys not read")
-		}
-		for i := 0; i < n; i++ {
-			if !m.Value(i) {
-				t.Fatalf("n=%d: build key %d ruled out", n, keys.Value(i))
+	for _, kind := range []string{"int64", "int32", "date", "string", "dictionary", "pair"} {
+		for _, n := range []int{0, 1, 100, 50_000} {
+			present := map[string]bool{}
+			keys := keyColumns(t, r, kind, n, present)
+			valid := make([]int32, n)
+			for i := range valid {
+				valid[i] = int32(i)
+			}
+			hashes := make([]uint64, n)
+			kernels.HashColumns(keys, valid, hashes)
+			f := newFilterOf(hashes)
+			m, ok := f.mask(keys)
+			if !ok {
+				t.Fatalf("%s: keys not tested", kind)
+			}
+			for i := 0; i < n; i++ {
+				if !m.Value(i) {
+					t.Fatalf("%s n=%d: build key %d ruled out", kind, n, i)
+				}
+			}
+			if m.Value(n) {
+				t.Errorf("%s n=%d: a NULL key passes", kind, n)
+			}
+			// Other keys: a fresh filter, so that the first one's count of rows kept
+			// does not switch it off.
+			f = newFilterOf(hashes)
+			others := keyColumns(t, r, kind, 20_000, map[string]bool{})
+			pm, ok := f.mask(others)
+			if !ok {
+				t.Fatalf("%s: keys not tested", kind)
+			}
+			passed := 0
+			for i := 0; i < 20_000; i++ {
+				if pm.Value(i) {
+					passed++
+				}
+			}
+			if rate := float64(passed) / 20_000; rate > 0.05 {
+				t.Errorf("%s n=%d: %.1f%% of absent keys pass", kind, n, 100*rate)
 			}
 		}
-		pb := array.NewInt64Builder(memory.DefaultAllocator)
-		others := 0
-		for i := 0; i < 20_000; i++ {
-			v := r.Int64N(1 << 40)
-			if in[v] {
-				continue
-			}
-			pb.Append(v)
-			others++
+	}
+}
+
+// A filter that keeps nearly every row of its first rows stops testing; one that
+// drops most goes on.
+func TestKeyFilterStopsWhenItKeepsEverything(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := keyColumns(t, r, "int64", 10_000, map[string]bool{})
+	valid := make([]int32, 10_000)
+	for i := range valid {
+		valid[i] = int32(i)
+	}
+	hashes := make([]uint64, len(valid))
+	kernels.HashColumns(keys, valid, hashes)
+	useful, useless := newFilterOf(hashes), newFilterOf(hashes)
+	for range 2 * filterTrial / 10_000 {
+		if _, ok := useless.mask(keys); !ok {
+			break
 		}
-		pb.AppendNull()
-		probe := pb.NewInt64Array()
-		pm, _ := f.mask(probe)
-		passed := 0
-		for i := 0; i < others; i++ {
-			if pm.Value(i) {
-				passed++
-			}
+		if _, ok := useful.mask(keyColumns(t, r, "int64", 10_000, map[string]bool{})); !ok {
+			t.Fatal("a filter that drops most rows stopped testing")
 		}
-		if pm.Value(others) {
-			t.Errorf("n=%d: a NULL key passes", n)
+	}
+	if _, ok := useless.mask(keys); ok {
+		t.Error("a filter that keeps every row still tests")
+	}
+}
+
+// The range of keys is the least and the greatest of the rows selected, of each
+// ordered type, a dictionary's from its entries.
+func TestKeyRange(t *testing.T) {
+	mem := memory.DefaultAllocator
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{5, -3, 9, 100, 7}, nil)
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"m", "b", "z", "a", "q"}, nil)
+	db := array.NewDate32Builder(mem)
+	db.AppendValues([]arrow.Date32{10957, 10000, 11000, 9000, 10500}, nil)
+	sel := []int32{0, 1, 2, 4} // not row 3
+	for _, c := range []struct {
+		arr    arrow.Array
+		lo, hi string
+	}{
+		{ib.NewArray(), "-3", "9"},
+		{sb.NewArray(), "b", "z"},
+		{db.NewArray(), "1997-05-19", "2000-02-13"},
+	} {
+		lo, hi, ok := keyRange(c.arr, sel)
+		if !ok || lo.String() != c.lo || hi.String() != c.hi {
+			t.Errorf("%s: range %v..%v (%v), want %s..%s", c.arr.DataType(), lo, hi, ok, c.lo, c.hi)
 		}
-		if rate := float64(passed) / float64(others); rate > 0.05 {
-			t.Errorf("n=%d: %.1f%% of absent keys pass", n, 100*rate)
-		}
+	}
+	fb := array.NewFloat64Builder(mem)
+	fb.AppendValues([]float64{1, 2}, nil)
+	if _, _, ok := keyRange(fb.NewArray(), []int32{0, 1}); ok {
+		t.Error("a range of floats (NaN has no place in it)")
 	}
 }

@@ -46,6 +46,9 @@ type builder struct {
 	shared map[*plan.Shared]*sharedRows
 	// work holds each running recursive query's work table.
 	work map[*plan.WorkTable]*vector.Batch
+	// subqueries holds the evaluator of each scalar subquery compiled, so that one
+	// read in several places (a filter and its scan's pruning) runs once.
+	subqueries map[*plan.Subquery]evaluator
 }
 
 // Run executes n to completion and returns its rows as records with n's schema.

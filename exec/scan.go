@@ -34,6 +34,11 @@ type pipeline struct {
 	// member, when set, is the Bloom filter of the build keys of the hash join this
 	// pipeline probes.
 	member *keyFilter
+	// deferred are the evaluators of the scan's deferred predicates' values.
+	deferred []evaluator
+	// extra are pruning predicates learnt before the scan starts (the range of the
+	// build keys of the hash join this pipeline probes).
+	extra []source.Predicate
 }
 
 // dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps,
@@ -77,7 +82,15 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 	case *plan.Scan:
 		st := &ScanStats{Node: x}
 		bd.env.Scans = append(bd.env.Scans, st)
-		return &pipeline{bd: bd, scan: x, stats: st}, true, nil
+		p := &pipeline{bd: bd, scan: x, stats: st}
+		for _, d := range x.Deferred {
+			ev, err := bd.compile(d.Value)
+			if err != nil {
+				return nil, false, err
+			}
+			p.deferred = append(p.deferred, ev)
+		}
+		return p, true, nil
 	case *plan.Filter:
 		p, ok, err := bd.pipelineOf(x.Input)
 		if !ok || err != nil {
@@ -121,7 +134,11 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 			names = append(names, scan.Ref.Listing.Schema.Field(i).Name)
 		}
 	}
-	sp, err := scan.Ref.Listing.Plan(ctx, p.bd.env.Store, source.ScanSpec{Columns: names, Filters: scan.Filters}, &p.stats.Counters)
+	filters, err := p.filters(ctx)
+	if err != nil {
+		return err
+	}
+	sp, err := scan.Ref.Listing.Plan(ctx, p.bd.env.Store, source.ScanSpec{Columns: names, Filters: filters}, &p.stats.Counters)
 	if err != nil {
 		return err
 	}
@@ -205,6 +222,29 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// filters returns the scan's pruning predicates: its Filters, and its deferred
+// predicates with their values computed now. A deferred value that is NULL prunes
+// nothing here (the filter above the scan keeps no row then anyway).
+func (p *pipeline) filters(ctx context.Context) ([]source.Predicate, error) {
+	if len(p.deferred) == 0 && len(p.extra) == 0 {
+		return p.scan.Filters, nil
+	}
+	out := append(append([]source.Predicate(nil), p.scan.Filters...), p.extra...)
+	one := &vector.Batch{Rows: 1}
+	for i, ev := range p.deferred {
+		arr, err := ev(ctx, one)
+		if err != nil {
+			return nil, err
+		}
+		if arr.Len() < 1 || arr.IsNull(0) {
+			continue
+		}
+		d := p.scan.Deferred[i]
+		out = append(out, source.Predicate{Column: d.Column, Op: d.Op, Values: []types.Value{types.ValueAt(arr, 0)}})
+	}
+	return out, nil
 }
 
 // divide cuts the morsels into ranges of rows when there are fewer than workers (a
@@ -340,7 +380,9 @@ func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 		used[b.col] = true
 	}
 	if p.member != nil {
-		used[p.member.col] = true
+		for _, c := range p.member.cols {
+			used[c] = true
+		}
 	}
 	var conjuncts []plan.Expr
 	if p.lead != nil {
@@ -476,7 +518,11 @@ func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
 		}
 	}
 	if p.member != nil {
-		if mask, ok := p.member.mask(b.Cols[p.member.col]); ok {
+		keys := make([]arrow.Array, len(p.member.cols))
+		for i, c := range p.member.cols {
+			keys[i] = b.Cols[c]
+		}
+		if mask, ok := p.member.mask(keys); ok {
 			var err error
 			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
 				return nil, err

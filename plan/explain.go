@@ -59,6 +59,13 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			}
 			fmt.Fprintf(b, " prune=[%s]", strings.Join(fs, "; "))
 		}
+		if len(x.Deferred) > 0 {
+			fs := make([]string, len(x.Deferred))
+			for i, f := range x.Deferred {
+				fs[i] = fmt.Sprintf("%s %s %s", f.Column, f.Op, Render(f.Value, nil))
+			}
+			fmt.Fprintf(b, " prune at run=[%s]", strings.Join(fs, "; "))
+		}
 		if x.Zones != nil {
 			fmt.Fprintf(b, " zones: %s", x.Zones)
 		}

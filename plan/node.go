@@ -60,9 +60,22 @@ type Scan struct {
 	Cols     []Column
 	Required []bool
 	Filters  []source.Predicate
+	// Deferred are pruning predicates whose values the statement computes as it
+	// runs (see DeferredPredicate); like Filters, they only skip work.
+	Deferred []DeferredPredicate
 	// Zones, when set, are the row groups the zone planner decided not to read:
 	// none of their rows can match, or the aggregate above took their partials.
 	Zones *ZoneSkip
+}
+
+// DeferredPredicate is a pruning predicate Column Op Value whose value is an
+// expression over no column — an uncorrelated scalar subquery, or arithmetic on one —
+// known only once the statement runs: the executor computes it before it plans the
+// scan's reads and prunes with it as with a literal.
+type DeferredPredicate struct {
+	Column string
+	Op     string
+	Value  Expr
 }
 
 // Shared is a plan several parts of a statement read — a WITH query named more than

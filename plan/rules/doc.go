@@ -32,10 +32,12 @@ func Optimize(n plan.Node) plan.Node {
 }
 
 func optimizeTree(n plan.Node) plan.Node {
+	n = UnwrapCasts(n)
 	n = FactorOr(n)
 	n = PushFilters(n)
 	n = PushSemiJoins(n)
 	n = ReorderJoins(n)
+	n = SplitOr(n)
 	n = ScanPredicates(n)
 	n = ChooseBuildSides(n)
 	PruneColumns(n)

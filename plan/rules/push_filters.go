@@ -58,12 +58,12 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 				x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin
 			var stay []plan.Expr
 			for _, c := range plan.Conjuncts(x.Residual) {
-				side := plan.SideOf(c, nl)
+				side := sideOf(c, nl)
 				switch {
-				case side == plan.SideLeft && onLeft && !hasSubquery(c):
+				case side == plan.SideLeft && onLeft && !pinned(c):
 					toLeft(c)
 					continue
-				case side == plan.SideRight && onRight && !hasSubquery(c):
+				case side == plan.SideRight && onRight && !pinned(c):
 					toRight(plan.ShiftColumns(c, -nl))
 					continue
 				}
@@ -83,11 +83,11 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 			x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin
 		belowRight := x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin || x.Kind == plan.RightJoin
 		for _, c := range conds {
-			if hasSubquery(c) {
+			if pinned(c) {
 				keep = append(keep, c)
 				continue
 			}
-			switch plan.SideOf(c, nl) {
+			switch sideOf(c, nl) {
 			case plan.SideLeft, plan.SideNone:
 				if belowLeft {
 					toLeft(c)
@@ -126,6 +126,40 @@ func wrap(n plan.Node, conds []plan.Expr) plan.Node {
 		return n
 	}
 	return &plan.Filter{Input: n, Cond: plan.AndAll(conds)}
+}
+
+// pinned reports whether conjunct e stays where it is: it holds a subquery other than
+// an uncorrelated scalar one. A scalar subquery is one value for the statement, so a
+// conjunct comparing a column with it (d_month_seq = (SELECT …)) goes down to the
+// scan of that column like one with a literal, and prunes there (ScanPredicates).
+func pinned(e plan.Expr) bool {
+	found := false
+	plan.WalkExpr(e, func(x plan.Expr) {
+		switch x.(type) {
+		case *plan.InSubquery, *plan.OuterRef:
+			found = true
+		}
+	})
+	return found
+}
+
+// sideOf is plan.SideOf with uncorrelated scalar subqueries taken for the constants
+// they are: it says which inputs of a join with nl left columns e reads.
+func sideOf(e plan.Expr, nl int) plan.Side {
+	if pinned(e) {
+		return plan.SideBoth
+	}
+	s := plan.SideNone
+	plan.WalkExpr(e, func(x plan.Expr) {
+		if c, ok := x.(*plan.ColRef); ok {
+			if c.Idx < nl {
+				s |= plan.SideLeft
+			} else {
+				s |= plan.SideRight
+			}
+		}
+	})
+	return s
 }
 
 func hasSubquery(e plan.Expr) bool {

@@ -10,8 +10,8 @@ import (
 )
 
 // ReorderJoins orders a tree of inner and cross joins (comma joins included) so that
-// no cross product is formed while a condition connects another input: starting from
-// the first input, it joins next, among the inputs that a condition connects to those
+// no cross product is formed while an equi-join connects another input: starting from
+// the first input, it joins next, among the inputs that an equality connects to those
 // already joined, the one with the fewest estimated rows of those reduced by filters
 // (or joins) of their own, else the earliest in the order written. A filtered input
 // thus cuts the rows early (supplier joins its one nation before lineitem), while
@@ -23,10 +23,13 @@ import (
 // one join (Q11's nation under supplier, beside partsupp); an input's satellites
 // count as its filters when the next input is chosen. Equalities between columns
 // imply the ones they do not state (Q5's c_nationkey = s_nationkey = n_nationkey lets
-// Asia's nations meet customer first). Conditions on one input
-// become a filter on that input; conditions between inputs become join keys or
-// residuals where both sides are present. A projection restores the original column
-// order.
+// Asia's nations meet customer first). Other conditions between inputs (an OR of
+// per-input predicates, an inequality) never choose the next input while an equality
+// can: each becomes the residual of the lowest join that brings its inputs together,
+// and only inputs that no equality reaches are joined through them, or else by a cross
+// product. Conditions on one input become a filter on that input; equalities between
+// inputs become join keys where both sides are present. A projection restores the
+// original column order.
 func ReorderJoins(n plan.Node) plan.Node {
 	root := n
 	var top []plan.Expr
@@ -98,10 +101,10 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	}
 	// Which inputs each condition reads; conditions on one input filter it.
 	var multi []cond
-	var keep []plan.Expr // conditions with subqueries stay above, in the original layout
+	var keep []plan.Expr // conditions with pinned subqueries stay above, in the original layout
 	local := make([][]plan.Expr, len(rels))
 	for _, c := range conds {
-		if hasSubquery(c) {
+		if pinned(c) {
 			keep = append(keep, c)
 			continue
 		}
@@ -115,7 +118,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			}
 			continue
 		}
-		multi = append(multi, cond{e: c, rels: used})
+		multi = append(multi, cond{e: c, rels: used, equi: equiJoin(c, relOf)})
 	}
 	for i := range rels {
 		if len(local[i]) > 0 {
@@ -187,7 +190,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 					return false
 				}
 			}
-			found = true
+			found = found || cd.equi
 		}
 		return found
 	}
@@ -205,6 +208,18 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 		}
 		return out
 	}
+	// linked reports whether an equality joins input i to the tree: only such an input
+	// is joined next, so that no join is a cross product (or a nested loop over an OR
+	// or an inequality) while an equi-join leads elsewhere; conditions of other kinds
+	// join once their inputs are all there, as a residual of that join.
+	linked := func(i int) bool {
+		for _, c := range multi {
+			if c.equi && c.rels[i] && overlaps(c.rels, joined) {
+				return true
+			}
+		}
+		return false
+	}
 	pick := func(tree plan.Node) int {
 		first, best, bestRows := -1, -1, 0.0
 		for i := range rels {
@@ -214,14 +229,7 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 			if tree == nil {
 				return i
 			}
-			connected := false
-			for _, c := range multi {
-				if c.rels[i] && overlaps(c.rels, joined) {
-					connected = true
-					break
-				}
-			}
-			if !connected {
+			if !linked(i) {
 				continue
 			}
 			if first < 0 {
@@ -254,6 +262,9 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 	}
 	for len(joined) < len(rels) {
 		next := pick(tree)
+		if next < 0 {
+			next = pickLinkedBy(rels, multi, joined) // no equality: another condition then
+		}
 		if next < 0 {
 			next = pick(nil) // nothing connects: a cross product cannot be avoided
 		}
@@ -324,10 +335,53 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 }
 
 // cond is a condition between inputs of a join tree, over the tree's columns, and
-// the inputs it reads.
+// the inputs it reads; equi says it is an equality between an expression over one
+// input and one over another, which a hash join takes as its key.
 type cond struct {
 	e    plan.Expr
 	rels map[int]bool
+	equi bool
+}
+
+// equiJoin reports whether e equates an expression over one input with an expression
+// over another (relOf maps a column to its input).
+func equiJoin(e plan.Expr, relOf func(int) int) bool {
+	call, ok := e.(*plan.Call)
+	if !ok || call.Fn.Name != "=" || len(call.Args) != 2 || hasSubquery(e) {
+		return false
+	}
+	var sides [2]int
+	for k, a := range call.Args {
+		sides[k] = -1
+		for g := range columnsOf(a) {
+			switch r := relOf(g); {
+			case sides[k] < 0:
+				sides[k] = r
+			case sides[k] != r:
+				return false
+			}
+		}
+		if sides[k] < 0 {
+			return false
+		}
+	}
+	return sides[0] != sides[1]
+}
+
+// pickLinkedBy returns the first input not joined that some condition (of any kind)
+// joins to those joined, or -1: the choice when no equality leads further.
+func pickLinkedBy(rels []relation, multi []cond, joined map[int]bool) int {
+	for i := range rels {
+		if joined[i] {
+			continue
+		}
+		for _, c := range multi {
+			if c.rels[i] && overlaps(c.rels, joined) {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // impliedEqualities returns the equalities between columns of different inputs
@@ -381,7 +435,7 @@ func impliedEqualities(conds []cond, relOf func(int) int) []cond {
 					continue
 				}
 				e := &plan.Call{Fn: fn, Args: []plan.Expr{&plan.ColRef{Idx: a, T: types[a]}, &plan.ColRef{Idx: b, T: types[b]}}}
-				out = append(out, cond{e: e, rels: map[int]bool{ra: true, rb: true}})
+				out = append(out, cond{e: e, rels: map[int]bool{ra: true, rb: true}, equi: true})
 			}
 		}
 	}

@@ -15,16 +15,43 @@ import (
 func ScanPredicates(n plan.Node) plan.Node {
 	if f, ok := n.(*plan.Filter); ok {
 		if s, ok := f.Input.(*plan.Scan); ok {
-			s.Filters = nil
+			s.Filters, s.Deferred = nil, nil
 			for _, c := range plan.Conjuncts(f.Cond) {
 				if p, ok := predicate(s, c); ok {
 					s.Filters = append(s.Filters, p)
+				} else if d, ok := deferredPredicate(s, c); ok {
+					s.Deferred = append(s.Deferred, d)
 				}
 			}
 			return f
 		}
 	}
 	return mapInputs(n, ScanPredicates)
+}
+
+// deferredPredicate returns the storage form of a comparison of a column with an
+// expression over no column that holds an uncorrelated scalar subquery
+// (d_month_seq = (SELECT …), d_month_seq <= (SELECT …) + 11): its value is known when
+// the statement runs, and the executor prunes with it then.
+func deferredPredicate(s *plan.Scan, e plan.Expr) (plan.DeferredPredicate, bool) {
+	x, ok := e.(*plan.Call)
+	if !ok || len(x.Args) != 2 || pinned(e) {
+		return plan.DeferredPredicate{}, false
+	}
+	op, ok := x.Fn.Name, false
+	if _, ok = flipped[op]; !ok || op == "<>" {
+		return plan.DeferredPredicate{}, false
+	}
+	c, v := x.Args[0], x.Args[1]
+	if _, isCol := c.(*plan.ColRef); !isCol {
+		c, v, op = x.Args[1], x.Args[0], flipped[op]
+	}
+	col, isCol := c.(*plan.ColRef)
+	if !isCol || !arrow.TypeEqual(types.Unwrap(col.T), types.Unwrap(s.Cols[col.Idx].Type)) || !types.IsOrderable(col.T) ||
+		!arrow.TypeEqual(types.Unwrap(v.Type()), types.Unwrap(col.T)) || len(columnsOf(v)) > 0 || !hasSubquery(v) {
+		return plan.DeferredPredicate{}, false
+	}
+	return plan.DeferredPredicate{Column: s.Ref.Listing.Schema.Field(col.Idx).Name, Op: op, Value: v}, true
 }
 
 var flipped = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}

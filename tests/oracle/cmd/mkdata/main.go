@@ -167,6 +167,38 @@ FROM range(0, 6000) AS r(i)`},
 	{path: "hivekey/key=a/data.parquet", query: `SELECT * FROM (VALUES (1::INTEGER, 'x'), (2, 'y')) AS t(n, v)`},
 	{path: "hivekey/key=b/data.parquet", query: `SELECT * FROM (VALUES (3::INTEGER, 'z')) AS t(n, v)`},
 	{path: "hivekey/key=NULL/data.parquet", query: `SELECT * FROM (VALUES (4::INTEGER, 'w'), (5, NULL)) AS t(n, v)`},
+	// A small star schema for join graphs (join_graphs.slt). js_dates: one row a day of
+	// 2000 and 2001 (d_sk 1..731); js_sales: 6000 rows in date order (three row groups),
+	// whose item 61, demo 501..503 and store 13 have no dimension row, demo NULL every
+	// 97th row; js_returns: the sales with i % 10 = 3, returned 0..29 days later.
+	{path: "js_dates.parquet", query: `
+SELECT (i + 1)::INTEGER AS d_sk, DATE '2000-01-01' + i::INTEGER AS d_date,
+       ((year(DATE '2000-01-01' + i::INTEGER) - 2000) * 12 + month(DATE '2000-01-01' + i::INTEGER))::INTEGER AS d_month_seq,
+       year(DATE '2000-01-01' + i::INTEGER)::INTEGER AS d_year, month(DATE '2000-01-01' + i::INTEGER)::INTEGER AS d_moy
+FROM range(0, 731) AS r(i)`},
+	{path: "js_items.parquet", query: `
+SELECT i::INTEGER AS i_sk, 'I' || lpad(i::VARCHAR, 4, '0') AS i_id,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE ['Books', 'Music', 'Home', 'Sports'][(i % 4) + 1] END AS i_cat,
+       'b' || (i % 7)::VARCHAR AS i_brand
+FROM range(1, 61) AS r(i)`},
+	{path: "js_regions.parquet", query: `SELECT * FROM (VALUES (1::INTEGER, 'EAST'), (2, 'WEST'), (3, 'NORTH'), (4, 'SOUTH')) AS t(r_sk, r_name)`},
+	{path: "js_stores.parquet", query: `
+SELECT i::INTEGER AS s_sk, ['NY', 'CA', 'TX', 'WA'][(i % 4) + 1] AS s_state,
+       CASE WHEN i = 12 THEN NULL ELSE ((i % 4) + 1)::INTEGER END AS s_region
+FROM range(1, 13) AS r(i)`},
+	{path: "js_demo.parquet", query: `
+SELECT i::INTEGER AS cd_id, ['M', 'S', 'D', 'W'][(i % 4) + 1] AS cd_status,
+       ['Primary', 'College', 'Advanced', 'Unknown'][((i // 4) % 4) + 1] AS cd_edu, ['F', 'M'][((i // 16) % 2) + 1] AS cd_gender
+FROM range(1, 501) AS r(i)`},
+	{path: "js_sales.parquet", rowGroupSize: 2048, query: `
+SELECT i::INTEGER AS ss_id, ((i * 7) % 61 + 1)::INTEGER AS ss_item, (i // 3)::BIGINT AS ss_order,
+       (i * 731 // 6000 + 1)::INTEGER AS ss_date, CASE WHEN i % 97 = 0 THEN NULL ELSE ((i * 37) % 503 + 1)::INTEGER END AS ss_demo,
+       (i % 13 + 1)::INTEGER AS ss_store, ((i * 29) % 200)::INTEGER AS ss_price, (i % 10 + 1)::INTEGER AS ss_qty
+FROM range(0, 6000) AS r(i)`},
+	{path: "js_returns.parquet", query: `
+SELECT ((i * 7) % 61 + 1)::INTEGER AS sr_item, (i // 3)::BIGINT AS sr_order, ((i * 53) % 500 + 1)::INTEGER AS sr_demo,
+       least((i * 731 // 6000 + 1) + i % 30, 731)::INTEGER AS sr_date, ((i * 29) % 200 * (i % 3 + 1))::INTEGER AS sr_amount
+FROM range(0, 6000) AS r(i) WHERE i % 10 = 3`},
 }
 
 func main() {
