@@ -111,6 +111,8 @@ func ValueAt(arr arrow.Array, i int) Value {
 		return Value{Type: dt, D: a.Value(i)}
 	case *array.MonthDayNanoInterval:
 		return Value{Type: dt, Iv: a.Value(i)}
+	case *array.List:
+		return Value{Type: dt, S: formatList(a, i)}
 	}
 	// Nested and other types: kept as their text form.
 	return Value{Type: dt, S: arr.ValueStr(i)}

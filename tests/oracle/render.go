@@ -58,6 +58,8 @@ func render(v any, typ string) (string, error) {
 		return formatInterval(x), nil
 	case time.Time:
 		return formatTime(x, typ)
+	case []any:
+		return renderList(x, typ)
 	}
 	return "", fmt.Errorf("cannot render %T (%s)", v, typ)
 }
