@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -41,7 +40,19 @@ func init() {
 		"not_like":       bindLike(false, true),
 		"ilike":          bindLike(true, false),
 		"not_ilike":      bindLike(true, true),
-		"regexp_matches": bindRegexp,
+		"regexp_matches": bindRegexpMatch(false),
+
+		"regexp_full_match":     bindRegexpMatch(true),
+		"regexp_replace":        bindRegexpReplace,
+		"regexp_extract":        bindRegexpExtract,
+		"regexp_extract_all":    bindRegexpExtractAll,
+		"regexp_split_to_array": bindRegexpSplit,
+		"string_split_regex":    bindRegexpSplit,
+		"str_split_regex":       bindRegexpSplit,
+		"regexp_escape":         bindStr1(types.String, func(x arrow.Array) arrow.Array { return mapStrings(x, regexpEscape) }),
+		"string_split":          bindSig([]argClass{clsStr, clsStr}, StringList, stringSplit),
+		"str_split":             bindSig([]argClass{clsStr, clsStr}, StringList, stringSplit),
+		"string_to_array":       bindSig([]argClass{clsStr, clsStr}, StringList, stringSplit),
 
 		"||":          bindConcatOp,
 		"concat":      bindConcat,
@@ -484,31 +495,6 @@ func bindLike(fold, negate bool) binder {
 		}
 		return newFunction(c, []arrow.DataType{types.String, types.String}, types.Boolean, likeKernel(fold, negate), true), nil
 	}
-}
-
-func bindRegexp(c *call) (*Function, error) {
-	return bindSig([]argClass{clsStr, clsStr}, types.Boolean, func(in []arrow.Array, n int) (arrow.Array, error) {
-		s, p := str(in[0]), str(in[1])
-		var last string
-		var re *regexp.Regexp
-		var reErr error
-		out := evalBools(in, n, func(i int) bool {
-			if reErr != nil {
-				return false
-			}
-			if pat := p.Value(i); re == nil || pat != last {
-				if re, reErr = regexp.Compile(pat); reErr != nil {
-					return false
-				}
-				last = pat
-			}
-			return re.MatchString(s.Value(i))
-		})
-		if reErr != nil {
-			return nil, errs.New(errs.Analysis, "invalid regular expression: %v", reErr)
-		}
-		return out, nil
-	})(c)
 }
 
 func bindConcatOp(c *call) (*Function, error) {
