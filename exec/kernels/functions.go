@@ -91,6 +91,15 @@ func init() {
 		"formatreadabledecimalsize": bindSig([]argClass{clsInt}, types.String, formatBytes(1000)),
 		"array_to_string":           bindArrayToString,
 
+		"levenshtein":             bindDistance(levenshtein),
+		"editdist3":               bindDistance(levenshtein),
+		"damerau_levenshtein":     bindDistance(damerauLevenshtein),
+		"hamming":                 bindDistance(hamming),
+		"mismatches":              bindDistance(hamming),
+		"jaccard":                 bindSimilarity(jaccard, false),
+		"jaro_similarity":         bindSimilarity(jaro, true),
+		"jaro_winkler_similarity": bindSimilarity(jaroWinkler, true),
+
 		"||":          bindConcatOp,
 		"concat":      bindConcat,
 		"lower":       bindStr1(types.String, func(x arrow.Array) arrow.Array { return caseMap(x, false) }),
