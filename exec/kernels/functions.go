@@ -100,6 +100,10 @@ func init() {
 		"jaro_similarity":         bindSimilarity(jaro, true),
 		"jaro_winkler_similarity": bindSimilarity(jaroWinkler, true),
 
+		"try":              bindTry,
+		"constant_or_null": bindConstantOrNull,
+		"error":            bindError,
+
 		"||":          bindConcatOp,
 		"concat":      bindConcat,
 		"lower":       bindStr1(types.String, func(x arrow.Array) arrow.Array { return caseMap(x, false) }),

@@ -544,3 +544,57 @@ func bindBlob1(result arrow.DataType, k kernel) binder {
 		return newFunction(c, []arrow.DataType{types.Binary}, result, k, true), nil
 	}
 }
+
+// bindTry binds TRY(x): x itself, its type kept. The executor computes it row by
+// row when x fails, so that a failing row gives NULL (see exec's compileTry); a
+// bare evaluation is the identity.
+func bindTry(c *call) (*Function, error) {
+	if len(c.args) != 1 {
+		return nil, c.mismatch()
+	}
+	t := c.args[0]
+	if isNullType(t) {
+		t = types.Int32
+	}
+	return newFunction(c, []arrow.DataType{t}, t, identity, false), nil
+}
+
+// bindConstantOrNull binds constant_or_null(x, y, ...): x where every other argument
+// is non-NULL, else NULL.
+func bindConstantOrNull(c *call) (*Function, error) {
+	if len(c.args) < 2 {
+		return nil, c.mismatch()
+	}
+	t := c.args[0]
+	if isNullType(t) {
+		t = types.Int32
+	}
+	args := append([]arrow.DataType{t}, c.args[1:]...)
+	return newFunction(c, args, t, func(in []arrow.Array, n int) (arrow.Array, error) {
+		valid, nulls := andValidity(n, in[1:]...)
+		if nulls == 0 {
+			return in[0], nil
+		}
+		mask := boolArray(valid, n, nil, 0)
+		return IfElse(mask, in[0], nullArray(t, n)), nil
+	}, false), nil
+}
+
+// bindError binds error(message): evaluating it on a row fails the statement with
+// the message.
+func bindError(c *call) (*Function, error) {
+	if len(c.args) != 1 || !stringish(c.args[0]) {
+		return nil, c.mismatch()
+	}
+	return newFunction(c, []arrow.DataType{types.String}, types.Null, func(in []arrow.Array, n int) (arrow.Array, error) {
+		if n > 0 {
+			m := str(in[0])
+			msg := ""
+			if m.IsValid(0) {
+				msg = m.Value(0)
+			}
+			return nil, errs.New(errs.Analysis, "%s", msg)
+		}
+		return nullArray(types.Null, 0), nil
+	}, false), nil
+}
