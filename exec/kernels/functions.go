@@ -103,6 +103,7 @@ func init() {
 		"try":              bindTry,
 		"constant_or_null": bindConstantOrNull,
 		"error":            bindError,
+		"bit_count":        bindBitCount,
 
 		"||":          bindConcatOp,
 		"concat":      bindConcat,
