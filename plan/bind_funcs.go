@@ -4,6 +4,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // similarTo binds x [NOT] SIMILAR TO pattern. DuckDB reads the pattern as a regular
@@ -41,6 +42,9 @@ func (b *binder) similarTo(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 // only the rows a branch is taken for are computed by it; ok is false for any
 // other function.
 func (b *binder) conditionalCall(name string, fc *pg.FuncCall, ec *exprCtx) (e Expr, ok bool, err error) {
+	if name == "try" && len(fc.Args) == 1 {
+		return b.tryConstantCast(fc.Args[0], ec)
+	}
 	if name != "if" || len(fc.Funcname) != 1 {
 		return nil, false, nil
 	}
@@ -54,4 +58,22 @@ func (b *binder) conditionalCall(name string, fc *pg.FuncCall, ec *exprCtx) (e E
 	}
 	e, err = b.caseExpr(ce, ec)
 	return e, true, err
+}
+
+// tryConstantCast binds TRY(CAST('text' AS t)) whose text does not convert: the cast
+// of a constant is done when it is bound, so its failure is turned into the NULL
+// of t here rather than by the executor. ok is false for any other argument.
+func (b *binder) tryConstantCast(arg *pg.Node, ec *exprCtx) (Expr, bool, error) {
+	tc := arg.GetTypeCast()
+	if tc == nil || tc.Arg.GetAConst() == nil {
+		return nil, false, nil
+	}
+	if _, err := b.typeCast(tc, ec); err == nil || errs.CodeOf(err) != errs.Analysis {
+		return nil, false, nil
+	}
+	to, err := typeName(tc.TypeName)
+	if err != nil {
+		return nil, false, nil
+	}
+	return &Literal{V: types.NullOf(to)}, true, nil
 }
