@@ -535,10 +535,15 @@ func bindToBase(c *call) (*Function, error) {
 	return bindSig([]argClass{clsInt, clsInt}, types.String, toBase)(c)
 }
 
-// bindBlob1 binds a function of one BLOB argument.
+// bindBlob1 binds a function of one BLOB argument; a string constant is cast to
+// BLOB, as DuckDB casts a string literal, a string column is not.
 func bindBlob1(result arrow.DataType, k kernel) binder {
 	return func(c *call) (*Function, error) {
-		if len(c.args) != 1 || !(isNullType(c.args[0]) || types.IsBinary(c.args[0])) {
+		if len(c.args) != 1 {
+			return nil, c.mismatch()
+		}
+		literal := types.IsString(c.args[0]) && c.consts[0] != nil
+		if !(isNullType(c.args[0]) || types.IsBinary(c.args[0]) || literal) {
 			return nil, c.mismatch()
 		}
 		return newFunction(c, []arrow.DataType{types.Binary}, result, k, true), nil
