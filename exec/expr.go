@@ -71,6 +71,9 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 			return kernels.Cast(a, to)
 		}, nil
 	case *plan.Call:
+		if x.Fn.Name == "try" && len(x.Args) == 1 {
+			return bd.compileTry(x)
+		}
 		if comparisons[x.Fn.Name] && len(x.Args) == 2 {
 			if lit, ok := x.Args[1].(*plan.Literal); ok && !lit.V.Null {
 				left, err := bd.compile(x.Args[0])

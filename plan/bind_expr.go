@@ -725,6 +725,8 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 			return nil, errs.At(errs.Analysis, pos, "NULLIF: types %s and %s have no common type", types.Name(l.Type()), types.Name(r.Type()))
 		}
 		return b.call("nullif", []Expr{castTo(args[0], t), castTo(args[1], t)}, pos)
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		return b.similarTo(a, ec)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
 		l, err := b.expr(a.Lexpr, ec)
 		if err != nil {
@@ -839,6 +841,9 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	}
 	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil {
 		return nil, errs.At(errs.Analysis, pos, "%s is not an aggregate function", name)
+	}
+	if e, ok, err := b.conditionalCall(name, fc, ec); ok {
+		return e, err
 	}
 	args, err := b.exprs(fc.Args, ec)
 	if err != nil {
@@ -1352,6 +1357,9 @@ func (b *binder) fractions(n *pg.Node) ([]float64, bool, error) {
 // (DATE '1998-12-01' - INTERVAL '90' DAY is one literal, not a computation per
 // row). A call that fails is left to fail, or not, where it runs.
 func (b *binder) foldCall(c *Call) Expr {
+	if types.IsNested(c.Fn.Result) {
+		return c // a Literal holds no list
+	}
 	args := make([]arrow.Array, len(c.Args))
 	for i, a := range c.Args {
 		l, ok := a.(*Literal)

@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -41,7 +40,70 @@ func init() {
 		"not_like":       bindLike(false, true),
 		"ilike":          bindLike(true, false),
 		"not_ilike":      bindLike(true, true),
-		"regexp_matches": bindRegexp,
+		"regexp_matches": bindRegexpMatch(false),
+
+		"regexp_full_match":     bindRegexpMatch(true),
+		"regexp_replace":        bindRegexpReplace,
+		"regexp_extract":        bindRegexpExtract,
+		"regexp_extract_all":    bindRegexpExtractAll,
+		"regexp_split_to_array": bindRegexpSplit,
+		"string_split_regex":    bindRegexpSplit,
+		"str_split_regex":       bindRegexpSplit,
+		"regexp_escape":         bindStr1(types.String, func(x arrow.Array) arrow.Array { return mapStrings(x, regexpEscape) }),
+		"string_split":          bindSig([]argClass{clsStr, clsStr}, StringList, stringSplit),
+		"str_split":             bindSig([]argClass{clsStr, clsStr}, StringList, stringSplit),
+		"string_to_array":       bindSig([]argClass{clsStr, clsStr}, StringList, stringSplit),
+
+		"printf":                    bindFormat,
+		"format":                    bindFormat,
+		"concat_ws":                 bindConcatWS,
+		"repeat":                    bindSized([]argClass{clsStr, clsInt}, types.String, repeatStrings),
+		"ascii":                     bindSig([]argClass{clsStr}, types.Int32, firstCodePoint(0)),
+		"unicode":                   bindSig([]argClass{clsStr}, types.Int32, firstCodePoint(-1)),
+		"ord":                       bindSig([]argClass{clsStr}, types.Int32, firstCodePoint(-1)),
+		"chr":                       bindSig([]argClass{clsInt}, types.String, chrKernel),
+		"to_base":                   bindToBase,
+		"hex":                       bindRadix(16),
+		"to_hex":                    bindRadix(16),
+		"bin":                       bindRadix(2),
+		"to_binary":                 bindRadix(2),
+		"unhex":                     bindSig([]argClass{clsStr}, types.Binary, fromDigits(16)),
+		"from_hex":                  bindSig([]argClass{clsStr}, types.Binary, fromDigits(16)),
+		"unbin":                     bindSig([]argClass{clsStr}, types.Binary, fromDigits(2)),
+		"from_binary":               bindSig([]argClass{clsStr}, types.Binary, fromDigits(2)),
+		"translate":                 bindSig([]argClass{clsStr, clsStr, clsStr}, types.String, translateKernel),
+		"strlen":                    bindByteLength(false, true, false),
+		"octet_length":              bindByteLength(false, false, true),
+		"bit_length":                bindByteLength(true, true, false),
+		"md5":                       bindDigest(md5Sum),
+		"sha1":                      bindDigest(sha1Sum),
+		"sha256":                    bindDigest(sha256Sum),
+		"hash":                      bindHash,
+		"encode":                    bindSig([]argClass{clsStr}, types.Binary, encodeKernel),
+		"decode":                    bindBlob1(types.String, decodeKernel),
+		"base64":                    bindBlob1(types.String, toBase64),
+		"to_base64":                 bindBlob1(types.String, toBase64),
+		"from_base64":               bindSig([]argClass{clsStr}, types.Binary, fromBase64),
+		"url_encode":                bindStr1(types.String, func(x arrow.Array) arrow.Array { return mapStrings(x, urlEncode) }),
+		"url_decode":                bindSig([]argClass{clsStr}, types.String, urlDecode),
+		"format_bytes":              bindSig([]argClass{clsInt}, types.String, formatBytes(1024)),
+		"formatreadablesize":        bindSig([]argClass{clsInt}, types.String, formatBytes(1024)),
+		"formatreadabledecimalsize": bindSig([]argClass{clsInt}, types.String, formatBytes(1000)),
+		"array_to_string":           bindArrayToString,
+
+		"levenshtein":             bindDistance(levenshtein),
+		"editdist3":               bindDistance(levenshtein),
+		"damerau_levenshtein":     bindDistance(damerauLevenshtein),
+		"hamming":                 bindDistance(hamming),
+		"mismatches":              bindDistance(hamming),
+		"jaccard":                 bindSimilarity(jaccard, false),
+		"jaro_similarity":         bindSimilarity(jaro, true),
+		"jaro_winkler_similarity": bindSimilarity(jaroWinkler, true),
+
+		"try":              bindTry,
+		"constant_or_null": bindConstantOrNull,
+		"error":            bindError,
+		"bit_count":        bindBitCount,
 
 		"||":          bindConcatOp,
 		"concat":      bindConcat,
@@ -484,31 +546,6 @@ func bindLike(fold, negate bool) binder {
 		}
 		return newFunction(c, []arrow.DataType{types.String, types.String}, types.Boolean, likeKernel(fold, negate), true), nil
 	}
-}
-
-func bindRegexp(c *call) (*Function, error) {
-	return bindSig([]argClass{clsStr, clsStr}, types.Boolean, func(in []arrow.Array, n int) (arrow.Array, error) {
-		s, p := str(in[0]), str(in[1])
-		var last string
-		var re *regexp.Regexp
-		var reErr error
-		out := evalBools(in, n, func(i int) bool {
-			if reErr != nil {
-				return false
-			}
-			if pat := p.Value(i); re == nil || pat != last {
-				if re, reErr = regexp.Compile(pat); reErr != nil {
-					return false
-				}
-				last = pat
-			}
-			return re.MatchString(s.Value(i))
-		})
-		if reErr != nil {
-			return nil, errs.New(errs.Analysis, "invalid regular expression: %v", reErr)
-		}
-		return out, nil
-	})(c)
 }
 
 func bindConcatOp(c *call) (*Function, error) {

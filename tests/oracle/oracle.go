@@ -98,7 +98,7 @@ func (d *DB) Query(ctx context.Context, q string) (types string, out [][]string,
 // letter maps a DuckDB type name to I, R or T.
 func letter(name string) byte {
 	switch {
-	case strings.HasPrefix(name, "DECIMAL"), name == "FLOAT", name == "DOUBLE":
+	case strings.HasPrefix(name, "DECIMAL") && !strings.HasSuffix(name, "]"), name == "FLOAT", name == "DOUBLE":
 		return 'R'
 	}
 	switch name {
