@@ -204,3 +204,22 @@ func TestDialectLimitPercent(t *testing.T) {
 		}
 	}
 }
+
+// A cached parse keeps what the dialect layer recorded, and the copy handed out is
+// the caller's own.
+func TestDialectSurvivesParseCache(t *testing.T) {
+	const text = "SELECT * EXCLUDE (b) REPLACE (a + 1 AS a) FROM t QUALIFY row_number() OVER () = 1 ORDER BY ALL LIMIT 5%"
+	first := parseQuery(t, text)
+	first.Dialect.qualify[SelectKey(first.Select)].GetAExpr().Name = nil // the caller may change its copy
+	for i := 0; i < 2; i++ {
+		q := parseQuery(t, text)
+		star := q.Select.TargetList[0].GetResTarget().Val.GetColumnRef()
+		if len(q.Dialect.Exclude(star)) != 1 || len(q.Dialect.Replace(star)) != 1 ||
+			!q.Dialect.IsAll(q.Select.SortClause[0].GetSortBy().Node) || !q.Dialect.IsPercent(q.Select.LimitCount) {
+			t.Fatalf("parse %d lost the dialect: %+v", i, q.Dialect)
+		}
+		if c := q.Dialect.Qualify(q.Select); c == nil || len(c.GetAExpr().Name) == 0 {
+			t.Fatalf("parse %d: QUALIFY %v", i, c)
+		}
+	}
+}
