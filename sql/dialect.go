@@ -221,7 +221,7 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 					continue
 				}
 			}
-			if t.kind == pg.Token_UNION && top.selKey >= 0 {
+			if t.kind == pg.Token_UNION {
 				j := i + 1
 				if j < len(toks) && (toks[j].kind == pg.Token_ALL || toks[j].kind == pg.Token_DISTINCT) {
 					j++
