@@ -274,6 +274,9 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		}
 	}
 	if qualify != nil {
+		if len(wins) == 0 {
+			return nil, errs.At(errs.Analysis, location(qualifyNode), "QUALIFY needs a window function in the select list or in QUALIFY")
+		}
 		node = &Filter{Input: node, Cond: qualify}
 	}
 	node = &Project{Input: node, Exprs: exprs, Cols: cols}

@@ -221,7 +221,7 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 					continue
 				}
 			}
-			if t.kind == pg.Token_UNION && top.selKey >= 0 {
+			if t.kind == pg.Token_UNION {
 				j := i + 1
 				if j < len(toks) && (toks[j].kind == pg.Token_ALL || toks[j].kind == pg.Token_DISTINCT) {
 					j++
@@ -243,7 +243,11 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 					i = j + 1
 				}
 			}
-		case is(text, t, "qualify") && !top.inList && top.selKey >= 0:
+		case is(text, t, "qualify") && top.selKey >= 0 && t.start > top.selKey &&
+			toks[i-1].kind != tokComma && toks[i-1].kind != pg.Token_AS && toks[i-1].kind != tokDot:
+			// DuckDB reserves QUALIFY: after the first select item it is the clause
+			// (which may follow the select list directly in a FROM-first query).
+			top.inList = false
 			j := i + 1
 			for depth := 0; j < len(toks); j++ {
 				u := toks[j]

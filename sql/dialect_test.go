@@ -180,6 +180,8 @@ func init() {
 		"SELECT t.* EXCLUDE (a, t.b) REPLACE (c + 1 AS c), * EXCLUDE d FROM t QUALIFY row_number() OVER () = 1 ORDER BY 1",
 		"SELECT a FROM (SELECT 1 AS a QUALIFY a > 0) s UNION ALL BY NAME (SELECT 2 AS a)",
 		"SELECT DISTINCT ON (a) * EXCLUDE b FROM t GROUP BY ROLLUP (a, (b, c)), CUBE (d)",
+		"FROM 'x.parquet' t SELECT a, b, WHERE c QUALIFY d LIMIT 10%",
+		"EXPLAIN FROM t JOIN u USING (k) ORDER BY ALL",
 	)
 }
 
@@ -201,6 +203,76 @@ func TestDialectLimitPercent(t *testing.T) {
 		}
 		if got := q.Dialect.IsPercent(sel.LimitCount); got != c.percent {
 			t.Errorf("%s: percent %v, want %v", c.text, got, c.percent)
+		}
+	}
+}
+
+// A cached parse keeps what the dialect layer recorded, and the copy handed out is
+// the caller's own.
+func TestDialectSurvivesParseCache(t *testing.T) {
+	const text = "SELECT * EXCLUDE (b) REPLACE (a + 1 AS a) FROM t QUALIFY row_number() OVER () = 1 ORDER BY ALL LIMIT 5%"
+	first := parseQuery(t, text)
+	first.Dialect.qualify[SelectKey(first.Select)].GetAExpr().Name = nil // the caller may change its copy
+	for i := 0; i < 2; i++ {
+		q := parseQuery(t, text)
+		star := q.Select.TargetList[0].GetResTarget().Val.GetColumnRef()
+		if len(q.Dialect.Exclude(star)) != 1 || len(q.Dialect.Replace(star)) != 1 ||
+			!q.Dialect.IsAll(q.Select.SortClause[0].GetSortBy().Node) || !q.Dialect.IsPercent(q.Select.LimitCount) {
+			t.Fatalf("parse %d lost the dialect: %+v", i, q.Dialect)
+		}
+		if c := q.Dialect.Qualify(q.Select); c == nil || len(c.GetAExpr().Name) == 0 {
+			t.Fatalf("parse %d: QUALIFY %v", i, c)
+		}
+	}
+}
+
+func TestFromFirst(t *testing.T) {
+	const text = "SELECT 1; FROM t SELECT a, b + 1 WHERE c > 2 ORDER BY a"
+	q := parseQuery(t, text)
+	if len(q.Select.TargetList) != 2 || len(q.Select.FromClause) != 1 || q.Select.WhereClause == nil || len(q.Select.SortClause) != 1 {
+		t.Fatalf("FROM-first read as %v", q.Select)
+	}
+	if got := int(q.Select.TargetList[1].GetResTarget().Location); got != strings.Index(text, "b + 1") {
+		t.Errorf("second item at %d, want %d", got, strings.Index(text, "b + 1"))
+	}
+	if got := int(q.Select.FromClause[0].GetRangeVar().Location); got != strings.Index(text, "t SELECT") {
+		t.Errorf("table at %d, want %d", got, strings.Index(text, "t SELECT"))
+	}
+	if got := int(q.Select.WhereClause.GetAExpr().Location); got != strings.Index(text, "> 2") {
+		t.Errorf("WHERE's operator at %d, want %d", got, strings.Index(text, "> 2"))
+	}
+	if q.Text != text[10:] {
+		t.Errorf("Text %q", q.Text)
+	}
+
+	q = parseQuery(t, "EXPLAIN FROM 'data/x.parquet' WHERE a = 1")
+	if len(q.Select.TargetList) != 1 || q.Select.TargetList[0].GetResTarget().Val.GetColumnRef() == nil || !q.Explain {
+		t.Fatalf("FROM without SELECT read as %v", q.Select)
+	}
+	if rv := q.Select.FromClause[0].GetRangeVar(); rv.Relname != "data/x.parquet" || !q.Paths[int(rv.Location)] {
+		t.Errorf("path %q at %d, paths %v", rv.Relname, rv.Location, q.Paths)
+	}
+
+	// Errors point into the original text, before, inside and after the moved parts.
+	for _, c := range []struct{ text, at string }{
+		{"FROM t SELECT a, , b", ", b"},
+		{"FROM t t2 t3 SELECT a", "t3"},
+		{"FROM t SELECT a WHERE = 1", "= 1"},
+		{"FROM t WHERE = 1", "= 1"},
+		{"FROM t SELECT a ORDER BY", ""},
+	} {
+		_, err := Parse(c.text)
+		e, ok := err.(*errs.Error)
+		if !ok || e.Code != errs.Syntax {
+			t.Errorf("Parse(%q) = %v, want a syntax error", c.text, err)
+			continue
+		}
+		want := len(c.text)
+		if c.at != "" {
+			want = strings.Index(c.text, c.at)
+		}
+		if e.Pos != want {
+			t.Errorf("Parse(%q) error at %d, want %d: %v", c.text, e.Pos, want, e)
 		}
 	}
 }

@@ -23,7 +23,12 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		return nil, err
 	}
 	intDiv := rewriteIntDiv(text, toks, src, start)
-	node, err := parseTree(string(src), start, toks, text)
+	var node *pg.Node
+	if ff, at, ok := fromFirst(text, toks, src, start); ok {
+		node, err = parseMapped(ff, at, toks, text)
+	} else {
+		node, err = parseTree(string(src), start, toks, text)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +179,10 @@ func rewritePaths(text string, toks []token, src []byte, base int) (map[int]stri
 	type level struct{ selectSeen, fromList bool }
 	stack := []level{{}}
 	var paths map[int]string
+	first := 0 // the first token under EXPLAIN
+	if toks[0].kind == pg.Token_EXPLAIN {
+		first = len(toks) - len(skipExplain(text, toks))
+	}
 	for i, t := range toks {
 		top := &stack[len(stack)-1]
 		var prev token
@@ -192,7 +201,7 @@ func rewritePaths(text string, toks []token, src []byte, base int) (map[int]stri
 		case t.kind == pg.Token_SELECT:
 			top.selectSeen, top.fromList = true, false
 		case t.kind == pg.Token_FROM:
-			if top.selectSeen {
+			if top.selectSeen || i == first { // DuckDB's FROM-first query
 				top.fromList = true
 			}
 		case endsFromList(t.kind):
