@@ -3,6 +3,7 @@ package lore_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -142,5 +143,19 @@ func TestJoinKeysPruneTheProbeScan(t *testing.T) {
 		if p := factPruned(t, got); (p > 0) != c.prunes {
 			t.Errorf("%s: %d row groups of 20 pruned, want pruning %v", c.sql, p, c.prunes)
 		}
+	}
+}
+
+// EXPLAIN shows a scan's deferred predicates: the subquery the scan prunes with once
+// it is computed, below the join that used to filter after it.
+func TestExplainShowsDeferredPruning(t *testing.T) {
+	e := starEngine(t)
+	res := query(t, e, "EXPLAIN SELECT count(*) FROM fact f, dim m WHERE f.day = m.day AND m.month = (SELECT month FROM dim WHERE day = 100)")
+	var plan strings.Builder
+	for i := 0; i < int(res.NumRows()); i++ {
+		plan.WriteString(cell(res, i, 0) + "\n")
+	}
+	if !strings.Contains(plan.String(), "Scan dim") || !strings.Contains(plan.String(), "prune at run=[month = (subquery)]") {
+		t.Fatalf("want the scan of dim to prune with the subquery:\n%s", plan.String())
 	}
 }

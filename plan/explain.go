@@ -62,7 +62,7 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		if len(x.Deferred) > 0 {
 			fs := make([]string, len(x.Deferred))
 			for i, f := range x.Deferred {
-				fs[i] = fmt.Sprintf("%s %s %s", f.Column, f.Op, Render(f.Value, nil))
+				fs[i] = fmt.Sprintf("%s %s %s", f.Column, f.Op, Render(f.Value, name))
 			}
 			fmt.Fprintf(b, " prune at run=[%s]", strings.Join(fs, "; "))
 		}

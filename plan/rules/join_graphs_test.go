@@ -149,6 +149,7 @@ func checkNoCrossProduct(t *testing.T, g joinGraph) {
 		}
 	}
 	walk(n)
+	checkOrsAtLowestJoin(t, g, n, rels, before)
 	if joins != len(g.rows)-1 {
 		t.Errorf("%s: %d joins for %d inputs:\n%s", g.name, joins, len(g.rows), plan.Explain(n, nil))
 	}
@@ -264,5 +265,130 @@ func TestJoinGraphsHaveNoAvoidableCrossProducts(t *testing.T) {
 	}
 	for _, g := range graphs {
 		checkNoCrossProduct(t, g)
+	}
+}
+
+// isOr reports whether e is one of the graph's ORs (not a weaker one implied by
+// it): it compares with every literal of one.
+func (g joinGraph) isOr(e plan.Expr) bool {
+	lits := map[int64]bool{}
+	plan.WalkExpr(e, func(x plan.Expr) {
+		if l, ok := x.(*plan.Literal); ok {
+			lits[l.V.I] = true
+		}
+	})
+	for k, o := range g.ors {
+		want := map[int64]bool{}
+		for b := range 2 {
+			for _, r := range o {
+				want[int64(10*k+b+r)] = true
+			}
+		}
+		same := len(want) == len(lits)
+		for v := range want {
+			same = same && lits[v]
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
+// relsOfColumns returns, for each output column of n, the input of rels it comes
+// from (-1 when computed).
+func relsOfColumns(n plan.Node, rels []plan.Node) []int {
+	for i, r := range rels {
+		if n == r {
+			out := make([]int, len(r.Columns()))
+			for k := range out {
+				out[k] = i
+			}
+			return out
+		}
+	}
+	switch x := n.(type) {
+	case *plan.Filter:
+		return relsOfColumns(x.Input, rels)
+	case *plan.Join:
+		return append(relsOfColumns(x.Left, rels), relsOfColumns(x.Right, rels)...)
+	case *plan.Project:
+		in := relsOfColumns(x.Input, rels)
+		out := make([]int, len(x.Exprs))
+		for k, e := range x.Exprs {
+			out[k] = -1
+			if c, ok := e.(*plan.ColRef); ok {
+				out[k] = in[c.Idx]
+			}
+		}
+		return out
+	}
+	out := make([]int, len(n.Columns()))
+	for k := range out {
+		out[k] = -1
+	}
+	return out
+}
+
+// checkOrsAtLowestJoin fails unless every OR across inputs of the graph is the
+// residual of the lowest join that has all its inputs: neither side of that join
+// has them all, and no filter above a join holds one.
+func checkOrsAtLowestJoin(t *testing.T, g joinGraph, n plan.Node, rels []plan.Node, before string) {
+	t.Helper()
+	found := 0
+	inputsOf := func(e plan.Expr, cols []int) map[int]bool {
+		used := map[int]bool{}
+		for c := range columnsOf(e) {
+			used[cols[c]] = true
+		}
+		return used
+	}
+	within := func(set map[int]bool, side []int) bool {
+		in := map[int]bool{}
+		for _, r := range side {
+			in[r] = true
+		}
+		for r := range set {
+			if !in[r] {
+				return false
+			}
+		}
+		return true
+	}
+	var walk func(plan.Node)
+	walk = func(x plan.Node) {
+		switch y := x.(type) {
+		case *plan.Join:
+			if y.Residual != nil {
+				cols := relsOfColumns(y, rels)
+				for _, c := range plan.Conjuncts(y.Residual) {
+					used := inputsOf(c, cols)
+					if len(plan.Disjuncts(c)) < 2 || len(used) < 2 {
+						continue
+					}
+					if g.isOr(c) {
+						found++
+					}
+					if within(used, inputsUnder(y.Left, rels)) || within(used, inputsUnder(y.Right, rels)) {
+						t.Errorf("%s: %s is checked above a join that has its inputs already:\n%s\nfrom\n%s",
+							g.name, c, plan.Explain(n, nil), before)
+					}
+				}
+			}
+		case *plan.Filter:
+			cols := relsOfColumns(y.Input, rels)
+			for _, c := range plan.Conjuncts(y.Cond) {
+				if len(plan.Disjuncts(c)) > 1 && len(inputsOf(c, cols)) > 1 {
+					t.Errorf("%s: %s is a filter above a join, not the join's condition:\n%s", g.name, c, plan.Explain(n, nil))
+				}
+			}
+		}
+		for _, in := range x.Inputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	if found != len(g.ors) {
+		t.Errorf("%s: %d ORs across inputs at joins, want %d:\n%s\nfrom\n%s", g.name, found, len(g.ors), plan.Explain(n, nil), before)
 	}
 }
