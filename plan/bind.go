@@ -800,14 +800,8 @@ func walkOwnExprs(n Node, f func(Expr)) {
 		}
 	case *Window:
 		for _, w := range x.Funcs {
-			if w.Arg != nil {
-				f(w.Arg)
-			}
-			for _, e := range w.Partition {
+			for _, e := range w.Exprs() {
 				f(e)
-			}
-			for _, k := range w.Order {
-				f(k.E)
 			}
 		}
 	case *Values:

@@ -1046,14 +1046,16 @@ func (b *binder) windowCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 			return nil, errs.At(errs.Analysis, pos, "%s takes no arguments", name)
 		}
 		call.T = types.Int64
-	case "count", "sum", "avg", "min", "max", "mean":
+	default:
+		// Any aggregate is a window function.
+		if !isAggregate(name) {
+			return nil, errs.At(errs.Analysis, pos, "window function %s does not exist", name)
+		}
 		ac, err := b.bindAggCall(fc, &inner, true)
 		if err != nil {
 			return nil, err
 		}
 		call.Func, call.Arg, call.T, call.Agg = ac.Func, ac.Arg, ac.T, &ac
-	default:
-		return nil, errs.At(errs.Analysis, pos, "window function %s does not exist", name)
 	}
 	for _, p := range w.PartitionClause {
 		e, err := b.expr(p, &inner)
