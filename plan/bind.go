@@ -51,6 +51,8 @@ type binder struct {
 	approximate bool
 	ctes        []map[string]*cteDef
 	now         time.Time
+	// windows are the named windows of the SELECT being bound (namedWindows).
+	windows map[string]*pg.WindowDef
 }
 
 // cteDef is a WITH query. It is bound once, at its first reference; when it is named

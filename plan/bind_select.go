@@ -62,9 +62,11 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 	if len(sel.DistinctClause) > 0 && sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
 		return nil, errs.New(errs.Analysis, "DISTINCT ON is not supported")
 	}
-	if len(sel.WindowClause) > 0 {
-		return nil, errs.New(errs.Analysis, "named windows (WINDOW clause) are not supported")
+	restore, err := b.namedWindows(sel.WindowClause)
+	if err != nil {
+		return nil, err
 	}
+	defer restore()
 	input, err := b.bindFrom(sel.FromClause, outer)
 	if err != nil {
 		return nil, err
