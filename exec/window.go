@@ -673,10 +673,10 @@ func (w *windowOp) pick(ctx context.Context, it *interrupt, all *vector.Batch, f
 				if nth.IsNull(int(r)) {
 					continue
 				}
+				// A position below 1 picks nothing, as in DuckDB.
 				k := nth.Value(int(r)) - 1
 				if k < 0 {
-					err2 = errs.New(errs.Analysis, "argument of nth_value must be greater than zero")
-					return
+					continue
 				}
 				for _, sp := range spans {
 					if m := size(sp); k < m {

@@ -131,9 +131,11 @@ func (b *binder) windowArgs(fc *pg.FuncCall, ec *exprCtx, call *WindowCall) erro
 		}
 		args[i] = e
 	}
-	// integer binds an argument that counts rows or buckets as BIGINT.
+	// integer binds an argument that counts rows or buckets as BIGINT (a number or
+	// a string is cast to it, as DuckDB does).
 	integer := func(i int) (Expr, error) {
-		if !types.IsInteger(types.Unwrap(args[i].Type())) {
+		t := types.Unwrap(args[i].Type())
+		if !types.IsInteger(t) && !types.IsFloat(t) && !types.IsDecimal(t) && t.ID() != arrow.STRING {
 			return nil, errs.At(errs.Analysis, location(fc.Args[i]), "argument %d of %s must be an integer, not %s", i+1, name, types.Name(args[i].Type()))
 		}
 		return castTo(args[i], types.Int64), nil
