@@ -55,15 +55,15 @@ func (b *binder) resolveWindow(w *pg.WindowDef) (*pg.WindowDef, error) {
 	return w, nil
 }
 
-// refineWindow applies w to the named window it refers to, as PostgreSQL and
-// DuckDB do: w may not repeat PARTITION BY, may add ORDER BY only where the named
-// window has none, and the named window may not have a frame.
+// refineWindow applies w to the named window it refers to, as DuckDB does: w may
+// add PARTITION BY or ORDER BY only where the named window has none, and the named
+// window may not have a frame.
 func (b *binder) refineWindow(w *pg.WindowDef) (*pg.WindowDef, error) {
 	ref, ok := b.windows[w.Refname]
 	if !ok {
 		return nil, errs.At(errs.Syntax, int(w.Location), "window %q does not exist", w.Refname)
 	}
-	if len(w.PartitionClause) > 0 {
+	if len(w.PartitionClause) > 0 && len(ref.PartitionClause) > 0 {
 		return nil, errs.At(errs.Syntax, int(w.Location), "cannot override PARTITION BY clause of window %q", w.Refname)
 	}
 	if len(w.OrderClause) > 0 && len(ref.OrderClause) > 0 {
@@ -80,6 +80,9 @@ func (b *binder) refineWindow(w *pg.WindowDef) (*pg.WindowDef, error) {
 		StartOffset:     w.StartOffset,
 		EndOffset:       w.EndOffset,
 		Location:        w.Location,
+	}
+	if len(w.PartitionClause) > 0 {
+		out.PartitionClause = w.PartitionClause
 	}
 	if len(w.OrderClause) > 0 {
 		out.OrderClause = w.OrderClause
