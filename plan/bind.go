@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -18,8 +19,12 @@ import (
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
 	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate}
+	b.ignoreNulls = maps.Clone(opts.IgnoreNulls)
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.unusedIgnoreNulls(); err != nil {
 		return nil, err
 	}
 	if err := checkNoOuterRefs(n); err != nil {
@@ -42,6 +47,8 @@ type BindOptions struct {
 	// Approximate computes a plain COUNT(DISTINCT x) as approx_count_distinct(x)
 	// (the approximate setting).
 	Approximate bool
+	// IgnoreNulls marks the positions of function calls written with IGNORE NULLS.
+	IgnoreNulls map[int]bool
 }
 
 type binder struct {
@@ -53,6 +60,9 @@ type binder struct {
 	now         time.Time
 	// windows are the named windows of the SELECT being bound (namedWindows).
 	windows map[string]*pg.WindowDef
+	// ignoreNulls are the positions of the calls written with IGNORE NULLS that no
+	// window function has taken yet.
+	ignoreNulls map[int]bool
 }
 
 // cteDef is a WITH query. It is bound once, at its first reference; when it is named

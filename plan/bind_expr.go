@@ -1043,6 +1043,9 @@ func (b *binder) windowCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	inner.wins = nil
 	inner.clause = "window function arguments"
 	call := WindowCall{Func: name}
+	if call.IgnoreNulls, err = b.nullTreatment(fc, name); err != nil {
+		return nil, err
+	}
 	switch name {
 	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
 		"lead", "lag", "first_value", "last_value", "nth_value":

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -253,4 +256,29 @@ func negative(v types.Value) bool {
 		return v.Iv.Months < 0 || v.Iv.Days < 0 || v.Iv.Nanoseconds < 0
 	}
 	return false
+}
+
+// nullTreatment takes the IGNORE NULLS written in fc's argument list, which only
+// the navigation functions accept.
+func (b *binder) nullTreatment(fc *pg.FuncCall, name string) (bool, error) {
+	pos := int(fc.Location)
+	if !b.ignoreNulls[pos] {
+		return false, nil
+	}
+	delete(b.ignoreNulls, pos)
+	switch name {
+	case "lead", "lag", "first_value", "last_value", "nth_value":
+		return true, nil
+	}
+	return false, errs.At(errs.Syntax, pos, "IGNORE NULLS is not supported for %s", name)
+}
+
+// unusedIgnoreNulls refuses an IGNORE NULLS no window function took: one written in
+// a plain function call.
+func (b *binder) unusedIgnoreNulls() error {
+	if len(b.ignoreNulls) == 0 {
+		return nil
+	}
+	first := slices.Min(slices.Collect(maps.Keys(b.ignoreNulls)))
+	return errs.At(errs.Syntax, first, "IGNORE NULLS is only supported for window functions")
 }

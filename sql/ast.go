@@ -29,6 +29,11 @@ type Query struct {
 	// that offset and whose Relname is the literal's value: the binder reads such a
 	// RangeVar as a path, not as a table name. Nil when there are none.
 	Paths map[int]bool
+	// IgnoreNulls holds the byte offsets of the function calls written with IGNORE
+	// NULLS in their argument list (`lag(x IGNORE NULLS)`), words the grammar does
+	// not know and that were blanked: each is its FuncCall's Location. Nil when there
+	// are none.
+	IgnoreNulls map[int]bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

@@ -104,6 +104,9 @@ func (q *Query) clone() *Query {
 	if q.Paths != nil {
 		c.Paths = maps.Clone(q.Paths)
 	}
+	if q.IgnoreNulls != nil {
+		c.IgnoreNulls = maps.Clone(q.IgnoreNulls)
+	}
 	return &c
 }
 

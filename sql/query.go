@@ -18,6 +18,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
 	node, err := parseTree(string(src), start, toks, text)
 	if err != nil {
 		return nil, err
@@ -45,6 +46,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if q.Select.IntoClause != nil {
 		return nil, errs.At(errs.Analysis, start, "unsupported statement: SELECT INTO")
 	}
+	q.IgnoreNulls = ignoreNulls
 	if len(paths) > 0 {
 		q.Paths = make(map[int]bool, len(paths))
 		for pos := range paths {
