@@ -24,7 +24,7 @@ func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions
 	if err != nil {
 		return nil, err
 	}
-	if err := b.unusedIgnoreNulls(); err != nil {
+	if err := b.unusedIgnoreNulls(sel); err != nil {
 		return nil, err
 	}
 	if err := checkNoOuterRefs(n); err != nil {

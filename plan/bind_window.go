@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -273,12 +272,22 @@ func (b *binder) nullTreatment(fc *pg.FuncCall, name string) (bool, error) {
 	return false, errs.At(errs.Syntax, pos, "IGNORE NULLS is not supported for %s", name)
 }
 
-// unusedIgnoreNulls refuses an IGNORE NULLS no window function took: one written in
-// a plain function call.
-func (b *binder) unusedIgnoreNulls() error {
+// unusedIgnoreNulls refuses an IGNORE NULLS written in a plain function call (one
+// without OVER). Those of window functions no binding took (a WITH query nothing
+// reads) pass.
+func (b *binder) unusedIgnoreNulls(sel *pg.SelectStmt) error {
 	if len(b.ignoreNulls) == 0 {
 		return nil
 	}
-	first := slices.Min(slices.Collect(maps.Keys(b.ignoreNulls)))
-	return errs.At(errs.Syntax, first, "IGNORE NULLS is only supported for window functions")
+	var plain []int
+	walkPG(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}, func(n *pg.Node) bool {
+		if fc := n.GetFuncCall(); fc != nil && fc.Over == nil && b.ignoreNulls[int(fc.Location)] {
+			plain = append(plain, int(fc.Location))
+		}
+		return true
+	})
+	if len(plain) == 0 {
+		return nil
+	}
+	return errs.At(errs.Syntax, slices.Min(plain), "IGNORE NULLS is only supported for window functions")
 }
