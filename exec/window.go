@@ -786,6 +786,7 @@ func windowAggregate(it *interrupt, res *reservation, spec agg.Spec, arg arrow.A
 			return
 		}
 		for p := range fr {
+			it.tick()
 			if p > 0 && fid[p] == fid[p-1] {
 				continue
 			}
