@@ -14,6 +14,7 @@ import (
 	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // randomOrder is n rows shuffled into window order, cut into partitions of random
@@ -252,6 +253,111 @@ func BenchmarkWindowSlidingSum(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(context.Background(), &Env{Budget: NewBudget(4 << 30), Threads: 1}, w); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestWindowRangeAndGroupsFrames computes RANGE and GROUPS frames with offsets over
+// random keys with duplicates and NULLs, ascending and descending, NULLs first and
+// last, and checks each row's frame against its definition: the rows whose key lies
+// within the offsets of the row's key (RANGE), or whose peer group lies within the
+// offsets of the row's group (GROUPS); in a RANGE frame a row with a NULL key has
+// its peers.
+func TestWindowRangeAndGroupsFrames(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	const n = 300
+	kb := array.NewInt64Builder(memory.DefaultAllocator)
+	keys := make([]int64, n)
+	for i := range keys {
+		if rng.Intn(8) == 0 {
+			kb.AppendNull()
+			continue
+		}
+		keys[i] = int64(rng.Intn(60))
+		kb.Append(keys[i])
+	}
+	col := kb.NewArray()
+	all := &vector.Batch{Cols: []arrow.Array{col}, Rows: n}
+	key := &plan.ColRef{Idx: 0, T: types.Int64}
+	lit := func(v int64) plan.Expr { return &plan.Literal{V: types.IntValue(v)} }
+	w := &windowOp{bd: &builder{env: &Env{}}}
+	ctx := context.Background()
+	kinds := []plan.BoundKind{plan.Preceding, plan.Following}
+	for trial := 0; trial < 200; trial++ {
+		sk := plan.SortKey{E: key, Desc: rng.Intn(2) == 0, NullsFirst: rng.Intn(2) == 0}
+		groups := rng.Intn(2) == 0
+		start := plan.FrameBound{Kind: kinds[rng.Intn(2)], N: int64(rng.Intn(12))}
+		end := plan.FrameBound{Kind: kinds[rng.Intn(2)], N: int64(rng.Intn(12))}
+		fr := plan.Frame{Groups: groups, Start: start, End: end}
+		// signed turns a bound into a distance along the ORDER BY direction.
+		signed := func(b plan.FrameBound) int64 {
+			if b.Kind == plan.Preceding {
+				return -b.N
+			}
+			return b.N
+		}
+		if !groups {
+			moved := func(b plan.FrameBound) plan.Expr {
+				op := "+"
+				if (b.Kind == plan.Preceding) != sk.Desc {
+					op = "-"
+				}
+				return call(t, op, key, lit(b.N))
+			}
+			fr.Key, fr.StartVal, fr.EndVal = key, moved(start), moved(end)
+		}
+		f := plan.WindowCall{Func: "count_star", Order: []plan.SortKey{sk}, Frame: fr}
+		it := &interrupt{ctx: ctx}
+		o, err := w.order(ctx, it, all, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.frames(ctx, it, all, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// group numbers the peer groups in window order.
+		group := make([]int64, n)
+		for p := 1; p < n; p++ {
+			group[p] = group[p-1]
+			if o.peerStart[p] == int32(p) {
+				group[p]++
+			}
+		}
+		dir := int64(1)
+		if sk.Desc {
+			dir = -1
+		}
+		for p := 0; p < n; p++ {
+			r := int(o.perm[p])
+			var want []int32
+			for q := 0; q < n; q++ {
+				rq := int(o.perm[q])
+				var in bool
+				switch {
+				case groups:
+					d := group[q] - group[p]
+					in = d >= signed(start) && d <= signed(end)
+				case col.IsNull(r):
+					in = o.peerStart[p] == o.peerStart[q]
+				default:
+					d := (keys[rq] - keys[r]) * dir
+					in = !col.IsNull(rq) && d >= signed(start) && d <= signed(end)
+				}
+				if in {
+					want = append(want, int32(q))
+				}
+			}
+			sp := got[p][0]
+			if len(want) == 0 {
+				if sp.e > sp.s {
+					t.Fatalf("trial %d (%+v, %+v): position %d key %v: frame [%d, %d), want empty", trial, sk, fr, p, col.GetOneForMarshal(r), sp.s, sp.e)
+				}
+				continue
+			}
+			if sp.s != want[0] || sp.e != want[len(want)-1]+1 || int(sp.e-sp.s) != len(want) {
+				t.Fatalf("trial %d (%+v, groups %v, %+v %+v): position %d key %v: frame [%d, %d), want %v", trial, sk, groups, start, end, p, col.GetOneForMarshal(r), sp.s, sp.e, want)
+			}
 		}
 	}
 }
