@@ -233,6 +233,16 @@ func TestAggTreeMerge(t *testing.T) {
 // BenchmarkWindowSlidingSum is a sum over a sliding frame of 1,000 rows across 1M
 // rows in one partition: the segment tree makes it O(n log w), not O(n·w).
 func BenchmarkWindowSlidingSum(b *testing.B) {
+	benchmarkWindowSum(b, plan.Frame{Rows: true, Start: plan.FrameBound{Kind: plan.Preceding, N: 999}, End: plan.FrameBound{Kind: plan.CurrentRow}})
+}
+
+// BenchmarkWindowRunningSum is a running sum over 1M rows: one state folds each row
+// once and each row's result is a copy of it.
+func BenchmarkWindowRunningSum(b *testing.B) {
+	benchmarkWindowSum(b, plan.Frame{Rows: true, Start: plan.FrameBound{Kind: plan.UnboundedPreceding}, End: plan.FrameBound{Kind: plan.CurrentRow}})
+}
+
+func benchmarkWindowSum(b *testing.B, frame plan.Frame) {
 	const n = 1_000_000
 	vals := make([]int64, n)
 	for i := range vals {
@@ -246,7 +256,7 @@ func BenchmarkWindowSlidingSum(b *testing.B) {
 	call := plan.WindowCall{Func: "sum", Arg: &plan.ColRef{Idx: 1, T: types.Int64},
 		Agg:   &plan.AggCall{Func: "sum", Arg: &plan.ColRef{Idx: 1, T: types.Int64}, T: types.Int64},
 		Order: []plan.SortKey{{E: &plan.ColRef{Idx: 0, T: types.Int64}}},
-		Frame: plan.Frame{Rows: true, Start: plan.FrameBound{Kind: plan.Preceding, N: 999}, End: plan.FrameBound{Kind: plan.CurrentRow}},
+		Frame: frame,
 		T:     types.Int64}
 	w := &plan.Window{Input: rows, Cols: append(rows.Columns(), plan.Column{Name: "s", Type: types.Int64}), Funcs: []plan.WindowCall{call}}
 	b.ResetTimer()
