@@ -79,7 +79,7 @@ func TestSizedFunctionAsksTheBudget(t *testing.T) {
 // per row while it is computed, more than its input's columns; the budget counts it.
 func TestWindowReservesItsWork(t *testing.T) {
 	k := make([]int64, 100_000)
-	rows := stored(t, k, k) // 1.6 MB; the work is about 6 MB
+	rows := stored(t, k, k) // 1.6 MB; the work is about 8 MB
 	w := &plan.Window{Input: rows, Cols: append(rows.Columns(), plan.Column{Name: "n", Type: types.Int64}),
 		Funcs: []plan.WindowCall{{Func: "row_number", Order: []plan.SortKey{{E: &plan.ColRef{Idx: 1, T: types.Int64}}}, T: types.Int64}}}
 	budget := NewBudget(6 << 20)

@@ -78,8 +78,9 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 
 // windowRowBytes is what computing a window function holds per row: its place in
 // the ordering, its peers' bounds, its frame's spans, its frame's number, the index
-// its result is gathered from, its FILTER bit and a ranking function's two values.
-const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8
+// its result is gathered from, its FILTER bit, a ranking function's two values, and
+// a RANGE frame's three keys (or the index of IGNORE NULLS, or lag's default).
+const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8
 
 func (w *windowOp) Close() {
 	w.in.Close()
