@@ -207,11 +207,17 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 	if f.Agg == nil {
 		return nil, errs.New(errs.Internal, "BUG: window function %s", f.Func)
 	}
-	arg := arrow.Array(array.NewNull(all.Rows))
-	if f.Arg != nil {
-		if arg, err = w.eval(ctx, all, f.Arg); err != nil {
+	var args []arrow.Array
+	for _, e := range windowAggInputs(f) {
+		a, err := w.eval(ctx, all, e)
+		if err != nil {
 			return nil, err
 		}
+		args = append(args, a)
+	}
+	if len(args) == 0 {
+		// COUNT(*) reads no column; its accumulator is given one of NULLs.
+		args = []arrow.Array{array.NewNull(all.Rows)}
 	}
 	var keep []bool
 	if f.Agg.Filter != nil {
@@ -222,7 +228,7 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 		keep = trueRows(c)
 	}
 	growing := f.Frame.Start.Kind == plan.UnboundedPreceding && f.Frame.Exclude == plan.ExcludeNoOthers
-	return windowAggregate(it, &w.res, f.Agg.Spec(), arg, keep, o, fr, growing)
+	return windowAggregate(it, &w.res, f.Agg.Spec(), args, keep, o, fr, growing)
 }
 
 // trueRows reports, per row of a BOOLEAN column, whether it is true (not false, not
@@ -698,6 +704,21 @@ func (w *windowOp) pick(ctx context.Context, it *interrupt, all *vector.Batch, f
 	return vector.Take(arg, idx), nil
 }
 
+// windowAggInputs are the expressions an aggregate window function reads per row,
+// in the order its accumulator takes them.
+func windowAggInputs(f plan.WindowCall) []plan.Expr {
+	if f.Agg.Arg == nil {
+		return nil
+	}
+	return []plan.Expr{f.Agg.Arg}
+}
+
+// windowUpdate folds rows sel of the aggregate's inputs (one array each) into
+// groups of acc.
+func windowUpdate(acc agg.Accumulator, args []arrow.Array, sel []int32, groups []uint32) error {
+	return acc.Update(args[0], sel, groups)
+}
+
 // windowBlock is the number of consecutive rows whose partial state is one leaf of
 // a sliding frame's segment tree: frame ends inside a block fold their rows one by
 // one, whole blocks and runs of blocks merge as states.
@@ -710,7 +731,7 @@ const windowBlock = 32
 // frames fold the rows at their ends and merge the partial states of the blocks
 // between from a segment tree, so a frame of w rows costs O(windowBlock + log w),
 // not O(w). Rows whose keep is false (FILTER) are not aggregated.
-func windowAggregate(it *interrupt, res *reservation, spec agg.Spec, arg arrow.Array, keep []bool, o *windowOrder, fr []frameSpans, growing bool) (arrow.Array, error) {
+func windowAggregate(it *interrupt, res *reservation, spec agg.Spec, args []arrow.Array, keep []bool, o *windowOrder, fr []frameSpans, growing bool) (arrow.Array, error) {
 	n := len(o.perm)
 	fid := make([]int32, n)
 	frames := 0
@@ -760,7 +781,7 @@ func windowAggregate(it *interrupt, res *reservation, spec agg.Spec, arg arrow.A
 		if ungrouped {
 			g = nil
 		}
-		err := a.Update(arg, sel, g)
+		err := windowUpdate(a, args, sel, g)
 		sel, groups = sel[:0], groups[:0]
 		return err
 	}
@@ -775,7 +796,7 @@ func windowAggregate(it *interrupt, res *reservation, spec agg.Spec, arg arrow.A
 		for _, f := range fr {
 			for _, sp := range f {
 				if sp.e-sp.s >= 2*windowBlock {
-					tree, err2 = buildAggTree(spec, arg, keep, o.perm, it, reserveTree)
+					tree, err2 = buildAggTree(spec, args, keep, o.perm, it, reserveTree)
 					break
 				}
 			}
@@ -889,7 +910,7 @@ type aggTree struct {
 }
 
 // buildAggTree folds every block's kept rows into a leaf and merges the leaves up.
-func buildAggTree(spec agg.Spec, arg arrow.Array, keep []bool, perm []int32, it *interrupt, reserve func(int64) error) (*aggTree, error) {
+func buildAggTree(spec agg.Spec, args []arrow.Array, keep []bool, perm []int32, it *interrupt, reserve func(int64) error) (*aggTree, error) {
 	nb := (len(perm) + windowBlock - 1) / windowBlock
 	size := 1
 	for size < nb {
@@ -919,7 +940,7 @@ func buildAggTree(spec agg.Spec, arg arrow.Array, keep []bool, perm []int32, it 
 			}
 		}
 		if len(sel) > 0 {
-			if err := a.Update(arg, sel, nil); err != nil {
+			if err := windowUpdate(a, args, sel, nil); err != nil {
 				return nil, err
 			}
 		}

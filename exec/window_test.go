@@ -173,7 +173,7 @@ func TestWindowAggregateFrames(t *testing.T) {
 				name := fmt.Sprintf("%s/%s/filter=%v", shape, c.spec, filter != nil)
 				it := &interrupt{ctx: context.Background()}
 				res := &reservation{budget: NewBudget(1 << 30)}
-				got, err := windowAggregate(it, res, c.spec, c.arg, filter, o, fr, shape == "growing")
+				got, err := windowAggregate(it, res, c.spec, []arrow.Array{c.arg}, filter, o, fr, shape == "growing")
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -205,7 +205,7 @@ func TestAggTreeMerge(t *testing.T) {
 	}
 	spec := agg.Spec{Name: "sum", ArgType: types.Int64}
 	it := &interrupt{ctx: context.Background()}
-	tree, err := buildAggTree(spec, arg, nil, perm, it, func(int64) error { return nil })
+	tree, err := buildAggTree(spec, []arrow.Array{arg}, nil, perm, it, func(int64) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
