@@ -75,18 +75,18 @@ func TestSizedFunctionAsksTheBudget(t *testing.T) {
 	}
 }
 
-// TestWindowReservesItsWork: a window function holds a value per row while it is
-// computed, far more than its input's columns; the budget counts it.
+// TestWindowReservesItsWork: a window function holds its ordering, frames and values
+// per row while it is computed, more than its input's columns; the budget counts it.
 func TestWindowReservesItsWork(t *testing.T) {
 	k := make([]int64, 100_000)
-	rows := stored(t, k, k) // 1.6 MB; the work is about 12 MB
+	rows := stored(t, k, k) // 1.6 MB; the work is about 8 MB
 	w := &plan.Window{Input: rows, Cols: append(rows.Columns(), plan.Column{Name: "n", Type: types.Int64}),
 		Funcs: []plan.WindowCall{{Func: "row_number", Order: []plan.SortKey{{E: &plan.ColRef{Idx: 1, T: types.Int64}}}, T: types.Int64}}}
-	budget := NewBudget(8 << 20)
+	budget := NewBudget(6 << 20)
 	_, err := Run(context.Background(), &Env{Budget: budget, Threads: 1}, &plan.Aggregate{Input: w, Cols: []plan.Column{{Name: "c", Type: types.Int64}},
 		Aggs: []plan.AggCall{{Func: "count_star"}}})
 	if !errors.Is(err, errs.ErrResourceExhausted) {
-		t.Fatalf("row_number over 100,000 rows under 8 MiB: %v", err)
+		t.Fatalf("row_number over 100,000 rows under 6 MiB: %v", err)
 	}
 	if budget.Used() != 0 {
 		t.Fatalf("%d bytes still reserved", budget.Used())

@@ -3,14 +3,14 @@ package exec
 import (
 	"context"
 	"sort"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
-	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
@@ -50,8 +50,9 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			// While it is computed a function holds, per row, its ordering, the
-			// bounds of the row's peers and its value; then its column.
+			// While it is computed a function holds, per row, its ordering, peers,
+			// frame and result index; an aggregate's states reserve on their own.
+			held := w.res.held
 			work := int64(all.Rows) * windowRowBytes
 			if err := w.res.grow(work); err != nil {
 				return nil, err
@@ -60,7 +61,7 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := w.res.resize(w.res.held - work + heldSize(c)); err != nil {
+			if err := w.res.resize(held + heldSize(c)); err != nil {
 				return nil, err
 			}
 			cols = append(cols, c)
@@ -76,8 +77,10 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 }
 
 // windowRowBytes is what computing a window function holds per row: its place in
-// the ordering, its peers' bounds and its value.
-const windowRowBytes = 4 + 2*8 + int64(unsafe.Sizeof(types.Value{}))
+// the ordering, its peers' bounds, its frame's spans, its frame's number, the index
+// its result is gathered from, its FILTER bit, a ranking function's two values, and
+// a RANGE frame's three keys (or the index of IGNORE NULLS, or lag's default).
+const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8
 
 func (w *windowOp) Close() {
 	w.in.Close()
@@ -97,17 +100,26 @@ func (w *windowOp) eval(ctx context.Context, b *vector.Batch, e plan.Expr) (arro
 	return kernels.Decode(a), nil
 }
 
-// compute evaluates one window function over all rows.
-func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.WindowCall) (arrow.Array, error) {
+// windowOrder is the rows of a window in window order: partitions one after the
+// other, each ordered by the ORDER BY keys. Positions index perm.
+type windowOrder struct {
+	perm []int32
+	// parts are the partitions' first positions, then n.
+	parts []int32
+	// peerStart and peerEnd bound each position's peers (the rows of its partition
+	// that order equal to it).
+	peerStart, peerEnd []int32
+}
+
+// order sorts the rows of all by f's partition and order keys.
+func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall) (*windowOrder, error) {
 	n := all.Rows
-	var parts, orders []arrow.Array
 	var cmps []func(i, j int) int
 	for _, p := range f.Partition {
 		a, err := w.eval(ctx, all, p)
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, a)
 		cmps = append(cmps, comparator(a, plan.SortKey{}))
 	}
 	var orderCmps []func(i, j int) int
@@ -116,19 +128,17 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 		if err != nil {
 			return nil, err
 		}
-		orders = append(orders, a)
 		orderCmps = append(orderCmps, comparator(a, k))
 	}
 	failPoint(PointWindow)
 	perm := vector.Identity(n)
-	all2 := append(append([]func(i, j int) int(nil), cmps...), orderCmps...)
+	both := append(append([]func(i, j int) int(nil), cmps...), orderCmps...)
 	// Ordering and computing millions of rows takes seconds: a canceled statement
 	// interrupts them.
-	it := &interrupt{ctx: ctx}
 	if err := it.run(func() {
 		sort.SliceStable(perm, func(a, b int) bool {
 			it.tick()
-			for _, c := range all2 {
+			for _, c := range both {
 				if r := c(int(perm[a]), int(perm[b])); r != 0 {
 					return r < 0
 				}
@@ -138,14 +148,6 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 	}); err != nil {
 		return nil, err
 	}
-	var arg arrow.Array
-	if f.Arg != nil {
-		var err error
-		if arg, err = w.eval(ctx, all, f.Arg); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]types.Value, n)
 	same := func(cs []func(i, j int) int, a, b int32) bool {
 		for _, c := range cs {
 			if c(int(a), int(b)) != 0 {
@@ -154,250 +156,852 @@ func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.Window
 		}
 		return true
 	}
-	for lo := 0; lo < n; {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		hi := lo + 1
-		for hi < n && same(cmps, perm[lo], perm[hi]) {
-			hi++
-		}
-		rows := perm[lo:hi]
-		// peerEnd[i]: one past the last row that orders equal to row i.
-		peerStart := make([]int, len(rows))
-		peerEnd := make([]int, len(rows))
-		for i := 0; i < len(rows); {
-			j := i + 1
-			for j < len(rows) && same(orderCmps, rows[i], rows[j]) {
-				j++
+	o := &windowOrder{perm: perm, peerStart: make([]int32, n), peerEnd: make([]int32, n)}
+	err := it.run(func() {
+		for lo := 0; lo < n; {
+			hi := lo + 1
+			for hi < n && same(cmps, perm[lo], perm[hi]) {
+				it.tick()
+				hi++
 			}
-			for k := i; k < j; k++ {
-				peerStart[k], peerEnd[k] = i, j
+			o.parts = append(o.parts, int32(lo))
+			for i := lo; i < hi; {
+				j := i + 1
+				for j < hi && same(orderCmps, perm[i], perm[j]) {
+					it.tick()
+					j++
+				}
+				for k := i; k < j; k++ {
+					o.peerStart[k], o.peerEnd[k] = int32(i), int32(j)
+				}
+				i = j
 			}
-			i = j
+			lo = hi
 		}
-		var err error
-		if stop := it.run(func() { err = windowPartition(f, rows, peerStart, peerEnd, arg, out, it) }); stop != nil {
-			return nil, stop
-		}
+	})
+	o.parts = append(o.parts, int32(n))
+	return o, err
+}
+
+// compute evaluates one window function over all rows.
+func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.WindowCall) (arrow.Array, error) {
+	it := &interrupt{ctx: ctx}
+	o, err := w.order(ctx, it, all, f)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Func {
+	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile":
+		return w.ranking(ctx, it, all, f, o)
+	case "lead", "lag":
+		return w.shift(ctx, it, all, f, o)
+	}
+	fr, err := w.frames(ctx, it, all, f, o)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Func {
+	case "first_value", "last_value", "nth_value":
+		return w.pick(ctx, it, all, f, o, fr)
+	}
+	if f.Agg == nil {
+		return nil, errs.New(errs.Internal, "BUG: window function %s", f.Func)
+	}
+	var args []arrow.Array
+	for _, e := range windowAggInputs(f) {
+		a, err := w.eval(ctx, all, e)
 		if err != nil {
 			return nil, err
 		}
-		lo = hi
+		args = append(args, a)
 	}
-	return vector.FromValues(f.T, out), nil
+	if len(args) == 0 {
+		// COUNT(*) reads no column; its accumulator is given one of NULLs.
+		args = []arrow.Array{array.NewNull(all.Rows)}
+	}
+	var keep []bool
+	if f.Agg.Filter != nil {
+		c, err := w.eval(ctx, all, f.Agg.Filter)
+		if err != nil {
+			return nil, err
+		}
+		keep = trueRows(c)
+	}
+	growing := f.Frame.Start.Kind == plan.UnboundedPreceding && f.Frame.Exclude == plan.ExcludeNoOthers
+	return windowAggregate(it, &w.res, f.Agg.Spec(), args, keep, o, fr, growing)
 }
 
-// windowPartition computes f for the rows of one partition (in window order),
-// ticking it for every frame value it adds.
-func windowPartition(f plan.WindowCall, rows []int32, peerStart, peerEnd []int, arg arrow.Array, out []types.Value, it *interrupt) error {
-	n := len(rows)
-	switch f.Func {
-	case "row_number":
-		for i, r := range rows {
-			out[r] = types.IntValue(int64(i + 1))
+// trueRows reports, per row of a BOOLEAN column, whether it is true (not false, not
+// NULL).
+func trueRows(c arrow.Array) []bool {
+	out := make([]bool, c.Len())
+	if b, ok := c.(*array.Boolean); ok {
+		for i := range out {
+			out[i] = b.IsValid(i) && b.Value(i)
 		}
-		return nil
-	case "rank":
-		for i, r := range rows {
-			out[r] = types.IntValue(int64(peerStart[i] + 1))
-		}
-		return nil
-	case "dense_rank":
-		rank := int64(0)
-		for i, r := range rows {
-			if peerStart[i] == i {
-				rank++
-			}
-			out[r] = types.IntValue(rank)
-		}
-		return nil
 	}
-	bounds := func(i int) (int, int) {
-		var s, e int
-		fr := f.Frame
-		switch fr.Start.Kind {
-		case plan.UnboundedPreceding:
-			s = 0
-		case plan.Preceding:
-			s = frameBack(i, fr.Start.N)
-		case plan.CurrentRow:
-			s = i
-			if !fr.Rows {
-				s = peerStart[i]
+	return out
+}
+
+// span is a run of positions [s, e); empty when e <= s.
+type span struct{ s, e int32 }
+
+// frameSpans is one row's frame: up to three ascending, disjoint spans (a frame
+// with an EXCLUDE clause has a hole or two).
+type frameSpans [3]span
+
+// frames computes every position's frame.
+func (w *windowOp) frames(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder) ([]frameSpans, error) {
+	n := len(o.perm)
+	fr := f.Frame
+	// A RANGE bound with an offset finds the first row whose key reaches the row's
+	// key moved by the offset: the keys and the moved keys go in one array so that
+	// one comparator orders them.
+	var cmp func(i, j int) int
+	var keys arrow.Array
+	if fr.Key != nil {
+		parts := []arrow.Array{}
+		for _, e := range []plan.Expr{fr.Key, fr.StartVal, fr.EndVal} {
+			if e == nil {
+				parts = append(parts, array.NewNull(n))
+				continue
 			}
-		case plan.Following:
-			s = frameAhead(i, fr.Start.N, n)
-		}
-		switch fr.End.Kind {
-		case plan.UnboundedFollowing:
-			e = n
-		case plan.Following:
-			e = frameAhead(i+1, fr.End.N, n)
-		case plan.CurrentRow:
-			e = i + 1
-			if !fr.Rows {
-				e = peerEnd[i]
+			a, err := w.eval(ctx, all, e)
+			if err != nil {
+				return nil, err
 			}
-		case plan.Preceding:
-			e = frameBack(i+1, fr.End.N)
+			if a.DataType().ID() == arrow.NULL {
+				a = array.MakeArrayOfNull(vector.Allocator, fr.Key.Type(), n)
+			}
+			parts = append(parts, a)
 		}
-		return max(s, 0), min(e, n)
+		for i := 1; i < 3; i++ {
+			if parts[i].DataType().ID() == arrow.NULL {
+				parts[i] = array.MakeArrayOfNull(vector.Allocator, parts[0].DataType(), n)
+			}
+		}
+		c, err := array.Concatenate(parts, vector.Allocator)
+		if err != nil {
+			return nil, errs.New(errs.Internal, "BUG: window frame keys: %v", err)
+		}
+		keys = c
+		cmp = comparator(c, plan.SortKey{Desc: f.Order[0].Desc, NullsFirst: f.Order[0].NullsFirst})
 	}
-	if f.Frame.Start.Kind == plan.UnboundedPreceding {
-		// Frames that all start at the partition's first row grow monotonically: one
-		// running accumulator serves every row.
-		var acc windowAcc
-		acc.init(f, arg)
-		added := 0
-		for i, r := range rows {
-			_, e := bounds(i)
-			for ; added < e; added++ {
-				it.tick()
-				if err := acc.add(int(rows[added])); err != nil {
-					return err
+	out := make([]frameSpans, n)
+	err := it.run(func() {
+		for pi := 0; pi+1 < len(o.parts); pi++ {
+			ps, pe := o.parts[pi], o.parts[pi+1]
+			// The positions whose key is not NULL, for RANGE offsets.
+			nlo, nhi := ps, pe
+			if keys != nil {
+				for nlo < pe && keys.IsNull(int(o.perm[nlo])) {
+					nlo++
+				}
+				for nhi > nlo && keys.IsNull(int(o.perm[nhi-1])) {
+					nhi--
 				}
 			}
-			out[r] = acc.result()
+			// groupOf numbers the peer groups of the partition for GROUPS frames;
+			// groupStart lists their first positions, then pe.
+			var groupOf, groupStart []int32
+			if fr.Groups {
+				groupOf = make([]int32, pe-ps)
+				for p := ps; p < pe; p++ {
+					if o.peerStart[p] == p {
+						groupStart = append(groupStart, p)
+					}
+					groupOf[p-ps] = int32(len(groupStart) - 1)
+				}
+				groupStart = append(groupStart, pe)
+			}
+			ng := int64(len(groupStart) - 1)
+			bound := func(p int32, b plan.FrameBound, start bool) int32 {
+				it.tick()
+				switch b.Kind {
+				case plan.UnboundedPreceding:
+					return ps
+				case plan.UnboundedFollowing:
+					return pe
+				case plan.CurrentRow:
+					switch {
+					case fr.Rows && start:
+						return p
+					case fr.Rows:
+						return p + 1
+					case start:
+						return o.peerStart[p]
+					}
+					return o.peerEnd[p]
+				}
+				d := min(b.N, int64(n)+1)
+				if b.Kind == plan.Preceding {
+					d = -d
+				}
+				switch {
+				case fr.Rows:
+					at := int64(p) + d
+					if !start {
+						at++
+					}
+					return int32(min(max(at, int64(ps)), int64(pe)))
+				case fr.Groups:
+					g := int64(groupOf[p-ps]) + d
+					if start {
+						return groupStart[min(max(g, 0), ng)]
+					}
+					return groupStart[min(max(g+1, 0), ng)]
+				}
+				// RANGE: a row with a NULL key has its peers as its frame's offset
+				// bounds.
+				r := int(o.perm[p])
+				if keys.IsNull(r) {
+					if start {
+						return o.peerStart[p]
+					}
+					return o.peerEnd[p]
+				}
+				target := n + r
+				if !start {
+					target = 2*n + r
+				}
+				if keys.IsNull(target) {
+					if start {
+						return o.peerStart[p]
+					}
+					return o.peerEnd[p]
+				}
+				k := sort.Search(int(nhi-nlo), func(k int) bool {
+					it.tick()
+					c := cmp(int(o.perm[nlo+int32(k)]), target)
+					if start {
+						return c >= 0
+					}
+					return c > 0
+				})
+				return nlo + int32(k)
+			}
+			for p := ps; p < pe; p++ {
+				s := bound(p, fr.Start, true)
+				e := max(bound(p, fr.End, false), s)
+				a, b := o.peerStart[p], o.peerEnd[p]
+				switch fr.Exclude {
+				case plan.ExcludeNoOthers:
+					out[p] = frameSpans{{s, e}}
+				case plan.ExcludeCurrentRow:
+					out[p] = frameSpans{{s, min(e, p)}, {max(s, p+1), e}}
+				case plan.ExcludeGroup:
+					out[p] = frameSpans{{s, min(e, a)}, {max(s, b), e}}
+				case plan.ExcludeTies:
+					out[p] = frameSpans{{s, min(e, a)}, {max(s, p), min(e, p+1)}, {max(s, b), e}}
+				}
+				for k := range out[p] {
+					if out[p][k].e < out[p][k].s {
+						out[p][k].e = out[p][k].s
+					}
+				}
+			}
 		}
+	})
+	return out, err
+}
+
+// ranking computes row_number, rank, dense_rank, percent_rank, cume_dist and ntile,
+// which depend only on the row's place among its partition's rows and peers.
+func (w *windowOp) ranking(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder) (arrow.Array, error) {
+	n := len(o.perm)
+	var buckets *array.Int64
+	if f.Func == "ntile" {
+		a, err := w.eval(ctx, all, f.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if buckets, err = int64Column(a); err != nil {
+			return nil, err
+		}
+	}
+	ints := make([]int64, n)
+	floats := make([]float64, n)
+	var valid []bool
+	var err error
+	if stop := it.run(func() {
+		for pi := 0; pi+1 < len(o.parts); pi++ {
+			ps, pe := o.parts[pi], o.parts[pi+1]
+			size := int64(pe - ps)
+			dense := int64(0)
+			for p := ps; p < pe; p++ {
+				it.tick()
+				r := o.perm[p]
+				if o.peerStart[p] == p {
+					dense++
+				}
+				rank := int64(o.peerStart[p]-ps) + 1
+				switch f.Func {
+				case "row_number":
+					ints[r] = int64(p-ps) + 1
+				case "rank":
+					ints[r] = rank
+				case "dense_rank":
+					ints[r] = dense
+				case "percent_rank":
+					if size > 1 {
+						floats[r] = float64(rank-1) / float64(size-1)
+					}
+				case "cume_dist":
+					floats[r] = float64(o.peerEnd[p]-ps) / float64(size)
+				case "ntile":
+					if buckets.IsNull(int(r)) {
+						if valid == nil {
+							valid = make([]bool, n)
+							for i := range valid {
+								valid[i] = true
+							}
+						}
+						valid[r] = false
+						continue
+					}
+					k := buckets.Value(int(r))
+					if k <= 0 {
+						err = errs.New(errs.Analysis, "argument of ntile must be greater than zero")
+						return
+					}
+					ints[r] = ntile(int64(p-ps), size, k)
+				}
+			}
+		}
+	}); stop != nil {
+		return nil, stop
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch f.Func {
+	case "percent_rank", "cume_dist":
+		return fixedColumn(arrow.PrimitiveTypes.Float64, floats, nil), nil
+	}
+	return fixedColumn(arrow.PrimitiveTypes.Int64, ints, valid), nil
+}
+
+// ntile is the bucket (1..k) of the row at index i of a partition of size rows: the
+// first size%k buckets hold one row more than the others.
+func ntile(i, size, k int64) int64 {
+	k = min(k, size)
+	small := size / k
+	large := size - k*small // buckets of small+1 rows
+	if first := large * (small + 1); i >= first {
+		return 1 + large + (i-first)/small
+	}
+	return 1 + i/(small+1)
+}
+
+// int64Column reads an integer argument as BIGINT.
+func int64Column(a arrow.Array) (*array.Int64, error) {
+	if x, ok := a.(*array.Int64); ok {
+		return x, nil
+	}
+	if a.DataType().ID() == arrow.NULL {
+		return array.MakeArrayOfNull(vector.Allocator, arrow.PrimitiveTypes.Int64, a.Len()).(*array.Int64), nil
+	}
+	return nil, errs.New(errs.Internal, "BUG: window argument of type %s, not BIGINT", a.DataType())
+}
+
+// fixedColumn builds an Int64 or Float64 column; valid nil means no NULLs.
+func fixedColumn[T int64 | float64](dt arrow.DataType, vals []T, valid []bool) arrow.Array {
+	b := array.NewBuilder(vector.Allocator, dt)
+	defer b.Release()
+	switch x := b.(type) {
+	case *array.Int64Builder:
+		x.AppendValues(any(vals).([]int64), valid)
+	case *array.Float64Builder:
+		x.AppendValues(any(vals).([]float64), valid)
+	}
+	return b.NewArray()
+}
+
+// nonNulls indexes the positions whose value is not NULL: count[p] is how many
+// positions before p are, at[k] is the k-th of them. IGNORE NULLS finds its rows
+// with them in constant time.
+type nonNulls struct {
+	count []int32
+	at    []int32
+}
+
+func newNonNulls(arg arrow.Array, perm []int32) *nonNulls {
+	nn := &nonNulls{count: make([]int32, len(perm)+1)}
+	for p, r := range perm {
+		if arg.IsValid(int(r)) {
+			nn.at = append(nn.at, int32(p))
+		}
+		nn.count[p+1] = int32(len(nn.at))
+	}
+	return nn
+}
+
+// shift computes lead and lag: the value Args[0] rows on (lead) or back (lag) in the
+// partition, or the default Args[1] (NULL without one) past its ends.
+func (w *windowOp) shift(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder) (arrow.Array, error) {
+	n := len(o.perm)
+	arg, err := w.eval(ctx, all, f.Arg)
+	if err != nil {
+		return nil, err
+	}
+	off, err := w.eval(ctx, all, f.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	offsets, err := int64Column(off)
+	if err != nil {
+		return nil, err
+	}
+	src := arg
+	hasDefault := len(f.Args) > 1
+	if hasDefault {
+		def, err := w.eval(ctx, all, f.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		if def.DataType().ID() == arrow.NULL {
+			def = array.MakeArrayOfNull(vector.Allocator, arg.DataType(), n)
+		}
+		if src, err = array.Concatenate([]arrow.Array{arg, def}, vector.Allocator); err != nil {
+			return nil, errs.New(errs.Internal, "BUG: %s default: %v", f.Func, err)
+		}
+	}
+	var nn *nonNulls
+	if f.IgnoreNulls {
+		nn = newNonNulls(arg, o.perm)
+	}
+	idx := make([]int32, n)
+	if stop := it.run(func() {
+		for pi := 0; pi+1 < len(o.parts); pi++ {
+			ps, pe := o.parts[pi], o.parts[pi+1]
+			for p := ps; p < pe; p++ {
+				it.tick()
+				r := o.perm[p]
+				if offsets.IsNull(int(r)) {
+					idx[r] = -1
+					continue
+				}
+				d := offsets.Value(int(r))
+				if f.Func == "lag" {
+					d = -d
+				}
+				at := int64(-1)
+				switch {
+				case d == 0:
+					at = int64(p)
+				case nn == nil:
+					if q := int64(p) + d; q >= int64(ps) && q < int64(pe) {
+						at = q
+					}
+				case d > 0:
+					if k := int64(nn.count[p+1]) + d - 1; k < int64(nn.count[pe]) {
+						at = int64(nn.at[k])
+					}
+				default:
+					if k := int64(nn.count[p]) + d; k >= int64(nn.count[ps]) {
+						at = int64(nn.at[k])
+					}
+				}
+				switch {
+				case at >= 0:
+					idx[r] = o.perm[at]
+				case hasDefault:
+					idx[r] = int32(n) + r
+				default:
+					idx[r] = -1
+				}
+			}
+		}
+	}); stop != nil {
+		return nil, stop
+	}
+	return vector.Take(src, idx), nil
+}
+
+// pick computes first_value, last_value and nth_value: one row of the frame.
+func (w *windowOp) pick(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder, fr []frameSpans) (arrow.Array, error) {
+	n := len(o.perm)
+	arg, err := w.eval(ctx, all, f.Arg)
+	if err != nil {
+		return nil, err
+	}
+	var nth *array.Int64
+	if f.Func == "nth_value" {
+		a, err := w.eval(ctx, all, f.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if nth, err = int64Column(a); err != nil {
+			return nil, err
+		}
+	}
+	var nn *nonNulls
+	if f.IgnoreNulls {
+		nn = newNonNulls(arg, o.perm)
+	}
+	// size is the number of rows of a span the function can pick; kth the k-th
+	// (from 0) of them.
+	size := func(sp span) int64 {
+		if nn == nil {
+			return int64(sp.e - sp.s)
+		}
+		return int64(nn.count[sp.e] - nn.count[sp.s])
+	}
+	kth := func(sp span, k int64) int32 {
+		if nn == nil {
+			return sp.s + int32(k)
+		}
+		return nn.at[int64(nn.count[sp.s])+k]
+	}
+	idx := make([]int32, n)
+	var err2 error
+	if stop := it.run(func() {
+		for p := range o.perm {
+			it.tick()
+			r := o.perm[p]
+			idx[r] = -1
+			spans := fr[p]
+			switch f.Func {
+			case "first_value":
+				for _, sp := range spans {
+					if size(sp) > 0 {
+						idx[r] = o.perm[kth(sp, 0)]
+						break
+					}
+				}
+			case "last_value":
+				for k := len(spans) - 1; k >= 0; k-- {
+					if m := size(spans[k]); m > 0 {
+						idx[r] = o.perm[kth(spans[k], m-1)]
+						break
+					}
+				}
+			case "nth_value":
+				if nth.IsNull(int(r)) {
+					continue
+				}
+				// A position below 1 picks nothing, as in DuckDB.
+				k := nth.Value(int(r)) - 1
+				if k < 0 {
+					continue
+				}
+				for _, sp := range spans {
+					if m := size(sp); k < m {
+						idx[r] = o.perm[kth(sp, k)]
+						break
+					} else {
+						k -= m
+					}
+				}
+			}
+		}
+	}); stop != nil {
+		return nil, stop
+	}
+	if err2 != nil {
+		return nil, err2
+	}
+	return vector.Take(arg, idx), nil
+}
+
+// windowAggInputs are the expressions an aggregate window function reads per row,
+// in the order its accumulator takes them.
+func windowAggInputs(f plan.WindowCall) []plan.Expr {
+	if f.Agg.Arg == nil {
 		return nil
 	}
-	for i, r := range rows {
-		s, e := bounds(i)
-		var acc windowAcc
-		acc.init(f, arg)
-		for k := s; k < e; k++ {
+	return []plan.Expr{f.Agg.Arg}
+}
+
+// windowUpdate folds rows sel of the aggregate's inputs (one array each) into
+// groups of acc.
+func windowUpdate(acc agg.Accumulator, args []arrow.Array, sel []int32, groups []uint32) error {
+	return acc.Update(args[0], sel, groups)
+}
+
+// windowBlock is the number of consecutive rows whose partial state is one leaf of
+// a sliding frame's segment tree: frame ends inside a block fold their rows one by
+// one, whole blocks and runs of blocks merge as states.
+const windowBlock = 32
+
+// windowAggregate computes an aggregate over every position's frame with
+// accumulators of spec. Positions with the same frame as the one before (peers in
+// a RANGE frame) share a result. Growing frames (all starting at their partition's
+// first row) fold each row once into a running state that each frame copies; other
+// frames fold the rows at their ends and merge the partial states of the blocks
+// between from a segment tree, so a frame of w rows costs O(windowBlock + log w),
+// not O(w). Rows whose keep is false (FILTER) are not aggregated.
+func windowAggregate(it *interrupt, res *reservation, spec agg.Spec, args []arrow.Array, keep []bool, o *windowOrder, fr []frameSpans, growing bool) (arrow.Array, error) {
+	n := len(o.perm)
+	fid := make([]int32, n)
+	frames := 0
+	for p := range fr {
+		if p == 0 || fr[p] != fr[p-1] {
+			frames++
+		}
+		fid[p] = int32(frames - 1)
+	}
+	out, err := agg.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	out.Resize(frames)
+	// The result's states and the tree's are reserved as they grow.
+	held, treeHeld := int64(0), int64(0)
+	reserve := func() error {
+		m := out.MemoryUsage() + treeHeld
+		if err := res.grow(m - held); err != nil {
+			return err
+		}
+		held = m
+		return nil
+	}
+	reserveTree := func(m int64) error {
+		treeHeld = m
+		return reserve()
+	}
+	var sel []int32
+	var groups []uint32
+	// add queues positions [s, e) for group g; flush folds the queue.
+	add := func(s, e int32, g uint32) {
+		for p := s; p < e; p++ {
 			it.tick()
-			if err := acc.add(int(rows[k])); err != nil {
+			r := o.perm[p]
+			if keep == nil || keep[r] {
+				sel = append(sel, r)
+				groups = append(groups, g)
+			}
+		}
+	}
+	flush := func(a agg.Accumulator, ungrouped bool) error {
+		if len(sel) == 0 {
+			return nil
+		}
+		g := groups
+		if ungrouped {
+			g = nil
+		}
+		err := windowUpdate(a, args, sel, g)
+		sel, groups = sel[:0], groups[:0]
+		return err
+	}
+	mapping := []uint32{0}
+	var err2 error
+	stop := it.run(func() {
+		if growing {
+			err2 = runningFrames(spec, out, o, fr, fid, add, flush, mapping)
+			return
+		}
+		var tree *aggTree
+		for _, f := range fr {
+			for _, sp := range f {
+				if sp.e-sp.s >= 2*windowBlock {
+					tree, err2 = buildAggTree(spec, args, keep, o.perm, it, reserveTree)
+					break
+				}
+			}
+			if tree != nil || err2 != nil {
+				break
+			}
+		}
+		if err2 != nil {
+			return
+		}
+		for p := range fr {
+			it.tick()
+			if p > 0 && fid[p] == fid[p-1] {
+				continue
+			}
+			g := uint32(fid[p])
+			for _, sp := range fr[p] {
+				if sp.e <= sp.s {
+					continue
+				}
+				bs := (sp.s + windowBlock - 1) / windowBlock
+				be := sp.e / windowBlock
+				if tree == nil || bs >= be {
+					add(sp.s, sp.e, g)
+					continue
+				}
+				// The rows before the first whole block, the blocks, the rows after
+				// the last: in order, for the aggregates whose result depends on it.
+				add(sp.s, bs*windowBlock, g)
+				if err2 = flush(out, false); err2 != nil {
+					return
+				}
+				mapping[0] = g
+				if err2 = tree.merge(out, int(bs), int(be), mapping); err2 != nil {
+					return
+				}
+				add(be*windowBlock, sp.e, g)
+			}
+			if len(sel) >= 1<<13 {
+				if err2 = flush(out, false); err2 != nil {
+					return
+				}
+			}
+			if p&(1<<12-1) == 0 {
+				if err2 = reserve(); err2 != nil {
+					return
+				}
+			}
+		}
+		err2 = flush(out, false)
+	})
+	if stop != nil {
+		return nil, stop
+	}
+	if err2 != nil {
+		return nil, err2
+	}
+	if err := reserve(); err != nil {
+		return nil, err
+	}
+	vals, err := out.Final()
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int32, n)
+	for p, r := range o.perm {
+		idx[r] = fid[p]
+	}
+	return vector.Take(vals, idx), nil
+}
+
+// runningFrames computes growing frames: per partition one accumulator folds each
+// row once, and each frame's group of out takes a copy of its state (a Merge into
+// the empty group).
+func runningFrames(spec agg.Spec, out agg.Accumulator, o *windowOrder, fr []frameSpans, fid []int32,
+	add func(s, e int32, g uint32), flush func(a agg.Accumulator, ungrouped bool) error, mapping []uint32) error {
+	for pi := 0; pi+1 < len(o.parts); pi++ {
+		ps, pe := o.parts[pi], o.parts[pi+1]
+		run, err := agg.New(spec)
+		if err != nil {
+			return err
+		}
+		run.Resize(1)
+		added := ps
+		for p := ps; p < pe; p++ {
+			if p > ps && fid[p] == fid[p-1] {
+				continue
+			}
+			if e := fr[p][0].e; e > added {
+				add(added, e, 0)
+				if err := flush(run, true); err != nil {
+					return err
+				}
+				added = e
+			}
+			mapping[0] = uint32(fid[p])
+			if err := out.Merge(run, mapping); err != nil {
 				return err
 			}
 		}
-		out[r] = acc.result()
 	}
 	return nil
 }
 
-// frameAhead returns row i moved d rows on (d ≥ 0), at most limit. An offset as
-// large as 9223372036854775807 FOLLOWING means "to the end", not an overflow.
-func frameAhead(i int, d int64, limit int) int {
-	if d >= int64(limit-i) {
-		return limit
-	}
-	return i + int(d)
+// aggTree is a segment tree of one-group partial states: leaf size+b holds block b's
+// rows (windowBlock positions), node i the merge of nodes 2i and 2i+1. Nodes past
+// the last block are nil.
+type aggTree struct {
+	size  int
+	nodes []agg.Accumulator
 }
 
-// frameBack returns row i moved d rows back (d ≥ 0), at least 0.
-func frameBack(i int, d int64) int {
-	if d >= int64(i) {
-		return 0
+// buildAggTree folds every block's kept rows into a leaf and merges the leaves up.
+func buildAggTree(spec agg.Spec, args []arrow.Array, keep []bool, perm []int32, it *interrupt, reserve func(int64) error) (*aggTree, error) {
+	nb := (len(perm) + windowBlock - 1) / windowBlock
+	size := 1
+	for size < nb {
+		size <<= 1
 	}
-	return i - int(d)
-}
-
-// windowAcc aggregates boxed values over one frame.
-type windowAcc struct {
-	fn    string
-	arg   arrow.Array
-	t     arrow.DataType
-	count int64
-	val   types.Value
-	has   bool
-	fsum  float64
-}
-
-func (a *windowAcc) init(f plan.WindowCall, arg arrow.Array) {
-	*a = windowAcc{fn: f.Func, arg: arg, t: f.T}
-}
-
-func (a *windowAcc) add(row int) error {
-	if a.fn == "count_star" {
-		a.count++
-		return nil
-	}
-	if a.arg.IsNull(row) {
-		return nil
-	}
-	v := types.ValueAt(a.arg, row)
-	a.count++
-	switch a.fn {
-	case "count":
-	case "min":
-		if !a.has || types.Compare(v, a.val) < 0 {
-			a.val = v
+	t := &aggTree{size: size, nodes: make([]agg.Accumulator, 2*size)}
+	var mem int64
+	one := func() (agg.Accumulator, error) {
+		a, err := agg.New(spec)
+		if err != nil {
+			return nil, err
 		}
-	case "max":
-		if !a.has || types.Compare(v, a.val) > 0 {
-			a.val = v
+		a.Resize(1)
+		return a, nil
+	}
+	sel := make([]int32, 0, windowBlock)
+	for b := 0; b < nb; b++ {
+		a, err := one()
+		if err != nil {
+			return nil, err
 		}
-	case "sum", "avg":
-		dt := types.Unwrap(v.Type)
-		switch {
-		case types.IsSigned(dt):
-			if a.has {
-				s := a.val.I + v.I
-				if (v.I > 0 && s < a.val.I) || (v.I < 0 && s > a.val.I) {
-					return errs.New(errs.Analysis, "SUM overflowed BIGINT")
-				}
-				v.I = s
-			}
-			a.fsum += float64(types.ValueAt(a.arg, row).I)
-		case types.IsUnsigned(dt):
-			if a.has {
-				v.U += a.val.U
-			}
-			a.fsum += float64(types.ValueAt(a.arg, row).U)
-		case types.IsFloat(dt):
-			if a.has {
-				v.F += a.val.F
-			}
-			a.fsum = v.F
-		case types.IsDecimal(dt):
-			a.fsum += decimalFloat(v)
-			if a.has {
-				v.D = v.D.Add(a.val.D)
+		sel = sel[:0]
+		for p := b * windowBlock; p < min((b+1)*windowBlock, len(perm)); p++ {
+			it.tick()
+			if r := perm[p]; keep == nil || keep[r] {
+				sel = append(sel, r)
 			}
 		}
-		a.val = v
-	default:
-		return errs.New(errs.Internal, "window function %s", a.fn)
+		if len(sel) > 0 {
+			if err := windowUpdate(a, args, sel, nil); err != nil {
+				return nil, err
+			}
+		}
+		t.nodes[size+b] = a
+		mem += a.MemoryUsage()
 	}
-	a.has = true
+	zero := []uint32{0}
+	for i := size - 1; i >= 1; i-- {
+		l, r := t.nodes[2*i], t.nodes[2*i+1]
+		if l == nil {
+			continue
+		}
+		it.tick()
+		a, err := one()
+		if err != nil {
+			return nil, err
+		}
+		if err := a.Merge(l, zero); err != nil {
+			return nil, err
+		}
+		if r != nil {
+			if err := a.Merge(r, zero); err != nil {
+				return nil, err
+			}
+		}
+		t.nodes[i] = a
+		mem += a.MemoryUsage()
+		if i&1023 == 0 {
+			if err := reserve(mem); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, reserve(mem)
+}
+
+// merge folds the states of blocks [bs, be) into out's group mapping[0], left to
+// right.
+func (t *aggTree) merge(out agg.Accumulator, bs, be int, mapping []uint32) error {
+	var right [64]int
+	nr := 0
+	l, r := bs+t.size, be+t.size
+	for l < r {
+		if l&1 == 1 {
+			if err := out.Merge(t.nodes[l], mapping); err != nil {
+				return err
+			}
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			right[nr] = r
+			nr++
+		}
+		l >>= 1
+		r >>= 1
+	}
+	for k := nr - 1; k >= 0; k-- {
+		if err := out.Merge(t.nodes[right[k]], mapping); err != nil {
+			return err
+		}
+	}
 	return nil
-}
-
-func (a *windowAcc) result() types.Value {
-	switch a.fn {
-	case "count", "count_star":
-		return types.IntValue(a.count)
-	case "avg":
-		if a.count == 0 {
-			return types.NullOf(a.t)
-		}
-		return types.FloatValue(a.fsum / float64(a.count))
-	}
-	if !a.has {
-		return types.NullOf(a.t)
-	}
-	v := a.val
-	if a.fn == "sum" {
-		dt := types.Unwrap(v.Type)
-		switch {
-		case types.IsSigned(dt):
-			return types.Value{Type: a.t, I: v.I}
-		case types.IsUnsigned(dt):
-			if a.t.ID() == arrow.INT64 {
-				return types.Value{Type: a.t, I: int64(v.U)}
-			}
-			return types.Value{Type: a.t, U: v.U}
-		case types.IsFloat(dt):
-			return types.Value{Type: a.t, F: v.F}
-		}
-		return types.Value{Type: a.t, D: v.D}
-	}
-	return types.Value{Type: a.t, I: v.I, U: v.U, F: v.F, S: v.S, D: v.D, Iv: v.Iv}
-}
-
-func decimalFloat(v types.Value) float64 {
-	scale := v.Type.(arrow.DecimalType).GetScale()
-	return v.D.ToFloat64(scale)
 }

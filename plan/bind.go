@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -19,8 +20,12 @@ import (
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
 	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect}
+	b.ignoreNulls = maps.Clone(opts.IgnoreNulls)
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.unusedIgnoreNulls(sel); err != nil {
 		return nil, err
 	}
 	if err := checkNoOuterRefs(n); err != nil {
@@ -45,6 +50,8 @@ type BindOptions struct {
 	Approximate bool
 	// Dialect holds the DuckDB forms the parser read around PostgreSQL's grammar.
 	Dialect *sql.Dialect
+	// IgnoreNulls marks the positions of function calls written with IGNORE NULLS.
+	IgnoreNulls map[int]bool
 }
 
 type binder struct {
@@ -58,6 +65,11 @@ type binder struct {
 	// pending holds an aggregating SELECT's correlated subqueries until its
 	// aggregate exists.
 	pending map[*aggState]*pendingSubs
+	// windows are the named windows of the SELECT being bound (namedWindows).
+	windows map[string]*pg.WindowDef
+	// ignoreNulls are the positions of the calls written with IGNORE NULLS that no
+	// window function has taken yet.
+	ignoreNulls map[int]bool
 }
 
 // cteDef is a WITH query. It is bound once, at its first reference; when it is named
@@ -847,14 +859,8 @@ func walkOwnExprs(n Node, f func(Expr)) {
 		}
 	case *Window:
 		for _, w := range x.Funcs {
-			if w.Arg != nil {
-				f(w.Arg)
-			}
-			for _, e := range w.Partition {
+			for _, e := range w.Exprs() {
 				f(e)
-			}
-			for _, k := range w.Order {
-				f(k.E)
 			}
 		}
 	case *Values:

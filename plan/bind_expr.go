@@ -1009,8 +1009,11 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 			return AggCall{}, err
 		}
 		call.Filter = f
-		// The executors do not apply the condition yet: refuse it rather than ignore it.
-		return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
+		// The grouped aggregate does not apply the condition yet: refuse it rather
+		// than ignore it. The window operator applies it.
+		if !window {
+			return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
+		}
 	}
 	t, err := aggResultType(call)
 	if err != nil {
@@ -1042,28 +1045,33 @@ func (b *binder) windowCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 		return nil, errs.At(errs.Analysis, pos, "window functions are not allowed in %s", ec.clause)
 	}
 	name := funcName(fc)
-	w := fc.Over
-	if w.Refname != "" || w.Name != "" {
-		return nil, errs.At(errs.Analysis, pos, "named windows are not supported")
+	w, err := b.resolveWindow(fc.Over)
+	if err != nil {
+		return nil, err
 	}
 	inner := *ec
 	inner.wins = nil
 	inner.clause = "window function arguments"
 	call := WindowCall{Func: name}
+	if call.IgnoreNulls, err = b.nullTreatment(fc, name); err != nil {
+		return nil, err
+	}
 	switch name {
-	case "row_number", "rank", "dense_rank":
-		if len(fc.Args) != 0 {
-			return nil, errs.At(errs.Analysis, pos, "%s takes no arguments", name)
+	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
+		"lead", "lag", "first_value", "last_value", "nth_value":
+		if err := b.windowArgs(fc, &inner, &call); err != nil {
+			return nil, err
 		}
-		call.T = types.Int64
-	case "count", "sum", "avg", "min", "max", "mean":
+	default:
+		// Any aggregate is a window function.
+		if !isAggregate(name) {
+			return nil, errs.At(errs.Analysis, pos, "window function %s does not exist", name)
+		}
 		ac, err := b.bindAggCall(fc, &inner, true)
 		if err != nil {
 			return nil, err
 		}
 		call.Func, call.Arg, call.T, call.Agg = ac.Func, ac.Arg, ac.T, &ac
-	default:
-		return nil, errs.At(errs.Analysis, pos, "window function %s does not exist", name)
 	}
 	for _, p := range w.PartitionClause {
 		e, err := b.expr(p, &inner)
@@ -1084,6 +1092,11 @@ func (b *binder) windowCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if frame.StartVal == nil && !frame.Rows && !frame.Groups && (offsetBound(frame.Start) || offsetBound(frame.End)) {
+		if err := b.rangeBounds(w, &frame, call.Order); err != nil {
+			return nil, err
+		}
+	}
 	call.Frame = frame
 	*ec.wins = append(*ec.wins, call)
 	return &winRef{k: len(*ec.wins) - 1, t: call.T}, nil
@@ -1091,20 +1104,22 @@ func (b *binder) windowCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 
 // PostgreSQL's frame option bits.
 const (
-	frameNonDefault       = 0x00001
-	frameRange            = 0x00002
-	frameRows             = 0x00004
-	frameGroups           = 0x00008
-	frameStartUnbPrec     = 0x00020
-	frameStartUnbFollow   = 0x00080
-	frameEndUnbFollow     = 0x00100
-	frameStartCurrent     = 0x00200
-	frameEndCurrent       = 0x00400
-	frameStartOffsetPrec  = 0x00800
-	frameEndOffsetPrec    = 0x01000
-	frameStartOffsetFollw = 0x02000
-	frameEndOffsetFollow  = 0x04000
-	frameExclusions       = 0x08000 | 0x10000 | 0x20000
+	frameNonDefault        = 0x00001
+	frameRange             = 0x00002
+	frameRows              = 0x00004
+	frameGroups            = 0x00008
+	frameStartUnbPrec      = 0x00020
+	frameStartUnbFollow    = 0x00080
+	frameEndUnbFollow      = 0x00100
+	frameStartCurrent      = 0x00200
+	frameEndCurrent        = 0x00400
+	frameStartOffsetPrec   = 0x00800
+	frameEndOffsetPrec     = 0x01000
+	frameStartOffsetFollw  = 0x02000
+	frameEndOffsetFollow   = 0x04000
+	frameExcludeCurrentRow = 0x08000
+	frameExcludeGroup      = 0x10000
+	frameExcludeTies       = 0x20000
 )
 
 func (b *binder) frame(w *pg.WindowDef, ordered bool) (Frame, error) {
@@ -1115,11 +1130,22 @@ func (b *binder) frame(w *pg.WindowDef, ordered bool) (Frame, error) {
 		}
 		return Frame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: UnboundedFollowing}}, nil
 	}
-	if opt&frameGroups != 0 || opt&frameExclusions != 0 {
-		return Frame{}, errs.At(errs.Analysis, int(w.Location), "GROUPS frames and frame exclusions are not supported")
+	f := Frame{Rows: opt&frameRows != 0, Groups: opt&frameGroups != 0}
+	switch {
+	case opt&frameExcludeCurrentRow != 0:
+		f.Exclude = ExcludeCurrentRow
+	case opt&frameExcludeGroup != 0:
+		f.Exclude = ExcludeGroup
+	case opt&frameExcludeTies != 0:
+		f.Exclude = ExcludeTies
 	}
-	f := Frame{Rows: opt&frameRows != 0}
-	offset := func(n *pg.Node) (int64, error) { return b.constInt(n, "frame offset") }
+	// A RANGE offset is a distance in the key (rangeBounds), not a count.
+	offset := func(n *pg.Node) (int64, error) {
+		if !f.Rows && !f.Groups {
+			return 0, nil
+		}
+		return b.constInt(n, "frame offset")
+	}
 	var err error
 	switch {
 	case opt&frameStartUnbPrec != 0:
@@ -1155,11 +1181,11 @@ func (b *binder) frame(w *pg.WindowDef, ordered bool) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	if !f.Rows && (f.Start.Kind == Preceding || f.Start.Kind == Following || f.End.Kind == Preceding || f.End.Kind == Following) {
-		return Frame{}, errs.At(errs.Analysis, int(w.Location), "RANGE frames with offsets are not supported; use ROWS")
-	}
 	return f, nil
 }
+
+// offsetBound reports a frame bound with an offset (N PRECEDING or N FOLLOWING).
+func offsetBound(b FrameBound) bool { return b.Kind == Preceding || b.Kind == Following }
 
 // columnName derives an output column name from an expression, as DuckDB names them.
 func columnName(n *pg.Node) string {

@@ -63,9 +63,11 @@ type target struct {
 }
 
 func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
-	if len(sel.WindowClause) > 0 {
-		return nil, errs.New(errs.Analysis, "named windows (WINDOW clause) are not supported")
+	restore, err := b.namedWindows(sel.WindowClause)
+	if err != nil {
+		return nil, err
 	}
+	defer restore()
 	input, err := b.bindFrom(sel.FromClause, outer)
 	if err != nil {
 		return nil, err

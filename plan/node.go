@@ -298,17 +298,41 @@ type FrameBound struct {
 	N    int64
 }
 
-// Frame is a window frame: ROWS (physical) or RANGE (peers share a frame).
+// Frame is a window frame: ROWS (physical), GROUPS (offsets count peer groups) or
+// RANGE (offsets are distances in the ORDER BY key; peers share a frame).
 type Frame struct {
 	Rows       bool
+	Groups     bool
 	Start, End FrameBound
+	// Exclude takes rows out of every row's frame.
+	Exclude Exclusion
+	// Key, StartVal and EndVal serve a RANGE frame with an offset: the one ORDER BY
+	// key and, for an offset bound, the key moved by the offset in the direction of
+	// the bound, all three of one type so that they compare.
+	Key, StartVal, EndVal Expr
 }
 
-// WindowCall is one window function: "row_number", "rank", "dense_rank", or an
-// aggregate name with Arg.
+// Exclusion is a frame's EXCLUDE clause.
+type Exclusion int
+
+const (
+	ExcludeNoOthers Exclusion = iota
+	ExcludeCurrentRow
+	ExcludeGroup
+	ExcludeTies
+)
+
+// WindowCall is one window function: a ranking function ("row_number", "rank",
+// "dense_rank", "percent_rank", "cume_dist", "ntile"), a navigation function ("lead",
+// "lag", "first_value", "last_value", "nth_value") over Arg, or an aggregate (Agg).
 type WindowCall struct {
 	Func string
 	Arg  Expr
+	// Args are the further arguments: lead and lag's offset and default, nth_value's
+	// position, ntile's number of buckets.
+	Args []Expr
+	// IgnoreNulls makes a navigation function pass over NULL values.
+	IgnoreNulls bool
 	// Agg is the aggregate of an aggregate window function, bound as a grouped
 	// aggregate is (its Func and Arg are the call's own); nil for the others.
 	Agg       *AggCall
@@ -316,6 +340,27 @@ type WindowCall struct {
 	Order     []SortKey
 	Frame     Frame
 	T         arrow.DataType
+}
+
+// Exprs lists every expression the call reads from its input: arguments, FILTER,
+// partition and order keys, and a RANGE frame's key and bounds.
+func (c *WindowCall) Exprs() []Expr {
+	out := append([]Expr{c.Arg}, c.Args...)
+	if c.Agg != nil {
+		out = append(out, c.Agg.Arg, c.Agg.Filter)
+	}
+	out = append(out, c.Partition...)
+	for _, k := range c.Order {
+		out = append(out, k.E)
+	}
+	out = append(out, c.Frame.Key, c.Frame.StartVal, c.Frame.EndVal)
+	kept := out[:0]
+	for _, e := range out {
+		if e != nil {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 // Window appends one column per function to its input's columns.

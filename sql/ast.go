@@ -32,6 +32,11 @@ type Query struct {
 	// Dialect holds the DuckDB forms read around PostgreSQL's grammar (GROUP BY ALL,
 	// QUALIFY, * EXCLUDE, UNION BY NAME, …); nil when there are none.
 	Dialect *Dialect
+	// IgnoreNulls holds the byte offsets of the function calls written with IGNORE
+	// NULLS in their argument list (`lag(x IGNORE NULLS)`), words the grammar does
+	// not know and that were blanked: each is its FuncCall's Location. Nil when there
+	// are none.
+	IgnoreNulls map[int]bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

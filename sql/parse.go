@@ -105,6 +105,9 @@ func (q *Query) clone() *Query {
 		c.Paths = maps.Clone(q.Paths)
 	}
 	c.Dialect = q.Dialect.clone()
+	if q.IgnoreNulls != nil {
+		c.IgnoreNulls = maps.Clone(q.IgnoreNulls)
+	}
 	return &c
 }
 

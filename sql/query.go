@@ -23,6 +23,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		return nil, err
 	}
 	intDiv := rewriteIntDiv(text, toks, src, start)
+	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
 		node, err = parseMapped(ff, at, toks, text)
@@ -58,6 +59,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if q.Select.IntoClause != nil {
 		return nil, errs.At(errs.Analysis, start, "unsupported statement: SELECT INTO")
 	}
+	q.IgnoreNulls = ignoreNulls
 	if len(paths) > 0 {
 		q.Paths = make(map[int]bool, len(paths))
 		for pos := range paths {

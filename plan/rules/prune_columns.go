@@ -108,13 +108,7 @@ func prune(n plan.Node, need map[int]bool) {
 			}
 		}
 		for _, w := range x.Funcs {
-			if w.Arg != nil {
-				union(in, used(w.Arg))
-			}
-			union(in, used(w.Partition...))
-			for _, k := range w.Order {
-				union(in, used(k.E))
-			}
+			union(in, used(w.Exprs()...))
 		}
 		prune(x.Input, in)
 	}
