@@ -783,6 +783,9 @@ func walkOwnExprs(n Node, f func(Expr)) {
 			if a.Arg != nil {
 				f(a.Arg)
 			}
+			if a.Filter != nil {
+				f(a.Filter)
+			}
 		}
 	case *Join:
 		for _, e := range x.LeftKeys {

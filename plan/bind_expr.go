@@ -999,8 +999,11 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 			return AggCall{}, err
 		}
 		call.Filter = f
-		// The executors do not apply the condition yet: refuse it rather than ignore it.
-		return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
+		if window {
+			// The window executor does not apply the condition yet: refuse it rather
+			// than ignore it.
+			return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
+		}
 	}
 	t, err := aggResultType(call)
 	if err != nil {

@@ -87,7 +87,11 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			if a.Arg != nil {
 				arg = Render(a.Arg, in(0))
 			}
-			as = append(as, a.Func+"("+arg+")")
+			item := a.Func + "(" + arg + ")"
+			if a.Filter != nil {
+				item += " FILTER (WHERE " + Render(a.Filter, in(0)) + ")"
+			}
+			as = append(as, item)
 		}
 		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
 	case *Join:

@@ -65,6 +65,9 @@ func prune(n plan.Node, need map[int]bool) {
 			if a.Arg != nil {
 				union(in, used(a.Arg))
 			}
+			if a.Filter != nil {
+				union(in, used(a.Filter))
+			}
 		}
 		prune(x.Input, in)
 	case *plan.Join:
