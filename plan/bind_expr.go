@@ -881,6 +881,11 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 	if n.GetAConst() != nil || n.GetSubLink() != nil {
 		return nil, false, nil
 	}
+	if err := unknownFunction(n); err != nil {
+		// Said before its arguments are bound over the groups, where they would be
+		// reported as columns missing from GROUP BY.
+		return nil, false, err
+	}
 	if len(agg.groups) > 0 && !containsAggregate(n) && !hasWindow(n) {
 		trial := &exprCtx{sc: agg.pre, noSubquery: true, noAgg: true}
 		if e, err := b.expr(n, trial); err == nil {
@@ -890,6 +895,20 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// unknownFunction is the error for a call of n to a function that is neither an
+// aggregate nor a scalar function, nil otherwise.
+func unknownFunction(n *pg.Node) error {
+	fc := n.GetFuncCall()
+	if fc == nil || fc.Over != nil {
+		return nil
+	}
+	name := funcName(fc)
+	if isAggregate(name) || kernels.Known(name) || name == "btrim" {
+		return nil
+	}
+	return errs.At(errs.Analysis, int(fc.Location), "function %s does not exist", name)
 }
 
 func hasWindow(n *pg.Node) bool {
