@@ -41,6 +41,8 @@ type hashAggregate struct {
 	exprs    *exprList
 	argAt    []int
 	filterAt []int
+	// moreAt[i] are the further inputs of aggregate i, after its argument.
+	moreAt   [][]int
 	specs    []agg.Spec
 	keyTypes []arrow.DataType
 	res      reservation
@@ -77,6 +79,14 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 			exprs = append(exprs, a.Arg)
 			h.noteInput(a.Arg)
 		}
+		// The further inputs of an aggregate of several (agg.MultiArg).
+		var more []int
+		for _, e := range a.Inputs()[min(1, len(a.Inputs())):] {
+			more = append(more, len(exprs))
+			exprs = append(exprs, e)
+			h.noteInput(e)
+		}
+		h.moreAt = append(h.moreAt, more)
 		h.filterAt = append(h.filterAt, -1)
 		if a.Filter != nil {
 			h.filterAt[i] = len(exprs)
@@ -130,7 +140,8 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()
 	}
-	var keys, args, filters []arrow.Array
+	var keys, filters []arrow.Array
+	var args [][]arrow.Array
 	b, err := onKeptRows(b, func(b *vector.Batch) (err error) {
 		keys, args, filters, err = h.evaluate(ctx, b)
 		return err
@@ -190,13 +201,13 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 			}
 			continue
 		}
-		arg := args[i]
-		if b.Sel == nil && ids == nil && arg == nil {
+		in := args[i]
+		if b.Sel == nil && ids == nil && in == nil {
 			// COUNT(*) of every row learns the count from a null array of that length,
 			// which holds no buffer.
-			arg = array.NewNull(b.Rows)
+			in = []arrow.Array{array.NewNull(b.Rows)}
 		}
-		if err := acc.Update(arg, b.Sel, ids); err != nil {
+		if err := fold(acc, in, b.Sel, ids); err != nil {
 			return err
 		}
 	}
@@ -209,7 +220,7 @@ const fewGroups = 16
 // updateByGroup folds a batch whose rows fall in few groups: it sorts the rows by
 // group once, and the accumulators that fold one group's rows faster than mixed
 // ones (agg.OneGroup) take each group's in turn.
-func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args, filters []arrow.Array, ids []uint32) error {
+func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args [][]arrow.Array, filters []arrow.Array, ids []uint32) error {
 	var at [fewGroups + 1]int
 	for _, g := range ids {
 		at[g+1]++
@@ -236,17 +247,21 @@ func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args, filter
 			continue
 		}
 		og, ok := acc.(agg.OneGroup)
-		if !ok {
-			if err := acc.Update(args[i], b.Sel, ids); err != nil {
+		if !ok || len(args[i]) > 1 {
+			if err := fold(acc, args[i], b.Sel, ids); err != nil {
 				return err
 			}
 			continue
+		}
+		var arg arrow.Array
+		if len(args[i]) == 1 {
+			arg = args[i][0]
 		}
 		for g := 0; g < s.groups; g++ {
 			if start[g] == start[g+1] {
 				continue
 			}
-			if err := og.UpdateGroup(args[i], rows[start[g]:start[g+1]], uint32(g)); err != nil {
+			if err := og.UpdateGroup(arg, rows[start[g]:start[g+1]], uint32(g)); err != nil {
 				return err
 			}
 		}
@@ -256,7 +271,7 @@ func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args, filter
 
 // updateFiltered folds into acc the rows of b (their groups ids, nil when
 // ungrouped) on which the FILTER condition cond is true; NULL counts as false.
-func (s *aggState) updateFiltered(acc agg.Accumulator, arg, cond arrow.Array, b *vector.Batch, ids []uint32) error {
+func (s *aggState) updateFiltered(acc agg.Accumulator, in []arrow.Array, cond arrow.Array, b *vector.Batch, ids []uint32) error {
 	n := b.Len()
 	if n == 0 {
 		return nil
@@ -282,9 +297,21 @@ func (s *aggState) updateFiltered(acc agg.Accumulator, arg, cond arrow.Array, b 
 		return errs.New(errs.Internal, "BUG: FILTER condition of type %s", cond.DataType())
 	}
 	if ids != nil {
-		return acc.Update(arg, s.fsel, s.fids)
+		return fold(acc, in, s.fsel, s.fids)
 	}
-	return acc.Update(arg, s.fsel, nil)
+	return fold(acc, in, s.fsel, nil)
+}
+
+// fold folds rows into acc: its one argument (none for COUNT(*)) goes to Update,
+// several to agg.UpdateArgs.
+func fold(acc agg.Accumulator, in []arrow.Array, sel []int32, groups []uint32) error {
+	switch len(in) {
+	case 0:
+		return acc.Update(nil, sel, groups)
+	case 1:
+		return acc.Update(in[0], sel, groups)
+	}
+	return agg.UpdateArgs(acc, in, sel, groups)
 }
 
 func grow[T any](s []T, n int) []T {
@@ -294,10 +321,10 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// evaluate computes the group keys, the arguments (nil for COUNT(*)) and the FILTER
+// evaluate computes the group keys, the inputs of each aggregate (nil for COUNT(*)) and the FILTER
 // conditions (nil when none) of b, every one before any state changes, so that a
 // batch can be evaluated again.
-func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys, args, filters []arrow.Array, err error) {
+func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys []arrow.Array, args [][]arrow.Array, filters []arrow.Array, err error) {
 	if b, err = h.exprs.extend(ctx, b); err != nil {
 		return nil, nil, nil, err
 	}
@@ -307,13 +334,22 @@ func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys, ar
 			return nil, nil, nil, err
 		}
 	}
-	args = make([]arrow.Array, len(h.argAt))
+	args = make([][]arrow.Array, len(h.argAt))
 	filters = make([]arrow.Array, len(h.argAt))
 	for i, at := range h.argAt {
 		if at >= 0 {
-			if args[i], err = h.exprs.exprs[at](ctx, b); err != nil {
+			a, err := h.exprs.exprs[at](ctx, b)
+			if err != nil {
 				return nil, nil, nil, err
 			}
+			args[i] = []arrow.Array{a}
+		}
+		for _, at := range h.moreAt[i] {
+			a, err := h.exprs.exprs[at](ctx, b)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			args[i] = append(args[i], a)
 		}
 		if at := h.filterAt[i]; at >= 0 {
 			if filters[i], err = h.exprs.exprs[at](ctx, b); err != nil {
@@ -655,7 +691,7 @@ func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, 
 func (h *hashAggregate) readExprs() []plan.Expr {
 	exprs := append([]plan.Expr(nil), h.node.Groups...)
 	for _, a := range h.node.Aggs {
-		exprs = append(exprs, a.Arg)
+		exprs = append(exprs, a.Inputs()...)
 		if a.Filter != nil {
 			exprs = append(exprs, a.Filter)
 		}

@@ -945,6 +945,9 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall, error) {
 	name := funcName(fc)
 	pos := int(fc.Location)
+	if moreAggregate(name) && len(fc.AggOrder) == 0 && !fc.AggWithinGroup {
+		return b.bindMoreAggCall(fc, ec, window)
+	}
 	if len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return AggCall{}, errs.At(errs.Analysis, pos, "ORDER BY and WITHIN GROUP in aggregates are not supported")
 	}
@@ -1007,22 +1010,8 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 			}
 		}
 	}
-	if fc.AggFilter != nil {
-		fe := *ec
-		fe.clause = "FILTER"
-		f, err := b.expr(fc.AggFilter, &fe)
-		if err != nil {
-			return AggCall{}, err
-		}
-		if f, err = b.boolean(f, "FILTER"); err != nil {
-			return AggCall{}, err
-		}
-		call.Filter = f
-		if window {
-			// The window executor does not apply the condition yet: refuse it rather
-			// than ignore it.
-			return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
-		}
+	if err := b.aggFilter(fc, ec, window, &call); err != nil {
+		return AggCall{}, err
 	}
 	t, err := aggResultType(call)
 	if err != nil {
@@ -1037,7 +1026,8 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 
 // key identifies an aggregate call, so that one written twice is computed once.
 func (c *AggCall) key() string {
-	return fmt.Sprintf("%s(%s)%v%v filter(%s)", c.Func, exprKey(c.Arg), c.Quantiles, c.List, exprKey(c.Filter))
+	k := fmt.Sprintf("%s(%s)%v%v filter(%s)", c.Func, exprKey(c.Arg), c.Quantiles, c.List, exprKey(c.Filter))
+	return k + c.moreKey()
 }
 
 func exprKey(e Expr) string {

@@ -85,7 +85,11 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		for _, a := range x.Aggs {
 			arg := "*"
 			if a.Arg != nil {
-				arg = Render(a.Arg, in(0))
+				var args []string
+				for _, e := range a.Inputs() {
+					args = append(args, Render(e, in(0)))
+				}
+				arg = strings.Join(args, ", ")
 			}
 			item := a.Func + "(" + arg + ")"
 			if a.Filter != nil {

@@ -137,6 +137,10 @@ type AggCall struct {
 	// Filter, when set, is the FILTER (WHERE …) condition: only rows where it is
 	// true are aggregated.
 	Filter Expr
+	// Args are the arguments after Arg (corr's second); Sep is string_agg's
+	// separator.
+	Args []Expr
+	Sep  string
 }
 
 // Spec is the aggregate's state-machine specification.
@@ -145,7 +149,20 @@ func (c *AggCall) Spec() agg.Spec {
 	if c.Arg != nil {
 		argType = c.Arg.Type()
 	}
-	return agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List}
+	s := agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List, Sep: c.Sep}
+	for _, a := range c.Args {
+		s.ArgTypes = append(s.ArgTypes, a.Type())
+	}
+	return s
+}
+
+// Inputs are the expressions the aggregate reads per row, in the order its
+// accumulator takes them (agg.UpdateArgs): the arguments (none for COUNT(*)).
+func (c *AggCall) Inputs() []Expr {
+	if c.Arg == nil {
+		return nil
+	}
+	return append([]Expr{c.Arg}, c.Args...)
 }
 
 // Aggregate groups by Groups and computes Aggs; its columns are the groups then the
