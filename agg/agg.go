@@ -123,6 +123,11 @@ func ResultType(s Spec) (arrow.DataType, error) {
 	if s.ArgType == nil {
 		return nil, errs.New(errs.Analysis, "%s needs an argument", s.Name)
 	}
+	if s.Distinct || len(s.Order) > 0 {
+		inner := s
+		inner.Distinct, inner.Order = false, nil
+		return ResultType(inner)
+	}
 	arg := types.Unwrap(s.ArgType)
 	if inner, ok := distinctOfName(s.Name); ok {
 		if !distinctType(arg) {
@@ -183,6 +188,9 @@ func New(s Spec) (Accumulator, error) {
 	var arg arrow.DataType
 	if s.ArgType != nil {
 		arg = types.Unwrap(s.ArgType)
+	}
+	if s.Distinct || len(s.Order) > 0 {
+		return newOrdered(s), nil
 	}
 	if inner, ok := distinctOfName(s.Name); ok {
 		return newDistinctOf(Spec{Name: inner, ArgType: s.ArgType}), nil

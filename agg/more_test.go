@@ -91,6 +91,13 @@ func moreCases(in moreInputs) []struct {
 		c{Spec{Name: "quantile_cont", ArgType: f, Quantiles: []float64{0, 0.25, 0.9}, List: true}, []arrow.Array{in.f2}},
 		c{Spec{Name: "arg_min", ArgType: s, ArgTypes: []arrow.DataType{i}}, []arrow.Array{in.s, in.i}},
 		c{Spec{Name: "arg_max", ArgType: i, ArgTypes: []arrow.DataType{f}}, []arrow.Array{in.i, in.f2}},
+		// DISTINCT and ORDER BY inside the call.
+		c{Spec{Name: "string_agg", ArgType: s, Sep: ",", Order: []OrderKey{{Type: i, Desc: true}}}, []arrow.Array{in.s, in.i}},
+		c{Spec{Name: "list", ArgType: i, Distinct: true}, []arrow.Array{in.i}},
+		c{Spec{Name: "first", ArgType: s, Order: []OrderKey{{Type: f, NullsFirst: true}}}, []arrow.Array{in.s, in.f2}},
+		c{Spec{Name: "sum", ArgType: i, Distinct: true}, []arrow.Array{in.i}},
+		c{Spec{Name: "count", ArgType: s, Distinct: true, Order: []OrderKey{{Type: s}}}, []arrow.Array{in.s, in.s}},
+		c{Spec{Name: "arg_min", ArgType: s, ArgTypes: []arrow.DataType{i}, Distinct: true}, []arrow.Array{in.s, in.i}},
 	)
 	return out
 }
@@ -268,6 +275,49 @@ func TestMomentsAgainstDirectFormulas(t *testing.T) {
 		got := res.(*array.Float64).Value(0)
 		if math.Abs(got-tc.want) > 1e-9*math.Max(1, math.Abs(tc.want)) {
 			t.Errorf("%s = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The rows an ordered or distinct aggregate folds, against results written out.
+func TestOrderedAndDistinctResults(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"a", "b", "a", "", "c", "b"}, []bool{true, true, true, false, true, true})
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{3, 1, 2, 9, 0, 0}, []bool{true, true, true, true, false, true})
+	s, n := sb.NewArray(), ib.NewArray()
+	groups := []uint32{0, 1, 0, 1, 0, 1}
+	for _, tc := range []struct {
+		spec Spec
+		cols []arrow.Array
+		want []string
+	}{
+		{Spec{Name: "string_agg", ArgType: types.String, Sep: ",", Order: []OrderKey{{Type: types.Int32}}},
+			[]arrow.Array{s, n}, []string{"a,a,c", "b,b"}},
+		{Spec{Name: "string_agg", ArgType: types.String, Sep: ",", Order: []OrderKey{{Type: types.Int32, Desc: true, NullsFirst: true}}},
+			[]arrow.Array{s, n}, []string{"c,a,a", "b,b"}},
+		{Spec{Name: "string_agg", ArgType: types.String, Sep: "-", Distinct: true, Order: []OrderKey{{Type: types.String, Desc: true}}},
+			[]arrow.Array{s, s}, []string{"c-a", "b"}},
+		{Spec{Name: "first", ArgType: types.String, Order: []OrderKey{{Type: types.Int32, Desc: true}}},
+			[]arrow.Array{s, n}, []string{"a", "(null)"}},
+		{Spec{Name: "last", ArgType: types.Int32, Order: []OrderKey{{Type: types.String, NullsFirst: true}}},
+			[]arrow.Array{n, s}, []string{"(null)", "0"}},
+		{Spec{Name: "list", ArgType: types.String, Distinct: true}, []arrow.Array{s}, []string{`["a","c"]`, `["b",null]`}},
+		{Spec{Name: "count", ArgType: types.String, Distinct: true}, []arrow.Array{s}, []string{"2", "1"}},
+	} {
+		acc := mustNew(t, tc.spec, true, 2)
+		if err := UpdateArgs(acc, tc.cols, nil, groups); err != nil {
+			t.Fatal(err)
+		}
+		res, err := acc.Final()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for g, want := range tc.want {
+			if got := res.ValueStr(g); got != want && !(want == "(null)" && res.IsNull(g)) {
+				t.Errorf("%s group %d = %s, want %s", tc.spec, g, got, want)
+			}
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -105,7 +107,7 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 		if window {
 			return AggCall{}, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
 		}
-		return AggCall{}, errs.At(errs.Analysis, pos, "%s(DISTINCT …) is not supported", funcName(fc))
+		call.Distinct = true
 	}
 	if err := b.aggFilter(fc, ec, window, &call); err != nil {
 		return AggCall{}, err
@@ -191,14 +193,77 @@ func (b *binder) aggFilter(fc *pg.FuncCall, ec *exprCtx, window bool, call *AggC
 	return nil
 }
 
-// moreKey is the part of an aggregate call's key for what bindMoreAggCall binds.
+// moreKey is the part of an aggregate call's key for what bindMoreAggCall and
+// bindOrderedAggCall bind.
 func (c *AggCall) moreKey() string {
-	if len(c.Args) == 0 && c.Sep == "" {
+	if len(c.Args) == 0 && c.Sep == "" && !c.Distinct && len(c.Order) == 0 {
 		return ""
 	}
-	k := " sep(" + types.QuoteString(c.Sep) + ")"
+	k := fmt.Sprintf(" sep(%s) distinct(%v)", types.QuoteString(c.Sep), c.Distinct)
 	for _, a := range c.Args {
 		k += " arg(" + exprKey(a) + ")"
 	}
+	for _, o := range c.Order {
+		k += fmt.Sprintf(" order(%s %v %v)", exprKey(o.E), o.Desc, o.NullsFirst)
+	}
 	return k
+}
+
+// bindOrderedAggCall binds an aggregate call with ORDER BY inside it: the call
+// without it, then its keys, which under DISTINCT must be among the arguments, as
+// in DuckDB. COUNT(*) does not depend on the order and keeps none.
+func (b *binder) bindOrderedAggCall(fc *pg.FuncCall, ec *exprCtx) (AggCall, error) {
+	pos := int(fc.Location)
+	plain := &pg.FuncCall{Funcname: fc.Funcname, Args: fc.Args, AggFilter: fc.AggFilter, AggStar: fc.AggStar,
+		Location: fc.Location}
+	call, err := b.bindAggCall(plain, ec, false)
+	if err != nil {
+		return AggCall{}, err
+	}
+	if call.Func == "count_star" {
+		if fc.AggDistinct {
+			return AggCall{}, errs.At(errs.Analysis, pos, "count(DISTINCT *) is not valid")
+		}
+		return call, nil
+	}
+	for _, o := range fc.AggOrder {
+		sb := o.GetSortBy()
+		e, err := b.expr(sb.Node, ec)
+		if err != nil {
+			return AggCall{}, err
+		}
+		if u, ok := e.(*untypedString); ok {
+			e = &u.Literal
+		}
+		call.Order = append(call.Order, sortKey(e, sb))
+	}
+	if fc.AggDistinct {
+		call.Distinct = true
+		for _, k := range call.Order {
+			if !amongArgs(k.E, append([]Expr{call.Arg}, call.Args...)) {
+				return AggCall{}, errs.At(errs.Analysis, location(fc.AggOrder[0]),
+					"in an aggregate with DISTINCT, ORDER BY expressions must appear in the argument list")
+			}
+		}
+	}
+	if _, err := agg.ResultType(call.Spec()); err != nil {
+		if e, ok := err.(*errs.Error); ok && e.Pos == errs.NoPosition {
+			e.Pos = pos
+		}
+		return AggCall{}, err
+	}
+	return call, nil
+}
+
+// amongArgs reports whether e is one of args, or what one of them casts.
+func amongArgs(e Expr, args []Expr) bool {
+	for _, a := range args {
+		if c, ok := a.(*Cast); ok && c.E.String() == e.String() {
+			return true
+		}
+		if a.String() == e.String() {
+			return true
+		}
+	}
+	return false
 }

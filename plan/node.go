@@ -141,6 +141,10 @@ type AggCall struct {
 	// separator.
 	Args []Expr
 	Sep  string
+	// Distinct and Order, when set, make the function read each group's distinct
+	// argument values, or its rows in that order (ORDER BY inside the call).
+	Distinct bool
+	Order    []SortKey
 }
 
 // Spec is the aggregate's state-machine specification.
@@ -153,16 +157,25 @@ func (c *AggCall) Spec() agg.Spec {
 	for _, a := range c.Args {
 		s.ArgTypes = append(s.ArgTypes, a.Type())
 	}
+	s.Distinct = c.Distinct
+	for _, k := range c.Order {
+		s.Order = append(s.Order, agg.OrderKey{Type: k.E.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
 	return s
 }
 
 // Inputs are the expressions the aggregate reads per row, in the order its
-// accumulator takes them (agg.UpdateArgs): the arguments (none for COUNT(*)).
+// accumulator takes them (agg.UpdateArgs): the arguments (none for COUNT(*)), then
+// the ORDER BY keys.
 func (c *AggCall) Inputs() []Expr {
 	if c.Arg == nil {
 		return nil
 	}
-	return append([]Expr{c.Arg}, c.Args...)
+	in := append([]Expr{c.Arg}, c.Args...)
+	for _, k := range c.Order {
+		in = append(in, k.E)
+	}
+	return in
 }
 
 // Aggregate groups by Groups and computes Aggs; its columns are the groups then the

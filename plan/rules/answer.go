@@ -103,7 +103,7 @@ func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
 // the aggregate has a FILTER, which the stored partials know nothing of. A
 // count_star has no column (index -1).
 func argColumn(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (idx int, dt arrow.DataType, ok bool) {
-	if c.Filter != nil || len(c.Args) > 0 {
+	if c.Filter != nil || len(c.Args) > 0 || c.Distinct || len(c.Order) > 0 {
 		return 0, nil, false
 	}
 	if c.Arg == nil {
