@@ -336,21 +336,34 @@ func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys []a
 	}
 	args = make([][]arrow.Array, len(h.argAt))
 	filters = make([]arrow.Array, len(h.argAt))
+	// Every aggregate's inputs share one backing array, of the exact size, so that
+	// the slices into it stay valid.
+	n := 0
 	for i, at := range h.argAt {
 		if at >= 0 {
-			a, err := h.exprs.exprs[at](ctx, b)
+			n += 1 + len(h.moreAt[i])
+		}
+	}
+	flat := make([]arrow.Array, 0, n)
+	for i, at := range h.argAt {
+		if at < 0 {
+			continue
+		}
+		from := len(flat)
+		for k := -1; k < len(h.moreAt[i]); k++ {
+			e := at
+			if k >= 0 {
+				e = h.moreAt[i][k]
+			}
+			a, err := h.exprs.exprs[e](ctx, b)
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			args[i] = []arrow.Array{a}
+			flat = append(flat, a)
 		}
-		for _, at := range h.moreAt[i] {
-			a, err := h.exprs.exprs[at](ctx, b)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			args[i] = append(args[i], a)
-		}
+		args[i] = flat[from:len(flat):len(flat)]
+	}
+	for i := range h.argAt {
 		if at := h.filterAt[i]; at >= 0 {
 			if filters[i], err = h.exprs.exprs[at](ctx, b); err != nil {
 				return nil, nil, nil, err
