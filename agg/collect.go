@@ -275,7 +275,7 @@ func (a *collectAcc) quantiles(col arrow.Array, order []int32, start []int) (arr
 				}
 				continue
 			}
-			if a.spec.Name == "quantile_disc" {
+			if a.spec.Name == "quantile_disc" || !interpolated(elem) {
 				i := max(int(math.Ceil(float64(len(rows))*q)), 1) - 1
 				vals = append(vals, types.ValueAt(col, int(rows[i])))
 				continue
@@ -301,6 +301,12 @@ func (a *collectAcc) quantiles(col arrow.Array, order []int32, start []int) (arr
 		[]arrow.ArrayData{flat.Data()}, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// interpolated reports whether a continuous quantile of result type t lies between
+// two values; otherwise it is one of them (median of strings).
+func interpolated(t arrow.DataType) bool {
+	return t.ID() == arrow.FLOAT64 || t.ID() == arrow.TIMESTAMP || types.IsDecimal(t)
 }
 
 // interpolate is lo + (hi - lo) * f in the result type t: a DOUBLE of numbers, a

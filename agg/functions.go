@@ -99,6 +99,10 @@ func moreResultType(s Spec, arg arrow.DataType) (dt arrow.DataType, ok bool, err
 			t = arg
 		case arg.ID() == arrow.DATE32:
 			t = types.Timestamp
+		case name == "median" && minMaxType(arg):
+			// A median of values that cannot be interpolated is the lower middle
+			// one, as in DuckDB.
+			t = arg
 		default:
 			return nil, true, unsupported(s)
 		}

@@ -2,10 +2,12 @@ package agg
 
 import (
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
 
@@ -92,9 +94,21 @@ func (a *momentAcc) Final() (arrow.Array, error) {
 		if a.spec.Name == "stddev_pop" || a.spec.Name == "stddev_samp" {
 			v = math.Sqrt(v)
 		}
+		if err := finite(v, a.spec.Name); err != nil {
+			return nil, err
+		}
 		out[g], valid[g] = v, true
 	}
 	return fixedArray(types.Float64, out, valid), nil
+}
+
+// finite is the error, as DuckDB's, for a statistic that came out infinite or NaN
+// (its inputs held an infinity or a NaN, or its sums overflowed).
+func finite(v float64, what string) error {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return errs.New(errs.Analysis, "%s is out of range", strings.ToUpper(what))
+	}
+	return nil
 }
 
 func (a *momentAcc) MemoryUsage() int64 { return int64(8 * (cap(a.n) + cap(a.mean) + cap(a.m2))) }
@@ -196,6 +210,22 @@ func (a *comomentAcc) Final() (arrow.Array, error) {
 		}
 		covPop := a.sxy[g] / n
 		varX, varY := a.sxx[g]/n, a.syy[g]/n
+		// The parts DuckDB checks before it divides (a division of zeros may still
+		// give NaN, as it does in DuckDB).
+		switch a.spec.Name {
+		case "corr":
+			for _, x := range []float64{covPop, varX, varY} {
+				if err := finite(x, "corr"); err != nil {
+					return nil, err
+				}
+			}
+		case "covar_pop", "covar_samp", "regr_slope", "regr_intercept", "regr_r2":
+			for _, x := range []float64{covPop, varX} {
+				if err := finite(x, a.spec.Name); err != nil {
+					return nil, err
+				}
+			}
+		}
 		var v float64
 		switch a.spec.Name {
 		case "covar_pop":

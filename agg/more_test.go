@@ -321,3 +321,38 @@ func TestOrderedAndDistinctResults(t *testing.T) {
 		}
 	}
 }
+
+// A statistic that comes out infinite or NaN is an error, as in DuckDB; a correlation
+// of a constant column is NaN (a division of zeros), not an error.
+func TestStatisticsOutOfRange(t *testing.T) {
+	b := array.NewFloat64Builder(memory.DefaultAllocator)
+	b.AppendValues([]float64{1, math.Inf(1), 3}, nil)
+	inf := b.NewArray()
+	b.AppendValues([]float64{2, 2, 2}, nil)
+	flat := b.NewArray()
+	for _, tc := range []struct {
+		spec Spec
+		args []arrow.Array
+	}{
+		{Spec{Name: "stddev_samp", ArgType: types.Float64}, []arrow.Array{inf}},
+		{Spec{Name: "var_pop", ArgType: types.Float64}, []arrow.Array{inf}},
+		{Spec{Name: "corr", ArgType: types.Float64, ArgTypes: []arrow.DataType{types.Float64}}, []arrow.Array{flat, inf}},
+		{Spec{Name: "covar_samp", ArgType: types.Float64, ArgTypes: []arrow.DataType{types.Float64}}, []arrow.Array{inf, flat}},
+	} {
+		acc := mustNew(t, tc.spec, false, 1)
+		if err := UpdateArgs(acc, tc.args, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := acc.Final(); err == nil {
+			t.Errorf("%s of an infinity: no error", tc.spec)
+		}
+	}
+	acc := mustNew(t, Spec{Name: "corr", ArgType: types.Float64, ArgTypes: []arrow.DataType{types.Float64}}, false, 1)
+	if err := UpdateArgs(acc, []arrow.Array{flat, flat}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := acc.Final()
+	if err != nil || !math.IsNaN(res.(*array.Float64).Value(0)) {
+		t.Errorf("corr of a constant column = %v, %v; want NaN", res, err)
+	}
+}
