@@ -27,6 +27,9 @@ type Spec struct {
 	// (the ARRAY form) rather than one value.
 	Quantiles []float64
 	List      bool
+	// FromTop counts the quantiles from the greatest value down (percentile_disc(p)
+	// WITHIN GROUP (ORDER BY x DESC)).
+	FromTop bool
 	// ArgTypes are the types of the arguments after the first, of the aggregates
 	// that take several (corr(y, x), arg_min(v, by)); such an accumulator is a
 	// MultiArg.

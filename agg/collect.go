@@ -276,9 +276,15 @@ func (a *collectAcc) quantiles(col arrow.Array, order []int32, start []int) (arr
 				continue
 			}
 			if a.spec.Name == "quantile_disc" || !interpolated(elem) {
-				i := max(int(math.Ceil(float64(len(rows))*q)), 1) - 1
+				i := discreteIndex(len(rows), q)
+				if a.spec.FromTop {
+					i = len(rows) - 1 - i
+				}
 				vals = append(vals, types.ValueAt(col, int(rows[i])))
 				continue
+			}
+			if a.spec.FromTop {
+				q = 1 - q
 			}
 			pos := float64(len(rows)-1) * q
 			lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
@@ -301,6 +307,15 @@ func (a *collectAcc) quantiles(col arrow.Array, order []int32, start []int) (arr
 		[]arrow.ArrayData{flat.Data()}, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// discreteIndex is the position of quantile q among n sorted values: the least i
+// with (i+1)/n >= q. n*q is rounded to 9 decimals first, so that a fraction written
+// in decimal (0.4) lands where DuckDB's exact decimal arithmetic puts it rather than
+// one place on because 715 * 0.4 is 286.00000000000006 in binary.
+func discreteIndex(n int, q float64) int {
+	x := math.Round(float64(n)*q*1e9) / 1e9
+	return min(max(int(math.Ceil(x)), 1), n) - 1
 }
 
 // interpolated reports whether a continuous quantile of result type t lies between

@@ -356,3 +356,17 @@ func TestStatisticsOutOfRange(t *testing.T) {
 		t.Errorf("corr of a constant column = %v, %v; want NaN", res, err)
 	}
 }
+
+// The discrete quantile's position is DuckDB's, the product of a decimal fraction and
+// the count taken as exact.
+func TestDiscreteIndex(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		q    float64
+		want int
+	}{{10, 0.21, 2}, {10, 0.5, 4}, {10, 0.05, 0}, {715, 0.4, 285}, {5, 0, 0}, {5, 1, 4}, {1, 0.5, 0}} {
+		if got := discreteIndex(c.n, c.q); got != c.want {
+			t.Errorf("discreteIndex(%d, %v) = %d, want %d", c.n, c.q, got, c.want)
+		}
+	}
+}

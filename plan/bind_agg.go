@@ -34,7 +34,64 @@ var moreAggregateNames = map[string]bool{
 // moreAggregate reports whether name is one of the aggregates bound by
 // bindMoreAggCall.
 func moreAggregate(name string) bool {
-	return moreAggregateNames[name] || aggAliases[name] != ""
+	return moreAggregateNames[name] || aggAliases[name] != "" || withinGroup[name] != ""
+}
+
+// withinGroup maps the ordered-set aggregates, written f(p) WITHIN GROUP (ORDER BY
+// x), to the aggregate of x they stand for.
+var withinGroup = map[string]string{"percentile_cont": "quantile_cont", "percentile_disc": "quantile_disc"}
+
+// bindWithinGroup binds percentile_cont(p), percentile_disc(p) and mode() WITHIN
+// GROUP (ORDER BY x) as DuckDB does: as quantile_cont(x, p), quantile_disc(x, p)
+// and mode(x), the quantiles counted from the greatest value when x is DESC.
+func (b *binder) bindWithinGroup(fc *pg.FuncCall, ec *exprCtx) (AggCall, error) {
+	name := funcName(fc)
+	pos := int(fc.Location)
+	call := AggCall{Func: withinGroup[name]}
+	switch {
+	case name == "mode":
+		call.Func = "mode"
+		if len(fc.Args) != 0 {
+			return AggCall{}, errs.At(errs.Analysis, pos, "mode() WITHIN GROUP takes no arguments")
+		}
+	case call.Func == "":
+		return AggCall{}, errs.At(errs.Analysis, pos, "%s is not an ordered-set aggregate: WITHIN GROUP is not valid", name)
+	case len(fc.Args) != 1:
+		return AggCall{}, errs.At(errs.Analysis, pos, "%s takes one fraction (or ARRAY of fractions)", name)
+	}
+	if len(fc.AggOrder) != 1 || fc.AggDistinct || fc.AggStar {
+		return AggCall{}, errs.At(errs.Analysis, pos, "%s WITHIN GROUP takes one ORDER BY key", name)
+	}
+	sb := fc.AggOrder[0].GetSortBy()
+	arg, err := b.expr(sb.Node, ec)
+	if err != nil {
+		return AggCall{}, err
+	}
+	if call.Arg, err = b.aggArgument(call.Func, arg); err != nil {
+		return AggCall{}, err
+	}
+	if call.Func != "mode" {
+		qs, list, err := b.fractions(fc.Args[0])
+		if err != nil {
+			return AggCall{}, err
+		}
+		// Counted from the top when DESC; DuckDB 1.5 does not for a single fraction
+		// of 0.
+		call.FromTop = sb.SortbyDir == pg.SortByDir_SORTBY_DESC && !(len(qs) == 1 && qs[0] == 0)
+		call.Quantiles, call.List = qs, list
+	}
+	if err := b.aggFilter(fc, ec, false, &call); err != nil {
+		return AggCall{}, err
+	}
+	t, err := agg.ResultType(call.Spec())
+	if err != nil {
+		if e, ok := err.(*errs.Error); ok && e.Pos == errs.NoPosition {
+			e.Pos = pos
+		}
+		return AggCall{}, err
+	}
+	call.T = t
+	return call, nil
 }
 
 // bindMoreAggCall binds a call of one of the aggregates beyond COUNT, SUM, AVG, MIN,
@@ -50,6 +107,9 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 	call := AggCall{Func: name}
 	if fc.AggStar {
 		return AggCall{}, errs.At(errs.Analysis, pos, "%s(*) is not valid", funcName(fc))
+	}
+	if withinGroup[name] != "" {
+		return AggCall{}, errs.At(errs.Analysis, pos, "%s needs WITHIN GROUP (ORDER BY …)", name)
 	}
 	want := 1
 	switch {
@@ -196,10 +256,10 @@ func (b *binder) aggFilter(fc *pg.FuncCall, ec *exprCtx, window bool, call *AggC
 // moreKey is the part of an aggregate call's key for what bindMoreAggCall and
 // bindOrderedAggCall bind.
 func (c *AggCall) moreKey() string {
-	if len(c.Args) == 0 && c.Sep == "" && !c.Distinct && len(c.Order) == 0 {
+	if len(c.Args) == 0 && c.Sep == "" && !c.Distinct && len(c.Order) == 0 && !c.FromTop {
 		return ""
 	}
-	k := fmt.Sprintf(" sep(%s) distinct(%v)", types.QuoteString(c.Sep), c.Distinct)
+	k := fmt.Sprintf(" sep(%s) distinct(%v) top(%v)", types.QuoteString(c.Sep), c.Distinct, c.FromTop)
 	for _, a := range c.Args {
 		k += " arg(" + exprKey(a) + ")"
 	}

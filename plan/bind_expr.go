@@ -945,6 +945,9 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall, error) {
 	name := funcName(fc)
 	pos := int(fc.Location)
+	if fc.AggWithinGroup && !window {
+		return b.bindWithinGroup(fc, ec)
+	}
 	if len(fc.AggOrder) > 0 && !fc.AggWithinGroup && !window {
 		return b.bindOrderedAggCall(fc, ec)
 	}

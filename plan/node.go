@@ -141,6 +141,9 @@ type AggCall struct {
 	// separator.
 	Args []Expr
 	Sep  string
+	// FromTop counts the quantiles from the greatest value (WITHIN GROUP (ORDER BY
+	// x DESC)).
+	FromTop bool
 	// Distinct and Order, when set, make the function read each group's distinct
 	// argument values, or its rows in that order (ORDER BY inside the call).
 	Distinct bool
@@ -153,7 +156,7 @@ func (c *AggCall) Spec() agg.Spec {
 	if c.Arg != nil {
 		argType = c.Arg.Type()
 	}
-	s := agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List, Sep: c.Sep}
+	s := agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List, Sep: c.Sep, FromTop: c.FromTop}
 	for _, a := range c.Args {
 		s.ArgTypes = append(s.ArgTypes, a.Type())
 	}
