@@ -126,6 +126,7 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 		return AggCall{}, errs.At(errs.Analysis, pos, "%s takes %s", funcName(fc), argCount(want))
 	}
 	// The constant parameters.
+	nullSep := false
 	switch name {
 	case "quantile_cont", "quantile_disc":
 		qs, list, err := b.fractions(fc.Args[1])
@@ -142,6 +143,9 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 				return AggCall{}, err
 			}
 			v, ok := constString(e)
+			if l, isLit := e.(*Literal); isLit && l.V.Null {
+				nullSep, ok = true, true
+			}
 			if !ok {
 				return AggCall{}, errs.At(errs.Analysis, location(fc.Args[1]), "string_agg's separator must be a constant string")
 			}
@@ -171,6 +175,10 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 	}
 	if err := b.aggFilter(fc, ec, window, &call); err != nil {
 		return AggCall{}, err
+	}
+	if nullSep {
+		// A NULL separator makes every group's result NULL, as if no row came.
+		call.Filter = &Literal{V: types.BoolValue(false)}
 	}
 	t, err := agg.ResultType(call.Spec())
 	if err != nil {
