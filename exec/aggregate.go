@@ -576,6 +576,10 @@ func (h *hashAggregate) runningBounds(p *pipeline) []*dynamicBound {
 	}
 	list := make([]*dynamicBound, len(h.node.Aggs))
 	for i, a := range h.node.Aggs {
+		if sp := h.specs[i]; sp.Distinct || len(sp.Order) > 0 {
+			// Kept rows, whose Final (which tightens the bound) sorts them all.
+			return nil
+		}
 		op := ""
 		switch h.specs[i].Name {
 		case "min":
