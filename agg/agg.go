@@ -2,6 +2,7 @@ package agg
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -26,13 +27,38 @@ type Spec struct {
 	// (the ARRAY form) rather than one value.
 	Quantiles []float64
 	List      bool
+	// FromTop counts the quantiles from the greatest value down (percentile_disc(p)
+	// WITHIN GROUP (ORDER BY x DESC)).
+	FromTop bool
+	// ArgTypes are the types of the arguments after the first, of the aggregates
+	// that take several (corr(y, x), arg_min(v, by)); such an accumulator is a
+	// MultiArg.
+	ArgTypes []arrow.DataType
+	// Sep is string_agg's separator.
+	Sep string
+	// Distinct and Order ask for the function over each group's distinct argument
+	// values, or over its rows in that order (ORDER BY inside the call); the
+	// accumulator is then a MultiArg whose arguments are followed by the keys.
+	Distinct bool
+	Order    []OrderKey
+}
+
+// OrderKey is one ORDER BY key inside an aggregate call.
+type OrderKey struct {
+	Type       arrow.DataType
+	Desc       bool
+	NullsFirst bool
 }
 
 func (s Spec) String() string {
 	if s.ArgType == nil {
 		return s.Name + "(*)"
 	}
-	return fmt.Sprintf("%s(%s)", s.Name, types.Name(s.ArgType))
+	names := []string{types.Name(s.ArgType)}
+	for _, t := range s.ArgTypes {
+		names = append(names, types.Name(t))
+	}
+	return fmt.Sprintf("%s(%s)", s.Name, strings.Join(names, ", "))
 }
 
 // Accumulator holds the partial states of one aggregate for groups 0..n-1, columnar
@@ -100,6 +126,11 @@ func ResultType(s Spec) (arrow.DataType, error) {
 	if s.ArgType == nil {
 		return nil, errs.New(errs.Analysis, "%s needs an argument", s.Name)
 	}
+	if s.Distinct || len(s.Order) > 0 {
+		inner := s
+		inner.Distinct, inner.Order = false, nil
+		return ResultType(inner)
+	}
 	arg := types.Unwrap(s.ArgType)
 	if inner, ok := distinctOfName(s.Name); ok {
 		if !distinctType(arg) {
@@ -143,6 +174,9 @@ func ResultType(s Spec) (arrow.DataType, error) {
 			return arg, nil
 		}
 	default:
+		if t, ok, err := moreResultType(s, arg); ok {
+			return t, err
+		}
 		return nil, errs.New(errs.Analysis, "unknown aggregate function %q", s.Name)
 	}
 	return nil, unsupported(s)
@@ -150,12 +184,16 @@ func ResultType(s Spec) (arrow.DataType, error) {
 
 // New returns an accumulator for s with no groups.
 func New(s Spec) (Accumulator, error) {
-	if _, err := ResultType(s); err != nil {
+	result, err := ResultType(s)
+	if err != nil {
 		return nil, err
 	}
 	var arg arrow.DataType
 	if s.ArgType != nil {
 		arg = types.Unwrap(s.ArgType)
+	}
+	if s.Distinct || len(s.Order) > 0 {
+		return newOrdered(s), nil
 	}
 	if inner, ok := distinctOfName(s.Name); ok {
 		return newDistinctOf(Spec{Name: inner, ArgType: s.ArgType}), nil
@@ -183,6 +221,9 @@ func New(s Spec) (Accumulator, error) {
 		}
 	case "min", "max":
 		return newMinMax(s, arg, s.Name == "max"), nil
+	}
+	if acc := newMore(s, arg, result); acc != nil {
+		return acc, nil
 	}
 	return nil, errs.New(errs.Internal, "BUG: no accumulator for %s", s)
 }

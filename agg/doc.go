@@ -9,6 +9,14 @@
 // mapped to groups, Merge with other accumulators of the same Spec through a group
 // mapping, and Final, which reads results without consuming the state.
 //
+// An aggregate of several inputs (corr(y, x), arg_min(v, by), or any function with
+// DISTINCT or ORDER BY inside the call, whose keys follow its arguments) is a
+// MultiArg and is fed through UpdateArgs; Arity says how many columns it reads. The
+// aggregates that need all of a group's values (list, string_agg, mode, the
+// quantiles, and the DISTINCT and ORDER BY forms of every function) keep the rows
+// they were given, copied out of their batches, and compute at Final; their merge
+// appends the other partial's rows.
+//
 // Invariants:
 //   - SQL semantics: NULL arguments are ignored by every function but count_star; a
 //     group with no non-NULL rows gives 0 for the counts and NULL otherwise.

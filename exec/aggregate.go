@@ -23,20 +23,26 @@ type aggState struct {
 	groups int
 	ids    []uint32
 	filter *kernels.KeyTable // a reader of the aggregate's keyFilter
-	fids   []uint32
+	kids   []uint32
 	// oneGroup counts the accumulators that fold one group's rows faster
 	// (agg.OneGroup); byGroup holds a batch's rows sorted by group for them.
 	oneGroup int
 	byGroup  []int32
+	// fsel and fids hold the rows, and their groups, that pass a FILTER.
+	fsel []int32
+	fids []uint32
 }
 
 type hashAggregate struct {
 	bd   *builder
 	node *plan.Aggregate
-	// exprs are the group keys, then the arguments; argAt[i] is aggregate i's
-	// argument in it, or -1.
+	// exprs are the group keys, then the arguments and FILTER conditions; argAt[i]
+	// is aggregate i's argument in it, or -1, and filterAt[i] its condition, or -1.
 	exprs    *exprList
 	argAt    []int
+	filterAt []int
+	// moreAt[i] are the further inputs of aggregate i, after its argument.
+	moreAt   [][]int
 	specs    []agg.Spec
 	keyTypes []arrow.DataType
 	res      reservation
@@ -72,6 +78,20 @@ func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
 			h.argAt[i] = len(exprs)
 			exprs = append(exprs, a.Arg)
 			h.noteInput(a.Arg)
+		}
+		// The further inputs of an aggregate of several (agg.MultiArg).
+		var more []int
+		for _, e := range a.Inputs()[min(1, len(a.Inputs())):] {
+			more = append(more, len(exprs))
+			exprs = append(exprs, e)
+			h.noteInput(e)
+		}
+		h.moreAt = append(h.moreAt, more)
+		h.filterAt = append(h.filterAt, -1)
+		if a.Filter != nil {
+			h.filterAt[i] = len(exprs)
+			exprs = append(exprs, a.Filter)
+			h.computed = true
 		}
 		h.specs = append(h.specs, a.Spec())
 	}
@@ -120,9 +140,10 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()
 	}
-	var keys, args []arrow.Array
+	var keys, filters []arrow.Array
+	var args [][]arrow.Array
 	b, err := onKeptRows(b, func(b *vector.Batch) (err error) {
-		keys, args, err = h.evaluate(ctx, b)
+		keys, args, filters, err = h.evaluate(ctx, b)
 		return err
 	})
 	if err != nil {
@@ -136,10 +157,10 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 			for k, c := range h.filterCols {
 				fkeys[k] = keys[c]
 			}
-			if cap(s.fids) < n {
-				s.fids = make([]uint32, n)
+			if cap(s.kids) < n {
+				s.kids = make([]uint32, n)
 			}
-			fids := s.fids[:n]
+			fids := s.kids[:n]
 			s.filter.Find(fkeys, b.Sel, fids)
 			sel := make([]int32, 0, n)
 			for k, id := range fids {
@@ -171,16 +192,22 @@ func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch
 		}
 	}
 	if ids != nil && s.groups <= fewGroups && len(ids) >= 16*s.groups && s.oneGroup > 1 {
-		return h.updateByGroup(s, b, args, ids)
+		return h.updateByGroup(s, b, args, filters, ids)
 	}
 	for i, acc := range s.accs {
-		arg := args[i]
-		if b.Sel == nil && ids == nil && arg == nil {
+		if filters[i] != nil {
+			if err := s.updateFiltered(acc, args[i], filters[i], b, ids); err != nil {
+				return err
+			}
+			continue
+		}
+		in := args[i]
+		if b.Sel == nil && ids == nil && in == nil {
 			// COUNT(*) of every row learns the count from a null array of that length,
 			// which holds no buffer.
-			arg = array.NewNull(b.Rows)
+			in = []arrow.Array{array.NewNull(b.Rows)}
 		}
-		if err := acc.Update(arg, b.Sel, ids); err != nil {
+		if err := fold(acc, in, b.Sel, ids); err != nil {
 			return err
 		}
 	}
@@ -193,7 +220,7 @@ const fewGroups = 16
 // updateByGroup folds a batch whose rows fall in few groups: it sorts the rows by
 // group once, and the accumulators that fold one group's rows faster than mixed
 // ones (agg.OneGroup) take each group's in turn.
-func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args []arrow.Array, ids []uint32) error {
+func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args [][]arrow.Array, filters []arrow.Array, ids []uint32) error {
 	var at [fewGroups + 1]int
 	for _, g := range ids {
 		at[g+1]++
@@ -213,23 +240,78 @@ func (h *hashAggregate) updateByGroup(s *aggState, b *vector.Batch, args []arrow
 		at[g]++
 	}
 	for i, acc := range s.accs {
-		og, ok := acc.(agg.OneGroup)
-		if !ok {
-			if err := acc.Update(args[i], b.Sel, ids); err != nil {
+		if filters[i] != nil {
+			if err := s.updateFiltered(acc, args[i], filters[i], b, ids); err != nil {
 				return err
 			}
 			continue
+		}
+		og, ok := acc.(agg.OneGroup)
+		if !ok || len(args[i]) > 1 {
+			if err := fold(acc, args[i], b.Sel, ids); err != nil {
+				return err
+			}
+			continue
+		}
+		var arg arrow.Array
+		if len(args[i]) == 1 {
+			arg = args[i][0]
 		}
 		for g := 0; g < s.groups; g++ {
 			if start[g] == start[g+1] {
 				continue
 			}
-			if err := og.UpdateGroup(args[i], rows[start[g]:start[g+1]], uint32(g)); err != nil {
+			if err := og.UpdateGroup(arg, rows[start[g]:start[g+1]], uint32(g)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// updateFiltered folds into acc the rows of b (their groups ids, nil when
+// ungrouped) on which the FILTER condition cond is true; NULL counts as false.
+func (s *aggState) updateFiltered(acc agg.Accumulator, in []arrow.Array, cond arrow.Array, b *vector.Batch, ids []uint32) error {
+	n := b.Len()
+	if n == 0 {
+		return nil
+	}
+	s.fsel = grow(s.fsel, n)[:0]
+	if ids != nil {
+		s.fids = grow(s.fids, n)[:0]
+	}
+	if c, ok := cond.(*array.Boolean); ok {
+		for k := 0; k < n; k++ {
+			r := k
+			if b.Sel != nil {
+				r = int(b.Sel[k])
+			}
+			if c.IsValid(r) && c.Value(r) {
+				s.fsel = append(s.fsel, int32(r))
+				if ids != nil {
+					s.fids = append(s.fids, ids[k])
+				}
+			}
+		}
+	} else if cond.DataType().ID() != arrow.NULL {
+		return errs.New(errs.Internal, "BUG: FILTER condition of type %s", cond.DataType())
+	}
+	if ids != nil {
+		return fold(acc, in, s.fsel, s.fids)
+	}
+	return fold(acc, in, s.fsel, nil)
+}
+
+// fold folds rows into acc: its one argument (none for COUNT(*)) goes to Update,
+// several to agg.UpdateArgs.
+func fold(acc agg.Accumulator, in []arrow.Array, sel []int32, groups []uint32) error {
+	switch len(in) {
+	case 0:
+		return acc.Update(nil, sel, groups)
+	case 1:
+		return acc.Update(in[0], sel, groups)
+	}
+	return agg.UpdateArgs(acc, in, sel, groups)
 }
 
 func grow[T any](s []T, n int) []T {
@@ -239,27 +321,56 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// evaluate computes the group keys and the arguments (nil for COUNT(*)) of b, every
-// one before any state changes, so that a batch can be evaluated again.
-func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys, args []arrow.Array, err error) {
+// evaluate computes the group keys, the inputs of each aggregate (nil for COUNT(*)) and the FILTER
+// conditions (nil when none) of b, every one before any state changes, so that a
+// batch can be evaluated again.
+func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys []arrow.Array, args [][]arrow.Array, filters []arrow.Array, err error) {
 	if b, err = h.exprs.extend(ctx, b); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	keys = make([]arrow.Array, len(h.node.Groups))
 	for i := range keys {
 		if keys[i], err = h.exprs.exprs[i](ctx, b); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	args = make([]arrow.Array, len(h.argAt))
+	args = make([][]arrow.Array, len(h.argAt))
+	filters = make([]arrow.Array, len(h.argAt))
+	// Every aggregate's inputs share one backing array, of the exact size, so that
+	// the slices into it stay valid.
+	n := 0
 	for i, at := range h.argAt {
 		if at >= 0 {
-			if args[i], err = h.exprs.exprs[at](ctx, b); err != nil {
-				return nil, nil, err
+			n += 1 + len(h.moreAt[i])
+		}
+	}
+	flat := make([]arrow.Array, 0, n)
+	for i, at := range h.argAt {
+		if at < 0 {
+			continue
+		}
+		from := len(flat)
+		for k := -1; k < len(h.moreAt[i]); k++ {
+			e := at
+			if k >= 0 {
+				e = h.moreAt[i][k]
+			}
+			a, err := h.exprs.exprs[e](ctx, b)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			flat = append(flat, a)
+		}
+		args[i] = flat[from:len(flat):len(flat)]
+	}
+	for i := range h.argAt {
+		if at := h.filterAt[i]; at >= 0 {
+			if filters[i], err = h.exprs.exprs[at](ctx, b); err != nil {
+				return nil, nil, nil, err
 			}
 		}
 	}
-	return keys, args, nil
+	return keys, args, filters, nil
 }
 
 func (s *aggState) memory() int64 {
@@ -465,6 +576,10 @@ func (h *hashAggregate) runningBounds(p *pipeline) []*dynamicBound {
 	}
 	list := make([]*dynamicBound, len(h.node.Aggs))
 	for i, a := range h.node.Aggs {
+		if sp := h.specs[i]; sp.Distinct || len(sp.Order) > 0 {
+			// Kept rows, whose Final (which tightens the bound) sorts them all.
+			return nil
+		}
 		op := ""
 		switch h.specs[i].Name {
 		case "min":
@@ -593,7 +708,10 @@ func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, 
 func (h *hashAggregate) readExprs() []plan.Expr {
 	exprs := append([]plan.Expr(nil), h.node.Groups...)
 	for _, a := range h.node.Aggs {
-		exprs = append(exprs, a.Arg)
+		exprs = append(exprs, a.Inputs()...)
+		if a.Filter != nil {
+			exprs = append(exprs, a.Filter)
+		}
 	}
 	return exprs
 }

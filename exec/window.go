@@ -707,16 +707,13 @@ func (w *windowOp) pick(ctx context.Context, it *interrupt, all *vector.Batch, f
 // windowAggInputs are the expressions an aggregate window function reads per row,
 // in the order its accumulator takes them.
 func windowAggInputs(f plan.WindowCall) []plan.Expr {
-	if f.Agg.Arg == nil {
-		return nil
-	}
-	return []plan.Expr{f.Agg.Arg}
+	return f.Agg.Inputs()
 }
 
 // windowUpdate folds rows sel of the aggregate's inputs (one array each) into
 // groups of acc.
 func windowUpdate(acc agg.Accumulator, args []arrow.Array, sel []int32, groups []uint32) error {
-	return acc.Update(args[0], sel, groups)
+	return agg.UpdateArgs(acc, args, sel, groups)
 }
 
 // windowBlock is the number of consecutive rows whose partial state is one leaf of

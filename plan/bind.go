@@ -839,8 +839,11 @@ func walkOwnExprs(n Node, f func(Expr)) {
 			f(e)
 		}
 		for _, a := range x.Aggs {
-			if a.Arg != nil {
-				f(a.Arg)
+			for _, e := range a.Inputs() {
+				f(e)
+			}
+			if a.Filter != nil {
+				f(a.Filter)
 			}
 		}
 	case *Join:

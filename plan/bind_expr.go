@@ -891,6 +891,11 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 	if n.GetAConst() != nil || n.GetSubLink() != nil {
 		return nil, false, nil
 	}
+	if err := unknownFunction(n); err != nil {
+		// Said before its arguments are bound over the groups, where they would be
+		// reported as columns missing from GROUP BY.
+		return nil, false, err
+	}
 	if len(agg.groups) > 0 && !containsAggregate(n) && !hasWindow(n) {
 		trial := &exprCtx{sc: agg.pre, noSubquery: true, noAgg: true}
 		if e, err := b.expr(n, trial); err == nil {
@@ -900,6 +905,24 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 		}
 	}
 	return nil, false, nil
+}
+
+// binderFunctions are the functions the binder itself turns into expressions,
+// which the kernels' registry does not know.
+var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true}
+
+// unknownFunction is the error for a call of n to a function that is neither an
+// aggregate nor a scalar function, nil otherwise.
+func unknownFunction(n *pg.Node) error {
+	fc := n.GetFuncCall()
+	if fc == nil || fc.Over != nil {
+		return nil
+	}
+	name := funcName(fc)
+	if isAggregate(name) || kernels.Known(name) || binderFunctions[name] {
+		return nil
+	}
+	return errs.At(errs.Analysis, int(fc.Location), "function %s does not exist", name)
 }
 
 func hasWindow(n *pg.Node) bool {
@@ -936,6 +959,15 @@ func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
 func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall, error) {
 	name := funcName(fc)
 	pos := int(fc.Location)
+	if fc.AggWithinGroup && !window {
+		return b.bindWithinGroup(fc, ec)
+	}
+	if len(fc.AggOrder) > 0 && !fc.AggWithinGroup && !window {
+		return b.bindOrderedAggCall(fc, ec)
+	}
+	if moreAggregate(name) && len(fc.AggOrder) == 0 && !fc.AggWithinGroup {
+		return b.bindMoreAggCall(fc, ec, window)
+	}
 	if len(fc.AggOrder) > 0 || fc.AggWithinGroup {
 		return AggCall{}, errs.At(errs.Analysis, pos, "ORDER BY and WITHIN GROUP in aggregates are not supported")
 	}
@@ -998,22 +1030,8 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 			}
 		}
 	}
-	if fc.AggFilter != nil {
-		fe := *ec
-		fe.clause = "FILTER"
-		f, err := b.expr(fc.AggFilter, &fe)
-		if err != nil {
-			return AggCall{}, err
-		}
-		if f, err = b.boolean(f, "FILTER"); err != nil {
-			return AggCall{}, err
-		}
-		call.Filter = f
-		// The grouped aggregate does not apply the condition yet: refuse it rather
-		// than ignore it. The window operator applies it.
-		if !window {
-			return AggCall{}, errs.At(errs.Analysis, pos, "FILTER in aggregates is not supported")
-		}
+	if err := b.aggFilter(fc, ec, window, &call); err != nil {
+		return AggCall{}, err
 	}
 	t, err := aggResultType(call)
 	if err != nil {
@@ -1028,7 +1046,8 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 
 // key identifies an aggregate call, so that one written twice is computed once.
 func (c *AggCall) key() string {
-	return fmt.Sprintf("%s(%s)%v%v filter(%s)", c.Func, exprKey(c.Arg), c.Quantiles, c.List, exprKey(c.Filter))
+	k := fmt.Sprintf("%s(%s)%v%v filter(%s)", c.Func, exprKey(c.Arg), c.Quantiles, c.List, exprKey(c.Filter))
+	return k + c.moreKey()
 }
 
 func exprKey(e Expr) string {

@@ -390,7 +390,7 @@ var aggregateNames = map[string]bool{
 	"approx_count_distinct": true, "approx_distinct": true, "approx_percentile": true,
 }
 
-func isAggregate(name string) bool { return aggregateNames[name] }
+func isAggregate(name string) bool { return aggregateNames[name] || moreAggregate(name) }
 
 // containsAggregate reports an aggregate call outside subqueries and window calls.
 func containsAggregate(n *pg.Node) bool {

@@ -10,11 +10,7 @@ import (
 )
 
 func aggResultType(c AggCall) (arrow.DataType, error) {
-	var t arrow.DataType
-	if c.Arg != nil {
-		t = c.Arg.Type()
-	}
-	return agg.ResultType(agg.Spec{Name: c.Func, ArgType: t, Quantiles: c.Quantiles, List: c.List})
+	return agg.ResultType(c.Spec())
 }
 
 // outerRefsTo reports whether n refers to columns of scope sc.

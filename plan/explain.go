@@ -96,9 +96,31 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 		for _, a := range x.Aggs {
 			arg := "*"
 			if a.Arg != nil {
-				arg = Render(a.Arg, in(0))
+				args := []string{Render(a.Arg, in(0))}
+				for _, e := range a.Args {
+					args = append(args, Render(e, in(0)))
+				}
+				arg = strings.Join(args, ", ")
+				if a.Distinct {
+					arg = "DISTINCT " + arg
+				}
+				var keys []string
+				for _, k := range a.Order {
+					key := Render(k.E, in(0))
+					if k.Desc {
+						key += " DESC"
+					}
+					keys = append(keys, key)
+				}
+				if len(keys) > 0 {
+					arg += " ORDER BY " + strings.Join(keys, ", ")
+				}
 			}
-			as = append(as, a.Func+"("+arg+")")
+			item := a.Func + "(" + arg + ")"
+			if a.Filter != nil {
+				item += " FILTER (WHERE " + Render(a.Filter, in(0)) + ")"
+			}
+			as = append(as, item)
 		}
 		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
 	case *Join:

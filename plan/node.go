@@ -150,6 +150,17 @@ type AggCall struct {
 	// Filter, when set, is the FILTER (WHERE …) condition: only rows where it is
 	// true are aggregated.
 	Filter Expr
+	// Args are the arguments after Arg (corr's second); Sep is string_agg's
+	// separator.
+	Args []Expr
+	Sep  string
+	// FromTop counts the quantiles from the greatest value (WITHIN GROUP (ORDER BY
+	// x DESC)).
+	FromTop bool
+	// Distinct and Order, when set, make the function read each group's distinct
+	// argument values, or its rows in that order (ORDER BY inside the call).
+	Distinct bool
+	Order    []SortKey
 }
 
 // Spec is the aggregate's state-machine specification.
@@ -158,7 +169,29 @@ func (c *AggCall) Spec() agg.Spec {
 	if c.Arg != nil {
 		argType = c.Arg.Type()
 	}
-	return agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List}
+	s := agg.Spec{Name: c.Func, ArgType: argType, Quantiles: c.Quantiles, List: c.List, Sep: c.Sep, FromTop: c.FromTop}
+	for _, a := range c.Args {
+		s.ArgTypes = append(s.ArgTypes, a.Type())
+	}
+	s.Distinct = c.Distinct
+	for _, k := range c.Order {
+		s.Order = append(s.Order, agg.OrderKey{Type: k.E.Type(), Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	return s
+}
+
+// Inputs are the expressions the aggregate reads per row, in the order its
+// accumulator takes them (agg.UpdateArgs): the arguments (none for COUNT(*)), then
+// the ORDER BY keys.
+func (c *AggCall) Inputs() []Expr {
+	if c.Arg == nil {
+		return nil
+	}
+	in := append([]Expr{c.Arg}, c.Args...)
+	for _, k := range c.Order {
+		in = append(in, k.E)
+	}
+	return in
 }
 
 // Aggregate groups by Groups and computes Aggs; its columns are the groups then the

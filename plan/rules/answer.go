@@ -99,9 +99,13 @@ func AnswerFromStatistics(n plan.Node, use bool) (plan.Node, *Answer, error) {
 }
 
 // argColumn finds the record's column an aggregate's argument reads; ok is false
-// when the argument is not a plain column of the record (of the same type). A
+// when the argument is not a plain column of the record (of the same type), or when
+// the aggregate has a FILTER, which the stored partials know nothing of. A
 // count_star has no column (index -1).
 func argColumn(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (idx int, dt arrow.DataType, ok bool) {
+	if c.Filter != nil || len(c.Args) > 0 || c.Distinct || len(c.Order) > 0 {
+		return 0, nil, false
+	}
 	if c.Arg == nil {
 		return -1, nil, true
 	}

@@ -63,7 +63,10 @@ func prune(n plan.Node, need map[int]bool) {
 		in := used(x.Groups...)
 		for _, a := range x.Aggs {
 			if a.Arg != nil {
-				union(in, used(a.Arg))
+				union(in, used(a.Inputs()...))
+			}
+			if a.Filter != nil {
+				union(in, used(a.Filter))
 			}
 		}
 		prune(x.Input, in)
