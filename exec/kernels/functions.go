@@ -746,17 +746,6 @@ func bindDateDiff(c *call) (*Function, error) {
 	return newFunction(c, []arrow.DataType{types.String, t, t}, types.Int64, dateDiffKernel, true), nil
 }
 
-func bindStrftime(c *call) (*Function, error) {
-	if len(c.args) != 2 || !temporalish(c.args[0]) || !stringish(c.args[1]) {
-		return nil, c.mismatch()
-	}
-	t := c.args[0]
-	if isNullType(t) {
-		t = types.Timestamp
-	}
-	return newFunction(c, []arrow.DataType{t, types.String}, types.String, strftimeKernel, true), nil
-}
-
 // bindNow binds current_date (date) or now()/current_timestamp: the time is taken
 // once, when the call is resolved, so every row and batch of a statement sees the
 // same value.
