@@ -167,6 +167,14 @@ FROM range(0, 6000) AS r(i)`},
 	{path: "hivekey/key=a/data.parquet", query: `SELECT * FROM (VALUES (1::INTEGER, 'x'), (2, 'y')) AS t(n, v)`},
 	{path: "hivekey/key=b/data.parquet", query: `SELECT * FROM (VALUES (3::INTEGER, 'z')) AS t(n, v)`},
 	{path: "hivekey/key=NULL/data.parquet", query: `SELECT * FROM (VALUES (4::INTEGER, 'w'), (5, NULL)) AS t(n, v)`},
+	// Infinite and BC dates and timestamps as DuckDB stores them in Parquet.
+	{path: "dates_inf.parquet", query: `
+SELECT * FROM (VALUES
+ (1, DATE '2024-01-15', TIMESTAMP '2024-01-15 10:30:00', TIMESTAMPTZ '2024-01-15 10:30:00+00', TIMESTAMP_NS '2024-01-15 10:30:00.123456789'),
+ (2, 'infinity'::DATE, 'infinity'::TIMESTAMP, 'infinity'::TIMESTAMPTZ, 'infinity'::TIMESTAMP_NS),
+ (3, '-infinity'::DATE, '-infinity'::TIMESTAMP, '-infinity'::TIMESTAMPTZ, '-infinity'::TIMESTAMP_NS),
+ (4, '0044-03-15 (BC)'::DATE, '0044-03-15 (BC) 12:00:00'::TIMESTAMP, NULL, NULL),
+ (5, NULL, NULL, NULL, NULL)) AS t(id, d, ts, tstz, tsns)`},
 }
 
 func main() {
