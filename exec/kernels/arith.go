@@ -501,11 +501,20 @@ func intervalAdd(x, y arrow.Array, sign int32) (arrow.Array, error) {
 	n := x.Len()
 	a, b := x.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues(), y.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues()
 	out := make([]arrow.MonthDayNanoInterval, n)
-	for i, v := range a {
-		out[i] = arrow.MonthDayNanoInterval{Months: v.Months + sign*b[i].Months, Days: v.Days + sign*b[i].Days,
-			Nanoseconds: v.Nanoseconds + int64(sign)*b[i].Nanoseconds}
-	}
 	valid, nulls := andValidity(n, x, y)
+	for i, v := range a {
+		m := int64(v.Months) + int64(sign)*int64(b[i].Months)
+		d := int64(v.Days) + int64(sign)*int64(b[i].Days)
+		ns, over := addChecked(v.Nanoseconds, int64(sign)*b[i].Nanoseconds)
+		if isValid(valid, 0, i) && (over || m != int64(int32(m)) || d != int64(int32(d))) {
+			op := " + "
+			if sign < 0 {
+				op = " - "
+			}
+			return nil, outOfRange(types.FormatInterval(v)+op+types.FormatInterval(b[i]), types.Interval)
+		}
+		out[i] = arrow.MonthDayNanoInterval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
+	}
 	return decimalArray(types.Interval, out, valid, nulls), nil
 }
 

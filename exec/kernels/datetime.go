@@ -117,6 +117,13 @@ func normPart(p string) (string, bool) {
 		return "yearweek", true
 	case "epoch":
 		return "epoch", true
+	case "era":
+		return "era", true
+	case "julian":
+		return "julian", true
+	case "timezone", "timezone_hour", "timezone_minute":
+		// Values WITH TIME ZONE are held in UTC: every offset is 0.
+		return "timezone", true
 	}
 	return "", false
 }
@@ -172,11 +179,20 @@ func extractPart(part string, days, nanos int64) (int64, bool) {
 		return y*100 + w, true
 	case "epoch":
 		return days*86400 + nanos/1e9, true
+	case "timezone":
+		return 0, true
+	case "julian":
+		return days + julianEpoch, true
 	}
 	y, m, d := civilFromDays(days)
 	switch part {
 	case "year":
 		return y, true
+	case "era":
+		if y > 0 {
+			return 1, true
+		}
+		return 0, true
 	case "month":
 		return m, true
 	case "day":
@@ -547,3 +563,26 @@ func makeDate(args []arrow.Array, n int) (arrow.Array, error) {
 
 var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 var dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+// julianEpoch is the Julian day number of 1970-01-01.
+const julianEpoch = 2440588
+
+// datePartJulian is date_part('julian', x) → DOUBLE: the Julian day with the
+// fraction of the day.
+func datePartJulian(args []arrow.Array, n int) (arrow.Array, error) {
+	r, _ := newTemporalReader(args[len(args)-1])
+	z := newNullRows(n, args...)
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		if !z.ok(i) {
+			continue
+		}
+		if r.inf(i) != 0 {
+			z.set(i)
+			continue
+		}
+		days, nanos := r.at(i)
+		out[i] = float64(days+julianEpoch) + float64(nanos)/86400e9
+	}
+	return fixedArray(types.Float64, out, z.valid, z.nulls), nil
+}

@@ -1,7 +1,11 @@
 package kernels
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
@@ -15,6 +19,9 @@ func init() {
 		"strptime":     bindStrptime(false),
 		"try_strptime": bindStrptime(true),
 	} {
+		registry[name] = b
+	}
+	for name, b := range dateFunctions() {
 		registry[name] = b
 	}
 	// isinf and isfinite of a number are the math functions' own.
@@ -157,4 +164,108 @@ func bindInfTest(inf bool) binder {
 			return boolArray(packBools(bits), n, valid, nulls), nil
 		}, true), nil
 	}
+}
+
+// microTimestamp is the type of DATE or TIMESTAMP ± INTERVAL: a TIMESTAMP in
+// microseconds (DuckDB computes TIMESTAMP_NS, _MS and _S ± INTERVAL as TIMESTAMP),
+// keeping WITH TIME ZONE.
+func microTimestamp(t arrow.DataType) arrow.DataType {
+	if ts, ok := t.(*arrow.TimestampType); ok && ts.TimeZone != "" {
+		return types.TimestampTZ
+	}
+	return types.Timestamp
+}
+
+// bindIntervalScale binds INTERVAL * number, number * INTERVAL and INTERVAL /
+// number; nil when no side is an INTERVAL.
+func bindIntervalScale(c *call, op arithOp, a, b arrow.DataType) *Function {
+	if !isInterval(a) && !isInterval(b) {
+		return nil
+	}
+	iv, num := 0, 1
+	if isInterval(b) {
+		if op == opDiv || isInterval(a) {
+			return nil
+		}
+		iv, num = 1, 0
+	}
+	nt := c.args[num]
+	if !numericish(nt) {
+		return nil
+	}
+	k := types.Float64
+	if isNullType(nt) || types.IsInteger(nt) {
+		k = types.Int64
+	}
+	args := make([]arrow.DataType, 2)
+	args[iv], args[num] = types.Interval, k
+	return newFunction(c, args, types.Interval, func(in []arrow.Array, n int) (arrow.Array, error) {
+		return scaleInterval(in[iv].(*array.MonthDayNanoInterval), in[num], op == opDiv, n)
+	}, true)
+}
+
+// scaleInterval multiplies or divides each interval by a number. An integer factor
+// multiplies each field exactly (an overflow is an error); a division, or a
+// fractional factor, carries the fraction of months into days (30 to a month) and
+// of days into the time, as DuckDB does. Division by zero is NULL.
+func scaleInterval(iv *array.MonthDayNanoInterval, num arrow.Array, div bool, n int) (arrow.Array, error) {
+	vals := iv.MonthDayNanoIntervalValues()
+	z := newNullRows(n, iv, num)
+	out := make([]arrow.MonthDayNanoInterval, n)
+	ints, isInt := num.(*array.Int64)
+	for i := 0; i < n; i++ {
+		if !z.ok(i) {
+			continue
+		}
+		v := vals[i]
+		if isInt && !div {
+			k := ints.Value(i)
+			m, d := int64(v.Months)*k, int64(v.Days)*k
+			ns := v.Nanoseconds * k
+			if mulOverflows(int64(v.Months), k) || mulOverflows(int64(v.Days), k) || mulOverflows(v.Nanoseconds, k) ||
+				m != int64(int32(m)) || d != int64(int32(d)) {
+				return nil, outOfRange(types.FormatInterval(v)+" * "+strconv.FormatInt(k, 10), types.Interval)
+			}
+			out[i] = arrow.MonthDayNanoInterval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
+			continue
+		}
+		var f float64
+		if isInt {
+			f = float64(ints.Value(i))
+		} else {
+			f = num.(*array.Float64).Value(i)
+		}
+		if div {
+			if f == 0 {
+				z.set(i)
+				continue
+			}
+		}
+		r, ok := scaleFrac(v, f, div)
+		if !ok {
+			return nil, outOfRange(types.FormatInterval(v)+" scaled by "+types.FormatFloat(f, false), types.Interval)
+		}
+		out[i] = r
+	}
+	return decimalArray(types.Interval, out, z.valid, z.nulls), nil
+}
+
+// scaleFrac is v × f (or v ÷ f) with fractions carried downwards, to microseconds.
+func scaleFrac(v arrow.MonthDayNanoInterval, f float64, div bool) (arrow.MonthDayNanoInterval, bool) {
+	apply := func(x float64) float64 {
+		if div {
+			return x / f
+		}
+		return x * f
+	}
+	months := apply(float64(v.Months))
+	wm := math.Trunc(months)
+	days := apply(float64(v.Days)) + (months-wm)*30
+	wd := math.Trunc(days)
+	micros := apply(float64(v.Nanoseconds)/1e3) + (days-wd)*float64(microsPerDay)
+	wu := math.Trunc(micros)
+	if math.Abs(wm) > math.MaxInt32 || math.Abs(wd) > math.MaxInt32 || math.Abs(wu) > 9.2e15 || math.IsNaN(wu) {
+		return arrow.MonthDayNanoInterval{}, false
+	}
+	return arrow.MonthDayNanoInterval{Months: int32(wm), Days: int32(wd), Nanoseconds: int64(wu) * 1e3}, true
 }
