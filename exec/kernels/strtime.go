@@ -87,8 +87,9 @@ func (tf *timeFormat) appendFormat(b []byte, days, nanos int64, tz bool) []byte 
 	y, m, d := civilFromDays(days)
 	num := func(v int64, width int, nopad bool) {
 		if v < 0 {
-			b = append(b, '-')
-			v = -v
+			// DuckDB writes a negative (astronomical) year unpadded: -44.
+			b = strconv.AppendInt(b, v, 10)
+			return
 		}
 		if !nopad {
 			for p, w := int64(10), 1; w < width; p, w = p*10, w+1 {
@@ -128,7 +129,11 @@ func (tf *timeFormat) appendFormat(b []byte, days, nanos int64, tz bool) []byte 
 		case 'm':
 			num(m, 2, it.nopad)
 		case 'y':
-			num(floorMod(y, 100), 2, it.nopad)
+			yy := y % 100
+			if yy < 0 {
+				yy = -yy
+			}
+			num(yy, 2, it.nopad)
 		case 'Y':
 			num(y, 4, false)
 		case 'G':
