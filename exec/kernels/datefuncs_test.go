@@ -3,6 +3,7 @@ package kernels
 import (
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/loredb/lore/types"
 )
 
@@ -49,4 +50,55 @@ func TestIntervalScale(t *testing.T) {
 	}
 	wantErr(t, "*", "out of range", mk(t, types.Interval, "1000000000 months"), mk(t, types.Int64, 3))
 	wantErr(t, "+", "out of range", mk(t, types.Interval, "2000000000 months"), mk(t, types.Interval, "2000000000 months"))
+}
+
+// Every date function runs on empty and all-NULL input, with typed and untyped NULL
+// arguments, without failing, and returns its declared type.
+func TestDateFunctionsOnNulls(t *testing.T) {
+	S, I, F, D, TS, IV, N := types.String, types.Int64, types.Float64, types.Date, types.Timestamp, types.Interval, types.Null
+	sigs := []struct {
+		name string
+		args []arrow.DataType
+	}{
+		{"date_add", []arrow.DataType{D, IV}}, {"date_add", []arrow.DataType{N, N}},
+		{"date_sub", []arrow.DataType{S, D, TS}}, {"datesub", []arrow.DataType{S, N, N}},
+		{"age", []arrow.DataType{TS, TS}}, {"age", []arrow.DataType{D}}, {"age", []arrow.DataType{N, N}},
+		{"make_timestamp", []arrow.DataType{I, I, I, I, I, F}}, {"make_timestamp", []arrow.DataType{I}},
+		{"epoch_ms", []arrow.DataType{TS}}, {"epoch_ms", []arrow.DataType{I}}, {"epoch_us", []arrow.DataType{D}},
+		{"epoch_ns", []arrow.DataType{IV}}, {"epoch_ns", []arrow.DataType{N}},
+		{"to_timestamp", []arrow.DataType{F}}, {"last_day", []arrow.DataType{TS}}, {"last_day", []arrow.DataType{N}},
+		{"dayname", []arrow.DataType{D}}, {"monthname", []arrow.DataType{N}},
+		{"time_bucket", []arrow.DataType{IV, TS}}, {"time_bucket", []arrow.DataType{IV, D, TS}}, {"time_bucket", []arrow.DataType{IV, TS, IV}},
+		{"time_bucket", []arrow.DataType{N, N}},
+		{"to_days", []arrow.DataType{I}}, {"to_seconds", []arrow.DataType{F}}, {"to_years", []arrow.DataType{N}},
+		{"isinf", []arrow.DataType{D}}, {"isfinite", []arrow.DataType{TS}},
+		{"*", []arrow.DataType{IV, I}}, {"*", []arrow.DataType{F, IV}}, {"/", []arrow.DataType{IV, N}},
+		{"strptime", []arrow.DataType{S, S}}, {"strftime", []arrow.DataType{N, S}},
+	}
+	for _, s := range sigs {
+		consts := make([]*types.Value, len(s.args))
+		if s.name == "strptime" || s.name == "strftime" {
+			f := types.StringValue("%Y-%m-%d")
+			consts[1] = &f
+		}
+		f, err := ResolveConst(s.name, s.args, consts)
+		if err != nil {
+			t.Errorf("Resolve(%s, %v): %v", s.name, s.args, err)
+			continue
+		}
+		for _, n := range []int{0, 3} {
+			in := make([]arrow.Array, len(s.args))
+			for i, dt := range s.args {
+				in[i] = ConstArray(types.NullOf(dt), n)
+			}
+			out, err := f.Eval(in, n)
+			if err != nil {
+				t.Errorf("%s%v on %d NULL rows: %v", s.name, s.args, n, err)
+				continue
+			}
+			if out.Len() != n || !arrow.TypeEqual(types.Unwrap(out.DataType()), f.Result) || out.NullN() != n {
+				t.Errorf("%s%v on %d NULL rows: %d rows (%d NULL) of %s, want %s", s.name, s.args, n, out.Len(), out.NullN(), out.DataType(), types.Name(f.Result))
+			}
+		}
+	}
 }
