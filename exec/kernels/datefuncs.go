@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,11 +17,15 @@ import (
 
 func dateFunctions() map[string]binder {
 	return map[string]binder{
-		"date_add":        bindDateAdd,
-		"date_sub":        bindDateSub,
-		"datesub":         bindDateSub,
-		"age":             bindAge,
-		"make_timestamp":  bindMakeTimestamp,
+		"date_add":         bindDateAdd,
+		"date_sub":         bindDateSub,
+		"datesub":          bindDateSub,
+		"age":              bindAge,
+		"make_timestamp":   bindMakeTimestamp(types.Timestamp),
+		"make_timestamptz": bindMakeTimestamp(types.TimestampTZ),
+		"make_timestamp_ns": bindSig([]argClass{clsInt}, &arrow.TimestampType{Unit: arrow.Nanosecond}, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return ticksToTimestamp(in, n, &arrow.TimestampType{Unit: arrow.Nanosecond})
+		}),
 		"epoch_ms":        bindEpochUnit(1e3),
 		"epoch_us":        bindEpochUnit(1e6),
 		"epoch_ns":        bindEpochUnit(1e9),
@@ -237,22 +242,37 @@ func age(da, ua, db, ub int64) arrow.MonthDayNanoInterval {
 }
 
 // bindMakeTimestamp is make_timestamp(year, month, day, hour, minute, seconds) or
-// make_timestamp(microseconds since the epoch) → TIMESTAMP.
-func bindMakeTimestamp(c *call) (*Function, error) {
-	if len(c.args) == 1 {
-		return bindSig([]argClass{clsInt}, types.Timestamp, func(in []arrow.Array, n int) (arrow.Array, error) {
-			out := make([]int64, n)
-			copy(out, i64(in[0]).Int64Values())
-			valid, nulls := andValidity(n, in...)
-			for i, v := range out {
-				if isValid(valid, 0, i) && types.TimestampInfSign(v) != 0 {
-					return nil, outOfRange("make_timestamp("+types.FormatTimestamp(v, arrow.Microsecond, false)+")", types.Timestamp)
-				}
+// make_timestamp(microseconds since the epoch) → res (TIMESTAMP, or TIMESTAMP WITH
+// TIME ZONE for make_timestamptz, whose fields are read in UTC).
+func bindMakeTimestamp(res arrow.DataType) binder {
+	return func(c *call) (*Function, error) {
+		if len(c.args) == 1 {
+			return bindSig([]argClass{clsInt}, res, func(in []arrow.Array, n int) (arrow.Array, error) {
+				return ticksToTimestamp(in, n, res)
+			})(c)
+		}
+		return bindSig([]argClass{clsInt, clsInt, clsInt, clsInt, clsInt, clsDouble}, res, func(in []arrow.Array, n int) (arrow.Array, error) {
+			out, err := makeTimestamp(in, n)
+			if err != nil || arrow.TypeEqual(res, types.Timestamp) {
+				return out, err
 			}
-			return fixedArray(types.Timestamp, out, valid, nulls), nil
+			return Cast(out, res)
 		})(c)
 	}
-	return bindSig([]argClass{clsInt, clsInt, clsInt, clsInt, clsInt, clsDouble}, types.Timestamp, makeTimestamp)(c)
+}
+
+// ticksToTimestamp reads BIGINT ticks as a timestamp of type res; the values that
+// stand for ±infinity are out of range.
+func ticksToTimestamp(in []arrow.Array, n int, res arrow.DataType) (arrow.Array, error) {
+	out := make([]int64, n)
+	copy(out, i64(in[0]).Int64Values())
+	valid, nulls := andValidity(n, in...)
+	for i, v := range out {
+		if isValid(valid, 0, i) && types.TimestampInfSign(v) != 0 {
+			return nil, outOfRange(strconv.FormatInt(v, 10), res)
+		}
+	}
+	return fixedArray(res, out, valid, nulls), nil
 }
 
 func makeTimestamp(args []arrow.Array, n int) (arrow.Array, error) {
