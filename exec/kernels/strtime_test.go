@@ -108,3 +108,36 @@ func TestStrptime(t *testing.T) {
 		}
 	}
 }
+
+// strptime on arbitrary text, and strftime of extreme values, fail cleanly or
+// succeed, never panic.
+func TestStrtimeArbitraryInput(t *testing.T) {
+	formats := []string{"%Y-%m-%d", "%d/%m/%y %I:%M %p", "%G %V %u", "%Y %U %w", "%Y %W %w", "%Y-%j", "%b %-d %Y %H:%M:%S.%f %z", "%A %B %n %g", "x%%y"}
+	pieces := []string{"2024", "-", "13", "02", "29", "Feb", "march", "pm", "AM", "+05:30", "-9", "999999999", " ", "%", ".", "366", "53", "0", "x", "Z"}
+	state := uint64(1)
+	next := func(n int) int {
+		state = state*6364136223846793005 + 1442695040888963407
+		return int(state>>33) % n
+	}
+	for _, f := range formats {
+		tf, err := compileTimeFormat("strptime", f)
+		if err != nil {
+			t.Fatalf("%q: %v", f, err)
+		}
+		for k := 0; k < 2000; k++ {
+			var sb strings.Builder
+			for j := next(8); j >= 0; j-- {
+				sb.WriteString(pieces[next(len(pieces))])
+			}
+			if us, err := tf.parse(sb.String()); err == nil && types.TimestampInfSign(us) != 0 {
+				t.Errorf("strptime(%q, %q) made an infinite timestamp", sb.String(), f)
+			}
+		}
+	}
+	tf, _ := compileTimeFormat("strftime", "%a %A %w %u %d %b %B %m %y %Y %G %V %U %W %j %H %I %p %M %S %g %f %n %z %c %x %X")
+	for _, days := range []int64{types.DateInfinity - 1, types.DateNegInfinity + 1, 0, -1, -719528} {
+		if s := string(tf.appendFormat(nil, days, 86399999999999, false)); s == "" {
+			t.Errorf("strftime of day %d is empty", days)
+		}
+	}
+}
