@@ -3,6 +3,7 @@ package kernels
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loredb/lore/errs"
 )
@@ -72,13 +73,32 @@ func compileTimeFormat(fn, f string) (*timeFormat, error) {
 			continue
 		}
 		flush()
+		// %c, %x, %X and %T are shorthands for numeric codes, which strptime then
+		// reads the usual way.
+		switch c {
+		case 'c':
+			tf.items = append(tf.items, shorthandItems("%Y-%m-%d %H:%M:%S")...)
+			continue
+		case 'x':
+			tf.items = append(tf.items, shorthandItems("%Y-%m-%d")...)
+			continue
+		case 'X', 'T':
+			tf.items = append(tf.items, shorthandItems("%H:%M:%S")...)
+			continue
+		}
 		tf.items = append(tf.items, timeItem{code: c, nopad: nopad})
-		if c == 'z' {
+		if c == 'z' || c == 'Z' {
 			tf.zone = true
 		}
 	}
 	flush()
 	return tf, nil
+}
+
+// shorthandItems compiles the expansion of a shorthand code (known to be valid).
+func shorthandItems(f string) []timeItem {
+	tf, _ := compileTimeFormat("strftime", f)
+	return tf.items
 }
 
 // appendFormat renders a day number and nanoseconds since midnight; tz says the
@@ -178,30 +198,9 @@ func (tf *timeFormat) appendFormat(b []byte, days, nanos int64, tz bool) []byte 
 			if tz {
 				b = append(b, "UTC"...)
 			}
-		case 'c':
-			num(y, 4, false)
-			b = append(b, '-')
-			num(m, 2, false)
-			b = append(b, '-')
-			num(d, 2, false)
-			b = append(b, ' ')
-			b = appendClock(b, nanos)
-		case 'x':
-			num(y, 4, false)
-			b = append(b, '-')
-			num(m, 2, false)
-			b = append(b, '-')
-			num(d, 2, false)
-		case 'X', 'T':
-			b = appendClock(b, nanos)
 		}
 	}
 	return b
-}
-
-func appendClock(b []byte, nanos int64) []byte {
-	h, m, s := nanos/3600e9, nanos/60e9%60, nanos/1e9%60
-	return append(b, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10), ':', byte('0'+s/10), byte('0'+s%10))
 }
 
 // parsed is what strptime read from one string, before the date is assembled.
@@ -216,7 +215,8 @@ type parsed struct {
 	weekday             int64 // %w (0 Sunday) or %u (7 Sunday), -1 when absent
 	weekNo              int64 // %U or %W
 	weekCode            byte
-	offset              int64 // seconds east of UTC (%z)
+	offset              int64          // seconds east of UTC (%z)
+	loc                 *time.Location // the zone named by %Z, nil for none
 	hasYear             bool
 }
 
@@ -228,7 +228,7 @@ func (tf *timeFormat) parseErr(s string, pos int, why string) error {
 
 // isNumCode reports whether a code reads digits.
 func isNumCode(c byte) bool {
-	return c != 0 && strings.IndexByte("aAbBhpzZcxXT", c) < 0
+	return c != 0 && strings.IndexByte("aAbBhpzZ", c) < 0
 }
 
 // parse reads s as tf describes and returns microseconds since the epoch in UTC.
@@ -401,8 +401,21 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 			}
 			p.offset = off
 			pos += n
-		case 'Z', 'c', 'x', 'X', 'T':
-			return 0, errs.New(errs.Analysis, "strptime: the format code %%%c is not supported for parsing", it.code)
+		case 'Z':
+			end := pos
+			for end < len(s) && (isZoneChar(s[end])) {
+				end++
+			}
+			name := s[pos:end]
+			if name == "" {
+				return 0, tf.parseErr(s, pos, "expected a time zone name")
+			}
+			loc, err := zoneByName(name)
+			if err != nil {
+				return 0, tf.parseErr(s, pos, "unknown time zone "+strconv.Quote(name))
+			}
+			p.loc = loc
+			pos = end
 		}
 	}
 	for pos < len(s) && isSpace(s[pos]) {
@@ -512,9 +525,29 @@ func (p *parsed) assemble(tf *timeFormat, s string) (int64, error) {
 		return 0, errs.New(errs.Analysis, "could not parse string %q according to format specifier %q: the timestamp is out of range", s, tf.src)
 	}
 	us := days*microsPerDay + p.hour*microsPerHour + p.min*microsPerMinute + p.sec*microsPerSecond + p.nanos/1e3
+	if p.loc != nil {
+		// The fields are the wall clock of the named zone: take its offset there.
+		y, m, d := civilFromDays(days)
+		wall := time.Date(int(y), time.Month(m), int(d), int(p.hour), int(p.min), int(p.sec), 0, p.loc)
+		_, off := wall.Zone()
+		us -= int64(off) * microsPerSecond
+	}
 	return us - p.offset*microsPerSecond, nil
 }
 
 // maxTimestampDays bounds the days a microsecond TIMESTAMP can hold, with room for
 // a day's time and a zone offset.
 const maxTimestampDays = 106751990
+
+func isZoneChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '_' || c == '-' || c == '+'
+}
+
+// zoneByName finds a time zone by its IANA name (UTC and GMT always).
+func zoneByName(name string) (*time.Location, error) {
+	switch strings.ToUpper(name) {
+	case "UTC", "GMT", "Z", "ETC/UTC":
+		return time.UTC, nil
+	}
+	return time.LoadLocation(name)
+}

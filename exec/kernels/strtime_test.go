@@ -96,6 +96,12 @@ func TestStrptime(t *testing.T) {
 			t.Errorf("strptime(%q, %q) = %s, want %s", c.s, c.f, got, c.want)
 		}
 	}
+	if got := constCall(t, "strptime", constStr("2024-07-01 10:00 America/New_York", 1), constStr("%Y-%m-%d %H:%M %Z", 1)); got != "2024-07-01 14:00:00+00" {
+		t.Errorf("strptime with %%Z = %s", got)
+	}
+	if got := constCall(t, "strptime", constStr("2024-01-01 10:00:00", 1), constStr("%c", 1)); got != "2024-01-01 10:00:00" {
+		t.Errorf("strptime with %%c = %s", got)
+	}
 	if got := constCall(t, "strptime", constStr("2024-03-05 10 +02:30", 1), constStr("%Y-%m-%d %H %z", 1)); got != "2024-03-05 07:30:00+00" {
 		t.Errorf("strptime with %%z = %s", got)
 	}
