@@ -4,6 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	// Zone names resolve the same on every machine, with or without a system
+	// zone database.
+	_ "time/tzdata"
 
 	"github.com/loredb/lore/errs"
 )
