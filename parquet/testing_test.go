@@ -322,13 +322,6 @@ func renderLikeDuckDB(v types.Value) string {
 		// Parquet TIME adjusted to UTC is DuckDB's TIME WITH TIME ZONE; Lore reads
 		// TIME, and only the rendering differs.
 		return v.String() + "+00"
-	case arrow.TIMESTAMP:
-		// DuckDB writes years before 1 as "226414-01-07 (BC) 22:21:39".
-		unit := v.Type.(*arrow.TimestampType).Unit
-		if t := types.TimeOf(v.I, unit); t.Year() <= 0 {
-			s := v.String()
-			return fmt.Sprintf("%d-%02d-%02d (BC)%s", 1-t.Year(), t.Month(), t.Day(), s[strings.LastIndex(s, " "):])
-		}
 	}
 	return v.String()
 }

@@ -242,13 +242,6 @@ func FormatDecimal(d decimal128.Num, scale int32) string {
 	return s
 }
 
-var epoch = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// FormatDate renders days since the epoch as YYYY-MM-DD.
-func FormatDate(days int32) string {
-	return epoch.AddDate(0, 0, int(days)).Format("2006-01-02")
-}
-
 // UnitsPerSecond is the number of ticks of unit in a second.
 func UnitsPerSecond(u arrow.TimeUnit) int64 {
 	switch u {
@@ -271,23 +264,6 @@ func TimeOf(v int64, unit arrow.TimeUnit) time.Time {
 		frac += per
 	}
 	return time.Unix(sec, frac*(1e9/per)).UTC()
-}
-
-// FormatTimestamp renders a timestamp as YYYY-MM-DD HH:MM:SS[.ffffff][+00].
-func FormatTimestamp(v int64, unit arrow.TimeUnit, tz bool) string {
-	t := TimeOf(v, unit)
-	s := t.Format("2006-01-02 15:04:05")
-	if ns := t.Nanosecond(); ns != 0 {
-		frac := fmt.Sprintf("%09d", ns)
-		if unit != arrow.Nanosecond {
-			frac = frac[:6]
-		}
-		s += "." + strings.TrimRight(frac, "0")
-	}
-	if tz {
-		s += "+00"
-	}
-	return s
 }
 
 func formatTime(v Value, dt arrow.DataType) string {

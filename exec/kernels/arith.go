@@ -398,8 +398,12 @@ func dateAddDays(x, y arrow.Array, sign int64) (arrow.Array, error) {
 	for i, v := range d {
 		// sign*k overflows for k = -9223372036854775808 and sign -1, but then no sum
 		// fits in a DATE either way; the message states the operands as written.
+		if types.DateInfSign(int64(v)) != 0 {
+			out[i] = int32(v) // infinity plus days is infinity, as in DuckDB
+			continue
+		}
 		r := int64(v) + sign*k[i]
-		if r != int64(int32(r)) && isValid(valid, 0, i) {
+		if types.DateInfSign(r) != 0 || r != int64(int32(r)) && isValid(valid, 0, i) {
 			op := " + "
 			if sign < 0 {
 				op = " - "
@@ -439,6 +443,10 @@ func tsAddInterval(x, y arrow.Array, sign int64) (arrow.Array, error) {
 		}
 		v := int64(t)
 		k := iv[i]
+		if types.TimestampInfSign(v) != 0 {
+			out[i] = v // an infinite timestamp moved by an interval stays infinite
+			continue
+		}
 		ok := true
 		if k.Months != 0 {
 			day, rem := floorDiv(v, dayTicks), floorMod(v, dayTicks)
@@ -453,7 +461,7 @@ func tsAddInterval(x, y arrow.Array, sign int64) (arrow.Array, error) {
 		}
 		v, o1 = addChecked(v, dd*dayTicks)
 		v, o2 = addChecked(v, sign*(k.Nanoseconds/(1e9/per)))
-		if !ok || o1 || o2 {
+		if !ok || o1 || o2 || types.TimestampInfSign(v) != 0 {
 			return nil, outOfRange(types.FormatTimestamp(int64(t), dt.Unit, false)+" "+map[int64]string{1: "+", -1: "-"}[sign]+" "+types.FormatInterval(k), dt)
 		}
 		out[i] = v
@@ -465,12 +473,22 @@ func tsAddInterval(x, y arrow.Array, sign int64) (arrow.Array, error) {
 // as DuckDB does.
 func tsDiff(x, y arrow.Array) (arrow.Array, error) {
 	n := x.Len()
-	per := types.UnitsPerSecond(x.DataType().(*arrow.TimestampType).Unit)
+	unit := x.DataType().(*arrow.TimestampType).Unit
+	per := types.UnitsPerSecond(unit)
 	a, b := x.(*array.Timestamp).TimestampValues(), y.(*array.Timestamp).TimestampValues()
 	out := make([]arrow.MonthDayNanoInterval, n)
 	valid, nulls := andValidity(n, x, y)
 	for i, v := range a {
-		d := int64(v) - int64(b[i])
+		if !isValid(valid, 0, i) {
+			continue
+		}
+		if types.TimestampInfSign(int64(v)) != 0 || types.TimestampInfSign(int64(b[i])) != 0 {
+			return nil, analysisf("cannot subtract infinite timestamps")
+		}
+		d, over := subChecked(int64(v), int64(b[i]))
+		if over {
+			return nil, outOfRange(types.FormatTimestamp(int64(v), unit, false)+" - "+types.FormatTimestamp(int64(b[i]), unit, false), types.Interval)
+		}
 		days := d / (86400 * per)
 		rem := d % (86400 * per)
 		out[i] = arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: rem * (1e9 / per)}
@@ -483,11 +501,20 @@ func intervalAdd(x, y arrow.Array, sign int32) (arrow.Array, error) {
 	n := x.Len()
 	a, b := x.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues(), y.(*array.MonthDayNanoInterval).MonthDayNanoIntervalValues()
 	out := make([]arrow.MonthDayNanoInterval, n)
-	for i, v := range a {
-		out[i] = arrow.MonthDayNanoInterval{Months: v.Months + sign*b[i].Months, Days: v.Days + sign*b[i].Days,
-			Nanoseconds: v.Nanoseconds + int64(sign)*b[i].Nanoseconds}
-	}
 	valid, nulls := andValidity(n, x, y)
+	for i, v := range a {
+		m := int64(v.Months) + int64(sign)*int64(b[i].Months)
+		d := int64(v.Days) + int64(sign)*int64(b[i].Days)
+		ns, over := addChecked(v.Nanoseconds, int64(sign)*b[i].Nanoseconds)
+		if isValid(valid, 0, i) && (over || m != int64(int32(m)) || d != int64(int32(d))) {
+			op := " + "
+			if sign < 0 {
+				op = " - "
+			}
+			return nil, outOfRange(types.FormatInterval(v)+op+types.FormatInterval(b[i]), types.Interval)
+		}
+		out[i] = arrow.MonthDayNanoInterval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
+	}
 	return decimalArray(types.Interval, out, valid, nulls), nil
 }
 

@@ -390,6 +390,9 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 			days = make([]int64, n)
 			for i, v := range ticks {
 				days[i] = floorDiv(v, per)
+				if s := types.TimestampInfSign(v); s != 0 {
+					days[i] = int64(s) * types.DateInfinity
+				}
 			}
 		}
 		out := make([]int32, n)
@@ -411,6 +414,10 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 				if !isValid(vm, voff, i) {
 					continue
 				}
+				if s := types.DateInfSign(d); s != 0 {
+					out[i] = int64(s) * types.TimestampInfinity
+					continue
+				}
 				if d > math.MaxInt64/dayTicks || d < math.MinInt64/dayTicks {
 					return nil, outOfRange(types.FormatDate(int32(d)), to)
 				}
@@ -425,6 +432,10 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		case per > from:
 			k := per / from
 			for i, v := range ticks {
+				if types.TimestampInfSign(v) != 0 {
+					out[i] = v
+					continue
+				}
 				if isValid(vm, voff, i) && (v > math.MaxInt64/k || v < math.MinInt64/k) {
 					return nil, outOfRange(types.FormatTimestamp(v, unit, false), to)
 				}
@@ -434,6 +445,9 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 			k := from / per
 			for i, v := range ticks {
 				out[i] = floorDiv(v, k)
+				if types.TimestampInfSign(v) != 0 {
+					out[i] = v
+				}
 			}
 		}
 		return fixedArray(to, out, valid, nulls), nil

@@ -57,7 +57,7 @@ func castToString(arr arrow.Array) (arrow.Array, error) {
 			scratch = appendDate(scratch, int64(a.Value(i)))
 		case *array.Timestamp:
 			t := a.DataType().(*arrow.TimestampType)
-			scratch = append(scratch, types.FormatTimestamp(int64(a.Value(i)), t.Unit, t.TimeZone != "")...)
+			scratch = types.AppendTimestamp(scratch, int64(a.Value(i)), t.Unit, t.TimeZone != "")
 		case *array.MonthDayNanoInterval:
 			scratch = append(scratch, types.FormatInterval(a.Value(i))...)
 		default:
@@ -69,16 +69,8 @@ func castToString(arr arrow.Array) (arrow.Array, error) {
 	return b.finish(), nil
 }
 
-// appendDate renders days since the epoch as YYYY-MM-DD like types.FormatDate, with
-// a fast path for years 1 to 9999.
-func appendDate(dst []byte, days int64) []byte {
-	y, m, d := civilFromDays(days)
-	if y < 1 || y > 9999 {
-		return append(dst, types.FormatDate(int32(days))...)
-	}
-	return append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10),
-		'-', byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
-}
+// appendDate renders days since the epoch as types.FormatDate does.
+func appendDate(dst []byte, days int64) []byte { return types.AppendDate(dst, days) }
 
 // castFromString parses every row as a value of to.
 func castFromString(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {

@@ -1,5 +1,7 @@
 package kernels
 
+import "github.com/loredb/lore/types"
+
 // Calendar arithmetic on days since 1970-01-01 in the proleptic Gregorian calendar,
 // without time.Time: the kernels convert millions of values and these are a few
 // integer operations each (the algorithms are the well-known era/day-of-era ones).
@@ -32,29 +34,7 @@ func daysFromCivil(y, m, d int64) int64 {
 }
 
 // civilFromDays is the inverse of daysFromCivil.
-func civilFromDays(z int64) (y, m, d int64) {
-	z += 719468
-	era := z
-	if era < 0 {
-		era -= 146096
-	}
-	era /= 146097
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	if mp < 10 {
-		m = mp + 3
-	} else {
-		m = mp - 9
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
-}
+func civilFromDays(z int64) (y, m, d int64) { return types.CivilFromDays(z) }
 
 func isLeap(y int64) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 

@@ -1,11 +1,11 @@
 package kernels
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
@@ -32,6 +32,40 @@ func newTemporalReader(x arrow.Array) (temporalReader, bool) {
 	}
 	return temporalReader{}, false
 }
+
+// inf is +1 or -1 when row i is an infinite date or timestamp, else 0.
+func (r temporalReader) inf(i int) int {
+	if r.dates != nil {
+		return types.DateInfSign(int64(r.dates[i]))
+	}
+	return types.TimestampInfSign(int64(r.ts[i]))
+}
+
+// nullRows marks rows NULL in a validity bitmap from andValidity, making one when
+// there is none.
+type nullRows struct {
+	valid []byte
+	nulls int
+	n     int
+}
+
+func newNullRows(n int, args ...arrow.Array) *nullRows {
+	v, k := andValidity(n, args...)
+	return &nullRows{valid: v, nulls: k, n: n}
+}
+
+func (z *nullRows) set(i int) {
+	if z.valid == nil {
+		z.valid = make([]byte, bitmapLen(z.n))
+		bitutil.SetBitsTo(z.valid, 0, int64(z.n), true)
+	}
+	if bitutil.BitIsSet(z.valid, i) {
+		bitutil.ClearBit(z.valid, i)
+		z.nulls++
+	}
+}
+
+func (z *nullRows) ok(i int) bool { return isValid(z.valid, 0, i) }
 
 func (r temporalReader) at(i int) (days, nanos int64) {
 	if r.dates != nil {
@@ -83,6 +117,13 @@ func normPart(p string) (string, bool) {
 		return "yearweek", true
 	case "epoch":
 		return "epoch", true
+	case "era":
+		return "era", true
+	case "julian":
+		return "julian", true
+	case "timezone", "timezone_hour", "timezone_minute":
+		// Values WITH TIME ZONE are held in UTC: every offset is 0.
+		return "timezone", true
 	}
 	return "", false
 }
@@ -138,11 +179,20 @@ func extractPart(part string, days, nanos int64) (int64, bool) {
 		return y*100 + w, true
 	case "epoch":
 		return days*86400 + nanos/1e9, true
+	case "timezone":
+		return 0, true
+	case "julian":
+		return days + julianEpoch, true
 	}
 	y, m, d := civilFromDays(days)
 	switch part {
 	case "year":
 		return y, true
+	case "era":
+		if y > 0 {
+			return 1, true
+		}
+		return 0, true
 	case "month":
 		return m, true
 	case "day":
@@ -152,7 +202,7 @@ func extractPart(part string, days, nanos int64) (int64, bool) {
 	case "doy":
 		return days - daysFromCivil(y, 1, 1) + 1, true
 	case "decade":
-		return floorDiv(y, 10), true
+		return y / 10, true
 	case "century":
 		if y > 0 {
 			return (y-1)/100 + 1, true
@@ -179,15 +229,20 @@ func datePart(args []arrow.Array, n int) (arrow.Array, error) {
 		return nil, errs.New(errs.Analysis, "no function matches date_part(VARCHAR, %s)", types.Name(args[1].DataType()))
 	}
 	pc := partCache{fn: "date_part"}
-	valid, nulls := andValidity(n, args...)
+	z := newNullRows(n, args...)
 	out := make([]int64, n)
 	for i := 0; i < n; i++ {
-		if !isValid(valid, 0, i) {
+		if !z.ok(i) {
 			continue
 		}
 		part, err := pc.get(parts.Value(i))
 		if err != nil {
 			return nil, err
+		}
+		if r.inf(i) != 0 {
+			// Every part of an infinite value is NULL, as in DuckDB.
+			z.set(i)
+			continue
 		}
 		days, nanos := r.at(i)
 		v, ok := extractPart(part, days, nanos)
@@ -196,30 +251,36 @@ func datePart(args []arrow.Array, n int) (arrow.Array, error) {
 		}
 		out[i] = v
 	}
-	return fixedArray(types.Int64, out, valid, nulls), nil
+	return fixedArray(types.Int64, out, z.valid, z.nulls), nil
 }
 
 // datePartEpoch is date_part('epoch', x) → DOUBLE seconds with the fraction.
 func datePartEpoch(args []arrow.Array, n int) (arrow.Array, error) {
 	x := args[len(args)-1]
 	out := make([]float64, n)
+	z := newNullRows(n, args...)
 	switch a := x.(type) {
 	case *array.Date32:
 		for i, d := range a.Date32Values() {
 			out[i] = float64(int64(d) * 86400)
+			if types.DateInfSign(int64(d)) != 0 {
+				z.set(i)
+			}
 		}
 	case *array.Timestamp:
 		per := float64(types.UnitsPerSecond(a.DataType().(*arrow.TimestampType).Unit))
 		for i, v := range a.TimestampValues() {
 			out[i] = float64(v) / per
+			if types.TimestampInfSign(int64(v)) != 0 {
+				z.set(i)
+			}
 		}
 	case *array.MonthDayNanoInterval:
 		for i, v := range a.MonthDayNanoIntervalValues() {
 			out[i] = float64(v.Months)*30*86400 + float64(v.Days)*86400 + float64(v.Nanoseconds)/1e9
 		}
 	}
-	valid, nulls := andValidity(n, args...)
-	return fixedArray(types.Float64, out, valid, nulls), nil
+	return fixedArray(types.Float64, out, z.valid, z.nulls), nil
 }
 
 func intervalPart(parts *array.String, iv *array.MonthDayNanoInterval, n int) (arrow.Array, error) {
@@ -289,12 +350,14 @@ func truncDay(part string, days int64) int64 {
 		return daysFromCivil(y, (m-1)/3*3+1, 1)
 	case "year":
 		return daysFromCivil(y, 1, 1)
+	// DuckDB truncates the (astronomical) year toward zero: 2000 and 2001 both
+	// begin the century 2000, and -44 the decade -40.
 	case "decade":
-		return daysFromCivil(floorDiv(y, 10)*10, 1, 1)
+		return daysFromCivil(y/10*10, 1, 1)
 	case "century":
-		return daysFromCivil(floorDiv(y-1, 100)*100+1, 1, 1)
+		return daysFromCivil(y/100*100, 1, 1)
 	case "millennium":
-		return daysFromCivil(floorDiv(y-1, 1000)*1000+1, 1, 1)
+		return daysFromCivil(y/1000*1000, 1, 1)
 	}
 	return days
 }
@@ -356,6 +419,15 @@ func dateTrunc(res arrow.DataType) func(args []arrow.Array, n int) (arrow.Array,
 			if err != nil {
 				return nil, err
 			}
+			if s := r.inf(i); s != 0 {
+				// An infinite value truncates to itself.
+				if outDates != nil {
+					outDates[i] = int32(s) * types.DateInfinity
+				} else {
+					outTs[i] = int64(s) * types.TimestampInfinity
+				}
+				continue
+			}
 			days, nanos := r.at(i)
 			if isDayOrLonger(part) {
 				days, nanos = truncDay(part, days), 0
@@ -376,7 +448,9 @@ func dateTrunc(res arrow.DataType) func(args []arrow.Array, n int) (arrow.Array,
 }
 
 // dateDiffKernel is date_diff(part, a, b): the number of part boundaries crossed
-// going from a to b (DuckDB's definition: month difference ignores the day).
+// going from a to b (DuckDB's definition: month difference ignores the day; decades,
+// centuries and millennia are the year truncated toward zero). An infinite argument
+// gives NULL; a difference that does not fit in a BIGINT is an error.
 func dateDiffKernel(args []arrow.Array, n int) (arrow.Array, error) {
 	parts := str(args[0])
 	ra, ok1 := newTemporalReader(args[1])
@@ -385,65 +459,85 @@ func dateDiffKernel(args []arrow.Array, n int) (arrow.Array, error) {
 		return nil, errs.New(errs.Analysis, "no function matches date_diff(VARCHAR, %s, %s)", types.Name(args[1].DataType()), types.Name(args[2].DataType()))
 	}
 	pc := partCache{fn: "date_diff"}
-	var outErr error
-	res := evalInts(args, n, func(i int) int64 {
-		if outErr != nil {
-			return 0
+	z := newNullRows(n, args...)
+	out := make([]int64, n)
+	for i := 0; i < n; i++ {
+		if !z.ok(i) {
+			continue
 		}
 		part, err := pc.get(parts.Value(i))
 		if err != nil {
-			outErr = err
-			return 0
+			return nil, err
 		}
-		da, na := ra.at(i)
-		db, nb := rb.at(i)
-		ya, ma, _ := civilFromDays(da)
-		yb, mb, _ := civilFromDays(db)
-		switch part {
-		case "year":
-			return yb - ya
-		case "quarter":
-			return (yb*4 + (mb-1)/3) - (ya*4 + (ma-1)/3)
-		case "month":
-			return (yb*12 + mb) - (ya*12 + ma)
-		case "decade":
-			return floorDiv(yb, 10) - floorDiv(ya, 10)
-		case "century":
-			return floorDiv(yb-1, 100) - floorDiv(ya-1, 100)
-		case "millennium":
-			return floorDiv(yb-1, 1000) - floorDiv(ya-1, 1000)
-		case "week":
-			return (db - da) / 7
-		case "day", "dow", "isodow", "doy":
-			return db - da
+		if ra.inf(i) != 0 || rb.inf(i) != 0 {
+			z.set(i)
+			continue
 		}
-		// Time parts: difference of the values truncated to the unit.
-		ta, tb := da*86400e9+na, db*86400e9+nb
-		var q int64
-		switch part {
-		case "hour":
-			q = 3600e9
-		case "minute":
-			q = 60e9
-		case "second", "epoch":
-			q = 1e9
-		case "millisecond":
-			q = 1e6
-		case "microsecond":
-			q = 1e3
-		default:
-			outErr = badPart("date_diff", parts.Value(i))
-			return 0
+		v, err := partDiff(part, ra, rb, i)
+		if err != nil {
+			return nil, err
 		}
-		return floorDiv(tb, q) - floorDiv(ta, q)
-	})
-	if outErr != nil {
-		return nil, outErr
+		out[i] = v
 	}
-	return res, nil
+	return fixedArray(types.Int64, out, z.valid, z.nulls), nil
 }
 
-// makeDate is make_date(year, month, day) → DATE.
+// partDiff is date_diff of one finite row.
+func partDiff(part string, ra, rb temporalReader, i int) (int64, error) {
+	da, na := ra.at(i)
+	db, nb := rb.at(i)
+	ya, ma, _ := civilFromDays(da)
+	yb, mb, _ := civilFromDays(db)
+	switch part {
+	case "year", "isoyear":
+		return yb - ya, nil
+	case "quarter":
+		return (yb*4 + (mb-1)/3) - (ya*4 + (ma-1)/3), nil
+	case "month":
+		return (yb*12 + mb) - (ya*12 + ma), nil
+	case "decade":
+		return yb/10 - ya/10, nil
+	case "century":
+		return yb/100 - ya/100, nil
+	case "millennium":
+		return yb/1000 - ya/1000, nil
+	case "week", "yearweek":
+		return (db - da) / 7, nil
+	case "day", "dow", "isodow", "doy":
+		return db - da, nil
+	}
+	// Time parts: difference of the values truncated to the unit, counted in
+	// microseconds (nanoseconds since 1970 overflow before year 1678).
+	var q int64
+	switch part {
+	case "hour":
+		q = microsPerHour
+	case "minute":
+		q = microsPerMinute
+	case "second", "epoch":
+		q = microsPerSecond
+	case "millisecond":
+		q = 1000
+	case "microsecond":
+		q = 1
+	default:
+		return 0, badPart("date_diff", part)
+	}
+	ta, tb := da*microsPerDay+na/1e3, db*microsPerDay+nb/1e3
+	d, over := subChecked(floorDiv(tb, q), floorDiv(ta, q))
+	if over {
+		return 0, errs.New(errs.Analysis, "out of range: date_diff in %ss does not fit in BIGINT", part)
+	}
+	return d, nil
+}
+
+// subChecked subtracts and reports overflow.
+func subChecked(a, b int64) (int64, bool) {
+	r := a - b
+	return r, (a^b)&(a^r) < 0
+}
+
+// makeDate is make_date(year, month, day) → DATE, for any date DuckDB's DATE holds.
 func makeDate(args []arrow.Array, n int) (arrow.Array, error) {
 	y, m, d := i64(args[0]).Int64Values(), i64(args[1]).Int64Values(), i64(args[2]).Int64Values()
 	valid, nulls := andValidity(n, args...)
@@ -452,93 +546,43 @@ func makeDate(args []arrow.Array, n int) (arrow.Array, error) {
 		if !isValid(valid, 0, i) {
 			continue
 		}
-		if m[i] < 1 || m[i] > 12 || d[i] < 1 || y[i] < -290000 || y[i] > 290000 || d[i] > daysInMonth(y[i], m[i]) {
-			return nil, errs.New(errs.Analysis, "date out of range: %d-%d-%d", y[i], m[i], d[i])
+		// The year bound keeps daysFromCivil's arithmetic far from overflow; the
+		// day bound is the DATE range, short of the infinities.
+		ok := m[i] >= 1 && m[i] <= 12 && d[i] >= 1 && y[i] > -6000000 && y[i] < 6000000 && d[i] <= daysInMonth(y[i], m[i])
+		if ok {
+			days := daysFromCivil(y[i], m[i], d[i])
+			if ok = days > types.DateNegInfinity && days < types.DateInfinity; ok {
+				out[i] = int32(days)
+				continue
+			}
 		}
-		out[i] = int32(daysFromCivil(y[i], m[i], d[i]))
+		return nil, errs.New(errs.Analysis, "out of range: date %d-%d-%d does not fit in DATE", y[i], m[i], d[i])
 	}
 	return fixedArray(types.Date, out, valid, nulls), nil
-}
-
-// strftime formats a timestamp or date with %Y %m %d %H %M %S %f (microseconds)
-// %j %y %b %B %a %A %p %I %%; other characters are copied.
-func strftimeKernel(args []arrow.Array, n int) (arrow.Array, error) {
-	r, ok := newTemporalReader(args[0])
-	if !ok {
-		return nil, errs.New(errs.Analysis, "no function matches strftime(%s, VARCHAR)", types.Name(args[0].DataType()))
-	}
-	f := str(args[1])
-	return evalStrings(args, n, func(i int) (string, error) {
-		days, nanos := r.at(i)
-		return formatTime(f.Value(i), days, nanos), nil
-	})
 }
 
 var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 var dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
 
-func formatTime(f string, days, nanos int64) string {
-	y, m, d := civilFromDays(days)
-	var b []byte
-	two := func(v int64) { b = append(b, byte('0'+v/10%10), byte('0'+v%10)) }
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' || i+1 == len(f) {
-			b = append(b, f[i])
+// julianEpoch is the Julian day number of 1970-01-01.
+const julianEpoch = 2440588
+
+// datePartJulian is date_part('julian', x) → DOUBLE: the Julian day with the
+// fraction of the day.
+func datePartJulian(args []arrow.Array, n int) (arrow.Array, error) {
+	r, _ := newTemporalReader(args[len(args)-1])
+	z := newNullRows(n, args...)
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		if !z.ok(i) {
 			continue
 		}
-		i++
-		switch f[i] {
-		case 'Y':
-			if y >= 0 && y <= 9999 {
-				b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10))
-			} else {
-				b = strconv.AppendInt(b, y, 10)
-			}
-		case 'y':
-			two(floorMod(y, 100))
-		case 'm':
-			two(m)
-		case 'd':
-			two(d)
-		case 'H':
-			two(nanos / 3600e9)
-		case 'I':
-			h := nanos / 3600e9 % 12
-			if h == 0 {
-				h = 12
-			}
-			two(h)
-		case 'p':
-			if nanos/3600e9 < 12 {
-				b = append(b, "AM"...)
-			} else {
-				b = append(b, "PM"...)
-			}
-		case 'M':
-			two(nanos / 60e9 % 60)
-		case 'S':
-			two(nanos / 1e9 % 60)
-		case 'f':
-			us := nanos / 1e3 % 1e6
-			for p := int64(100000); p >= 1; p /= 10 {
-				b = append(b, byte('0'+us/p%10))
-			}
-		case 'j':
-			doy := days - daysFromCivil(y, 1, 1) + 1
-			b = append(b, byte('0'+doy/100), byte('0'+doy/10%10), byte('0'+doy%10))
-		case 'b':
-			b = append(b, monthNames[m-1][:3]...)
-		case 'B':
-			b = append(b, monthNames[m-1]...)
-		case 'a':
-			b = append(b, dayNames[isoWeekday(days)%7][:3]...)
-		case 'A':
-			b = append(b, dayNames[isoWeekday(days)%7]...)
-		case '%':
-			b = append(b, '%')
-		default:
-			b = append(b, '%', f[i])
+		if r.inf(i) != 0 {
+			z.set(i)
+			continue
 		}
+		days, nanos := r.at(i)
+		out[i] = float64(days+julianEpoch) + float64(nanos)/86400e9
 	}
-	return string(b)
+	return fixedArray(types.Float64, out, z.valid, z.nulls), nil
 }

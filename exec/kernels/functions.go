@@ -275,6 +275,9 @@ func bindDecimalArith(c *call, op arithOp, a, b *arrow.Decimal128Type) (*Functio
 // bindTemporalArith handles + and - with dates, timestamps and intervals; nil when
 // neither side is temporal.
 func bindTemporalArith(c *call, op arithOp, a, b arrow.DataType) *Function {
+	if op == opMul || op == opDiv {
+		return bindIntervalScale(c, op, a, b)
+	}
 	if op != opAdd && op != opSub {
 		return nil
 	}
@@ -323,18 +326,12 @@ func bindTemporalArith(c *call, op arithOp, a, b arrow.DataType) *Function {
 			return dateDiff(args[0], args[1])
 		}, true)
 	case (date(a) || ts(a)) && isInterval(b):
-		t := a
-		if date(a) {
-			t = types.Timestamp
-		}
+		t := microTimestamp(a)
 		return newFunction(c, []arrow.DataType{t, types.Interval}, t, func(args []arrow.Array, n int) (arrow.Array, error) {
 			return tsAddInterval(args[0], args[1], sign)
 		}, true)
 	case op == opAdd && isInterval(a) && (date(b) || ts(b)):
-		t := b
-		if date(b) {
-			t = types.Timestamp
-		}
+		t := microTimestamp(b)
 		return newFunction(c, []arrow.DataType{types.Interval, t}, t, swap(func(args []arrow.Array, n int) (arrow.Array, error) {
 			return tsAddInterval(args[0], args[1], 1)
 		}), true)
@@ -745,6 +742,9 @@ func bindDatePart(c *call) (*Function, error) {
 		if norm == "epoch" {
 			return newFunction(c, args, types.Float64, datePartEpoch, true), nil
 		}
+		if norm == "julian" && !isInterval(t) {
+			return newFunction(c, args, types.Float64, datePartJulian, true), nil
+		}
 	}
 	return newFunction(c, args, types.Int64, datePart, true), nil
 }
@@ -781,17 +781,6 @@ func bindDateDiff(c *call) (*Function, error) {
 		t = types.Timestamp
 	}
 	return newFunction(c, []arrow.DataType{types.String, t, t}, types.Int64, dateDiffKernel, true), nil
-}
-
-func bindStrftime(c *call) (*Function, error) {
-	if len(c.args) != 2 || !temporalish(c.args[0]) || !stringish(c.args[1]) {
-		return nil, c.mismatch()
-	}
-	t := c.args[0]
-	if isNullType(t) {
-		t = types.Timestamp
-	}
-	return newFunction(c, []arrow.DataType{t, types.String}, types.String, strftimeKernel, true), nil
 }
 
 // bindNow binds current_date (date) or now()/current_timestamp: the time is taken

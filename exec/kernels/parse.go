@@ -154,9 +154,15 @@ func parseSmallDecimal(s string, sc int32) (decimal128.Num, bool) {
 // parseDate parses YYYY-MM-DD (a trailing midnight time is accepted) into days.
 func parseDate(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
+	if d, ok := parseSpecialDate(s); ok {
+		return d, true
+	}
 	days, rest, ok := parseDatePrefix(s)
 	if !ok {
 		return 0, false
+	}
+	if days <= types.DateNegInfinity || days >= types.DateInfinity {
+		return 0, false // beyond DATE's range, short of the infinities
 	}
 	if rest != "" {
 		// A time part is allowed only when it is midnight.
@@ -174,7 +180,7 @@ func parseDatePrefix(s string) (days int64, rest string, ok bool) {
 	if strings.HasPrefix(s, "-") {
 		neg, s = true, s[1:]
 	}
-	y, s, ok := readDigits(s, 1, 6)
+	y, s, ok := readDigits(s, 1, 7)
 	if !ok || !strings.HasPrefix(s, "-") {
 		return 0, "", false
 	}
@@ -189,13 +195,30 @@ func parseDatePrefix(s string) (days int64, rest string, ok bool) {
 	if neg {
 		y = -y
 	}
+	// "0044-03-15 (BC)" is the year 44 BC, astronomical year -43, as DuckDB writes it.
+	if rest, ok := strings.CutPrefix(s, " (BC)"); ok {
+		if neg || y == 0 {
+			return 0, "", false
+		}
+		y, s = 1-y, rest
+	}
 	if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) {
 		return 0, "", false
 	}
-	if strings.HasSuffix(s, " (BC)") || strings.HasSuffix(s, " BC") {
-		return 0, "", false
-	}
 	return daysFromCivil(y, m, d), s, true
+}
+
+// parseSpecialDate reads the named dates: infinity, -infinity and epoch.
+func parseSpecialDate(s string) (days int64, ok bool) {
+	switch strings.ToLower(s) {
+	case "infinity":
+		return types.DateInfinity, true
+	case "-infinity":
+		return types.DateNegInfinity, true
+	case "epoch":
+		return 0, true
+	}
+	return 0, false
 }
 
 func readDigits(s string, minN, maxN int) (int64, string, bool) {
@@ -313,6 +336,15 @@ func parseZone(s string) (int64, bool) {
 // parseTimestamp parses a timestamp into ticks of unit since the epoch (UTC).
 func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
 	s = strings.TrimSpace(s)
+	if d, ok := parseSpecialDate(s); ok {
+		switch d {
+		case types.DateInfinity:
+			return types.TimestampInfinity, true
+		case types.DateNegInfinity:
+			return types.TimestampNegInfinity, true
+		}
+		return 0, true
+	}
 	days, rest, ok := parseDatePrefix(s)
 	if !ok {
 		return 0, false
@@ -324,7 +356,7 @@ func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
 	per := types.UnitsPerSecond(unit)
 	nsPer := 1e9 / per
 	dayTicks := 86400 * per
-	if days > math.MaxInt64/dayTicks || days < math.MinInt64/dayTicks {
+	if days > math.MaxInt64/dayTicks-1 || days < math.MinInt64/dayTicks+1 {
 		return 0, false
 	}
 	return days*dayTicks + floorDiv(ns, nsPer), true

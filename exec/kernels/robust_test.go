@@ -31,7 +31,6 @@ func TestFunctionsOnEdgeInputs(t *testing.T) {
 		"ln": {F}, "log10": {F}, "exp": {F}, "sign": {I}, "mod": {I, I}, "greatest": {I, F}, "least": {S, S},
 		"coalesce": {S, S}, "nullif": {I, I}, "date_trunc": {S, TS}, "date_part": {S, D}, "extract": {S, IV},
 		"year": {D}, "month": {TS}, "epoch": {TS}, "date_diff": {S, D, D}, "make_date": {I, I, I},
-		"strftime": {TS, S},
 	}
 	for name, sig := range sigs {
 		f, err := Resolve(name, sig)

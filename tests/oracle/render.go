@@ -109,6 +109,16 @@ func formatDecimal(v *big.Int, scale int) string {
 
 func formatTime(t time.Time, typ string) (string, error) {
 	t = t.UTC()
+	if s, ok := infiniteTime(t, typ); ok {
+		return s, nil
+	}
+	// DuckDB counts years before 1 from 1 BC and marks them "(BC)" after the date.
+	date := func() string {
+		if y := t.Year(); y <= 0 {
+			return fmt.Sprintf("%04d-%02d-%02d (BC)", 1-y, t.Month(), t.Day())
+		}
+		return t.Format("2006-01-02")
+	}
 	frac := func(digits int) string {
 		ns := t.Nanosecond()
 		if ns == 0 {
@@ -118,17 +128,46 @@ func formatTime(t time.Time, typ string) (string, error) {
 	}
 	switch typ {
 	case "DATE":
-		return t.Format("2006-01-02"), nil
+		return date(), nil
 	case "TIME":
 		return t.Format("15:04:05") + frac(6), nil
 	case "TIMESTAMP", "TIMESTAMP_MS", "TIMESTAMP_S":
-		return t.Format("2006-01-02 15:04:05") + frac(6), nil
+		return date() + t.Format(" 15:04:05") + frac(6), nil
 	case "TIMESTAMP_NS":
-		return t.Format("2006-01-02 15:04:05") + frac(9), nil
+		return date() + t.Format(" 15:04:05") + frac(9), nil
 	case "TIMESTAMPTZ":
-		return t.Format("2006-01-02 15:04:05") + frac(6) + "+00", nil
+		return date() + t.Format(" 15:04:05") + frac(6) + "+00", nil
 	}
 	return "", fmt.Errorf("cannot render a time as %s", typ)
+}
+
+// infiniteTime recognises the times the driver makes of DuckDB's infinite dates
+// (±(2^31−1) days) and timestamps (±(2^63−1) ticks), which DuckDB renders infinity
+// and -infinity.
+func infiniteTime(t time.Time, typ string) (string, bool) {
+	const maxDays = math.MaxInt32
+	var v, inf int64
+	switch typ {
+	case "DATE":
+		v, inf = t.Unix(), maxDays*86400
+	case "TIMESTAMP", "TIMESTAMPTZ":
+		v, inf = t.UnixMicro(), math.MaxInt64
+	case "TIMESTAMP_NS":
+		v, inf = t.UnixNano(), math.MaxInt64
+	case "TIMESTAMP_MS":
+		v, inf = t.UnixMilli(), math.MaxInt64
+	case "TIMESTAMP_S":
+		v, inf = t.Unix(), math.MaxInt64
+	default:
+		return "", false
+	}
+	switch v {
+	case inf:
+		return "infinity", true
+	case -inf:
+		return "-infinity", true
+	}
+	return "", false
 }
 
 func formatInterval(iv duckdb.Interval) string {

@@ -199,6 +199,14 @@ FROM range(0, 6000) AS r(i)`},
 SELECT ((i * 7) % 61 + 1)::INTEGER AS sr_item, (i // 3)::BIGINT AS sr_order, ((i * 53) % 500 + 1)::INTEGER AS sr_demo,
        least((i * 731 // 6000 + 1) + i % 30, 731)::INTEGER AS sr_date, ((i * 29) % 200 * (i % 3 + 1))::INTEGER AS sr_amount
 FROM range(0, 6000) AS r(i) WHERE i % 10 = 3`},
+	// Infinite and BC dates and timestamps as DuckDB stores them in Parquet.
+	{path: "dates_inf.parquet", query: `
+SELECT * FROM (VALUES
+ (1, DATE '2024-01-15', TIMESTAMP '2024-01-15 10:30:00', TIMESTAMPTZ '2024-01-15 10:30:00+00', TIMESTAMP_NS '2024-01-15 10:30:00.123456789'),
+ (2, 'infinity'::DATE, 'infinity'::TIMESTAMP, 'infinity'::TIMESTAMPTZ, 'infinity'::TIMESTAMP_NS),
+ (3, '-infinity'::DATE, '-infinity'::TIMESTAMP, '-infinity'::TIMESTAMPTZ, '-infinity'::TIMESTAMP_NS),
+ (4, '0044-03-15 (BC)'::DATE, '0044-03-15 (BC) 12:00:00'::TIMESTAMP, NULL, NULL),
+ (5, NULL, NULL, NULL, NULL)) AS t(id, d, ts, tstz, tsns)`},
 }
 
 func main() {
