@@ -28,13 +28,7 @@ var conformTables = map[string]string{
 
 // knownWrong are statements of the corpus Lore is known to answer wrongly, with the
 // reason; they are reported but do not fail the test. The list only shrinks.
-var knownWrong = map[string]string{
-	"SELECT date_trunc('century', d), date_trunc('millennium', d), date_trunc('decade', d) FROM dates": "century and millennium start at years ending in 01",
-	"SELECT strftime(ts, '%A %B %-d %Y %I:%M %p') FROM dates":                                          "strftime echoes codes it does not know",
-	"SELECT strftime(d, '%w %u %j %U %W %V %G') FROM dates":                                            "strftime echoes codes it does not know",
-	"SELECT strftime(ts, '%c'), strftime(ts, '%x %X') FROM dates":                                      "strftime echoes codes it does not know",
-	"SELECT date_diff('microsecond', TIMESTAMP '0001-01-01', TIMESTAMP '9999-12-31')":                  "date_diff overflows",
-}
+var knownWrong = map[string]string{}
 
 // TestConformance runs the everyday statements of ../conform/*.sql through Lore and
 // DuckDB over the same fixtures and compares the answers as bags of rows (numbers
