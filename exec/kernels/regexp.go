@@ -480,14 +480,7 @@ func bindRegexpSplit(c *call) (*Function, error) {
 			if err != nil {
 				return err
 			}
-			v := s.Value(i)
-			if v == "" {
-				b.add(v) // Go's Split gives no piece here, DuckDB one empty one
-				return nil
-			}
-			for _, part := range x.Split(v, -1) {
-				b.add(part)
-			}
+			regexpSplit(b, x, s.Value(i))
 			return nil
 		})
 	}, true), nil
@@ -604,4 +597,29 @@ func hasAssertion(t *syntax.Regexp) bool {
 		}
 	}
 	return false
+}
+
+// regexpSplit adds the pieces of s between matches of re as DuckDB finds them: each
+// search starts afresh on the rest of the string (so ^ matches where the last piece
+// ended), and an empty match at the start of the rest takes one character into the
+// piece.
+func regexpSplit(b *listBuilder, re *regexp.Regexp, s string) {
+	rest := s
+	for len(rest) > 0 {
+		loc := re.FindStringIndex(rest)
+		if loc == nil {
+			break
+		}
+		pos, size := loc[0], loc[1]-loc[0]
+		if size == 0 && pos == 0 {
+			_, w := utf8.DecodeRuneInString(rest)
+			pos = w
+			if pos == len(rest) {
+				break
+			}
+		}
+		b.add(rest[:pos])
+		rest = rest[pos+size:]
+	}
+	b.add(rest)
 }
