@@ -2,7 +2,9 @@ package kernels
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -444,7 +446,7 @@ func bindRegexpExtractAll(c *call) (*Function, error) {
 				return err
 			}
 			v := s.Value(i)
-			for _, loc := range x.FindAllStringSubmatchIndex(v, -1) {
+			for _, loc := range allMatches(x, v) {
 				if loc[2*group] < 0 {
 					b.addNullElem()
 				} else {
@@ -478,14 +480,7 @@ func bindRegexpSplit(c *call) (*Function, error) {
 			if err != nil {
 				return err
 			}
-			v := s.Value(i)
-			if v == "" {
-				b.add(v) // Go's Split gives no piece here, DuckDB one empty one
-				return nil
-			}
-			for _, part := range x.Split(v, -1) {
-				b.add(part)
-			}
+			regexpSplit(b, x, s.Value(i))
 			return nil
 		})
 	}, true), nil
@@ -534,4 +529,97 @@ func regexpEscape(s string) string {
 		sb.WriteByte(c)
 	}
 	return sb.String()
+}
+
+// allMatches is every match of re in s as RE2 finds them one after another, the way
+// DuckDB's regexp_extract_all does: after a non-empty match ending at p the search
+// goes on from p, so an empty match right there counts, where Go's FindAll skips
+// it. Go's matches are completed with those empty ones by matching at p anchored,
+// which gives RE2's answer only when the pattern does not look at what comes
+// before p (no ^, $, \b or \B); for such patterns Go's matches are kept as they are.
+func allMatches(re *regexp.Regexp, s string) [][]int {
+	locs := re.FindAllStringSubmatchIndex(s, -1)
+	anch := anchoredOf(re)
+	if anch == nil {
+		return locs
+	}
+	var out [][]int
+	emptyAt := func(p int) {
+		loc := anch.FindStringSubmatchIndex(s[p:])
+		if loc == nil || loc[1] != 0 {
+			return
+		}
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += p
+			}
+		}
+		out = append(out, loc)
+	}
+	for k, loc := range locs {
+		if k > 0 {
+			if prev := locs[k-1]; prev[1] > prev[0] && loc[0] > prev[1] {
+				emptyAt(prev[1])
+			}
+		}
+		out = append(out, loc)
+	}
+	if n := len(locs); n > 0 && locs[n-1][1] > locs[n-1][0] {
+		emptyAt(locs[n-1][1])
+	}
+	return out
+}
+
+// anchored holds, per compiled pattern, the pattern anchored at the start of the
+// text, or nil when the pattern has assertions that look around its position.
+var anchored sync.Map // *regexp.Regexp → *regexp.Regexp (nil when not usable)
+
+func anchoredOf(re *regexp.Regexp) *regexp.Regexp {
+	if v, ok := anchored.Load(re); ok {
+		return v.(*regexp.Regexp)
+	}
+	var a *regexp.Regexp
+	if t, err := syntax.Parse(re.String(), syntax.Perl); err == nil && !hasAssertion(t) {
+		a, _ = regexp.Compile(`^(?:` + re.String() + `)`)
+	}
+	anchored.Store(re, a)
+	return a
+}
+
+func hasAssertion(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range t.Sub {
+		if hasAssertion(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// regexpSplit adds the pieces of s between matches of re as DuckDB finds them: each
+// search starts afresh on the rest of the string (so ^ matches where the last piece
+// ended), and an empty match at the start of the rest takes one character into the
+// piece.
+func regexpSplit(b *listBuilder, re *regexp.Regexp, s string) {
+	rest := s
+	for len(rest) > 0 {
+		loc := re.FindStringIndex(rest)
+		if loc == nil {
+			break
+		}
+		pos, size := loc[0], loc[1]-loc[0]
+		if size == 0 && pos == 0 {
+			_, w := utf8.DecodeRuneInString(rest)
+			pos = w
+			if pos == len(rest) {
+				break
+			}
+		}
+		b.add(rest[:pos])
+		rest = rest[pos+size:]
+	}
+	b.add(rest)
 }

@@ -297,8 +297,15 @@ func parseFmtSpec(s string) (fmtSpec, error) {
 	return sp, nil
 }
 
+// maxFmtWidth bounds a field's width and precision: one field may not ask for
+// more text than this, whatever the rows.
+const maxFmtWidth = 1 << 20
+
 // formatValue formats one argument under its specification.
 func formatValue(v fmtValue, sp fmtSpec) (string, error) {
+	if sp.width > maxFmtWidth || sp.prec > maxFmtWidth {
+		return "", fmtError("a format width or precision above %d is not supported", maxFmtWidth)
+	}
 	bad := func() (string, error) {
 		return "", fmtError("invalid type specifier %q for formatting a value of type %s", string(sp.typ), v.kind)
 	}

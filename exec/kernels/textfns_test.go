@@ -79,6 +79,8 @@ func TestFormatErrors(t *testing.T) {
 		{"format", []arrow.Array{constStr("{0} {}", 1), one}},
 		{"format", []arrow.Array{constStr("{", 1), one}},
 		{"format", []arrow.Array{constStr("{:q}", 1), one}},
+		{"printf", []arrow.Array{constStr("%2000000000d", 1), one}},
+		{"format", []arrow.Array{constStr("{:>99999999}", 1), one}},
 		{"chr", []arrow.Array{constInt(-1, 1)}},
 		{"to_base", []arrow.Array{one, constInt(40, 1)}},
 		{"unhex", []arrow.Array{constStr("zz", 1)}},
