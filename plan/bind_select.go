@@ -25,7 +25,10 @@ func (st *selState) setInput(n Node) {
 
 // aggState collects the groups and aggregates of an aggregating SELECT.
 type aggState struct {
-	pre    *scope
+	pre *scope
+	// sel is the SELECT whose input the aggregate reads: a correlated subquery in an
+	// aggregate's argument is joined onto it.
+	sel    *selState
 	groups []Expr
 	keys   []string
 	aggs   []AggCall
@@ -128,7 +131,7 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 	var wins []WindowCall
 	ec := &exprCtx{sc: st.sc, sel: st, clause: "SELECT"}
 	if aggMode {
-		agg = &aggState{pre: st.sc}
+		agg = &aggState{pre: st.sc, sel: st}
 		for _, g := range sel.GroupClause {
 			if err := b.bindGroupItem(g, targets, agg); err != nil {
 				return nil, err
