@@ -17,25 +17,6 @@ func aggResultType(c AggCall) (arrow.DataType, error) {
 	return agg.ResultType(agg.Spec{Name: c.Func, ArgType: t, Quantiles: c.Quantiles, List: c.List})
 }
 
-// outerRefsTo reports whether n refers to columns of scope sc.
-func outerRefsTo(n Node, sc *scope) bool {
-	found := false
-	walkNodeExprs(n, func(e Expr) {
-		WalkExpr(e, func(x Expr) {
-			if o, ok := x.(*OuterRef); ok && o.scope == sc {
-				found = true
-			}
-			if s, ok := x.(*Subquery); ok && outerRefsTo(s.Plan, sc) {
-				found = true
-			}
-			if s, ok := x.(*InSubquery); ok && outerRefsTo(s.Plan, sc) {
-				found = true
-			}
-		})
-	})
-	return found
-}
-
 func exprHasOuter(e Expr) bool {
 	found := false
 	WalkExpr(e, func(x Expr) {
