@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -269,6 +271,16 @@ func (b *binder) joinOnSubquery(join *Join, quals *pg.Node, sc, outer *scope) (N
 	if join.Kind != InnerJoin && join.Kind != CrossJoin {
 		for _, c := range withSub {
 			e, err := b.expr(c, &exprCtx{sc: sc, clause: "an outer join's condition"})
+			if err != nil && !strings.Contains(err.Error(), "ambiguous") {
+				// A condition on the side whose rows may go unmatched alone
+				// filters that side first.
+				if ok, ferr := b.filterJoinSide(join, c, outer); ferr != nil || ok {
+					if ferr != nil {
+						return nil, ferr
+					}
+					continue
+				}
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -300,4 +312,31 @@ func (b *binder) joinOnSubquery(join *Join, quals *pg.Node, sc, outer *scope) (N
 		join.Kind = InnerJoin
 	}
 	return identityProject(&Filter{Input: st.input, Cond: AndAll(filters)}, join.Cols), nil
+}
+
+// filterJoinSide binds c, a condition of an outer join, over the input whose rows
+// the join may leave unmatched (the right of a LEFT JOIN, the left of a RIGHT JOIN)
+// and filters that input with it, correlated subqueries joined on first. It
+// reports false when c does not bind over that input alone.
+func (b *binder) filterJoinSide(join *Join, c *pg.Node, outer *scope) (bool, error) {
+	side := &join.Right
+	switch join.Kind {
+	case LeftJoin:
+	case RightJoin:
+		side = &join.Left
+	default:
+		return false, nil
+	}
+	in := *side
+	st := &selState{sc: &scope{outer: outer}}
+	st.setInput(in)
+	e, err := b.expr(c, &exprCtx{sc: st.sc, sel: st, clause: "JOIN condition"})
+	if err != nil {
+		return false, nil
+	}
+	if e, err = b.boolean(e, "JOIN condition"); err != nil {
+		return false, err
+	}
+	*side = identityProject(&Filter{Input: st.input, Cond: e}, in.Columns())
+	return true, nil
 }
