@@ -106,6 +106,11 @@ func (b *binder) subLink(sl *pg.SubLink, ec *exprCtx) (Expr, error) {
 			}
 			return &InSubquery{E: lk, Plan: node}, nil
 		}
+		if !hasOuterRefs(node) {
+			if e, ok, err := b.quantifiedByExtreme(left, node, op, all, pos); ok || err != nil {
+				return e, err
+			}
+		}
 		q, err := b.quantified(b.asOuter(left, ec), node, op, all, pos)
 		if err != nil {
 			return nil, err
