@@ -2,6 +2,7 @@ package lore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,4 +36,16 @@ func TestEndlessRecursionReachesTheMemoryLimit(t *testing.T) {
 func TestEndlessRecursionStopsOnCancel(t *testing.T) {
 	e := open(t, lore.Options{})
 	checkCancels(t, e, endless, "", 100*time.Millisecond)
+}
+
+// EXPLAIN draws a recursive query as its anchor and its recursive part, which reads
+// the work table.
+func TestExplainRecursive(t *testing.T) {
+	e := open(t, lore.Options{})
+	plan := explain(t, e, "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT sum(n) FROM t", nil)
+	for _, want := range []string{"Recursive union all until an iteration adds no row", "WorkTable t", "1 rows"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("EXPLAIN has no %q:\n%s", want, plan)
+		}
+	}
 }

@@ -361,8 +361,18 @@ func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
 			}
 			continue
 		}
-		r, err := b.bindFromItem(it, outer)
-		if err != nil {
+		var r Node
+		var err error
+		if rs := it.GetRangeSubselect(); rs != nil && n != nil {
+			var lateral bool
+			if r, lateral, err = b.derivedAfter(n, rs, CrossJoin, nil, outer); err != nil {
+				return nil, err
+			}
+			if lateral {
+				n = r
+				continue
+			}
+		} else if r, err = b.bindFromItem(it, outer); err != nil {
 			return nil, err
 		}
 		if n == nil {
@@ -586,8 +596,25 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	if rs := lateralOf(j.Rarg); rs != nil {
 		return b.bindLateralJoin(left, rs, j, outer)
 	}
-	right, err := b.bindFromItem(j.Rarg, outer)
-	if err != nil {
+	var right Node
+	if rs := j.Rarg.GetRangeSubselect(); rs != nil && len(j.UsingClause) == 0 && !j.IsNatural {
+		kind := InnerJoin
+		switch {
+		case j.Jointype == pg.JoinType_JOIN_LEFT:
+			kind = LeftJoin
+		case j.Jointype == pg.JoinType_JOIN_RIGHT:
+			kind = RightJoin
+		case j.Jointype == pg.JoinType_JOIN_FULL:
+			kind = FullJoin
+		case j.Quals == nil:
+			kind = CrossJoin
+		}
+		r, lateral, err := b.derivedAfter(left, rs, kind, j.Quals, outer)
+		if err != nil || lateral {
+			return r, err
+		}
+		right = r
+	} else if right, err = b.bindFromItem(j.Rarg, outer); err != nil {
 		return nil, err
 	}
 	var kind JoinKind

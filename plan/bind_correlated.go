@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -269,6 +271,16 @@ func (b *binder) joinOnSubquery(join *Join, quals *pg.Node, sc, outer *scope) (N
 	if join.Kind != InnerJoin && join.Kind != CrossJoin {
 		for _, c := range withSub {
 			e, err := b.expr(c, &exprCtx{sc: sc, clause: "an outer join's condition"})
+			if err != nil && !strings.Contains(err.Error(), "ambiguous") {
+				// A condition on the side whose rows may go unmatched alone
+				// filters that side first.
+				if ok, ferr := b.filterJoinSide(join, c, outer); ferr != nil || ok {
+					if ferr != nil {
+						return nil, ferr
+					}
+					continue
+				}
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -300,4 +312,98 @@ func (b *binder) joinOnSubquery(join *Join, quals *pg.Node, sc, outer *scope) (N
 		join.Kind = InnerJoin
 	}
 	return identityProject(&Filter{Input: st.input, Cond: AndAll(filters)}, join.Cols), nil
+}
+
+// filterJoinSide binds c, a condition of an outer join, over the input whose rows
+// the join may leave unmatched (the right of a LEFT JOIN, the left of a RIGHT JOIN)
+// and filters that input with it, correlated subqueries joined on first. It
+// reports false when c does not bind over that input alone.
+func (b *binder) filterJoinSide(join *Join, c *pg.Node, outer *scope) (bool, error) {
+	side := &join.Right
+	switch join.Kind {
+	case LeftJoin:
+	case RightJoin:
+		side = &join.Left
+	default:
+		return false, nil
+	}
+	in := *side
+	st := &selState{sc: &scope{outer: outer}}
+	st.setInput(in)
+	e, err := b.expr(c, &exprCtx{sc: st.sc, sel: st, clause: "JOIN condition"})
+	if err != nil {
+		return false, nil
+	}
+	if e, err = b.boolean(e, "JOIN condition"); err != nil {
+		return false, err
+	}
+	*side = identityProject(&Filter{Input: st.input, Cond: e}, in.Columns())
+	return true, nil
+}
+
+// extremeOf is the subquery value an ordering comparison with ANY or ALL turns on:
+// x > ANY (s) holds when x > min(s), x > ALL (s) when x > max(s), and so on.
+var extremeOf = map[string][2]string{ // op → {for ANY, for ALL}
+	">": {"min", "max"}, ">=": {"min", "max"}, "<": {"max", "min"}, "<=": {"max", "min"},
+}
+
+// quantifiedByExtreme binds x op ANY/ALL (sub) for an uncorrelated sub and an
+// ordering op through sub's minimum or maximum, its row count and its count of
+// non-NULL values, computed once, instead of comparing every row of sub with every
+// x. It reports false when sub's type has no minimum.
+func (b *binder) quantifiedByExtreme(x Expr, sub Node, op string, all bool, pos int) (Expr, bool, error) {
+	names, ok := extremeOf[op]
+	if !ok {
+		return nil, false, nil
+	}
+	fn := names[0]
+	if all {
+		fn = names[1]
+	}
+	c := sub.Columns()[0]
+	s := &ColRef{Idx: 0, T: c.Type, Name: c.Name}
+	ext := AggCall{Func: fn, Arg: s, T: c.Type}
+	if _, err := aggResultType(ext); err != nil {
+		return nil, false, nil
+	}
+	ag := &Shared{Input: &Aggregate{Input: sub,
+		Aggs: []AggCall{ext, {Func: "count_star", T: types.Int64}, {Func: "count", Arg: s, T: types.Int64}},
+		Cols: []Column{{Name: fn, Type: c.Type}, {Name: "rows", Type: types.Int64}, {Name: "known", Type: types.Int64}}}, Refs: 3}
+	value := func(i int) Expr {
+		col := ag.Columns()[i]
+		return &Subquery{Plan: &Project{Input: ag, Exprs: []Expr{&ColRef{Idx: i, T: col.Type, Name: col.Name}}, Cols: []Column{col}}, T: col.Type}
+	}
+	extreme, rows, known := value(0), value(1), value(2)
+	cmp, err := b.call(op, []Expr{x, extreme}, pos)
+	if err != nil {
+		return nil, true, err
+	}
+	none, err := b.call("=", []Expr{rows, &Literal{V: types.IntValue(0)}}, pos)
+	if err != nil {
+		return nil, true, err
+	}
+	xNull, err := b.call("is_null", []Expr{x}, pos)
+	if err != nil {
+		return nil, true, err
+	}
+	nulls, err := b.call("<", []Expr{known, rows}, pos)
+	if err != nil {
+		return nil, true, err
+	}
+	unknown, err := b.call("or", []Expr{xNull, nulls}, pos)
+	if err != nil {
+		return nil, true, err
+	}
+	yes, no := &Literal{V: types.BoolValue(true)}, &Literal{V: types.BoolValue(false)}
+	null := &Literal{V: types.NullOf(types.Boolean)}
+	if !all {
+		// Some row is smaller (larger): true; else NULL when a comparison was unknown.
+		return &Case{T: types.Boolean, Whens: []When{{Cond: none, Then: no}, {Cond: cmp, Then: yes}, {Cond: unknown, Then: null}}, Else: no}, true, nil
+	}
+	// The largest (smallest) row fails the comparison: false.
+	fails, err := b.call("not", []Expr{cmp}, pos)
+	if err != nil {
+		return nil, true, err
+	}
+	return &Case{T: types.Boolean, Whens: []When{{Cond: none, Then: yes}, {Cond: xNull, Then: null}, {Cond: fails, Then: no}, {Cond: nulls, Then: null}}, Else: yes}, true, nil
 }

@@ -938,7 +938,7 @@ func hasWindow(n *pg.Node) bool {
 
 // aggregateCall registers an aggregate and returns a reference to its column.
 func (b *binder) aggregateCall(fc *pg.FuncCall, agg *aggState) (Expr, error) {
-	call, err := b.bindAggCall(fc, &exprCtx{sc: agg.pre, noAgg: true, clause: "aggregate function arguments"}, false)
+	call, err := b.bindAggCall(fc, &exprCtx{sc: agg.pre, sel: agg.sel, noAgg: true, clause: "aggregate function arguments"}, false)
 	if err != nil {
 		return nil, err
 	}

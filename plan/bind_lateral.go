@@ -29,6 +29,12 @@ func (b *binder) bindLateral(left Node, rs *pg.RangeSubselect, kind JoinKind, qu
 	if err != nil {
 		return nil, err
 	}
+	return b.lateralJoin(left, lsc, n, rs, kind, quals, outer)
+}
+
+// lateralJoin joins n, a subquery bound with lsc (left's columns) as its outer
+// scope, onto left.
+func (b *binder) lateralJoin(left Node, lsc *scope, n Node, rs *pg.RangeSubselect, kind JoinKind, quals *pg.Node, outer *scope) (Node, error) {
 	cols, err := requalify(n.Columns(), rs.Alias, "")
 	if err != nil {
 		return nil, err
@@ -123,4 +129,28 @@ func (b *binder) bindLateralJoin(left Node, rs *pg.RangeSubselect, j *pg.JoinExp
 		return nil, errs.New(errs.Analysis, "LATERAL is supported only in cross, inner and left joins")
 	}
 	return b.bindLateral(left, rs, kind, j.Quals, outer)
+}
+
+// derivedAfter binds a derived table (not marked LATERAL) that follows left in FROM.
+// As in DuckDB, one that names left's columns is a LATERAL subquery; ok is false
+// for one that does not, which joins as any FROM item does.
+func (b *binder) derivedAfter(left Node, rs *pg.RangeSubselect, kind JoinKind, quals *pg.Node, outer *scope) (n Node, ok bool, err error) {
+	lsc := newScope(left.Columns())
+	lsc.outer = outer
+	sub, err := b.bindQuery(rs.Subquery.GetSelectStmt(), lsc)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(corrRefs(sub, map[*scope]outerMap{lsc: nil})) == 0 {
+		cols, err := requalify(sub.Columns(), rs.Alias, "")
+		if err != nil {
+			return nil, false, err
+		}
+		return rename(sub, cols), false, nil
+	}
+	if kind != CrossJoin && kind != InnerJoin && kind != LeftJoin {
+		return nil, false, errs.New(errs.Analysis, "a subquery that names the columns of the FROM items before it joins them only by a cross, inner or left join")
+	}
+	n, err = b.lateralJoin(left, lsc, sub, rs, kind, quals, outer)
+	return n, true, err
 }

@@ -25,7 +25,10 @@ func (st *selState) setInput(n Node) {
 
 // aggState collects the groups and aggregates of an aggregating SELECT.
 type aggState struct {
-	pre    *scope
+	pre *scope
+	// sel is the SELECT whose input the aggregate reads: a correlated subquery in an
+	// aggregate's argument is joined onto it.
+	sel    *selState
 	groups []Expr
 	keys   []string
 	aggs   []AggCall
@@ -124,7 +127,7 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 	var wins []WindowCall
 	ec := &exprCtx{sc: st.sc, sel: st, clause: "SELECT"}
 	if aggMode {
-		agg = &aggState{pre: st.sc}
+		agg = &aggState{pre: st.sc, sel: st}
 		if err := b.bindGroupClause(b.groupByAll(sel.GroupClause, targets), targets, agg); err != nil {
 			return nil, err
 		}

@@ -13,25 +13,6 @@ func aggResultType(c AggCall) (arrow.DataType, error) {
 	return agg.ResultType(c.Spec())
 }
 
-// outerRefsTo reports whether n refers to columns of scope sc.
-func outerRefsTo(n Node, sc *scope) bool {
-	found := false
-	walkNodeExprs(n, func(e Expr) {
-		WalkExpr(e, func(x Expr) {
-			if o, ok := x.(*OuterRef); ok && o.scope == sc {
-				found = true
-			}
-			if s, ok := x.(*Subquery); ok && outerRefsTo(s.Plan, sc) {
-				found = true
-			}
-			if s, ok := x.(*InSubquery); ok && outerRefsTo(s.Plan, sc) {
-				found = true
-			}
-		})
-	})
-	return found
-}
-
 func exprHasOuter(e Expr) bool {
 	found := false
 	WalkExpr(e, func(x Expr) {
@@ -120,6 +101,11 @@ func (b *binder) subLink(sl *pg.SubLink, ec *exprCtx) (Expr, error) {
 				node = &Project{Input: node, Exprs: []Expr{rk}, Cols: []Column{{Name: rc.Name, Type: rk.Type()}}}
 			}
 			return &InSubquery{E: lk, Plan: node}, nil
+		}
+		if !hasOuterRefs(node) {
+			if e, ok, err := b.quantifiedByExtreme(left, node, op, all, pos); ok || err != nil {
+				return e, err
+			}
 		}
 		q, err := b.quantified(b.asOuter(left, ec), node, op, all, pos)
 		if err != nil {
