@@ -60,15 +60,17 @@ func (o *recursiveOp) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	steps := sharedUnder(o.node.Step)
+	steps, subs := sharedUnder(o.node.Step)
 	for rows.Rows > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		o.out = append(o.out, slices(rows)...)
 		o.bd.setWork(o.node.Work, rows)
-		// What the recursive part shares is computed again over the new work table.
+		// What the recursive part shares, and the scalar subqueries it computes once,
+		// are computed again over the new work table.
 		o.bd.forgetShared(steps)
+		o.bd.forgetSubqueries(subs)
 		if rows, err = o.drainNew(ctx, o.node.Step); err != nil {
 			return err
 		}
@@ -163,9 +165,9 @@ func (o *workOp) Next(ctx context.Context) (*vector.Batch, error) {
 
 func (o *workOp) Close() {}
 
-// sharedUnder lists the shared plans n reads.
-func sharedUnder(n plan.Node) []*plan.Shared {
-	var out []*plan.Shared
+// sharedUnder lists the shared plans n reads, and the scalar subqueries of its
+// expressions and theirs.
+func sharedUnder(n plan.Node) (out []*plan.Shared, subs []*plan.Subquery) {
 	seen := map[plan.Node]bool{}
 	var walk func(plan.Node)
 	walk = func(n plan.Node) {
@@ -185,9 +187,20 @@ func sharedUnder(n plan.Node) []*plan.Shared {
 			walk(in)
 		}
 		plan.ForEachSubquery(n, walk)
+		subs = append(subs, plan.ScalarSubqueries(n)...)
 	}
 	walk(n)
-	return out
+	return out, subs
+}
+
+// forgetSubqueries drops the values computed for the scalar subqueries ss, which
+// are computed again when next read.
+func (bd *builder) forgetSubqueries(ss []*plan.Subquery) {
+	bd.mu.Lock()
+	defer bd.mu.Unlock()
+	for _, s := range ss {
+		delete(bd.subqueries, s)
+	}
 }
 
 // forgetShared drops the rows computed for the shared plans ss, which are computed

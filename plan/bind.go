@@ -904,13 +904,35 @@ func walkOwnExprs(n Node, f func(Expr)) {
 
 // ForEachSubquery calls f with the plan of every subquery in n's own expressions.
 func ForEachSubquery(n Node, f func(Node)) {
+	forEachSubqueryExpr(n, func(e Expr) {
+		switch s := e.(type) {
+		case *Subquery:
+			f(s.Plan)
+		case *InSubquery:
+			f(s.Plan)
+		}
+	})
+}
+
+// ScalarSubqueries returns the scalar subqueries of n's own expressions (not of its
+// inputs').
+func ScalarSubqueries(n Node) []*Subquery {
+	var out []*Subquery
+	forEachSubqueryExpr(n, func(e Expr) {
+		if s, ok := e.(*Subquery); ok {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// forEachSubqueryExpr calls f on every subquery expression of n's own expressions.
+func forEachSubqueryExpr(n Node, f func(Expr)) {
 	walkOwnExprs(n, func(e Expr) {
 		WalkExpr(e, func(x Expr) {
-			switch s := x.(type) {
-			case *Subquery:
-				f(s.Plan)
-			case *InSubquery:
-				f(s.Plan)
+			switch x.(type) {
+			case *Subquery, *InSubquery:
+				f(x)
 			}
 		})
 	})
