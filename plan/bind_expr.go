@@ -252,6 +252,9 @@ func constant(c *pg.A_Const) (Expr, error) {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return &Literal{V: types.IntValue(i)}, nil
 			}
+			if v, ok := wideIntegerLiteral(s); ok {
+				return &Literal{V: v}, nil
+			}
 		}
 		if d, ok := decimalLiteral(s); ok {
 			return &Literal{V: d}, nil
@@ -1294,6 +1297,21 @@ func decimalLiteral(s string) (types.Value, bool) {
 	}
 	dt := &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}
 	v, err := kernels.ParseLiteral(s, dt)
+	if err != nil {
+		return types.Value{}, false
+	}
+	return v, true
+}
+
+// wideIntegerLiteral types an integer literal beyond BIGINT. DuckDB makes it a
+// HUGEINT; Lore has no HUGEINT and makes it DECIMAL(38,0), which holds every such
+// literal of up to 38 digits exactly and gives the same answers. Longer ones are
+// left to DOUBLE.
+func wideIntegerLiteral(s string) (types.Value, bool) {
+	if len(strings.TrimLeft(s, "0")) > 38 {
+		return types.Value{}, false
+	}
+	v, err := kernels.ParseLiteral(s, &arrow.Decimal128Type{Precision: 38, Scale: 0})
 	if err != nil {
 		return types.Value{}, false
 	}

@@ -97,7 +97,7 @@ func parseDecimal(s string, p, sc int32) (decimal128.Num, bool) {
 			q.Add(q, big.NewInt(int64(num.Sign())))
 		}
 	}
-	if q.BitLen() > 126 {
+	if q.BitLen() > 127 {
 		return decimal128.Num{}, false
 	}
 	n := decimal128.FromBigInt(q)
