@@ -110,6 +110,13 @@ func init() {
 		"current_timestamp":     bindNow(false),
 		"get_current_timestamp": bindNow(false),
 		"transaction_timestamp": bindNow(false),
+
+		// Rounding beyond round/floor/ceil, and types.
+		"trunc":        bindRound('t'),
+		"round_even":   bindRoundEven,
+		"roundbankers": bindRoundEven,
+		"even":         bindDouble1(pure(evenKernel)),
+		"typeof":       bindTypeof,
 	}
 	for name, part := range map[string]string{
 		"year": "year", "month": "month", "day": "day", "hour": "hour", "minute": "minute", "second": "second",
@@ -554,7 +561,7 @@ func identity(in []arrow.Array, n int) (arrow.Array, error) { return in[0], nil 
 
 func bindRound(mode byte) binder {
 	return func(c *call) (*Function, error) {
-		if len(c.args) == 0 || len(c.args) > 2 || !numericish(c.args[0]) || (len(c.args) == 2 && (mode != 'r' || !intish(c.args[1]))) {
+		if len(c.args) == 0 || len(c.args) > 2 || !numericish(c.args[0]) || (len(c.args) == 2 && (mode != 'r' && mode != 't' || !intish(c.args[1]))) {
 			return nil, c.mismatch()
 		}
 		t := c.args[0]
@@ -564,14 +571,26 @@ func bindRound(mode byte) binder {
 		if len(c.args) == 2 {
 			switch {
 			case types.IsDecimal(t):
+				if f := bindDecimalRoundConst(c, t.(*arrow.Decimal128Type), mode); f != nil {
+					return f, nil
+				}
+				if mode == 't' {
+					return nil, errs.New(errs.Analysis, "trunc(DECIMAL, INTEGER) needs a constant number of digits")
+				}
 				return newFunction(c, []arrow.DataType{t, types.Int64}, t, decimalRoundDigits, true), nil
+			case types.IsInteger(t) && mode == 't':
+				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, t, keepType(t, intTruncDigits), true), nil
 			case types.IsInteger(t):
-				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, types.Int64, intRoundDigits, true), nil
+				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, t, keepType(t, intRoundDigits), true), nil
+			case mode == 't':
+				return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, t, keepType(t, truncFloat2), true), nil
+			case t.ID() == arrow.FLOAT32:
+				return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, t, keepType(t, roundFloat2), true), nil
 			}
 			return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, types.Float64, roundFloat2, true), nil
 		}
 		switch {
-		case types.IsInteger(t) && mode == 'r':
+		case types.IsInteger(t) && (mode == 'r' || mode == 't'):
 			return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
 		case types.IsInteger(t):
 			// floor and ceil of an integer are DOUBLE, as in DuckDB.
@@ -581,7 +600,9 @@ func bindRound(mode byte) binder {
 			if d.Scale == 0 {
 				return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
 			}
-			res := &arrow.Decimal128Type{Precision: min(38, d.Precision-d.Scale+1), Scale: 0}
+			// DuckDB keeps the precision: a carry (9.9 to 10) fits, as the integer
+			// digits grow by at most one while the fraction's digits go.
+			res := &arrow.Decimal128Type{Precision: d.Precision, Scale: 0}
 			return newFunction(c, []arrow.DataType{t}, res, decimalRound(mode, res), true), nil
 		}
 		return newFunction(c, []arrow.DataType{t}, t, floatRound(mode), true), nil
