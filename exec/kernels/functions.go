@@ -153,7 +153,8 @@ func bindArith(op arithOp) binder {
 		switch {
 		case types.IsFloat(a) || types.IsFloat(b):
 			ft := types.Float64
-			if a.ID() == arrow.FLOAT32 && b.ID() == arrow.FLOAT32 {
+			// FLOAT with an integer or a DECIMAL stays FLOAT, as in DuckDB.
+			if a.ID() != arrow.FLOAT64 && b.ID() != arrow.FLOAT64 {
 				ft = types.Float32
 			}
 			return newFunction(c, []arrow.DataType{ft, ft}, ft, floatKernel(op, ft), true), nil
