@@ -26,6 +26,8 @@ func CanCast(from, to arrow.DataType) bool {
 		return true
 	case isDateLike(from) && isDateLike(to):
 		return true
+	case types.IsUUID(to):
+		return false // from VARCHAR only, as DuckDB has no cast from BLOB
 	case types.IsBinary(from) && types.IsBinary(to):
 		return true
 	}
@@ -83,7 +85,7 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		return castNumeric(arr, to)
 	case isDateLike(from) && isDateLike(to):
 		return castTemporal(arr, to)
-	case types.IsBinary(from) && types.IsBinary(to):
+	case types.IsBinary(from) && types.IsBinary(to) && !types.IsUUID(to):
 		return castBinary(arr, to)
 	}
 	return nil, errs.New(errs.Analysis, "cannot cast %s to %s", types.Name(from), types.Name(to))
@@ -442,7 +444,7 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 }
 
 func castBinary(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
-	b := array.NewBuilder(defaultMem, to)
+	b := types.NewBuilder(defaultMem, to)
 	defer b.Release()
 	bb, ok := b.(interface{ Append([]byte) })
 	if !ok {

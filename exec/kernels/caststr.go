@@ -197,6 +197,9 @@ func castFromString(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		}
 		return decimalArray(to, out, valid, nulls), nil
 	case arrow.BINARY, arrow.LARGE_BINARY:
+		if types.IsUUID(to) {
+			return stringsToUUID(s, to)
+		}
 		b := array.NewBuilder(defaultMem, to)
 		defer b.Release()
 		bb := b.(interface{ Append([]byte) })

@@ -167,6 +167,18 @@ FROM range(0, 6000) AS r(i)`},
 	{path: "hivekey/key=a/data.parquet", query: `SELECT * FROM (VALUES (1::INTEGER, 'x'), (2, 'y')) AS t(n, v)`},
 	{path: "hivekey/key=b/data.parquet", query: `SELECT * FROM (VALUES (3::INTEGER, 'z')) AS t(n, v)`},
 	{path: "hivekey/key=NULL/data.parquet", query: `SELECT * FROM (VALUES (4::INTEGER, 'w'), (5, NULL)) AS t(n, v)`},
+	// UUIDs (the UUID logical type; one above 8000… so that a signed order would
+	// differ, one repeated, one NULL) and intervals (the legacy INTERVAL converted
+	// type: months, days, milliseconds).
+	{path: "uuids.parquet", query: `
+SELECT * FROM (VALUES
+ (1, '00000000-0000-0000-0000-000000000001'::UUID, INTERVAL '1 month 2 days 3 seconds'),
+ (2, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, INTERVAL '1 year'),
+ (3, 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF'::UUID, INTERVAL '36 hours 0.25 seconds'),
+ (4, NULL, NULL),
+ (5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, INTERVAL '0 days'),
+ (6, '7fffffff-0000-0000-0000-000000000000'::UUID, INTERVAL '14 months 40 days 1.5 seconds')
+) AS t(id, u, iv)`},
 }
 
 func main() {
