@@ -610,6 +610,8 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 				return b.call("neg", []Expr{r}, pos)
 			case "+":
 				return r, nil
+			case "~":
+				return b.call("~", []Expr{r}, pos)
 			}
 			return nil, errs.At(errs.Analysis, pos, "operator does not exist: %s%s", op, types.Name(r.Type()))
 		}
