@@ -17,7 +17,7 @@ import (
 // opts.Paths marks the byte positions of FROM items that were written as string
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate}
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, tryCasts: opts.TryCasts}
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
 		return nil, err
@@ -42,6 +42,8 @@ type BindOptions struct {
 	// Approximate computes a plain COUNT(DISTINCT x) as approx_count_distinct(x)
 	// (the approximate setting).
 	Approximate bool
+	// TryCasts marks the positions of the casts written TRY_CAST.
+	TryCasts map[int]bool
 }
 
 type binder struct {
@@ -49,6 +51,7 @@ type binder struct {
 	cat         Catalog
 	paths       map[int]bool
 	approximate bool
+	tryCasts    map[int]bool
 	ctes        []map[string]*cteDef
 	now         time.Time
 }

@@ -328,6 +328,9 @@ func (b *binder) typeCast(tc *pg.TypeCast, ec *exprCtx) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.tryCasts[int(tc.Location)] {
+		return b.tryCast(arg, to, int(tc.Location))
+	}
 	if u, ok := arg.(*untypedString); ok {
 		s := u.V.S
 		if to.ID() == arrow.INTERVAL_MONTH_DAY_NANO && len(tc.TypeName.Typmods) > 0 {

@@ -29,6 +29,9 @@ type Query struct {
 	// that offset and whose Relname is the literal's value: the binder reads such a
 	// RangeVar as a path, not as a table name. Nil when there are none.
 	Paths map[int]bool
+	// TryCasts holds the Locations of the TypeCast nodes written TRY_CAST(x AS t): the
+	// cast gives NULL where the value does not convert. Nil when there are none.
+	TryCasts map[int]bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

@@ -18,11 +18,12 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	tryCasts := rewriteTryCasts(text, toks, src, start)
 	node, err := parseTree(string(src), start, toks, text)
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{Start: start, End: end, Text: text[start:end]}
+	q := &Query{Start: start, End: end, Text: text[start:end], TryCasts: tryCasts}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true
