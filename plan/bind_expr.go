@@ -418,7 +418,7 @@ func mustResolve(name string, args ...arrow.DataType) *kernels.Function {
 func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 	if len(args) == 2 {
 		args = typeLiteralPair(args)
-		if integerOps[name] || comparisonOps[name] {
+		if integerOps[name] || comparisonOps[name] || bitwiseOps[name] {
 			args = adaptIntLiteral(args)
 		}
 	}
@@ -468,6 +468,7 @@ func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 var (
 	integerOps    = map[string]bool{"+": true, "-": true, "*": true, "%": true, "//": true}
 	comparisonOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+	bitwiseOps    = map[string]bool{"&": true, "|": true, "<<": true, ">>": true, "xor": true}
 )
 
 // adaptIntLiteral gives an integer literal the integer type of the other operand
