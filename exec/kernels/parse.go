@@ -64,10 +64,11 @@ func parseFloat(s string) (float64, bool) {
 }
 
 func parseBool(s string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "true", "t", "1", "yes", "y", "on":
+	// DuckDB's spellings, in any case; no spaces around them, no on/off.
+	switch strings.ToLower(s) {
+	case "true", "t", "1", "yes", "y":
 		return true, true
-	case "false", "f", "0", "no", "n", "off":
+	case "false", "f", "0", "no", "n":
 		return false, true
 	}
 	return false, false
