@@ -7,6 +7,7 @@ require (
 	github.com/chzyer/readline v1.5.1
 	github.com/klauspost/compress v1.19.2
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
+	github.com/rivo/uniseg v0.4.7
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.49.0

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // MIN and MAX keep, per group, the best value so far and whether there is one. There is
@@ -499,7 +500,7 @@ func (a *mmString) Merge(other Accumulator, mapping []uint32) error {
 }
 
 func (a *mmString) Final() (arrow.Array, error) {
-	b := array.NewBuilder(memory.DefaultAllocator, a.dt)
+	b := types.NewBuilder(memory.DefaultAllocator, a.dt)
 	defer b.Release()
 	b.Reserve(len(a.vals))
 	switch bb := b.(type) {

@@ -14,7 +14,10 @@
 //     nanoseconds stay nanoseconds; INT96 timestamps become microseconds without a time
 //     zone (as DuckDB reads them; values beyond int64 microseconds are an error); date64
 //     becomes date32; float16 becomes float32; large and view strings become string;
-//     large, view and fixed-size binary (UUIDs included) become binary; decimal256 with
+//     a 16-byte fixed-size binary with the UUID logical type becomes types.UUID and a
+//     12-byte one with the INTERVAL converted type becomes a month-day-nanosecond
+//     interval (it has no bounds: Parquet defines no order for it); other large, view
+//     and fixed-size binary become binary; decimal256 with
 //     precision at most 38 becomes decimal128 and wider decimals become double (as in
 //     DuckDB). A flat string or binary column chunk that is dictionary-encoded
 //     throughout arrives as an Arrow dictionary (int32 indexes) of the column's type;

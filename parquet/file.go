@@ -135,6 +135,8 @@ func (f *File) load(rdr *file.Reader) error {
 		switch {
 		case c.int96:
 			nt = types.Timestamp
+		case c.leaf != nil && fixedLenType(c.leaf) != nil:
+			nt = fixedLenType(c.leaf)
 		case c.leaf != nil && nt.ID() == arrow.TIMESTAMP:
 			// TIMESTAMP_MILLIS/MICROS written before logical types say nothing about
 			// time zones; like DuckDB, read them as plain timestamps.

@@ -125,6 +125,12 @@ func normalize(arr arrow.Array, want arrow.DataType) (arrow.Array, error) {
 	case *array.BinaryView:
 		return toBinary(a, a.Value), nil
 	case *array.FixedSizeBinary:
+		switch {
+		case types.IsUUID(want):
+			return fixedToUUID(a)
+		case want.ID() == arrow.INTERVAL_MONTH_DAY_NANO:
+			return fixedToInterval(a)
+		}
 		return toBinary(a, a.Value), nil
 	case *array.Decimal256:
 		if want.ID() == arrow.FLOAT64 {

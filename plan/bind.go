@@ -19,7 +19,7 @@ import (
 // opts.Paths marks the byte positions of FROM items that were written as string
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect}
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts}
 	b.ignoreNulls = maps.Clone(opts.IgnoreNulls)
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
@@ -52,6 +52,8 @@ type BindOptions struct {
 	Dialect *sql.Dialect
 	// IgnoreNulls marks the positions of function calls written with IGNORE NULLS.
 	IgnoreNulls map[int]bool
+	// TryCasts marks the positions of the casts written TRY_CAST.
+	TryCasts map[int]bool
 }
 
 type binder struct {
@@ -60,6 +62,7 @@ type binder struct {
 	paths       map[int]bool
 	approximate bool
 	dialect     *sql.Dialect
+	tryCasts    map[int]bool
 	ctes        []map[string]*cteDef
 	now         time.Time
 	// pending holds an aggregating SELECT's correlated subqueries until its

@@ -254,6 +254,9 @@ func constant(c *pg.A_Const) (Expr, error) {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return &Literal{V: types.IntValue(i)}, nil
 			}
+			if v, ok := wideIntegerLiteral(s); ok {
+				return &Literal{V: v}, nil
+			}
 		}
 		if d, ok := decimalLiteral(s); ok {
 			return &Literal{V: d}, nil
@@ -326,6 +329,9 @@ func (b *binder) typeCast(tc *pg.TypeCast, ec *exprCtx) (Expr, error) {
 	arg, err := b.expr(tc.Arg, ec)
 	if err != nil {
 		return nil, err
+	}
+	if b.tryCasts[int(tc.Location)] {
+		return b.tryCast(arg, to, int(tc.Location))
 	}
 	if u, ok := arg.(*untypedString); ok {
 		s := u.V.S
@@ -414,7 +420,7 @@ func mustResolve(name string, args ...arrow.DataType) *kernels.Function {
 func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 	if len(args) == 2 {
 		args = typeLiteralPair(args)
-		if integerOps[name] || comparisonOps[name] {
+		if integerOps[name] || comparisonOps[name] || bitwiseOps[name] {
 			args = adaptIntLiteral(args)
 		}
 	}
@@ -464,6 +470,7 @@ func (b *binder) call(name string, args []Expr, pos int) (Expr, error) {
 var (
 	integerOps    = map[string]bool{"+": true, "-": true, "*": true, "%": true, "//": true}
 	comparisonOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+	bitwiseOps    = map[string]bool{"&": true, "|": true, "<<": true, ">>": true, "xor": true}
 )
 
 // adaptIntLiteral gives an integer literal the integer type of the other operand
@@ -609,6 +616,8 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 				return b.call("neg", []Expr{r}, pos)
 			case "+":
 				return r, nil
+			case "~":
+				return b.call("~", []Expr{r}, pos)
 			}
 			return nil, errs.At(errs.Analysis, pos, "operator does not exist: %s%s", op, types.Name(r.Type()))
 		}
@@ -1349,6 +1358,21 @@ func decimalLiteral(s string) (types.Value, bool) {
 	}
 	dt := &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}
 	v, err := kernels.ParseLiteral(s, dt)
+	if err != nil {
+		return types.Value{}, false
+	}
+	return v, true
+}
+
+// wideIntegerLiteral types an integer literal beyond BIGINT. DuckDB makes it a
+// HUGEINT; Lore has no HUGEINT and makes it DECIMAL(38,0), which holds every such
+// literal of up to 38 digits exactly and gives the same answers. Longer ones are
+// left to DOUBLE.
+func wideIntegerLiteral(s string) (types.Value, bool) {
+	if len(strings.TrimLeft(s, "0")) > 38 {
+		return types.Value{}, false
+	}
+	v, err := kernels.ParseLiteral(s, &arrow.Decimal128Type{Precision: 38, Scale: 0})
 	if err != nil {
 		return types.Value{}, false
 	}

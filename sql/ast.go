@@ -37,6 +37,9 @@ type Query struct {
 	// not know and that were blanked: each is its FuncCall's Location. Nil when there
 	// are none.
 	IgnoreNulls map[int]bool
+	// TryCasts holds the Locations of the TypeCast nodes written TRY_CAST(x AS t): the
+	// cast gives NULL where the value does not convert. Nil when there are none.
+	TryCasts map[int]bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

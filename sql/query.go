@@ -23,6 +23,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		return nil, err
 	}
 	intDiv := rewriteIntDiv(text, toks, src, start)
+	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
@@ -36,7 +37,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if intDiv != nil {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
-	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect}
+	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true

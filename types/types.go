@@ -35,6 +35,8 @@ func Name(dt arrow.DataType) string {
 	switch t := dt.(type) {
 	case *arrow.DictionaryType:
 		return Name(t.ValueType)
+	case *UUIDType:
+		return "UUID"
 	case *arrow.Decimal128Type:
 		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
 	case *arrow.Decimal256Type:
@@ -214,6 +216,8 @@ func Parse(name string) (arrow.DataType, error) {
 		return &arrow.TimestampType{Unit: arrow.Second}, nil
 	case "INTERVAL":
 		return Interval, nil
+	case "UUID":
+		return UUID, nil
 	}
 	return nil, fmt.Errorf("unknown type %q", name)
 }

@@ -174,6 +174,8 @@ func (v Value) String() string {
 		return FormatFloat(v.F, dt.ID() == arrow.FLOAT32)
 	case IsString(dt):
 		return v.S
+	case IsUUID(dt):
+		return FormatUUID(v.S)
 	case IsBinary(dt):
 		return formatBlob(v.S)
 	case IsDecimal(dt):

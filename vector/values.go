@@ -13,7 +13,7 @@ import (
 // FromValues builds an array of type dt from boxed values. It is for small or
 // non-hot results (window functions, constants); hot paths build typed slices.
 func FromValues(dt arrow.DataType, vals []types.Value) arrow.Array {
-	b := array.NewBuilder(Allocator, dt)
+	b := types.NewBuilder(Allocator, dt)
 	defer b.Release()
 	b.Reserve(len(vals))
 	for _, v := range vals {

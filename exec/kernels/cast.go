@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // CanCast reports whether Cast supports converting from to to (it may still fail on
@@ -26,6 +27,8 @@ func CanCast(from, to arrow.DataType) bool {
 		return true
 	case isDateLike(from) && isDateLike(to):
 		return true
+	case types.IsUUID(to):
+		return false // from VARCHAR only, as DuckDB has no cast from BLOB
 	case types.IsBinary(from) && types.IsBinary(to):
 		return true
 	}
@@ -83,7 +86,7 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		return castNumeric(arr, to)
 	case isDateLike(from) && isDateLike(to):
 		return castTemporal(arr, to)
-	case types.IsBinary(from) && types.IsBinary(to):
+	case types.IsBinary(from) && types.IsBinary(to) && !types.IsUUID(to):
 		return castBinary(arr, to)
 	}
 	return nil, errs.New(errs.Analysis, "cannot cast %s to %s", types.Name(from), types.Name(to))
@@ -456,7 +459,7 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 }
 
 func castBinary(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
-	b := array.NewBuilder(defaultMem, to)
+	b := types.NewBuilder(defaultMem, to)
 	defer b.Release()
 	bb, ok := b.(interface{ Append([]byte) })
 	if !ok {
@@ -490,4 +493,34 @@ func rebuildStrings(s *array.String, to arrow.DataType) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+// TryCast is Cast giving NULL for each value that does not convert (TRY_CAST). When
+// the whole array converts it costs what Cast does; otherwise the rows are cast one
+// at a time.
+func TryCast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	out, err := Cast(arr, to)
+	if err == nil {
+		return out, nil
+	}
+	if !CanCast(arr.DataType(), to) {
+		return nil, err
+	}
+	to = types.Unwrap(to)
+	vals := make([]types.Value, arr.Len())
+	for i := range vals {
+		vals[i] = types.NullOf(to)
+		if arr.IsNull(i) {
+			continue
+		}
+		one := array.NewSlice(arr, int64(i), int64(i+1))
+		c, err := Cast(one, to)
+		one.Release()
+		if err != nil {
+			continue
+		}
+		vals[i] = types.ValueAt(c, 0)
+		vals[i].Type = to
+	}
+	return vector.FromValues(to, vals), nil
 }

@@ -189,19 +189,66 @@ func castFromString(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		}
 		return decimalArray(to, out, valid, nulls), nil
 	case arrow.BINARY, arrow.LARGE_BINARY:
+		if types.IsUUID(to) {
+			return stringsToUUID(s, to)
+		}
 		b := array.NewBuilder(defaultMem, to)
 		defer b.Release()
 		bb := b.(interface{ Append([]byte) })
+		var buf []byte
 		for i := 0; i < n; i++ {
 			if !isValid(vm, voff, i) {
 				b.AppendNull()
-			} else {
-				bb.Append([]byte(s.Value(i)))
+				continue
 			}
+			var ok bool
+			if buf, ok = parseBlob(buf[:0], s.Value(i)); !ok {
+				return nil, fail(i)
+			}
+			bb.Append(buf)
 		}
 		return b.NewArray(), nil
 	}
 	return nil, errs.New(errs.Analysis, "cannot cast %s to %s", types.Name(arr.DataType()), types.Name(to))
+}
+
+// parseBlob appends the bytes of a BLOB's text form to dst, as DuckDB reads it:
+// printable ASCII stands for itself and \xHH for any byte; a backslash not starting
+// such an escape, or a character outside ASCII, is an error.
+func parseBlob(dst []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+3 >= len(s) || s[i+1] != 'x' {
+				return dst, false
+			}
+			hi, ok1 := hexValue(s[i+2])
+			lo, ok2 := hexValue(s[i+3])
+			if !ok1 || !ok2 {
+				return dst, false
+			}
+			dst = append(dst, hi<<4|lo)
+			i += 3
+		case c >= 0x80:
+			return dst, false
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, true
+}
+
+func hexValue(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // ParseLiteral types a string literal for a context type: DATE '2024-01-01',

@@ -14,11 +14,10 @@ import (
 //   - integers widen: two signed or two unsigned to the wider; unsigned with signed
 //     to a signed type wide enough for both (UBIGINT with a signed type has none and
 //     becomes DECIMAL(20,0));
-//   - any integer with a float, and FLOAT with DOUBLE, is DOUBLE (FLOAT with FLOAT
-//     stays FLOAT);
+//   - DOUBLE with any number is DOUBLE; FLOAT with FLOAT, an integer or a DECIMAL
+//     is FLOAT;
 //   - an integer with a DECIMAL is a DECIMAL wide enough for both; two decimals keep
 //     the larger scale and enough integer digits for both (precision at most 38);
-//     a float with a DECIMAL is DOUBLE;
 //   - DATE with TIMESTAMP is that TIMESTAMP; two timestamps take the finer unit and
 //     are WITH TIME ZONE when either is;
 //   - strings (plain, large, view) are VARCHAR; binaries are BLOB.
@@ -42,8 +41,11 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		}
 		return types.Float32, true
 	case types.IsNumeric(a) && types.IsNumeric(b):
-		if types.IsFloat(a) || types.IsFloat(b) {
+		if a.ID() == arrow.FLOAT64 || b.ID() == arrow.FLOAT64 {
 			return types.Float64, true
+		}
+		if types.IsFloat(a) || types.IsFloat(b) {
+			return types.Float32, true
 		}
 		// Integers with decimals, or two decimals.
 		return commonDecimal(decimalOf(a), decimalOf(b)), true

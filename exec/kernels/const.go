@@ -77,7 +77,7 @@ func ConstArray(v types.Value, n int) arrow.Array {
 		return array.MakeFromData(d)
 	}
 	// Other types (large strings, nested): build through the generic builder.
-	b := array.NewBuilder(memory.DefaultAllocator, dt)
+	b := types.NewBuilder(memory.DefaultAllocator, dt)
 	defer b.Release()
 	for i := 0; i < n; i++ {
 		if v.Null {

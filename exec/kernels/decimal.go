@@ -77,7 +77,7 @@ func decMul(a, b decimal128.Num) (decimal128.Num, bool) {
 		}
 	}
 	p := new(big.Int).Mul(a.BigInt(), b.BigInt())
-	if p.BitLen() > 126 {
+	if p.BitLen() > 127 {
 		return decimal128.Num{}, false
 	}
 	return decimal128.FromBigInt(p), true
@@ -166,7 +166,7 @@ func floatToDec(f float64, s int32) (decimal128.Num, bool) {
 	}
 	bf.Add(bf, half)
 	i, _ := bf.Int(nil)
-	if i.BitLen() > 126 {
+	if i.BitLen() > 127 {
 		return decimal128.Num{}, false
 	}
 	return decimal128.FromBigInt(i), true

@@ -103,7 +103,6 @@ func init() {
 		"try":              bindTry,
 		"constant_or_null": bindConstantOrNull,
 		"error":            bindError,
-		"bit_count":        bindBitCount,
 
 		"||":          bindConcatOp,
 		"concat":      bindConcat,
@@ -143,7 +142,7 @@ func init() {
 		"sqrt":     bindDouble1(sqrtChecked),
 		"ln":       bindDouble1(logChecked(math.Log)),
 		"log10":    bindDouble1(logChecked(math.Log10)),
-		"log":      bindDouble1(logChecked(math.Log10)),
+		"log":      bindLog,
 		"log2":     bindDouble1(logChecked(math.Log2)),
 		"exp":      bindDouble1(pure(math.Exp)),
 		"power":    bindSig([]argClass{clsDouble, clsDouble}, types.Float64, powerKernel),
@@ -172,6 +171,38 @@ func init() {
 		"current_timestamp":     bindNow(false),
 		"get_current_timestamp": bindNow(false),
 		"transaction_timestamp": bindNow(false),
+
+		// Rounding beyond round/floor/ceil, and types.
+		"trunc":        bindRound('t'),
+		"round_even":   bindRoundEven,
+		"roundbankers": bindRoundEven,
+		"even":         bindDouble1(pure(evenKernel)),
+		"typeof":       bindTypeof,
+		"isnan":        bindFloatTest(isNaN),
+		"isinf":        bindFloatTest(isInf),
+		"isfinite":     bindFloatTest(isFinite),
+		"gamma":        bindDouble1(gammaChecked),
+		"lgamma":       bindDouble1(lgammaChecked),
+		"factorial":    bindFactorial,
+		"sin":          bindDouble1(pure(math.Sin)),
+		"cos":          bindDouble1(pure(math.Cos)),
+		"tan":          bindDouble1(pure(math.Tan)),
+		"cot":          bindDouble1(pure(cot)),
+		"asin":         bindDouble1(undefinedOutside("ASIN", -1, 1, math.Asin)),
+		"acos":         bindDouble1(undefinedOutside("ACOS", -1, 1, math.Acos)),
+		"atan":         bindDouble1(pure(math.Atan)),
+		"atan2":        bindSig([]argClass{clsDouble, clsDouble}, types.Float64, atan2Kernel),
+		"degrees":      bindDouble1(pure(func(v float64) float64 { return v * 180 / math.Pi })),
+		"radians":      bindDouble1(pure(func(v float64) float64 { return v * math.Pi / 180 })),
+		"pi":           bindPi,
+		"cbrt":         bindDouble1(pure(math.Cbrt)),
+		"&":            bindBitwise(bitAnd),
+		"|":            bindBitwise(bitOr),
+		"xor":          bindBitwise(bitXor),
+		"<<":           bindBitwise(bitShl),
+		">>":           bindBitwise(bitShr),
+		"~":            bindBitNot,
+		"bit_count":    bindBitCount,
 	}
 	for name, part := range map[string]string{
 		"year": "year", "month": "month", "day": "day", "hour": "hour", "minute": "minute", "second": "second",
@@ -208,7 +239,8 @@ func bindArith(op arithOp) binder {
 		switch {
 		case types.IsFloat(a) || types.IsFloat(b):
 			ft := types.Float64
-			if a.ID() == arrow.FLOAT32 && b.ID() == arrow.FLOAT32 {
+			// FLOAT with an integer or a DECIMAL stays FLOAT, as in DuckDB.
+			if a.ID() != arrow.FLOAT64 && b.ID() != arrow.FLOAT64 {
 				ft = types.Float32
 			}
 			return newFunction(c, []arrow.DataType{ft, ft}, ft, floatKernel(op, ft), true), nil
@@ -588,7 +620,7 @@ func identity(in []arrow.Array, n int) (arrow.Array, error) { return in[0], nil 
 
 func bindRound(mode byte) binder {
 	return func(c *call) (*Function, error) {
-		if len(c.args) == 0 || len(c.args) > 2 || !numericish(c.args[0]) || (len(c.args) == 2 && (mode != 'r' || !intish(c.args[1]))) {
+		if len(c.args) == 0 || len(c.args) > 2 || !numericish(c.args[0]) || (len(c.args) == 2 && (mode != 'r' && mode != 't' || !intish(c.args[1]))) {
 			return nil, c.mismatch()
 		}
 		t := c.args[0]
@@ -598,14 +630,26 @@ func bindRound(mode byte) binder {
 		if len(c.args) == 2 {
 			switch {
 			case types.IsDecimal(t):
+				if f := bindDecimalRoundConst(c, t.(*arrow.Decimal128Type), mode); f != nil {
+					return f, nil
+				}
+				if mode == 't' {
+					return nil, errs.New(errs.Analysis, "trunc(DECIMAL, INTEGER) needs a constant number of digits")
+				}
 				return newFunction(c, []arrow.DataType{t, types.Int64}, t, decimalRoundDigits, true), nil
+			case types.IsInteger(t) && mode == 't':
+				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, t, keepType(t, intTruncDigits), true), nil
 			case types.IsInteger(t):
-				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, types.Int64, intRoundDigits, true), nil
+				return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, t, keepType(t, intRoundDigits), true), nil
+			case mode == 't':
+				return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, t, keepType(t, truncFloat2), true), nil
+			case t.ID() == arrow.FLOAT32:
+				return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, t, keepType(t, roundFloat2), true), nil
 			}
 			return newFunction(c, []arrow.DataType{types.Float64, types.Int64}, types.Float64, roundFloat2, true), nil
 		}
 		switch {
-		case types.IsInteger(t) && mode == 'r':
+		case types.IsInteger(t) && (mode == 'r' || mode == 't'):
 			return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
 		case types.IsInteger(t):
 			// floor and ceil of an integer are DOUBLE, as in DuckDB.
@@ -615,7 +659,9 @@ func bindRound(mode byte) binder {
 			if d.Scale == 0 {
 				return newFunction(c, []arrow.DataType{t}, t, identity, true), nil
 			}
-			res := &arrow.Decimal128Type{Precision: min(38, d.Precision-d.Scale+1), Scale: 0}
+			// DuckDB keeps the precision: a carry (9.9 to 10) fits, as the integer
+			// digits grow by at most one while the fraction's digits go.
+			res := &arrow.Decimal128Type{Precision: d.Precision, Scale: 0}
 			return newFunction(c, []arrow.DataType{t}, res, decimalRound(mode, res), true), nil
 		}
 		return newFunction(c, []arrow.DataType{t}, t, floatRound(mode), true), nil

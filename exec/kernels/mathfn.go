@@ -204,7 +204,7 @@ func decimalRoundDigits(args []arrow.Array, n int) (arrow.Array, error) {
 }
 
 func floatRound(mode byte) func(args []arrow.Array, n int) (arrow.Array, error) {
-	f := map[byte]func(float64) float64{'r': math.Round, 'f': math.Floor, 'c': math.Ceil}[mode]
+	f := map[byte]func(float64) float64{'r': math.Round, 'f': math.Floor, 'c': math.Ceil, 't': math.Trunc}[mode]
 	return func(args []arrow.Array, n int) (arrow.Array, error) {
 		switch a := args[0].(type) {
 		case *array.Float32:

@@ -21,6 +21,12 @@ func parseInt(s string) (int64, bool) {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, true
 	}
+	if u, ok := radixInteger(s); ok {
+		return int64(u), u <= math.MaxInt64
+	}
+	if t, ok := withoutUnderscores(s); ok {
+		return parseInt(t)
+	}
 	if !strings.ContainsAny(s, ".eE") {
 		return 0, false
 	}
@@ -40,6 +46,12 @@ func parseUint(s string) (uint64, bool) {
 	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
 		return v, true
 	}
+	if u, ok := radixInteger(s); ok {
+		return u, true
+	}
+	if t, ok := withoutUnderscores(s); ok {
+		return parseUint(t)
+	}
 	if !strings.ContainsAny(s, ".eE") {
 		return 0, false
 	}
@@ -54,6 +66,50 @@ func parseUint(s string) (uint64, bool) {
 	return uint64(f), true
 }
 
+// radixInteger reads DuckDB's unsigned hexadecimal (0x1F) and binary (0b101)
+// integer strings.
+func radixInteger(s string) (uint64, bool) {
+	if len(s) < 3 || s[0] != '0' {
+		return 0, false
+	}
+	base := 0
+	switch s[1] {
+	case 'x', 'X':
+		base = 16
+	case 'b', 'B':
+		base = 2
+	default:
+		return 0, false
+	}
+	for i := 2; i < len(s); i++ {
+		if _, ok := hexValue(s[i]); !ok {
+			return 0, false // no sign, no underscores after the prefix
+		}
+	}
+	u, err := strconv.ParseUint(s[2:], base, 64)
+	return u, err == nil
+}
+
+// withoutUnderscores is s without the underscores that DuckDB allows between two
+// digits of a number (1_000); ok is false when s has none or one is misplaced.
+func withoutUnderscores(s string) (string, bool) {
+	if !strings.Contains(s, "_") {
+		return "", false
+	}
+	digit := func(i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' {
+			if !digit(i-1) || !digit(i+1) {
+				return "", false
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), true
+}
+
 func parseFloat(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil {
@@ -64,10 +120,11 @@ func parseFloat(s string) (float64, bool) {
 }
 
 func parseBool(s string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "true", "t", "1", "yes", "y", "on":
+	// DuckDB's spellings, in any case; no spaces around them, no on/off.
+	switch strings.ToLower(s) {
+	case "true", "t", "1", "yes", "y":
 		return true, true
-	case "false", "f", "0", "no", "n", "off":
+	case "false", "f", "0", "no", "n":
 		return false, true
 	}
 	return false, false
@@ -97,7 +154,7 @@ func parseDecimal(s string, p, sc int32) (decimal128.Num, bool) {
 			q.Add(q, big.NewInt(int64(num.Sign())))
 		}
 	}
-	if q.BitLen() > 126 {
+	if q.BitLen() > 127 {
 		return decimal128.Num{}, false
 	}
 	n := decimal128.FromBigInt(q)

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
+	"github.com/rivo/uniseg"
 )
 
 // String functions. They go row by row over typed accessors (not per-row boxing);
@@ -320,12 +321,25 @@ func leftRight(right bool) func(args []arrow.Array, n int) (arrow.Array, error) 
 	}
 }
 
+// reverseString reverses s by extended grapheme cluster, as DuckDB does: a letter and
+// its combining marks, a flag, an emoji joined by zero-width joiners stay whole.
 func reverseString(s string) string {
-	r := []rune(s)
-	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-		r[i], r[j] = r[j], r[i]
+	if isASCII(s) {
+		b := []byte(s)
+		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+			b[i], b[j] = b[j], b[i]
+		}
+		return string(b)
 	}
-	return string(r)
+	out := make([]byte, len(s))
+	end := len(out)
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		from, to := g.Positions()
+		end -= to - from
+		copy(out[end:], s[from:to])
+	}
+	return string(out)
 }
 
 // pad is lpad/rpad(s, width, fill): pads with fill to width characters, or truncates
@@ -391,7 +405,8 @@ func splitPart(args []arrow.Array, n int) (arrow.Array, error) {
 		v, delim, idx := s.Value(i), d.Value(i), k.Value(i)
 		var parts []string
 		if delim == "" {
-			parts = []string{v}
+			// An empty delimiter splits into characters, as in DuckDB.
+			parts = splitRunes(v)
 		} else {
 			parts = strings.Split(v, delim)
 		}
@@ -403,6 +418,15 @@ func splitPart(args []arrow.Array, n int) (arrow.Array, error) {
 		}
 		return "", nil
 	})
+}
+
+// splitRunes is s cut into its characters (code points).
+func splitRunes(s string) []string {
+	parts := make([]string, 0, len(s))
+	for i, r := range s {
+		parts = append(parts, s[i:i+utf8.RuneLen(r)])
+	}
+	return parts
 }
 
 func hasPrefix(s, p string) bool   { return strings.HasPrefix(s, p) }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/agg"
@@ -231,7 +230,7 @@ func takesPartials(spec agg.Spec) (bool, error) {
 	z := agg.UnknownZone(1)
 	z.Nulls, z.Sum = 0, "0"
 	if spec.ArgType != nil {
-		b := array.NewBuilder(memory.DefaultAllocator, spec.ArgType)
+		b := types.NewBuilder(memory.DefaultAllocator, spec.ArgType)
 		b.AppendEmptyValue()
 		arr := b.NewArray()
 		b.Release()

@@ -48,6 +48,10 @@ func render(v any, typ string) (string, error) {
 		}
 		return x, nil
 	case []byte:
+		if typ == "UUID" && len(x) == 16 {
+			// The driver hands a UUID over as its 16 bytes; Lore renders its text form.
+			return fmt.Sprintf("%x-%x-%x-%x-%x", x[0:4], x[4:6], x[6:8], x[8:10], x[10:16]), nil
+		}
 		if len(x) == 0 {
 			return "(empty)", nil
 		}

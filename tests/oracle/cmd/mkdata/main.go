@@ -207,6 +207,18 @@ SELECT * FROM (VALUES
  (3, '-infinity'::DATE, '-infinity'::TIMESTAMP, '-infinity'::TIMESTAMPTZ, '-infinity'::TIMESTAMP_NS),
  (4, '0044-03-15 (BC)'::DATE, '0044-03-15 (BC) 12:00:00'::TIMESTAMP, NULL, NULL),
  (5, NULL, NULL, NULL, NULL)) AS t(id, d, ts, tstz, tsns)`},
+	// UUIDs (the UUID logical type; one above 8000… so that a signed order would
+	// differ, one repeated, one NULL) and intervals (the legacy INTERVAL converted
+	// type: months, days, milliseconds).
+	{path: "uuids.parquet", query: `
+SELECT * FROM (VALUES
+ (1, '00000000-0000-0000-0000-000000000001'::UUID, INTERVAL '1 month 2 days 3 seconds'),
+ (2, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, INTERVAL '1 year'),
+ (3, 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF'::UUID, INTERVAL '36 hours 0.25 seconds'),
+ (4, NULL, NULL),
+ (5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, INTERVAL '0 days'),
+ (6, '7fffffff-0000-0000-0000-000000000000'::UUID, INTERVAL '14 months 40 days 1.5 seconds')
+) AS t(id, u, iv)`},
 }
 
 func main() {
