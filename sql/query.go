@@ -37,6 +37,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if intDiv != nil {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
+	markFloat4(node.ProtoReflect(), text)
 	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
