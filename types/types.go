@@ -25,6 +25,7 @@ var (
 	Binary      arrow.DataType = arrow.BinaryTypes.Binary
 	Date        arrow.DataType = arrow.FixedWidthTypes.Date32
 	Timestamp   arrow.DataType = &arrow.TimestampType{Unit: arrow.Microsecond}
+	TimestampNS arrow.DataType = &arrow.TimestampType{Unit: arrow.Nanosecond}
 	TimestampTZ arrow.DataType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	Interval    arrow.DataType = arrow.FixedWidthTypes.MonthDayNanoInterval
 	Null        arrow.DataType = arrow.Null

@@ -115,8 +115,11 @@ func bindStrptime(try bool) binder {
 			return nil, err
 		}
 		res := types.Timestamp
-		if ok && tf.zone {
+		switch {
+		case ok && tf.zone:
 			res = types.TimestampTZ
+		case ok && tf.nanos:
+			res = types.TimestampNS
 		}
 		return newFunction(c, []arrow.DataType{types.String, types.String}, res, func(in []arrow.Array, n int) (arrow.Array, error) {
 			if !ok {
@@ -129,7 +132,10 @@ func bindStrptime(try bool) binder {
 				if !z.ok(i) {
 					continue
 				}
-				v, err := tf.parse(s.Value(i))
+				v, ns, err := tf.parseFine(s.Value(i))
+				if err == nil && res == types.TimestampNS {
+					v, err = nanosOfMicros(v, ns)
+				}
 				if err != nil {
 					if try {
 						z.set(i)
@@ -142,6 +148,22 @@ func bindStrptime(try bool) binder {
 			return fixedArray(res, out, z.valid, z.nulls), nil
 		}, true), nil
 	}
+}
+
+// nanosOfMicros is a microsecond timestamp and the nanoseconds past it as
+// nanoseconds, an infinity staying one; a time beyond TIMESTAMP_NS's range (years
+// 1677 to 2262) is an error.
+func nanosOfMicros(us, ns int64) (int64, error) {
+	if sign := types.TimestampInfSign(us); sign != 0 {
+		if sign > 0 {
+			return types.TimestampInfinity, nil
+		}
+		return types.TimestampNegInfinity, nil
+	}
+	if us > math.MaxInt64/1000-1 || us < math.MinInt64/1000+1 {
+		return 0, errs.New(errs.Analysis, "timestamp %s is out of the range of TIMESTAMP_NS", types.FormatTimestamp(us, arrow.Microsecond, false))
+	}
+	return us*1000 + ns, nil
 }
 
 // bindInfTest binds isinf(x) (want true) or isfinite(x) of a DATE or TIMESTAMP.

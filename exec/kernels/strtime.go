@@ -28,6 +28,7 @@ type timeFormat struct {
 	src   string
 	items []timeItem
 	zone  bool // has %z: strptime returns TIMESTAMP WITH TIME ZONE
+	nanos bool // has %n (and no %z): strptime returns TIMESTAMP_NS
 }
 
 // timeCodes are the codes of the format language; noPadCodes those that also have a
@@ -92,6 +93,9 @@ func compileTimeFormat(fn, f string) (*timeFormat, error) {
 		tf.items = append(tf.items, timeItem{code: c, nopad: nopad})
 		if c == 'z' || c == 'Z' {
 			tf.zone = true
+		}
+		if c == 'n' {
+			tf.nanos = true
 		}
 	}
 	flush()
@@ -221,6 +225,7 @@ type parsed struct {
 	offset              int64          // seconds east of UTC (%z)
 	loc                 *time.Location // the zone named by %Z, nil for none
 	hasYear             bool
+	hasDay              bool // a day of the month was read, which a week number yields to
 }
 
 // parseErr words a strptime failure as DuckDB does: the string, the format, where
@@ -236,6 +241,12 @@ func isNumCode(c byte) bool {
 
 // parse reads s as tf describes and returns microseconds since the epoch in UTC.
 func (tf *timeFormat) parse(s string) (int64, error) {
+	us, _, err := tf.parseFine(s)
+	return us, err
+}
+
+// parseFine is parse, also returning the nanoseconds past the microsecond (%n).
+func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 	p := parsed{year: 1900, month: 1, day: 1, weekday: -1}
 	pos := 0
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
@@ -244,7 +255,7 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 			for l := 0; l < len(it.lit); {
 				if isSpace(it.lit[l]) {
 					if pos >= len(s) || !isSpace(s[pos]) {
-						return 0, tf.parseErr(s, pos, "space does not match")
+						return 0, 0, tf.parseErr(s, pos, "space does not match")
 					}
 					for pos < len(s) && isSpace(s[pos]) {
 						pos++
@@ -255,7 +266,7 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 					continue
 				}
 				if pos >= len(s) || s[pos] != it.lit[l] {
-					return 0, tf.parseErr(s, pos, "literal does not match, expected "+strconv.Quote(it.lit))
+					return 0, 0, tf.parseErr(s, pos, "literal does not match, expected "+strconv.Quote(it.lit))
 				}
 				pos++
 				l++
@@ -290,7 +301,7 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 			}
 			digits := pos - start
 			if digits == 0 {
-				return 0, tf.parseErr(s, start, "expected a number")
+				return 0, 0, tf.parseErr(s, start, "expected a number")
 			}
 			bad := func(what string, lo, hi int64) error {
 				return tf.parseErr(s, start, what+" out of range, expected a value between "+strconv.FormatInt(lo, 10)+" and "+strconv.FormatInt(hi, 10))
@@ -298,12 +309,12 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 			switch it.code {
 			case 'd':
 				if v < 1 || v > 31 {
-					return 0, bad("day", 1, 31)
+					return 0, 0, bad("day", 1, 31)
 				}
-				p.day = v
+				p.day, p.hasDay = v, true
 			case 'm':
 				if v < 1 || v > 12 {
-					return 0, bad("month", 1, 12)
+					return 0, 0, bad("month", 1, 12)
 				}
 				p.month = v
 			case 'y':
@@ -319,47 +330,47 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 				p.isoYear, p.hasISOYear = v, true
 			case 'V':
 				if v < 1 || v > 53 {
-					return 0, bad("ISO week", 1, 53)
+					return 0, 0, bad("ISO week", 1, 53)
 				}
 				p.isoWeek, p.hasISOW = v, true
 			case 'U', 'W':
 				if v > 53 {
-					return 0, bad("week", 0, 53)
+					return 0, 0, bad("week", 0, 53)
 				}
 				p.weekNo, p.weekCode = v, it.code
 			case 'w':
 				if v > 6 {
-					return 0, bad("weekday", 0, 6)
+					return 0, 0, bad("weekday", 0, 6)
 				}
 				p.weekday = v
 			case 'u':
 				if v < 1 || v > 7 {
-					return 0, bad("ISO weekday", 1, 7)
+					return 0, 0, bad("ISO weekday", 1, 7)
 				}
 				p.weekday = v % 7
 			case 'j':
 				if v < 1 || v > 366 {
-					return 0, bad("day of year", 1, 366)
+					return 0, 0, bad("day of year", 1, 366)
 				}
 				p.yday = v
 			case 'H':
 				if v > 23 {
-					return 0, bad("hour", 0, 23)
+					return 0, 0, bad("hour", 0, 23)
 				}
 				p.hour = v
 			case 'I':
 				if v < 1 || v > 12 {
-					return 0, bad("hour12", 1, 12)
+					return 0, 0, bad("hour12", 1, 12)
 				}
 				p.hour, p.hour12 = v, true
 			case 'M':
 				if v > 59 {
-					return 0, bad("minute", 0, 59)
+					return 0, 0, bad("minute", 0, 59)
 				}
 				p.min = v
 			case 'S':
 				if v > 59 {
-					return 0, bad("second", 0, 59)
+					return 0, 0, bad("second", 0, 59)
 				}
 				p.sec = v
 			case 'g', 'f', 'n':
@@ -374,19 +385,19 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 		case 'a', 'A':
 			i, n := matchName(s[pos:], dayNames[:], it.code == 'a')
 			if i < 0 {
-				return 0, tf.parseErr(s, pos, "expected a weekday name")
+				return 0, 0, tf.parseErr(s, pos, "expected a weekday name")
 			}
 			pos += n
 		case 'b', 'B', 'h':
 			i, n := matchName(s[pos:], monthNames[:], it.code != 'B')
 			if i < 0 {
-				return 0, tf.parseErr(s, pos, "expected a month name")
+				return 0, 0, tf.parseErr(s, pos, "expected a month name")
 			}
 			p.month = int64(i) + 1
 			pos += n
 		case 'p':
 			if pos+2 > len(s) {
-				return 0, tf.parseErr(s, pos, "expected AM or PM")
+				return 0, 0, tf.parseErr(s, pos, "expected AM or PM")
 			}
 			switch strings.ToUpper(s[pos : pos+2]) {
 			case "AM":
@@ -394,13 +405,13 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 			case "PM":
 				p.hasPM, p.pm = true, true
 			default:
-				return 0, tf.parseErr(s, pos, "expected AM or PM")
+				return 0, 0, tf.parseErr(s, pos, "expected AM or PM")
 			}
 			pos += 2
 		case 'z':
 			off, n, ok := readOffset(s[pos:])
 			if !ok {
-				return 0, tf.parseErr(s, pos, "expected ±HH[MM] or ±HH:MM")
+				return 0, 0, tf.parseErr(s, pos, "expected ±HH[MM] or ±HH:MM")
 			}
 			p.offset = off
 			pos += n
@@ -411,11 +422,11 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 			}
 			name := s[pos:end]
 			if name == "" {
-				return 0, tf.parseErr(s, pos, "expected a time zone name")
+				return 0, 0, tf.parseErr(s, pos, "expected a time zone name")
 			}
 			loc, err := zoneByName(name)
 			if err != nil {
-				return 0, tf.parseErr(s, pos, "unknown time zone "+strconv.Quote(name))
+				return 0, 0, tf.parseErr(s, pos, "unknown time zone "+strconv.Quote(name))
 			}
 			p.loc = loc
 			pos = end
@@ -425,9 +436,10 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 		pos++
 	}
 	if pos < len(s) {
-		return 0, tf.parseErr(s, pos, "trailing characters")
+		return 0, 0, tf.parseErr(s, pos, "trailing characters")
 	}
-	return p.assemble(tf, s)
+	us, err = p.assemble(tf, s)
+	return us, p.nanos % 1000, err
 }
 
 // matchName matches the start of s against names (case-insensitively), their
@@ -507,14 +519,17 @@ func (p *parsed) assemble(tf *timeFormat, s string) (int64, error) {
 		days = jan4 - isoWeekday(jan4) + 1 + (p.isoWeek-1)*7 + wd - 1
 	case p.yday > 0:
 		days = daysFromCivil(p.year, 1, 1) + p.yday - 1
-	case p.weekCode != 0 && p.weekday >= 0:
+	case p.weekCode != 0 && !p.hasDay:
 		// Week 1 starts on the year's first Sunday (%U) or Monday (%W); the days
-		// before it are week 0.
+		// before it are week 0. Without a weekday, the week's first day is meant.
 		jan1 := daysFromCivil(p.year, 1, 1)
 		w1 := isoWeekday(jan1) % 7 // 0 Sunday
-		start, wd := int64(0), p.weekday
+		start, wd := int64(0), max(p.weekday, 0)
 		if p.weekCode == 'W' {
-			start, wd = 1, (p.weekday+6)%7
+			start, wd = 1, 0
+			if p.weekday >= 0 {
+				wd = (p.weekday + 6) % 7
+			}
 		}
 		first := jan1 + floorMod(start-w1, 7)
 		days = first + (p.weekNo-1)*7 + wd
