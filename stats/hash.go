@@ -194,7 +194,7 @@ func HashColumn(arr arrow.Array, sel []int32, out []uint64) {
 		return
 	default:
 		// Types without a canonical binary form hash as their text, as ValueAt boxes them.
-		forRows(sel, out, func(i int) uint64 { return xxh3.HashString(arr.ValueStr(i)) })
+		forRows(sel, out, func(i int) uint64 { return xxh3.HashString(types.ValueAt(arr, i).S) })
 	}
 	zeroNulls(arr, sel, out)
 }
