@@ -226,6 +226,7 @@ type parsed struct {
 	loc                 *time.Location // the zone named by %Z, nil for none
 	hasYear             bool
 	hasDay              bool // a day of the month was read, which a week number yields to
+	hasMonth            bool // a month was read, which a week number yields to
 }
 
 // parseErr words a strptime failure as DuckDB does: the string, the format, where
@@ -316,7 +317,7 @@ func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 				if v < 1 || v > 12 {
 					return 0, 0, bad("month", 1, 12)
 				}
-				p.month = v
+				p.month, p.hasMonth = v, true
 			case 'y':
 				if v < 69 {
 					v += 2000
@@ -393,7 +394,7 @@ func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 			if i < 0 {
 				return 0, 0, tf.parseErr(s, pos, "expected a month name")
 			}
-			p.month = int64(i) + 1
+			p.month, p.hasMonth = int64(i)+1, true
 			pos += n
 		case 'p':
 			if pos+2 > len(s) {
@@ -500,26 +501,32 @@ func (p *parsed) assemble(tf *timeFormat, s string) (int64, error) {
 	} else if p.hasPM && p.pm && p.hour < 12 {
 		p.hour += 12
 	}
+	// The week numbers and the day of the year each say which day is meant; one of
+	// them at most, and the ISO year only with the ISO week, as DuckDB requires. A
+	// month or day of the month, when given, wins over them.
+	specs := 0
+	for _, has := range []bool{p.weekCode != 0, p.hasISOW, p.yday > 0} {
+		if has {
+			specs++
+		}
+	}
+	if specs > 1 || p.hasISOYear && (p.weekCode != 0 || p.yday > 0) {
+		return 0, errs.New(errs.Analysis, "could not parse string %q according to format specifier %q: the week and day-of-year specifiers conflict", s, tf.src)
+	}
+	byDate := p.hasMonth || p.hasDay
 	var days int64
 	switch {
-	case p.hasISOW:
-		if p.hasYear && !p.hasISOYear {
-			return 0, errs.New(errs.Analysis, "could not parse string %q according to format specifier %q: ISO week numbers need an ISO year (%%G), not %%Y", s, tf.src)
-		}
-		y := p.isoYear
-		if !p.hasISOYear {
-			y = p.year
-		}
+	case p.hasISOW && p.hasISOYear && !byDate:
 		// Monday of ISO week 1 is the Monday of the week holding January 4th.
-		jan4 := daysFromCivil(y, 1, 4)
+		jan4 := daysFromCivil(p.isoYear, 1, 4)
 		wd := int64(1)
 		if p.weekday >= 0 {
 			wd = (p.weekday+6)%7 + 1
 		}
 		days = jan4 - isoWeekday(jan4) + 1 + (p.isoWeek-1)*7 + wd - 1
-	case p.yday > 0:
+	case p.yday > 0 && !byDate:
 		days = daysFromCivil(p.year, 1, 1) + p.yday - 1
-	case p.weekCode != 0 && !p.hasDay:
+	case p.weekCode != 0 && !byDate:
 		// Week 1 starts on the year's first Sunday (%U) or Monday (%W); the days
 		// before it are week 0. Without a weekday, the week's first day is meant.
 		jan1 := daysFromCivil(p.year, 1, 1)
