@@ -26,15 +26,14 @@ type refKey struct {
 // outerMap gives, for a column of an outer scope, the expression over L that holds it.
 type outerMap func(idx int) (Expr, error)
 
-// corrRefs lists the distinct outer references of n to the scopes in maps, in
-// order of appearance, looking through shared plans and subquery plans.
-func corrRefs(n Node, maps map[*scope]outerMap) []refKey {
-	var out []refKey
-	seen := map[refKey]bool{}
+// forOuterRefs calls f on every outer reference of n, looking through shared plans
+// and subquery plans, each plan once, until f returns false.
+func forOuterRefs(n Node, f func(*OuterRef) bool) {
+	stop := false
 	visited := map[Node]bool{}
 	var walk func(Node)
 	walk = func(n Node) {
-		if visited[n] {
+		if stop || visited[n] {
 			return
 		}
 		visited[n] = true
@@ -42,10 +41,8 @@ func corrRefs(n Node, maps map[*scope]outerMap) []refKey {
 			WalkExpr(e, func(x Expr) {
 				switch o := x.(type) {
 				case *OuterRef:
-					k := refKey{o.scope, o.Idx}
-					if _, ok := maps[o.scope]; ok && !seen[k] {
-						seen[k] = true
-						out = append(out, k)
+					if !stop && !f(o) {
+						stop = true
 					}
 				case *Subquery:
 					walk(o.Plan)
@@ -62,39 +59,31 @@ func corrRefs(n Node, maps map[*scope]outerMap) []refKey {
 		}
 	}
 	walk(n)
+}
+
+// corrRefs lists the distinct outer references of n to the scopes in maps, in
+// order of appearance, looking through shared plans and subquery plans.
+func corrRefs(n Node, maps map[*scope]outerMap) []refKey {
+	var out []refKey
+	seen := map[refKey]bool{}
+	forOuterRefs(n, func(o *OuterRef) bool {
+		k := refKey{o.scope, o.Idx}
+		if _, ok := maps[o.scope]; ok && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+		return true
+	})
 	return out
 }
 
 // hasOuterRefs reports whether n refers to a column of any enclosing query.
 func hasOuterRefs(n Node) bool {
 	found := false
-	visited := map[Node]bool{}
-	var walk func(Node)
-	walk = func(n Node) {
-		if found || visited[n] {
-			return
-		}
-		visited[n] = true
-		walkOwnExprs(n, func(e Expr) {
-			WalkExpr(e, func(x Expr) {
-				switch o := x.(type) {
-				case *OuterRef:
-					found = true
-				case *Subquery:
-					walk(o.Plan)
-				case *InSubquery:
-					walk(o.Plan)
-				}
-			})
-		})
-		if s, ok := n.(*Shared); ok {
-			walk(s.Input)
-		}
-		for _, in := range n.Inputs() {
-			walk(in)
-		}
-	}
-	walk(n)
+	forOuterRefs(n, func(*OuterRef) bool {
+		found = true
+		return false
+	})
 	return found
 }
 
@@ -107,36 +96,13 @@ func onlyRefsTo(n Node, sc *scope) bool {
 func allRefs(n Node) []refKey {
 	var out []refKey
 	seen := map[refKey]bool{}
-	visited := map[Node]bool{}
-	var walk func(Node)
-	walk = func(n Node) {
-		if visited[n] {
-			return
+	forOuterRefs(n, func(o *OuterRef) bool {
+		if k := (refKey{o.scope, o.Idx}); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
 		}
-		visited[n] = true
-		walkOwnExprs(n, func(e Expr) {
-			WalkExpr(e, func(x Expr) {
-				switch o := x.(type) {
-				case *OuterRef:
-					if k := (refKey{o.scope, o.Idx}); !seen[k] {
-						seen[k] = true
-						out = append(out, k)
-					}
-				case *Subquery:
-					walk(o.Plan)
-				case *InSubquery:
-					walk(o.Plan)
-				}
-			})
-		})
-		if s, ok := n.(*Shared); ok {
-			walk(s.Input)
-		}
-		for _, in := range n.Inputs() {
-			walk(in)
-		}
-	}
-	walk(n)
+		return true
+	})
 	return out
 }
 
