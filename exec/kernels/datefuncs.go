@@ -95,56 +95,40 @@ func bindDateSub(c *call) (*Function, error) {
 }
 
 func dateSubKernel(args []arrow.Array, n int) (arrow.Array, error) {
-	parts := str(args[0])
-	ra, _ := newTemporalReader(args[1])
-	rb, _ := newTemporalReader(args[2])
-	pc := partCache{fn: "date_sub"}
-	z := newNullRows(n, args...)
-	out := make([]int64, n)
-	for i := 0; i < n; i++ {
-		if !z.ok(i) {
-			continue
-		}
-		part, err := pc.get(parts.Value(i))
-		if err != nil {
-			return nil, err
-		}
-		if ra.inf(i) != 0 || rb.inf(i) != 0 {
-			z.set(i)
-			continue
-		}
-		da, ua := finiteMicros(ra, i)
-		db, ub := finiteMicros(rb, i)
-		var unit int64
-		switch part {
-		case "millennium", "century", "decade", "year", "quarter", "month":
-			m := wholeMonths(da, ua, db, ub)
-			out[i] = m / map[string]int64{"millennium": 12000, "century": 1200, "decade": 120, "year": 12, "quarter": 3, "month": 1}[part]
-			continue
-		case "week":
-			unit = 7 * microsPerDay
-		case "day", "dow", "isodow", "doy":
-			unit = microsPerDay
-		case "hour":
-			unit = microsPerHour
-		case "minute":
-			unit = microsPerMinute
-		case "second", "epoch":
-			unit = microsPerSecond
-		case "millisecond":
-			unit = 1000
-		case "microsecond":
-			unit = 1
-		default:
-			return nil, badPart("date_sub", parts.Value(i))
-		}
-		diff, over := subChecked(db*microsPerDay+ub, da*microsPerDay+ua)
-		if over {
-			return nil, errs.New(errs.Analysis, "out of range: date_sub in %ss does not fit in BIGINT", part)
-		}
-		out[i] = diff / unit
+	return partwiseKernel("date_sub", args, n, partSub)
+}
+
+// partSub is date_sub of one finite row: the whole parts from a to b.
+func partSub(part string, ra, rb temporalReader, i int) (int64, error) {
+	da, ua := finiteMicros(ra, i)
+	db, ub := finiteMicros(rb, i)
+	var unit int64
+	switch part {
+	case "millennium", "century", "decade", "year", "quarter", "month":
+		m := wholeMonths(da, ua, db, ub)
+		return m / map[string]int64{"millennium": 12000, "century": 1200, "decade": 120, "year": 12, "quarter": 3, "month": 1}[part], nil
+	case "week":
+		unit = 7 * microsPerDay
+	case "day", "dow", "isodow", "doy":
+		unit = microsPerDay
+	case "hour":
+		unit = microsPerHour
+	case "minute":
+		unit = microsPerMinute
+	case "second", "epoch":
+		unit = microsPerSecond
+	case "millisecond":
+		unit = 1000
+	case "microsecond":
+		unit = 1
+	default:
+		return 0, badPart("date_sub", part)
 	}
-	return fixedArray(types.Int64, out, z.valid, z.nulls), nil
+	diff, over := subChecked(db*microsPerDay+ub, da*microsPerDay+ua)
+	if over {
+		return 0, errs.New(errs.Analysis, "out of range: date_sub in %ss does not fit in BIGINT", part)
+	}
+	return diff / unit, nil
 }
 
 // wholeMonths is the number of whole months from (da, ua) to (db, ub), negative when

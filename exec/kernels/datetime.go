@@ -452,13 +452,19 @@ func dateTrunc(res arrow.DataType) func(args []arrow.Array, n int) (arrow.Array,
 // centuries and millennia are the year truncated toward zero). An infinite argument
 // gives NULL; a difference that does not fit in a BIGINT is an error.
 func dateDiffKernel(args []arrow.Array, n int) (arrow.Array, error) {
+	return partwiseKernel("date_diff", args, n, partDiff)
+}
+
+// partwiseKernel computes fn(part, a, b) row by row with f, over finite rows: an
+// infinite argument gives NULL.
+func partwiseKernel(fn string, args []arrow.Array, n int, f func(part string, ra, rb temporalReader, i int) (int64, error)) (arrow.Array, error) {
 	parts := str(args[0])
 	ra, ok1 := newTemporalReader(args[1])
 	rb, ok2 := newTemporalReader(args[2])
 	if !ok1 || !ok2 {
-		return nil, errs.New(errs.Analysis, "no function matches date_diff(VARCHAR, %s, %s)", types.Name(args[1].DataType()), types.Name(args[2].DataType()))
+		return nil, errs.New(errs.Analysis, "no function matches %s(VARCHAR, %s, %s)", fn, types.Name(args[1].DataType()), types.Name(args[2].DataType()))
 	}
-	pc := partCache{fn: "date_diff"}
+	pc := partCache{fn: fn}
 	z := newNullRows(n, args...)
 	out := make([]int64, n)
 	for i := 0; i < n; i++ {
@@ -473,7 +479,7 @@ func dateDiffKernel(args []arrow.Array, n int) (arrow.Array, error) {
 			z.set(i)
 			continue
 		}
-		v, err := partDiff(part, ra, rb, i)
+		v, err := f(part, ra, rb, i)
 		if err != nil {
 			return nil, err
 		}
