@@ -18,6 +18,9 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkJoinKinds(text, toks); err != nil {
+		return nil, err
+	}
 	dialect, err := rewriteDialect(text, toks, src, start)
 	if err != nil {
 		return nil, err
