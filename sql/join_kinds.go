@@ -13,15 +13,12 @@ import (
 // different question; Lore refuses them instead.
 var duckJoinWords = map[string]bool{"semi": true, "anti": true, "asof": true, "positional": true}
 
-// checkJoinKinds refuses a bare SEMI, ANTI, ASOF or POSITIONAL before JOIN (a quoted
-// identifier, or one after AS, is an alias).
+// checkJoinKinds refuses SEMI, ANTI, ASOF or POSITIONAL before JOIN (a quoted
+// identifier is an alias; DuckDB refuses the bare words as aliases).
 func checkJoinKinds(text string, toks []token) error {
 	for i := 0; i+1 < len(toks); i++ {
 		t := toks[i]
 		if toks[i+1].kind != pg.Token_JOIN || isQuotedIdent(text, t) || !isWordToken(t) {
-			continue
-		}
-		if i > 0 && toks[i-1].kind == pg.Token_AS {
 			continue
 		}
 		if w := strings.ToLower(text[t.start:t.end]); duckJoinWords[w] {
