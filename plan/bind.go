@@ -714,7 +714,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 				exprs[li] = co
 				outCols[li].Type = t
 			}
-			outCols[ri].Hidden = true
+			outCols[ri].Hidden, outCols[ri].Merged = true, true
 		}
 		n = &Project{Input: join, Exprs: exprs, Cols: outCols}
 	}

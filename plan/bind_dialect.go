@@ -30,7 +30,7 @@ func (b *binder) expandStar(cr *pg.ColumnRef, st *selState, fromless bool) ([]ta
 	used := make([]bool, len(exclude)+len(replace))
 	var out []target
 	for i, c := range st.sc.cols {
-		if st.sc.hidden[i] || (qual != "" && !strings.EqualFold(c.Table, qual)) {
+		if st.sc.hidden[i] && !(qual != "" && c.Merged) || (qual != "" && !strings.EqualFold(c.Table, qual)) {
 			continue
 		}
 		skip := false

@@ -19,6 +19,9 @@ type Column struct {
 	// Hidden columns can be named but are not expanded by * (the right side of a
 	// USING join, columns added to evaluate subqueries).
 	Hidden bool
+	// Merged marks the right side of a USING (or NATURAL) join's column: hidden from
+	// *, which shows the merged column once, but expanded by its own table's t.*.
+	Merged bool
 }
 
 // Node is a logical plan node.
