@@ -366,21 +366,28 @@ func constGroup(c *call, i int) (g int, null bool, err error) {
 	return int(n), false, nil
 }
 
+// bindExtractArgs binds the arguments regexp_extract and regexp_extract_all share:
+// (s, pattern [, group [, options]]), the group and options constants.
+func bindExtractArgs(c *call) (args []arrow.DataType, group int, nullGroup bool, p *rePattern, err error) {
+	if len(c.args) < 2 || len(c.args) > 4 {
+		return nil, 0, false, nil, c.mismatch()
+	}
+	if args, err = regexpArgs(c, 2); err != nil {
+		return nil, 0, false, nil, err
+	}
+	if group, nullGroup, err = constGroup(c, 2); err != nil {
+		return nil, 0, false, nil, err
+	}
+	if p, err = bindPattern(c, 3, false, false); err != nil {
+		return nil, 0, false, nil, err
+	}
+	return args, group, nullGroup, p, nil
+}
+
 // bindRegexpExtract binds regexp_extract(s, pattern [, group [, options]]): the
 // group of the first match, ” when nothing matches or the group took no part.
 func bindRegexpExtract(c *call) (*Function, error) {
-	if len(c.args) < 2 || len(c.args) > 4 {
-		return nil, c.mismatch()
-	}
-	args, err := regexpArgs(c, 2)
-	if err != nil {
-		return nil, err
-	}
-	group, nullGroup, err := constGroup(c, 2)
-	if err != nil {
-		return nil, err
-	}
-	p, err := bindPattern(c, 3, false, false)
+	args, group, nullGroup, p, err := bindExtractArgs(c)
 	if err != nil {
 		return nil, err
 	}
@@ -405,18 +412,7 @@ func bindRegexpExtract(c *call) (*Function, error) {
 // bindRegexpExtractAll binds regexp_extract_all(s, pattern [, group [, options]]):
 // the group of every match, a list, with NULL where the group took no part.
 func bindRegexpExtractAll(c *call) (*Function, error) {
-	if len(c.args) < 2 || len(c.args) > 4 {
-		return nil, c.mismatch()
-	}
-	args, err := regexpArgs(c, 2)
-	if err != nil {
-		return nil, err
-	}
-	group, nullGroup, err := constGroup(c, 2)
-	if err != nil {
-		return nil, err
-	}
-	p, err := bindPattern(c, 3, false, false)
+	args, group, nullGroup, p, err := bindExtractArgs(c)
 	if err != nil {
 		return nil, err
 	}
