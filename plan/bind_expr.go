@@ -28,6 +28,9 @@ type exprCtx struct {
 	noAgg      bool
 	noSubquery bool
 	clause     string
+	// lambdas are the parameters of the lambdas whose bodies are being bound,
+	// innermost last.
+	lambdas []lambdaFrame
 }
 
 // untypedString marks string literals whose type follows their context
@@ -58,7 +61,7 @@ func (b *binder) expr(n *pg.Node, ec *exprCtx) (Expr, error) {
 	if n == nil {
 		return nil, errs.New(errs.Analysis, "missing expression")
 	}
-	if ec.agg != nil {
+	if ec.agg != nil && !ec.usesLambdaParam(n) {
 		if e, ok, err := b.postAggregate(n, ec); ok || err != nil {
 			return e, err
 		}
@@ -203,6 +206,9 @@ func (b *binder) boolean(e Expr, clause string) (Expr, error) {
 }
 
 func (b *binder) columnRef(cr *pg.ColumnRef, ec *exprCtx) (Expr, error) {
+	if p, ok := ec.lambdaParam(cr); ok {
+		return p, nil
+	}
 	var parts []string
 	for _, f := range cr.Fields {
 		if f.GetAStar() != nil {
@@ -601,6 +607,9 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 	pos := int(a.Location)
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
+		if op == "->" {
+			return nil, lambdaError(a)
+		}
 		if a.Lexpr == nil {
 			r, err := b.expr(a.Rexpr, ec)
 			if err != nil {
@@ -854,6 +863,9 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if e, ok, err := b.conditionalCall(name, fc, ec); ok {
 		return e, err
 	}
+	if e, ok, err := b.lambdaCall(name, fc, ec); ok {
+		return e, err
+	}
 	args, err := b.exprs(fc.Args, ec)
 	if err != nil {
 		return nil, err
@@ -928,7 +940,7 @@ func unknownFunction(n *pg.Node) error {
 		return nil
 	}
 	name := funcName(fc)
-	if isAggregate(name) || kernels.Known(name) || binderFunctions[name] {
+	if isAggregate(name) || kernels.Known(name) || binderFunctions[name] || isLambdaFunction(name) {
 		return nil
 	}
 	return errs.At(errs.Analysis, int(fc.Location), "function %s does not exist", name)

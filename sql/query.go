@@ -28,6 +28,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
+	lambdas := rewriteLambdas(text, toks, src, start)
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
 		node, err = parseMapped(ff, at, toks, text)
@@ -35,6 +36,9 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		node, err = parseTree(string(src), start, toks, text)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := markLambdas(node.ProtoReflect(), lambdas); err != nil {
 		return nil, err
 	}
 	if intDiv != nil {

@@ -1,0 +1,99 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/loredb/lore/errs"
+)
+
+// A lambda's body is the whole rest of its argument (x -> x > 2 is not (x -> x) >
+// 2), in each of DuckDB's spellings, nested too, after a FROM-first rewrite too; an
+// -> anywhere else is left as the grammar reads it.
+func TestLambdaTrees(t *testing.T) {
+	cases := []struct {
+		text   string
+		params []string
+		body   string // the body's kind: a deparsed-enough check
+	}{
+		{"SELECT list_filter(l, x -> x > 2 AND x < 5) FROM t", []string{"x"}, "BoolExpr"},
+		{"SELECT list_filter(l, (x, i) -> i > 1) FROM t", []string{"x", "i"}, "A_Expr"},
+		{"SELECT list_reduce(l, lambda a, b: a + b, 0) FROM t", []string{"a", "b"}, "A_Expr"},
+		{"SELECT LIST_TRANSFORM(l, \"X\" -> \"X\" IS NULL) FROM t", []string{"X"}, "NullTest"},
+		{"FROM t SELECT filter(l, x -> NOT x)", []string{"x"}, "BoolExpr"},
+	}
+	for _, c := range cases {
+		q := parseQuery(t, c.text)
+		fc := q.Select.TargetList[0].GetResTarget().Val.GetFuncCall()
+		if fc == nil || len(fc.Args) < 2 {
+			t.Fatalf("%s: no call: %v", c.text, q.Select.TargetList[0])
+		}
+		names, at, body, ok := LambdaParams(fc.Args[1])
+		if !ok || strings.Join(names, ",") != strings.Join(c.params, ",") {
+			t.Errorf("%s: parameters %v (%v), want %v", c.text, names, ok, c.params)
+			continue
+		}
+		from := strings.Index(c.text, "(l, ") + len("(l, ")
+		if strings.HasPrefix(c.text[from:], "lambda ") {
+			from += len("lambda ")
+		}
+		for k, p := range c.params {
+			if strings.Contains(c.text, `"`+p+`"`) {
+				p = `"` + p + `"`
+			}
+			want := from + strings.Index(c.text[from:], p)
+			from = want + len(p)
+			if at[k] != want {
+				t.Errorf("%s: parameter %s at %d, want %d", c.text, p, at[k], want)
+			}
+		}
+		var kind string
+		switch {
+		case body.GetBoolExpr() != nil:
+			kind = "BoolExpr"
+		case body.GetAExpr() != nil:
+			kind = "A_Expr"
+		case body.GetNullTest() != nil:
+			kind = "NullTest"
+		}
+		if kind != c.body {
+			t.Errorf("%s: body %v, want a %s", c.text, body, c.body)
+		}
+	}
+
+	q := parseQuery(t, "SELECT list_transform(l, x -> list_filter(x, y -> y > x)) FROM t")
+	_, _, body, ok := LambdaParams(q.Select.TargetList[0].GetResTarget().Val.GetFuncCall().Args[1])
+	if !ok || body.GetFuncCall() == nil {
+		t.Fatalf("outer lambda: %v %v", ok, body)
+	}
+	if names, _, inner, ok := LambdaParams(body.GetFuncCall().Args[1]); !ok || names[0] != "y" || inner.GetAExpr() == nil {
+		t.Errorf("inner lambda: %v %v %v", names, ok, inner)
+	}
+
+	// An -> outside a lambda function stays an operator, for the binder to refuse.
+	q = parseQuery(t, "SELECT abs(x -> x > 1) FROM t")
+	arg := q.Select.TargetList[0].GetResTarget().Val.GetFuncCall().Args[0]
+	if a := arg.GetAExpr(); a == nil || a.Name[0].GetString_().GetSval() != ">" {
+		t.Errorf("abs(x -> x > 1) argument %v, want the grammar's comparison", arg)
+	}
+}
+
+// Error positions in and after a lambda are where they were written.
+func TestLambdaErrorPositions(t *testing.T) {
+	for _, text := range []string{
+		"SELECT list_transform(l, x -> x + ) FROM t",
+		"SELECT list_reduce(l, lambda a, b: a +, 0) FROM t",
+		"SELECT list_filter(l, (x, i) -> i > 1) FROM t WHERE )",
+	} {
+		_, err := Parse(text)
+		var e *errs.Error
+		want := strings.LastIndex(text, ")")
+		if strings.Contains(text, "b: a +,") {
+			want = strings.Index(text, ", 0")
+		}
+		if !errors.As(err, &e) || e.Code != errs.Syntax || e.Pos != want {
+			t.Errorf("%s: error %v, want SYNTAX_ERROR at %d", text, err, want)
+		}
+	}
+}
