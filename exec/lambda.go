@@ -38,7 +38,12 @@ func (bd *builder) compileLambda(e plan.Expr) (evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	var init evaluator
+	var init, cond evaluator
+	if x.Cond != nil {
+		if cond, err = bd.compile(x.Cond); err != nil {
+			return nil, err
+		}
+	}
 	if x.Init != nil {
 		if init, err = bd.compile(x.Init); err != nil {
 			return nil, err
@@ -46,7 +51,10 @@ func (bd *builder) compileLambda(e plan.Expr) (evaluator, error) {
 	}
 	used := map[int]bool{}
 	plan.ColumnsUsed(x.Body, used)
-	lf := &lambdaFn{x: x, body: body, used: used}
+	if x.Cond != nil {
+		plan.ColumnsUsed(x.Cond, used)
+	}
+	lf := &lambdaFn{x: x, body: body, cond: cond, used: used}
 	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
 		arr, err := list(ctx, b)
 		if err != nil {
@@ -73,7 +81,8 @@ func (bd *builder) compileLambda(e plan.Expr) (evaluator, error) {
 type lambdaFn struct {
 	x    *plan.ListLambda
 	body evaluator
-	used map[int]bool // the input's columns the body reads
+	cond evaluator    // a comprehension's IF; nil without one
+	used map[int]bool // the input's columns the body (and the IF) reads
 }
 
 // gather returns the columns of the batch for the body over the rows rows of b: the
@@ -93,12 +102,17 @@ func (f *lambdaFn) gather(b *vector.Batch, rows []int32) []arrow.Array {
 	return cols
 }
 
-// run computes the body over cols, n rows, as an array without a dictionary.
+// run computes the body (or ev of type t) over cols, n rows, as an array without a
+// dictionary.
 func (f *lambdaFn) run(ctx context.Context, cols []arrow.Array, n int) (arrow.Array, error) {
+	return f.runExpr(ctx, f.body, f.x.Body.Type(), cols, n)
+}
+
+func (f *lambdaFn) runExpr(ctx context.Context, ev evaluator, t arrow.DataType, cols []arrow.Array, n int) (arrow.Array, error) {
 	if n == 0 {
-		return kernels.ConstArray(types.NullOf(f.x.Body.Type()), 0), nil
+		return kernels.ConstArray(types.NullOf(t), 0), nil
 	}
-	out, err := f.body(ctx, &vector.Batch{Cols: cols, Rows: n})
+	out, err := ev(ctx, &vector.Batch{Cols: cols, Rows: n})
 	if err != nil {
 		return nil, err
 	}
@@ -132,11 +146,15 @@ func (f *lambdaFn) elementwise(ctx context.Context, b *vector.Batch, la *array.L
 		cols[w+1] = array.NewInt64Data(array.NewData(arrow.PrimitiveTypes.Int64, len(pos),
 			[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(pos))}, nil, 0, 0))
 	}
-	out, err := f.run(ctx, cols, len(elems))
-	if err != nil {
-		return nil, err
-	}
-	if f.x.Kind == plan.LambdaFilter {
+	if f.x.Kind == plan.LambdaFilter || f.cond != nil {
+		cond := f.body
+		if f.cond != nil {
+			cond = f.cond
+		}
+		out, err := f.runExpr(ctx, cond, types.Boolean, cols, len(elems))
+		if err != nil {
+			return nil, err
+		}
 		keep, ok := out.(*array.Boolean)
 		if !ok {
 			return nil, errs.New(errs.Internal, "%s: the lambda gave %s, not BOOLEAN", f.x.Name, types.Name(out.DataType()))
@@ -149,7 +167,24 @@ func (f *lambdaFn) elementwise(ctx context.Context, b *vector.Batch, la *array.L
 				counts[rows[j]]++
 			}
 		}
-		return rebuildList(la, la.DataType(), counts, vector.Take(values, kept)), nil
+		if f.x.Kind == plan.LambdaFilter {
+			return rebuildList(la, la.DataType(), counts, vector.Take(values, kept)), nil
+		}
+		// A comprehension computes its body for the kept elements only.
+		for c, a := range cols {
+			if a != nil {
+				cols[c] = vector.Take(a, kept)
+			}
+		}
+		out, err = f.run(ctx, cols, len(kept))
+		if err != nil {
+			return nil, err
+		}
+		return rebuildList(la, f.x.T, counts, out), nil
+	}
+	out, err := f.run(ctx, cols, len(elems))
+	if err != nil {
+		return nil, err
 	}
 	counts := make([]int32, n)
 	for _, r := range rows {

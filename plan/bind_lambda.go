@@ -30,6 +30,7 @@ var lambdaKinds = map[string]LambdaKind{
 	"array_apply": LambdaTransform, "apply": LambdaTransform,
 	"list_filter": LambdaFilter, "array_filter": LambdaFilter, "filter": LambdaFilter,
 	"list_reduce": LambdaReduce, "array_reduce": LambdaReduce, "reduce": LambdaReduce,
+	sql.Comprehension: LambdaTransform,
 }
 
 // ListLambda applies a lambda to the elements of a list: its body is computed for
@@ -42,6 +43,10 @@ type ListLambda struct {
 	List Expr
 	Init Expr // list_reduce's initial value; nil without one
 	Body Expr
+	// Cond, when set, keeps the elements it is true for before Body is computed
+	// (a list comprehension's IF); Body's position parameter still counts in the
+	// whole list.
+	Cond Expr
 	// Params is how many parameters the lambda takes; Outer how many the lambdas it
 	// is written in take, whose columns the batch of its body carries along.
 	Params, Outer int
@@ -61,15 +66,22 @@ type LambdaParam struct {
 
 func (e *ListLambda) Type() arrow.DataType { return e.T }
 func (e *ListLambda) Children() []Expr {
+	out := []Expr{e.List}
 	if e.Init != nil {
-		return []Expr{e.List, e.Init, e.Body}
+		out = append(out, e.Init)
 	}
-	return []Expr{e.List, e.Body}
+	if e.Cond != nil {
+		out = append(out, e.Cond)
+	}
+	return append(out, e.Body)
 }
 func (e *ListLambda) String() string {
 	s := e.Name + "(" + e.List.String()
 	if e.Init != nil {
 		s += ", " + e.Init.String()
+	}
+	if e.Cond != nil {
+		s += fmt.Sprintf(", λ%d -> %s", e.Params, e.Cond.String())
 	}
 	return s + fmt.Sprintf(", λ%d -> %s)", e.Params, e.Body.String())
 }
@@ -87,6 +99,11 @@ func mapLambda(x *ListLambda, f func(Expr) (Expr, error)) (Expr, error) {
 	}
 	if x.Init != nil {
 		if out.Init, err = MapExpr(x.Init, f); err != nil {
+			return nil, err
+		}
+	}
+	if x.Cond != nil {
+		if out.Cond, err = MapExpr(x.Cond, f); err != nil {
 			return nil, err
 		}
 	}
@@ -161,7 +178,7 @@ func (b *binder) lambdaCall(name string, fc *pg.FuncCall, ec *exprCtx) (e Expr, 
 	}
 	pos := int(fc.Location)
 	maxArgs := 2
-	if kind == LambdaReduce {
+	if kind == LambdaReduce || name == sql.Comprehension {
 		maxArgs = 3
 	}
 	if len(fc.Args) < 2 || len(fc.Args) > maxArgs {
@@ -237,11 +254,27 @@ func (b *binder) lambdaCall(name string, fc *pg.FuncCall, ec *exprCtx) (e Expr, 
 	if u, ok := out.(*untypedString); ok {
 		out = &u.Literal
 	}
+	var cond Expr
+	if name == sql.Comprehension && len(fc.Args) == 3 {
+		_, _, ifBody, ok := sql.LambdaParams(fc.Args[2])
+		if !ok {
+			return nil, true, errs.At(errs.Internal, pos, "a list comprehension's condition is not a lambda")
+		}
+		if cond, err = b.expr(ifBody, &bodyCtx); err != nil {
+			return nil, true, err
+		}
+		if u, ok := cond.(*untypedString); ok {
+			cond = &u.Literal
+		}
+		if cond.Type().ID() != arrow.BOOL {
+			cond = castTo(cond, types.Boolean)
+		}
+	}
 	outer := 0
 	for _, f := range ec.lambdas {
 		outer += len(f.names)
 	}
-	ll := &ListLambda{Kind: kind, Name: name, List: list, Init: init, Params: len(names), Outer: outer}
+	ll := &ListLambda{Kind: kind, Name: name, List: list, Init: init, Cond: cond, Params: len(names), Outer: outer}
 	switch kind {
 	case LambdaTransform:
 		ll.Body, ll.T = out, arrow.ListOf(out.Type())

@@ -154,17 +154,23 @@ func markLambdas(m protoreflect.Message, sites []lambdaSite) error {
 		if fc == nil || len(fc.Args) != s.nargs || fc.Args[s.arg] == nil {
 			return errs.At(errs.Syntax, s.arrow, "a lambda function is not allowed here")
 		}
-		refs := make([]*pg.Node, len(s.params))
-		for k, p := range s.params {
-			refs[k] = pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(p)}, int32(s.at[k]))
-		}
-		left := refs[0]
-		if len(refs) > 1 {
-			left = &pg.Node{Node: &pg.Node_RowExpr{RowExpr: &pg.RowExpr{Args: refs, RowFormat: pg.CoercionForm_COERCE_IMPLICIT_CAST, Location: int32(s.at[0])}}}
-		}
-		fc.Args[s.arg] = pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode("->")}, left, fc.Args[s.arg], int32(s.arrow))
+		fc.Args[s.arg] = lambdaNode(s.params, s.at, s.arrow, fc.Args[s.arg])
 	}
 	return nil
+}
+
+// lambdaNode is the lambda of the parameters params (at their offsets at) whose
+// body is body: an -> expression at offset arrow.
+func lambdaNode(params []string, at []int, arrow int, body *pg.Node) *pg.Node {
+	refs := make([]*pg.Node, len(params))
+	for k, p := range params {
+		refs[k] = pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(p)}, int32(at[k]))
+	}
+	left := refs[0]
+	if len(refs) > 1 {
+		left = &pg.Node{Node: &pg.Node_RowExpr{RowExpr: &pg.RowExpr{Args: refs, RowFormat: pg.CoercionForm_COERCE_IMPLICIT_CAST, Location: int32(at[0])}}}
+	}
+	return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode("->")}, left, body, int32(arrow))
 }
 
 // LambdaParams returns the parameter names of n when it is a lambda (an ->

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/loredb/lore/errs"
 )
 
@@ -96,4 +98,55 @@ func TestLambdaErrorPositions(t *testing.T) {
 			t.Errorf("%s: error %v, want SYNTAX_ERROR at %d", text, err, want)
 		}
 	}
+}
+
+// A list comprehension is read as a call of Comprehension with the list, the
+// element's lambda and the condition's, each part at its place in the text; inner
+// ones nest, and positions of errors in a part and after it stay right.
+func TestComprehensions(t *testing.T) {
+	text := "SELECT [x * i FOR x, i IN l IF x > 1 AND i < 3], [[y FOR y IN x] FOR x IN m] FROM t"
+	q := parseQuery(t, text)
+	fc := q.Select.TargetList[0].GetResTarget().Val.GetFuncCall()
+	if fc == nil || funcNameOf(fc) != Comprehension || len(fc.Args) != 3 {
+		t.Fatalf("first item %v, want a comprehension of three arguments", q.Select.TargetList[0])
+	}
+	if cr := fc.Args[0].GetColumnRef(); cr == nil || int(cr.Location) != strings.Index(text, "l IF") {
+		t.Errorf("list %v, want the column l at %d", fc.Args[0], strings.Index(text, "l IF"))
+	}
+	names, _, body, ok := LambdaParams(fc.Args[1])
+	if !ok || strings.Join(names, ",") != "x,i" || body.GetAExpr() == nil || int(body.GetAExpr().Location) != strings.Index(text, "* i") {
+		t.Errorf("element lambda %v %v %v", names, ok, body)
+	}
+	if _, _, cond, ok := LambdaParams(fc.Args[2]); !ok || cond.GetBoolExpr() == nil {
+		t.Errorf("condition %v %v, want the whole AND", cond, ok)
+	}
+	outer := q.Select.TargetList[1].GetResTarget().Val.GetFuncCall()
+	if outer == nil || funcNameOf(outer) != Comprehension {
+		t.Fatalf("second item %v, want a comprehension", q.Select.TargetList[1])
+	}
+	if _, _, inner, ok := LambdaParams(outer.Args[1]); !ok || inner.GetFuncCall() == nil || funcNameOf(inner.GetFuncCall()) != Comprehension {
+		t.Errorf("inner %v, want a comprehension", inner)
+	}
+
+	for _, bad := range []string{
+		"SELECT [x + FOR x IN l] FROM t",
+		"SELECT [x FOR x IN l IF x >] FROM t",
+		"SELECT [x FOR x IN l] FROM t WHERE )",
+	} {
+		_, err := Parse(bad)
+		var e *errs.Error
+		want := strings.Index(bad, "FOR")
+		if strings.Contains(bad, "x >]") {
+			want = strings.Index(bad, "]")
+		} else if strings.Contains(bad, "WHERE )") {
+			want = strings.LastIndex(bad, ")")
+		}
+		if !errors.As(err, &e) || e.Code != errs.Syntax || e.Pos != want {
+			t.Errorf("%s: error %v, want SYNTAX_ERROR at %d", bad, err, want)
+		}
+	}
+}
+
+func funcNameOf(fc *pg.FuncCall) string {
+	return fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
 }

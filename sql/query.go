@@ -29,6 +29,10 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
 	lambdas := rewriteLambdas(text, toks, src, start)
+	comprehensions, err := rewriteComprehensions(text, toks, src, start)
+	if err != nil {
+		return nil, err
+	}
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
 		node, err = parseMapped(ff, at, toks, text)
@@ -38,6 +42,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	markComprehensions(node.ProtoReflect(), comprehensions)
 	if err := markLambdas(node.ProtoReflect(), lambdas); err != nil {
 		return nil, err
 	}
