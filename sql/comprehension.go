@@ -100,11 +100,34 @@ func findComprehensions(text string, toks []token) []comprehension {
 // and its text in src (from byte base on) becomes a quoted identifier of the same
 // length, which markComprehensions replaces by the call once the statement is
 // parsed. Inner comprehensions are read first and their calls put into the parts
-// of the ones around them.
-func rewriteComprehensions(text string, toks []token, src []byte, base int) (map[int]*pg.Node, error) {
+// of the ones around them. edits are the insertions nested literals need (offsets
+// into src); those inside a comprehension apply to its parts, and the others are
+// returned for the statement.
+func rewriteComprehensions(text string, toks []token, src []byte, base int, edits []edit) (map[int]*pg.Node, []edit, error) {
 	cs := findComprehensions(text, toks)
 	if len(cs) == 0 {
-		return nil, nil
+		return nil, edits, nil
+	}
+	// An edit in the bytes [lo, hi) applies there unless a comprehension among them
+	// holds it; the bracket of a comprehension opens no list literal, so its ARRAY
+	// goes too.
+	applies := func(e edit, lo, hi int) bool {
+		if e.at < lo-base || e.at >= hi-base {
+			return false
+		}
+		for _, c := range cs {
+			if c.start >= lo && c.end <= hi &&
+				(e.at > c.start-base && e.at < c.end-base || e.at == c.start-base && e.ins == "ARRAY") {
+				return false
+			}
+		}
+		return true
+	}
+	var rest []edit
+	for _, e := range edits {
+		if applies(e, base, base+len(src)+1) {
+			rest = append(rest, e)
+		}
 	}
 	calls := make(map[int]*pg.Node, len(cs))
 	part := func(r [2]int) (*pg.Node, error) {
@@ -121,7 +144,20 @@ func rewriteComprehensions(text string, toks []token, src []byte, base int) (map
 		}
 		copy(buf, head)
 		copy(buf[r[0]-base:r[1]-base], src[r[0]-base:r[1]-base])
-		n, err := parseTree(string(buf), base, toks, text)
+		var mine []edit
+		for _, e := range edits {
+			if applies(e, r[0], r[1]) {
+				mine = append(mine, e)
+			}
+		}
+		var n *pg.Node
+		var err error
+		if len(mine) == 0 {
+			n, err = parseTree(string(buf), base, toks, text)
+		} else {
+			out, back := splice(string(buf), mine)
+			n, err = parseMapped(out, func(o int) int { return base + back(o) }, toks, text)
+		}
 		if err != nil {
 			// The part ended early: the error is at the word after it.
 			var e *errs.Error
@@ -145,17 +181,17 @@ func rewriteComprehensions(text string, toks []token, src []byte, base int) (map
 	for _, c := range cs {
 		list, err := part(c.list)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		expr, err := part(c.expr)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args := []*pg.Node{list, lambdaNode(c.params, c.at, c.forAt, expr)}
 		if c.cond[1] > 0 {
 			cond, err := part(c.cond)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			args = append(args, lambdaNode(c.params, c.at, c.forAt, cond))
 		}
@@ -170,7 +206,7 @@ func rewriteComprehensions(text string, toks []token, src []byte, base int) (map
 		}
 		src[c.start-base], src[c.end-1-base] = '"', '"'
 	}
-	return calls, nil
+	return calls, rest, nil
 }
 
 // markComprehensions puts the calls rewriteComprehensions made in the places of
