@@ -289,8 +289,8 @@ func (b *binder) lambdaCall(name string, fc *pg.FuncCall, ec *exprCtx) (e Expr, 
 		ll.Body, ll.T = castTo(out, acc), acc
 	}
 	if list.Type().ID() == arrow.NULL {
-		// A NULL list gives NULL, of the type the function gives.
-		return &Literal{V: types.NullOf(ll.T)}, true, nil
+		// A NULL list gives NULL, untyped as in DuckDB.
+		return &Literal{V: types.NullOf(types.Null)}, true, nil
 	}
 	return ll, true, nil
 }

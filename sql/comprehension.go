@@ -37,10 +37,10 @@ func findComprehensions(text string, toks []token) []comprehension {
 	var stack []open
 	for i, t := range toks {
 		switch t.kind {
-		case tokLParen, tokLBracket:
+		case tokLParen, tokLBracket, tokLBrace:
 			stack = append(stack, open{tok: i, bracket: t.kind == tokLBracket, forTok: -1, inTok: -1, ifTok: -1})
 			continue
-		case tokRParen, tokRBracket:
+		case tokRParen, tokRBracket, tokRBrace:
 			if len(stack) == 0 {
 				continue
 			}

@@ -62,14 +62,14 @@ func rewriteLambdas(text string, toks []token, src []byte, base int) []lambdaSit
 			}
 		}
 		switch t.kind {
-		case tokLParen, tokLBracket:
+		case tokLParen, tokLBracket, tokLBrace:
 			c := lambdaCall{call: -1, argStart: i + 1}
 			if t.kind == tokLParen && i > 0 && isWordToken(toks[i-1]) && (i < 2 || toks[i-2].kind != tokDot) &&
 				!isQuotedIdent(text, toks[i-1]) && lambdaFunctions[identValue(text, toks[i-1])] {
 				c.call = toks[i-1].start
 			}
 			open = append(open, c)
-		case tokRParen, tokRBracket:
+		case tokRParen, tokRBracket, tokRBrace:
 			if len(open) == 0 {
 				continue
 			}

@@ -24,6 +24,7 @@ func TestLambdaTrees(t *testing.T) {
 		{"SELECT list_reduce(l, lambda a, b: a + b, 0) FROM t", []string{"a", "b"}, "A_Expr"},
 		{"SELECT LIST_TRANSFORM(l, \"X\" -> \"X\" IS NULL) FROM t", []string{"X"}, "NullTest"},
 		{"FROM t SELECT filter(l, x -> NOT x)", []string{"x"}, "BoolExpr"},
+		{"SELECT list_transform(l, x -> {'v': x, 'w': [x, 1]}) FROM t", []string{"x"}, "RowExpr"},
 	}
 	for _, c := range cases {
 		q := parseQuery(t, c.text)
@@ -58,6 +59,8 @@ func TestLambdaTrees(t *testing.T) {
 			kind = "A_Expr"
 		case body.GetNullTest() != nil:
 			kind = "NullTest"
+		case body.GetRowExpr() != nil:
+			kind = "RowExpr"
 		}
 		if kind != c.body {
 			t.Errorf("%s: body %v, want a %s", c.text, body, c.body)
