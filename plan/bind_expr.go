@@ -208,8 +208,8 @@ func (b *binder) boolean(e Expr, clause string) (Expr, error) {
 }
 
 func (b *binder) columnRef(cr *pg.ColumnRef, ec *exprCtx) (Expr, error) {
-	if p, ok := ec.lambdaParam(cr); ok {
-		return p, nil
+	if e, ok, err := b.lambdaRef(cr, ec); ok {
+		return e, err
 	}
 	var parts []string
 	for _, f := range cr.Fields {

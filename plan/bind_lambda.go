@@ -119,6 +119,36 @@ type lambdaFrame struct {
 	types []arrow.DataType
 }
 
+// lambdaRef binds cr when it names a parameter of a lambda being bound (x), or a
+// field of a STRUCT parameter (x.f.g); ok is false otherwise.
+func (b *binder) lambdaRef(cr *pg.ColumnRef, ec *exprCtx) (e Expr, ok bool, err error) {
+	if len(ec.lambdas) == 0 || len(cr.Fields) == 0 || cr.Fields[0].GetString_() == nil {
+		return nil, false, nil
+	}
+	e, ok = ec.lambdaParam(&pg.ColumnRef{Fields: cr.Fields[:1]})
+	if !ok || len(cr.Fields) == 1 {
+		return e, ok, nil
+	}
+	if _, isStruct := e.Type().(*arrow.StructType); !isStruct {
+		// t.x, where x is a parameter but not a struct, names a column.
+		return nil, false, nil
+	}
+	pos := int(cr.Location)
+	for _, f := range cr.Fields[1:] {
+		name := f.GetString_()
+		if name == nil {
+			return nil, true, errs.At(errs.Analysis, pos, "* is not allowed here")
+		}
+		if _, isStruct := e.Type().(*arrow.StructType); !isStruct {
+			return nil, true, errs.At(errs.Analysis, pos, "cannot extract field %q from a %s: it is not a STRUCT", name.GetSval(), types.Name(e.Type()))
+		}
+		if e, err = b.call("struct_extract", []Expr{e, &Literal{V: types.StringValue(name.GetSval())}}, pos); err != nil {
+			return nil, true, err
+		}
+	}
+	return e, true, nil
+}
+
 // lambdaParam resolves cr, an unqualified name, to a parameter of the innermost
 // lambda being bound that has one of that name: parameters shadow columns.
 func (ec *exprCtx) lambdaParam(cr *pg.ColumnRef) (Expr, bool) {
