@@ -574,17 +574,9 @@ func typeLiteralPair(args []Expr) []Expr {
 
 // variadic resolves COALESCE/GREATEST/LEAST over the common type of its arguments.
 func (b *binder) variadic(name string, args []Expr, pos int) (Expr, error) {
-	var t arrow.DataType = types.Null
-	for _, a := range args {
-		if _, u := a.(*untypedString); u && t.ID() != arrow.NULL {
-			continue
-		}
-		nt, ok := commonType(t, a.Type())
-		if !ok {
-			return nil, errs.At(errs.Analysis, pos, "%s: arguments of types %s and %s have no common type",
-				strings.ToUpper(name), types.Name(t), types.Name(a.Type()))
-		}
-		t = nt
+	t, err := argsCommonType(strings.ToUpper(name), args, pos)
+	if err != nil {
+		return nil, err
 	}
 	if t.ID() == arrow.NULL {
 		t = types.String

@@ -32,6 +32,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	edits = append(edits, rewriteIntervalExprs(text, toks, start)...)
 	lambdas := rewriteLambdas(text, toks, src, start)
 	comprehensions, edits, err := rewriteComprehensions(text, toks, src, start, edits)
 	if err != nil {
