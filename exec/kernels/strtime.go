@@ -219,9 +219,9 @@ type parsed struct {
 	pm, hasPM           bool
 	isoYear, isoWeek    int64
 	hasISOYear, hasISOW bool
-	isoWeekday          int64 // %u (1 Monday), 0 when absent
-	weekday             int64 // %w (0 Sunday), -1 when absent
-	weekNo              int64 // %U or %W
+	isoWeekday          int64          // %u (1 Monday), 0 when absent
+	weekday             int64          // %w (0 Sunday), -1 when absent
+	weekNo              int64          // %U or %W
 	offset              int64          // seconds east of UTC (%z)
 	loc                 *time.Location // the zone named by %Z, nil for none
 	hasYear             bool
