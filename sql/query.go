@@ -29,6 +29,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
+	intervalUnits := rewriteIntervalUnits(text, toks, src, start)
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
 		node, err = parseMapped(ff, at, toks, text)
@@ -42,6 +43,9 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
 	markFloat4(node.ProtoReflect(), text)
+	if intervalUnits != nil {
+		markIntervalUnits(node.ProtoReflect(), intervalUnits)
+	}
 	if joinKinds != nil {
 		if err := markJoinKinds(node.ProtoReflect(), joinKinds); err != nil {
 			return nil, err
