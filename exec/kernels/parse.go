@@ -424,38 +424,36 @@ type unitScale struct {
 	n    float64
 }
 
-// intervalUnit maps an interval unit name (singular, plural or abbreviated) to what
-// one of it adds.
+// intervalUnit maps an interval unit name to what one of it adds: DuckDB's names of
+// the date parts an interval has (singular, plural or abbreviated).
 func intervalUnit(u string) (unitScale, bool) {
 	switch u {
-	case "ms", "msec", "msecs", "millisecond", "milliseconds":
-		return unitScale{'N', 1e6}, true
-	case "us", "usec", "usecs", "microsecond", "microseconds":
-		return unitScale{'N', 1e3}, true
-	case "millennium", "millennia", "millenniums":
+	case "millennium", "mil", "millenniums", "millennia", "mils", "millenium":
 		return unitScale{'M', 12000}, true
-	case "century", "centuries":
+	case "century", "cent", "centuries", "c":
 		return unitScale{'M', 1200}, true
-	}
-	switch strings.TrimSuffix(u, "s") {
-	case "decade":
+	case "decade", "dec", "decades", "decs":
 		return unitScale{'M', 120}, true
-	case "year", "y", "yr":
+	case "year", "yr", "y", "years", "yrs":
 		return unitScale{'M', 12}, true
-	case "quarter":
+	case "quarter", "quarters":
 		return unitScale{'M', 3}, true
-	case "month", "mon":
+	case "month", "mon", "months", "mons":
 		return unitScale{'M', 1}, true
-	case "week", "w":
+	case "week", "weeks", "w", "weekofyear":
 		return unitScale{'D', 7}, true
-	case "day", "d":
+	case "day", "days", "d", "dayofmonth":
 		return unitScale{'D', 1}, true
-	case "hour", "h", "hr":
+	case "hour", "hr", "hours", "hrs", "h":
 		return unitScale{'N', 3600e9}, true
-	case "minute", "min", "m":
+	case "minute", "min", "minutes", "mins", "m":
 		return unitScale{'N', 60e9}, true
-	case "second", "sec", "":
+	case "second", "sec", "seconds", "secs", "s":
 		return unitScale{'N', 1e9}, true
+	case "milliseconds", "millisecond", "ms", "msec", "msecs", "msecond", "mseconds":
+		return unitScale{'N', 1e6}, true
+	case "microseconds", "microsecond", "us", "usec", "usecs", "usecond", "useconds":
+		return unitScale{'N', 1e3}, true
 	}
 	return unitScale{}, false
 }
