@@ -24,14 +24,15 @@ const (
 // are refused.
 var duckJoinWords = map[string]bool{"semi": true, "anti": true, "asof": true, "positional": true}
 
-// joinTypeWords may stand between one of duckJoinWords and JOIN (ASOF LEFT JOIN).
+// joinTypeWords may stand between one of duckJoinWords and JOIN (ASOF LEFT JOIN), as
+// may NATURAL, which DuckDB writes before SEMI and ANTI only.
 var joinTypeWords = map[pg.Token]bool{pg.Token_LEFT: true, pg.Token_RIGHT: true, pg.Token_FULL: true,
 	pg.Token_INNER_P: true, pg.Token_OUTER_P: true, pg.Token_CROSS: true}
 
 // rewriteJoinKinds blanks SEMI or ANTI written directly before JOIN with spaces in
 // src (so every offset stays put) and returns the offsets of those JOIN keywords with
 // the mark of their kind. It refuses ASOF and POSITIONAL joins, and SEMI or ANTI
-// beside another join type (LEFT SEMI JOIN, SEMI LEFT JOIN), which DuckDB does not
+// beside another join type (LEFT SEMI JOIN, SEMI NATURAL JOIN), which DuckDB does not
 // have either. A quoted identifier is an alias; DuckDB refuses the bare words as
 // aliases before JOIN.
 func rewriteJoinKinds(text string, toks []token, src []byte, base int) (map[int]int32, error) {
@@ -45,7 +46,7 @@ func rewriteJoinKinds(text string, toks []token, src []byte, base int) (map[int]
 			continue
 		}
 		k := i + 1
-		for k < len(toks) && joinTypeWords[toks[k].kind] {
+		for k < len(toks) && (joinTypeWords[toks[k].kind] || toks[k].kind == pg.Token_NATURAL) {
 			k++
 		}
 		if k >= len(toks) || toks[k].kind != pg.Token_JOIN {
