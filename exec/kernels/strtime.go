@@ -9,6 +9,7 @@ import (
 	_ "time/tzdata"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // strftime and strptime formats, with DuckDB's set of codes. A format is compiled
@@ -306,6 +307,15 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 
 // parseFine is parse, also returning the nanoseconds past the microsecond (%n).
 func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
+	// The special values read whatever the format, as DuckDB reads them.
+	switch strings.ToLower(strings.Trim(s, " \t\n\r\v\f")) {
+	case "infinity":
+		return types.TimestampInfinity, 0, nil
+	case "-infinity":
+		return types.TimestampNegInfinity, 0, nil
+	case "epoch":
+		return 0, 0, nil
+	}
 	p := parsed{year: 1900, month: 1, day: 1, weekday: -1}
 	pos := 0
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
