@@ -592,6 +592,9 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 }
 
 func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
+	if j.Rtindex == sql.SemiJoinMark || j.Rtindex == sql.AntiJoinMark {
+		return b.bindSemiAntiJoin(j, outer)
+	}
 	left, err := b.bindFromItem(j.Larg, outer)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,8 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkJoinKinds(text, toks); err != nil {
+	joinKinds, err := rewriteJoinKinds(text, toks, src, start)
+	if err != nil {
 		return nil, err
 	}
 	dialect, err := rewriteDialect(text, toks, src, start)
@@ -28,6 +29,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
+	intervalUnits := rewriteIntervalUnits(text, toks, src, start)
 	dialect, edits, err := rewriteNested(text, toks, src, start, dialect)
 	if err != nil {
 		return nil, err
@@ -50,6 +52,14 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
 	markFloat4(node.ProtoReflect(), text)
+	if intervalUnits != nil {
+		markIntervalUnits(node.ProtoReflect(), intervalUnits)
+	}
+	if joinKinds != nil {
+		if err := markJoinKinds(node.ProtoReflect(), joinKinds); err != nil {
+			return nil, err
+		}
+	}
 	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {

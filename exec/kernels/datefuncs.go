@@ -527,6 +527,13 @@ func timeBucket(in []arrow.Array, n int, t arrow.DataType, mode byte) (arrow.Arr
 	}
 	z := newNullRows(n, in...)
 	out := make([]int64, n)
+	// A DATE's bucket of months is found and kept in days: the dates far beyond the
+	// TIMESTAMP range (5877642 BC, 5881580 AD) have their month too.
+	isDate := arrow.TypeEqual(t, types.Date)
+	var outDays []int32
+	if isDate {
+		outDays = make([]int32, n)
+	}
 	for i := 0; i < n; i++ {
 		if !z.ok(i) {
 			continue
@@ -541,9 +548,24 @@ func timeBucket(in []arrow.Array, n int, t arrow.DataType, mode byte) (arrow.Arr
 		}
 		if s := r.inf(i); s != 0 {
 			out[i] = int64(s) * types.TimestampInfinity
+			if isDate {
+				outDays[i] = int32(s) * types.DateInfinity
+			}
 			continue
 		}
 		days, us := finiteMicros(r, i)
+		if isDate && w.Months != 0 && offsets == nil && origins == nil {
+			y, m, _ := civilFromDays(days)
+			months := (y-1970)*12 + m - 1
+			width := int64(w.Months)
+			origin := int64(bucketOriginMonths) % width
+			bucket := floorDiv(months-origin, width)*width + origin
+			outDays[i] = int32(daysFromCivil(1970+floorDiv(bucket, 12), floorMod(bucket, 12)+1, 1))
+			continue
+		}
+		if mulOverflows(days, microsPerDay) {
+			return nil, outOfRange("time_bucket", t)
+		}
 		ts := days*microsPerDay + us
 		var off arrow.MonthDayNanoInterval
 		if offsets != nil {
@@ -593,6 +615,12 @@ func timeBucket(in []arrow.Array, n int, t arrow.DataType, mode byte) (arrow.Arr
 			}
 		}
 		out[i] = res
+		if isDate {
+			outDays[i] = int32(floorDiv(res, microsPerDay))
+		}
+	}
+	if isDate {
+		return fixedArray(types.Date, outDays, z.valid, z.nulls), nil
 	}
 	res := fixedArray(types.Timestamp, out, z.valid, z.nulls)
 	if arrow.TypeEqual(t, types.Timestamp) {

@@ -419,120 +419,41 @@ func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
 	return days*dayTicks + floorDiv(ns, nsPer), true
 }
 
-// parseInterval parses "1 year 2 months 3 days 04:05:06.5", "10 minutes",
-// "-1 day", "2 hours 30 minutes", "1.5 seconds" or "00:30:00".
-func parseInterval(s string) (arrow.MonthDayNanoInterval, bool) {
-	var iv arrow.MonthDayNanoInterval
-	f := strings.Fields(strings.ToLower(strings.TrimSpace(s)))
-	if len(f) == 0 {
-		return iv, false
-	}
-	if f[0] == "@" {
-		f = f[1:]
-	}
-	var months, days, nanos float64
-	for i := 0; i < len(f); i++ {
-		tok := f[i]
-		if strings.Contains(tok, ":") {
-			neg := strings.HasPrefix(tok, "-")
-			clock := strings.TrimLeft(tok, "+-")
-			if strings.Count(clock, ":") == 1 {
-				clock += ":00"
-			}
-			ns, rest, ok := parseClock(clock)
-			if !ok || rest != "" {
-				return iv, false
-			}
-			if neg {
-				ns = -ns
-			}
-			nanos += float64(ns)
-			continue
-		}
-		num, unit := tok, ""
-		// "10minutes" style: split at the first letter.
-		for j := 0; j < len(tok); j++ {
-			if (tok[j] >= 'a' && tok[j] <= 'z') && !(j == 0) {
-				num, unit = tok[:j], tok[j:]
-				break
-			}
-		}
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return iv, false
-		}
-		if unit == "" {
-			if i+1 >= len(f) {
-				return iv, false
-			}
-			i++
-			unit = f[i]
-		}
-		mul, ok := intervalUnit(unit)
-		if !ok {
-			return iv, false
-		}
-		switch mul.kind {
-		case 'M':
-			months += v * mul.n
-		case 'D':
-			days += v * mul.n
-		default:
-			nanos += v * mul.n
-		}
-	}
-	// Fractions of months and days spill into the smaller units, as in PostgreSQL.
-	wholeMonths := math.Trunc(months)
-	days += (months - wholeMonths) * 30
-	wholeDays := math.Trunc(days)
-	nanos += (days - wholeDays) * 86400e9
-	if math.Abs(wholeMonths) > math.MaxInt32 || math.Abs(wholeDays) > math.MaxInt32 || math.Abs(nanos) > 9e18 {
-		return iv, false
-	}
-	iv.Months = int32(wholeMonths)
-	iv.Days = int32(wholeDays)
-	// Intervals hold microseconds, as DuckDB's do.
-	iv.Nanoseconds = int64(math.Round(nanos/1e3)) * 1e3
-	return iv, true
-}
-
 type unitScale struct {
 	kind byte // 'M' months, 'D' days, 'N' nanoseconds
 	n    float64
 }
 
-// intervalUnit maps an interval unit name (singular, plural or abbreviated) to what
-// one of it adds.
+// intervalUnit maps an interval unit name to what one of it adds: DuckDB's names of
+// the date parts an interval has (singular, plural or abbreviated).
 func intervalUnit(u string) (unitScale, bool) {
 	switch u {
-	case "ms", "msec", "msecs", "millisecond", "milliseconds":
-		return unitScale{'N', 1e6}, true
-	case "us", "usec", "usecs", "microsecond", "microseconds":
-		return unitScale{'N', 1e3}, true
-	case "millennium", "millennia", "millenniums":
+	case "millennium", "mil", "millenniums", "millennia", "mils", "millenium":
 		return unitScale{'M', 12000}, true
-	case "century", "centuries":
+	case "century", "cent", "centuries", "c":
 		return unitScale{'M', 1200}, true
-	}
-	switch strings.TrimSuffix(u, "s") {
-	case "decade":
+	case "decade", "dec", "decades", "decs":
 		return unitScale{'M', 120}, true
-	case "year", "y", "yr":
+	case "year", "yr", "y", "years", "yrs":
 		return unitScale{'M', 12}, true
-	case "quarter":
+	case "quarter", "quarters":
 		return unitScale{'M', 3}, true
-	case "month", "mon":
+	case "month", "mon", "months", "mons":
 		return unitScale{'M', 1}, true
-	case "week", "w":
+	case "week", "weeks", "w", "weekofyear":
 		return unitScale{'D', 7}, true
-	case "day", "d":
+	case "day", "days", "d", "dayofmonth":
 		return unitScale{'D', 1}, true
-	case "hour", "h", "hr":
+	case "hour", "hr", "hours", "hrs", "h":
 		return unitScale{'N', 3600e9}, true
-	case "minute", "min", "m":
+	case "minute", "min", "minutes", "mins", "m":
 		return unitScale{'N', 60e9}, true
-	case "second", "sec", "":
+	case "second", "sec", "seconds", "secs", "s":
 		return unitScale{'N', 1e9}, true
+	case "milliseconds", "millisecond", "ms", "msec", "msecs", "msecond", "mseconds":
+		return unitScale{'N', 1e6}, true
+	case "microseconds", "microsecond", "us", "usec", "usecs", "usecond", "useconds":
+		return unitScale{'N', 1e3}, true
 	}
 	return unitScale{}, false
 }

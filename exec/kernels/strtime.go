@@ -9,6 +9,7 @@ import (
 	_ "time/tzdata"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
 )
 
 // strftime and strptime formats, with DuckDB's set of codes. A format is compiled
@@ -216,17 +217,75 @@ type parsed struct {
 	yday                int64 // day of year (%j), 0 when absent
 	hour, min, sec      int64
 	nanos               int64
-	pm, hasPM, hour12   bool
+	pm, hasPM           bool
 	isoYear, isoWeek    int64
 	hasISOYear, hasISOW bool
-	weekday             int64 // %w (0 Sunday) or %u (7 Sunday), -1 when absent
-	weekNo              int64 // %U or %W
-	weekCode            byte
+	isoWeekday          int64          // %u (1 Monday), 0 when absent
+	weekday             int64          // %w (0 Sunday), -1 when absent
+	weekNo              int64          // %U or %W
 	offset              int64          // seconds east of UTC (%z)
 	loc                 *time.Location // the zone named by %Z, nil for none
 	hasYear             bool
-	hasDay              bool // a day of the month was read, which a week number yields to
-	hasMonth            bool // a month was read, which a week number yields to
+	// placer is the code that places the date, as DuckDB decides it: the day or
+	// month of the month (d, m) over the others, a week (U, W, V, G) or day of the
+	// year (j) over the year (y, Y); 0 while none was read.
+	placer byte
+}
+
+// place records that code, a specifier that says which day is meant, was read, and
+// returns why it conflicts with those read before ("" when it does not). The rules
+// are DuckDB's: a month or day of the month wins over a week or day of the year
+// without conflict, a later week, ISO week or day of the year wins over a year, an
+// ISO week cannot follow a plain year, and two week or day-of-year specifiers
+// conflict.
+func (p *parsed) place(code byte) string {
+	switch code {
+	case 'd', 'm':
+		p.placer = code
+	case 'y', 'Y':
+		switch p.placer {
+		case 0, 'G', 'V':
+			p.placer = code
+		}
+	case 'G':
+		switch p.placer {
+		case 'd', 'm', 'y', 'Y':
+		case 0:
+			p.placer = code
+		case 'G', 'V':
+			if p.hasISOYear {
+				return "multiple ISO year offsets specified"
+			}
+		default:
+			return "incompatible ISO year offset specified"
+		}
+	case 'V':
+		switch p.placer {
+		case 'y', 'Y':
+			return "ISO week offsets are incompatible with non-ISO year specifiers; use %G instead"
+		case 'd', 'm':
+		case 0:
+			p.placer = code
+		case 'G', 'V':
+			if p.hasISOW {
+				return "multiple ISO week offsets specified"
+			}
+		default:
+			return "incompatible ISO week offset specified"
+		}
+	case 'U', 'W', 'j':
+		switch p.placer {
+		case 'd', 'm':
+		case 0, 'y', 'Y':
+			p.placer = code
+		default:
+			if code == 'j' {
+				return "multiple year offsets specified"
+			}
+			return "multiple week offsets specified"
+		}
+	}
+	return ""
 }
 
 // parseErr words a strptime failure as DuckDB does: the string, the format, where
@@ -248,6 +307,15 @@ func (tf *timeFormat) parse(s string) (int64, error) {
 
 // parseFine is parse, also returning the nanoseconds past the microsecond (%n).
 func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
+	// The special values read whatever the format, as DuckDB reads them.
+	switch strings.ToLower(strings.Trim(s, " \t\n\r\v\f")) {
+	case "infinity":
+		return types.TimestampInfinity, 0, nil
+	case "-infinity":
+		return types.TimestampNegInfinity, 0, nil
+	case "epoch":
+		return 0, 0, nil
+	}
 	p := parsed{year: 1900, month: 1, day: 1, weekday: -1}
 	pos := 0
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
@@ -307,17 +375,20 @@ func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 			bad := func(what string, lo, hi int64) error {
 				return tf.parseErr(s, start, what+" out of range, expected a value between "+strconv.FormatInt(lo, 10)+" and "+strconv.FormatInt(hi, 10))
 			}
+			if why := p.place(it.code); why != "" {
+				return 0, 0, tf.parseErr(s, start, why)
+			}
 			switch it.code {
 			case 'd':
 				if v < 1 || v > 31 {
 					return 0, 0, bad("day", 1, 31)
 				}
-				p.day, p.hasDay = v, true
+				p.day = v
 			case 'm':
 				if v < 1 || v > 12 {
 					return 0, 0, bad("month", 1, 12)
 				}
-				p.month, p.hasMonth = v, true
+				p.month = v
 			case 'y':
 				if v < 69 {
 					v += 2000
@@ -338,17 +409,20 @@ func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 				if v > 53 {
 					return 0, 0, bad("week", 0, 53)
 				}
-				p.weekNo, p.weekCode = v, it.code
+				p.weekNo = v
 			case 'w':
 				if v > 6 {
 					return 0, 0, bad("weekday", 0, 6)
 				}
 				p.weekday = v
 			case 'u':
+				if p.isoWeekday > 0 {
+					return 0, 0, tf.parseErr(s, start, "multiple ISO weekday offsets specified")
+				}
 				if v < 1 || v > 7 {
 					return 0, 0, bad("ISO weekday", 1, 7)
 				}
-				p.weekday = v % 7
+				p.isoWeekday = v
 			case 'j':
 				if v < 1 || v > 366 {
 					return 0, 0, bad("day of year", 1, 366)
@@ -363,7 +437,7 @@ func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 				if v < 1 || v > 12 {
 					return 0, 0, bad("hour12", 1, 12)
 				}
-				p.hour, p.hour12 = v, true
+				p.hour = v
 			case 'M':
 				if v > 59 {
 					return 0, 0, bad("minute", 0, 59)
@@ -394,7 +468,7 @@ func (tf *timeFormat) parseFine(s string) (us, ns int64, err error) {
 			if i < 0 {
 				return 0, 0, tf.parseErr(s, pos, "expected a month name")
 			}
-			p.month, p.hasMonth = int64(i)+1, true
+			p.month = int64(i) + 1
 			pos += n
 		case 'p':
 			if pos+2 > len(s) {
@@ -493,46 +567,42 @@ func readOffset(s string) (int64, int, bool) {
 
 // assemble turns the parsed fields into microseconds since the epoch (UTC).
 func (p *parsed) assemble(tf *timeFormat, s string) (int64, error) {
-	if p.hour12 && p.hasPM {
+	if p.hasPM {
+		// AM and PM take an hour up to 12, from %I or %H: 12 AM is midnight.
+		if p.hour > 12 {
+			return 0, errs.New(errs.Analysis, "could not parse string %q according to format specifier %q: invalid hour %d AM/PM, expected an hour within 0 to 12", s, tf.src, p.hour)
+		}
 		p.hour %= 12
 		if p.pm {
 			p.hour += 12
 		}
-	} else if p.hasPM && p.pm && p.hour < 12 {
-		p.hour += 12
 	}
-	// The week numbers and the day of the year each say which day is meant; one of
-	// them at most, and the ISO year only with the ISO week, as DuckDB requires. A
-	// month or day of the month, when given, wins over them.
-	specs := 0
-	for _, has := range []bool{p.weekCode != 0, p.hasISOW, p.yday > 0} {
-		if has {
-			specs++
-		}
-	}
-	if specs > 1 || p.hasISOYear && (p.weekCode != 0 || p.yday > 0) {
-		return 0, errs.New(errs.Analysis, "could not parse string %q according to format specifier %q: the week and day-of-year specifiers conflict", s, tf.src)
-	}
-	byDate := p.hasMonth || p.hasDay
 	var days int64
-	switch {
-	case p.hasISOW && p.hasISOYear && !byDate:
-		// Monday of ISO week 1 is the Monday of the week holding January 4th.
-		jan4 := daysFromCivil(p.isoYear, 1, 4)
-		wd := int64(1)
-		if p.weekday >= 0 {
-			wd = (p.weekday+6)%7 + 1
+	switch p.placer {
+	case 'G', 'V':
+		// ISO week 1 starts on the Monday of the week holding January 4th; the ISO
+		// year defaults to 1900, the week and weekday to the first.
+		iy, iw, iwd := int64(1900), int64(1), int64(1)
+		if p.hasISOYear {
+			iy = p.isoYear
 		}
-		days = jan4 - isoWeekday(jan4) + 1 + (p.isoWeek-1)*7 + wd - 1
-	case p.yday > 0 && !byDate:
+		if p.hasISOW {
+			iw = p.isoWeek
+		}
+		if p.isoWeekday > 0 {
+			iwd = p.isoWeekday
+		}
+		jan4 := daysFromCivil(iy, 1, 4)
+		days = jan4 - isoWeekday(jan4) + 1 + (iw-1)*7 + iwd - 1
+	case 'j':
 		days = daysFromCivil(p.year, 1, 1) + p.yday - 1
-	case p.weekCode != 0 && !byDate:
+	case 'U', 'W':
 		// Week 1 starts on the year's first Sunday (%U) or Monday (%W); the days
-		// before it are week 0. Without a weekday, the week's first day is meant.
+		// before it are week 0. Without a weekday (%w), the week's first day is meant.
 		jan1 := daysFromCivil(p.year, 1, 1)
 		w1 := isoWeekday(jan1) % 7 // 0 Sunday
 		start, wd := int64(0), max(p.weekday, 0)
-		if p.weekCode == 'W' {
+		if p.placer == 'W' {
 			start, wd = 1, 0
 			if p.weekday >= 0 {
 				wd = (p.weekday + 6) % 7
