@@ -155,6 +155,8 @@ func (b *binder) expr(n *pg.Node, ec *exprCtx) (Expr, error) {
 		return b.sqlValueFunction(n.GetSqlvalueFunction())
 	case n.GetSubLink() != nil:
 		return b.subLink(n.GetSubLink(), ec)
+	case n.GetAIndirection() != nil:
+		return b.indirection(n.GetAIndirection(), ec)
 	case n.GetAArrayExpr() != nil:
 		return nil, errs.At(errs.Analysis, int(n.GetAArrayExpr().Location), "ARRAY expressions are not supported here")
 	case n.GetParamRef() != nil:
@@ -221,6 +223,9 @@ func (b *binder) columnRef(cr *pg.ColumnRef, ec *exprCtx) (Expr, error) {
 	}
 	if strings.Contains(err.Error(), "ambiguous") {
 		return nil, err
+	}
+	if e, ok, serr := b.structPath(parts, ec, int(cr.Location)); ok || serr != nil {
+		return e, serr
 	}
 	if o := ec.sc.outer; o != nil {
 		if oi, oerr := o.resolve(qual, name, int(cr.Location)); oerr == nil {
