@@ -28,6 +28,8 @@ type exprCtx struct {
 	noAgg      bool
 	noSubquery bool
 	clause     string
+	// unnests, when set, collects the select list's unnest calls.
+	unnests *[]unnestCall
 }
 
 // untypedString marks string literals whose type follows their context
@@ -844,6 +846,9 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if name == "grouping_id" {
 		return b.groupingCall(name, fc.Args, pos, ec)
 	}
+	if name == "unnest" {
+		return b.bindUnnest(fc, ec)
+	}
 	if isAggregate(name) {
 		if ec.noAgg || ec.agg == nil {
 			clause := ec.clause
@@ -923,7 +928,7 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 
 // binderFunctions are the functions the binder itself turns into expressions,
 // which the kernels' registry does not know.
-var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true}
+var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true, "unnest": true}
 
 // unknownFunction is the error for a call of n to a function that is neither an
 // aggregate nor a scalar function, nil otherwise.

@@ -1,0 +1,257 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/types"
+)
+
+// unnest in the select list: each call is bound to a placeholder (unnestRef), and
+// once the rest of the SELECT is planned the calls become Unnest nodes under the
+// final projection, one per level of lists (unnest(ll, max_depth := 2) unnests the
+// outer list first, then each of its elements).
+
+// unnestCall is one unnest(…) of a select list: its argument, over the columns of
+// the node the select list reads (which may name lower levels' placeholders).
+type unnestCall struct {
+	arg   Expr
+	level int
+}
+
+// unnestRef stands for the elements of the k-th unnest call until its Unnest node
+// exists.
+type unnestRef struct {
+	k     int
+	t     arrow.DataType
+	level int
+}
+
+func (e *unnestRef) Type() arrow.DataType { return e.t }
+func (e *unnestRef) Children() []Expr     { return nil }
+func (e *unnestRef) String() string       { return fmt.Sprintf("unnest#%d", e.k) }
+
+// unnestStruct is unnest of a struct at the top of a select item: the item becomes
+// one column per field.
+type unnestStruct struct {
+	arg Expr
+}
+
+func (e *unnestStruct) Type() arrow.DataType { return e.arg.Type() }
+func (e *unnestStruct) Children() []Expr     { return []Expr{e.arg} }
+func (e *unnestStruct) String() string       { return "unnest(" + e.arg.String() + ")" }
+
+// bindUnnest binds unnest(l) (and unnest(l, recursive := true), max_depth := n)
+// where the select list allows it; anywhere else it is an error, as in DuckDB.
+func (b *binder) bindUnnest(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
+	pos := int(fc.Location)
+	if ec.unnests == nil || ec.clause != "SELECT" {
+		return nil, errs.At(errs.Analysis, pos, "UNNEST is not supported here: only in the select list")
+	}
+	if len(fc.Args) == 0 {
+		return nil, errs.At(errs.Analysis, pos, "unnest takes one argument")
+	}
+	recursive, depth := false, 1
+	for _, a := range fc.Args[1:] {
+		na := a.GetNamedArgExpr()
+		if na == nil {
+			return nil, errs.At(errs.Analysis, location(a), "unnest takes one argument, then recursive := and max_depth :=")
+		}
+		v, err := b.expr(na.Arg, &exprCtx{sc: newScope(nil), noAgg: true, noSubquery: true, clause: "unnest options"})
+		if err != nil {
+			return nil, err
+		}
+		if u, ok := v.(*untypedString); ok {
+			v = &u.Literal
+		}
+		l, ok := b.fold(v).(*Literal)
+		switch strings.ToLower(na.Name) {
+		case "recursive":
+			if !ok || l.V.Type.ID() != arrow.BOOL || l.V.Null {
+				return nil, errs.At(errs.Analysis, location(a), "unnest: recursive must be a constant BOOLEAN")
+			}
+			recursive = l.V.Bool()
+		case "max_depth":
+			if !ok || !types.IsInteger(l.V.Type) || l.V.Null || l.V.I < 1 {
+				return nil, errs.At(errs.Analysis, location(a), "unnest: max_depth must be a positive integer constant")
+			}
+			depth = int(l.V.I)
+		default:
+			return nil, errs.At(errs.Analysis, location(a), "unnest has no parameter %q", na.Name)
+		}
+	}
+	arg, err := b.expr(fc.Args[0], ec)
+	if err != nil {
+		return nil, err
+	}
+	arg = settle(arg)
+	nested := false
+	WalkExpr(arg, func(x Expr) {
+		if _, ok := x.(*unnestRef); ok {
+			nested = true
+		}
+	})
+	if nested {
+		return nil, errs.At(errs.Analysis, pos, "nested unnest calls are not supported: unnest(x, recursive := true) unnests several levels")
+	}
+	if recursive {
+		depth = 1 << 20
+	}
+	return b.unnestLevels(arg, depth, recursive, ec, pos)
+}
+
+// unnestLevels unnests arg depth levels of lists (stopping at a non-list); with
+// recursive, a struct reached at the top is expanded into its fields.
+func (b *binder) unnestLevels(arg Expr, depth int, recursive bool, ec *exprCtx, pos int) (Expr, error) {
+	t := types.Unwrap(arg.Type())
+	switch {
+	case t.ID() == arrow.STRUCT:
+		return &unnestStruct{arg: arg}, nil
+	case !kernels.IsList(t) && t.ID() != arrow.NULL:
+		return nil, errs.At(errs.Analysis, pos, "unnest needs a LIST or a STRUCT, not %s", types.Name(arg.Type()))
+	}
+	var e Expr = arg
+	for d := 0; d < depth; d++ {
+		t := types.Unwrap(e.Type())
+		if !kernels.IsList(t) && t.ID() != arrow.NULL {
+			break
+		}
+		level := 1
+		WalkExpr(e, func(x Expr) {
+			if r, ok := x.(*unnestRef); ok && r.level >= level {
+				level = r.level + 1
+			}
+		})
+		elem := arrow.DataType(types.Null)
+		if t.ID() != arrow.NULL {
+			elem = kernels.ListElem(t)
+		}
+		*ec.unnests = append(*ec.unnests, unnestCall{arg: e, level: level})
+		e = &unnestRef{k: len(*ec.unnests) - 1, t: elem, level: level}
+		if t.ID() == arrow.NULL {
+			break
+		}
+	}
+	if recursive && types.Unwrap(e.Type()).ID() == arrow.STRUCT {
+		return &unnestStruct{arg: e}, nil
+	}
+	return e, nil
+}
+
+// expandUnnestStructs replaces each select item that is unnest of a struct by one
+// item per field (recursively for structs in structs when they came from a
+// recursive unnest), named after the fields.
+func (b *binder) expandUnnestStructs(targets []target, exprs []Expr, cols []Column) ([]target, []Expr, []Column, error) {
+	found := false
+	for _, e := range exprs {
+		if _, ok := e.(*unnestStruct); ok {
+			found = true
+		}
+	}
+	if !found {
+		for _, e := range exprs {
+			if err := nestedUnnestStruct(e); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		return targets, exprs, cols, nil
+	}
+	var ts []target
+	var es []Expr
+	var cs []Column
+	for i, e := range exprs {
+		us, ok := e.(*unnestStruct)
+		if !ok {
+			if err := nestedUnnestStruct(e); err != nil {
+				return nil, nil, nil, err
+			}
+			ts, es, cs = append(ts, targets[i]), append(es, e), append(cs, cols[i])
+			continue
+		}
+		st := types.Unwrap(us.arg.Type()).(*arrow.StructType)
+		for _, f := range st.Fields() {
+			fe, err := b.fieldAccess(us.arg, f.Name, errs.NoPosition)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			ts = append(ts, target{node: nil, pre: fe, name: f.Name})
+			es = append(es, fe)
+			cs = append(cs, Column{Name: f.Name, Type: fe.Type()})
+		}
+	}
+	return ts, es, cs, nil
+}
+
+// planUnnests puts the Unnest nodes of calls over node, level by level, and maps
+// the placeholders in exprs to the element columns. Each level projects node's
+// columns and its calls' lists, then unnests those lists in place.
+func planUnnests(node Node, calls []unnestCall, exprs []Expr) (Node, []Expr) {
+	col := make([]int, len(calls)) // each call's column once its level is planned
+	resolve := func(e Expr) Expr {
+		out, _ := MapExpr(e, func(x Expr) (Expr, error) {
+			if r, ok := x.(*unnestRef); ok {
+				return &ColRef{Idx: col[r.k], T: r.t, Name: "unnest"}, nil
+			}
+			return x, nil
+		})
+		return out
+	}
+	for level := 1; ; level++ {
+		var ks []int
+		for k, c := range calls {
+			if c.level == level {
+				ks = append(ks, k)
+			}
+		}
+		if len(ks) == 0 {
+			break
+		}
+		in := node.Columns()
+		pexprs := make([]Expr, 0, len(in)+len(ks))
+		pcols := make([]Column, 0, len(in)+len(ks))
+		for i, c := range in {
+			pexprs = append(pexprs, &ColRef{Idx: i, T: c.Type, Name: c.Name})
+			pcols = append(pcols, c)
+		}
+		u := &Unnest{}
+		for _, k := range ks {
+			col[k] = len(pexprs)
+			u.Lists = append(u.Lists, len(pexprs))
+			pexprs = append(pexprs, resolve(calls[k].arg))
+			pcols = append(pcols, Column{Name: "unnest", Type: calls[k].arg.Type(), Hidden: true})
+		}
+		u.Input = &Project{Input: node, Exprs: pexprs, Cols: pcols}
+		u.Cols = append([]Column(nil), pcols...)
+		for _, k := range ks {
+			c := &u.Cols[col[k]]
+			if t := types.Unwrap(c.Type); t.ID() == arrow.NULL {
+				c.Type = types.Null
+			} else {
+				c.Type = kernels.ListElem(t)
+			}
+		}
+		node = u
+	}
+	out := make([]Expr, len(exprs))
+	for i, e := range exprs {
+		out[i] = resolve(e)
+	}
+	return node, out
+}
+
+// nestedUnnestStruct is the error for unnest of a struct anywhere but at the top of
+// a select item, where its fields cannot become columns.
+func nestedUnnestStruct(e Expr) error {
+	var err error
+	WalkExpr(e, func(x Expr) {
+		if _, ok := x.(*unnestStruct); ok && err == nil {
+			err = errs.New(errs.Analysis, "unnest of a STRUCT must be a select item of its own")
+		}
+	})
+	return err
+}
