@@ -132,6 +132,8 @@ func (u *unnestOp) Next(ctx context.Context) (*vector.Batch, error) {
 		cols := make([]arrow.Array, len(u.cur.Cols))
 		for i, c := range u.cur.Cols {
 			switch j := u.lstOf[i]; {
+			case j >= 0 && j < len(u.node.Ordinal) && u.node.Ordinal[j]:
+				cols[i] = elementPositions(elems[j], rep, u.lsts[j])
 			case j >= 0:
 				if l := u.lsts[j]; l != nil {
 					cols[i] = vector.Take(l.ListValues(), elems[j])
@@ -147,3 +149,20 @@ func (u *unnestOp) Next(ctx context.Context) (*vector.Batch, error) {
 }
 
 func (u *unnestOp) Close() { u.in.Close() }
+
+// elementPositions is the 1-based position in its list of each gathered element (elems
+// indexes the list's child array; rep the row each came from), NULL for padding.
+func elementPositions(elems, rep []int32, l array.ListLike) arrow.Array {
+	b := array.NewInt64Builder(vector.Allocator)
+	defer b.Release()
+	b.Reserve(len(elems))
+	for k, e := range elems {
+		if e < 0 || l == nil {
+			b.AppendNull()
+			continue
+		}
+		s, _ := l.ValueOffsets(int(rep[k]))
+		b.Append(int64(e) - s + 1)
+	}
+	return b.NewArray()
+}

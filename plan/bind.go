@@ -364,6 +364,13 @@ func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
 			}
 			continue
 		}
+		if rf, fc := unnestFunction(it); rf != nil {
+			var err error
+			if n, err = b.bindUnnestFrom(n, rf, fc, outer); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		var r Node
 		var err error
 		if rs := it.GetRangeSubselect(); rs != nil && n != nil {

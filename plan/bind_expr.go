@@ -849,6 +849,9 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if name == "unnest" {
 		return b.bindUnnest(fc, ec)
 	}
+	if name == "generate_subscripts" {
+		return b.bindSubscripts(fc, ec)
+	}
 	if isAggregate(name) {
 		if ec.noAgg || ec.agg == nil {
 			clause := ec.clause
@@ -928,7 +931,7 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 
 // binderFunctions are the functions the binder itself turns into expressions,
 // which the kernels' registry does not know.
-var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true, "unnest": true}
+var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true, "unnest": true, "generate_subscripts": true}
 
 // unknownFunction is the error for a call of n to a function that is neither an
 // aggregate nor a scalar function, nil otherwise.

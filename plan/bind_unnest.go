@@ -22,6 +22,8 @@ import (
 type unnestCall struct {
 	arg   Expr
 	level int
+	// ordinal gives the elements' positions instead: generate_subscripts.
+	ordinal bool
 }
 
 // unnestRef stands for the elements of the k-th unnest call until its Unnest node
@@ -103,6 +105,35 @@ func (b *binder) bindUnnest(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 		depth = 1 << 20
 	}
 	return b.unnestLevels(arg, depth, recursive, ec, pos)
+}
+
+// bindSubscripts binds generate_subscripts(l, 1) of the select list: the positions
+// 1…len(l), one row each, in lockstep with the list's unnests.
+func (b *binder) bindSubscripts(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
+	pos := int(fc.Location)
+	if ec.unnests == nil || ec.clause != "SELECT" {
+		return nil, errs.At(errs.Analysis, pos, "generate_subscripts is not supported here: only in the select list")
+	}
+	if len(fc.Args) != 2 {
+		return nil, errs.At(errs.Analysis, pos, "generate_subscripts takes a list and a dimension")
+	}
+	arg, err := b.expr(fc.Args[0], ec)
+	if err != nil {
+		return nil, err
+	}
+	arg = settle(arg)
+	if t := types.Unwrap(arg.Type()); !kernels.IsList(t) && t.ID() != arrow.NULL {
+		return nil, errs.At(errs.Analysis, pos, "generate_subscripts needs a LIST, not %s", types.Name(arg.Type()))
+	}
+	dim, err := b.expr(fc.Args[1], &exprCtx{sc: newScope(nil), noAgg: true, noSubquery: true, clause: "generate_subscripts"})
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := b.fold(settle(dim)).(*Literal); !ok || !types.IsInteger(l.V.Type) || l.V.Null || l.V.I != 1 {
+		return nil, errs.At(errs.Analysis, location(fc.Args[1]), "generate_subscripts: only dimension 1 is supported")
+	}
+	*ec.unnests = append(*ec.unnests, unnestCall{arg: arg, level: 1, ordinal: true})
+	return &unnestRef{k: len(*ec.unnests) - 1, t: types.Int64, level: 1}, nil
 }
 
 // unnestLevels unnests arg depth levels of lists (stopping at a non-list); with
@@ -222,6 +253,7 @@ func planUnnests(node Node, calls []unnestCall, exprs []Expr) (Node, []Expr) {
 		for _, k := range ks {
 			col[k] = len(pexprs)
 			u.Lists = append(u.Lists, len(pexprs))
+			u.Ordinal = append(u.Ordinal, calls[k].ordinal)
 			pexprs = append(pexprs, resolve(calls[k].arg))
 			pcols = append(pcols, Column{Name: "unnest", Type: calls[k].arg.Type(), Hidden: true})
 		}
@@ -229,7 +261,9 @@ func planUnnests(node Node, calls []unnestCall, exprs []Expr) (Node, []Expr) {
 		u.Cols = append([]Column(nil), pcols...)
 		for _, k := range ks {
 			c := &u.Cols[col[k]]
-			if t := types.Unwrap(c.Type); t.ID() == arrow.NULL {
+			if t := types.Unwrap(c.Type); calls[k].ordinal {
+				c.Type = types.Int64
+			} else if t.ID() == arrow.NULL {
 				c.Type = types.Null
 			} else {
 				c.Type = kernels.ListElem(t)
@@ -254,4 +288,74 @@ func nestedUnnestStruct(e Expr) error {
 		}
 	})
 	return err
+}
+
+// unnestFunction returns the unnest(…) call a FROM item is, or nil.
+func unnestFunction(it *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
+	rf := it.GetRangeFunction()
+	if rf == nil || len(rf.Functions) != 1 {
+		return nil, nil
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil || funcName(items[0].GetFuncCall()) != "unnest" {
+		return nil, nil
+	}
+	return rf, items[0].GetFuncCall()
+}
+
+// bindUnnestFrom binds unnest(l) as a FROM item after left (nil when it comes
+// first): the list may name left's columns (FROM t, unnest(t.l)), and every row of
+// left is repeated once per element of its list, so the join is lateral by nature.
+// The element column is named unnest, or by the alias; WITH ORDINALITY adds the
+// elements' positions.
+func (b *binder) bindUnnestFrom(left Node, rf *pg.RangeFunction, fc *pg.FuncCall, outer *scope) (Node, error) {
+	pos := int(fc.Location)
+	if len(fc.Args) != 1 {
+		return nil, errs.At(errs.Analysis, pos, "unnest in FROM takes one list")
+	}
+	if left == nil {
+		left = &Values{Rows: [][]Expr{{}}}
+	}
+	sc := newScope(left.Columns())
+	sc.outer = outer
+	arg, err := b.expr(fc.Args[0], &exprCtx{sc: sc, noAgg: true, clause: "FROM"})
+	if err != nil {
+		return nil, err
+	}
+	arg = settle(arg)
+	t := types.Unwrap(arg.Type())
+	if !kernels.IsList(t) && t.ID() != arrow.NULL {
+		return nil, errs.At(errs.Analysis, pos, "unnest needs a LIST, not %s", types.Name(arg.Type()))
+	}
+	in := left.Columns()
+	exprs := make([]Expr, 0, len(in)+2)
+	cols := make([]Column, 0, len(in)+2)
+	for i, c := range in {
+		exprs = append(exprs, &ColRef{Idx: i, T: c.Type, Name: c.Name})
+		cols = append(cols, c)
+	}
+	own := []Column{{Name: "unnest", Type: arg.Type()}}
+	u := &Unnest{Lists: []int{len(in)}, Ordinal: []bool{false}}
+	exprs = append(exprs, arg)
+	if rf.Ordinality {
+		own = append(own, Column{Name: "ordinality", Type: arg.Type()})
+		u.Lists = append(u.Lists, len(in)+1)
+		u.Ordinal = append(u.Ordinal, true)
+		exprs = append(exprs, arg)
+	}
+	cols = append(cols, own...)
+	u.Input = &Project{Input: left, Exprs: exprs, Cols: cols}
+	if t.ID() == arrow.NULL {
+		own[0].Type = types.Null
+	} else {
+		own[0].Type = kernels.ListElem(t)
+	}
+	if rf.Ordinality {
+		own[1].Type = types.Int64
+	}
+	if own, err = requalify(own, rf.Alias, "unnest"); err != nil {
+		return nil, err
+	}
+	u.Cols = append(append([]Column(nil), in...), own...)
+	return u, nil
 }

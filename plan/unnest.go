@@ -8,7 +8,11 @@ package plan
 type Unnest struct {
 	Input Node
 	Lists []int
-	Cols  []Column
+	// Ordinal, when set for a list, makes its column the 1-based position of each
+	// element (a BIGINT; NULL where the list is padded) instead of the element:
+	// generate_subscripts and WITH ORDINALITY.
+	Ordinal []bool
+	Cols    []Column
 }
 
 func (n *Unnest) Columns() []Column { return n.Cols }
