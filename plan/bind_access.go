@@ -138,3 +138,35 @@ func (b *binder) structPath(parts []string, ec *exprCtx, pos int) (Expr, bool, e
 	}
 	return try("", parts[0], parts[1:])
 }
+
+// expandStructStar expands s.* in a select list, s a STRUCT column and not a table,
+// into one item per field, named after the fields. ok is false when the prefix
+// names a table, or no struct column: then it is a table's star.
+func (b *binder) expandStructStar(cr *pg.ColumnRef, st *selState) ([]target, bool, error) {
+	if len(cr.Fields) != 2 || cr.Fields[0].GetString_() == nil {
+		return nil, false, nil
+	}
+	name := cr.Fields[0].GetString_().Sval
+	if st.sc.hasTable(name) {
+		return nil, false, nil
+	}
+	idx, err := st.sc.resolve("", name, int(cr.Location))
+	if err != nil {
+		return nil, false, nil
+	}
+	c := st.sc.cols[idx]
+	stt, isStruct := types.Unwrap(c.Type).(*arrow.StructType)
+	if !isStruct {
+		return nil, false, nil
+	}
+	e := &ColRef{Idx: idx, T: c.Type, Name: c.Name}
+	out := make([]target, 0, stt.NumFields())
+	for _, f := range stt.Fields() {
+		fe, err := b.fieldAccess(e, f.Name, int(cr.Location))
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, target{pre: fe, name: f.Name})
+	}
+	return out, true, nil
+}

@@ -90,6 +90,12 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		rt := t.GetResTarget()
 		if cr := rt.Val.GetColumnRef(); cr != nil {
 			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
+				if ts, ok, err := b.expandStructStar(cr, st); err != nil {
+					return nil, err
+				} else if ok {
+					targets = append(targets, ts...)
+					continue
+				}
 				ts, err := b.expandStar(cr, st, len(sel.FromClause) == 0)
 				if err != nil {
 					return nil, err
