@@ -84,8 +84,16 @@ func (b *binder) subscript(e Expr, ix *pg.A_Indices, ec *exprCtx, pos int) (Expr
 	case arrow.MAP:
 		// The value of a key is the map functions' to find; the subscript is bound
 		// to their lookup where there is one.
-		if kernels.Known("map_extract_value") {
+		switch {
+		case kernels.Known("map_extract_value"):
 			return b.call("map_extract_value", []Expr{e, settle(k)}, pos)
+		case kernels.Known("map_extract"):
+			// map_extract gives the key's values as a list: m[k] is its first.
+			vals, err := b.call("map_extract", []Expr{e, settle(k)}, pos)
+			if err != nil {
+				return nil, err
+			}
+			return b.call("array_extract", []Expr{vals, &Literal{V: types.IntValue(1)}}, pos)
 		}
 		return nil, errs.At(errs.Analysis, pos, "subscripts of a MAP are not supported yet")
 	}
