@@ -113,33 +113,42 @@ func (b *binder) fieldAccess(e Expr, name string, pos int) (Expr, error) {
 }
 
 // structPath binds a dotted name that is not table.column: column.field…, or
-// table.column.field…, the column a STRUCT. ok is false when neither reading
-// applies, and the caller reports the name as not found.
+// table.column.field…, the column a STRUCT of the query or of an enclosing one. ok
+// is false when neither reading applies, and the caller reports the name as not
+// found.
 func (b *binder) structPath(parts []string, ec *exprCtx, pos int) (Expr, bool, error) {
 	if len(parts) < 2 {
 		return nil, false, nil
 	}
 	try := func(qual, name string, fields []string) (Expr, bool, error) {
-		idx, err := ec.sc.resolve(qual, name, pos)
-		if err != nil {
-			if strings.Contains(err.Error(), "ambiguous") {
-				return nil, true, err
+		var e Expr
+		for sc := ec.sc; sc != nil && e == nil; sc = sc.outer {
+			idx, err := sc.resolve(qual, name, pos)
+			if err != nil {
+				if strings.Contains(err.Error(), "ambiguous") {
+					return nil, true, err
+				}
+				continue
 			}
+			if sc == ec.sc {
+				c := sc.cols[idx]
+				e = &ColRef{Idx: idx, T: c.Type, Name: c.Name}
+			} else {
+				e = &OuterRef{Idx: idx, Col: sc.cols[idx], scope: sc}
+			}
+		}
+		if e == nil || types.Unwrap(e.Type()).ID() != arrow.STRUCT {
 			return nil, false, nil
 		}
-		c := ec.sc.cols[idx]
-		if types.Unwrap(c.Type).ID() != arrow.STRUCT {
-			return nil, false, nil
-		}
-		var e Expr = &ColRef{Idx: idx, T: c.Type, Name: c.Name}
 		for _, f := range fields {
+			var err error
 			if e, err = b.fieldAccess(e, f, pos); err != nil {
 				return nil, true, err
 			}
 		}
 		return e, true, nil
 	}
-	if len(parts) >= 3 && ec.sc.hasTable(parts[0]) {
+	if len(parts) >= 3 {
 		if e, ok, err := try(parts[0], parts[1], parts[2:]); ok || err != nil {
 			return e, ok, err
 		}

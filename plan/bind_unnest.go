@@ -359,3 +359,17 @@ func (b *binder) bindUnnestFrom(left Node, rf *pg.RangeFunction, fc *pg.FuncCall
 	u.Cols = append(append([]Column(nil), in...), own...)
 	return u, nil
 }
+
+// pushUnnest decorrelates an Unnest: its input's rows carry D's columns in front,
+// which are repeated with the rest of each row.
+func (dc *decorr) pushUnnest(x *Unnest) (Node, error) {
+	in, err := dc.push(x.Input)
+	if err != nil {
+		return nil, err
+	}
+	lists := make([]int, len(x.Lists))
+	for i, k := range x.Lists {
+		lists[i] = dc.after(k)
+	}
+	return &Unnest{Input: in, Lists: lists, Ordinal: x.Ordinal, Cols: concatCols(dc.dcols, x.Cols)}, nil
+}
