@@ -42,6 +42,8 @@ func (e *unnestRef) String() string       { return fmt.Sprintf("unnest#%d", e.k)
 // one column per field.
 type unnestStruct struct {
 	arg Expr
+	// recursive expands the fields that are structs too.
+	recursive bool
 }
 
 func (e *unnestStruct) Type() arrow.DataType { return e.arg.Type() }
@@ -142,7 +144,7 @@ func (b *binder) unnestLevels(arg Expr, depth int, recursive bool, ec *exprCtx, 
 	t := types.Unwrap(arg.Type())
 	switch {
 	case t.ID() == arrow.STRUCT:
-		return &unnestStruct{arg: arg}, nil
+		return &unnestStruct{arg: arg, recursive: recursive}, nil
 	case !kernels.IsList(t) && t.ID() != arrow.NULL:
 		return nil, errs.At(errs.Analysis, pos, "unnest needs a LIST or a STRUCT, not %s", types.Name(arg.Type()))
 	}
@@ -169,7 +171,7 @@ func (b *binder) unnestLevels(arg Expr, depth int, recursive bool, ec *exprCtx, 
 		}
 	}
 	if recursive && types.Unwrap(e.Type()).ID() == arrow.STRUCT {
-		return &unnestStruct{arg: e}, nil
+		return &unnestStruct{arg: e, recursive: true}, nil
 	}
 	return e, nil
 }
@@ -204,15 +206,28 @@ func (b *binder) expandUnnestStructs(targets []target, exprs []Expr, cols []Colu
 			ts, es, cs = append(ts, targets[i]), append(es, e), append(cs, cols[i])
 			continue
 		}
-		st := types.Unwrap(us.arg.Type()).(*arrow.StructType)
-		for _, f := range st.Fields() {
-			fe, err := b.fieldAccess(us.arg, f.Name, errs.NoPosition)
-			if err != nil {
-				return nil, nil, nil, err
+		var expand func(e Expr) error
+		expand = func(e Expr) error {
+			st := types.Unwrap(e.Type()).(*arrow.StructType)
+			for _, f := range st.Fields() {
+				fe, err := b.fieldAccess(e, f.Name, errs.NoPosition)
+				if err != nil {
+					return err
+				}
+				if us.recursive && types.Unwrap(fe.Type()).ID() == arrow.STRUCT {
+					if err := expand(fe); err != nil {
+						return err
+					}
+					continue
+				}
+				ts = append(ts, target{node: nil, pre: fe, name: f.Name})
+				es = append(es, fe)
+				cs = append(cs, Column{Name: f.Name, Type: fe.Type()})
 			}
-			ts = append(ts, target{node: nil, pre: fe, name: f.Name})
-			es = append(es, fe)
-			cs = append(cs, Column{Name: f.Name, Type: fe.Type()})
+			return nil
+		}
+		if err := expand(us.arg); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	return ts, es, cs, nil
