@@ -20,8 +20,10 @@ import (
 // unnestCall is one unnest(…) of a select list: its argument, over the columns of
 // the node the select list reads (which may name lower levels' placeholders).
 type unnestCall struct {
-	arg   Expr
-	level int
+	arg Expr
+	// level is the call's place in its chain of unnests (1 the outermost), chain
+	// the chain's length.
+	level, chain int
 	// ordinal gives the elements' positions instead: generate_subscripts.
 	ordinal bool
 }
@@ -42,8 +44,9 @@ func (e *unnestRef) String() string       { return fmt.Sprintf("unnest#%d", e.k)
 // one column per field.
 type unnestStruct struct {
 	arg Expr
-	// recursive expands the fields that are structs too.
-	recursive bool
+	// depth is the number of levels of structs expanded: 1 the struct's own
+	// fields, 2 those of its struct fields too, and so on.
+	depth int
 }
 
 func (e *unnestStruct) Type() arrow.DataType { return e.arg.Type() }
@@ -106,7 +109,7 @@ func (b *binder) bindUnnest(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if recursive {
 		depth = 1 << 20
 	}
-	return b.unnestLevels(arg, depth, recursive, ec, pos)
+	return b.unnestLevels(arg, depth, ec, pos)
 }
 
 // bindSubscripts binds generate_subscripts(l, 1) of the select list: the positions
@@ -134,44 +137,47 @@ func (b *binder) bindSubscripts(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if l, ok := b.fold(settle(dim)).(*Literal); !ok || !types.IsInteger(l.V.Type) || l.V.Null || l.V.I != 1 {
 		return nil, errs.At(errs.Analysis, location(fc.Args[1]), "generate_subscripts: only dimension 1 is supported")
 	}
-	*ec.unnests = append(*ec.unnests, unnestCall{arg: arg, level: 1, ordinal: true})
+	*ec.unnests = append(*ec.unnests, unnestCall{arg: arg, level: 1, chain: 1, ordinal: true})
 	return &unnestRef{k: len(*ec.unnests) - 1, t: types.Int64, level: 1}, nil
 }
 
-// unnestLevels unnests arg depth levels of lists (stopping at a non-list); with
-// recursive, a struct reached at the top is expanded into its fields.
-func (b *binder) unnestLevels(arg Expr, depth int, recursive bool, ec *exprCtx, pos int) (Expr, error) {
+// unnestLevels unnests arg depth levels (stopping at a non-list), lists first; the
+// levels left expand a struct reached into its fields, and then its struct fields
+// into theirs. The calls of one chain are numbered from 1 and told the chain's
+// length: planUnnests aligns every chain on the deepest, as DuckDB does, so that a
+// one-level unnest runs in lockstep with the innermost level of a recursive one.
+func (b *binder) unnestLevels(arg Expr, depth int, ec *exprCtx, pos int) (Expr, error) {
 	t := types.Unwrap(arg.Type())
 	switch {
 	case t.ID() == arrow.STRUCT:
-		return &unnestStruct{arg: arg, recursive: recursive}, nil
+		return &unnestStruct{arg: arg, depth: depth}, nil
 	case !kernels.IsList(t) && t.ID() != arrow.NULL:
 		return nil, errs.At(errs.Analysis, pos, "unnest needs a LIST or a STRUCT, not %s", types.Name(arg.Type()))
 	}
 	var e Expr = arg
-	for d := 0; d < depth; d++ {
+	first := len(*ec.unnests)
+	d := 0
+	for ; d < depth; d++ {
 		t := types.Unwrap(e.Type())
 		if !kernels.IsList(t) && t.ID() != arrow.NULL {
 			break
 		}
-		level := 1
-		WalkExpr(e, func(x Expr) {
-			if r, ok := x.(*unnestRef); ok && r.level >= level {
-				level = r.level + 1
-			}
-		})
 		elem := arrow.DataType(types.Null)
 		if t.ID() != arrow.NULL {
 			elem = kernels.ListElem(t)
 		}
-		*ec.unnests = append(*ec.unnests, unnestCall{arg: e, level: level})
-		e = &unnestRef{k: len(*ec.unnests) - 1, t: elem, level: level}
+		*ec.unnests = append(*ec.unnests, unnestCall{arg: e, level: d + 1})
+		e = &unnestRef{k: len(*ec.unnests) - 1, t: elem, level: d + 1}
 		if t.ID() == arrow.NULL {
+			d++
 			break
 		}
 	}
-	if recursive && types.Unwrap(e.Type()).ID() == arrow.STRUCT {
-		return &unnestStruct{arg: e, recursive: true}, nil
+	for k := first; k < len(*ec.unnests); k++ {
+		(*ec.unnests)[k].chain = d
+	}
+	if d < depth && types.Unwrap(e.Type()).ID() == arrow.STRUCT {
+		return &unnestStruct{arg: e, depth: depth - d}, nil
 	}
 	return e, nil
 }
@@ -206,16 +212,16 @@ func (b *binder) expandUnnestStructs(targets []target, exprs []Expr, cols []Colu
 			ts, es, cs = append(ts, targets[i]), append(es, e), append(cs, cols[i])
 			continue
 		}
-		var expand func(e Expr) error
-		expand = func(e Expr) error {
+		var expand func(e Expr, depth int) error
+		expand = func(e Expr, depth int) error {
 			st := types.Unwrap(e.Type()).(*arrow.StructType)
 			for _, f := range st.Fields() {
 				fe, err := b.fieldAccess(e, f.Name, errs.NoPosition)
 				if err != nil {
 					return err
 				}
-				if us.recursive && types.Unwrap(fe.Type()).ID() == arrow.STRUCT {
-					if err := expand(fe); err != nil {
+				if depth > 1 && types.Unwrap(fe.Type()).ID() == arrow.STRUCT {
+					if err := expand(fe, depth-1); err != nil {
 						return err
 					}
 					continue
@@ -226,7 +232,7 @@ func (b *binder) expandUnnestStructs(targets []target, exprs []Expr, cols []Colu
 			}
 			return nil
 		}
-		if err := expand(us.arg); err != nil {
+		if err := expand(us.arg, us.depth); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -247,15 +253,19 @@ func planUnnests(node Node, calls []unnestCall, exprs []Expr) (Node, []Expr) {
 		})
 		return out
 	}
-	for level := 1; ; level++ {
+	deepest := 0
+	for _, c := range calls {
+		deepest = max(deepest, c.chain)
+	}
+	for level := 1; level <= deepest; level++ {
 		var ks []int
 		for k, c := range calls {
-			if c.level == level {
+			if deepest-c.chain+c.level == level {
 				ks = append(ks, k)
 			}
 		}
 		if len(ks) == 0 {
-			break
+			continue
 		}
 		in := node.Columns()
 		pexprs := make([]Expr, 0, len(in)+len(ks))
