@@ -187,3 +187,29 @@ func (b *binder) expandStructStar(cr *pg.ColumnRef, st *selState) ([]target, boo
 	}
 	return out, true, nil
 }
+
+// indirectionName names a select item that is a subscript or a field access as
+// DuckDB does: l[1], l[2:3], s['f'], (s).f.
+func indirectionName(ind *pg.A_Indirection) string {
+	name := columnName(ind.Arg)
+	for _, step := range ind.Indirection {
+		switch {
+		case step.GetString_() != nil:
+			name = "(" + name + ")." + step.GetString_().Sval
+		case step.GetAIndices() != nil:
+			ix := step.GetAIndices()
+			bound := func(n *pg.Node) string {
+				if n == nil {
+					return ""
+				}
+				return columnName(n)
+			}
+			if ix.IsSlice {
+				name += "[" + bound(ix.Lidx) + ":" + bound(ix.Uidx) + "]"
+			} else {
+				name += "[" + bound(ix.Uidx) + "]"
+			}
+		}
+	}
+	return name
+}

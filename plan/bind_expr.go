@@ -1304,6 +1304,8 @@ func columnName(n *pg.Node) string {
 		return "coalesce"
 	case n.GetSubLink() != nil:
 		return "subquery"
+	case n.GetAIndirection() != nil:
+		return indirectionName(n.GetAIndirection())
 	}
 	return "?column?"
 }
