@@ -168,6 +168,8 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 		return bd.buildSetOp(x)
 	case *plan.Window:
 		return bd.buildWindow(x)
+	case *plan.Unnest:
+		return bd.buildUnnest(x)
 	case *plan.Shared:
 		return bd.buildShared(x), nil
 	case *plan.RecursiveCTE:

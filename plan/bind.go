@@ -364,6 +364,13 @@ func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
 			}
 			continue
 		}
+		if rf, fc := unnestFunction(it); rf != nil {
+			var err error
+			if n, err = b.bindUnnestFrom(n, rf, fc, outer); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		var r Node
 		var err error
 		if rs := it.GetRangeSubselect(); rs != nil && n != nil {
@@ -570,6 +577,9 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	case "read_parquet", "parquet_scan":
 	case "range", "generate_series":
 		return b.bindSeries(name, fc, rf.Alias)
+	case "unnest":
+		// In a JOIN: the list cannot name the other side's columns.
+		return b.bindUnnestFrom(nil, rf, fc, nil)
 	default:
 		return nil, errs.At(errs.Analysis, int(fc.Location), "table function %s does not exist", name)
 	}

@@ -31,6 +31,8 @@ type exprCtx struct {
 	// lambdas are the parameters of the lambdas whose bodies are being bound,
 	// innermost last.
 	lambdas []lambdaFrame
+	// unnests, when set, collects the select list's unnest calls.
+	unnests *[]unnestCall
 }
 
 // untypedString marks string literals whose type follows their context
@@ -158,6 +160,8 @@ func (b *binder) expr(n *pg.Node, ec *exprCtx) (Expr, error) {
 		return b.sqlValueFunction(n.GetSqlvalueFunction())
 	case n.GetSubLink() != nil:
 		return b.subLink(n.GetSubLink(), ec)
+	case n.GetAIndirection() != nil:
+		return b.indirection(n.GetAIndirection(), ec)
 	case n.GetAArrayExpr() != nil:
 		return b.arrayExpr(n.GetAArrayExpr(), ec)
 	case n.GetRowExpr() != nil && b.dialect.IsStructLiteral(n.GetRowExpr().Location):
@@ -229,6 +233,9 @@ func (b *binder) columnRef(cr *pg.ColumnRef, ec *exprCtx) (Expr, error) {
 	}
 	if strings.Contains(err.Error(), "ambiguous") {
 		return nil, err
+	}
+	if e, ok, serr := b.structPath(parts, ec, int(cr.Location)); ok || serr != nil {
+		return e, serr
 	}
 	if o := ec.sc.outer; o != nil {
 		if oi, oerr := o.resolve(qual, name, int(cr.Location)); oerr == nil {
@@ -842,6 +849,12 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if name == "grouping_id" {
 		return b.groupingCall(name, fc.Args, pos, ec)
 	}
+	if name == "unnest" {
+		return b.bindUnnest(fc, ec)
+	}
+	if name == "generate_subscripts" {
+		return b.bindSubscripts(fc, ec)
+	}
 	switch {
 	case name == "map" && b.dialect.IsMapLiteral(fc.Location):
 		return b.mapLiteral(fc, ec)
@@ -936,7 +949,7 @@ func (b *binder) postAggregate(n *pg.Node, ec *exprCtx) (Expr, bool, error) {
 
 // binderFunctions are the functions the binder itself turns into expressions,
 // which the kernels' registry does not know.
-var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true}
+var binderFunctions = map[string]bool{"btrim": true, "grouping_id": true, "if": true, "try": true, "unnest": true, "generate_subscripts": true}
 
 // unknownFunction is the error for a call of n to a function that is neither an
 // aggregate nor a scalar function, nil otherwise.
@@ -1295,6 +1308,8 @@ func columnName(n *pg.Node) string {
 		return "coalesce"
 	case n.GetSubLink() != nil:
 		return "subquery"
+	case n.GetAIndirection() != nil:
+		return indirectionName(n.GetAIndirection())
 	}
 	return "?column?"
 }

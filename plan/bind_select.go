@@ -90,6 +90,12 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		rt := t.GetResTarget()
 		if cr := rt.Val.GetColumnRef(); cr != nil {
 			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg.Node_AStar); star {
+				if ts, ok, err := b.expandStructStar(cr, st); err != nil {
+					return nil, err
+				} else if ok {
+					targets = append(targets, ts...)
+					continue
+				}
 				ts, err := b.expandStar(cr, st, len(sel.FromClause) == 0)
 				if err != nil {
 					return nil, err
@@ -135,6 +141,8 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		ec = &exprCtx{sc: post, agg: agg, clause: "SELECT"}
 	}
 	ec.wins = &wins
+	var unnests []unnestCall
+	ec.unnests = &unnests
 
 	exprs := make([]Expr, len(targets))
 	cols := make([]Column, len(targets))
@@ -153,6 +161,9 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		}
 		exprs[i] = settle(e)
 		cols[i] = Column{Name: t.name, Type: e.Type()}
+	}
+	if targets, exprs, cols, err = b.expandUnnestStructs(targets, exprs, cols); err != nil {
+		return nil, err
 	}
 
 	var having Expr
@@ -283,6 +294,9 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 			return nil, errs.At(errs.Analysis, location(qualifyNode), "QUALIFY needs a window function in the select list or in QUALIFY")
 		}
 		node = &Filter{Input: node, Cond: qualify}
+	}
+	if len(unnests) > 0 {
+		node, exprs = planUnnests(node, unnests, exprs)
 	}
 	node = &Project{Input: node, Exprs: exprs, Cols: cols}
 	if distinct {

@@ -334,6 +334,8 @@ func (dc *decorr) push(n Node) (Node, error) {
 		return &Project{Input: in, Exprs: append(dc.dRefs(0), es...), Cols: concatCols(dc.dcols, x.Cols)}, nil
 	case *Aggregate:
 		return dc.pushAggregate(x)
+	case *Unnest:
+		return dc.pushUnnest(x)
 	case *Join:
 		return dc.pushJoin(x)
 	case *Sort:

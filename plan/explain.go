@@ -169,6 +169,8 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			fs = append(fs, w.Func)
 		}
 		fmt.Fprintf(b, "%sWindow %s", pad, strings.Join(fs, ", "))
+	case *Unnest:
+		fmt.Fprintf(b, "%sUnnest %v", pad, x.Lists)
 	case *Shared:
 		fmt.Fprintf(b, "%sShared computed once, read %d times\n", pad, x.Refs)
 		explain(b, x.Input, depth+1, ann)

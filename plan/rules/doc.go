@@ -67,6 +67,8 @@ func mapInputs(n plan.Node, f func(plan.Node) plan.Node) plan.Node {
 		x.Left, x.Right = f(x.Left), f(x.Right)
 	case *plan.Window:
 		x.Input = f(x.Input)
+	case *plan.Unnest:
+		x.Input = f(x.Input)
 	}
 	forSubqueries(n, f)
 	return n

@@ -102,6 +102,13 @@ func prune(n plan.Node, need map[int]bool) {
 	case *plan.SetOp:
 		prune(x.Left, all(x.Left))
 		prune(x.Right, all(x.Right))
+	case *plan.Unnest:
+		// The lists are read whatever is needed: they set the number of rows.
+		in := union(map[int]bool{}, need)
+		for _, k := range x.Lists {
+			in[k] = true
+		}
+		prune(x.Input, in)
 	case *plan.Window:
 		nin := len(x.Input.Columns())
 		in := map[int]bool{}

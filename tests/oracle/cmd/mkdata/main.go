@@ -219,6 +219,17 @@ SELECT * FROM (VALUES
  (5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, INTERVAL '0 days'),
  (6, '7fffffff-0000-0000-0000-000000000000'::UUID, INTERVAL '14 months 40 days 1.5 seconds')
 ) AS t(id, u, iv)`},
+	// Nested columns: a list, a list of strings, a list of structs, a struct holding a
+	// list, a map and a list of lists; one row of empty ones, one all NULL, and NULLs
+	// inside.
+	{path: "nested_cols.parquet", query: `
+SELECT * FROM (VALUES
+ (1, [1, 2, 3], ['a', 'b'], [{'a': 1, 'b': 'x'}, {'a': 2, 'b': NULL}], {'x': 1, 'y': 'one', 'l': [10, 20]}, MAP {'k1': 1, 'k2': 2}, [[1, 2], [3]]),
+ (2, [], [], [], {'x': 2, 'y': NULL, 'l': []}, MAP {}, []),
+ (3, NULL, NULL, NULL, NULL, NULL, NULL),
+ (4, [4, NULL, 6], [NULL, 'c'], [NULL, {'a': 3, 'b': 'z'}], {'x': NULL, 'y': 'four', 'l': NULL}, MAP {'k3': NULL}, [NULL, [], [4, NULL]]),
+ (5, [7], ['d'], [{'a': 5, 'b': 'w'}], {'x': 5, 'y': 'five', 'l': [50]}, MAP {'k1': 5}, [[5]])
+) AS t(id, l, ls, sl, s, m, ll)`},
 }
 
 func main() {
