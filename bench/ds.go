@@ -93,11 +93,11 @@ var dsLists = map[string][]string{
 		"Did not fit", "Wrong size", "Lost my job", "unauthoized purchase", "duplicate purchase", "its is a boy",
 		"it is a girl", "reason 23", "reason 24", "reason 25", "reason 26", "reason 27", "reason 28", "reason 29",
 		"reason 30", "reason 31", "reason 32", "reason 33", "reason 34", "reason 35"},
-	"cc_names":   {"NY Metro", "Mid Atlantic", "North Midwest", "Pacific Northwest", "California", "Hawaii/Alaska"},
-	"location":   {"apartment", "condo", "single family"},
-	"web_pages":  {"ad", "bi-annual", "dynamic", "feedback", "general", "order", "protected", "quarterly", "welcome"},
-	"companies":  {"pri", "ought", "able", "ese", "anti", "cally"},
-	"page_types": {"bi-annual", "monthly", "quarterly"},
+	"cc_names":    {"NY Metro", "Mid Atlantic", "North Midwest", "Pacific Northwest", "California", "Hawaii/Alaska"},
+	"location":    {"apartment", "condo", "single family"},
+	"web_pages":   {"ad", "bi-annual", "dynamic", "feedback", "general", "order", "protected", "quarterly", "welcome"},
+	"companies":   {"pri", "ought", "able", "ese", "anti", "cally"},
+	"page_types":  {"bi-annual", "monthly", "quarterly"},
 	"departments": {"DEPARTMENT"},
 }
 
