@@ -295,7 +295,8 @@ var dsTables = []struct{ name, sql string }{
 		FROM (SELECT *, pk(ss_ticket_number * 8 + ss_item_sk, 6, ss_quantity) + 1 AS rq FROM read_parquet({file:store_sales})
 		      WHERE hash(ss_ticket_number * 31 + ss_item_sk) % 10 = 0))`},
 	// A catalog or web order is six lines: one date, buyer, shipping address and
-	// call centre or site.
+	// call centre or site. The channels hash different row numbers (the catalog's
+	// from 1e9, the web's from 2e9), so that their orders differ.
 	{"catalog_sales", `SELECT *, (cs_ext_sales_price - cs_coupon_amt)::DECIMAL(7,2) AS cs_net_paid,
 		(cs_ext_sales_price - cs_coupon_amt + cs_ext_tax)::DECIMAL(7,2) AS cs_net_paid_inc_tax,
 		(cs_ext_sales_price - cs_coupon_amt + cs_ext_ship_cost)::DECIMAL(7,2) AS cs_net_paid_inc_ship,
@@ -314,7 +315,7 @@ var dsTables = []struct{ name, sql string }{
 		(q * lp)::DECIMAL(7,2) AS cs_ext_list_price, (q * sp * pk(i, 19, 10) / 100)::DECIMAL(7,2) AS cs_ext_tax,
 		(CASE WHEN pk(i, 20, 5) = 0 THEN q * sp * pk(i, 21, 50) / 100 ELSE 0 END)::DECIMAL(7,2) AS cs_coupon_amt,
 		(q * lp * pk(i, 22, 50) / 100)::DECIMAL(7,2) AS cs_ext_ship_cost
-		FROM (SELECT i, i // 6 AS t, pk(i, 23, 100) + 1 AS q, money(i, 24, 1, 100) AS wc FROM range({n:catalog_sales}) r(i)) a,
+		FROM (SELECT i, i // 6 AS t, pk(i, 23, 100) + 1 AS q, money(i, 24, 1, 100) AS wc FROM (SELECT i + 1000000000 AS i FROM range({n:catalog_sales}) r0(i)) r(i)) a,
 		LATERAL (SELECT (wc * (1 + pk(i, 25, 200) / 100.0))::DECIMAL(7,2) AS lp) b,
 		LATERAL (SELECT (lp * (1 - pk(i, 26, 100) / 100.0))::DECIMAL(7,2) AS sp) c
 )`},
@@ -350,7 +351,7 @@ var dsTables = []struct{ name, sql string }{
 		(q * lp)::DECIMAL(7,2) AS ws_ext_list_price, (q * sp * pk(i, 19, 10) / 100)::DECIMAL(7,2) AS ws_ext_tax,
 		(CASE WHEN pk(i, 20, 5) = 0 THEN q * sp * pk(i, 21, 50) / 100 ELSE 0 END)::DECIMAL(7,2) AS ws_coupon_amt,
 		(q * lp * pk(i, 22, 50) / 100)::DECIMAL(7,2) AS ws_ext_ship_cost
-		FROM (SELECT i, i // 6 AS t, pk(i, 23, 100) + 1 AS q, money(i, 24, 1, 100) AS wc FROM range({n:web_sales}) r(i)) a,
+		FROM (SELECT i, i // 6 AS t, pk(i, 23, 100) + 1 AS q, money(i, 24, 1, 100) AS wc FROM (SELECT i + 2000000000 AS i FROM range({n:web_sales}) r0(i)) r(i)) a,
 		LATERAL (SELECT (wc * (1 + pk(i, 25, 200) / 100.0))::DECIMAL(7,2) AS lp) b,
 		LATERAL (SELECT (lp * (1 - pk(i, 26, 100) / 100.0))::DECIMAL(7,2) AS sp) c
 )`},
