@@ -28,6 +28,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
+	rewriteIntervalNumbers(text, toks, src, start)
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
 		node, err = parseMapped(ff, at, toks, text)

@@ -3,7 +3,7 @@ SELECT count(DISTINCT cs_order_number) AS "order count",
        sum(cs_ext_ship_cost) AS "total shipping cost",
        sum(cs_net_profit) AS "total net profit"
 FROM catalog_sales cs1, date_dim, customer_address, call_center
-WHERE d_date BETWEEN CAST('2002-02-01' AS DATE) AND (CAST('2002-02-01' AS DATE) + INTERVAL '60' DAY)
+WHERE d_date BETWEEN CAST('2002-02-01' AS DATE) AND (CAST('2002-02-01' AS DATE) + INTERVAL 60 DAY)
   AND cs1.cs_ship_date_sk = d_date_sk
   AND cs1.cs_ship_addr_sk = ca_address_sk
   AND ca_state = 'GA'

@@ -9,7 +9,7 @@ WHERE i_current_price BETWEEN 0.99 AND 9.49
   AND i_item_sk = cs_item_sk
   AND cs_warehouse_sk = w_warehouse_sk
   AND cs_sold_date_sk = d_date_sk
-  AND d_date BETWEEN (CAST('2000-03-11' AS DATE) - INTERVAL '30' DAY) AND (CAST('2000-03-11' AS DATE) + INTERVAL '30' DAY)
+  AND d_date BETWEEN (CAST('2000-03-11' AS DATE) - INTERVAL 30 DAY) AND (CAST('2000-03-11' AS DATE) + INTERVAL 30 DAY)
 GROUP BY w_state, i_item_id
 ORDER BY w_state, i_item_id
 LIMIT 100;

@@ -6,7 +6,7 @@ WITH ssr AS (
     FROM store_sales LEFT OUTER JOIN store_returns ON (ss_item_sk = sr_item_sk AND ss_ticket_number = sr_ticket_number),
          date_dim, store, item, promotion
     WHERE ss_sold_date_sk = d_date_sk
-      AND d_date BETWEEN CAST('2000-08-23' AS DATE) AND (CAST('2000-08-23' AS DATE) + INTERVAL '30' DAY)
+      AND d_date BETWEEN CAST('2000-08-23' AS DATE) AND (CAST('2000-08-23' AS DATE) + INTERVAL 30 DAY)
       AND ss_store_sk = s_store_sk
       AND ss_item_sk = i_item_sk
       AND i_current_price > 50
@@ -19,7 +19,7 @@ csr AS (
     FROM catalog_sales LEFT OUTER JOIN catalog_returns ON (cs_item_sk = cr_item_sk AND cs_order_number = cr_order_number),
          date_dim, catalog_page, item, promotion
     WHERE cs_sold_date_sk = d_date_sk
-      AND d_date BETWEEN CAST('2000-08-23' AS DATE) AND (CAST('2000-08-23' AS DATE) + INTERVAL '30' DAY)
+      AND d_date BETWEEN CAST('2000-08-23' AS DATE) AND (CAST('2000-08-23' AS DATE) + INTERVAL 30 DAY)
       AND cs_catalog_page_sk = cp_catalog_page_sk
       AND cs_item_sk = i_item_sk
       AND i_current_price > 50
@@ -32,7 +32,7 @@ wsr AS (
     FROM web_sales LEFT OUTER JOIN web_returns ON (ws_item_sk = wr_item_sk AND ws_order_number = wr_order_number),
          date_dim, web_site, item, promotion
     WHERE ws_sold_date_sk = d_date_sk
-      AND d_date BETWEEN CAST('2000-08-23' AS DATE) AND (CAST('2000-08-23' AS DATE) + INTERVAL '30' DAY)
+      AND d_date BETWEEN CAST('2000-08-23' AS DATE) AND (CAST('2000-08-23' AS DATE) + INTERVAL 30 DAY)
       AND ws_web_site_sk = web_site_sk
       AND ws_item_sk = i_item_sk
       AND i_current_price > 50

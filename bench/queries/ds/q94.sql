@@ -3,7 +3,7 @@ SELECT count(DISTINCT ws_order_number) AS "order count",
        sum(ws_ext_ship_cost) AS "total shipping cost",
        sum(ws_net_profit) AS "total net profit"
 FROM web_sales ws1, date_dim, customer_address, web_site
-WHERE d_date BETWEEN CAST('1999-02-01' AS DATE) AND (CAST('1999-02-01' AS DATE) + INTERVAL '60' DAY)
+WHERE d_date BETWEEN CAST('1999-02-01' AS DATE) AND (CAST('1999-02-01' AS DATE) + INTERVAL 60 DAY)
   AND ws1.ws_ship_date_sk = d_date_sk
   AND ws1.ws_ship_addr_sk = ca_address_sk
   AND ca_state = 'IL'
