@@ -12,11 +12,11 @@ WITH ssales AS (
       AND c_current_addr_sk = ca_address_sk
       AND c_birth_country <> upper(ca_country)
       AND substr(s_zip, 1, 2) = substr(ca_zip, 1, 2)
-      AND s_market_id = 8
+      AND s_market_id = 1
     GROUP BY c_last_name, c_first_name, s_store_name, ca_state, s_state, i_color, i_current_price, i_manager_id, i_units, i_size)
 SELECT c_last_name, c_first_name, s_store_name, sum(netpaid) paid
 FROM ssales
-WHERE i_color = 'peach'
+WHERE i_color = 'light'
 GROUP BY c_last_name, c_first_name, s_store_name
 HAVING sum(netpaid) > (SELECT 0.05 * avg(netpaid) FROM ssales)
 ORDER BY c_last_name, c_first_name, s_store_name;
