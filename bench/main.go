@@ -39,13 +39,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins or all")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds or all")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
 		rowGroup   = fs.Int("row-group-rows", 0, "events: rows per row group (0: the generator's default)")
 		sf         = fs.Float64("sf", 1, "tpch: scale factor")
 		tpchFiles  = fs.Int("tpch-files", 4, "tpch: files per table")
+		dsSF       = fs.Float64("ds-sf", 0.2, "ds: scale factor (store_sales holds 2.88M rows at 1)")
 		threads    = fs.Int("threads", runtime.GOMAXPROCS(0), "worker threads of each engine")
 		rounds     = fs.Int("rounds", 5, "timed runs per engine and query, after one warm-up")
 		timeout    = fs.Duration("timeout", 5*time.Minute, "cancel a run after this long and report a timeout")
@@ -69,12 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var suites []string
 	switch *suite {
-	case "events", "statistics", "tpch", "joins":
+	case "events", "statistics", "tpch", "joins", "ds":
 		suites = []string{*suite}
 	case "all":
-		suites = []string{"events", "statistics", "tpch", "joins"}
+		suites = []string{"events", "statistics", "tpch", "joins", "ds"}
 	default:
-		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, statistics, tpch, joins or all)\n", *suite)
+		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, statistics, tpch, joins, ds or all)\n", *suite)
 		return 2
 	}
 	if *dataDir == "" {
@@ -120,6 +121,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}, stderr)
 		case "joins":
 			s, err = JoinsSuite(ctx, JoinsConfig{DataDir: abs}, stderr)
+		case "ds":
+			s, err = DSSuite(ctx, DSConfig{SF: *dsSF, DataDir: abs}, stderr)
 		}
 		if err == nil && !filterQueries(s, *queries) {
 			if len(suites) > 1 {

@@ -115,12 +115,14 @@ type windowOrder struct {
 func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall) (*windowOrder, error) {
 	n := all.Rows
 	var cmps []func(i, j int) int
+	var parts []arrow.Array
 	for _, p := range f.Partition {
 		a, err := w.eval(ctx, all, p)
 		if err != nil {
 			return nil, err
 		}
 		cmps = append(cmps, comparator(a, plan.SortKey{}))
+		parts = append(parts, a)
 	}
 	var orderCmps []func(i, j int) int
 	for _, k := range f.Order {
@@ -132,20 +134,10 @@ func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, 
 	}
 	failPoint(PointWindow)
 	perm := vector.Identity(n)
-	both := append(append([]func(i, j int) int(nil), cmps...), orderCmps...)
 	// Ordering and computing millions of rows takes seconds: a canceled statement
 	// interrupts them.
-	if err := it.run(func() {
-		sort.SliceStable(perm, func(a, b int) bool {
-			it.tick()
-			for _, c := range both {
-				if r := c(int(perm[a]), int(perm[b])); r != 0 {
-					return r < 0
-				}
-			}
-			return false
-		})
-	}); err != nil {
+	var ranks []int32
+	if err := it.run(func() { ranks = sortWindowRows(it, perm, parts, cmps, orderCmps) }); err != nil {
 		return nil, err
 	}
 	same := func(cs []func(i, j int) int, a, b int32) bool {
@@ -160,7 +152,7 @@ func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, 
 	err := it.run(func() {
 		for lo := 0; lo < n; {
 			hi := lo + 1
-			for hi < n && same(cmps, perm[lo], perm[hi]) {
+			for hi < n && (ranks != nil && ranks[perm[lo]] == ranks[perm[hi]] || ranks == nil && same(cmps, perm[lo], perm[hi])) {
 				it.tick()
 				hi++
 			}

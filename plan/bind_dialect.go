@@ -126,28 +126,7 @@ func (b *binder) qualifyNode(sel *pg.SelectStmt, targets []target, sc *scope) *p
 	if q == nil {
 		return nil
 	}
-	q = proto.Clone(q).(*pg.Node)
-	walkPG(q, func(x *pg.Node) bool {
-		if x.GetSubLink() != nil {
-			return false
-		}
-		cr := x.GetColumnRef()
-		if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
-			return true
-		}
-		name := cr.Fields[0].GetString_().Sval
-		if _, err := sc.resolve("", name, int(cr.Location)); err == nil {
-			return false
-		}
-		for _, t := range targets {
-			if t.node != nil && t.name == name {
-				x.Node = proto.Clone(t.node).(*pg.Node).Node
-				return false
-			}
-		}
-		return false
-	})
-	return q
+	return withOutputAliases(q, targets, sc)
 }
 
 // distinctOn returns the items of DISTINCT ON (…), or nil for another SELECT.

@@ -219,7 +219,7 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, outer *scope) (Node, error) {
 		if idx < 0 {
 			oc := *ec
 			oc.clause = "ORDER BY"
-			e, err := b.expr(sb.Node, &oc)
+			e, err := b.expr(withOutputAliases(sb.Node, targets, st.sc), &oc)
 			if err != nil {
 				return nil, err
 			}

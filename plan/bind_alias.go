@@ -1,0 +1,36 @@
+package plan
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+)
+
+// withOutputAliases returns a copy of n, an expression of QUALIFY or ORDER BY, with
+// each name that is not a column of the input but is the alias of a select item
+// replaced by that item's expression: DuckDB reads output aliases there, also inside
+// an expression (ORDER BY CASE WHEN alias = 0 THEN … END). A name the input has keeps
+// meaning the input's column; subqueries are left alone.
+func withOutputAliases(n *pg.Node, targets []target, sc *scope) *pg.Node {
+	n = proto.Clone(n).(*pg.Node)
+	walkPG(n, func(x *pg.Node) bool {
+		if x.GetSubLink() != nil {
+			return false
+		}
+		cr := x.GetColumnRef()
+		if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+			return true
+		}
+		name := cr.Fields[0].GetString_().Sval
+		if _, err := sc.resolve("", name, int(cr.Location)); err == nil {
+			return false
+		}
+		for _, t := range targets {
+			if t.node != nil && t.name == name {
+				x.Node = proto.Clone(t.node).(*pg.Node).Node
+				return false
+			}
+		}
+		return false
+	})
+	return n
+}
