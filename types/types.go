@@ -29,6 +29,8 @@ var (
 	TimestampTZ arrow.DataType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	Interval    arrow.DataType = arrow.FixedWidthTypes.MonthDayNanoInterval
 	Null        arrow.DataType = arrow.Null
+	// Hugeint is what HUGEINT and UHUGEINT name: DECIMAL(38,0).
+	Hugeint arrow.DataType = &arrow.Decimal128Type{Precision: 38, Scale: 0}
 )
 
 // Name is the SQL name of a type, as DuckDB spells it.
@@ -195,6 +197,10 @@ func Parse(name string) (arrow.DataType, error) {
 		return Uint32, nil
 	case "UBIGINT":
 		return Uint64, nil
+	case "HUGEINT", "INT128", "UHUGEINT", "UINT128":
+		// Lore has no 128-bit integers: DECIMAL(38,0) holds the same digits up to
+		// 38 of them, prints them the same way and keeps integer arithmetic exact.
+		return Hugeint, nil
 	case "REAL", "FLOAT4", "FLOAT":
 		return Float32, nil
 	case "DOUBLE", "DOUBLE PRECISION", "FLOAT8":
