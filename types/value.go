@@ -276,10 +276,22 @@ func formatTime(v Value, dt arrow.DataType) string {
 	case *arrow.Time64Type:
 		unit = t.Unit
 	}
-	t := TimeOf(v.I, unit)
-	s := t.Format("15:04:05")
-	if ns := t.Nanosecond(); ns != 0 {
-		s += "." + strings.TrimRight(fmt.Sprintf("%09d", ns)[:6], "0")
+	return FormatTime(v.I, unit)
+}
+
+// FormatTime renders a time of day of v ticks of unit as DuckDB does: HH:MM:SS and
+// the microseconds without trailing zeros; 24:00:00 stays 24:00:00.
+func FormatTime(v int64, unit arrow.TimeUnit) string {
+	per := UnitsPerSecond(unit)
+	sec, frac := v/per, v%per
+	if frac < 0 {
+		sec--
+		frac += per
+	}
+	us := frac * 1000000 / per
+	s := fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	if us != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%06d", us), "0")
 	}
 	return s
 }

@@ -55,6 +55,8 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		return types.Binary, true
 	case isDateLike(a) && isDateLike(b):
 		return commonTemporal(a, b), true
+	case types.IsTime(a) && types.IsTime(b):
+		return types.Time, true
 	}
 	return nil, false
 }

@@ -219,6 +219,16 @@ SELECT * FROM (VALUES
  (5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID, INTERVAL '0 days'),
  (6, '7fffffff-0000-0000-0000-000000000000'::UUID, INTERVAL '14 months 40 days 1.5 seconds')
 ) AS t(id, u, iv)`},
+	// Times of day (the TIME logical type, microseconds), one NULL, one repeated.
+	{path: "times.parquet", query: `
+SELECT * FROM (VALUES
+ (1, TIME '08:30:00', TIMESTAMP '2024-01-15 08:30:00'),
+ (2, TIME '23:59:59.999999', TIMESTAMP '2024-01-15 23:59:59.999999'),
+ (3, TIME '00:00:00', TIMESTAMP '2024-01-16 00:00:00'),
+ (4, NULL, NULL),
+ (5, TIME '12:00:00.5', TIMESTAMP '2024-01-16 12:00:00.5'),
+ (6, TIME '08:30:00', TIMESTAMP '2024-01-17 08:30:00')
+) AS t(id, t, ts)`},
 }
 
 func main() {
