@@ -653,6 +653,9 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 			return nil, errs.At(errs.Analysis, pos, "unsupported LIKE form")
 		}
 		if fc := a.Rexpr.GetFuncCall(); fc != nil && funcName(fc) == "like_escape" {
+			if !likeEscapeIsLiteral(fc) {
+				return b.likeWithEscape(name, l, fc, ec, pos)
+			}
 			if r, err = likeEscape(fc); err != nil {
 				return nil, err
 			}
