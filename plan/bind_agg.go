@@ -170,9 +170,6 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 	}
 	call.Arg, call.Args = args[0], args[1:]
 	if fc.AggDistinct {
-		if window {
-			return AggCall{}, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
-		}
 		call.Distinct = true
 	}
 	if err := b.aggFilter(fc, ec, window, &call); err != nil {

@@ -974,7 +974,7 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 	if fc.AggWithinGroup && !window {
 		return b.bindWithinGroup(fc, ec)
 	}
-	if len(fc.AggOrder) > 0 && !fc.AggWithinGroup && !window {
+	if len(fc.AggOrder) > 0 && !fc.AggWithinGroup {
 		return b.bindOrderedAggCall(fc, ec)
 	}
 	if moreAggregate(name) && len(fc.AggOrder) == 0 && !fc.AggWithinGroup {
@@ -1025,9 +1025,6 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 		}
 		call.Arg = arg
 		if fc.AggDistinct {
-			if window {
-				return AggCall{}, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
-			}
 			switch name {
 			case "count":
 				call.Func = "count_distinct"
