@@ -152,6 +152,12 @@ func CompareFloat(a, b float64) int {
 	return cmp.Compare(a, b)
 }
 
+// CompareInterval orders two intervals as DuckDB does, a month as 30 days and a
+// day as 24 hours.
+func CompareInterval(a, b arrow.MonthDayNanoInterval) int {
+	return cmp.Compare(intervalMicros(a), intervalMicros(b))
+}
+
 func intervalMicros(iv arrow.MonthDayNanoInterval) int64 {
 	return int64(iv.Months)*30*86400e6 + int64(iv.Days)*86400e6 + iv.Nanoseconds/1000
 }
