@@ -28,8 +28,8 @@ func init() {
 }
 
 // parseTime reads DuckDB's text form of a time: an optional date and a space or T,
-// then H[H]:M[M][:S[S][.fraction]]; the fraction is truncated to microseconds and
-// whatever follows the clock (a zone, other text) is ignored, as DuckDB does.
+// then H[H]:[M[M]][:[S[S]][.fraction]]; the fraction is truncated to microseconds
+// and whatever follows the clock (a zone, other text) is ignored, as DuckDB does.
 func parseTime(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	if _, rest, ok := parseDatePrefix(s); ok && rest != "" && (rest[0] == ' ' || rest[0] == 'T') {
@@ -39,13 +39,14 @@ func parseTime(s string) (int64, bool) {
 	if !ok || !strings.HasPrefix(s, ":") {
 		return 0, false
 	}
+	// A field left empty at the very end ("11:", "11:11:") is zero, as in DuckDB.
 	m, s, ok := readDigits(s[1:], 1, 2)
-	if !ok {
+	if !ok && s != "" {
 		return 0, false
 	}
 	var sec, us int64
 	if strings.HasPrefix(s, ":") {
-		if sec, s, ok = readDigits(s[1:], 1, 2); !ok {
+		if sec, s, ok = readDigits(s[1:], 1, 2); !ok && s != "" {
 			return 0, false
 		}
 		if strings.HasPrefix(s, ".") {
@@ -63,7 +64,7 @@ func parseTime(s string) (int64, bool) {
 			}
 		}
 	}
-	if len(s) > 0 && (s[0] >= '0' && s[0] <= '9' || s[0] == ':') {
+	if len(s) > 0 && s[0] >= '0' && s[0] <= '9' {
 		return 0, false
 	}
 	v := ((h*60+m)*60+sec)*1000000 + us
