@@ -170,7 +170,7 @@ func ResultType(s Spec) (arrow.DataType, error) {
 			return types.Float64, nil
 		}
 	case "min", "max":
-		if minMaxType(arg) {
+		if minMaxType(arg) || arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
 			return arg, nil
 		}
 	default:
@@ -220,6 +220,9 @@ func New(s Spec) (Accumulator, error) {
 			return &floatSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
 		}
 	case "min", "max":
+		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			return &mmInterval{spec: s, dt: arg, isMax: s.Name == "max"}, nil
+		}
 		return newMinMax(s, arg, s.Name == "max"), nil
 	}
 	if acc := newMore(s, arg, result); acc != nil {

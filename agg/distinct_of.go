@@ -8,6 +8,7 @@ import (
 
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // distinctOfName recognises "sum_distinct" and "avg_distinct" and returns the
@@ -39,6 +40,11 @@ func newDistinctOf(inner Spec) *distinctOf {
 func (a *distinctOf) Resize(n int) { a.groups = max(a.groups, n) }
 
 func (a *distinctOf) Update(arg arrow.Array, sel []int32, groups []uint32) error {
+	if groups != nil && !ascending(sel) {
+		// A row may come more than once, for several groups (a window's
+		// overlapping frames): the values are gathered in the selection's order.
+		arg, sel = vector.Take(arg, sel), nil
+	}
 	n := arg.Len()
 	if groups == nil {
 		ensureGroup0(a, a.groups, nil)

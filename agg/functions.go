@@ -11,7 +11,7 @@ import (
 // for the statistical ones (variance, covariance, regression, product, fsum),
 // VARCHAR for string_agg.
 var (
-	momentFuncs = map[string]bool{"var_samp": true, "var_pop": true, "stddev_samp": true, "stddev_pop": true}
+	momentFuncs = map[string]bool{"var_samp": true, "var_pop": true, "stddev_samp": true, "stddev_pop": true, "sem": true}
 	comoment    = map[string]bool{
 		"corr": true, "covar_samp": true, "covar_pop": true, "regr_slope": true, "regr_intercept": true,
 		"regr_r2": true, "regr_count": true, "regr_avgx": true, "regr_avgy": true, "regr_sxx": true,
@@ -21,7 +21,7 @@ var (
 
 // TwoArguments reports whether the aggregate name takes two arguments.
 func TwoArguments(name string) bool {
-	return comoment[name] || name == "arg_min" || name == "arg_max"
+	return comoment[name] || name == "arg_min" || name == "arg_max" || name == "weighted_avg"
 }
 
 // valueType is a type whose values the row-keeping aggregates can hold.
@@ -32,6 +32,9 @@ func valueType(dt arrow.DataType) bool {
 // moreResultType is ResultType of the aggregates of this file; ok is false for a
 // name it does not know.
 func moreResultType(s Spec, arg arrow.DataType) (dt arrow.DataType, ok bool, err error) {
+	if t, ok, err := shapeResultType(s, arg); ok {
+		return t, ok, err
+	}
 	numeric := types.IsNumeric(arg)
 	name := s.Name
 	switch {
@@ -127,6 +130,10 @@ func newMore(s Spec, arg, result arrow.DataType) Accumulator {
 		return &momentAcc{spec: s}
 	case comoment[name]:
 		return &comomentAcc{spec: s}
+	case shapeFuncs[name]:
+		return &shapeAcc{spec: s}
+	case name == "weighted_avg":
+		return &weightedAvgAcc{spec: s}
 	case name == "product" || name == "fsum":
 		return &floatFoldAcc{spec: s}
 	case name == "bool_and" || name == "bool_or" || name == "count_if":

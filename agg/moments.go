@@ -85,6 +85,11 @@ func (a *momentAcc) Final() (arrow.Array, error) {
 				continue
 			}
 			v = a.m2[g] / n
+		case "sem":
+			if n < 1 {
+				continue
+			}
+			v = math.Sqrt(a.m2[g]/n) / math.Sqrt(n)
 		default:
 			if n < 2 {
 				continue

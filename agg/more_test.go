@@ -72,7 +72,8 @@ func moreCases(in moreInputs) []struct {
 	}
 	f, i, s, b := types.Float64, types.Int32, types.String, types.Boolean
 	var out []c
-	for _, name := range []string{"var_samp", "var_pop", "stddev_samp", "stddev_pop", "product", "fsum"} {
+	for _, name := range []string{"var_samp", "var_pop", "stddev_samp", "stddev_pop", "product", "fsum",
+		"sem", "skewness", "kurtosis", "kurtosis_pop"} {
 		out = append(out, c{Spec{Name: name, ArgType: f}, []arrow.Array{in.f1}})
 	}
 	for name := range comoment {
@@ -90,6 +91,7 @@ func moreCases(in moreInputs) []struct {
 		c{Spec{Name: "quantile_disc", ArgType: s, Quantiles: []float64{0.3}}, []arrow.Array{in.s}},
 		c{Spec{Name: "quantile_cont", ArgType: f, Quantiles: []float64{0, 0.25, 0.9}, List: true}, []arrow.Array{in.f2}},
 		c{Spec{Name: "arg_min", ArgType: s, ArgTypes: []arrow.DataType{i}}, []arrow.Array{in.s, in.i}},
+		c{Spec{Name: "weighted_avg", ArgType: f, ArgTypes: []arrow.DataType{f}}, []arrow.Array{in.f2, in.f1}},
 		c{Spec{Name: "arg_max", ArgType: i, ArgTypes: []arrow.DataType{f}}, []arrow.Array{in.i, in.f2}},
 		// DISTINCT and ORDER BY inside the call.
 		c{Spec{Name: "string_agg", ArgType: s, Sep: ",", Order: []OrderKey{{Type: i, Desc: true}}}, []arrow.Array{in.s, in.i}},

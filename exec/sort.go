@@ -35,7 +35,7 @@ type sortOp struct {
 func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 	s := &sortOp{bd: bd, node: x, limit: limit, res: reservation{budget: bd.env.Budget}}
 	for _, k := range x.Keys {
-		if !types.IsOrderable(k.E.Type()) && k.E.Type().ID() != arrow.NULL {
+		if t := k.E.Type(); !types.IsOrderable(t) && t.ID() != arrow.NULL && t.ID() != arrow.INTERVAL_MONTH_DAY_NANO {
 			return nil, errs.New(errs.Analysis, "cannot order by a value of type %s", types.Name(k.E.Type()))
 		}
 		ev, err := bd.compile(k.E)
@@ -49,7 +49,7 @@ func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 		return nil, err
 	}
 	s.in = in
-	if po, ok := in.(*pipelineOp); ok && limit >= 0 && limit <= topNMax && !x.Keys[0].NullsFirst {
+	if po, ok := in.(*pipelineOp); ok && limit >= 0 && limit <= topNMax && !x.Keys[0].NullsFirst && types.IsOrderable(x.Keys[0].E.Type()) {
 		if scan, col, ok := plan.ScanColumn(x.Input, x.Keys[0].E); ok && scan == po.p.scan {
 			s.bound = &dynamicBound{col: col, op: keepOp(x.Keys[0])}
 			po.p.bounds = &dynamicBounds{list: []*dynamicBound{s.bound}, rows: true}
@@ -339,6 +339,9 @@ func valueComparator(a arrow.Array) func(i, j int) int {
 		}
 	case *array.Decimal128:
 		return func(i, j int) int { return x.Value(i).Cmp(x.Value(j)) }
+	case *array.MonthDayNanoInterval:
+		v := x.MonthDayNanoIntervalValues()
+		return func(i, j int) int { return types.CompareInterval(v[i], v[j]) }
 	}
 	return func(i, j int) int { return types.Compare(types.ValueAt(a, i), types.ValueAt(a, j)) }
 }

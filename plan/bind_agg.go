@@ -17,6 +17,7 @@ var aggAliases = map[string]string{
 	"stddev": "stddev_samp", "variance": "var_samp", "array_agg": "list", "listagg": "string_agg",
 	"group_concat": "string_agg", "quantile": "quantile_disc", "min_by": "arg_min", "max_by": "arg_max",
 	"argmin": "arg_min", "argmax": "arg_max", "kahan_sum": "fsum", "sumkahan": "fsum", "arbitrary": "first",
+	"wavg": "weighted_avg",
 }
 
 // moreAggregateNames are the aggregates bound by bindMoreAggCall, under their own
@@ -28,7 +29,8 @@ var moreAggregateNames = map[string]bool{
 	"regr_sxy": true, "median": true, "quantile_cont": true, "quantile_disc": true, "mode": true,
 	"string_agg": true, "list": true, "first": true, "last": true, "any_value": true, "arg_min": true,
 	"arg_max": true, "bool_and": true, "bool_or": true, "bit_and": true, "bit_or": true, "bit_xor": true,
-	"count_if": true, "product": true, "fsum": true,
+	"count_if": true, "product": true, "fsum": true, "skewness": true, "kurtosis": true, "kurtosis_pop": true,
+	"sem": true, "weighted_avg": true,
 }
 
 // moreAggregate reports whether name is one of the aggregates bound by
@@ -168,9 +170,6 @@ func (b *binder) bindMoreAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (Agg
 	}
 	call.Arg, call.Args = args[0], args[1:]
 	if fc.AggDistinct {
-		if window {
-			return AggCall{}, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
-		}
 		call.Distinct = true
 	}
 	if err := b.aggFilter(fc, ec, window, &call); err != nil {
@@ -221,7 +220,8 @@ func (b *binder) aggArgument(name string, e Expr) (Expr, error) {
 	switch name {
 	case "stddev_samp", "stddev_pop", "var_samp", "var_pop", "corr", "covar_samp", "covar_pop",
 		"regr_slope", "regr_intercept", "regr_r2", "regr_count", "regr_avgx", "regr_avgy",
-		"regr_sxx", "regr_syy", "regr_sxy", "product", "fsum":
+		"regr_sxx", "regr_syy", "regr_sxy", "product", "fsum", "skewness", "kurtosis", "kurtosis_pop",
+		"sem", "weighted_avg":
 		if t.ID() == arrow.NULL || types.IsNumeric(t) {
 			return b.fold(castTo(e, types.Float64)), nil
 		}

@@ -663,6 +663,9 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 			return nil, errs.At(errs.Analysis, pos, "unsupported LIKE form")
 		}
 		if fc := a.Rexpr.GetFuncCall(); fc != nil && funcName(fc) == "like_escape" {
+			if !likeEscapeIsLiteral(fc) {
+				return b.likeWithEscape(name, l, fc, ec, pos)
+			}
 			if r, err = likeEscape(fc); err != nil {
 				return nil, err
 			}
@@ -1002,7 +1005,7 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 	if fc.AggWithinGroup && !window {
 		return b.bindWithinGroup(fc, ec)
 	}
-	if len(fc.AggOrder) > 0 && !fc.AggWithinGroup && !window {
+	if len(fc.AggOrder) > 0 && !fc.AggWithinGroup {
 		return b.bindOrderedAggCall(fc, ec)
 	}
 	if moreAggregate(name) && len(fc.AggOrder) == 0 && !fc.AggWithinGroup {
@@ -1053,9 +1056,6 @@ func (b *binder) bindAggCall(fc *pg.FuncCall, ec *exprCtx, window bool) (AggCall
 		}
 		call.Arg = arg
 		if fc.AggDistinct {
-			if window {
-				return AggCall{}, errs.At(errs.Analysis, pos, "DISTINCT is not supported in window functions")
-			}
 			switch name {
 			case "count":
 				call.Func = "count_distinct"

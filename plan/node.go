@@ -379,11 +379,16 @@ type WindowCall struct {
 }
 
 // Exprs lists every expression the call reads from its input: arguments, FILTER,
-// partition and order keys, and a RANGE frame's key and bounds.
+// the aggregate's own ORDER BY keys, partition and order keys, and a RANGE frame's
+// key and bounds.
 func (c *WindowCall) Exprs() []Expr {
 	out := append([]Expr{c.Arg}, c.Args...)
 	if c.Agg != nil {
 		out = append(out, c.Agg.Arg, c.Agg.Filter)
+		out = append(out, c.Agg.Args...)
+		for _, k := range c.Agg.Order {
+			out = append(out, k.E)
+		}
 	}
 	out = append(out, c.Partition...)
 	for _, k := range c.Order {

@@ -29,6 +29,10 @@ var (
 	TimestampTZ arrow.DataType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	Interval    arrow.DataType = arrow.FixedWidthTypes.MonthDayNanoInterval
 	Null        arrow.DataType = arrow.Null
+	// Time is TIME, a time of day in microseconds since midnight (24:00:00 included).
+	Time arrow.DataType = arrow.FixedWidthTypes.Time64us
+	// Hugeint is what HUGEINT and UHUGEINT name: DECIMAL(38,0).
+	Hugeint arrow.DataType = &arrow.Decimal128Type{Precision: 38, Scale: 0}
 )
 
 // Name is the SQL name of a type, as DuckDB spells it.
@@ -227,6 +231,10 @@ func Parse(name string) (arrow.DataType, error) {
 		return Uint32, nil
 	case "UBIGINT":
 		return Uint64, nil
+	case "HUGEINT", "INT128", "UHUGEINT", "UINT128":
+		// Lore has no 128-bit integers: DECIMAL(38,0) holds the same digits up to
+		// 38 of them, prints them the same way and keeps integer arithmetic exact.
+		return Hugeint, nil
 	case "REAL", "FLOAT4", "FLOAT":
 		return Float32, nil
 	case "DOUBLE", "DOUBLE PRECISION", "FLOAT8":
@@ -249,6 +257,8 @@ func Parse(name string) (arrow.DataType, error) {
 		return &arrow.TimestampType{Unit: arrow.Second}, nil
 	case "INTERVAL":
 		return Interval, nil
+	case "TIME", "TIME WITHOUT TIME ZONE":
+		return Time, nil
 	case "UUID":
 		return UUID, nil
 	}
@@ -327,6 +337,15 @@ func IsBinary(dt arrow.DataType) bool {
 func IsTemporal(dt arrow.DataType) bool {
 	switch Unwrap(dt).ID() {
 	case arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP:
+		return true
+	}
+	return false
+}
+
+// IsTime reports a time of day (TIME), in any unit.
+func IsTime(dt arrow.DataType) bool {
+	switch Unwrap(dt).ID() {
+	case arrow.TIME32, arrow.TIME64:
 		return true
 	}
 	return false

@@ -154,6 +154,12 @@ func CompareFloat(a, b float64) int {
 	return cmp.Compare(a, b)
 }
 
+// CompareInterval orders two intervals as DuckDB does, a month as 30 days and a
+// day as 24 hours.
+func CompareInterval(a, b arrow.MonthDayNanoInterval) int {
+	return cmp.Compare(intervalMicros(a), intervalMicros(b))
+}
+
 func intervalMicros(iv arrow.MonthDayNanoInterval) int64 {
 	return int64(iv.Months)*30*86400e6 + int64(iv.Days)*86400e6 + iv.Nanoseconds/1000
 }
@@ -278,10 +284,22 @@ func formatTime(v Value, dt arrow.DataType) string {
 	case *arrow.Time64Type:
 		unit = t.Unit
 	}
-	t := TimeOf(v.I, unit)
-	s := t.Format("15:04:05")
-	if ns := t.Nanosecond(); ns != 0 {
-		s += "." + strings.TrimRight(fmt.Sprintf("%09d", ns)[:6], "0")
+	return FormatTime(v.I, unit)
+}
+
+// FormatTime renders a time of day of v ticks of unit as DuckDB does: HH:MM:SS and
+// the microseconds without trailing zeros; 24:00:00 stays 24:00:00.
+func FormatTime(v int64, unit arrow.TimeUnit) string {
+	per := UnitsPerSecond(unit)
+	sec, frac := v/per, v%per
+	if frac < 0 {
+		sec--
+		frac += per
+	}
+	us := frac * 1000000 / per
+	s := fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	if us != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%06d", us), "0")
 	}
 	return s
 }

@@ -21,6 +21,8 @@ func CanCast(from, to arrow.DataType) bool {
 		return true
 	case types.IsString(to):
 		return !types.IsNested(from)
+	case types.IsTime(to):
+		return canCastTime(from)
 	case types.IsString(from):
 		return isScalarTarget(to)
 	case isNumberLike(from) && isNumberLike(to):
@@ -42,7 +44,7 @@ func isNumberLike(dt arrow.DataType) bool {
 
 func isScalarTarget(dt arrow.DataType) bool {
 	return isNumberLike(dt) || isDateLike(dt) || types.IsString(dt) || types.IsBinary(dt) ||
-		dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO
+		dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO || types.IsTime(dt)
 }
 
 // Cast converts arr to type to. A dictionary array has its dictionary converted and
@@ -80,6 +82,8 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 			return nil, err
 		}
 		return rebuildStrings(s.(*array.String), to), nil
+	case types.IsTime(to):
+		return castToTime(arr, to)
 	case types.IsString(from):
 		return castFromString(arr, to)
 	case isNumberLike(from) && isNumberLike(to):

@@ -57,6 +57,8 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		return commonTemporal(a, b), true
 	case types.IsNested(a) && types.IsNested(b):
 		return commonNested(a, b)
+	case types.IsTime(a) && types.IsTime(b):
+		return types.Time, true
 	}
 	return nil, false
 }

@@ -307,6 +307,9 @@ func bindDecimalArith(c *call, op arithOp, a, b *arrow.Decimal128Type) (*Functio
 // bindTemporalArith handles + and - with dates, timestamps and intervals; nil when
 // neither side is temporal.
 func bindTemporalArith(c *call, op arithOp, a, b arrow.DataType) *Function {
+	if f := bindTimeArith(c, op, a, b); f != nil {
+		return f
+	}
 	if op == opMul || op == opDiv {
 		return bindIntervalScale(c, op, a, b)
 	}

@@ -126,11 +126,20 @@ func runeLen(s string) int64 {
 // end, 0 starts one character before the first; a negative length takes the
 // characters before start.
 func substring(s string, start, length int64) string {
-	size := runeLen(s)
-	if length == 0 {
+	from, to := substringRange(runeLen(s), start, length)
+	if from >= to {
 		return ""
 	}
-	var from, to int64
+	return s[runeOffset(s, from):runeOffset(s, to)]
+}
+
+// substringRange is the [from, to) range of units (characters, or graphemes for
+// substring_grapheme) that substring(s, start, length) takes from a string of size
+// units; from >= to when it takes none.
+func substringRange(size, start, length int64) (from, to int64) {
+	if length == 0 {
+		return 0, 0
+	}
 	switch {
 	case start > 0:
 		from = min(size, start-1)
@@ -141,7 +150,7 @@ func substring(s string, start, length int64) string {
 		// nothing at all when length is negative (tested before the decrement,
 		// which would wrap around for the smallest BIGINT).
 		if length <= 1 {
-			return ""
+			return 0, 0
 		}
 		from = 0
 		length--
@@ -155,10 +164,7 @@ func substring(s string, start, length int64) string {
 		to = from
 		from = max(0, from+length)
 	}
-	if from >= to {
-		return ""
-	}
-	return s[runeOffset(s, from):runeOffset(s, to)]
+	return from, to
 }
 
 // evalStrings runs f over rows where every argument is non-NULL, producing VARCHAR.

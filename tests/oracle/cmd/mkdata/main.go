@@ -230,6 +230,16 @@ SELECT * FROM (VALUES
  (4, [4, NULL, 6], [NULL, 'c'], [NULL, {'a': 3, 'b': 'z'}], {'x': NULL, 'y': 'four', 'l': NULL}, MAP {'k3': NULL}, [NULL, [], [4, NULL]]),
  (5, [7], ['d'], [{'a': 5, 'b': 'w'}], {'x': 5, 'y': 'five', 'l': [50]}, MAP {'k1': 5}, [[5]])
 ) AS t(id, l, ls, sl, s, m, ll)`},
+	// Times of day (the TIME logical type, microseconds), one NULL, one repeated.
+	{path: "times.parquet", query: `
+SELECT * FROM (VALUES
+ (1, TIME '08:30:00', TIMESTAMP '2024-01-15 08:30:00'),
+ (2, TIME '23:59:59.999999', TIMESTAMP '2024-01-15 23:59:59.999999'),
+ (3, TIME '00:00:00', TIMESTAMP '2024-01-16 00:00:00'),
+ (4, NULL, NULL),
+ (5, TIME '12:00:00.5', TIMESTAMP '2024-01-16 12:00:00.5'),
+ (6, TIME '08:30:00', TIMESTAMP '2024-01-17 08:30:00')
+) AS t(id, t, ts)`},
 }
 
 func main() {
