@@ -312,8 +312,9 @@ func typeName(tn *pg.TypeName) (arrow.DataType, error) {
 	if err != nil {
 		return nil, errs.At(errs.Analysis, int(tn.Location), "type %q does not exist", name)
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return arrow.ListOf(t), nil
+	// INT[][] is a list of lists; DuckDB's fixed-size INT[3] is read as a list.
+	for range tn.ArrayBounds {
+		t = arrow.ListOf(t)
 	}
 	return t, nil
 }

@@ -28,6 +28,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
+	nestedTypes := rewriteNestedTypes(text, toks, src, start)
 	var node *pg.Node
 	if ff, at, ok := fromFirst(text, toks, src, start); ok {
 		node, err = parseMapped(ff, at, toks, text)
@@ -41,6 +42,9 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
 	markFloat4(node.ProtoReflect(), text)
+	if nestedTypes != nil {
+		markNestedTypes(node.ProtoReflect(), nestedTypes)
+	}
 	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
