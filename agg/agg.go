@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
 )
@@ -170,7 +171,7 @@ func ResultType(s Spec) (arrow.DataType, error) {
 			return types.Float64, nil
 		}
 	case "min", "max":
-		if minMaxType(arg) {
+		if minMaxType(arg) || kernels.NestedOrderable(arg) {
 			return arg, nil
 		}
 	default:
@@ -220,6 +221,9 @@ func New(s Spec) (Accumulator, error) {
 			return &floatSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
 		}
 	case "min", "max":
+		if kernels.NestedOrderable(arg) {
+			return newMinMaxNested(s, arg, s.Name == "max"), nil
+		}
 		return newMinMax(s, arg, s.Name == "max"), nil
 	}
 	if acc := newMore(s, arg, result); acc != nil {

@@ -691,7 +691,7 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 		for _, it := range items {
 			in.List = append(in.List, b.fold(castTo(it, t)))
 		}
-		if !types.IsOrderable(t) && t.ID() != arrow.BOOL {
+		if !types.IsOrderable(t) && t.ID() != arrow.BOOL && !kernels.NestedOrderable(t) {
 			return nil, errs.At(errs.Analysis, pos, "IN is not supported for type %s", types.Name(t))
 		}
 		return in, nil

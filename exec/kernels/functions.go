@@ -401,7 +401,7 @@ func bindNeg(c *call) (*Function, error) {
 // --- comparison and logic ---
 
 func orderable(t arrow.DataType) bool {
-	return isNullType(t) || types.IsOrderable(t) || isInterval(t)
+	return isNullType(t) || types.IsOrderable(t) || isInterval(t) || NestedOrderable(t)
 }
 
 func bindCompare(op cmpOp) binder {
