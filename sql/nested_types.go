@@ -9,11 +9,12 @@ import (
 
 // rewriteNestedTypes makes DuckDB's STRUCT(name type, …) and MAP(key, value) type
 // names parse: PostgreSQL's grammar has no such types. After :: or AS, each
-// STRUCT(…) or MAP(…) becomes the bare word and blanks in src (the text from byte
-// base on), which keeps every offset. It returns the full names by the offset of the
-// word, the Location of their TypeName nodes; nil when there are none.
-func rewriteNestedTypes(text string, toks []token, src []byte, base int) map[int32]string {
-	var at map[int32]string
+// STRUCT(…) or MAP(…), with any [] or [n] after it, becomes the bare word and blanks
+// in src (the text from byte base on), which keeps every offset. It returns the full
+// names by the offset of the word, the Location of their TypeName nodes (nil when
+// there are none), and toks without the blanked tokens, for the rewrites after it.
+func rewriteNestedTypes(text string, toks []token, src []byte, base int) (at map[int32]string, rest []token) {
+	var drop [][2]int // token index ranges [from, to] blanked
 	for i := 1; i+1 < len(toks); i++ {
 		t := toks[i]
 		if !(is(text, t, "struct") || is(text, t, "map")) || toks[i+1].kind != tokLParen {
@@ -22,20 +23,16 @@ func rewriteNestedTypes(text string, toks []token, src []byte, base int) map[int
 		if prev := toks[i-1]; prev.kind != pg.Token_TYPECAST && !is(text, prev, "as") {
 			continue
 		}
-		depth, j := 0, i+1
-		for ; j < len(toks); j++ {
-			switch toks[j].kind {
-			case tokLParen:
-				depth++
-			case tokRParen:
-				depth--
-			}
-			if depth == 0 {
+		j := closing(toks, i+1, tokLParen, tokRParen)
+		if j < 0 {
+			continue // unbalanced: the grammar reports it
+		}
+		for j+1 < len(toks) && toks[j+1].kind == tokLBracket {
+			k := closing(toks, j+1, tokLBracket, tokRBracket)
+			if k < 0 {
 				break
 			}
-		}
-		if j == len(toks) {
-			continue // unbalanced: the grammar reports it
+			j = k
 		}
 		end := toks[j].end
 		if at == nil {
@@ -43,9 +40,41 @@ func rewriteNestedTypes(text string, toks []token, src []byte, base int) map[int
 		}
 		at[int32(t.start)] = text[t.start:end]
 		copy(src[t.end-base:end-base], strings.Repeat(" ", end-t.end))
+		drop = append(drop, [2]int{i + 1, j})
 		i = j
 	}
-	return at
+	if drop == nil {
+		return nil, toks
+	}
+	rest = make([]token, 0, len(toks))
+	k := 0
+	for i, t := range toks {
+		for k < len(drop) && i > drop[k][1] {
+			k++
+		}
+		if k < len(drop) && i >= drop[k][0] {
+			continue
+		}
+		rest = append(rest, t)
+	}
+	return at, rest
+}
+
+// closing is the index of the token that closes the bracket toks[i] opens, or -1.
+func closing(toks []token, i int, open, close pg.Token) int {
+	depth := 0
+	for j := i; j < len(toks); j++ {
+		switch toks[j].kind {
+		case open:
+			depth++
+		case close:
+			depth--
+		}
+		if depth == 0 {
+			return j
+		}
+	}
+	return -1
 }
 
 // markNestedTypes gives each TypeName rewritten by rewriteNestedTypes its full name,

@@ -10,7 +10,7 @@ import (
 // TestNestedTypeNames checks that STRUCT(…) and MAP(…) type names after :: and AS
 // parse, and that their TypeName carries the name as written, at its offset.
 func TestNestedTypeNames(t *testing.T) {
-	text := `SELECT NULL::STRUCT(a INTEGER, "b c" VARCHAR[])[], CAST(x AS map(VARCHAR, STRUCT(k INT))), map(1, 2) FROM t`
+	text := `SELECT NULL::STRUCT(a INTEGER, "b c" VARCHAR[])[], CAST(x AS map(VARCHAR, STRUCT(k INT))), map(1, 2), [1][1] FROM t`
 	sts, err := Parse(text)
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +23,7 @@ func TestNestedTypeNames(t *testing.T) {
 		}
 	})
 	want := map[int32]string{
-		13: `STRUCT(a INTEGER, "b c" VARCHAR[])`,
+		13: `STRUCT(a INTEGER, "b c" VARCHAR[])[]`,
 		61: "map(VARCHAR, STRUCT(k INT))",
 	}
 	if len(got) != len(want) {

@@ -90,7 +90,7 @@ func TestParseNested(t *testing.T) {
 		"int[][]":                                "INTEGER[][]",
 		"INTEGER[3]":                             "INTEGER[]",
 		`STRUCT(a INTEGER, "b c" VARCHAR)`:       `STRUCT(a INTEGER, "b c" VARCHAR)`,
-		"struct(Ab int[], s struct(x double))[]": `STRUCT("Ab" INTEGER[], s STRUCT(x DOUBLE))[]`,
+		"struct(Ab int[], s struct(x double))[]": "STRUCT(Ab INTEGER[], s STRUCT(x DOUBLE))[]",
 		"MAP(VARCHAR, INTEGER)":                  "MAP(VARCHAR, INTEGER)",
 		"map(int, struct(a decimal(10, 2)))":     "MAP(INTEGER, STRUCT(a DECIMAL(10,2)))",
 	} {
