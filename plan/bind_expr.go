@@ -314,8 +314,12 @@ func typeName(tn *pg.TypeName) (arrow.DataType, error) {
 	if err != nil {
 		return nil, errs.At(errs.Analysis, int(tn.Location), "type %q does not exist", name)
 	}
-	// INT[][] is a list of lists; DuckDB's fixed-size INT[3] is read as a list.
-	for range tn.ArrayBounds {
+	// INT[][] is a list of lists. DuckDB's fixed-size arrays (INT[3]) check their
+	// length in every cast and compare differently, so they are not read as lists.
+	for _, b := range tn.ArrayBounds {
+		if n := b.GetInteger(); n != nil && n.Ival >= 0 {
+			return nil, errs.At(errs.Analysis, int(tn.Location), "fixed-size ARRAY types (%s[%d]) are not supported", types.Name(t), n.Ival)
+		}
 		t = arrow.ListOf(t)
 	}
 	return t, nil

@@ -17,7 +17,7 @@ func rewriteNestedTypes(text string, toks []token, src []byte, base int) (at map
 	var drop [][2]int // token index ranges [from, to] blanked
 	for i := 1; i+1 < len(toks); i++ {
 		t := toks[i]
-		if !(is(text, t, "struct") || is(text, t, "map")) || toks[i+1].kind != tokLParen {
+		if !isWordToken(t) || toks[i+1].kind != tokLParen {
 			continue
 		}
 		if prev := toks[i-1]; prev.kind != pg.Token_TYPECAST && !is(text, prev, "as") {
@@ -27,12 +27,22 @@ func rewriteNestedTypes(text string, toks []token, src []byte, base int) (at map
 		if j < 0 {
 			continue // unbalanced: the grammar reports it
 		}
+		closed := j
 		for j+1 < len(toks) && toks[j+1].kind == tokLBracket {
 			k := closing(toks, j+1, tokLBracket, tokRBracket)
 			if k < 0 {
 				break
 			}
 			j = k
+		}
+		if !(is(text, t, "struct") || is(text, t, "map")) {
+			// DECIMAL(4,1)[]: the brackets are array bounds, which the grammar reads,
+			// not a subscript for the rewrites after this one to see.
+			if j > closed {
+				drop = append(drop, [2]int{closed + 1, j})
+			}
+			i = j
+			continue
 		}
 		end := toks[j].end
 		if at == nil {
@@ -44,7 +54,7 @@ func rewriteNestedTypes(text string, toks []token, src []byte, base int) (at map
 		i = j
 	}
 	if drop == nil {
-		return nil, toks
+		return at, toks
 	}
 	rest = make([]token, 0, len(toks))
 	k := 0

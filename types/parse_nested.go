@@ -7,14 +7,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// parseNested reads the names of nested types: T[] and T[n] (a list: DuckDB's
-// fixed-size ARRAY is read as a list), STRUCT(name T, …) with field names kept as
+// parseNested reads the names of nested types: T[] (a list), STRUCT(name T, …) with field names kept as
 // written (double-quoted ones unquoted), and MAP(K, V). ok is false for any other
 // name.
 func parseNested(s string) (t arrow.DataType, ok bool, err error) {
 	if strings.HasSuffix(s, "]") {
 		open := strings.LastIndexByte(s, '[')
-		if open < 0 || strings.Trim(s[open+1:len(s)-1], " 0123456789") != "" {
+		if open < 0 || strings.TrimSpace(s[open+1:len(s)-1]) != "" {
+			// T[n], DuckDB's fixed-size array, is not a list: it is not read.
 			return nil, true, fmt.Errorf("unknown type %q", s)
 		}
 		elem, err := Parse(s[:open])

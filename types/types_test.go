@@ -88,7 +88,6 @@ func TestParseNested(t *testing.T) {
 	for in, want := range map[string]string{
 		"INTEGER[]":                              "INTEGER[]",
 		"int[][]":                                "INTEGER[][]",
-		"INTEGER[3]":                             "INTEGER[]",
 		`STRUCT(a INTEGER, "b c" VARCHAR)`:       `STRUCT(a INTEGER, "b c" VARCHAR)`,
 		"struct(Ab int[], s struct(x double))[]": "STRUCT(Ab INTEGER[], s STRUCT(x DOUBLE))[]",
 		"MAP(VARCHAR, INTEGER)":                  "MAP(VARCHAR, INTEGER)",
@@ -103,7 +102,7 @@ func TestParseNested(t *testing.T) {
 			t.Errorf("Parse(%q) = %s, want %s", in, got, want)
 		}
 	}
-	for _, bad := range []string{"STRUCT()", "STRUCT(a)", "MAP(INTEGER)", "STRUCT(a INT, a INT)", "INTEGER[x]", "STRUCT(a NOSUCH)"} {
+	for _, bad := range []string{"STRUCT()", "STRUCT(a)", "MAP(INTEGER)", "STRUCT(a INT, a INT)", "INTEGER[x]", "STRUCT(a NOSUCH)", "INTEGER[3]"} {
 		if dt, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) = %s, want an error", bad, Name(dt))
 		}
