@@ -264,7 +264,7 @@ func ParseLiteral(s string, to arrow.DataType) (types.Value, error) {
 	}
 	b := newStrBuilder(1, len(s))
 	b.add(s)
-	out, err := castFromString(b.finish(), to)
+	out, err := Cast(b.finish(), to)
 	if err != nil {
 		return types.Value{}, err
 	}
