@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
 )
@@ -170,7 +171,7 @@ func ResultType(s Spec) (arrow.DataType, error) {
 			return types.Float64, nil
 		}
 	case "min", "max":
-		if minMaxType(arg) || arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		if minMaxType(arg) || arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO || kernels.NestedOrderable(arg) {
 			return arg, nil
 		}
 	default:
@@ -222,6 +223,9 @@ func New(s Spec) (Accumulator, error) {
 	case "min", "max":
 		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
 			return &mmInterval{spec: s, dt: arg, isMax: s.Name == "max"}, nil
+		}
+		if kernels.NestedOrderable(arg) {
+			return newMinMaxNested(s, arg, s.Name == "max"), nil
 		}
 		return newMinMax(s, arg, s.Name == "max"), nil
 	}

@@ -663,7 +663,8 @@ func TestResultTypes(t *testing.T) {
 		{Spec{Name: "count_distinct", ArgType: arrow.FixedWidthTypes.Date32}, "int64"},
 		{Spec{Name: "sum", ArgType: arrow.BinaryTypes.String}, "sum(VARCHAR) is not supported"},
 		{Spec{Name: "avg", ArgType: arrow.FixedWidthTypes.Boolean}, "avg(BOOLEAN) is not supported"},
-		{Spec{Name: "min", ArgType: arrow.ListOf(arrow.PrimitiveTypes.Int32)}, "min(INTEGER[]) is not supported"},
+		{Spec{Name: "min", ArgType: arrow.ListOf(arrow.PrimitiveTypes.Int32)}, "list<item: int32, nullable>"},
+		{Spec{Name: "min", ArgType: arrow.ListOf(arrow.FixedWidthTypes.MonthDayNanoInterval)}, "min(INTERVAL[]) is not supported"},
 		{Spec{Name: "count_distinct", ArgType: arrow.StructOf()}, "count_distinct(STRUCT()) is not supported"},
 		{Spec{Name: "nosuch", ArgType: arrow.PrimitiveTypes.Int32}, `unknown aggregate function "nosuch"`},
 	}

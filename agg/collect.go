@@ -228,6 +228,11 @@ func (a *collectAcc) mode(col arrow.Array, order []int32, start []int) arrow.Arr
 	groups := len(start) - 1
 	cmp := rowOrder(col)
 	vals := make([]types.Value, groups)
+	nested := types.IsNested(col.DataType())
+	var picked []int32
+	if nested {
+		picked = make([]int32, groups)
+	}
 	for g := 0; g < groups; g++ {
 		rows := sortedValues(col, order[start[g]:start[g+1]], cmp)
 		vals[g] = types.NullOf(a.t)
@@ -246,6 +251,13 @@ func (a *collectAcc) mode(col arrow.Array, order []int32, start []int) arrow.Arr
 		if best >= 0 {
 			vals[g] = types.ValueAt(col, int(best))
 		}
+		if nested {
+			picked[g] = best
+		}
+	}
+	if nested {
+		// A nested value is gathered from its row rather than rebuilt from a box.
+		return vector.Take(col, picked)
 	}
 	return vector.FromValues(a.t, vals)
 }

@@ -7,12 +7,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/types"
 )
 
 // rowOrder returns a comparison of two non-NULL rows of a plain (not dictionary)
 // array, typed once for the array; floats order NaN greatest, as types.Compare does.
 func rowOrder(arr arrow.Array) func(i, j int) int {
+	if kernels.NestedOrderable(arr.DataType()) {
+		// Nested values order as their order-preserving encodings.
+		arr = kernels.NestedKeys(arr)
+	}
 	switch a := arr.(type) {
 	case *array.Int8:
 		return ordered(a.Int8Values())

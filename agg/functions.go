@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/types"
 )
 
@@ -73,7 +74,7 @@ func moreResultType(s Spec, arg arrow.DataType) (dt arrow.DataType, ok bool, err
 		if len(s.ArgTypes) != 1 {
 			return nil, true, errs.New(errs.Analysis, "%s takes two arguments", name)
 		}
-		if valueType(arg) && minMaxType(types.Unwrap(s.ArgTypes[0])) {
+		if by := types.Unwrap(s.ArgTypes[0]); valueType(arg) && (minMaxType(by) || kernels.NestedOrderable(by)) {
 			return arg, true, nil
 		}
 		return nil, true, errs.New(errs.Analysis, "%s is not supported", s)
@@ -86,7 +87,7 @@ func moreResultType(s Spec, arg arrow.DataType) (dt arrow.DataType, ok bool, err
 			return types.String, true, nil
 		}
 	case name == "mode":
-		if minMaxType(arg) {
+		if minMaxType(arg) || kernels.NestedOrderable(arg) {
 			return arg, true, nil
 		}
 	case name == "quantile_disc":

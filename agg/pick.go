@@ -3,6 +3,7 @@ package agg
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
@@ -76,6 +77,10 @@ func (a *pickAcc) UpdateArgs(args []arrow.Array, sel []int32, groups []uint32) e
 		}
 	default: // arg_min, arg_max
 		by := plain(args[1])
+		if kernels.NestedOrderable(by.DataType()) {
+			// Nested values are compared as their order-preserving encodings.
+			by = kernels.NestedKeys(by)
+		}
 		order := rowOrder(by)
 		sign := 1
 		if a.spec.Name == "arg_max" {

@@ -35,7 +35,7 @@ type sortOp struct {
 func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 	s := &sortOp{bd: bd, node: x, limit: limit, res: reservation{budget: bd.env.Budget}}
 	for _, k := range x.Keys {
-		if t := k.E.Type(); !types.IsOrderable(t) && t.ID() != arrow.NULL && t.ID() != arrow.INTERVAL_MONTH_DAY_NANO {
+		if t := k.E.Type(); !types.IsOrderable(t) && t.ID() != arrow.NULL && t.ID() != arrow.INTERVAL_MONTH_DAY_NANO && !kernels.NestedOrderable(t) {
 			return nil, errs.New(errs.Analysis, "cannot order by a value of type %s", types.Name(k.E.Type()))
 		}
 		ev, err := bd.compile(k.E)
@@ -285,6 +285,10 @@ func comparator(a arrow.Array, k plan.SortKey) func(i, j int) int {
 
 // valueComparator compares two non-null rows of a, typed once per column.
 func valueComparator(a arrow.Array) func(i, j int) int {
+	if kernels.NestedOrderable(a.DataType()) {
+		// Nested values sort as their order-preserving encodings do.
+		a = kernels.NestedKeys(a)
+	}
 	switch x := a.(type) {
 	case *array.Int8:
 		v := x.Int8Values()

@@ -327,8 +327,13 @@ func typeName(tn *pg.TypeName) (arrow.DataType, error) {
 	if err != nil {
 		return nil, errs.At(errs.Analysis, int(tn.Location), "type %q does not exist", name)
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return arrow.ListOf(t), nil
+	// INT[][] is a list of lists. DuckDB's fixed-size arrays (INT[3]) check their
+	// length in every cast and compare differently, so they are not read as lists.
+	for _, b := range tn.ArrayBounds {
+		if n := b.GetInteger(); n != nil && n.Ival >= 0 {
+			return nil, errs.At(errs.Analysis, int(tn.Location), "fixed-size ARRAY types (%s[%d]) are not supported", types.Name(t), n.Ival)
+		}
+		t = arrow.ListOf(t)
 	}
 	return t, nil
 }
@@ -703,7 +708,7 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 		for _, it := range items {
 			in.List = append(in.List, b.fold(castTo(it, t)))
 		}
-		if !types.IsOrderable(t) && t.ID() != arrow.BOOL {
+		if !types.IsOrderable(t) && t.ID() != arrow.BOOL && !kernels.NestedOrderable(t) {
 			return nil, errs.At(errs.Analysis, pos, "IN is not supported for type %s", types.Name(t))
 		}
 		return in, nil

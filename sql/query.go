@@ -30,7 +30,8 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
 	intervalUnits := rewriteIntervalUnits(text, toks, src, start)
-	dialect, edits, err := rewriteNested(text, toks, src, start, dialect)
+	nestedTypes, plain := rewriteNestedTypes(text, toks, src, start)
+	dialect, edits, err := rewriteNested(text, plain, src, start, dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +53,9 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		markIntDiv(node.ProtoReflect(), intDiv)
 	}
 	markFloat4(node.ProtoReflect(), text)
+	if nestedTypes != nil {
+		markNestedTypes(node.ProtoReflect(), nestedTypes)
+	}
 	if intervalUnits != nil {
 		markIntervalUnits(node.ProtoReflect(), intervalUnits)
 	}

@@ -170,6 +170,9 @@ var reservedWords = func() map[string]bool {
 // definition) and returns its Arrow type. Names are case-insensitive; the common
 // PostgreSQL and DuckDB spellings are accepted.
 func Parse(name string) (arrow.DataType, error) {
+	if t, ok, err := parseNested(strings.TrimSpace(name)); ok {
+		return t, err
+	}
 	n := strings.ToUpper(strings.Join(strings.Fields(name), " "))
 	n = strings.TrimPrefix(n, "PG_CATALOG.")
 	if strings.HasSuffix(n, "[]") {

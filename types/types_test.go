@@ -81,3 +81,30 @@ func TestCompareAndValueAt(t *testing.T) {
 		t.Fatal("a NULL-typed array holds NULLs")
 	}
 }
+
+// TestParseNested reads the names of lists, fixed-size arrays, structs and maps,
+// nested in each other, back to the names DuckDB gives them.
+func TestParseNested(t *testing.T) {
+	for in, want := range map[string]string{
+		"INTEGER[]":                              "INTEGER[]",
+		"int[][]":                                "INTEGER[][]",
+		`STRUCT(a INTEGER, "b c" VARCHAR)`:       `STRUCT(a INTEGER, "b c" VARCHAR)`,
+		"struct(Ab int[], s struct(x double))[]": "STRUCT(Ab INTEGER[], s STRUCT(x DOUBLE))[]",
+		"MAP(VARCHAR, INTEGER)":                  "MAP(VARCHAR, INTEGER)",
+		"map(int, struct(a decimal(10, 2)))":     "MAP(INTEGER, STRUCT(a DECIMAL(10,2)))",
+	} {
+		dt, err := Parse(in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", in, err)
+			continue
+		}
+		if got := Name(dt); got != want {
+			t.Errorf("Parse(%q) = %s, want %s", in, got, want)
+		}
+	}
+	for _, bad := range []string{"STRUCT()", "STRUCT(a)", "MAP(INTEGER)", "STRUCT(a INT, a INT)", "INTEGER[x]", "STRUCT(a NOSUCH)", "INTEGER[3]"} {
+		if dt, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) = %s, want an error", bad, Name(dt))
+		}
+	}
+}

@@ -19,6 +19,8 @@ func CanCast(from, to arrow.DataType) bool {
 	switch {
 	case from.ID() == arrow.NULL || arrow.TypeEqual(from, to):
 		return true
+	case types.IsNested(from) || types.IsNested(to):
+		return canCastNested(from, to)
 	case types.IsString(to):
 		return !types.IsNested(from)
 	case types.IsTime(to):
@@ -72,6 +74,9 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	n := arr.Len()
 	if from.ID() == arrow.NULL {
 		return nullArray(to, n), nil
+	}
+	if types.IsString(from) && types.IsNested(to) || types.IsNested(from) && types.IsString(to) {
+		return castNestedText(arr, to, false)
 	}
 	switch {
 	case to.ID() == arrow.STRING:
@@ -515,6 +520,9 @@ func TryCast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		return nil, err
 	}
 	to = types.Unwrap(to)
+	if types.IsNested(to) {
+		return tryCastNested(arr, to)
+	}
 	vals := make([]types.Value, arr.Len())
 	for i := range vals {
 		vals[i] = types.NullOf(to)

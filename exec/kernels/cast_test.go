@@ -262,10 +262,12 @@ func TestCanCast(t *testing.T) {
 		{types.Int32, types.String}, {types.String, types.Date}, {types.String, types.Interval},
 		{types.Date, types.Timestamp}, {types.Timestamp, types.TimestampTZ}, {types.Boolean, types.Int64},
 		{types.Float64, dec(10, 2)}, {types.Null, types.Date}, {types.Interval, types.String},
+		{arrow.ListOf(types.Int64), types.String}, {types.String, arrow.ListOf(types.Int64)},
+		{arrow.ListOf(types.Int64), arrow.ListOf(types.String)},
 	}
 	no := [][2]arrow.DataType{
 		{types.Date, types.Int64}, {types.Interval, types.Int64}, {types.Int64, types.Date},
-		{arrow.ListOf(types.Int64), types.String}, {types.String, arrow.ListOf(types.Int64)},
+		{arrow.ListOf(types.Date), arrow.ListOf(types.Int64)}, {arrow.ListOf(types.Int64), types.Int64},
 	}
 	for _, p := range yes {
 		if !CanCast(p[0], p[1]) {

@@ -67,6 +67,9 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 			return nil, err
 		}
 	}
+	if NestedOrderable(arr.DataType()) {
+		return compareArrays(o, arr, ConstArray(v, n))
+	}
 	if d, ok := arr.(*array.Dictionary); ok {
 		if d.Dictionary().Len() > 2*n {
 			// A dictionary much larger than the batch (a slice of a big one): comparing
@@ -288,6 +291,10 @@ func compareArrays(o cmpOp, x, y arrow.Array) (*array.Boolean, error) {
 	valid, nulls := andValidity(n, x, y)
 	if x.DataType().ID() == arrow.NULL || y.DataType().ID() == arrow.NULL {
 		return boolArray(bits, n, make([]byte, bitmapLen(n)), n), nil
+	}
+	if NestedOrderable(x.DataType()) && arrow.TypeEqual(x.DataType(), y.DataType()) {
+		// Nested values compare as their encodings do (nestedkey.go).
+		x, y = NestedKeys(x), NestedKeys(y)
 	}
 	switch a := x.(type) {
 	case *array.Int8:

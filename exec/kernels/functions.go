@@ -404,7 +404,7 @@ func bindNeg(c *call) (*Function, error) {
 // --- comparison and logic ---
 
 func orderable(t arrow.DataType) bool {
-	return isNullType(t) || types.IsOrderable(t) || isInterval(t)
+	return isNullType(t) || types.IsOrderable(t) || isInterval(t) || NestedOrderable(t)
 }
 
 func bindCompare(op cmpOp) binder {
@@ -585,11 +585,17 @@ func bindConcatOp(c *call) (*Function, error) {
 		return nil, c.mismatch()
 	}
 	for _, t := range c.args {
-		if !CanCast(t, types.String) {
+		if !concatenable(t) {
 			return nil, c.mismatch()
 		}
 	}
 	return newFunction(c, []arrow.DataType{types.String, types.String}, types.String, concatOp, true), nil
+}
+
+// concatenable is a type whose values concatenate as text: not a nested one, whose
+// concatenation in DuckDB is list_concat's.
+func concatenable(t arrow.DataType) bool {
+	return CanCast(t, types.String) && !types.IsNested(t)
 }
 
 func bindConcat(c *call) (*Function, error) {
@@ -597,7 +603,7 @@ func bindConcat(c *call) (*Function, error) {
 		return nil, c.mismatch()
 	}
 	for _, t := range c.args {
-		if !CanCast(t, types.String) {
+		if !concatenable(t) {
 			return nil, c.mismatch()
 		}
 	}

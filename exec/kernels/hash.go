@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/loredb/lore/types"
 )
 
 // Hashing of keys for group-by, join and distinct.
@@ -113,6 +114,10 @@ func hashKindOf(dt arrow.DataType) (k hashKind, ok bool) {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return hashKindBytes, true
 	}
+	if NestedOrderable(dt) {
+		// Nested values are keyed by their order-preserving encoding (nestedkey.go).
+		return hashKindBytes, true
+	}
 	return 0, false
 }
 
@@ -159,6 +164,9 @@ func hashGather(arr arrow.Array, pos []int32, n int, v *hashKeyVec) {
 	kind, ok := hashKindOf(arr.DataType())
 	if !ok {
 		panic(fmt.Sprintf("BUG: %s cannot be a key", arr.DataType()))
+	}
+	if types.IsNested(arr.DataType()) {
+		arr = NestedKeys(arr)
 	}
 	v.kind = kind
 	v.nulls = nil

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loredb/lore/types"
 )
 
 // NotFound is the id Find reports for a key that is not in the table.
@@ -708,6 +709,13 @@ func (c *ktColumn) array(dt arrow.DataType, n int) arrow.Array {
 		data := array.NewData(dt, n, append([]*memory.Buffer{validity}, values...), nil, nullCount, 0)
 		defer data.Release()
 		return array.MakeFromData(data)
+	}
+	if types.IsNested(dt) {
+		var nulls []bool
+		if c.hasNull {
+			nulls = c.nulls
+		}
+		return nestedKeyArray(dt, n, func(i int) []byte { return c.data[c.offs[i]:c.offs[i+1]] }, nulls)
 	}
 	w := c.words
 	switch dt.ID() {

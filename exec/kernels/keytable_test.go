@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loredb/lore/types"
 )
 
 // The tests compare the table with a reference built on a Go map keyed by a canonical
@@ -533,7 +534,11 @@ func TestValidKeyType(t *testing.T) {
 	if !ValidKeyType(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}) {
 		t.Errorf("dictionary of strings is not a valid key type")
 	}
-	for _, dt := range []arrow.DataType{arrow.ListOf(arrow.PrimitiveTypes.Int64), arrow.StructOf(), arrow.FixedWidthTypes.MonthDayNanoInterval} {
+	// Lists, structs and maps are keys through their encoding (nestedkey.go).
+	if !ValidKeyType(arrow.ListOf(arrow.PrimitiveTypes.Int64)) {
+		t.Errorf("a list is not a valid key type")
+	}
+	for _, dt := range []arrow.DataType{arrow.StructOf(), arrow.ListOf(types.UUID), arrow.FixedWidthTypes.MonthDayNanoInterval} {
 		if ValidKeyType(dt) {
 			t.Errorf("ValidKeyType(%s) = true", dt)
 		}

@@ -189,6 +189,9 @@ func commonNested(a, b arrow.DataType) (arrow.DataType, bool) {
 // same number of fields field by field (taking the target's names), and a map to a
 // map by its keys and values. ok is false for other pairs of nested types.
 func castNested(arr arrow.Array, to arrow.DataType) (arrow.Array, bool, error) {
+	if st, ok := to.(*arrow.StructType); ok {
+		return castStruct(arr, st)
+	}
 	data := arr.Data()
 	switch tt := to.(type) {
 	case *arrow.ListType:

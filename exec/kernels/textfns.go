@@ -29,7 +29,7 @@ func bindConcatWS(c *call) (*Function, error) {
 		return nil, c.mismatch()
 	}
 	for _, t := range c.args[1:] {
-		if !CanCast(t, types.String) {
+		if !concatenable(t) {
 			return nil, c.mismatch()
 		}
 	}

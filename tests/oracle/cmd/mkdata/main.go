@@ -240,6 +240,20 @@ SELECT * FROM (VALUES
  (5, TIME '12:00:00.5', TIMESTAMP '2024-01-16 12:00:00.5'),
  (6, TIME '08:30:00', TIMESTAMP '2024-01-17 08:30:00')
 ) AS t(id, t, ts)`},
+	// Nested columns with equal, NULL-holding and prefix values, to compare, sort
+	// and group: lists of integers, doubles (-0.0, NaN, Infinity) and lists, structs,
+	// maps.
+	{path: "nested_keys.parquet", query: `
+SELECT * FROM (VALUES
+ (1, [1, 2],    [1.5::DOUBLE, -0.0], {'a': 1, 'b': 'x'},    MAP {'k': 1},         [[1], [2, 3]]),
+ (2, [1, NULL], [0.0::DOUBLE],       {'a': 1, 'b': NULL},   MAP {'k': 1, 'j': 2}, [[1, 5]]),
+ (3, [1, 2],    ['nan'::DOUBLE],     {'a': NULL, 'b': 'x'}, MAP {'a': 0},         []),
+ (4, [],        [-1.0::DOUBLE],      {'a': 2, 'b': 'a'},    MAP {'k': 1},         [NULL]),
+ (5, NULL,      NULL,                NULL,                  NULL,                 NULL),
+ (6, [1],       ['inf'::DOUBLE, NULL], {'a': 1, 'b': 'x'},  MAP {'k': 1},         [[1], [2, 3]]),
+ (7, [NULL],    [-0.0::DOUBLE],      {'a': 1, 'b': ''},     MAP {'k': NULL},      [[]]),
+ (8, [1, NULL], [0.0::DOUBLE],       {'a': -1, 'b': 'x y'}, MAP {'k': 1, 'j': 2}, [[1, NULL]])
+) AS t(id, l, d, s, m, ll)`},
 }
 
 func main() {
