@@ -40,4 +40,5 @@ func addListFunctions() {
 	add(bindListSort(true), "list_reverse_sort", "array_reverse_sort")
 	add(bindListDistinct(false), "list_distinct", "array_distinct")
 	add(bindListDistinct(true), "list_unique", "array_unique")
+	addListAggregates()
 }
