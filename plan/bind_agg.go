@@ -28,7 +28,7 @@ var moreAggregateNames = map[string]bool{
 	"regr_sxy": true, "median": true, "quantile_cont": true, "quantile_disc": true, "mode": true,
 	"string_agg": true, "list": true, "first": true, "last": true, "any_value": true, "arg_min": true,
 	"arg_max": true, "bool_and": true, "bool_or": true, "bit_and": true, "bit_or": true, "bit_xor": true,
-	"count_if": true, "product": true, "fsum": true,
+	"count_if": true, "product": true, "fsum": true, "histogram": true,
 }
 
 // moreAggregate reports whether name is one of the aggregates bound by

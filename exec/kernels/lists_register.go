@@ -41,4 +41,5 @@ func addListFunctions() {
 	add(bindListDistinct(false), "list_distinct", "array_distinct")
 	add(bindListDistinct(true), "list_unique", "array_unique")
 	addListAggregates()
+	addMapFunctions()
 }
