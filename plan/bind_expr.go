@@ -156,7 +156,9 @@ func (b *binder) expr(n *pg.Node, ec *exprCtx) (Expr, error) {
 	case n.GetSubLink() != nil:
 		return b.subLink(n.GetSubLink(), ec)
 	case n.GetAArrayExpr() != nil:
-		return nil, errs.At(errs.Analysis, int(n.GetAArrayExpr().Location), "ARRAY expressions are not supported here")
+		return b.arrayExpr(n.GetAArrayExpr(), ec)
+	case n.GetRowExpr() != nil && b.dialect.IsStructLiteral(n.GetRowExpr().Location):
+		return b.structLiteral(n.GetRowExpr().Args, int(n.GetRowExpr().Location), ec)
 	case n.GetParamRef() != nil:
 		return nil, errs.At(errs.Analysis, int(n.GetParamRef().Location), "parameters are not supported")
 	}
@@ -839,6 +841,18 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if name == "grouping_id" {
 		return b.groupingCall(name, fc.Args, pos, ec)
 	}
+	switch {
+	case name == "map" && b.dialect.IsMapLiteral(fc.Location):
+		return b.mapLiteral(fc, ec)
+	case name == "struct_pack" && len(fc.Funcname) == 1:
+		return b.structPackCall(fc, ec)
+	case (name == "list_value" || name == "list_pack") && len(fc.Funcname) == 1 && !fc.AggStar:
+		args, err := b.exprs(fc.Args, ec)
+		if err != nil {
+			return nil, err
+		}
+		return b.listValue(args, pos)
+	}
 	if isAggregate(name) {
 		if ec.noAgg || ec.agg == nil {
 			clause := ec.clause
@@ -1426,9 +1440,6 @@ func (b *binder) fractions(n *pg.Node) ([]float64, bool, error) {
 // (DATE '1998-12-01' - INTERVAL '90' DAY is one literal, not a computation per
 // row). A call that fails is left to fail, or not, where it runs.
 func (b *binder) foldCall(c *Call) Expr {
-	if types.IsNested(c.Fn.Result) {
-		return c // a Literal holds no list
-	}
 	args := make([]arrow.Array, len(c.Args))
 	for i, a := range c.Args {
 		l, ok := a.(*Literal)

@@ -29,6 +29,8 @@ type Dialect struct {
 	exclude map[int][]string        // * EXCLUDE (…) names, by the star's Location
 	replace map[int][]*pg.ResTarget // * REPLACE (… AS name), by the star's Location
 	percent map[int]bool            // LIMIT n% and LIMIT n PERCENT, by n's Location
+	structs map[int]bool            // struct literals {k: v}, by their row's Location
+	maps    map[int]bool            // map literals MAP {k: v}, by their call's Location
 }
 
 // allMarker replaces the word ALL of GROUP BY ALL and ORDER BY ALL: a quoted
@@ -111,7 +113,8 @@ func (d *Dialect) clone() *Dialect {
 	if d == nil {
 		return nil
 	}
-	c := &Dialect{all: maps.Clone(d.all), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent)}
+	c := &Dialect{all: maps.Clone(d.all), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent),
+		structs: maps.Clone(d.structs), maps: maps.Clone(d.maps)}
 	if d.qualify != nil {
 		c.qualify = make(map[int]*pg.Node, len(d.qualify))
 		for k, n := range d.qualify {

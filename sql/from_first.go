@@ -98,6 +98,30 @@ func fromFirst(text string, toks []token, src []byte, base int) (out string, at 
 	}, true
 }
 
+// parseRewritten parses a statement's text src (toks, from byte base of text, after
+// the equal-length rewrites) once the insertions of edits are made and, for a
+// FROM-first query, its clauses are put in SELECT order. Each rewrite that moves
+// text maps the offsets of what it makes back to what it was given, so every
+// Location of the tree and every error position is an offset into text.
+func parseRewritten(text string, toks []token, src []byte, base int, edits []edit) (*pg.Node, error) {
+	if len(edits) == 0 {
+		if ff, at, ok := fromFirst(text, toks, src, base); ok {
+			return parseMapped(ff, at, toks, text)
+		}
+		return parseTree(string(src), base, toks, text)
+	}
+	out, back := splice(string(src), edits)
+	at := func(o int) int { return base + back(o) }
+	otoks, err := scan(out)
+	if err != nil || len(otoks) == 0 {
+		return nil, errs.At(errs.Syntax, base, "syntax error in a nested literal")
+	}
+	if ff, ffAt, ok := fromFirst(out, otoks, []byte(out), 0); ok {
+		out, at = ff, func(o int) int { return base + back(ffAt(o)) }
+	}
+	return parseMapped(out, at, toks, text)
+}
+
 // parseMapped is parseTree for a text whose offsets map to the request's through at.
 func parseMapped(src string, at func(int) int, toks []token, text string) (*pg.Node, error) {
 	if err := checkDepth(text, toks); err != nil {

@@ -28,12 +28,11 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	intDiv := rewriteIntDiv(text, toks, src, start)
 	tryCasts := rewriteTryCasts(text, toks, src, start)
 	ignoreNulls := rewriteNullTreatment(text, toks, src, start)
-	var node *pg.Node
-	if ff, at, ok := fromFirst(text, toks, src, start); ok {
-		node, err = parseMapped(ff, at, toks, text)
-	} else {
-		node, err = parseTree(string(src), start, toks, text)
+	dialect, edits, err := rewriteNested(text, toks, src, start, dialect)
+	if err != nil {
+		return nil, err
 	}
+	node, err := parseRewritten(text, toks, src, start, edits)
 	if err != nil {
 		return nil, err
 	}

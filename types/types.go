@@ -57,19 +57,19 @@ func Name(dt arrow.DataType) string {
 		}
 		return name
 	case *arrow.ListType:
-		return Name(t.Elem()) + "[]"
+		return innerName(t.Elem()) + "[]"
 	case *arrow.LargeListType:
-		return Name(t.Elem()) + "[]"
+		return innerName(t.Elem()) + "[]"
 	case *arrow.FixedSizeListType:
-		return fmt.Sprintf("%s[%d]", Name(t.Elem()), t.Len())
+		return fmt.Sprintf("%s[%d]", innerName(t.Elem()), t.Len())
 	case *arrow.StructType:
 		parts := make([]string, t.NumFields())
 		for i, f := range t.Fields() {
-			parts[i] = quoteIdent(f.Name) + " " + Name(f.Type)
+			parts[i] = quoteIdent(f.Name) + " " + innerName(f.Type)
 		}
 		return "STRUCT(" + strings.Join(parts, ", ") + ")"
 	case *arrow.MapType:
-		return "MAP(" + Name(t.KeyType()) + ", " + Name(t.ItemType()) + ")"
+		return "MAP(" + innerName(t.KeyType()) + ", " + innerName(t.ItemType()) + ")"
 	}
 	switch dt.ID() {
 	case arrow.NULL:
@@ -122,13 +122,45 @@ func QuoteIdent(s string) string {
 // QuoteString writes s as a SQL string literal.
 func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// quoteIdent quotes a STRUCT field name in a type's name.
-func quoteIdent(s string) string {
-	if s == "" || strings.ContainsAny(s, " \"().,") || strings.ToLower(s) != s {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+// innerName is the name of a type nested in another's: the NULL type is quoted
+// there, as DuckDB writes it ("NULL"[]).
+func innerName(dt arrow.DataType) string {
+	if dt.ID() == arrow.NULL {
+		return `"NULL"`
 	}
-	return s
+	return Name(dt)
 }
+
+// quoteIdent quotes a STRUCT field name in a type's name when it is not a plain
+// word (letters of any case, digits and _, not starting with a digit) or is a
+// reserved word.
+func quoteIdent(s string) string {
+	plain := s != "" && (s[0] < '0' || s[0] > '9') && !reservedWords[strings.ToLower(s)]
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// reservedWords are SQL's reserved words, which a field name is quoted to be.
+var reservedWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`all analyse analyze and any array as asc asymmetric both case
+		cast check collate column constraint create current_catalog current_date current_role
+		current_time current_timestamp current_user default deferrable desc distinct do else end
+		except false fetch for foreign from grant group having in initially intersect into
+		lateral leading limit localtime localtimestamp not null offset on only or order placing
+		primary references returning select session_user some symmetric table then to trailing
+		true union unique user using variadic when where window with`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // Parse reads a SQL type name (as written in CAST, ::, or a catalog column
 // definition) and returns its Arrow type. Names are case-insensitive; the common

@@ -22,7 +22,8 @@ import (
 // Which field holds the value depends on the type: I for signed integers, booleans
 // (0/1), dates (days since the epoch) and timestamps (units since the epoch in the
 // type's unit); U for unsigned integers; F for floats; S for strings and binary;
-// D for decimals (the scaled integer); Iv for intervals.
+// D for decimals (the scaled integer); Iv for intervals. A nested value (a list, a
+// struct, a map) is A, a one-row array holding it, with its text form in S.
 type Value struct {
 	Type arrow.DataType
 	Null bool
@@ -32,6 +33,7 @@ type Value struct {
 	S    string
 	D    decimal128.Num
 	Iv   arrow.MonthDayNanoInterval
+	A    arrow.Array
 }
 
 // NullOf is the NULL of a type.
@@ -112,9 +114,9 @@ func ValueAt(arr arrow.Array, i int) Value {
 	case *array.MonthDayNanoInterval:
 		return Value{Type: dt, Iv: a.Value(i)}
 	}
-	// Nested and other types: kept as their text form.
+	// Nested values: the row itself, and its text form.
 	if s, ok := formatNested(arr, i); ok {
-		return Value{Type: dt, S: s}
+		return Value{Type: dt, S: s, A: array.NewSlice(arr, int64(i), int64(i+1))}
 	}
 	return Value{Type: dt, S: arr.ValueStr(i)}
 }

@@ -88,6 +88,10 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		return castTemporal(arr, to)
 	case types.IsBinary(from) && types.IsBinary(to) && !types.IsUUID(to):
 		return castBinary(arr, to)
+	case types.IsNested(from) && types.IsNested(to):
+		if out, ok, err := castNested(arr, to); ok || err != nil {
+			return out, err
+		}
 	}
 	return nil, errs.New(errs.Analysis, "cannot cast %s to %s", types.Name(from), types.Name(to))
 }

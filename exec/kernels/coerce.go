@@ -55,6 +55,8 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		return types.Binary, true
 	case isDateLike(a) && isDateLike(b):
 		return commonTemporal(a, b), true
+	case types.IsNested(a) && types.IsNested(b):
+		return commonNested(a, b)
 	}
 	return nil, false
 }

@@ -76,7 +76,12 @@ func ConstArray(v types.Value, n int) arrow.Array {
 		d := array.NewData(dt, n, []*memory.Buffer{validBuf(valid), memory.NewBufferBytes(bytesOf(offs)), memory.NewBufferBytes(data)}, nil, nulls, 0)
 		return array.MakeFromData(d)
 	}
-	// Other types (large strings, nested): build through the generic builder.
+	if v.A != nil && !v.Null && types.IsNested(dt) {
+		// A nested value is its one-row array, repeated.
+		return vector.Take(v.A, make([]int32, n))
+	}
+	// Other types (large strings, a NULL nested value): build through the generic
+	// builder.
 	b := types.NewBuilder(memory.DefaultAllocator, dt)
 	defer b.Release()
 	for i := 0; i < n; i++ {
