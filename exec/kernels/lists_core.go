@@ -70,9 +70,6 @@ func commonElem(a, b arrow.DataType) (arrow.DataType, bool) {
 	if isNullType(a) {
 		return b, true
 	}
-	if types.IsNested(a) || types.IsNested(b) {
-		return nil, false
-	}
 	return CommonType(a, b)
 }
 
@@ -86,9 +83,6 @@ func elemsAs(x lists, t arrow.DataType) (arrow.Array, error) {
 	}
 	if x.vals.DataType().ID() == arrow.NULL {
 		return ConstArray(types.NullOf(t), x.vals.Len()), nil
-	}
-	if types.IsNested(t) {
-		return nil, errs.New(errs.Analysis, "cannot convert list elements of %s to %s", types.Name(x.vals.DataType()), types.Name(t))
 	}
 	return Cast(x.vals, t)
 }

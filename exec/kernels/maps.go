@@ -162,6 +162,21 @@ func bindMapFromEntries(c *call) (*Function, error) {
 	if len(c.args) != 1 || !listish(c.args[0]) {
 		return nil, c.mismatch()
 	}
+	if isNullType(elemOf(c.args[0])) {
+		// map_from_entries([]) or of NULL: an empty map, or NULL.
+		return newFunction(c, c.args, MapOf(types.Null, types.Null), func(in []arrow.Array, n int) (arrow.Array, error) {
+			x := listsOf(in[0])
+			b := newGatherList(n)
+			for i := 0; i < n; i++ {
+				if x.null(i) {
+					b.null()
+				} else {
+					b.end()
+				}
+			}
+			return finishMap(b, types.Null, types.Null, nil, nil), nil
+		}, false), nil
+	}
 	st, ok := elemOf(c.args[0]).(*arrow.StructType)
 	if !ok || st.NumFields() != 2 {
 		return nil, c.mismatch()
