@@ -254,7 +254,8 @@ func bindFlatten(c *call) (*Function, error) {
 	}
 	outer := elemOf(c.args[0])
 	if isNullType(outer) {
-		return newFunction(c, c.args, c.args[0], func(in []arrow.Array, n int) (arrow.Array, error) { return in[0], nil }, false), nil
+		// Lists of NULLs only (flatten([NULL])): empty lists.
+		return listMap(func(*gatherList, int, int) {})(c)
 	}
 	et, ok := listElem(outer)
 	if !ok {
@@ -353,8 +354,9 @@ func bindListResize(c *call) (*Function, error) {
 	}, false), nil
 }
 
-// maxListElements bounds the elements one call may make (32-bit offsets).
-const maxListElements = math.MaxInt32 / 2
+// maxListElements bounds the elements one call may make in a batch (a GiB of
+// 8-byte values), so that range(0, 1e12) fails instead of exhausting memory.
+const maxListElements = 1 << 27
 
 func tooManyElements(name string) error {
 	return errs.New(errs.ResourceExhausted, "%s would make more than %d list elements in one batch", name, maxListElements)
@@ -619,6 +621,10 @@ func bindRangeList(inclusive bool) binder {
 		if len(c.args) < 1 || len(c.args) > 3 {
 			return nil, c.mismatch()
 		}
+		if len(c.args) == 3 && temporalish(c.args[0]) && temporalish(c.args[1]) && (isInterval(c.args[2]) || isNullType(c.args[2])) &&
+			!(isNullType(c.args[0]) && isNullType(c.args[1])) {
+			return bindTimeRange(c, inclusive)
+		}
 		for _, a := range c.args {
 			if !intish(a) {
 				return nil, c.mismatch()
@@ -648,19 +654,12 @@ func bindRangeList(inclusive bool) binder {
 						step = in[2].(*array.Int64).Value(i)
 					}
 				}
-				if step != 0 {
-					for v := start; ; v += step {
-						if step > 0 && (v > stop || v == stop && !inclusive) || step < 0 && (v < stop || v == stop && !inclusive) {
-							break
-						}
-						if len(vals) >= maxListElements {
-							return nil, tooManyElements(c.name)
-						}
-						vals = append(vals, v)
-						if next := v + step; (step > 0) != (next > v) {
-							break // the next value would overflow
-						}
-					}
+				cnt := seriesLen(start, stop, step, inclusive)
+				if cnt > uint64(maxListElements-len(vals)) {
+					return nil, tooManyElements(c.name)
+				}
+				for k, v := uint64(0), start; k < cnt; k, v = k+1, v+step {
+					vals = append(vals, v)
 				}
 				offs = append(offs, int32(len(vals)))
 			}
@@ -668,6 +667,74 @@ func bindRangeList(inclusive bool) binder {
 		}, false), nil
 	}
 }
+
+// seriesLen is the number of values from start towards stop by step, stop
+// included or not; 0 for a zero step or a stop behind start.
+func seriesLen(start, stop, step int64, inclusive bool) uint64 {
+	var diff, by uint64
+	switch {
+	case step > 0 && stop >= start:
+		diff, by = uint64(stop)-uint64(start), uint64(step)
+	case step < 0 && stop <= start:
+		diff, by = uint64(start)-uint64(stop), uint64(-(step+1))+1
+	default:
+		return 0
+	}
+	n := diff / by
+	if diff%by != 0 || inclusive {
+		n++
+	}
+	return n
+}
+
+// bindTimeRange binds range and generate_series of timestamps (dates are cast to
+// TIMESTAMP) by an INTERVAL, as scalar functions: TIMESTAMP[]. The interval's parts
+// must not be of mixed signs, and the bounds must be finite.
+func bindTimeRange(c *call, inclusive bool) (*Function, error) {
+	args := []arrow.DataType{types.Timestamp, types.Timestamp, types.Interval}
+	return newFunction(c, args, arrow.ListOf(types.Timestamp), func(in []arrow.Array, n int) (arrow.Array, error) {
+		var m nullMask
+		offs := make([]int32, 1, n+1)
+		var vals []int64
+		for i := 0; i < n; i++ {
+			if in[0].IsNull(i) || in[1].IsNull(i) || in[2].IsNull(i) {
+				m.set(n, i)
+				offs = append(offs, int32(len(vals)))
+				continue
+			}
+			start := int64(in[0].(*array.Timestamp).Value(i))
+			stop := int64(in[1].(*array.Timestamp).Value(i))
+			iv := in[2].(*array.MonthDayNanoInterval).Value(i)
+			pos := iv.Months >= 0 && iv.Days >= 0 && iv.Nanoseconds >= 0
+			neg := iv.Months <= 0 && iv.Days <= 0 && iv.Nanoseconds <= 0
+			if !pos && !neg {
+				return nil, errs.New(errs.Analysis, "%s: an interval of mixed signs is not supported", c.name)
+			}
+			if isInfiniteTs(start) || isInfiniteTs(stop) {
+				return nil, errs.New(errs.Analysis, "%s: the bounds must be finite", c.name)
+			}
+			zero := pos && neg
+			for v := start; !zero; {
+				if pos && (v > stop || v == stop && !inclusive) || !pos && (v < stop || v == stop && !inclusive) {
+					break
+				}
+				if len(vals) >= maxListElements {
+					return nil, tooManyElements(c.name)
+				}
+				vals = append(vals, v)
+				next, ok := AddIntervalMicros(v, iv)
+				if !ok {
+					break
+				}
+				v = next
+			}
+			offs = append(offs, int32(len(vals)))
+		}
+		return makeList(types.Timestamp, offs, fixedArray(types.Timestamp, vals, nil, 0), m.valid, m.nulls), nil
+	}, false), nil
+}
+
+func isInfiniteTs(v int64) bool { return v >= types.TimestampInfinity || v <= -types.TimestampInfinity }
 
 // bindListRepeat binds repeat(list, count): the list's elements count times over.
 func bindListRepeat(c *call) (*Function, error) {
@@ -767,4 +834,33 @@ func bindListVector(kind string) binder {
 			return fixedArray(types.Float64, out, m.valid, m.nulls), nil
 		}, false), nil
 	}
+}
+
+// bindArrayLength binds array_length(list [, dimension]): the list's length. Only
+// dimension 1 is measured, as in DuckDB, which refuses the others.
+func bindArrayLength(c *call) (*Function, error) {
+	if len(c.args) == 1 {
+		return bindListLen(c)
+	}
+	if len(c.args) != 2 || !listish(c.args[0]) || !intish(c.args[1]) {
+		return nil, c.mismatch()
+	}
+	return newFunction(c, []arrow.DataType{c.args[0], types.Int64}, types.Int64, func(in []arrow.Array, n int) (arrow.Array, error) {
+		x := listsOf(in[0])
+		dim := in[1].(*array.Int64)
+		out := make([]int64, n)
+		var m nullMask
+		for i := 0; i < n; i++ {
+			if x.null(i) || dim.IsNull(i) {
+				m.set(n, i)
+				continue
+			}
+			if d := dim.Value(i); d != 1 {
+				return nil, errs.New(errs.Analysis, "array_length: only dimension 1 is supported, got %d", d)
+			}
+			s, e := x.bounds(i)
+			out[i] = int64(e - s)
+		}
+		return fixedArray(types.Int64, out, m.valid, m.nulls), nil
+	}, false), nil
 }

@@ -9,9 +9,10 @@ func addListFunctions() {
 			registry[n] = b
 		}
 	}
-	for _, n := range []string{"len", "length", "array_length"} {
+	for _, n := range []string{"len", "length"} {
 		registry[n] = orList(bindListLen, registry[n])
 	}
+	registry["array_length"] = bindArrayLength
 	registry["contains"] = orList(bindListSearch(false), registry["contains"])
 	registry["repeat"] = orList(bindListRepeat, registry["repeat"])
 	registry["||"] = eitherList(bindListConcat, registry["||"])
