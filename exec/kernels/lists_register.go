@@ -16,7 +16,7 @@ func addListFunctions() {
 	registry["contains"] = orList(bindListSearch(false), registry["contains"])
 	registry["repeat"] = orList(bindListRepeat, registry["repeat"])
 	registry["||"] = eitherList(bindListConcat, registry["||"])
-	registry["array_to_string"] = orList(bindListToString, registry["array_to_string"])
+	registry["array_to_string"] = bindListToString
 	add(bindListSearch(false), "list_contains", "list_has", "array_contains", "array_has")
 	add(bindListSearch(true), "list_position", "list_indexof", "array_position", "array_indexof")
 	add(bindListConcat, "list_concat", "list_cat", "array_concat", "array_cat")
