@@ -144,11 +144,19 @@ func bindListSort(reverse bool) binder {
 				return nil, c.mismatch()
 			}
 		}
+		et := elemOf(c.args[0])
+		for k := 1; k < len(c.args); k++ {
+			if isNullType(c.args[k]) || k < len(c.consts) && c.consts[k] != nil && c.consts[k].Null {
+				// A NULL order gives NULL, as in DuckDB.
+				return newFunction(c, c.args, arrow.ListOf(et), func(in []arrow.Array, n int) (arrow.Array, error) {
+					return ConstArray(types.NullOf(arrow.ListOf(et)), n), nil
+				}, false), nil
+			}
+		}
 		desc, nullsFirst, err := sortOrder(c, reverse)
 		if err != nil {
 			return nil, err
 		}
-		et := elemOf(c.args[0])
 		if types.IsNested(et) {
 			return nil, notKeyable(c, et)
 		}
