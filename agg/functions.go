@@ -90,6 +90,10 @@ func moreResultType(s Spec, arg arrow.DataType) (dt arrow.DataType, ok bool, err
 		if minMaxType(arg) || kernels.NestedOrderable(arg) {
 			return arg, true, nil
 		}
+	case name == "histogram":
+		if minMaxType(arg) && kernels.ValidKeyType(arg) {
+			return kernels.MapOf(arg, types.Uint64), true, nil
+		}
 	case name == "quantile_disc":
 		if minMaxType(arg) {
 			return listIf(s.List, arg), true, nil
@@ -143,6 +147,8 @@ func newMore(s Spec, arg, result arrow.DataType) Accumulator {
 		return &bitAcc{spec: s, t: arg}
 	case name == "first" || name == "last" || name == "any_value" || name == "arg_min" || name == "arg_max":
 		return &pickAcc{spec: s, t: arg}
+	case name == "histogram":
+		return newHistogram(s, arg)
 	case name == "list" || name == "string_agg" || name == "mode" || name == "quantile_disc" ||
 		name == "quantile_cont" || name == "median":
 		return newCollect(s, result)

@@ -30,7 +30,7 @@ var moreAggregateNames = map[string]bool{
 	"string_agg": true, "list": true, "first": true, "last": true, "any_value": true, "arg_min": true,
 	"arg_max": true, "bool_and": true, "bool_or": true, "bit_and": true, "bit_or": true, "bit_xor": true,
 	"count_if": true, "product": true, "fsum": true, "skewness": true, "kurtosis": true, "kurtosis_pop": true,
-	"sem": true, "weighted_avg": true,
+	"sem": true, "weighted_avg": true, "histogram": true,
 }
 
 // moreAggregate reports whether name is one of the aggregates bound by

@@ -213,6 +213,7 @@ func init() {
 	} {
 		registry[name] = bindPartShorthand(part)
 	}
+	addListFunctions()
 }
 
 // --- arithmetic ---

@@ -516,8 +516,13 @@ func bindArrayToString(c *call) (*Function, error) {
 				if elems.IsNull(int(j)) {
 					continue
 				}
-				if !first && !sep.IsNull(i) {
-					buf = append(buf, sep.Value(i)...)
+				if !first {
+					// A NULL separator joins with commas, as in DuckDB.
+					if sep.IsNull(i) {
+						buf = append(buf, ',')
+					} else {
+						buf = append(buf, sep.Value(i)...)
+					}
 				}
 				first = false
 				buf = append(buf, elems.Value(int(j))...)
