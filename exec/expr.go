@@ -165,6 +165,8 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 		return bd.compileSubquery(x)
 	case *plan.InSubquery:
 		return bd.compileInSubquery(x)
+	case *plan.ListLambda, *plan.LambdaParam:
+		return bd.compileLambda(x)
 	}
 	return nil, errs.New(errs.Internal, "cannot evaluate expression %s", e)
 }

@@ -27,6 +27,7 @@ func (b *binder) expandStar(cr *pg.ColumnRef, st *selState, fromless bool) ([]ta
 	}
 	exclude := b.dialect.Exclude(cr)
 	replace := b.dialect.Replace(cr)
+	rename := b.dialect.Rename(cr)
 	used := make([]bool, len(exclude)+len(replace))
 	var out []target
 	for i, c := range st.sc.cols {
@@ -47,6 +48,12 @@ func (b *binder) expandStar(cr *pg.ColumnRef, st *selState, fromless bool) ([]ta
 			if strings.EqualFold(r.Name, c.Name) {
 				used[len(exclude)+k] = true
 				t = target{node: r.Val, name: c.Name}
+			}
+		}
+		// A RENAME naming no column is let be, as in DuckDB.
+		for _, r := range rename {
+			if strings.EqualFold(r[0], c.Name) {
+				t.name = r[1]
 			}
 		}
 		out = append(out, t)

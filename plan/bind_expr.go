@@ -30,6 +30,9 @@ type exprCtx struct {
 	clause     string
 	// unnests, when set, collects the select list's unnest calls.
 	unnests *[]unnestCall
+	// lambdas are the parameters of the lambdas whose bodies are being bound,
+	// innermost last.
+	lambdas []lambdaFrame
 }
 
 // untypedString marks string literals whose type follows their context
@@ -60,7 +63,7 @@ func (b *binder) expr(n *pg.Node, ec *exprCtx) (Expr, error) {
 	if n == nil {
 		return nil, errs.New(errs.Analysis, "missing expression")
 	}
-	if ec.agg != nil {
+	if ec.agg != nil && !ec.usesLambdaParam(n) {
 		if e, ok, err := b.postAggregate(n, ec); ok || err != nil {
 			return e, err
 		}
@@ -209,6 +212,9 @@ func (b *binder) boolean(e Expr, clause string) (Expr, error) {
 }
 
 func (b *binder) columnRef(cr *pg.ColumnRef, ec *exprCtx) (Expr, error) {
+	if e, ok, err := b.lambdaRef(cr, ec); ok {
+		return e, err
+	}
 	var parts []string
 	for _, f := range cr.Fields {
 		if f.GetAStar() != nil {
@@ -575,17 +581,9 @@ func typeLiteralPair(args []Expr) []Expr {
 
 // variadic resolves COALESCE/GREATEST/LEAST over the common type of its arguments.
 func (b *binder) variadic(name string, args []Expr, pos int) (Expr, error) {
-	var t arrow.DataType = types.Null
-	for _, a := range args {
-		if _, u := a.(*untypedString); u && t.ID() != arrow.NULL {
-			continue
-		}
-		nt, ok := commonType(t, a.Type())
-		if !ok {
-			return nil, errs.At(errs.Analysis, pos, "%s: arguments of types %s and %s have no common type",
-				strings.ToUpper(name), types.Name(t), types.Name(a.Type()))
-		}
-		t = nt
+	t, err := argsCommonType(strings.ToUpper(name), args, pos)
+	if err != nil {
+		return nil, err
 	}
 	if t.ID() == arrow.NULL {
 		t = types.String
@@ -610,6 +608,9 @@ func (b *binder) aExpr(a *pg.A_Expr, ec *exprCtx) (Expr, error) {
 	pos := int(a.Location)
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
+		if op == "->" {
+			return nil, lambdaError(a)
+		}
 		if a.Lexpr == nil {
 			r, err := b.expr(a.Rexpr, ec)
 			if err != nil {
@@ -881,6 +882,9 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 	if e, ok, err := b.conditionalCall(name, fc, ec); ok {
 		return e, err
 	}
+	if e, ok, err := b.lambdaCall(name, fc, ec); ok {
+		return e, err
+	}
 	args, err := b.exprs(fc.Args, ec)
 	if err != nil {
 		return nil, err
@@ -955,7 +959,7 @@ func unknownFunction(n *pg.Node) error {
 		return nil
 	}
 	name := funcName(fc)
-	if isAggregate(name) || kernels.Known(name) || binderFunctions[name] {
+	if isAggregate(name) || kernels.Known(name) || binderFunctions[name] || isLambdaFunction(name) {
 		return nil
 	}
 	return errs.At(errs.Analysis, int(fc.Location), "function %s does not exist", name)

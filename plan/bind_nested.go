@@ -18,6 +18,21 @@ import (
 // commonOfArgs is the common type of args (NULL when there are none or all are NULL),
 // and args cast to it; what has no common type is an error naming what.
 func (b *binder) commonOfArgs(what string, args []Expr, pos int) (arrow.DataType, []Expr, error) {
+	t, err := argsCommonType(what, args, pos)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]Expr, len(args))
+	for i, a := range args {
+		out[i] = b.fold(castTo(a, t))
+	}
+	return t, out, nil
+}
+
+// argsCommonType is the common type of args, NULL when there are none or all are
+// NULL; an untyped string takes the others' type. what names the values in the
+// error when they have none.
+func argsCommonType(what string, args []Expr, pos int) (arrow.DataType, error) {
 	var t arrow.DataType = types.Null
 	for _, a := range args {
 		if _, u := a.(*untypedString); u && t.ID() != arrow.NULL {
@@ -25,16 +40,12 @@ func (b *binder) commonOfArgs(what string, args []Expr, pos int) (arrow.DataType
 		}
 		nt, ok := commonType(t, a.Type())
 		if !ok {
-			return nil, nil, errs.At(errs.Analysis, pos, "%s: values of types %s and %s have no common type",
+			return nil, errs.At(errs.Analysis, pos, "%s: arguments of types %s and %s have no common type",
 				what, types.Name(t), types.Name(a.Type()))
 		}
 		t = nt
 	}
-	out := make([]Expr, len(args))
-	for i, a := range args {
-		out[i] = b.fold(castTo(a, t))
-	}
-	return t, out, nil
+	return t, nil
 }
 
 // listValue binds a list constructor over its bound elements.

@@ -189,6 +189,10 @@ func MapExpr(e Expr, f func(Expr) (Expr, error)) (Expr, error) {
 			}
 		}
 		e = in
+	case *ListLambda:
+		if e, err = mapLambda(x, f); err != nil {
+			return nil, err
+		}
 	}
 	return f(e)
 }

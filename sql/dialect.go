@@ -28,6 +28,7 @@ type Dialect struct {
 	byName  map[int]bool            // UNION BY NAME, by the SelectKey of the right operand
 	exclude map[int][]string        // * EXCLUDE (…) names, by the star's Location
 	replace map[int][]*pg.ResTarget // * REPLACE (… AS name), by the star's Location
+	rename  map[int][][2]string     // * RENAME (old AS new), by the star's Location
 	percent map[int]bool            // LIMIT n% and LIMIT n PERCENT, by n's Location
 	structs map[int]bool            // struct literals {k: v}, by their row's Location
 	maps    map[int]bool            // map literals MAP {k: v}, by their call's Location
@@ -113,7 +114,7 @@ func (d *Dialect) clone() *Dialect {
 	if d == nil {
 		return nil
 	}
-	c := &Dialect{all: maps.Clone(d.all), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent),
+	c := &Dialect{all: maps.Clone(d.all), rename: maps.Clone(d.rename), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent),
 		structs: maps.Clone(d.structs), maps: maps.Clone(d.maps)}
 	if d.qualify != nil {
 		c.qualify = make(map[int]*pg.Node, len(d.qualify))
@@ -283,20 +284,21 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 			d.qualify[top.selKey] = cond[0].Val
 			i = j - 1
 		case t.kind == pg.Token_ASCII_42 && top.inList && (t.start == top.selKey || startsItem(toks[i-1].kind)) &&
-			(is(text, next(1), "exclude") || is(text, next(1), "replace")):
+			starModifier(text, next(1)) > 0:
 			star := starLocation(toks, i)
 			j := i + 1
-			replaced := false
-			for j < len(toks) && (is(text, toks[j], "exclude") || is(text, toks[j], "replace")) {
+			stage := 0
+			for j < len(toks) && starModifier(text, toks[j]) > 0 {
 				kw := toks[j]
-				if replaced {
-					// DuckDB's order: EXCLUDE, then REPLACE, each once.
+				if starModifier(text, kw) <= stage {
+					// DuckDB's order: EXCLUDE, then REPLACE, then RENAME, each once.
 					return nil, errs.At(errs.Syntax, kw.start, "syntax error at or near \"%s\"", text[kw.start:kw.end])
 				}
-				replaced = is(text, kw, "replace")
+				stage = starModifier(text, kw)
 				var end int
 				var err error
-				if is(text, kw, "exclude") {
+				switch stage {
+				case 1:
 					var names []string
 					names, end, err = excludeList(text, toks, j+1)
 					if err != nil {
@@ -307,22 +309,13 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 						d.exclude = map[int][]string{}
 					}
 					d.exclude[star] = append(d.exclude[star], names...)
-				} else {
-					if j+1 >= len(toks) || toks[j+1].kind != tokLParen {
-						return nil, errs.At(errs.Syntax, kw.end, "syntax error at or near \"%s\": REPLACE takes a parenthesized list", text[kw.start:kw.end])
-					}
-					end = closeParen(toks, j+1)
-					if end < 0 || end == j+2 {
-						return nil, errs.At(errs.Syntax, toks[j+1].start, "syntax error: REPLACE takes a list of expr AS name")
-					}
-					items, err := parseItems(text, toks[j+2:end])
+				case 2:
+					var items []*pg.ResTarget
+					items, end, err = replaceList(text, toks, j+1)
 					if err != nil {
 						return nil, err
 					}
 					for _, it := range items {
-						if it.Name == "" {
-							return nil, errs.At(errs.Syntax, int(it.Location), "syntax error: each REPLACE item is expr AS name")
-						}
 						if d != nil && slices.ContainsFunc(d.exclude[star], func(x string) bool { return strings.EqualFold(x, it.Name) }) {
 							return nil, errs.At(errs.Syntax, int(it.Location), "column %q cannot occur in both EXCLUDE and REPLACE list", it.Name)
 						}
@@ -332,7 +325,30 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 						d.replace = map[int][]*pg.ResTarget{}
 					}
 					d.replace[star] = append(d.replace[star], items...)
-					end++
+				default:
+					var pairs [][2]string
+					pairs, end, err = renameList(text, toks, j+1)
+					if err != nil {
+						return nil, err
+					}
+					seen := map[string]bool{}
+					for _, p := range pairs {
+						old := strings.ToLower(p[0])
+						switch {
+						case seen[old]:
+							return nil, errs.At(errs.Syntax, kw.start, "duplicate entry %q in RENAME list", p[0])
+						case d != nil && slices.ContainsFunc(d.exclude[star], func(x string) bool { return strings.EqualFold(x, p[0]) }):
+							return nil, errs.At(errs.Syntax, kw.start, "column %q cannot occur in both EXCLUDE and RENAME list", p[0])
+						case d != nil && slices.ContainsFunc(d.replace[star], func(r *pg.ResTarget) bool { return strings.EqualFold(r.Name, p[0]) }):
+							return nil, errs.At(errs.Syntax, kw.start, "column %q cannot occur in both REPLACE and RENAME list", p[0])
+						}
+						seen[old] = true
+					}
+					get()
+					if d.rename == nil {
+						d.rename = map[int][][2]string{}
+					}
+					d.rename[star] = append(d.rename[star], pairs...)
 				}
 				blank(kw.start, toks[end-1].end)
 				j = end
@@ -341,6 +357,130 @@ func rewriteDialect(text string, toks []token, src []byte, base int) (*Dialect, 
 		}
 	}
 	return d, nil
+}
+
+// starModifier numbers the words that may follow a star in DuckDB's order: EXCLUDE
+// 1, REPLACE 2, RENAME 3; any other token 0.
+func starModifier(text string, t token) int {
+	switch {
+	case is(text, t, "exclude"):
+		return 1
+	case is(text, t, "replace"):
+		return 2
+	case is(text, t, "rename"):
+		return 3
+	}
+	return 0
+}
+
+// itemEnd is the index of the token that ends a select list item starting at toks[j]:
+// a comma, FROM or another clause, a closing parenthesis, or RENAME, at its level.
+func itemEnd(text string, toks []token, j int) int {
+	depth := 0
+	for k := j; k < len(toks); k++ {
+		switch t := toks[k]; {
+		case t.kind == tokLParen:
+			depth++
+		case t.kind == tokRParen:
+			if depth == 0 {
+				return k
+			}
+			depth--
+		case depth == 0 && (t.kind == tokComma || t.kind == pg.Token_FROM || endsFromList(t.kind) ||
+			is(text, t, "rename") || is(text, t, "qualify")):
+			return k
+		}
+	}
+	return len(toks)
+}
+
+// replaceList reads the items of * REPLACE from toks[j]: a parenthesized list of
+// expr AS name, or one such item. It returns them and the index after them.
+func replaceList(text string, toks []token, j int) ([]*pg.ResTarget, int, error) {
+	start, end, after := j, 0, 0
+	if j < len(toks) && toks[j].kind == tokLParen {
+		if end = closeParen(toks, j); end < 0 {
+			return nil, 0, errs.At(errs.Syntax, toks[j].start, "syntax error: REPLACE list is not closed")
+		}
+		start, after = j+1, end+1
+	} else {
+		end = itemEnd(text, toks, j)
+		after = end
+	}
+	if end <= start {
+		pos := len(text)
+		if start < len(toks) {
+			pos = toks[start].start
+		}
+		return nil, 0, errs.At(errs.Syntax, pos, "syntax error: REPLACE takes a list of expr AS name")
+	}
+	items, err := parseItems(text, toks[start:end])
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, it := range items {
+		if it.Name == "" {
+			return nil, 0, errs.At(errs.Syntax, int(it.Location), "syntax error: each REPLACE item is expr AS name")
+		}
+	}
+	return items, after, nil
+}
+
+// renameList reads the pairs of * RENAME from toks[j]: a parenthesized list of
+// column AS name, or one such pair. It returns them and the index after them.
+func renameList(text string, toks []token, j int) ([][2]string, int, error) {
+	fail := func(k int) error {
+		pos := len(text)
+		if k < len(toks) {
+			pos = toks[k].start
+		}
+		return errs.At(errs.Syntax, pos, "syntax error: RENAME takes a list of column AS name")
+	}
+	pair := func(k int) ([2]string, int, error) {
+		if k >= len(toks) || !isWordToken(toks[k]) {
+			return [2]string{}, 0, fail(k)
+		}
+		for k+2 < len(toks) && toks[k+1].kind == tokDot && isWordToken(toks[k+2]) {
+			k += 2
+		}
+		old := identValue(text, toks[k])
+		if k+2 >= len(toks) || toks[k+1].kind != pg.Token_AS || !isWordToken(toks[k+2]) {
+			return [2]string{}, 0, fail(k + 1)
+		}
+		return [2]string{old, identValue(text, toks[k+2])}, k + 3, nil
+	}
+	if j >= len(toks) || toks[j].kind != tokLParen {
+		p, k, err := pair(j)
+		if err != nil {
+			return nil, 0, err
+		}
+		return [][2]string{p}, k, nil
+	}
+	var out [][2]string
+	for k := j + 1; ; {
+		p, next, err := pair(k)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, p)
+		switch {
+		case next < len(toks) && toks[next].kind == tokComma:
+			k = next + 1
+		case next < len(toks) && toks[next].kind == tokRParen:
+			return out, next + 1, nil
+		default:
+			return nil, 0, fail(next)
+		}
+	}
+}
+
+// Rename returns the (old, new) name pairs of * RENAME (old AS new, …) written after
+// the star cr, or nil.
+func (d *Dialect) Rename(cr *pg.ColumnRef) [][2]string {
+	if d == nil {
+		return nil
+	}
+	return d.rename[int(cr.Location)]
 }
 
 // firstTarget is the offset of the first select item of the SELECT at toks[i]

@@ -32,8 +32,18 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	edits = append(edits, rewriteIntervalExprs(text, toks, start)...)
+	lambdas := rewriteLambdas(text, toks, src, start)
+	comprehensions, edits, err := rewriteComprehensions(text, toks, src, start, edits)
+	if err != nil {
+		return nil, err
+	}
 	node, err := parseRewritten(text, toks, src, start, edits)
 	if err != nil {
+		return nil, err
+	}
+	markComprehensions(node.ProtoReflect(), comprehensions)
+	if err := markLambdas(node.ProtoReflect(), lambdas); err != nil {
 		return nil, err
 	}
 	if intDiv != nil {
