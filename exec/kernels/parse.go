@@ -410,14 +410,27 @@ func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	per := types.UnitsPerSecond(unit)
-	nsPer := 1e9 / per
-	dayTicks := 86400 * per
-	if days > math.MaxInt64/dayTicks-1 || days < math.MinInt64/dayTicks+1 {
+	if unit == arrow.Nanosecond {
+		if mulOverflows(days, 86400e9) {
+			return 0, false
+		}
+		v, over := addChecked(days*86400e9, ns)
+		return v, !over && types.TimestampInfSign(v) == 0
+	}
+	// The other units span DuckDB's range of microseconds, from 290309-12-22 (BC)
+	// to 294247-01-10 04:00:54.775806, both included.
+	if mulOverflows(days, microsPerDay) {
 		return 0, false
 	}
-	return days*dayTicks + floorDiv(ns, nsPer), true
+	us, over := addChecked(days*microsPerDay, floorDiv(ns, 1000))
+	if over || us < minTimestampMicros || us >= types.TimestampInfinity {
+		return 0, false
+	}
+	return floorDiv(us, 1e6/types.UnitsPerSecond(unit)), true
 }
+
+// minTimestampMicros is DuckDB's first TIMESTAMP, 290309-12-22 (BC) 00:00:00.
+const minTimestampMicros = -9223372022400000000
 
 type unitScale struct {
 	kind byte // 'M' months, 'D' days, 'N' nanoseconds
