@@ -185,7 +185,8 @@ func (b *binder) expandStructStar(cr *pg.ColumnRef, st *selState) ([]target, boo
 		}
 		out = append(out, target{pre: fe, name: f.Name})
 	}
-	return out, true, nil
+	out, err = b.starModifiers(cr, out)
+	return out, err == nil, err
 }
 
 // indirectionName names a select item that is a subscript or a field access as

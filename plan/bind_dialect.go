@@ -25,34 +25,50 @@ func (b *binder) expandStar(cr *pg.ColumnRef, st *selState, fromless bool) ([]ta
 			return nil, errs.At(errs.Analysis, int(cr.Location), "table %q not found in FROM", qual)
 		}
 	}
-	exclude := b.dialect.Exclude(cr)
-	replace := b.dialect.Replace(cr)
-	rename := b.dialect.Rename(cr)
-	used := make([]bool, len(exclude)+len(replace))
-	var out []target
+	var items []target
 	for i, c := range st.sc.cols {
 		if st.sc.hidden[i] && !(qual != "" && c.Merged) || (qual != "" && !strings.EqualFold(c.Table, qual)) {
 			continue
 		}
+		items = append(items, target{pre: &ColRef{Idx: i, T: c.Type, Name: c.Name}, name: c.Name})
+	}
+	out, err := b.starModifiers(cr, items)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 && fromless {
+		return nil, errs.At(errs.Analysis, int(cr.Location), "SELECT * with no tables specified is not valid")
+	}
+	return out, nil
+}
+
+// starModifiers applies the EXCLUDE, REPLACE and RENAME written after the star cr
+// to items, the columns (or a struct's fields) it stands for, by name.
+func (b *binder) starModifiers(cr *pg.ColumnRef, items []target) ([]target, error) {
+	exclude := b.dialect.Exclude(cr)
+	replace := b.dialect.Replace(cr)
+	rename := b.dialect.Rename(cr)
+	used := make([]bool, len(exclude)+len(replace))
+	out := make([]target, 0, len(items))
+	for _, t := range items {
 		skip := false
 		for k, x := range exclude {
-			if strings.EqualFold(x, c.Name) {
+			if strings.EqualFold(x, t.name) {
 				used[k], skip = true, true
 			}
 		}
 		if skip {
 			continue
 		}
-		t := target{pre: &ColRef{Idx: i, T: c.Type, Name: c.Name}, name: c.Name}
 		for k, r := range replace {
-			if strings.EqualFold(r.Name, c.Name) {
+			if strings.EqualFold(r.Name, t.name) {
 				used[len(exclude)+k] = true
-				t = target{node: r.Val, name: c.Name}
+				t = target{node: r.Val, name: t.name}
 			}
 		}
 		// A RENAME naming no column is let be, as in DuckDB.
 		for _, r := range rename {
-			if strings.EqualFold(r[0], c.Name) {
+			if strings.EqualFold(r[0], t.name) {
 				t.name = r[1]
 			}
 		}
@@ -67,9 +83,6 @@ func (b *binder) expandStar(cr *pg.ColumnRef, st *selState, fromless bool) ([]ta
 		}
 		r := replace[k-len(exclude)]
 		return nil, errs.At(errs.Analysis, int(r.Location), "column %q in REPLACE list not found in FROM clause", r.Name)
-	}
-	if len(out) == 0 && fromless {
-		return nil, errs.At(errs.Analysis, int(cr.Location), "SELECT * with no tables specified is not valid")
 	}
 	if len(out) == 0 && len(exclude) > 0 {
 		return nil, errs.At(errs.Analysis, int(cr.Location), "SELECT list is empty after resolving * EXCLUDE")

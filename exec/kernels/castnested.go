@@ -359,30 +359,40 @@ func cutNested(s string, sep byte) (before, after string, ok bool) {
 	return "", "", false
 }
 
-// unquoteNested trims an item and reads it: NULL unquoted is NULL; a quoted item
-// loses its quotes and backslash escapes; anything else is its trimmed text.
+// unquoteNested trims an item and reads it as DuckDB does: NULL unquoted is NULL;
+// quotes anywhere in it (single or double) enclose text taken as it is and are
+// dropped, a doubled quote inside them standing for one, and a backslash inside them
+// takes the next character as it is.
 func unquoteNested(s string) (text string, isNull bool) {
 	s = strings.TrimSpace(s)
 	if strings.EqualFold(s, "null") {
 		return "", true
 	}
-	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
-		q := s[0]
-		var sb strings.Builder
-		body := s[1 : len(s)-1]
-		for i := 0; i < len(body); i++ {
-			c := body[i]
-			if c == '\\' && i+1 < len(body) {
+	if !strings.ContainsAny(s, `'"\`) {
+		return s, false
+	}
+	var sb strings.Builder
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0 && c == '\\' && i+1 < len(s):
+			i++
+			sb.WriteByte(s[i])
+		case q == 0 && (c == '\'' || c == '"'):
+			q = c
+		case q != 0 && c == q:
+			if i+1 < len(s) && s[i+1] == q {
 				i++
-				c = body[i]
-			} else if c == q && i+1 < len(body) && body[i+1] == q {
-				i++
+				sb.WriteByte(c)
+			} else {
+				q = 0
 			}
+		default:
 			sb.WriteByte(c)
 		}
-		return sb.String(), false
 	}
-	return s, false
+	return sb.String(), false
 }
 
 // tryCastNested is TRY_CAST to the nested type to: text reads with parseNested's

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -118,6 +119,12 @@ func bindListConcat(c *call) (*Function, error) {
 	operator := c.name == "||"
 	if operator && len(c.args) != 2 {
 		return nil, c.mismatch()
+	}
+	if !operator && !slices.ContainsFunc(c.args, func(a arrow.DataType) bool { return !isNullType(a) }) {
+		// Only untyped NULLs: the concatenation is NULL, as in DuckDB.
+		return newFunction(c, c.args, types.Null, func(_ []arrow.Array, n int) (arrow.Array, error) {
+			return array.NewNull(n), nil
+		}, true), nil
 	}
 	return newFunction(c, c.args, arrow.ListOf(et), func(in []arrow.Array, n int) (arrow.Array, error) {
 		xs := make([]lists, len(in))
