@@ -222,7 +222,7 @@ func New(s Spec) (Accumulator, error) {
 		}
 	case "min", "max":
 		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
-			return &mmInterval{spec: s, dt: arg, isMax: s.Name == "max"}, nil
+			return newMMInterval(s, arg, s.Name == "max"), nil
 		}
 		if kernels.NestedOrderable(arg) {
 			return newMinMaxNested(s, arg, s.Name == "max"), nil

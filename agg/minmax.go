@@ -56,7 +56,7 @@ func newMinMax(s Spec, dt arrow.DataType, isMax bool) Accumulator {
 	case arrow.FLOAT64:
 		return &mmFloat[float64]{spec: s, dt: dt, isMax: isMax}
 	case arrow.DECIMAL128:
-		return &mmDecimal{spec: s, dt: dt, isMax: isMax}
+		return newMMDecimal(s, dt, isMax)
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return &mmString{spec: s, dt: dt, isMax: isMax}
 	}
@@ -322,31 +322,55 @@ func (a *mmFloat[T]) MemoryUsage() int64 {
 	return int64(int(unsafe.Sizeof(mmCell[T]{}))*cap(a.st)) + a.rows.memoryUsage()
 }
 
-// mmDecimal is MIN/MAX of DECIMAL(p,s) by the scaled 128-bit integers.
-type mmDecimal struct {
+// mmOrdered is MIN/MAX of a fixed-width type ordered by cmp: DECIMAL(p,s) by the
+// scaled 128-bit integers, INTERVAL as DuckDB orders intervals.
+type mmOrdered[T any] struct {
 	spec  Spec
 	dt    arrow.DataType
 	isMax bool
-	vals  []decimal128.Num
+	cmp   func(a, b T) int
+	vals  []T
 	has   []bool
 	rows  rows
 }
 
-func (a *mmDecimal) better(v, cur decimal128.Num) bool {
-	if a.isMax {
-		return v.Greater(cur)
-	}
-	return v.Less(cur)
+// mmDecimal is MIN/MAX of DECIMAL(p,s).
+type mmDecimal struct{ mmOrdered[decimal128.Num] }
+
+func newMMDecimal(s Spec, dt arrow.DataType, isMax bool) *mmDecimal {
+	return &mmDecimal{mmOrdered[decimal128.Num]{spec: s, dt: dt, isMax: isMax, cmp: func(a, b decimal128.Num) int {
+		switch {
+		case a.Greater(b):
+			return 1
+		case a.Less(b):
+			return -1
+		}
+		return 0
+	}}}
 }
 
-func (a *mmDecimal) Resize(n int) { a.vals, a.has = extend(a.vals, n), extend(a.has, n) }
+// FromZone answers from no zone; a type whose zones keep bounds (DECIMAL) says
+// otherwise.
+func (a *mmOrdered[T]) FromZone(*Zone, uint32) (bool, error) { return false, nil }
 
-func (a *mmDecimal) Update(arg arrow.Array, sel []int32, groups []uint32) error {
+// ordered is the state a MIN/MAX of another worker merges from.
+func (a *mmOrdered[T]) ordered() *mmOrdered[T] { return a }
+
+func (a *mmOrdered[T]) better(v, cur T) bool {
+	if a.isMax {
+		return a.cmp(v, cur) > 0
+	}
+	return a.cmp(v, cur) < 0
+}
+
+func (a *mmOrdered[T]) Resize(n int) { a.vals, a.has = extend(a.vals, n), extend(a.has, n) }
+
+func (a *mmOrdered[T]) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 	vals, s, g, n, err := mmPrepare(a, len(a.has), &a.rows, a.dt, a.spec, arg, sel, groups)
 	if err != nil || n == 0 {
 		return err
 	}
-	data := rawValues[decimal128.Num](vals)
+	data := rawValues[T](vals)
 	for k, i := range s[:n] {
 		var grp uint32
 		if g != nil {
@@ -359,11 +383,12 @@ func (a *mmDecimal) Update(arg arrow.Array, sel []int32, groups []uint32) error 
 	return nil
 }
 
-func (a *mmDecimal) Merge(other Accumulator, mapping []uint32) error {
-	o, err := otherAs[*mmDecimal](other, a.spec)
-	if err != nil {
-		return err
+func (a *mmOrdered[T]) Merge(other Accumulator, mapping []uint32) error {
+	oa, ok := other.(interface{ ordered() *mmOrdered[T] })
+	if !ok {
+		return errs.New(errs.Internal, "BUG: cannot merge %T into %s", other, a.spec)
 	}
+	o := oa.ordered()
 	if err := checkMapping(a.spec, mapping, len(o.has), len(a.has)); err != nil {
 		return err
 	}
@@ -375,12 +400,13 @@ func (a *mmDecimal) Merge(other Accumulator, mapping []uint32) error {
 	return nil
 }
 
-func (a *mmDecimal) Final() (arrow.Array, error) {
-	return fixedArray(a.dt, append([]decimal128.Num(nil), a.vals...), a.has), nil
+func (a *mmOrdered[T]) Final() (arrow.Array, error) {
+	return fixedArray(a.dt, append([]T(nil), a.vals...), a.has), nil
 }
 
-func (a *mmDecimal) MemoryUsage() int64 {
-	return int64(16*cap(a.vals)+cap(a.has)) + a.rows.memoryUsage()
+func (a *mmOrdered[T]) MemoryUsage() int64 {
+	var zero T
+	return int64(int(unsafe.Sizeof(zero))*cap(a.vals)+cap(a.has)) + a.rows.memoryUsage()
 }
 
 // mmString is MIN/MAX of strings and binary, compared bytewise. During an Update the

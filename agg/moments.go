@@ -144,20 +144,7 @@ func (a *comomentAcc) Update(arrow.Array, []int32, []uint32) error { return need
 
 func (a *comomentAcc) UpdateArgs(args []arrow.Array, sel []int32, groups []uint32) error {
 	ensureGroup0(a, len(a.n), groups)
-	ya, ok1 := plain(args[0]).(*array.Float64)
-	xa, ok2 := plain(args[1]).(*array.Float64)
-	if !ok1 || !ok2 {
-		return typeMismatch(a.spec, args[0])
-	}
-	ys, xs := ya.Float64Values(), xa.Float64Values()
-	sp := spanOf(ya, sel, groups)
-	for k := 0; k < sp.n; k++ {
-		r := sp.row(k)
-		if ya.IsNull(r) || xa.IsNull(r) {
-			continue
-		}
-		g := sp.group(k)
-		x, y := xs[r], ys[r]
+	return floatPairs(a.spec, args, sel, groups, func(g uint32, y, x float64) {
 		a.n[g]++
 		n := a.n[g]
 		dx := x - a.mx[g]
@@ -167,6 +154,25 @@ func (a *comomentAcc) UpdateArgs(args []arrow.Array, sel []int32, groups []uint3
 		a.sxx[g] += dx * (x - a.mx[g])
 		a.syy[g] += dy * (y - a.my[g])
 		a.sxy[g] += dx * (y - a.my[g])
+	})
+}
+
+// floatPairs calls f with the group and the two DOUBLE arguments of each selected
+// row where neither is NULL.
+func floatPairs(s Spec, args []arrow.Array, sel []int32, groups []uint32, f func(g uint32, a, b float64)) error {
+	aa, ok1 := plain(args[0]).(*array.Float64)
+	ba, ok2 := plain(args[1]).(*array.Float64)
+	if !ok1 || !ok2 {
+		return typeMismatch(s, args[0])
+	}
+	as, bs := aa.Float64Values(), ba.Float64Values()
+	sp := spanOf(aa, sel, groups)
+	for k := 0; k < sp.n; k++ {
+		r := sp.row(k)
+		if aa.IsNull(r) || ba.IsNull(r) {
+			continue
+		}
+		f(sp.group(k), as[r], bs[r])
 	}
 	return nil
 }

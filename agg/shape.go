@@ -179,24 +179,11 @@ func (a *weightedAvgAcc) Update(arrow.Array, []int32, []uint32) error { return n
 
 func (a *weightedAvgAcc) UpdateArgs(args []arrow.Array, sel []int32, groups []uint32) error {
 	ensureGroup0(a, len(a.n), groups)
-	xa, ok1 := plain(args[0]).(*array.Float64)
-	wa, ok2 := plain(args[1]).(*array.Float64)
-	if !ok1 || !ok2 {
-		return typeMismatch(a.spec, args[0])
-	}
-	xs, ws := xa.Float64Values(), wa.Float64Values()
-	sp := spanOf(xa, sel, groups)
-	for k := 0; k < sp.n; k++ {
-		r := sp.row(k)
-		if xa.IsNull(r) || wa.IsNull(r) {
-			continue
-		}
-		g := sp.group(k)
+	return floatPairs(a.spec, args, sel, groups, func(g uint32, x, w float64) {
 		a.n[g]++
-		a.xw[g] += xs[r] * ws[r]
-		a.wsum[g] += ws[r]
-	}
-	return nil
+		a.xw[g] += x * w
+		a.wsum[g] += w
+	})
 }
 
 func (a *weightedAvgAcc) Merge(other Accumulator, mapping []uint32) error {
