@@ -394,6 +394,22 @@ func (b *binder) bindFrom(items []*pg.Node, outer *scope) (Node, error) {
 	return n, nil
 }
 
+// usingEquality is the condition USING (name) puts on a join of lc (scope ls) and
+// rc (scope rs): the left's column name equal to the right's, which are lc[li] and
+// rc[ri].
+func (b *binder) usingEquality(ls, rs *scope, lc, rc []Column, name string) (eq Expr, li, ri int, err error) {
+	if li, err = ls.resolve("", name, errs.NoPosition); err != nil {
+		return nil, 0, 0, err
+	}
+	if ri, err = rs.resolve("", name, errs.NoPosition); err != nil {
+		return nil, 0, 0, err
+	}
+	eq, err = b.call("=", []Expr{
+		&ColRef{Idx: li, T: lc[li].Type, Name: name},
+		&ColRef{Idx: len(lc) + ri, T: rc[ri].Type, Name: name}}, errs.NoPosition)
+	return eq, li, ri, err
+}
+
 func concatCols(a, b []Column) []Column {
 	out := make([]Column, 0, len(a)+len(b))
 	return append(append(out, a...), b...)
@@ -675,17 +691,7 @@ func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 		ls, rs := newScope(lc), newScope(rc)
 		var conds []Expr
 		for _, name := range using {
-			li, err := ls.resolve("", name, errs.NoPosition)
-			if err != nil {
-				return nil, err
-			}
-			ri, err := rs.resolve("", name, errs.NoPosition)
-			if err != nil {
-				return nil, err
-			}
-			eq, err := b.call("=", []Expr{
-				&ColRef{Idx: li, T: lc[li].Type, Name: name},
-				&ColRef{Idx: len(lc) + ri, T: rc[ri].Type, Name: name}}, errs.NoPosition)
+			eq, li, ri, err := b.usingEquality(ls, rs, lc, rc, name)
 			if err != nil {
 				return nil, err
 			}

@@ -55,17 +55,7 @@ func (b *binder) bindSemiAntiJoin(j *pg.JoinExpr, outer *scope) (Node, error) {
 	case len(using) > 0:
 		ls, rs := newScope(lc), newScope(rc)
 		for _, name := range using {
-			li, err := ls.resolve("", name, errs.NoPosition)
-			if err != nil {
-				return nil, err
-			}
-			ri, err := rs.resolve("", name, errs.NoPosition)
-			if err != nil {
-				return nil, err
-			}
-			eq, err := b.call("=", []Expr{
-				&ColRef{Idx: li, T: lc[li].Type, Name: name},
-				&ColRef{Idx: len(lc) + ri, T: rc[ri].Type, Name: name}}, errs.NoPosition)
+			eq, _, _, err := b.usingEquality(ls, rs, lc, rc, name)
 			if err != nil {
 				return nil, err
 			}
