@@ -419,13 +419,14 @@ func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.F
 	if err != nil {
 		return nil, err
 	}
-	return &arrowReader{r: r, want: f.schema.Field(c).Type}, nil
+	return &arrowReader{r: r, want: f.schema.Field(c).Type, name: f.schema.Field(c).Name}, nil
 }
 
 // arrowReader reads a column through the library's Arrow reader.
 type arrowReader struct {
 	r    *pqarrow.ColumnReader
 	want arrow.DataType
+	name string
 }
 
 func (a *arrowReader) next(n int64) (arrow.Array, error) {
@@ -438,7 +439,41 @@ func (a *arrowReader) next(n int64) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := validNested(arr); err != nil {
+		arr.Release()
+		return nil, corrupt("column %q: its nested levels do not fit together (%v)", a.name, err)
+	}
 	return normalize(arr, a.want)
+}
+
+// validNested checks that the offsets of a list or map, at every level, stay within
+// their child arrays: a file whose repetition and definition levels contradict each
+// other (a NULL list given elements) can make the library build lists that do not.
+func validNested(arr arrow.Array) error {
+	switch a := arr.(type) {
+	case *array.List:
+		if err := a.ValidateFull(); err != nil {
+			return err
+		}
+		return validNested(a.ListValues())
+	case *array.LargeList:
+		if err := a.ValidateFull(); err != nil {
+			return err
+		}
+		return validNested(a.ListValues())
+	case *array.Map:
+		if err := a.ValidateFull(); err != nil {
+			return err
+		}
+		return validNested(a.ListValues())
+	case *array.Struct:
+		for f := range a.NumField() {
+			if err := validNested(a.Field(f)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // skip reads the rows and drops them: the library's Arrow reader cannot pass over

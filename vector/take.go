@@ -105,8 +105,45 @@ func Take(arr arrow.Array, idx []int32) arrow.Array {
 			return arrowTake(arr, idx)
 		}
 		return newArray(arr.DataType(), n, nulls, validity, memory.NewBufferBytes(out))
+	case *arrow.ListType, *arrow.MapType:
+		return gatherList(arr, idx, hasNeg)
+	case *arrow.StructType:
+		validity, nulls := gatherValidity(arr, idx, hasNeg)
+		s := arr.(*array.Struct)
+		children := make([]arrow.ArrayData, s.NumField())
+		for f := range children {
+			children[f] = Take(s.Field(f), idx).Data()
+		}
+		return array.MakeFromData(array.NewData(dt, n, []*memory.Buffer{validity}, children, nulls, 0))
 	}
 	return arrowTake(arr, idx)
+}
+
+// gatherList gathers the rows idx of a list (or map) array: the new offsets count
+// each row's elements, and the child array is gathered at all of them, in order, by
+// Take itself (so nested lists gather level by level, in Lore's own loops: Arrow's
+// take kernel runs on goroutines of its own, where a panic could not be recovered).
+func gatherList(arr arrow.Array, idx []int32, hasNeg bool) arrow.Array {
+	data := arr.Data()
+	n := len(idx)
+	validity, nulls := gatherValidity(arr, idx, hasNeg)
+	srcOffs := asSlice[int32](data.Buffers()[1].Bytes())[data.Offset():]
+	child := array.MakeFromData(data.Children()[0])
+	defer child.Release()
+	offs := make([]int32, n+1)
+	var elems []int32
+	for k, i := range idx {
+		if i >= 0 && arr.IsValid(int(i)) {
+			for e := srcOffs[i]; e < srcOffs[i+1]; e++ {
+				elems = append(elems, e)
+			}
+		}
+		offs[k+1] = int32(len(elems))
+	}
+	gathered := Take(child, elems)
+	out := array.NewData(arr.DataType(), n, []*memory.Buffer{validity, memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(offs))), 4*len(offs)))},
+		[]arrow.ArrayData{gathered.Data()}, nulls, 0)
+	return array.MakeFromData(out)
 }
 
 // gatherFixed copies src[idx[k]] to dst[k]; a negative index leaves the zero value.

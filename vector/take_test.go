@@ -125,6 +125,71 @@ func TestTakeMatchesArrow(t *testing.T) {
 		}
 		arrays = append(arrays, b.NewArray())
 	}
+	{
+		// Lists of lists of strings, with NULL lists, empty lists and NULL elements.
+		b := array.NewListBuilder(mem, arrow.ListOf(arrow.BinaryTypes.String))
+		inner := b.ValueBuilder().(*array.ListBuilder)
+		vals := inner.ValueBuilder().(*array.StringBuilder)
+		for i := 0; i < n; i++ {
+			if null() {
+				b.AppendNull()
+				continue
+			}
+			b.Append(true)
+			for range r.IntN(3) {
+				if null() {
+					inner.AppendNull()
+					continue
+				}
+				inner.Append(true)
+				for range r.IntN(4) {
+					if null() {
+						vals.AppendNull()
+					} else {
+						vals.Append(words[r.IntN(len(words))])
+					}
+				}
+			}
+		}
+		arrays = append(arrays, b.NewArray())
+	}
+	{
+		// Structs holding an integer and a list, some NULL.
+		st := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			arrow.Field{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true})
+		b := array.NewStructBuilder(mem, st)
+		ab := b.FieldBuilder(0).(*array.Int64Builder)
+		lb := b.FieldBuilder(1).(*array.ListBuilder)
+		for i := 0; i < n; i++ {
+			if null() {
+				b.AppendNull()
+				continue
+			}
+			b.Append(true)
+			ab.Append(r.Int64N(100))
+			lb.Append(true)
+			for range r.IntN(3) {
+				lb.ValueBuilder().(*array.Int64Builder).Append(r.Int64N(10))
+			}
+		}
+		arrays = append(arrays, b.NewArray())
+	}
+	{
+		b := array.NewMapBuilder(mem, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64, false)
+		kb, ib := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder().(*array.Int64Builder)
+		for i := 0; i < n; i++ {
+			if null() {
+				b.AppendNull()
+				continue
+			}
+			b.Append(true)
+			for k := range r.IntN(3) {
+				kb.Append(words[k])
+				ib.Append(r.Int64N(10))
+			}
+		}
+		arrays = append(arrays, b.NewArray())
+	}
 	for _, full := range arrays {
 		// The whole array and a slice of it (a non-zero offset).
 		for _, a := range []arrow.Array{full, array.NewSlice(full, 7, n-3)} {

@@ -254,6 +254,10 @@ SELECT * FROM (VALUES
  (7, [NULL],    [-0.0::DOUBLE],      {'a': 1, 'b': ''},     MAP {'k': NULL},      [[]]),
  (8, [1, NULL], [0.0::DOUBLE],       {'a': -1, 'b': 'x y'}, MAP {'k': 1, 'j': 2}, [[1, NULL]])
 ) AS t(id, l, d, s, m, ll)`},
+	// A NULL fixed-size array, which DuckDB writes with levels that contradict each
+	// other (elements under a NULL list): not valid Parquet, refused as corrupt.
+	{path: "null_fixed_array.parquet", query: `
+SELECT * FROM (VALUES (1, [1, 2, 3]::INTEGER[3]), (2, NULL), (3, [4, 5, 6]::INTEGER[3])) AS t(id, a)`},
 }
 
 func main() {
