@@ -33,7 +33,7 @@ func resolveListAggregate(name string, elem arrow.DataType, extra []*types.Value
 	}
 	s := Spec{Name: name, ArgType: elem}
 	switch {
-	case momentFuncs[name] || name == "product" || name == "fsum":
+	case momentFuncs[name] || shapeFuncs[name] || name == "product" || name == "fsum":
 		if types.IsNumeric(elem) || elem.ID() == arrow.NULL {
 			s.ArgType = types.Float64
 		}

@@ -30,7 +30,8 @@ var ResolveListAggregate func(name string, elem arrow.DataType, extra []*types.V
 var listAggregateNames = []string{
 	"sum", "avg", "min", "max", "count", "mode", "median", "first", "last", "product",
 	"stddev_samp", "stddev_pop", "var_samp", "var_pop", "bool_and", "bool_or", "string_agg",
-	"any_value", "bit_and", "bit_or", "bit_xor", "histogram",
+	"any_value", "bit_and", "bit_or", "bit_xor", "histogram", "skewness", "kurtosis", "kurtosis_pop",
+	"sem",
 }
 
 // bindListAggregate binds list_aggregate(list, name, extra…) (named false) and

@@ -16,8 +16,8 @@ import (
 // Sorting and de-duplicating the elements of each list.
 
 // elemOrder compares two non-NULL elements of arr, typed once for the array; floats
-// order NaN greatest. ok is false for elements that cannot be ordered yet (nested
-// values).
+// order NaN greatest, nested values as DuckDB orders them. ok is false for elements
+// that cannot be ordered.
 func elemOrder(arr arrow.Array) (func(i, j int) int, bool) {
 	switch a := arr.(type) {
 	case *array.Int8:
@@ -56,6 +56,11 @@ func elemOrder(arr arrow.Array) (func(i, j int) int, bool) {
 		return func(i, j int) int { return a.Value(i).Cmp(a.Value(j)) }, true
 	case *array.Null:
 		return func(i, j int) int { return 0 }, true
+	}
+	if NestedOrderable(arr.DataType()) {
+		// Nested elements order as their order-preserving encodings.
+		keys := NestedKeys(arr)
+		return func(i, j int) int { return bytes.Compare(keys.Value(i), keys.Value(j)) }, true
 	}
 	if types.IsOrderable(arr.DataType()) && !types.IsNested(arr.DataType()) {
 		return func(i, j int) int { return types.Compare(types.ValueAt(arr, i), types.ValueAt(arr, j)) }, true
@@ -157,7 +162,7 @@ func bindListSort(reverse bool) binder {
 		if err != nil {
 			return nil, err
 		}
-		if types.IsNested(et) {
+		if types.IsNested(et) && !NestedOrderable(et) {
 			return nil, notKeyable(c, et)
 		}
 		args := append([]arrow.DataType{c.args[0]}, repeatType(types.String, len(c.args)-1)...)
