@@ -368,7 +368,9 @@ func unquoteNested(s string) (text string, isNull bool) {
 	if strings.EqualFold(s, "null") {
 		return "", true
 	}
-	if !strings.ContainsAny(s, `'"\`) {
+	if !strings.ContainsAny(s, `'"\`) || s[0] == '[' || s[0] == '{' {
+		// A bracketed item is a nested value's text, read at its own level; as a
+		// string it is kept as written, quotes and all, as DuckDB keeps it.
 		return s, false
 	}
 	var sb strings.Builder
