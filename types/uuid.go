@@ -66,7 +66,7 @@ func ParseUUID(s string) ([16]byte, bool) {
 		if c == '-' {
 			continue
 		}
-		d, ok := hexDigit(c)
+		d, ok := HexDigit(c)
 		if !ok || n == 32 {
 			return u, false
 		}
@@ -76,7 +76,8 @@ func ParseUUID(s string) ([16]byte, bool) {
 	return u, n == 32
 }
 
-func hexDigit(c byte) (byte, bool) {
+// HexDigit is the value of one hexadecimal digit, of either case.
+func HexDigit(c byte) (byte, bool) {
 	switch {
 	case c >= '0' && c <= '9':
 		return c - '0', true

@@ -303,39 +303,32 @@ func splitNested(s string, open, close byte) (items []string, ok bool) {
 	if strings.TrimSpace(body) == "" {
 		return nil, true
 	}
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '[' || c == '{' || c == '(':
-			depth++
-		case c == ']' || c == '}' || c == ')':
-			if depth--; depth < 0 {
-				return nil, false
-			}
-		case c == ',' && depth == 0:
-			items = append(items, body[start:i])
-			start = i + 1
-		}
-	}
-	if depth != 0 || quote != 0 {
+	cuts, ok := nestedSeps(body, ',')
+	if !ok {
 		return nil, false
+	}
+	start := 0
+	for _, i := range cuts {
+		items = append(items, body[start:i])
+		start = i + 1
 	}
 	return append(items, body[start:]), true
 }
 
 // cutNested splits an item at the first sep outside brackets and quotes.
 func cutNested(s string, sep byte) (before, after string, ok bool) {
-	depth := 0
+	cuts, _ := nestedSeps(s, sep)
+	if len(cuts) == 0 {
+		return "", "", false
+	}
+	return s[:cuts[0]], s[cuts[0]+1:], true
+}
+
+// nestedSeps returns the positions of sep in s outside brackets, braces,
+// parentheses and quotes (a backslash in quotes escapes the next byte). ok is false
+// when the brackets or quotes do not balance.
+func nestedSeps(s string, sep byte) (cuts []int, ok bool) {
+	depth, ok := 0, true
 	var quote byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -351,12 +344,14 @@ func cutNested(s string, sep byte) (before, after string, ok bool) {
 		case c == '[' || c == '{' || c == '(':
 			depth++
 		case c == ']' || c == '}' || c == ')':
-			depth--
+			if depth--; depth < 0 {
+				ok = false
+			}
 		case c == sep && depth == 0:
-			return s[:i], s[i+1:], true
+			cuts = append(cuts, i)
 		}
 	}
-	return "", "", false
+	return cuts, ok && depth == 0 && quote == 0
 }
 
 // unquoteNested trims an item and reads it as DuckDB does: NULL unquoted is NULL;

@@ -223,8 +223,8 @@ func parseBlob(dst []byte, s string) ([]byte, bool) {
 			if i+3 >= len(s) || s[i+1] != 'x' {
 				return dst, false
 			}
-			hi, ok1 := hexValue(s[i+2])
-			lo, ok2 := hexValue(s[i+3])
+			hi, ok1 := types.HexDigit(s[i+2])
+			lo, ok2 := types.HexDigit(s[i+3])
 			if !ok1 || !ok2 {
 				return dst, false
 			}
@@ -237,18 +237,6 @@ func parseBlob(dst []byte, s string) ([]byte, bool) {
 		}
 	}
 	return dst, true
-}
-
-func hexValue(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // ParseLiteral types a string literal for a context type: DATE '2024-01-01',

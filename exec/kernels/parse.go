@@ -82,7 +82,7 @@ func radixInteger(s string) (uint64, bool) {
 		return 0, false
 	}
 	for i := 2; i < len(s); i++ {
-		if _, ok := hexValue(s[i]); !ok {
+		if _, ok := types.HexDigit(s[i]); !ok {
 			return 0, false // no sign, no underscores after the prefix
 		}
 	}
