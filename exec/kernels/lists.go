@@ -35,27 +35,41 @@ func (b *listBuilder) end() { b.offs = append(b.offs, int32(len(b.elems.offs)-1)
 
 // addNull appends a NULL row.
 func (b *listBuilder) addNull() {
-	i := len(b.offs) - 1
-	if b.valid == nil {
-		b.valid = make([]byte, bitmapLen(cap(b.offs)))
-		bitutil.SetBitsTo(b.valid, 0, int64(8*len(b.valid)), true)
-	}
-	if bitmapLen(i+1) > len(b.valid) {
-		grown := make([]byte, 2*bitmapLen(i+1))
-		bitutil.SetBitsTo(grown, 0, int64(8*len(grown)), true)
-		copy(grown, b.valid)
-		b.valid = grown
-	}
-	bitutil.ClearBit(b.valid, i)
+	b.valid = nullAt(b.valid, len(b.offs)-1)
 	b.nulls++
 	b.end()
+}
+
+// nullAt marks row i NULL in a validity bitmap that is grown, all rows valid, as
+// rows are added.
+func nullAt(valid []byte, i int) []byte {
+	if bitmapLen(i+1) > len(valid) {
+		grown := make([]byte, 2*bitmapLen(i+1)+8)
+		bitutil.SetBitsTo(grown, 0, int64(8*len(grown)), true)
+		copy(grown, valid)
+		valid = grown
+	}
+	bitutil.ClearBit(valid, i)
+	return valid
+}
+
+// validRows is a bitmap grown by nullAt cut, or padded with valid rows, to n rows:
+// rows after the last NULL may lie beyond what it has grown to.
+func validRows(valid []byte, n int) []byte {
+	if len(valid) >= bitmapLen(n) {
+		return valid[:bitmapLen(n)]
+	}
+	grown := make([]byte, bitmapLen(n))
+	bitutil.SetBitsTo(grown, 0, int64(8*len(grown)), true)
+	copy(grown, valid)
+	return grown
 }
 
 func (b *listBuilder) finish() arrow.Array {
 	n := len(b.offs) - 1
 	var valid []byte
 	if b.nulls > 0 {
-		valid = b.valid[:bitmapLen(n)]
+		valid = validRows(b.valid, n)
 	}
 	child := b.elems.finish()
 	data := array.NewData(StringList, n, []*memory.Buffer{validBuf(valid), memory.NewBufferBytes(bytesOf(b.offs))},

@@ -145,14 +145,7 @@ func (b *gatherList) end() { b.offs = append(b.offs, int32(len(b.idx))) }
 
 // null appends a NULL row.
 func (b *gatherList) null() {
-	i := len(b.offs) - 1
-	if bitmapLen(i+1) > len(b.valid) {
-		grown := make([]byte, 2*bitmapLen(i+1)+8)
-		bitutil.SetBitsTo(grown, 0, int64(8*len(grown)), true)
-		copy(grown, b.valid)
-		b.valid = grown
-	}
-	bitutil.ClearBit(b.valid, i)
+	b.valid = nullAt(b.valid, len(b.offs)-1)
 	b.nulls++
 	b.end()
 }
@@ -175,7 +168,7 @@ func makeList(elem arrow.DataType, offs []int32, child arrow.Array, valid []byte
 	if nulls == 0 {
 		valid = nil
 	} else {
-		valid = valid[:bitmapLen(n)]
+		valid = validRows(valid, n)
 	}
 	lt := arrow.ListOf(elem)
 	data := array.NewData(lt, n, []*memory.Buffer{validBuf(valid), memory.NewBufferBytes(bytesOf(offs))},

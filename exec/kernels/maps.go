@@ -50,7 +50,7 @@ func makeMap(k, v arrow.DataType, offs []int32, keys, items arrow.Array, valid [
 	if nulls == 0 {
 		valid = nil
 	} else {
-		valid = valid[:bitmapLen(n)]
+		valid = validRows(valid, n)
 	}
 	mt := MapOf(k, v)
 	entries := array.NewData(mt.Elem(), keys.Len(), []*memory.Buffer{nil}, []arrow.ArrayData{keys.Data(), items.Data()}, 0, 0)

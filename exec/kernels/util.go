@@ -141,22 +141,7 @@ func (b *strBuilder) addBytes(s []byte) {
 }
 
 func (b *strBuilder) addNull() {
-	i := len(b.offs) - 1
-	if b.valid == nil {
-		b.valid = make([]byte, bitmapLen(cap(b.offs)))
-		for j := range b.valid {
-			b.valid[j] = 0xFF
-		}
-	}
-	if bitmapLen(i+1) > len(b.valid) {
-		grown := make([]byte, 2*bitmapLen(i+1))
-		copy(grown, b.valid)
-		for j := len(b.valid); j < len(grown); j++ {
-			grown[j] = 0xFF
-		}
-		b.valid = grown
-	}
-	bitutil.ClearBit(b.valid, i)
+	b.valid = nullAt(b.valid, len(b.offs)-1)
 	b.nulls++
 	b.offs = append(b.offs, int32(len(b.data)))
 }
@@ -165,7 +150,7 @@ func (b *strBuilder) finish() arrow.Array {
 	n := len(b.offs) - 1
 	var valid []byte
 	if b.nulls > 0 {
-		valid = b.valid[:bitmapLen(n)]
+		valid = validRows(b.valid, n)
 	}
 	data := array.NewData(b.dt, n, []*memory.Buffer{validBuf(valid), memory.NewBufferBytes(bytesOf(b.offs)), memory.NewBufferBytes(b.data)}, nil, b.nulls, 0)
 	return array.MakeFromData(data)
