@@ -425,15 +425,16 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 		defer in.Close()
 		// A join whose probe side is a pipeline feeds the workers that probe it: each
 		// applies the stages above the join and folds into its own partial state.
-		var jp *pipeline
+		var run parallelRun
+		ok := false
 		if j != nil {
-			if jp, _, err = j.parallelProbe(ctx); err != nil {
+			if run, _, ok, err = j.parallelProbe(ctx); err != nil {
 				return err
 			}
 		}
-		if jp != nil {
+		if ok {
 			if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
-				return j.probeWorkers(ctx, jp, func(w int, b *vector.Batch) error {
+				return run(ctx, func(w int, b *vector.Batch) error {
 					b, err := runStages(ctx, stages, b)
 					if err != nil || b == nil {
 						return err

@@ -62,6 +62,9 @@ type hashJoin struct {
 	buildValid   []int32
 
 	pendingBuild Operator
+	// spent is the probe side once its workers make the batches (parallelSource):
+	// kept only to be closed.
+	spent Operator
 
 	// The parallel probe: output batches and the pipeline's final error.
 	ch     chan *vector.Batch
@@ -227,11 +230,15 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		}
 		j.probeCols = j.probeColumns()
 		j.filterProbeAggregate()
-		// A probe side that is a pipeline is probed by its own workers, each with a
-		// reader of the build table.
-		if po, ok := j.probe.(*pipelineOp); ok && !po.started {
-			j.probe = nil
-			j.probeInParallel(ctx, po.p)
+		// A probe side whose batches the workers make (a pipeline, a join probed by
+		// them) is probed by those workers, each with a reader of the build table.
+		run, p, ok, err := parallelSource(ctx, j.probe)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			j.spent, j.probe = j.probe, nil
+			j.probeInParallel(ctx, run, p)
 		}
 	}
 	if j.ch != nil {
@@ -300,15 +307,15 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 // queue adds an output batch to those Next returns next.
 func (j *hashJoin) queue(b *vector.Batch) { j.pending = append(j.pending, b) }
 
-// probeInParallel runs the probe pipeline on its workers (see probeWorkers) and
-// delivers the output batches through j.ch.
-func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
+// probeInParallel runs the probe side on its workers (see probeWorkers) and
+// queues their output for Next.
+func (j *hashJoin) probeInParallel(ctx context.Context, run parallelRun, p *pipeline) {
 	rctx, cancel := context.WithCancel(ctx)
 	j.cancel = cancel
 	j.ch = make(chan *vector.Batch, 2*max(1, j.bd.env.Threads))
 	j.errc = make(chan error, 1)
 	probe := errs.Safe(func() error {
-		return j.probeWorkers(rctx, p, func(_ int, out *vector.Batch) error {
+		return j.probeWorkers(rctx, run, p, func(_ int, out *vector.Batch) error {
 			select {
 			case j.ch <- out:
 				return nil
@@ -323,12 +330,13 @@ func (j *hashJoin) probeInParallel(ctx context.Context, p *pipeline) {
 	}()
 }
 
-// probeWorkers runs the probe pipeline p on its workers, each probing its own
+// probeWorkers runs the probe side on its workers (run), each probing its own
 // batches with its own reader of the build table (and its own record of matched
 // build rows), and hands every output batch to sink with the worker's number; then,
 // for a join that tracks matches, the batches of its tail (as worker 0). The build
-// side must be prepared.
-func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w int, b *vector.Batch) error) error {
+// side must be prepared. p is the probe side when it is a pipeline (the build keys
+// then narrow its scan), or nil.
+func (j *hashJoin) probeWorkers(ctx context.Context, run parallelRun, p *pipeline, sink func(w int, b *vector.Batch) error) error {
 	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
 	matched := make([][]bool, len(readers))
 	for i := range readers {
@@ -342,14 +350,16 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 	if err := j.res.resize(j.res.held + int64(len(readers)*len(j.matched))); err != nil {
 		return err
 	}
-	size := j.narrowProbe(ctx, p, j.buildKeyCols, j.buildValid)
-	j.buildKeyCols, j.buildValid = nil, nil
-	if size > 0 {
-		if err := j.res.resize(j.res.held + size); err != nil {
-			return err
+	if p != nil {
+		size := j.narrowProbe(ctx, p, j.buildKeyCols, j.buildValid)
+		if size > 0 {
+			if err := j.res.resize(j.res.held + size); err != nil {
+				return err
+			}
 		}
 	}
-	err := p.run(ctx, func(w int, b *vector.Batch) error {
+	j.buildKeyCols, j.buildValid = nil, nil
+	err := run(ctx, func(w int, b *vector.Batch) error {
 		var sinkErr error
 		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) bool {
 			sinkErr = sink(w, out)
@@ -382,21 +392,65 @@ func (j *hashJoin) probeWorkers(ctx context.Context, p *pipeline, sink func(w in
 	return nil
 }
 
-// parallelProbe returns the probe pipeline when the join can be probed by its
-// workers directly (see probeWorkers): it has not started and its probe side is a
-// pipeline. The join is then spent: only probeWorkers and Close may follow.
-func (j *hashJoin) parallelProbe(ctx context.Context) (*pipeline, bool, error) {
-	po, ok := j.probe.(*pipelineOp)
-	if j.started || !ok || po.started {
-		return nil, false, nil
+// parallelRun makes batches on the env's workers and hands each to sink with the
+// number of the worker that made it; it returns the first error.
+type parallelRun func(ctx context.Context, sink func(w int, b *vector.Batch) error) error
+
+// parallelSource returns how op's batches can be made by the env's workers instead
+// of read one at a time: op is a pipeline that has not started, a join whose probe
+// side is such a source (its workers probe the batches they make, so a chain of
+// joins runs on every worker), or a filter or projection over one. p is op when it
+// is a pipeline. When ok, op is spent: only the returned run and op's Close may
+// follow. When not, op is untouched.
+func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipeline, ok bool, err error) {
+	switch x := op.(type) {
+	case *pipelineOp:
+		if x.started {
+			return nil, nil, false, nil
+		}
+		x.started, x.done = true, true
+		return x.p.run, x.p, true, nil
+	case *stageOp:
+		in, _, ok, err := parallelSource(ctx, x.in)
+		if !ok || err != nil {
+			return nil, nil, ok, err
+		}
+		return func(ctx context.Context, sink func(w int, b *vector.Batch) error) error {
+			return in(ctx, func(w int, b *vector.Batch) error {
+				out, err := x.stage(ctx, b)
+				if err != nil || out.Len() == 0 {
+					return err
+				}
+				return sink(w, out)
+			})
+		}, nil, true, nil
+	case *hashJoin:
+		return x.parallelProbe(ctx)
+	}
+	return nil, nil, false, nil
+}
+
+// parallelProbe returns the join's output as made by the workers of its probe side
+// (see probeWorkers), when that side is a parallel source and the join has not
+// started. The build side is prepared first. The join is then spent: only the run
+// and Close may follow.
+func (j *hashJoin) parallelProbe(ctx context.Context) (parallelRun, *pipeline, bool, error) {
+	if j.started {
+		return nil, nil, false, nil
+	}
+	run, p, ok, err := parallelSource(ctx, j.probe)
+	if !ok || err != nil {
+		return nil, nil, false, err
 	}
 	j.started = true
+	j.spent, j.probe = j.probe, nil
 	if err := j.prepare(ctx); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	j.probeCols = j.probeColumns()
-	j.probe = nil
-	return po.p, true, nil
+	return func(ctx context.Context, sink func(w int, b *vector.Batch) error) error {
+		return j.probeWorkers(ctx, run, p, sink)
+	}, nil, true, nil
 }
 
 // pairChunk is the most candidate pairs a join makes at once: a probe row may have
@@ -700,7 +754,7 @@ func (j *hashJoin) outputBatch(pb *vector.Batch, pIdx, bIdx []int32, need []bool
 			// An empty build side has no arrays to gather from: only NULLs.
 			cols[buildAt+i] = array.MakeArrayOfNull(vector.Allocator, j.buildTypes[i], len(bIdx))
 		case c != nil:
-			cols[buildAt+i] = vector.Take(c, bIdx)
+			cols[buildAt+i] = vector.TakeRef(c, bIdx)
 		}
 	}
 	return &vector.Batch{Cols: cols, Rows: len(pIdx)}
@@ -739,7 +793,7 @@ func (j *hashJoin) tailBatch(part []int32) *vector.Batch {
 	}
 	for i, c := range j.build.Cols {
 		if c != nil && (j.outputCols == nil || j.outputCols[buildAt+i]) {
-			cols[buildAt+i] = vector.Take(c, part)
+			cols[buildAt+i] = vector.TakeRef(c, part)
 		}
 	}
 	return &vector.Batch{Cols: cols, Rows: len(part)}
@@ -927,6 +981,10 @@ func (j *hashJoin) Close() {
 	if j.probe != nil {
 		j.probe.Close()
 		j.probe = nil
+	}
+	if j.spent != nil {
+		j.spent.Close()
+		j.spent = nil
 	}
 	if j.pendingBuild != nil {
 		j.pendingBuild.Close()

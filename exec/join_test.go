@@ -212,3 +212,48 @@ func TestJoinTailAsRead(t *testing.T) {
 		t.Fatalf("%d rows, want %d", total, n)
 	}
 }
+
+// TestConcatSharedDictionary: batches gathered from one build column by reference
+// concatenate by their indices and stay a dictionary with the same values; batches
+// over different dictionaries are expanded.
+func TestConcatSharedDictionary(t *testing.T) {
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues([]string{"x", "yy", "zzz"}, nil)
+	build := sb.NewArray()
+	parts := []*vector.Batch{
+		{Cols: []arrow.Array{vector.TakeRef(build, []int32{2, 0, -1})}, Rows: 3},
+		{Cols: []arrow.Array{vector.TakeRef(build, []int32{1, 1})}, Rows: 2},
+	}
+	out, err := concatBatches(context.Background(), parts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.Cols[0].(*array.Dictionary); !ok {
+		t.Fatalf("concatenation of one dictionary's rows gave %T", out.Cols[0])
+	}
+	want := []string{"zzz", "x", "NULL", "yy", "yy"}
+	check := func(col arrow.Array) {
+		t.Helper()
+		plain := kernels.Decode(col).(*array.String)
+		for k, w := range want {
+			got := "NULL"
+			if plain.IsValid(k) {
+				got = plain.Value(k)
+			}
+			if got != w {
+				t.Fatalf("row %d: %q, want %q", k, got, w)
+			}
+		}
+	}
+	check(out.Cols[0])
+	sb.AppendValues([]string{"yy"}, nil)
+	other := sb.NewArray()
+	parts[1] = &vector.Batch{Cols: []arrow.Array{vector.TakeRef(other, []int32{0, 0})}, Rows: 2}
+	if out, err = concatBatches(context.Background(), parts, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.Cols[0].(*array.String); !ok {
+		t.Fatalf("concatenation over two dictionaries gave %T, want strings", out.Cols[0])
+	}
+	check(out.Cols[0])
+}

@@ -443,6 +443,10 @@ func concatBatches(ctx context.Context, batches []*vector.Batch, ncols int) (*ve
 	}
 	out := &vector.Batch{Rows: rows, Cols: make([]arrow.Array, ncols)}
 	for i, p := range parts {
+		if c := sharedDictionary(p, rows); c != nil {
+			out.Cols[i] = c
+			continue
+		}
 		// Dictionaries are expanded where rows are materialised: each part may carry
 		// its own (or its whole column chunk's) dictionary, and unifying them costs
 		// more than the strings they stand for.
@@ -465,6 +469,35 @@ func concatBatches(ctx context.Context, batches []*vector.Batch, ncols int) (*ve
 		}
 	}
 	return out, nil
+}
+
+// sharedDictionary concatenates parts that are dictionaries over one and the same
+// dictionary array (the rows a join gathered from its build side) by their indices
+// alone, when the dictionary is no larger than the rows: the result stays a
+// dictionary. It returns nil when the parts do not qualify.
+func sharedDictionary(parts []arrow.Array, rows int) arrow.Array {
+	if len(parts) < 2 {
+		return nil
+	}
+	first, ok := parts[0].(*array.Dictionary)
+	if !ok || first.Dictionary().Len() > rows {
+		return nil
+	}
+	dict := first.Dictionary().Data()
+	indices := make([]arrow.Array, len(parts))
+	for k, p := range parts {
+		d, ok := p.(*array.Dictionary)
+		if !ok || d.Dictionary().Data() != dict || !arrow.TypeEqual(d.DataType(), first.DataType()) {
+			return nil
+		}
+		indices[k] = d.Indices()
+	}
+	ind, err := array.Concatenate(indices, vector.Allocator)
+	if err != nil {
+		return nil
+	}
+	defer ind.Release()
+	return array.NewDictionaryArray(first.DataType(), ind, first.Dictionary())
 }
 
 // heldSize estimates the bytes the rows of a hold, as a plain array: a slice

@@ -237,3 +237,38 @@ func gatherStrings(arr arrow.Array, idx []int32, hasNeg bool) arrow.Array {
 		memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(outOffs))), 4*(n+1))),
 		memory.NewBufferBytes(out))
 }
+
+// TakeRef is Take for an array that outlives the result and is gathered from many
+// times (a join's build side): strings and binaries come back as a dictionary whose
+// indices are idx and whose dictionary is arr itself, so no bytes are copied and a
+// later gather moves 4-byte indices. A row whose value is NULL gets a NULL index, so
+// no valid index points at a NULL entry. Other types are gathered by Take.
+func TakeRef(arr arrow.Array, idx []int32) arrow.Array {
+	switch arr.DataType().ID() {
+	case arrow.STRING, arrow.BINARY:
+	default:
+		return Take(arr, idx)
+	}
+	hasNeg := false
+	for _, i := range idx {
+		if i < 0 {
+			hasNeg = true
+			break
+		}
+	}
+	validity, nulls := gatherValidity(arr, idx, hasNeg)
+	ind := make([]int32, len(idx))
+	copy(ind, idx)
+	if hasNeg {
+		for k, i := range ind {
+			if i < 0 {
+				ind[k] = 0
+			}
+		}
+	}
+	indices := newArray(arrow.PrimitiveTypes.Int32, len(idx), nulls, validity,
+		memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(ind))), 4*len(ind))))
+	defer indices.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arr.DataType()}
+	return array.NewDictionaryArray(dt, indices, arr)
+}

@@ -226,3 +226,40 @@ func TestTakeMatchesArrow(t *testing.T) {
 		t.Fatalf("gather of no rows: %v", got)
 	}
 }
+
+// TestTakeRef checks that gathering strings by reference gives a dictionary over the
+// source with the values Take copies, NULL for -1 and for NULL values, and that other
+// types are gathered as by Take.
+func TestTakeRef(t *testing.T) {
+	mem := memory.DefaultAllocator
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"a", "", "ccc", "dd", "e"}, []bool{true, true, false, true, true})
+	strs := sb.NewArray()
+	idx := []int32{4, -1, 2, 0, 0, 1, 3, -1}
+	got := TakeRef(strs, idx)
+	d, ok := got.(*array.Dictionary)
+	if !ok {
+		t.Fatalf("TakeRef of strings gave %T, want a dictionary", got)
+	}
+	if d.Dictionary() != strs && d.Dictionary().Data() != strs.Data() {
+		t.Fatalf("the dictionary is not the source array")
+	}
+	want := Take(strs, idx)
+	if d.Len() != want.Len() {
+		t.Fatalf("%d rows, want %d", d.Len(), want.Len())
+	}
+	for k := range idx {
+		if d.IsNull(k) != want.IsNull(k) {
+			t.Fatalf("row %d: null %v, want %v", k, d.IsNull(k), want.IsNull(k))
+		}
+		if want.IsValid(k) && strs.(*array.String).Value(d.GetValueIndex(k)) != want.(*array.String).Value(k) {
+			t.Fatalf("row %d: %q, want %q", k, strs.(*array.String).Value(d.GetValueIndex(k)), want.(*array.String).Value(k))
+		}
+	}
+	ib := array.NewInt64Builder(mem)
+	ib.AppendValues([]int64{7, 8, 9}, nil)
+	ints := ib.NewArray()
+	if got := TakeRef(ints, []int32{2, -1, 0}); !array.Equal(got, Take(ints, []int32{2, -1, 0})) {
+		t.Fatalf("TakeRef of integers = %v", got)
+	}
+}

@@ -203,19 +203,9 @@ func takeArray(arr arrow.Array, idx []int32) arrow.Array {
 // they need: a dictionary can stand for far more bytes than it holds (a long string
 // repeated on every row), and a buffer grown by doubling would take up to twice that.
 func decodeStrings(d *array.Dictionary, values *array.String) arrow.Array {
-	n := d.Len()
-	valid := func(i int) bool { return d.IsValid(i) && values.IsValid(d.GetValueIndex(i)) }
-	size, _ := ExpandedStringBytes(d)
-	b := newStrBuilder(n, int(size))
-	b.dt = values.DataType()
-	for i := 0; i < n; i++ {
-		if valid(i) {
-			b.add(values.Value(d.GetValueIndex(i)))
-		} else {
-			b.addNull()
-		}
-	}
-	return b.finish()
+	pos := make([]int32, d.Len())
+	hashDictIndices(d, nil, pos)
+	return vector.Take(values, pos)
 }
 
 // ExpandedStringBytes is the string data a dictionary of strings stands for once
@@ -226,11 +216,20 @@ func ExpandedStringBytes(d *array.Dictionary) (bytes int64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	for i := 0; i < d.Len(); i++ {
-		if d.IsValid(i) {
-			if k := d.GetValueIndex(i); values.IsValid(k) {
-				bytes += int64(len(values.Value(k)))
+	offs := values.ValueOffsets()
+	pos := make([]int32, d.Len())
+	hashDictIndices(d, nil, pos)
+	if values.NullN() == 0 {
+		for _, p := range pos {
+			if p >= 0 {
+				bytes += int64(offs[p+1] - offs[p])
 			}
+		}
+		return bytes, true
+	}
+	for _, p := range pos {
+		if p >= 0 && values.IsValid(int(p)) {
+			bytes += int64(offs[p+1] - offs[p])
 		}
 	}
 	return bytes, true

@@ -147,6 +147,10 @@ type hashKeyVec struct {
 	posBuf  []int32
 	entBuf  []uint64    // hash per dictionary entry
 	ent     *hashKeyVec // the dictionary's entries, normalised
+	// entDict is the dictionary last seen, and entHashed whether entBuf holds the
+	// hashes of its entries.
+	entDict   arrow.ArrayData
+	entHashed bool
 }
 
 // hashNormalize fills v with column arr at the selected rows (sel nil = rows 0..n-1).
@@ -391,25 +395,37 @@ func hashBytesString(b []byte) string {
 }
 
 // hashNormalizeDict normalises a dictionary column: the selected rows' indices are
-// resolved, and when the dictionary is not much larger than the batch, each entry is
-// hashed once and the hashes gathered (worth it for strings especially).
+// resolved, and the hash of each string entry is computed once and gathered per row
+// when that is cheaper than hashing the rows: when the dictionary is not much larger
+// than the batch, or when it is the dictionary of the previous batch too (a join's
+// build column, a row group's dictionary), whose entry hashes are then kept for the
+// batches after.
 func hashNormalizeDict(d *array.Dictionary, sel []int32, n int, v *hashKeyVec) {
 	v.posBuf = hashGrow(v.posBuf, n)
 	pos := v.posBuf
 	hashDictIndices(d, sel, pos)
 	dict := d.Dictionary()
 	hashGather(dict, pos, n, v)
-	if dict.Len() > n || v.kind != hashKindBytes {
+	if v.kind != hashKindBytes {
 		return
 	}
-	// Hash each entry once, then gather per row.
-	if v.ent == nil {
-		v.ent = new(hashKeyVec)
+	if data := dict.Data(); data != v.entDict {
+		v.entDict, v.entHashed = data, false
+		if dict.Len() > n {
+			return
+		}
 	}
-	hashGather(dict, nil, dict.Len(), v.ent)
-	v.entBuf = hashGrow(v.entBuf, dict.Len())
-	hashVecInto(v.ent, v.entBuf, false)
-	clear(v.ent.strBuf) // do not keep the dictionary alive through the scratch
+	if !v.entHashed {
+		// Hash each entry once.
+		if v.ent == nil {
+			v.ent = new(hashKeyVec)
+		}
+		hashGather(dict, nil, dict.Len(), v.ent)
+		v.entBuf = hashGrow(v.entBuf, dict.Len())
+		hashVecInto(v.ent, v.entBuf, false)
+		clear(v.ent.strBuf) // the entry hashes are kept, not the views of the strings
+		v.entHashed = true
+	}
 	v.hashBuf = hashGrow(v.hashBuf, n)
 	for k, p := range pos {
 		if p < 0 {

@@ -577,3 +577,74 @@ func TestKeyTableReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTableSharedLargeDictionary keys two columns, one a dictionary of strings far
+// larger than a batch and shared by many batches (a join's build column), whose entry
+// hashes are kept from batch to batch, and switches to another dictionary and back,
+// and to plain strings: every row must land in the group of its values.
+func TestKeyTableSharedLargeDictionary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	makeDict := func(prefix string, n int) ([]string, arrow.Array) {
+		vals := make([]string, n)
+		valid := make([]bool, n)
+		for i := range vals {
+			vals[i] = fmt.Sprintf("%s-%d", prefix, i%(n/2)) // every value twice
+			valid[i] = i%97 != 0                            // some NULL entries
+		}
+		sb := array.NewStringBuilder(memory.DefaultAllocator)
+		sb.AppendValues(vals, valid)
+		for i := range vals {
+			if !valid[i] {
+				vals[i] = "\x00null"
+			}
+		}
+		return vals, sb.NewArray()
+	}
+	aVals, aDict := makeDict("a", 4000)
+	bVals, bDict := makeDict("a", 3000) // the same values under other positions
+	types := []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}
+	tab := NewKeyTable(types)
+	ref := &ktReference{ids: map[string]uint32{}}
+	canon := func(s string) string {
+		if s == "\x00null" {
+			return ktCanon(nil)
+		}
+		return ktCanon(s)
+	}
+	for b := 0; b < 30; b++ {
+		vals, dict := aVals, aDict
+		if b%10 == 7 {
+			vals, dict = bVals, bDict
+		}
+		n := 50 + rng.IntN(100)
+		idx := make([]int32, n)
+		nums := make([]int64, n)
+		valid := make([]bool, n)
+		for i := range idx {
+			idx[i] = int32(rng.IntN(len(vals)))
+			nums[i] = int64(rng.IntN(3))
+			valid[i] = rng.IntN(20) != 0
+		}
+		ib := array.NewInt32Builder(memory.DefaultAllocator)
+		ib.AppendValues(idx, valid)
+		var col arrow.Array = array.NewDictionaryArray(dictType, ib.NewArray(), dict)
+		if b%10 == 9 {
+			col = Decode(col)
+		}
+		nb := array.NewInt64Builder(memory.DefaultAllocator)
+		nb.AppendValues(nums, nil)
+		ids := make([]uint32, n)
+		tab.Insert([]arrow.Array{col, nb.NewArray()}, nil, ids)
+		for k := range idx {
+			s := ktCanon(nil)
+			if valid[k] {
+				s = canon(vals[idx[k]])
+			}
+			if want := ref.insert(s + "|" + ktCanon(nums[k]) + "|"); ids[k] != want {
+				t.Fatalf("batch %d row %d: id %d, want %d", b, k, ids[k], want)
+			}
+		}
+	}
+	ktCheckKeys(t, tab, types, ref)
+}
