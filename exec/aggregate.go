@@ -473,6 +473,11 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			}
 		}
 	}
+	if len(h.node.Sets) > 0 {
+		out, err := h.groupingSets(final)
+		h.out = out
+		return err
+	}
 	cols := make([]arrow.Array, 0, len(h.node.Groups)+len(h.specs))
 	rows := 1
 	if final.keys != nil {

@@ -845,7 +845,7 @@ func (j *hashJoin) filterProbeAggregate() {
 		op = st.in
 	}
 	a, ok := op.(*hashAggregate)
-	if !ok || a.started || len(a.node.Groups) == 0 {
+	if !ok || a.started || len(a.node.Groups) == 0 || len(a.node.Sets) > 0 {
 		return
 	}
 	for k, c := range cols {

@@ -185,10 +185,10 @@ func (b *binder) groupingCall(name string, args []*pg.Node, pos int, ec *exprCtx
 	return &groupingRef{k: len(agg.groupings) - 1}, nil
 }
 
-// aggregateNode is the aggregation of input by agg: one Aggregate, or with grouping
-// sets one per set over the shared input, under a UNION ALL. Its columns are every
-// group (NULL where a set leaves it out), the aggregates, then a BIGINT per
-// GROUPING() call.
+// aggregateNode is the aggregation of input by agg: one Aggregate, with grouping
+// sets (and GROUPING() calls) among its fields when the GROUP BY has them. Its
+// columns are every group (NULL where a set leaves it out), the aggregates, then a
+// BIGINT per GROUPING() call.
 func (b *binder) aggregateNode(input Node, agg *aggState) Node {
 	gcols := make([]Column, len(agg.groups))
 	for i, g := range agg.groups {
@@ -202,10 +202,11 @@ func (b *binder) aggregateNode(input Node, agg *aggState) Node {
 	for i, a := range agg.aggs {
 		acols[i] = Column{Name: a.Func, Type: a.T}
 	}
+	cols := concatCols(gcols, acols)
 	sets := agg.sets
 	if sets == nil {
 		if len(agg.groupings) == 0 {
-			return &Aggregate{Input: input, Groups: agg.groups, Aggs: agg.aggs, Cols: concatCols(gcols, acols)}
+			return &Aggregate{Input: input, Groups: agg.groups, Aggs: agg.aggs, Cols: cols}
 		}
 		all := make([]int, len(agg.groups))
 		for i := range all {
@@ -213,50 +214,68 @@ func (b *binder) aggregateNode(input Node, agg *aggState) Node {
 		}
 		sets = [][]int{all}
 	}
-	if len(sets) > 1 {
-		input = &Shared{Input: input, Refs: len(sets)}
-	}
-	cols := concatCols(gcols, acols)
 	for range agg.groupings {
 		cols = append(cols, Column{Name: "grouping", Type: types.Int64})
 	}
+	return &Aggregate{Input: input, Groups: agg.groups, Aggs: agg.aggs, Sets: sets, Groupings: agg.groupings, Cols: cols}
+}
+
+// ExpandSets rewrites an aggregate with grouping sets into one aggregate per set
+// over the shared input, each projected to the columns of x, under a UNION ALL: the
+// same rows, for the rewrites that know plain aggregates only.
+func ExpandSets(x *Aggregate) Node {
+	if len(x.Sets) == 0 {
+		return x
+	}
+	ng, na := len(x.Groups), len(x.Aggs)
+	gcols, acols := x.Cols[:ng], x.Cols[ng:ng+na]
+	input := x.Input
+	if len(x.Sets) > 1 {
+		input = &Shared{Input: input, Refs: len(x.Sets)}
+	}
 	var out Node
-	for _, set := range sets {
+	for _, set := range x.Sets {
 		groups := make([]Expr, len(set))
 		setCols := make([]Column, len(set))
 		for k, i := range set {
-			groups[k], setCols[k] = agg.groups[i], gcols[i]
+			groups[k], setCols[k] = x.Groups[i], gcols[i]
 		}
-		var n Node = &Aggregate{Input: input, Groups: groups, Aggs: agg.aggs, Cols: concatCols(setCols, acols)}
-		exprs := make([]Expr, 0, len(cols))
-		for i, g := range agg.groups {
+		var n Node = &Aggregate{Input: input, Groups: groups, Aggs: x.Aggs, Cols: concatCols(setCols, acols)}
+		exprs := make([]Expr, 0, len(x.Cols))
+		for i, g := range x.Groups {
 			if k := indexOf(set, i); k >= 0 {
 				exprs = append(exprs, &ColRef{Idx: k, T: g.Type(), Name: gcols[i].Name})
 			} else {
 				exprs = append(exprs, &Literal{V: types.NullOf(g.Type())})
 			}
 		}
-		for k, a := range agg.aggs {
+		for k, a := range x.Aggs {
 			exprs = append(exprs, &ColRef{Idx: len(set) + k, T: a.T, Name: a.Func})
 		}
-		for _, args := range agg.groupings {
-			var v int64
-			for _, i := range args {
-				v <<= 1
-				if !containsInt(set, i) {
-					v |= 1
-				}
-			}
-			exprs = append(exprs, &Literal{V: types.Value{Type: types.Int64, I: v}})
+		for _, args := range x.Groupings {
+			exprs = append(exprs, &Literal{V: types.Value{Type: types.Int64, I: GroupingValue(set, args)}})
 		}
-		n = &Project{Input: n, Exprs: exprs, Cols: cols}
+		n = &Project{Input: n, Exprs: exprs, Cols: x.Cols}
 		if out == nil {
 			out = n
 		} else {
-			out = &SetOp{Kind: Union, All: true, Left: out, Right: n, Cols: cols}
+			out = &SetOp{Kind: Union, All: true, Left: out, Right: n, Cols: x.Cols}
 		}
 	}
 	return out
+}
+
+// GroupingValue is GROUPING(args…) for the rows of grouping set set: a bit per
+// argument, the first the most significant, set when the set leaves it out.
+func GroupingValue(set, args []int) int64 {
+	var v int64
+	for _, i := range args {
+		v <<= 1
+		if !containsInt(set, i) {
+			v |= 1
+		}
+	}
+	return v
 }
 
 func indexOf(s []int, x int) int {

@@ -455,6 +455,9 @@ func countLike(fn string) bool {
 // every D row, also those no row of its input belongs to: it is left-joined onto D,
 // its counts 0 where nothing matched.
 func (dc *decorr) pushAggregate(x *Aggregate) (Node, error) {
+	if len(x.Sets) > 0 {
+		return dc.push(ExpandSets(x))
+	}
 	nd := dc.nd
 	in, err := dc.push(x.Input)
 	if err != nil {
@@ -765,7 +768,7 @@ func atMostOneRow(n Node) bool {
 	case *Sort:
 		return atMostOneRow(x.Input)
 	case *Aggregate:
-		return len(x.Groups) == 0
+		return len(x.Groups) == 0 && len(x.Sets) <= 1
 	case *Limit:
 		return x.Count >= 0 && x.Count <= 1 || atMostOneRow(x.Input)
 	case *Values:

@@ -123,6 +123,17 @@ func explain(b *strings.Builder, n Node, depth int, ann map[Node]string) {
 			as = append(as, item)
 		}
 		fmt.Fprintf(b, "%sAggregate groups=[%s] aggregates=[%s]", pad, strings.Join(gs, ", "), strings.Join(as, ", "))
+		if len(x.Sets) > 0 {
+			sets := make([]string, len(x.Sets))
+			for k, set := range x.Sets {
+				names := make([]string, len(set))
+				for i, g := range set {
+					names[i] = gs[g]
+				}
+				sets[k] = "(" + strings.Join(names, ", ") + ")"
+			}
+			fmt.Fprintf(b, " sets=[%s]", strings.Join(sets, ", "))
+		}
 	case *Join:
 		var ks []string
 		eq := " = "

@@ -209,6 +209,15 @@ type Aggregate struct {
 	// SeedKeys holds the key of each seed group, one array per group expression.
 	Seeds    []agg.Accumulator
 	SeedKeys []arrow.Array
+	// Sets, when set, are grouping sets (GROUPING SETS, ROLLUP, CUBE): each a list of
+	// indexes into Groups, and every set's groups are output in turn. The columns are
+	// then every group (NULL where the row's set leaves it out), the aggregates, and
+	// one BIGINT per entry of Groupings: the GROUPING() value of its arguments
+	// (indexes into Groups) for the row's set, a bit per argument, set when the set
+	// leaves it out. Every set is aggregated from the partial states of the finest
+	// grouping (all of Groups), merged: the input is read once.
+	Sets      [][]int
+	Groupings [][]int
 }
 
 // JoinKind is the kind of a join.

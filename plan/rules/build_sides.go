@@ -76,10 +76,11 @@ func estimate(n plan.Node) card {
 		}
 		return card{in.rows * selectivity(x.Cond), in.base}
 	case *plan.Aggregate:
+		sets := float64(max(1, len(x.Sets)))
 		if len(x.Groups) == 0 {
-			return card{1, 1}
+			return card{sets, sets}
 		}
-		r := estimate(x.Input).rows/10 + 1
+		r := sets * (estimate(x.Input).rows/10 + 1)
 		return card{r, r}
 	case *plan.LimitPercent:
 		in := estimate(x.Input)

@@ -249,6 +249,10 @@ func topAggregate(n plan.Node) (*plan.Aggregate, func(plan.Node) plan.Node) {
 	for {
 		switch x := cur.(type) {
 		case *plan.Aggregate:
+			if len(x.Sets) > 0 {
+				// Grouping sets are computed from their input's rows.
+				return nil, nil
+			}
 			if set == nil {
 				return x, func(m plan.Node) plan.Node { return m }
 			}
