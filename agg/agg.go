@@ -83,7 +83,8 @@ type Accumulator interface {
 	// when it gives the number of rows (any column of the batch, or an array.Null).
 	Update(arg arrow.Array, sel []int32, groups []uint32) error
 	// Merge folds other's group j into this accumulator's group mapping[j]. other was
-	// made by New with the same Spec; the target groups must exist.
+	// made by New with the same Spec; the target groups must exist. other is left as
+	// it was, so one state may be merged into several (grouping sets are).
 	Merge(other Accumulator, mapping []uint32) error
 	// Final returns the result of groups 0..n-1 as an array of ResultType. Groups with
 	// no rows (or only NULLs) give 0 for the counts and NULL for everything else.
