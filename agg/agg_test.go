@@ -541,6 +541,20 @@ func TestAggregates(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkResult(t, name+" merged", spec, res, rows)
+					// Merging leaves the merged states as they were: merged again, into
+					// another accumulator, they give the same answer.
+					again, _ := New(spec)
+					again.Resize(ng)
+					if err := again.Merge(a1, identity); err != nil {
+						t.Fatal(err)
+					}
+					if err := again.Merge(a2, flip); err != nil {
+						t.Fatal(err)
+					}
+					if res, err = again.Final(); err != nil {
+						t.Fatal(err)
+					}
+					checkResult(t, name+" merged again", spec, res, rows)
 					if merged.MemoryUsage() <= 0 {
 						t.Fatalf("MemoryUsage = %d", merged.MemoryUsage())
 					}

@@ -160,6 +160,9 @@ func TestMoreAggregatesMergeEqualsOnePass(t *testing.T) {
 				// Three parts, the middle one through a selection, merged in order.
 				cuts := []int{0, 1000, 2200, n}
 				merged := mustNew(t, tc.spec, grouped, groups)
+				// Each part merged into a second accumulator too: Merge leaves it as
+				// it was.
+				twice := mustNew(t, tc.spec, grouped, groups)
 				for p := 0; p+1 < len(cuts); p++ {
 					part := mustNew(t, tc.spec, grouped, groups)
 					cols := slice(tc.cols, cuts[p], cuts[p+1])
@@ -183,6 +186,9 @@ func TestMoreAggregatesMergeEqualsOnePass(t *testing.T) {
 					if err := merged.Merge(part, mapping); err != nil {
 						t.Fatal(err)
 					}
+					if err := twice.Merge(part, mapping); err != nil {
+						t.Fatal(err)
+					}
 				}
 				got, err := merged.Final()
 				if err != nil {
@@ -190,6 +196,12 @@ func TestMoreAggregatesMergeEqualsOnePass(t *testing.T) {
 				}
 				if d := sameArrays(got, want); d != "" {
 					t.Errorf("merged parts: %s", d)
+				}
+				if got, err = twice.Final(); err != nil {
+					t.Fatal(err)
+				}
+				if d := sameArrays(got, want); d != "" {
+					t.Errorf("parts merged a second time: %s", d)
 				}
 				again, err := one.Final()
 				if err != nil {
