@@ -587,3 +587,34 @@ func TestSelectiveLateColumns(t *testing.T) {
 		withPath(pathPages, func() { lateMatches(t, f, "selective.parquet", fmt.Sprintf("dictionary %v", dict), full) })
 	}
 }
+
+// TestDictionaryWithoutEncodingStats: DuckDB writes no page encoding statistics; a
+// string chunk whose list of encodings holds only dictionary encodings is read as a
+// dictionary, and one that lists PLAIN is not.
+func TestDictionaryWithoutEncodingStats(t *testing.T) {
+	path := filepath.Join(dataDir(t), "parquet-testing", "duckdb", "bloom_filter_bad_length_range.parquet")
+	r, err := storage.Local{}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := Open(context.Background(), r, "bloom_filter_bad_length_range.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Schema().FieldIndices("r_string")
+	if len(c) != 1 {
+		t.Fatalf("no column r_string in %s", f.Schema())
+	}
+	cc, err := f.meta.RowGroup(0).ColumnChunk(f.cols[c[0]].leaves[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cc.EncodingStats()) != 0 || !cc.HasDictionaryPage() {
+		t.Fatalf("the fixture changed: encoding statistics %v, dictionary page %v", cc.EncodingStats(), cc.HasDictionaryPage())
+	}
+	if k := f.pageKind(0, c[0]); k != pageDict {
+		t.Errorf("r_string reads as page kind %d, want a dictionary (%d)", k, pageDict)
+	}
+	compareReads(t, f, "bloom_filter_bad_length_range.parquet")
+}

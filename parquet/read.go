@@ -600,7 +600,10 @@ func (f *File) readProps(rg int, cols []int) pqarrow.ArrowReadProperties {
 }
 
 // dictionaryEncoded reports whether every data page of a column chunk is
-// dictionary-encoded, by the chunk's page encoding statistics.
+// dictionary-encoded, by the chunk's page encoding statistics or, for writers that
+// leave them out (DuckDB), by its list of encodings: only dictionary encodings and
+// those of levels. A PLAIN in that list may be the dictionary page's or a data
+// page's, so it counts as not dictionary-encoded.
 func (f *File) dictionaryEncoded(rg, leaf int) bool {
 	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
 	if err != nil || !cc.HasDictionaryPage() {
@@ -608,7 +611,17 @@ func (f *File) dictionaryEncoded(rg, leaf int) bool {
 	}
 	stats := cc.EncodingStats()
 	if len(stats) == 0 {
-		return false
+		dict := false
+		for _, e := range cc.Encodings() {
+			switch e {
+			case pq.Encodings.RLEDict, pq.Encodings.PlainDict:
+				dict = true
+			case pq.Encodings.RLE, pq.Encodings.BitPacked:
+			default:
+				return false
+			}
+		}
+		return dict
 	}
 	for _, st := range stats {
 		if st.PageType.String() == "DICTIONARY_PAGE" {
