@@ -7,13 +7,15 @@ import "github.com/loredb/lore/plan"
 // Optimize applies every rule to n and returns the rewritten plan.
 func Optimize(n plan.Node) plan.Node {
 	n = optimizeTree(n)
+	root := n
 	// Each shared plan is optimized once, on its own, with every column it produces
-	// needed.
+	// needed, after its readers' filters narrow it (PushIntoShared).
 	done := map[*plan.Shared]bool{}
 	var walk func(plan.Node)
 	walk = func(n plan.Node) {
 		if s, ok := n.(*plan.Shared); ok && !done[s] {
 			done[s] = true
+			PushIntoShared(s, root)
 			s.Input = optimizeTree(s.Input)
 			walk(s.Input)
 		}

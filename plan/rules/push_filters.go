@@ -1,6 +1,10 @@
 package rules
 
 import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/loredb/lore/plan"
 )
 
@@ -34,7 +38,9 @@ func PushFilters(n plan.Node) plan.Node {
 func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 	switch x := n.(type) {
 	case *plan.Filter:
-		return pushInto(x.Input, append(conds, plan.Conjuncts(x.Cond)...))
+		// The filter's own conjuncts first: they may guard what those from above
+		// compute (a cast of the rows they let through).
+		return pushInto(x.Input, append(plan.Conjuncts(x.Cond), conds...))
 	case *plan.Join:
 		forSubqueries(x, PushFilters)
 		nl := len(x.Left.Columns())
@@ -116,9 +122,132 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 		x.Left = pushInto(x.Left, left)
 		x.Right = pushInto(x.Right, right)
 		return wrap(x, keep)
+	case *plan.Project:
+		forSubqueries(x, PushFilters)
+		var below, keep []plan.Expr
+		for _, c := range conds {
+			if d, ok := throughProject(c, x.Exprs); ok {
+				below = append(below, d)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		x.Input = pushInto(x.Input, below)
+		return wrap(x, keep)
+	case *plan.Aggregate:
+		forSubqueries(x, PushFilters)
+		var below, keep []plan.Expr
+		for _, c := range conds {
+			if d, ok := throughAggregate(c, x); ok {
+				below = append(below, d)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		x.Input = pushInto(x.Input, below)
+		return wrap(x, keep)
+	case *plan.Sort:
+		var below, keep []plan.Expr
+		for _, c := range conds {
+			if movable(c) {
+				below = append(below, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		x.Input = pushInto(x.Input, below)
+		return wrap(x, keep)
+	case *plan.Distinct:
+		var below, keep []plan.Expr
+		for _, c := range conds {
+			if movable(c) {
+				below = append(below, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		x.Input = pushInto(x.Input, below)
+		return wrap(x, keep)
+	case *plan.SetOp:
+		// A row is in the result of UNION, INTERSECT or EXCEPT only if it is in an
+		// input with the same values: a condition on the values holds on both.
+		var both, keep []plan.Expr
+		for _, c := range conds {
+			if movable(c) && sameTypes(c, x.Cols, x.Left.Columns()) && sameTypes(c, x.Cols, x.Right.Columns()) {
+				both = append(both, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		x.Left = pushInto(x.Left, both)
+		x.Right = pushInto(x.Right, both)
+		return wrap(x, keep)
 	}
 	n = PushFilters(n)
 	return wrap(n, conds)
+}
+
+// movable reports whether conjunct c may be evaluated on other rows than those it
+// was written over, before the operators between: it holds no subquery (a
+// correlated one, or one evaluated per row, belongs where it was written).
+func movable(c plan.Expr) bool {
+	return !pinned(c) && !hasSubquery(c)
+}
+
+// throughProject returns conjunct c, over the columns of a projection, over the
+// projection's input instead: each column replaced by the expression that makes it.
+func throughProject(c plan.Expr, exprs []plan.Expr) (plan.Expr, bool) {
+	if !movable(c) {
+		return nil, false
+	}
+	ok := true
+	out, _ := plan.MapExpr(c, func(e plan.Expr) (plan.Expr, error) {
+		r, isRef := e.(*plan.ColRef)
+		if !isRef {
+			return e, nil
+		}
+		src := exprs[r.Idx]
+		if _, unused := src.(*plan.Unused); unused || hasSubquery(src) || pinned(src) {
+			ok = false
+		}
+		return src, nil
+	})
+	return out, ok
+}
+
+// throughAggregate returns conjunct c, over the columns of an aggregate, over the
+// aggregate's input, when it reads only groups: a group is kept or dropped whole, so
+// its rows may be dropped before they are aggregated. With grouping sets, only
+// groups every set keeps qualify (a set that leaves a group out makes it NULL).
+func throughAggregate(c plan.Expr, x *plan.Aggregate) (plan.Expr, bool) {
+	if !movable(c) || len(x.Seeds) > 0 {
+		return nil, false
+	}
+	used := map[int]bool{}
+	plan.ColumnsUsed(c, used)
+	for i := range used {
+		if i >= len(x.Groups) {
+			return nil, false
+		}
+		for _, set := range x.Sets {
+			if !slices.Contains(set, i) {
+				return nil, false
+			}
+		}
+	}
+	return throughProject(c, x.Groups)
+}
+
+// sameTypes reports whether the columns c reads have the same types in cols and in.
+func sameTypes(c plan.Expr, cols, in []plan.Column) bool {
+	used := map[int]bool{}
+	plan.ColumnsUsed(c, used)
+	for i := range used {
+		if !arrow.TypeEqual(cols[i].Type, in[i].Type) {
+			return false
+		}
+	}
+	return true
 }
 
 func wrap(n plan.Node, conds []plan.Expr) plan.Node {
