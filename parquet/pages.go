@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
+	"sync"
 
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -232,7 +234,7 @@ func (w *pageWalker) header() (pageHeader, int, error) {
 func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	size := int(p.compressed)
 	extra := int(min(headerReadAhead, w.end-(p.body+int64(size))))
-	w.comp = grow(w.comp, size+extra)
+	w.comp = growPage(w.comp, size+extra)
 	if _, err := w.src.ReadAt(w.comp, p.body); err != nil && err != io.EOF {
 		return nil, err
 	}
@@ -256,7 +258,7 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	}
 	// Room past the page lets a decoder take its fast path to the last block
 	// (Zstandard's wants a block's worth).
-	w.plain = grow(w.plain, int(p.uncompressed)+decodeHeadroom)[:p.uncompressed]
+	w.plain = growPage(w.plain, int(p.uncompressed)+decodeHeadroom)[:p.uncompressed]
 	copy(w.plain, comp[:levels])
 	out, err := compress.Decode(w.codec, w.plain[levels:], comp[levels:])
 	if err != nil {
@@ -272,7 +274,47 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 }
 
 // close drops the walker's buffers.
-func (w *pageWalker) close() { *w = pageWalker{} }
+// close ends the walk; its buffers go back to the pool for other chunks (nothing
+// read from a chunk keeps pointing into them: every decoder copies its values).
+func (w *pageWalker) close() {
+	putPage(w.comp)
+	putPage(w.plain)
+	*w = pageWalker{}
+}
+
+// pageBufs pools the buffers pages are read and decompressed into, by size class
+// (the powers of two from 64 KiB): a scan reads thousands of column chunks, each
+// of which would otherwise allocate, and clear, buffers of its pages' size.
+var pageBufs [24]sync.Pool
+
+const pageClassMin = 16 // 64 KiB
+
+// growPage is grow for page buffers: a buffer too small goes back to the pool and
+// one of a class large enough is taken from it.
+func growPage(b []byte, n int) []byte {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	putPage(b)
+	c := max(pageClassMin, bits.Len(uint(n-1)))
+	if c-pageClassMin >= len(pageBufs) {
+		return make([]byte, n)
+	}
+	if p, ok := pageBufs[c-pageClassMin].Get().(*[]byte); ok {
+		return (*p)[:n]
+	}
+	return make([]byte, n, 1<<c)
+}
+
+// putPage returns b to the pool of the largest class its capacity fills.
+func putPage(b []byte) {
+	c := bits.Len(uint(cap(b))) - 1
+	if b == nil || c < pageClassMin || c-pageClassMin >= len(pageBufs) {
+		return
+	}
+	b = b[:cap(b)]
+	pageBufs[c-pageClassMin].Put(&b)
+}
 
 // decodeHeadroom is the room a page buffer keeps past its end for decoders.
 const decodeHeadroom = 160 << 10
