@@ -49,9 +49,10 @@ func isScalarTarget(dt arrow.DataType) bool {
 		dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO || types.IsTime(dt)
 }
 
-// Cast converts arr to type to. A dictionary array has its dictionary converted and
-// stays a dictionary array (of value type to) with the same indices, so the work is
-// done once per distinct value; callers compare types with types.Unwrap. A value
+// Cast converts arr to type to. A dictionary array no larger than its rows has its
+// dictionary converted and stays a dictionary array (of value type to) with the same
+// indices, so the work is done once per distinct value; callers compare types with
+// types.Unwrap. A value
 // that does not convert (CAST('abc' AS INTEGER), an integer out of range) is an
 // ANALYSIS_ERROR naming the value and the type, DuckDB's "Conversion Error".
 func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
@@ -60,12 +61,17 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		if arrow.TypeEqual(types.Unwrap(d.DataType()), to) {
 			return arr, nil
 		}
-		dict, err := Cast(d.Dictionary(), to)
-		if err != nil {
-			return nil, err
+		// A dictionary larger than the rows (a join's whole build column) costs more
+		// to convert than the rows; and one may hold values no row has (those of
+		// rows a filter dropped), whose failure is not the statement's: the rows are
+		// converted instead.
+		if d.Dictionary().Len() <= d.Len() {
+			if dict, err := Cast(d.Dictionary(), to); err == nil {
+				it := d.DataType().(*arrow.DictionaryType).IndexType
+				return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: it, ValueType: to}, d.Indices(), dict), nil
+			}
 		}
-		it := d.DataType().(*arrow.DictionaryType).IndexType
-		return array.NewDictionaryArray(&arrow.DictionaryType{IndexType: it, ValueType: to}, d.Indices(), dict), nil
+		return Cast(Decode(arr), to)
 	}
 	from := arr.DataType()
 	if arrow.TypeEqual(from, to) {

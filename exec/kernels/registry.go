@@ -251,7 +251,10 @@ func evalDictionary(in []arrow.Array, n int, result arrow.DataType, k kernel, st
 	}
 	res, err := k(sub, dl)
 	if err != nil {
-		return nil, true, err
+		// The dictionary may hold values no row of the batch has (those of rows a
+		// filter dropped): an error there is not the statement's. The rows are
+		// evaluated one by one instead, and fail only on a value they hold.
+		return nil, false, nil
 	}
 	switch r := res.(type) {
 	case *array.Boolean:

@@ -258,6 +258,11 @@ SELECT * FROM (VALUES
 	// other (elements under a NULL list): not valid Parquet, refused as corrupt.
 	{path: "null_fixed_array.parquet", query: `
 SELECT * FROM (VALUES (1, [1, 2, 3]::INTEGER[3]), (2, NULL), (3, [4, 5, 6]::INTEGER[3])) AS t(id, a)`},
+	// A dictionary-encoded string column of numbers and one word, and a code per row:
+	// a conversion of the numbers must not fail on the word a filter drops.
+	{path: "numwords.parquet", query: `
+SELECT i AS id, CASE WHEN i % 3 = 0 THEN 'none' ELSE (i % 3)::VARCHAR END AS s, i % 3 AS code
+FROM range(3000) t(i)`},
 }
 
 func main() {
