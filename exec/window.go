@@ -78,9 +78,11 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 
 // windowRowBytes is what computing a window function holds per row: its place in
 // the ordering, its peers' bounds, its frame's spans, its frame's number, the index
-// its result is gathered from, its FILTER bit, a ranking function's two values, and
-// a RANGE frame's three keys (or the index of IGNORE NULLS, or lag's default).
-const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8
+// its result is gathered from, its FILTER bit, a ranking function's two values, a
+// RANGE frame's three keys (or the index of IGNORE NULLS, or lag's default), and
+// while it is sorted its normalized key (two words, for most keys) and the radix
+// sort's second key and row buffers.
+const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8 + 2*8 + 2*8 + 4
 
 func (w *windowOp) Close() {
 	w.in.Close()
@@ -114,52 +116,75 @@ type windowOrder struct {
 // order sorts the rows of all by f's partition and order keys.
 func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall) (*windowOrder, error) {
 	n := all.Rows
-	var cmps []func(i, j int) int
-	var parts []arrow.Array
+	var cols []arrow.Array
+	var keys []plan.SortKey
 	for _, p := range f.Partition {
 		a, err := w.eval(ctx, all, p)
 		if err != nil {
 			return nil, err
 		}
-		cmps = append(cmps, comparator(a, plan.SortKey{}))
-		parts = append(parts, a)
+		cols, keys = append(cols, a), append(keys, plan.SortKey{})
 	}
-	var orderCmps []func(i, j int) int
 	for _, k := range f.Order {
 		a, err := w.eval(ctx, all, k.E)
 		if err != nil {
 			return nil, err
 		}
-		orderCmps = append(orderCmps, comparator(a, k))
+		cols, keys = append(cols, a), append(keys, k)
 	}
 	failPoint(PointWindow)
-	perm := vector.Identity(n)
 	// Ordering and computing millions of rows takes seconds: a canceled statement
 	// interrupts them.
-	var ranks []int32
-	if err := it.run(func() { ranks = sortWindowRows(it, perm, parts, cmps, orderCmps) }); err != nil {
-		return nil, err
-	}
-	same := func(cs []func(i, j int) int, a, b int32) bool {
-		for _, c := range cs {
-			if c(int(a), int(b)) != 0 {
-				return false
+	var perm []int32
+	var samePart, samePeer func(a, b int32) bool
+	if err := it.run(func() {
+		if sk := normalizeKeys(cols, keys, len(f.Partition), n); sk != nil {
+			perm = sk.sort(it, n)
+			samePart = func(a, b int32) bool { return sk.equal(a, b, 0, sk.split) }
+			samePeer = func(a, b int32) bool { return sk.equal(a, b, sk.split, len(sk.words)) }
+			return
+		}
+		var cmps, orderCmps []func(i, j int) int
+		for i, a := range cols {
+			c := comparator(a, keys[i])
+			if i < len(f.Partition) {
+				cmps = append(cmps, c)
+			} else {
+				orderCmps = append(orderCmps, c)
 			}
 		}
-		return true
+		same := func(cs []func(i, j int) int, a, b int32) bool {
+			for _, c := range cs {
+				if c(int(a), int(b)) != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		perm = vector.Identity(n)
+		ranks := sortWindowRows(it, perm, cols[:len(f.Partition)], cmps, orderCmps)
+		samePart = func(a, b int32) bool {
+			if ranks != nil {
+				return ranks[a] == ranks[b]
+			}
+			return same(cmps, a, b)
+		}
+		samePeer = func(a, b int32) bool { return same(orderCmps, a, b) }
+	}); err != nil {
+		return nil, err
 	}
 	o := &windowOrder{perm: perm, peerStart: make([]int32, n), peerEnd: make([]int32, n)}
 	err := it.run(func() {
 		for lo := 0; lo < n; {
 			hi := lo + 1
-			for hi < n && (ranks != nil && ranks[perm[lo]] == ranks[perm[hi]] || ranks == nil && same(cmps, perm[lo], perm[hi])) {
+			for hi < n && samePart(perm[lo], perm[hi]) {
 				it.tick()
 				hi++
 			}
 			o.parts = append(o.parts, int32(lo))
 			for i := lo; i < hi; {
 				j := i + 1
-				for j < hi && same(orderCmps, perm[i], perm[j]) {
+				for j < hi && samePeer(perm[i], perm[j]) {
 					it.tick()
 					j++
 				}
