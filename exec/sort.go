@@ -89,8 +89,9 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
-		// The ordering, then the sorted copy of the rows, are held with the rows.
-		if err := s.res.resize(s.res.held + 4*int64(all.Rows)); err != nil {
+		// The ordering and its normalized keys (two words, for most keys) and radix
+		// buffers, then the sorted copy of the rows, are held with the rows.
+		if err := s.res.resize(s.res.held + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
 			return nil, err
 		}
 		perm, _, err := s.order(ctx, all)
@@ -121,26 +122,30 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 // order returns the positions of b's rows in sort order, cut to the limit, and the
 // first sort key's values. Ties keep their input order.
 func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Array, error) {
-	cmps := make([]func(i, j int) int, len(s.keys))
-	var first arrow.Array
+	cols := make([]arrow.Array, len(s.keys))
 	for i, k := range s.keys {
 		a, err := k(ctx, b)
 		if err != nil {
 			return nil, nil, err
 		}
-		a = kernels.Decode(a)
-		if i == 0 {
-			first = a
-		}
-		cmps[i] = comparator(a, s.node.Keys[i])
+		cols[i] = kernels.Decode(a)
 	}
 	failPoint(PointSort)
-	perm := vector.Identity(b.Rows)
-	// An unstable sort with the position as the last key is a stable sort, and
-	// pattern-defeating quicksort is much faster than a merge-based stable sort.
 	// Sorting millions of rows takes seconds: a canceled statement interrupts it.
 	it := &interrupt{ctx: ctx}
+	var perm []int32
 	if err := it.run(func() {
+		if sk := normalizeKeys(cols, s.node.Keys, len(cols), b.Rows); sk != nil {
+			perm = sk.sort(it, b.Rows)
+			return
+		}
+		cmps := make([]func(i, j int) int, len(cols))
+		for i, a := range cols {
+			cmps[i] = comparator(a, s.node.Keys[i])
+		}
+		// An unstable sort with the position as the last key is a stable sort, and
+		// pattern-defeating quicksort is much faster than a merge-based stable sort.
+		perm = vector.Identity(b.Rows)
 		gosort.SortFunc(perm, func(x, y int32) int {
 			it.tick()
 			for _, c := range cmps {
@@ -156,7 +161,7 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 	if s.limit >= 0 && int64(len(perm)) > s.limit {
 		perm = perm[:s.limit]
 	}
-	return perm, first, nil
+	return perm, cols[0], nil
 }
 
 // topN reads the input keeping only candidates for the first limit rows: batches are

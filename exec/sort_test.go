@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand"
+	gosort "slices"
 	"sort"
 	"testing"
 
@@ -194,4 +195,39 @@ func TestSortKeysEdges(t *testing.T) {
 	if err := stopped.run(func() { sk.sort(stopped, 3) }); err == nil {
 		t.Errorf("a canceled sort was not stopped")
 	}
+}
+
+// BenchmarkSortKeys sorts 1M rows by a string of 1000 values then an int64, by
+// normalized keys and by comparators.
+func BenchmarkSortKeys(b *testing.B) {
+	const n = 1 << 20
+	rng := rand.New(rand.NewSource(1))
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	for range n {
+		sb.Append("brand #" + string(rune('a'+rng.Intn(26))) + string(rune('a'+rng.Intn(40))))
+		ib.Append(rng.Int63n(1 << 40))
+	}
+	cols := []arrow.Array{sb.NewArray(), ib.NewArray()}
+	keys := []plan.SortKey{{}, {Desc: true}}
+	it := &interrupt{ctx: context.Background()}
+	b.Run("normalized", func(b *testing.B) {
+		for range b.N {
+			normalizeKeys(cols, keys, len(cols), n).sort(it, n)
+		}
+	})
+	b.Run("comparators", func(b *testing.B) {
+		cmps := []func(i, j int) int{comparator(cols[0], keys[0]), comparator(cols[1], keys[1])}
+		for range b.N {
+			perm := vector.Identity(n)
+			gosort.SortFunc(perm, func(x, y int32) int {
+				for _, c := range cmps {
+					if r := c(int(x), int(y)); r != 0 {
+						return r
+					}
+				}
+				return int(x - y)
+			})
+		}
+	})
 }
