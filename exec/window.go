@@ -46,9 +46,15 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			return nil, nil
 		}
 		cols := append([]arrow.Array(nil), all.Cols...)
-		for _, f := range w.node.Funcs {
+		// A function whose window orders the rows as the one before it does (q51's
+		// two running maxima) takes that function's ordering instead of sorting again.
+		var prev *windowOrder
+		for i, f := range w.node.Funcs {
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if i == 0 || !sameOrdering(w.node.Funcs[i-1], f) {
+				prev = nil
 			}
 			// While it is computed a function holds, per row, its ordering, peers,
 			// frame and result index; an aggregate's states reserve on their own.
@@ -57,7 +63,13 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err := w.res.grow(work); err != nil {
 				return nil, err
 			}
-			c, err := w.compute(ctx, all, f)
+			it := &interrupt{ctx: ctx}
+			if prev == nil {
+				if prev, err = w.order(ctx, it, all, f); err != nil {
+					return nil, err
+				}
+			}
+			c, err := w.compute(ctx, it, all, f, prev)
 			if err != nil {
 				return nil, err
 			}
@@ -200,13 +212,35 @@ func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, 
 	return o, err
 }
 
-// compute evaluates one window function over all rows.
-func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.WindowCall) (arrow.Array, error) {
-	it := &interrupt{ctx: ctx}
-	o, err := w.order(ctx, it, all, f)
-	if err != nil {
-		return nil, err
+// sameOrdering reports whether windows a and b sort the rows alike: the same
+// columns partition them and the same columns, directions and NULL placements
+// order them. Only column references are compared, which are evaluated alike every
+// time.
+func sameOrdering(a, b plan.WindowCall) bool {
+	sameCol := func(x, y plan.Expr) bool {
+		cx, ok1 := x.(*plan.ColRef)
+		cy, ok2 := y.(*plan.ColRef)
+		return ok1 && ok2 && cx.Idx == cy.Idx
 	}
+	if len(a.Partition) != len(b.Partition) || len(a.Order) != len(b.Order) {
+		return false
+	}
+	for i := range a.Partition {
+		if !sameCol(a.Partition[i], b.Partition[i]) {
+			return false
+		}
+	}
+	for i, k := range a.Order {
+		l := b.Order[i]
+		if !sameCol(k.E, l.E) || k.Desc != l.Desc || k.NullsFirst != l.NullsFirst {
+			return false
+		}
+	}
+	return true
+}
+
+// compute evaluates one window function over all rows, ordered by o.
+func (w *windowOp) compute(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder) (arrow.Array, error) {
 	switch f.Func {
 	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile":
 		return w.ranking(ctx, it, all, f, o)
