@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/agg"
@@ -136,6 +137,28 @@ func TestWindowAggregateFrames(t *testing.T) {
 		sb.Append(fmt.Sprintf("s%04d", rng.Intn(5000)))
 	}
 	ints, floats, strs := ib.NewArray(), fb.NewArray(), sb.NewArray()
+	// The same values as decimals, dates and INTEGERs, on a slice.
+	decb := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 18, Scale: 2})
+	datb := array.NewDate32Builder(memory.DefaultAllocator)
+	i32b := array.NewInt32Builder(memory.DefaultAllocator)
+	decb.AppendNull()
+	datb.AppendNull()
+	i32b.AppendNull()
+	for i := 0; i < n; i++ {
+		if ints.IsNull(i) {
+			decb.AppendNull()
+			datb.AppendNull()
+			i32b.AppendNull()
+			continue
+		}
+		v := ints.(*array.Int64).Value(i)
+		decb.Append(decimal128.FromI64(v * 1234567))
+		datb.Append(arrow.Date32(v))
+		i32b.Append(int32(v))
+	}
+	decs := array.NewSlice(decb.NewArray(), 1, n+1)
+	dates := array.NewSlice(datb.NewArray(), 1, n+1)
+	int32s := array.NewSlice(i32b.NewArray(), 1, n+1)
 	keep := make([]bool, n)
 	for i := range keep {
 		keep[i] = rng.Intn(3) > 0
@@ -151,16 +174,30 @@ func TestWindowAggregateFrames(t *testing.T) {
 		{agg.Spec{Name: "avg", ArgType: types.Int64}, ints},
 		{agg.Spec{Name: "min", ArgType: types.Int64}, ints},
 		{agg.Spec{Name: "max", ArgType: types.String}, strs},
+		{agg.Spec{Name: "sum", ArgType: decs.DataType()}, decs},
+		{agg.Spec{Name: "avg", ArgType: decs.DataType()}, decs},
+		{agg.Spec{Name: "min", ArgType: types.Date}, dates},
+		{agg.Spec{Name: "max", ArgType: types.Int32}, int32s},
 	}
 	o := randomOrder(rng, n)
-	for _, shape := range []string{"growing", "sliding", "holes"} {
+	for _, shape := range []string{"growing", "running", "lagging", "sliding", "holes"} {
 		var fr []frameSpans
 		switch shape {
-		case "growing":
+		case "growing", "running", "lagging":
+			// RANGE to the current row's peers, ROWS to the current row, ROWS to two
+			// rows before it (empty at first).
 			fr = make([]frameSpans, n)
 			for pi := 0; pi+1 < len(o.parts); pi++ {
-				for p := o.parts[pi]; p < o.parts[pi+1]; p++ {
-					fr[p] = frameSpans{{o.parts[pi], o.peerEnd[p]}}
+				ps := o.parts[pi]
+				for p := ps; p < o.parts[pi+1]; p++ {
+					switch shape {
+					case "growing":
+						fr[p] = frameSpans{{ps, o.peerEnd[p]}}
+					case "running":
+						fr[p] = frameSpans{{ps, p + 1}}
+					default:
+						fr[p] = frameSpans{{ps, max(ps, p-2)}}
+					}
 				}
 			}
 		case "sliding":
@@ -173,7 +210,7 @@ func TestWindowAggregateFrames(t *testing.T) {
 				name := fmt.Sprintf("%s/%s/filter=%v", shape, c.spec, filter != nil)
 				it := &interrupt{ctx: context.Background()}
 				res := &reservation{budget: NewBudget(1 << 30)}
-				got, err := windowAggregate(it, res, c.spec, []arrow.Array{c.arg}, filter, o, fr, shape == "growing")
+				got, err := windowAggregate(it, res, c.spec, []arrow.Array{c.arg}, filter, o, fr, shape != "sliding" && shape != "holes")
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
