@@ -408,3 +408,44 @@ func TestWindowRangeAndGroupsFrames(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunningSum computes sum(x) OVER (PARTITION BY … ORDER BY … ROWS
+// UNBOUNDED PRECEDING) over 500k decimal rows in partitions of 1 to 120 rows (q51's
+// shape), and over one partition of them all.
+func BenchmarkRunningSum(b *testing.B) {
+	const n = 500_000
+	rng := rand.New(rand.NewSource(1))
+	db := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 18, Scale: 2})
+	for range n {
+		db.Append(decimal128.FromI64(rng.Int63n(1_000_000)))
+	}
+	arg := db.NewArray()
+	spec := agg.Spec{Name: "sum", ArgType: arg.DataType()}
+	it := &interrupt{ctx: context.Background()}
+	for _, shape := range []string{"small", "one"} {
+		o := &windowOrder{perm: vector.Identity(n)}
+		fr := make([]frameSpans, n)
+		for p := 0; p < n; {
+			size := n
+			if shape == "small" {
+				size = 1 + rng.Intn(120)
+			}
+			end := min(p+size, n)
+			o.parts = append(o.parts, int32(p))
+			for q := p; q < end; q++ {
+				fr[q] = frameSpans{{int32(p), int32(q + 1)}}
+			}
+			p = end
+		}
+		o.parts = append(o.parts, n)
+		b.Run(shape, func(b *testing.B) {
+			for range b.N {
+				res := &reservation{budget: NewBudget(1 << 34)}
+				if _, err := windowAggregate(it, res, spec, []arrow.Array{arg}, nil, o, fr, true); err != nil {
+					b.Fatal(err)
+				}
+				res.release()
+			}
+		})
+	}
+}
