@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	gosort "slices"
@@ -29,6 +30,8 @@ func sortKeyColumns(rng *rand.Rand, n int) map[string]arrow.Array {
 	i8 := array.NewInt8Builder(mem)
 	fb := array.NewFloat64Builder(mem)
 	sb := array.NewStringBuilder(mem)
+	sb2 := array.NewStringBuilder(mem)
+	binb := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
 	bb := array.NewBooleanBuilder(mem)
 	db := array.NewDate32Builder(mem)
 	u64 := array.NewUint64Builder(mem)
@@ -66,6 +69,16 @@ func sortKeyColumns(rng *rand.Rand, n int) map[string]arrow.Array {
 			sb.Append(words[rng.Intn(len(words))])
 		}
 		if null() {
+			sb2.AppendNull()
+		} else {
+			sb2.Append(fmt.Sprintf("brand %03d", rng.Intn(300)))
+		}
+		if null() {
+			binb.AppendNull()
+		} else {
+			binb.Append([]byte(words[rng.Intn(3)]))
+		}
+		if null() {
 			bb.AppendNull()
 		} else {
 			bb.Append(rng.Intn(2) == 0)
@@ -86,6 +99,8 @@ func sortKeyColumns(rng *rand.Rand, n int) map[string]arrow.Array {
 	out["int8"] = i8.NewArray()
 	out["float64"] = fb.NewArray()
 	out["string"] = sb.NewArray()
+	out["string2"] = sb2.NewArray()
+	out["binary"] = binb.NewArray()
 	out["bool"] = bb.NewArray()
 	out["date"] = db.NewArray()
 	out["uint64"] = u64.NewArray()
@@ -96,15 +111,17 @@ func sortKeyColumns(rng *rand.Rand, n int) map[string]arrow.Array {
 
 // Rows sorted by normalized keys come out as a stable sort by the columns'
 // comparators orders them, for every kind of column, direction and NULL placement,
-// several columns to a word or one column filling a word, sliced columns, and the
-// partition/peer boundaries agree with the comparators.
+// several columns to a word or one column filling a word, runs of ranked string and
+// binary columns, sliced columns, and the partition/peer boundaries agree with the
+// comparators.
 func TestSortKeys(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	const n = 3000
 	cols := sortKeyColumns(rng, n+50)
-	names := []string{"int64", "wide", "int8", "float64", "string", "bool", "date", "uint64", "decimal", "bigdecimal"}
+	names := []string{"int64", "wide", "int8", "float64", "string", "string2", "binary", "bool", "date", "uint64", "decimal", "bigdecimal"}
+	ranked := []string{"string", "string2", "binary"}
 	it := &interrupt{ctx: context.Background()}
-	for trial := range 60 {
+	for trial := range 200 {
 		k := 1 + rng.Intn(4)
 		var arrs []arrow.Array
 		var keys []plan.SortKey
@@ -112,6 +129,9 @@ func TestSortKeys(t *testing.T) {
 		off := rng.Intn(50)
 		for range k {
 			name := names[rng.Intn(len(names))]
+			if trial%2 == 0 {
+				name = ranked[rng.Intn(len(ranked))]
+			}
 			a := array.NewSlice(cols[name], int64(off), int64(off+n))
 			arrs = append(arrs, a)
 			key := plan.SortKey{Desc: rng.Intn(2) == 0, NullsFirst: rng.Intn(2) == 0}
