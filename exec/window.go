@@ -37,7 +37,7 @@ func (bd *builder) buildWindow(x *plan.Window) (Operator, error) {
 func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	if !w.done {
 		w.done = true
-		all, err := drain(ctx, w.in, len(w.node.Input.Columns()), &w.res)
+		batches, all, err := w.input(ctx)
 		w.in.Close()
 		if err != nil {
 			return nil, err
@@ -45,7 +45,7 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
-		cols := append([]arrow.Array(nil), all.Cols...)
+		var results []arrow.Array
 		// A function whose window orders the rows as the one before it does (q51's
 		// two running maxima) takes that function's ordering instead of sorting again.
 		var prev *windowOrder
@@ -76,9 +76,18 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err := w.res.resize(held + heldSize(c)); err != nil {
 				return nil, err
 			}
-			cols = append(cols, c)
+			results = append(results, c)
 		}
-		w.out = slices(&vector.Batch{Cols: cols, Rows: all.Rows})
+		// The input's batches go on with their slices of the results.
+		off := int64(0)
+		for _, b := range batches {
+			cols := append(b.Cols[:len(b.Cols):len(b.Cols)], make([]arrow.Array, len(results))...)
+			for i, c := range results {
+				cols[len(b.Cols)+i] = array.NewSlice(c, off, off+int64(b.Rows))
+			}
+			w.out = append(w.out, &vector.Batch{Cols: cols, Rows: b.Rows})
+			off += int64(b.Rows)
+		}
 	}
 	if len(w.out) == 0 {
 		return nil, nil
@@ -86,6 +95,82 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	b := w.out[0]
 	w.out = w.out[1:]
 	return b, nil
+}
+
+// input reads the whole input, keeping its batches, and returns them with one batch
+// of all their rows. That batch holds only the columns the functions read: the
+// others are not copied, as the results are appended to the input's own batches.
+func (w *windowOp) input(ctx context.Context) ([]*vector.Batch, *vector.Batch, error) {
+	var batches []*vector.Batch
+	var held int64
+	for {
+		b, err := w.in.Next(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			break
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		b = b.Compact()
+		batches = append(batches, b)
+		held += batchSize(b)
+		if err := w.res.resize(held); err != nil {
+			return nil, nil, err
+		}
+	}
+	width := len(w.node.Input.Columns())
+	used := windowColumns(w.node.Funcs)
+	read := make([]*vector.Batch, len(batches))
+	for k, b := range batches {
+		cols := b.Cols
+		if used != nil {
+			cols = make([]arrow.Array, len(b.Cols))
+			for i := range used {
+				if i < len(cols) {
+					cols[i] = b.Cols[i]
+				}
+			}
+		}
+		read[k] = &vector.Batch{Cols: cols, Rows: b.Rows}
+	}
+	all, err := concatBatches(ctx, read, width)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(batches) > 1 {
+		// The concatenated columns are copies.
+		if err := w.res.resize(held + batchSize(all)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return batches, all, nil
+}
+
+// windowColumns returns the input columns funcs read, or nil when one of their
+// expressions may read columns that are not column references in it (a subquery,
+// a lambda), and so all are kept.
+func windowColumns(funcs []plan.WindowCall) map[int]bool {
+	used := map[int]bool{}
+	for _, f := range funcs {
+		for _, e := range f.Exprs() {
+			plain := true
+			plan.WalkExpr(e, func(x plan.Expr) {
+				switch x.(type) {
+				case *plan.ColRef, *plan.Literal, *plan.Call, *plan.Cast, *plan.Case, *plan.InList:
+				default:
+					plain = false
+				}
+			})
+			if !plain {
+				return nil
+			}
+			plan.ColumnsUsed(e, used)
+		}
+	}
+	return used
 }
 
 // windowRowBytes is what computing a window function holds per row: its place in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sort"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/agg"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
@@ -447,5 +449,102 @@ func BenchmarkRunningSum(b *testing.B) {
 				res.release()
 			}
 		})
+	}
+}
+
+// A window over several batches appends its results to the input's own batches: the
+// columns no function reads (here a dictionary of strings) come out unchanged, row
+// by row with the results computed over all the batches, which are slices.
+func TestWindowKeepsInputBatches(t *testing.T) {
+	n := 3*vector.BatchSize + 17
+	rng := rand.New(rand.NewSource(5))
+	mem := memory.DefaultAllocator
+	kb := array.NewInt64Builder(mem)
+	vb := array.NewInt64Builder(mem)
+	ib := array.NewInt32Builder(mem)
+	ks, vs := make([]int64, n), rng.Perm(n)
+	for i := range n {
+		ks[i] = int64(rng.Intn(7))
+		kb.Append(ks[i])
+		vb.Append(int64(vs[i]))
+		if i%5 == 0 {
+			ib.AppendNull()
+		} else {
+			ib.Append(int32(vs[i] % 10))
+		}
+	}
+	db := array.NewStringBuilder(mem)
+	for d := range 10 {
+		db.Append(fmt.Sprintf("word %d", d))
+	}
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	cols := []arrow.Array{kb.NewArray(), vb.NewArray(), array.NewDictionaryArray(dt, ib.NewArray(), db.NewArray())}
+	var batches []*vector.Batch
+	for lo := 0; lo < n; lo += vector.BatchSize {
+		hi := min(lo+vector.BatchSize, n)
+		b := &vector.Batch{Rows: hi - lo}
+		for _, c := range cols {
+			b.Cols = append(b.Cols, array.NewSlice(c, int64(lo), int64(hi)))
+		}
+		batches = append(batches, b)
+	}
+	in := &plan.Stored{Cols: []plan.Column{{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64}, {Name: "s", Type: dt}}}
+	k := &plan.ColRef{Idx: 0, T: types.Int64}
+	v := &plan.ColRef{Idx: 1, T: types.Int64}
+	node := &plan.Window{Input: in, Cols: append(in.Columns(), plan.Column{Name: "rn", Type: types.Int64}, plan.Column{Name: "r", Type: types.Int64}),
+		Funcs: []plan.WindowCall{
+			{Func: "row_number", Partition: []plan.Expr{k}, Order: []plan.SortKey{{E: v}}, T: types.Int64},
+			{Func: "rank", Order: []plan.SortKey{{E: k}}, T: types.Int64},
+		}}
+	budget := NewBudget(1 << 30)
+	w := &windowOp{bd: &builder{env: &Env{Budget: budget}}, node: node, in: &batchesOp{batches: batches}, res: reservation{budget: budget}}
+	defer w.Close()
+	// below[k] counts the rows of smaller keys; rowNumber[v] is v's place in its
+	// partition.
+	below := make([]int64, 8)
+	byKey := make([][]int, 7)
+	for i := range n {
+		below[ks[i]+1]++
+		byKey[ks[i]] = append(byKey[ks[i]], vs[i])
+	}
+	for i := 1; i < len(below); i++ {
+		below[i] += below[i-1]
+	}
+	rowNumber := make([]int64, n)
+	for _, vals := range byKey {
+		sort.Ints(vals)
+		for p, x := range vals {
+			rowNumber[x] = int64(p) + 1
+		}
+	}
+	rows, nb := 0, 0
+	for {
+		b, err := w.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		nb++
+		kc, vc := b.Cols[0].(*array.Int64), b.Cols[1].(*array.Int64)
+		sc := kernels.Decode(b.Cols[2]).(*array.String)
+		rn, rk := b.Cols[3].(*array.Int64), b.Cols[4].(*array.Int64)
+		for r := range b.Rows {
+			i := rows + r
+			if kc.Value(r) != ks[i] || vc.Value(r) != int64(vs[i]) {
+				t.Fatalf("row %d: k %d v %d, want %d %d", i, kc.Value(r), vc.Value(r), ks[i], vs[i])
+			}
+			if want := fmt.Sprintf("word %d", vs[i]%10); sc.IsNull(r) != (i%5 == 0) || !sc.IsNull(r) && sc.Value(r) != want {
+				t.Fatalf("row %d: s %q, want %q", i, sc.Value(r), want)
+			}
+			if rn.Value(r) != rowNumber[vs[i]] || rk.Value(r) != below[ks[i]]+1 {
+				t.Fatalf("row %d: row_number %d rank %d, want %d %d", i, rn.Value(r), rk.Value(r), rowNumber[vs[i]], below[ks[i]]+1)
+			}
+		}
+		rows += b.Rows
+	}
+	if rows != n || nb != len(batches) {
+		t.Fatalf("%d rows in %d batches, want %d rows in %d", rows, nb, n, len(batches))
 	}
 }
