@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"math"
+	"math/bits"
 	gosort "slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,8 +89,9 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
-		// The ordering, then the sorted copy of the rows, are held with the rows.
-		if err := s.res.resize(s.res.held + 4*int64(all.Rows)); err != nil {
+		// The ordering and its normalized keys (two words, for most keys) and radix
+		// buffers, then the sorted copy of the rows, are held with the rows.
+		if err := s.res.resize(s.res.held + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
 			return nil, err
 		}
 		perm, _, err := s.order(ctx, all)
@@ -119,26 +122,30 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 // order returns the positions of b's rows in sort order, cut to the limit, and the
 // first sort key's values. Ties keep their input order.
 func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Array, error) {
-	cmps := make([]func(i, j int) int, len(s.keys))
-	var first arrow.Array
+	cols := make([]arrow.Array, len(s.keys))
 	for i, k := range s.keys {
 		a, err := k(ctx, b)
 		if err != nil {
 			return nil, nil, err
 		}
-		a = kernels.Decode(a)
-		if i == 0 {
-			first = a
-		}
-		cmps[i] = comparator(a, s.node.Keys[i])
+		cols[i] = kernels.Decode(a)
 	}
 	failPoint(PointSort)
-	perm := vector.Identity(b.Rows)
-	// An unstable sort with the position as the last key is a stable sort, and
-	// pattern-defeating quicksort is much faster than a merge-based stable sort.
 	// Sorting millions of rows takes seconds: a canceled statement interrupts it.
 	it := &interrupt{ctx: ctx}
+	var perm []int32
 	if err := it.run(func() {
+		if sk := normalizeKeys(cols, s.node.Keys, len(cols), b.Rows); sk != nil {
+			perm = sk.sort(it, b.Rows)
+			return
+		}
+		cmps := make([]func(i, j int) int, len(cols))
+		for i, a := range cols {
+			cmps[i] = comparator(a, s.node.Keys[i])
+		}
+		// An unstable sort with the position as the last key is a stable sort, and
+		// pattern-defeating quicksort is much faster than a merge-based stable sort.
+		perm = vector.Identity(b.Rows)
 		gosort.SortFunc(perm, func(x, y int32) int {
 			it.tick()
 			for _, c := range cmps {
@@ -154,7 +161,7 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 	if s.limit >= 0 && int64(len(perm)) > s.limit {
 		perm = perm[:s.limit]
 	}
-	return perm, first, nil
+	return perm, cols[0], nil
 }
 
 // topN reads the input keeping only candidates for the first limit rows: batches are
@@ -348,4 +355,323 @@ func valueComparator(a arrow.Array) func(i, j int) int {
 		return func(i, j int) int { return types.CompareInterval(v[i], v[j]) }
 	}
 	return func(i, j int) int { return types.Compare(types.ValueAt(a, i), types.ValueAt(a, j)) }
+}
+
+// sortKeys are rows' sort keys normalized to unsigned words that order as the keys
+// do: each key column becomes a code per row (NULLs, DESC and equal values already
+// placed), and the codes of consecutive columns are packed, the first column in the
+// highest bits, into as few words as they fit. Rows then sort by comparing words,
+// or by a radix sort over the bits in use, instead of calling a comparator per
+// column for each pair of rows, which dominated sorts and windows of many rows.
+type sortKeys struct {
+	// words[w][row] is word w of a row's key; the words compare in order.
+	words [][]uint64
+	// bits[w] is how many low bits of word w are in use.
+	bits []int
+	// split is the number of leading words that hold the first columns (a window's
+	// partition keys); the columns after them start a new word.
+	split int
+}
+
+// normalizeKeys encodes n rows of cols ordered by ks; the first split columns are
+// packed apart from the others. It returns nil when a column's type has no
+// encoding (nested values, intervals), which is then compared by comparators.
+func normalizeKeys(cols []arrow.Array, ks []plan.SortKey, split, n int) *sortKeys {
+	sk := &sortKeys{}
+	var cur []uint64
+	used := 0
+	flush := func() {
+		if cur != nil {
+			sk.words = append(sk.words, cur)
+			sk.bits = append(sk.bits, used)
+		}
+		cur, used = nil, 0
+	}
+	for i, a := range cols {
+		if i == split {
+			flush()
+			sk.split = len(sk.words)
+		}
+		codes, width, ok := keyCodes(a, ks[i])
+		if !ok {
+			return nil
+		}
+		if width == 0 {
+			continue // every row has the same code
+		}
+		if used+width > 64 {
+			flush()
+		}
+		if cur == nil {
+			cur = codes
+		} else {
+			for r, c := range codes {
+				cur[r] = cur[r]<<width | c
+			}
+		}
+		used += width
+	}
+	flush()
+	if split >= len(cols) {
+		sk.split = len(sk.words)
+	}
+	return sk
+}
+
+// keyCodes encodes each row of a as a code in [0, 2^width) such that codes order as
+// k orders the rows (equal values share a code). ok is false for a type without an
+// encoding.
+func keyCodes(a arrow.Array, k plan.SortKey) (codes []uint64, width int, ok bool) {
+	n := a.Len()
+	codes, ok = orderedWords(a)
+	if !ok {
+		if codes, ok = denseRanks(a); !ok {
+			return nil, 0, false
+		}
+	}
+	nulls := a.NullN() > 0
+	// Codes are made relative to the smallest non-NULL one so that they need as few
+	// bits as the values' spread.
+	lo, hi, seen := uint64(math.MaxUint64), uint64(0), false
+	for r, c := range codes {
+		if nulls && a.IsNull(r) {
+			continue
+		}
+		lo, hi, seen = min(lo, c), max(hi, c), true
+	}
+	if !seen {
+		// Every row is NULL: all equal.
+		return make([]uint64, n), 0, true
+	}
+	span := hi - lo
+	if nulls && span == math.MaxUint64 {
+		// No code is left for NULL: rank the values instead.
+		if codes, ok = denseRanks(a); !ok {
+			return nil, 0, false
+		}
+		return keyCodes(&rankedArray{Array: a, codes: codes}, k)
+	}
+	top := span
+	shift := uint64(0)
+	if nulls {
+		top++
+		if k.NullsFirst {
+			shift = 1
+		}
+	}
+	for r, c := range codes {
+		if nulls && a.IsNull(r) {
+			if k.NullsFirst {
+				codes[r] = 0
+			} else {
+				codes[r] = top
+			}
+			continue
+		}
+		c -= lo
+		if k.Desc {
+			c = span - c
+		}
+		codes[r] = c + shift
+	}
+	return codes, bits.Len64(top), true
+}
+
+// rankedArray is a column whose values' order is given by codes, one per row (the
+// dense ranks of its values).
+type rankedArray struct {
+	arrow.Array
+	codes []uint64
+}
+
+// orderedWords maps each row of a fixed-width column to a word that orders as the
+// value does; NULL rows get any word. ok is false for other types and for decimals
+// beyond 64 bits.
+func orderedWords(a arrow.Array) ([]uint64, bool) {
+	const sign = 1 << 63
+	n := a.Len()
+	out := make([]uint64, n)
+	signed := func(v int64) uint64 { return uint64(v) ^ sign }
+	switch x := a.(type) {
+	case *rankedArray:
+		copy(out, x.codes)
+	case *array.Int8:
+		for i, v := range x.Int8Values() {
+			out[i] = signed(int64(v))
+		}
+	case *array.Int16:
+		for i, v := range x.Int16Values() {
+			out[i] = signed(int64(v))
+		}
+	case *array.Int32:
+		for i, v := range x.Int32Values() {
+			out[i] = signed(int64(v))
+		}
+	case *array.Int64:
+		for i, v := range x.Int64Values() {
+			out[i] = signed(v)
+		}
+	case *array.Uint8:
+		for i, v := range x.Uint8Values() {
+			out[i] = uint64(v)
+		}
+	case *array.Uint16:
+		for i, v := range x.Uint16Values() {
+			out[i] = uint64(v)
+		}
+	case *array.Uint32:
+		for i, v := range x.Uint32Values() {
+			out[i] = uint64(v)
+		}
+	case *array.Uint64:
+		copy(out, x.Uint64Values())
+	case *array.Date32:
+		for i, v := range x.Date32Values() {
+			out[i] = signed(int64(v))
+		}
+	case *array.Timestamp:
+		for i, v := range x.TimestampValues() {
+			out[i] = signed(int64(v))
+		}
+	case *array.Float32:
+		for i, v := range x.Float32Values() {
+			out[i] = floatWord(float64(v))
+		}
+	case *array.Float64:
+		for i, v := range x.Float64Values() {
+			out[i] = floatWord(v)
+		}
+	case *array.Boolean:
+		for i := range out {
+			if x.Value(i) {
+				out[i] = 1
+			}
+		}
+	case *array.Decimal128:
+		for i := range out {
+			if x.IsNull(i) {
+				continue
+			}
+			v := x.Value(i)
+			lo, hi := v.LowBits(), v.HighBits()
+			// Only a value whose high half extends the low half's sign fits.
+			if hi != int64(lo)>>63 {
+				return nil, false
+			}
+			out[i] = signed(int64(lo))
+		}
+	default:
+		return nil, false
+	}
+	return out, true
+}
+
+// floatWord maps a float to a word that orders as types.CompareFloat does: -0 as
+// +0, and every NaN above +Inf.
+func floatWord(f float64) uint64 {
+	switch {
+	case f != f:
+		return math.MaxUint64
+	case f == 0:
+		f = 0
+	}
+	b := math.Float64bits(f)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// denseRanks numbers the distinct values of a in their order (equal values share a
+// number) and returns each row's number. The distinct values are found by hashing
+// and only they are sorted. ok is false for a type that cannot be hashed.
+func denseRanks(a arrow.Array) ([]uint64, bool) {
+	if !kernels.ValidKeyType(a.DataType()) {
+		return nil, false
+	}
+	n := a.Len()
+	t := kernels.NewKeyTable([]arrow.DataType{a.DataType()})
+	ids := make([]uint32, n)
+	t.Insert([]arrow.Array{a}, nil, ids)
+	// Ids are given in row order, so the first row of each value is found in one pass.
+	first := make([]int32, 0, t.Len())
+	for r, id := range ids {
+		if int(id) == len(first) {
+			first = append(first, int32(r))
+		}
+	}
+	c := comparator(a, plan.SortKey{})
+	keys := make([]int32, len(first))
+	for k := range keys {
+		keys[k] = int32(k)
+	}
+	gosort.SortFunc(keys, func(x, y int32) int { return c(int(first[x]), int(first[y])) })
+	rank := make([]uint64, len(first))
+	r := uint64(0)
+	for k, key := range keys {
+		if k > 0 && c(int(first[keys[k-1]]), int(first[key])) != 0 {
+			r++
+		}
+		rank[key] = r
+	}
+	out := make([]uint64, n)
+	for row, id := range ids {
+		out[row] = rank[id]
+	}
+	return out, true
+}
+
+// sort returns the rows in key order, rows with equal keys in their input order: a
+// least-significant-digit radix sort, stable, a byte of the words' used bits at a
+// time, from the last word to the first. A byte in which every row agrees is
+// skipped.
+func (sk *sortKeys) sort(it *interrupt, n int) []int32 {
+	rows := vector.Identity(n)
+	if len(sk.words) == 0 || n < 2 {
+		return rows
+	}
+	keys := make([]uint64, n)
+	tmpKeys := make([]uint64, n)
+	tmpRows := make([]int32, n)
+	var count [256]int
+	for w := len(sk.words) - 1; w >= 0; w-- {
+		words := sk.words[w]
+		for i, r := range rows {
+			keys[i] = words[r]
+		}
+		for shift := 0; shift < sk.bits[w]; shift += 8 {
+			it.check()
+			count = [256]int{}
+			for _, k := range keys {
+				count[byte(k>>shift)]++
+			}
+			if count[byte(keys[0]>>shift)] == n {
+				continue
+			}
+			sum := 0
+			for d, c := range count {
+				count[d] = sum
+				sum += c
+			}
+			for i, k := range keys {
+				d := byte(k >> shift)
+				at := count[d]
+				count[d]++
+				tmpKeys[at], tmpRows[at] = k, rows[i]
+			}
+			keys, tmpKeys = tmpKeys, keys
+			rows, tmpRows = tmpRows, rows
+		}
+	}
+	return rows
+}
+
+// equal reports whether rows a and b have equal words in [from, to).
+func (sk *sortKeys) equal(a, b int32, from, to int) bool {
+	for _, w := range sk.words[from:to] {
+		if w[a] != w[b] {
+			return false
+		}
+	}
+	return true
 }

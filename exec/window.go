@@ -37,7 +37,7 @@ func (bd *builder) buildWindow(x *plan.Window) (Operator, error) {
 func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	if !w.done {
 		w.done = true
-		all, err := drain(ctx, w.in, len(w.node.Input.Columns()), &w.res)
+		batches, all, err := w.input(ctx)
 		w.in.Close()
 		if err != nil {
 			return nil, err
@@ -45,10 +45,16 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 		if all.Rows == 0 {
 			return nil, nil
 		}
-		cols := append([]arrow.Array(nil), all.Cols...)
-		for _, f := range w.node.Funcs {
+		var results []arrow.Array
+		// A function whose window orders the rows as the one before it does (q51's
+		// two running maxima) takes that function's ordering instead of sorting again.
+		var prev *windowOrder
+		for i, f := range w.node.Funcs {
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if i == 0 || !sameOrdering(w.node.Funcs[i-1], f) {
+				prev = nil
 			}
 			// While it is computed a function holds, per row, its ordering, peers,
 			// frame and result index; an aggregate's states reserve on their own.
@@ -57,16 +63,31 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 			if err := w.res.grow(work); err != nil {
 				return nil, err
 			}
-			c, err := w.compute(ctx, all, f)
+			it := &interrupt{ctx: ctx}
+			if prev == nil {
+				if prev, err = w.order(ctx, it, all, f); err != nil {
+					return nil, err
+				}
+			}
+			c, err := w.compute(ctx, it, all, f, prev)
 			if err != nil {
 				return nil, err
 			}
 			if err := w.res.resize(held + heldSize(c)); err != nil {
 				return nil, err
 			}
-			cols = append(cols, c)
+			results = append(results, c)
 		}
-		w.out = slices(&vector.Batch{Cols: cols, Rows: all.Rows})
+		// The input's batches go on with their slices of the results.
+		off := int64(0)
+		for _, b := range batches {
+			cols := append(b.Cols[:len(b.Cols):len(b.Cols)], make([]arrow.Array, len(results))...)
+			for i, c := range results {
+				cols[len(b.Cols)+i] = array.NewSlice(c, off, off+int64(b.Rows))
+			}
+			w.out = append(w.out, &vector.Batch{Cols: cols, Rows: b.Rows})
+			off += int64(b.Rows)
+		}
 	}
 	if len(w.out) == 0 {
 		return nil, nil
@@ -76,11 +97,89 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	return b, nil
 }
 
+// input reads the whole input, keeping its batches, and returns them with one batch
+// of all their rows. That batch holds only the columns the functions read: the
+// others are not copied, as the results are appended to the input's own batches.
+func (w *windowOp) input(ctx context.Context) ([]*vector.Batch, *vector.Batch, error) {
+	var batches []*vector.Batch
+	var held int64
+	for {
+		b, err := w.in.Next(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if b == nil {
+			break
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		b = b.Compact()
+		batches = append(batches, b)
+		held += batchSize(b)
+		if err := w.res.resize(held); err != nil {
+			return nil, nil, err
+		}
+	}
+	width := len(w.node.Input.Columns())
+	used := windowColumns(w.node.Funcs)
+	read := make([]*vector.Batch, len(batches))
+	for k, b := range batches {
+		cols := b.Cols
+		if used != nil {
+			cols = make([]arrow.Array, len(b.Cols))
+			for i := range used {
+				if i < len(cols) {
+					cols[i] = b.Cols[i]
+				}
+			}
+		}
+		read[k] = &vector.Batch{Cols: cols, Rows: b.Rows}
+	}
+	all, err := concatBatches(ctx, read, width)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(batches) > 1 {
+		// The concatenated columns are copies.
+		if err := w.res.resize(held + batchSize(all)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return batches, all, nil
+}
+
+// windowColumns returns the input columns funcs read, or nil when one of their
+// expressions may read columns that are not column references in it (a subquery,
+// a lambda), and so all are kept.
+func windowColumns(funcs []plan.WindowCall) map[int]bool {
+	used := map[int]bool{}
+	for _, f := range funcs {
+		for _, e := range f.Exprs() {
+			plain := true
+			plan.WalkExpr(e, func(x plan.Expr) {
+				switch x.(type) {
+				case *plan.ColRef, *plan.Literal, *plan.Call, *plan.Cast, *plan.Case, *plan.InList:
+				default:
+					plain = false
+				}
+			})
+			if !plain {
+				return nil
+			}
+			plan.ColumnsUsed(e, used)
+		}
+	}
+	return used
+}
+
 // windowRowBytes is what computing a window function holds per row: its place in
 // the ordering, its peers' bounds, its frame's spans, its frame's number, the index
-// its result is gathered from, its FILTER bit, a ranking function's two values, and
-// a RANGE frame's three keys (or the index of IGNORE NULLS, or lag's default).
-const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8
+// its result is gathered from, its FILTER bit, a ranking function's two values, a
+// RANGE frame's three keys (or the index of IGNORE NULLS, or lag's default), and
+// while it is sorted its normalized key (two words, for most keys) and the radix
+// sort's second key and row buffers.
+const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8 + 2*8 + 2*8 + 4
 
 func (w *windowOp) Close() {
 	w.in.Close()
@@ -114,52 +213,75 @@ type windowOrder struct {
 // order sorts the rows of all by f's partition and order keys.
 func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall) (*windowOrder, error) {
 	n := all.Rows
-	var cmps []func(i, j int) int
-	var parts []arrow.Array
+	var cols []arrow.Array
+	var keys []plan.SortKey
 	for _, p := range f.Partition {
 		a, err := w.eval(ctx, all, p)
 		if err != nil {
 			return nil, err
 		}
-		cmps = append(cmps, comparator(a, plan.SortKey{}))
-		parts = append(parts, a)
+		cols, keys = append(cols, a), append(keys, plan.SortKey{})
 	}
-	var orderCmps []func(i, j int) int
 	for _, k := range f.Order {
 		a, err := w.eval(ctx, all, k.E)
 		if err != nil {
 			return nil, err
 		}
-		orderCmps = append(orderCmps, comparator(a, k))
+		cols, keys = append(cols, a), append(keys, k)
 	}
 	failPoint(PointWindow)
-	perm := vector.Identity(n)
 	// Ordering and computing millions of rows takes seconds: a canceled statement
 	// interrupts them.
-	var ranks []int32
-	if err := it.run(func() { ranks = sortWindowRows(it, perm, parts, cmps, orderCmps) }); err != nil {
-		return nil, err
-	}
-	same := func(cs []func(i, j int) int, a, b int32) bool {
-		for _, c := range cs {
-			if c(int(a), int(b)) != 0 {
-				return false
+	var perm []int32
+	var samePart, samePeer func(a, b int32) bool
+	if err := it.run(func() {
+		if sk := normalizeKeys(cols, keys, len(f.Partition), n); sk != nil {
+			perm = sk.sort(it, n)
+			samePart = func(a, b int32) bool { return sk.equal(a, b, 0, sk.split) }
+			samePeer = func(a, b int32) bool { return sk.equal(a, b, sk.split, len(sk.words)) }
+			return
+		}
+		var cmps, orderCmps []func(i, j int) int
+		for i, a := range cols {
+			c := comparator(a, keys[i])
+			if i < len(f.Partition) {
+				cmps = append(cmps, c)
+			} else {
+				orderCmps = append(orderCmps, c)
 			}
 		}
-		return true
+		same := func(cs []func(i, j int) int, a, b int32) bool {
+			for _, c := range cs {
+				if c(int(a), int(b)) != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		perm = vector.Identity(n)
+		ranks := sortWindowRows(it, perm, cols[:len(f.Partition)], cmps, orderCmps)
+		samePart = func(a, b int32) bool {
+			if ranks != nil {
+				return ranks[a] == ranks[b]
+			}
+			return same(cmps, a, b)
+		}
+		samePeer = func(a, b int32) bool { return same(orderCmps, a, b) }
+	}); err != nil {
+		return nil, err
 	}
 	o := &windowOrder{perm: perm, peerStart: make([]int32, n), peerEnd: make([]int32, n)}
 	err := it.run(func() {
 		for lo := 0; lo < n; {
 			hi := lo + 1
-			for hi < n && (ranks != nil && ranks[perm[lo]] == ranks[perm[hi]] || ranks == nil && same(cmps, perm[lo], perm[hi])) {
+			for hi < n && samePart(perm[lo], perm[hi]) {
 				it.tick()
 				hi++
 			}
 			o.parts = append(o.parts, int32(lo))
 			for i := lo; i < hi; {
 				j := i + 1
-				for j < hi && same(orderCmps, perm[i], perm[j]) {
+				for j < hi && samePeer(perm[i], perm[j]) {
 					it.tick()
 					j++
 				}
@@ -175,13 +297,35 @@ func (w *windowOp) order(ctx context.Context, it *interrupt, all *vector.Batch, 
 	return o, err
 }
 
-// compute evaluates one window function over all rows.
-func (w *windowOp) compute(ctx context.Context, all *vector.Batch, f plan.WindowCall) (arrow.Array, error) {
-	it := &interrupt{ctx: ctx}
-	o, err := w.order(ctx, it, all, f)
-	if err != nil {
-		return nil, err
+// sameOrdering reports whether windows a and b sort the rows alike: the same
+// columns partition them and the same columns, directions and NULL placements
+// order them. Only column references are compared, which are evaluated alike every
+// time.
+func sameOrdering(a, b plan.WindowCall) bool {
+	sameCol := func(x, y plan.Expr) bool {
+		cx, ok1 := x.(*plan.ColRef)
+		cy, ok2 := y.(*plan.ColRef)
+		return ok1 && ok2 && cx.Idx == cy.Idx
 	}
+	if len(a.Partition) != len(b.Partition) || len(a.Order) != len(b.Order) {
+		return false
+	}
+	for i := range a.Partition {
+		if !sameCol(a.Partition[i], b.Partition[i]) {
+			return false
+		}
+	}
+	for i, k := range a.Order {
+		l := b.Order[i]
+		if !sameCol(k.E, l.E) || k.Desc != l.Desc || k.NullsFirst != l.NullsFirst {
+			return false
+		}
+	}
+	return true
+}
+
+// compute evaluates one window function over all rows, ordered by o.
+func (w *windowOp) compute(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder) (arrow.Array, error) {
 	switch f.Func {
 	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile":
 		return w.ranking(ctx, it, all, f, o)

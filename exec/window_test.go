@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sort"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/agg"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
@@ -136,6 +139,28 @@ func TestWindowAggregateFrames(t *testing.T) {
 		sb.Append(fmt.Sprintf("s%04d", rng.Intn(5000)))
 	}
 	ints, floats, strs := ib.NewArray(), fb.NewArray(), sb.NewArray()
+	// The same values as decimals, dates and INTEGERs, on a slice.
+	decb := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 18, Scale: 2})
+	datb := array.NewDate32Builder(memory.DefaultAllocator)
+	i32b := array.NewInt32Builder(memory.DefaultAllocator)
+	decb.AppendNull()
+	datb.AppendNull()
+	i32b.AppendNull()
+	for i := 0; i < n; i++ {
+		if ints.IsNull(i) {
+			decb.AppendNull()
+			datb.AppendNull()
+			i32b.AppendNull()
+			continue
+		}
+		v := ints.(*array.Int64).Value(i)
+		decb.Append(decimal128.FromI64(v * 1234567))
+		datb.Append(arrow.Date32(v))
+		i32b.Append(int32(v))
+	}
+	decs := array.NewSlice(decb.NewArray(), 1, n+1)
+	dates := array.NewSlice(datb.NewArray(), 1, n+1)
+	int32s := array.NewSlice(i32b.NewArray(), 1, n+1)
 	keep := make([]bool, n)
 	for i := range keep {
 		keep[i] = rng.Intn(3) > 0
@@ -151,16 +176,30 @@ func TestWindowAggregateFrames(t *testing.T) {
 		{agg.Spec{Name: "avg", ArgType: types.Int64}, ints},
 		{agg.Spec{Name: "min", ArgType: types.Int64}, ints},
 		{agg.Spec{Name: "max", ArgType: types.String}, strs},
+		{agg.Spec{Name: "sum", ArgType: decs.DataType()}, decs},
+		{agg.Spec{Name: "avg", ArgType: decs.DataType()}, decs},
+		{agg.Spec{Name: "min", ArgType: types.Date}, dates},
+		{agg.Spec{Name: "max", ArgType: types.Int32}, int32s},
 	}
 	o := randomOrder(rng, n)
-	for _, shape := range []string{"growing", "sliding", "holes"} {
+	for _, shape := range []string{"growing", "running", "lagging", "sliding", "holes"} {
 		var fr []frameSpans
 		switch shape {
-		case "growing":
+		case "growing", "running", "lagging":
+			// RANGE to the current row's peers, ROWS to the current row, ROWS to two
+			// rows before it (empty at first).
 			fr = make([]frameSpans, n)
 			for pi := 0; pi+1 < len(o.parts); pi++ {
-				for p := o.parts[pi]; p < o.parts[pi+1]; p++ {
-					fr[p] = frameSpans{{o.parts[pi], o.peerEnd[p]}}
+				ps := o.parts[pi]
+				for p := ps; p < o.parts[pi+1]; p++ {
+					switch shape {
+					case "growing":
+						fr[p] = frameSpans{{ps, o.peerEnd[p]}}
+					case "running":
+						fr[p] = frameSpans{{ps, p + 1}}
+					default:
+						fr[p] = frameSpans{{ps, max(ps, p-2)}}
+					}
 				}
 			}
 		case "sliding":
@@ -173,7 +212,7 @@ func TestWindowAggregateFrames(t *testing.T) {
 				name := fmt.Sprintf("%s/%s/filter=%v", shape, c.spec, filter != nil)
 				it := &interrupt{ctx: context.Background()}
 				res := &reservation{budget: NewBudget(1 << 30)}
-				got, err := windowAggregate(it, res, c.spec, []arrow.Array{c.arg}, filter, o, fr, shape == "growing")
+				got, err := windowAggregate(it, res, c.spec, []arrow.Array{c.arg}, filter, o, fr, shape != "sliding" && shape != "holes")
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -369,5 +408,143 @@ func TestWindowRangeAndGroupsFrames(t *testing.T) {
 				t.Fatalf("trial %d (%+v, groups %v, %+v %+v): position %d key %v: frame [%d, %d), want %v", trial, sk, groups, start, end, p, col.GetOneForMarshal(r), sp.s, sp.e, want)
 			}
 		}
+	}
+}
+
+// BenchmarkRunningSum computes sum(x) OVER (PARTITION BY … ORDER BY … ROWS
+// UNBOUNDED PRECEDING) over 500k decimal rows in partitions of 1 to 120 rows (q51's
+// shape), and over one partition of them all.
+func BenchmarkRunningSum(b *testing.B) {
+	const n = 500_000
+	rng := rand.New(rand.NewSource(1))
+	db := array.NewDecimal128Builder(memory.DefaultAllocator, &arrow.Decimal128Type{Precision: 18, Scale: 2})
+	for range n {
+		db.Append(decimal128.FromI64(rng.Int63n(1_000_000)))
+	}
+	arg := db.NewArray()
+	spec := agg.Spec{Name: "sum", ArgType: arg.DataType()}
+	it := &interrupt{ctx: context.Background()}
+	for _, shape := range []string{"small", "one"} {
+		o := &windowOrder{perm: vector.Identity(n)}
+		fr := make([]frameSpans, n)
+		for p := 0; p < n; {
+			size := n
+			if shape == "small" {
+				size = 1 + rng.Intn(120)
+			}
+			end := min(p+size, n)
+			o.parts = append(o.parts, int32(p))
+			for q := p; q < end; q++ {
+				fr[q] = frameSpans{{int32(p), int32(q + 1)}}
+			}
+			p = end
+		}
+		o.parts = append(o.parts, n)
+		b.Run(shape, func(b *testing.B) {
+			for range b.N {
+				res := &reservation{budget: NewBudget(1 << 34)}
+				if _, err := windowAggregate(it, res, spec, []arrow.Array{arg}, nil, o, fr, true); err != nil {
+					b.Fatal(err)
+				}
+				res.release()
+			}
+		})
+	}
+}
+
+// A window over several batches appends its results to the input's own batches: the
+// columns no function reads (here a dictionary of strings) come out unchanged, row
+// by row with the results computed over all the batches, which are slices.
+func TestWindowKeepsInputBatches(t *testing.T) {
+	n := 3*vector.BatchSize + 17
+	rng := rand.New(rand.NewSource(5))
+	mem := memory.DefaultAllocator
+	kb := array.NewInt64Builder(mem)
+	vb := array.NewInt64Builder(mem)
+	ib := array.NewInt32Builder(mem)
+	ks, vs := make([]int64, n), rng.Perm(n)
+	for i := range n {
+		ks[i] = int64(rng.Intn(7))
+		kb.Append(ks[i])
+		vb.Append(int64(vs[i]))
+		if i%5 == 0 {
+			ib.AppendNull()
+		} else {
+			ib.Append(int32(vs[i] % 10))
+		}
+	}
+	db := array.NewStringBuilder(mem)
+	for d := range 10 {
+		db.Append(fmt.Sprintf("word %d", d))
+	}
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	cols := []arrow.Array{kb.NewArray(), vb.NewArray(), array.NewDictionaryArray(dt, ib.NewArray(), db.NewArray())}
+	var batches []*vector.Batch
+	for lo := 0; lo < n; lo += vector.BatchSize {
+		hi := min(lo+vector.BatchSize, n)
+		b := &vector.Batch{Rows: hi - lo}
+		for _, c := range cols {
+			b.Cols = append(b.Cols, array.NewSlice(c, int64(lo), int64(hi)))
+		}
+		batches = append(batches, b)
+	}
+	in := &plan.Stored{Cols: []plan.Column{{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64}, {Name: "s", Type: dt}}}
+	k := &plan.ColRef{Idx: 0, T: types.Int64}
+	v := &plan.ColRef{Idx: 1, T: types.Int64}
+	node := &plan.Window{Input: in, Cols: append(in.Columns(), plan.Column{Name: "rn", Type: types.Int64}, plan.Column{Name: "r", Type: types.Int64}),
+		Funcs: []plan.WindowCall{
+			{Func: "row_number", Partition: []plan.Expr{k}, Order: []plan.SortKey{{E: v}}, T: types.Int64},
+			{Func: "rank", Order: []plan.SortKey{{E: k}}, T: types.Int64},
+		}}
+	budget := NewBudget(1 << 30)
+	w := &windowOp{bd: &builder{env: &Env{Budget: budget}}, node: node, in: &batchesOp{batches: batches}, res: reservation{budget: budget}}
+	defer w.Close()
+	// below[k] counts the rows of smaller keys; rowNumber[v] is v's place in its
+	// partition.
+	below := make([]int64, 8)
+	byKey := make([][]int, 7)
+	for i := range n {
+		below[ks[i]+1]++
+		byKey[ks[i]] = append(byKey[ks[i]], vs[i])
+	}
+	for i := 1; i < len(below); i++ {
+		below[i] += below[i-1]
+	}
+	rowNumber := make([]int64, n)
+	for _, vals := range byKey {
+		sort.Ints(vals)
+		for p, x := range vals {
+			rowNumber[x] = int64(p) + 1
+		}
+	}
+	rows, nb := 0, 0
+	for {
+		b, err := w.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			break
+		}
+		nb++
+		kc, vc := b.Cols[0].(*array.Int64), b.Cols[1].(*array.Int64)
+		sc := kernels.Decode(b.Cols[2]).(*array.String)
+		rn, rk := b.Cols[3].(*array.Int64), b.Cols[4].(*array.Int64)
+		for r := range b.Rows {
+			i := rows + r
+			if kc.Value(r) != ks[i] || vc.Value(r) != int64(vs[i]) {
+				t.Fatalf("row %d: k %d v %d, want %d %d", i, kc.Value(r), vc.Value(r), ks[i], vs[i])
+			}
+			if want := fmt.Sprintf("word %d", vs[i]%10); sc.IsNull(r) != (i%5 == 0) || !sc.IsNull(r) && sc.Value(r) != want {
+				t.Fatalf("row %d: s %q, want %q", i, sc.Value(r), want)
+			}
+			if rn.Value(r) != rowNumber[vs[i]] || rk.Value(r) != below[ks[i]]+1 {
+				t.Fatalf("row %d: row_number %d rank %d, want %d %d", i, rn.Value(r), rk.Value(r), rowNumber[vs[i]], below[ks[i]]+1)
+			}
+		}
+		rows += b.Rows
+	}
+	if rows != n || nb != len(batches) {
+		t.Fatalf("%d rows in %d batches, want %d rows in %d", rows, nb, n, len(batches))
 	}
 }
