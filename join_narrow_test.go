@@ -159,3 +159,23 @@ func TestExplainShowsDeferredPruning(t *testing.T) {
 		t.Fatalf("want the scan of dim to prune with the subquery:\n%s", plan.String())
 	}
 }
+
+// The join keys of a join above another narrow the scan at the bottom of the chain
+// when they are its columns: the filtered days of the top join prune the fact
+// table's row groups through the LEFT JOIN below it. The answers are those of a key
+// the scan cannot see.
+func TestJoinKeysAboveAChainPruneTheBottomScan(t *testing.T) {
+	e := starEngine(t)
+	sql := "SELECT count(*), sum(f.qty), count(a.code) FROM fact f LEFT JOIN dim a ON f.code = a.code AND a.month < 9 JOIN dim m ON f.day = m.day WHERE m.month = 5"
+	plain := "SELECT count(*), sum(f.qty), count(a.code) FROM fact f LEFT JOIN dim a ON f.code = a.code AND a.month < 9 JOIN dim m ON f.day + 0 = m.day WHERE m.month = 5"
+	got, want := run(t, e, sql, nil), run(t, e, plain, nil)
+	if g, w := resultText(got), resultText(want); g != w {
+		t.Fatalf("%s:\n%s\nwant\n%s", sql, g, w)
+	}
+	if p := factPruned(t, want); p != 0 {
+		t.Errorf("%s: %d row groups pruned", plain, p)
+	}
+	if p := factPruned(t, got); p == 0 {
+		t.Errorf("%s: no row group pruned\n%s", sql, resultText(run(t, e, "EXPLAIN "+sql, nil)))
+	}
+}

@@ -334,8 +334,9 @@ func (j *hashJoin) probeInParallel(ctx context.Context, run parallelRun, p *pipe
 // batches with its own reader of the build table (and its own record of matched
 // build rows), and hands every output batch to sink with the worker's number; then,
 // for a join that tracks matches, the batches of its tail (as worker 0). The build
-// side must be prepared. p is the probe side when it is a pipeline (the build keys
-// then narrow its scan), or nil.
+// side must be prepared. p is the pipeline at the bottom of the probe side (a chain
+// of joins' lowest probe side), whose scan the build keys narrow where they are its
+// columns, or nil.
 func (j *hashJoin) probeWorkers(ctx context.Context, run parallelRun, p *pipeline, sink func(w int, b *vector.Batch) error) error {
 	readers := make([]*kernels.KeyTable, max(1, j.bd.env.Threads))
 	matched := make([][]bool, len(readers))
@@ -399,8 +400,9 @@ type parallelRun func(ctx context.Context, sink func(w int, b *vector.Batch) err
 // parallelSource returns how op's batches can be made by the env's workers instead
 // of read one at a time: op is a pipeline that has not started, a join whose probe
 // side is such a source (its workers probe the batches they make, so a chain of
-// joins runs on every worker), or a filter or projection over one. p is op when it
-// is a pipeline. When ok, op is spent: only the returned run and op's Close may
+// joins runs on every worker), or a filter or projection over one. p is the
+// pipeline at the bottom, whose scan the joins above narrow by their build keys
+// (narrowProbe). When ok, op is spent: only the returned run and op's Close may
 // follow. When not, op is untouched.
 func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipeline, ok bool, err error) {
 	switch x := op.(type) {
@@ -411,7 +413,7 @@ func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipel
 		x.started, x.done = true, true
 		return x.p.run, x.p, true, nil
 	case *stageOp:
-		in, _, ok, err := parallelSource(ctx, x.in)
+		in, p, ok, err := parallelSource(ctx, x.in)
 		if !ok || err != nil {
 			return nil, nil, ok, err
 		}
@@ -423,7 +425,7 @@ func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipel
 				}
 				return sink(w, out)
 			})
-		}, nil, true, nil
+		}, p, true, nil
 	case *hashJoin:
 		return x.parallelProbe(ctx)
 	}
@@ -450,7 +452,7 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (parallelRun, *pipeline, b
 	j.probeCols = j.probeColumns()
 	return func(ctx context.Context, sink func(w int, b *vector.Batch) error) error {
 		return j.probeWorkers(ctx, run, p, sink)
-	}, nil, true, nil
+	}, p, true, nil
 }
 
 // pairChunk is the most candidate pairs a join makes at once: a probe row may have

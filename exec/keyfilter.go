@@ -66,12 +66,46 @@ func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow
 	found := false
 	for i, k := range probeKeys {
 		cols[i] = -1
-		scan, col, isCol := plan.ScanColumn(probeNode, k)
+		scan, col, isCol := scanColumnThroughJoins(probeNode, k)
 		if isCol && scan == p.scan && arrow.TypeEqual(keyType(k.Type()), keyType(build[i].DataType())) {
 			cols[i], found = col, true
 		}
 	}
 	return cols, found
+}
+
+// scanColumnThroughJoins is plan.ScanColumn that also follows a column through the
+// joins between: the scan of a chain of joins' lowest probe side gives the columns
+// the joins above it join on. Dropping such a row early is what the join above would
+// do to every row made from it (it has the same key); a join between that keeps
+// unmatched rows keeps them with NULL keys, which the join above drops too.
+func scanColumnThroughJoins(n plan.Node, e plan.Expr) (*plan.Scan, int, bool) {
+	for {
+		r, isRef := e.(*plan.ColRef)
+		if !isRef {
+			return nil, 0, false
+		}
+		switch x := n.(type) {
+		case *plan.Join:
+			nl := len(x.Left.Columns())
+			if r.Idx < nl {
+				n = x.Left
+			} else {
+				n, e = x.Right, &plan.ColRef{Idx: r.Idx - nl, T: r.T}
+			}
+			continue
+		case *plan.Filter:
+			n = x.Input
+			continue
+		case *plan.Project:
+			if r.Idx >= len(x.Exprs) {
+				return nil, 0, false
+			}
+			e, n = x.Exprs[r.Idx], x.Input
+			continue
+		}
+		return plan.ScanColumn(n, e)
+	}
 }
 
 // keyType is the type a key's values have, a dictionary's its values'.
@@ -121,7 +155,7 @@ func (j *hashJoin) narrowProbe(ctx context.Context, p *pipeline, build []arrow.A
 	}
 	f := newFilterOf(hashes)
 	f.cols = cols
-	p.member = f
+	p.members = append(p.members, f)
 	return int64(8 * len(f.words))
 }
 

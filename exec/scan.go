@@ -31,9 +31,10 @@ type pipeline struct {
 	leadSteps []stage
 	// bounds, when set, are filters its consumer learns as the scan runs.
 	bounds *dynamicBounds
-	// member, when set, is the Bloom filter of the build keys of the hash join this
-	// pipeline probes.
-	member *keyFilter
+	// members are the Bloom filters of the build keys of the hash joins this
+	// pipeline's rows go through (the join it probes and the joins above it in a
+	// chain whose keys are its columns).
+	members []*keyFilter
 	// deferred are the evaluators of the scan's deferred predicates' values.
 	deferred []evaluator
 	// extra are pruning predicates learnt before the scan starts (the range of the
@@ -379,8 +380,8 @@ func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 	if b := p.rowBound(); b != nil {
 		used[b.col] = true
 	}
-	if p.member != nil {
-		for _, c := range p.member.cols {
+	for _, m := range p.members {
+		for _, c := range m.cols {
 			used[c] = true
 		}
 	}
@@ -517,12 +518,12 @@ func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
 			}
 		}
 	}
-	if p.member != nil {
-		keys := make([]arrow.Array, len(p.member.cols))
-		for i, c := range p.member.cols {
+	for _, m := range p.members {
+		keys := make([]arrow.Array, len(m.cols))
+		for i, c := range m.cols {
 			keys[i] = b.Cols[c]
 		}
-		if mask, ok := p.member.mask(keys); ok {
+		if mask, ok := m.mask(keys); ok {
 			var err error
 			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
 				return nil, err
