@@ -35,6 +35,8 @@ const (
 // (checked before comparing keys) and id+1. Keys are stored per column in their
 // normalised form (see hash.go): words, word pairs, or a byte arena with offsets, plus
 // a NULL flag per key, and the full hash per id so that growing never rehashes keys.
+// Keys of several fixed-width columns are stored row-major instead, with a mask of
+// their NULL columns, so that comparing or adding one touches one place in memory.
 // A table of a single fixed-width column (the commonest GROUP BY) uses 16-byte slots
 // holding the key itself, so a probe touches one cache line, keeps NULL out of the
 // slots, and rehashes its keys when growing instead of storing hashes; plain integer
@@ -57,6 +59,12 @@ type KeyTable struct {
 	growAt    int
 	hashes    []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
 	n         int
+	// A table of several fixed-width columns stores its keys row-major instead of in
+	// cols: key id is rows[id*stride : (id+1)*stride], the words of each column in
+	// order and then a mask of its NULL columns, so that comparing a key touches one
+	// place in memory rather than one per column, and adding one appends once.
+	stride int // 0: keys are stored per column
+	rows   []uint64
 
 	// per-batch scratch, reused
 	vecs    []hashKeyVec
@@ -67,6 +75,7 @@ type KeyTable struct {
 	dpos    []int32 // lookupDicts: the entry of each row, column after column
 	epos    []int32
 	entIDs  []uint32
+	kbuf    []uint64 // the batch's keys row-major (stride > 0)
 }
 
 // ktWordSlot is a slot of a one-word-key table: the key and id+1 (0: empty).
@@ -108,8 +117,30 @@ func NewKeyTable(keyTypes []arrow.DataType) *KeyTable {
 			t.cols[j].offs = []int{0}
 		}
 	}
+	t.stride = ktRowStride(t.cols)
 	t.resize(ktMinSlots)
 	return t
+}
+
+// ktRowStride returns the words of a row-major key for the columns, or 0 when the
+// keys are better stored per column: a single column (see wordSlots), a string
+// column, or more columns than the NULL mask has bits.
+func ktRowStride(cols []ktColumn) int {
+	if len(cols) < 2 || len(cols) > 64 {
+		return 0
+	}
+	stride := 1 // the NULL mask
+	for _, c := range cols {
+		switch c.kind {
+		case hashKindWord:
+			stride++
+		case hashKindWide:
+			stride += 2
+		default:
+			return 0
+		}
+	}
+	return stride
 }
 
 // Len is the number of distinct keys.
@@ -328,6 +359,11 @@ func (t *KeyTable) dropRefs() {
 
 // probe looks up (and with insert, adds) the keys of vecs, whose hashes are given.
 func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
+	if t.stride > 0 {
+		t.kbuf = ktRowKeys(vecs, t.stride, len(ids), t.kbuf)
+		t.probeRows(t.kbuf, hashes, ids, insert)
+		return
+	}
 	if len(t.cols) == 1 {
 		switch t.cols[0].kind {
 		case hashKindWord:
@@ -364,6 +400,91 @@ func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, inser
 			i = (i + 1) & mask
 		}
 	}
+}
+
+// ktRowKeys lays the first n keys of fixed-width vecs out row-major (see
+// KeyTable.rows) in buf, grown as needed, and returns it.
+func ktRowKeys(vecs []hashKeyVec, stride, n int, buf []uint64) []uint64 {
+	buf = hashGrow(buf, n*stride)
+	nullAt := stride - 1
+	for k := 0; k < n; k++ {
+		buf[k*stride+nullAt] = 0
+	}
+	o := 0
+	for j := range vecs {
+		v := &vecs[j]
+		if v.kind == hashKindWide {
+			for k, w := range v.words[:2*n] {
+				buf[(k>>1)*stride+o+k&1] = w
+			}
+			o += 2
+		} else {
+			for k, w := range v.words[:n] {
+				buf[k*stride+o] = w
+			}
+			o++
+		}
+		if v.nulls != nil {
+			// NULL rows already hold a zero value; the mask tells them from a zero.
+			for k, isNull := range v.nulls[:n] {
+				if isNull {
+					buf[k*stride+nullAt] |= 1 << j
+				}
+			}
+		}
+	}
+	return buf
+}
+
+// probeRows is probe for a table of row-major keys: the key of row k is
+// keys[k*stride : (k+1)*stride].
+func (t *KeyTable) probeRows(keys []uint64, hashes []uint64, ids []uint32, insert bool) {
+	s := t.stride
+	slots, mask := t.slots, t.mask
+	for k, h := range hashes[:len(ids)] {
+		key := keys[k*s : k*s+s]
+		tag := h & ktTagMask
+		i := h & mask
+		for {
+			e := slots[i]
+			if e == 0 {
+				if !insert {
+					ids[k] = NotFound
+					break
+				}
+				id := uint32(t.n)
+				t.rows = append(t.rows, key...)
+				t.hashes = append(t.hashes, h)
+				t.n++
+				ids[k] = id
+				slots[i] = tag | uint64(id+1)
+				if t.n >= t.growAt {
+					t.resize(2 * len(t.slots))
+					slots, mask = t.slots, t.mask
+				}
+				break
+			}
+			if e&ktTagMask == tag {
+				id := int(uint32(e) - 1)
+				if ktWordsEqual(t.rows[id*s:id*s+s], key) {
+					ids[k] = uint32(id)
+					break
+				}
+			}
+			i = (i + 1) & mask
+		}
+	}
+}
+
+// ktWordsEqual reports whether two keys of the same stride are equal.
+func ktWordsEqual(a, b []uint64) bool {
+	b = b[:len(a)]
+	for i, w := range a {
+		if w != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // probeWord is probe for a table of one fixed-width column, whose slots hold the keys.
@@ -643,6 +764,10 @@ func (t *KeyTable) Merge(other *KeyTable) (mapping []uint32) {
 		ktProbeWords(t, oc.words[:other.n], nil, nulls, nil, mapping, true)
 		return mapping
 	}
+	if t.stride > 0 {
+		t.probeRows(other.rows, other.hashes[:other.n], mapping, true)
+		return mapping
+	}
 	vecs := make([]hashKeyVec, len(t.cols))
 	for j := range vecs {
 		oc, v := &other.cols[j], &vecs[j]
@@ -668,6 +793,27 @@ func (t *KeyTable) Merge(other *KeyTable) (mapping []uint32) {
 // and row i is the key of id i. The arrays are copies; the table stays usable.
 func (t *KeyTable) Keys() []arrow.Array {
 	out := make([]arrow.Array, len(t.cols))
+	if t.stride > 0 {
+		o := 0
+		for j := range t.cols {
+			c := ktColumn{kind: t.cols[j].kind, nulls: make([]bool, t.n)}
+			width := 1
+			if c.kind == hashKindWide {
+				width = 2
+			}
+			c.words = make([]uint64, 0, width*t.n)
+			for id := 0; id < t.n; id++ {
+				row := t.rows[id*t.stride : (id+1)*t.stride]
+				c.words = append(c.words, row[o:o+width]...)
+				if row[t.stride-1]&(1<<j) != 0 {
+					c.nulls[id], c.hasNull = true, true
+				}
+			}
+			out[j] = c.array(t.types[j], t.n)
+			o += width
+		}
+		return out
+	}
 	for j := range t.cols {
 		out[j] = t.cols[j].array(t.types[j], t.n)
 	}
@@ -677,7 +823,7 @@ func (t *KeyTable) Keys() []arrow.Array {
 // MemoryUsage estimates the bytes the table holds, scratch included.
 func (t *KeyTable) MemoryUsage() int64 {
 	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
-		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos)
+		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos) + 8*cap(t.rows) + 8*cap(t.kbuf)
 	for j := range t.cols {
 		c := &t.cols[j]
 		b += 8*cap(c.words) + 8*cap(c.offs) + cap(c.data) + cap(c.nulls)
@@ -805,6 +951,6 @@ func ktBytesOf[T any](s []T) []byte {
 // own scratch. Readers serve the workers that probe a join's build table.
 func (t *KeyTable) Reader() *KeyTable {
 	r := *t
-	r.vecs, r.hbuf, r.pos, r.memo, r.entries, r.dpos, r.epos, r.entIDs = nil, nil, nil, nil, nil, nil, nil, nil
+	r.vecs, r.hbuf, r.pos, r.memo, r.entries, r.dpos, r.epos, r.entIDs, r.kbuf = nil, nil, nil, nil, nil, nil, nil, nil, nil
 	return &r
 }

@@ -226,3 +226,68 @@ func BenchmarkKeyTableInsertDictionaries(b *testing.B) {
 		}
 	})
 }
+
+// ktIntTripleCols is 1M rows in 8K batches of three integer key columns drawn from
+// 512K distinct triples (ds q78's GROUP BY year, item, customer): an int32 of 5
+// values, an int64 of 18K values and an int64 of 100K values with 2 % NULLs.
+func ktIntTripleCols(rows int) [][]arrow.Array {
+	const distinct = 1 << 19
+	rng := rand.New(rand.NewPCG(7, 7))
+	type triple struct {
+		year       int32
+		item, cust int64
+		null       bool
+	}
+	keys := make([]triple, distinct)
+	for i := range keys {
+		keys[i] = triple{int32(1998 + rng.IntN(5)), int64(rng.IntN(18000)), int64(rng.IntN(100000)), rng.IntN(50) == 0}
+	}
+	var batches [][]arrow.Array
+	yb := array.NewInt32Builder(memory.DefaultAllocator)
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	cb := array.NewInt64Builder(memory.DefaultAllocator)
+	for s := 0; s < rows; s += ktBenchBatch {
+		for k := s; k < min(s+ktBenchBatch, rows); k++ {
+			t := keys[rng.IntN(distinct)]
+			yb.Append(t.year)
+			ib.Append(t.item)
+			if t.null {
+				cb.AppendNull()
+			} else {
+				cb.Append(t.cust)
+			}
+		}
+		batches = append(batches, []arrow.Array{yb.NewArray(), ib.NewArray(), cb.NewArray()})
+	}
+	return batches
+}
+
+// BenchmarkKeyTableIntTriple groups 1M rows by three integer columns with about 450K
+// distinct keys (Insert), and looks them up in the full table (Find, a join's probe).
+func BenchmarkKeyTableIntTriple(b *testing.B) {
+	const rows = 1 << 20
+	batches := ktIntTripleCols(rows)
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}
+	ids := make([]uint32, ktBenchBatch)
+	b.Run("insert/rows=1M,keys=450K,type=int32-int64-int64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := NewKeyTable(types)
+			for _, c := range batches {
+				t.Insert(c, nil, ids)
+			}
+		}
+	})
+	full := NewKeyTable(types)
+	for _, c := range batches {
+		full.Insert(c, nil, ids)
+	}
+	b.Run("find/rows=1M,keys=450K,type=int32-int64-int64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, c := range batches {
+				full.Find(c, nil, ids)
+			}
+		}
+	})
+}

@@ -648,3 +648,81 @@ func TestKeyTableSharedLargeDictionary(t *testing.T) {
 	}
 	ktCheckKeys(t, tab, types, ref)
 }
+
+// TestKeyTableFixedWidthRows keys several fixed-width columns, stored row-major, with
+// NULLs in any of them (a NULL must not equal a zero), decimals of two words, enough
+// distinct keys to grow the table many times, Find, and Merge of two such tables.
+func TestKeyTableFixedWidthRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	types := []arrow.DataType{
+		arrow.PrimitiveTypes.Int32, &arrow.Decimal128Type{Precision: 20, Scale: 2},
+		arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64,
+	}
+	if NewKeyTable(types).stride != 6 {
+		t.Fatalf("stride %d, want 6 (five words and the NULL mask)", NewKeyTable(types).stride)
+	}
+	var tabs [2]*KeyTable
+	var refs [2]*ktReference
+	for w := range tabs {
+		tabs[w] = NewKeyTable(types)
+		refs[w] = &ktReference{ids: map[string]uint32{}}
+		for b := 0; b < 12; b++ {
+			n := 3000
+			vals := make([][]any, len(types))
+			cols := make([]arrow.Array, len(types))
+			for j, dt := range types {
+				padded := ktRandValues(rng, dt, n+4, 0.05)
+				if dt.ID() == arrow.INT64 {
+					// A wide domain, so the table grows past its sparse size.
+					for i := range padded {
+						if padded[i] != nil {
+							padded[i] = int64(rng.IntN(5000)) - 5
+						}
+					}
+				}
+				vals[j] = padded[2 : n+2]
+				cols[j] = array.NewSlice(ktBuild(dt, padded), 2, int64(n+2))
+			}
+			sel := ktRandSel(rng, n)
+			m := n
+			if sel != nil {
+				m = len(sel)
+			}
+			ids := make([]uint32, m)
+			find := b%4 == 3
+			if find {
+				tabs[w].Find(cols, sel, ids)
+			} else {
+				tabs[w].Insert(cols, sel, ids)
+			}
+			for k := range ids {
+				row := k
+				if sel != nil {
+					row = int(sel[k])
+				}
+				key := ktRowKey(vals, row)
+				want, ok := refs[w].ids[key]
+				switch {
+				case !find:
+					want = refs[w].insert(key)
+				case !ok:
+					want = NotFound
+				}
+				if ids[k] != want {
+					t.Fatalf("table %d batch %d row %d (%s): id %d, want %d", w, b, row, key, ids[k], want)
+				}
+			}
+		}
+		ktCheckKeys(t, tabs[w], types, refs[w])
+	}
+	if len(tabs[0].slots) <= ktSparseSlots {
+		t.Fatalf("the table has %d slots: it did not grow past its sparse size", len(tabs[0].slots))
+	}
+	mapping := tabs[0].Merge(tabs[1])
+	for j, key := range refs[1].keys {
+		if want := refs[0].insert(key); mapping[j] != want {
+			t.Fatalf("mapping[%d] (%s) = %d, want %d", j, key, mapping[j], want)
+		}
+	}
+	ktCheckKeys(t, tabs[0], types, refs[0])
+}
