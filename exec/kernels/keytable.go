@@ -376,6 +376,9 @@ type ktDictGroup struct {
 	hashed bool
 	codes  []int32 // per row of the batch: its entry (len(hashes)-1: all NULL)
 	ent    hashKeyVec
+	// the batch's indices, and the columns with NULL indices
+	idx      []*array.Int32
+	nullCols []int
 }
 
 // ktGroupColumns returns how many leading columns of cols can form a ktDictGroup:
@@ -440,7 +443,9 @@ func (t *KeyTable) lookupGroup(cols []arrow.Array, sel []int32, ids []uint32) (o
 			return false
 		}
 	}
-	if !g.rowCodes(cols, sel, n) {
+	ok = g.rowCodes(cols, sel, n)
+	clear(g.idx) // the batch's arrays are not kept
+	if !ok {
 		return false
 	}
 	if !g.hashed {
@@ -478,12 +483,16 @@ func (t *KeyTable) lookupGroup(cols []arrow.Array, sel []int32, ids []uint32) (o
 func (g *ktDictGroup) rowCodes(cols []arrow.Array, sel []int32, n int) bool {
 	g.codes = hashGrow(g.codes, n)
 	codes := g.codes
-	idx0 := cols[0].(*array.Dictionary).Indices().(*array.Int32)
-	hashIndices(idx0.Int32Values(), sel, codes)
-	nulls := idx0.NullN() > 0
-	for _, c := range cols[1:g.p] {
+	g.idx, g.nullCols = g.idx[:0], g.nullCols[:0]
+	for j, c := range cols[:g.p] {
 		idx := c.(*array.Dictionary).Indices().(*array.Int32)
-		nulls = nulls || idx.NullN() > 0
+		g.idx = append(g.idx, idx)
+		if idx.NullN() > 0 {
+			g.nullCols = append(g.nullCols, j)
+		}
+	}
+	hashIndices(g.idx[0].Int32Values(), sel, codes)
+	for _, idx := range g.idx[1:] {
 		vals := idx.Int32Values()
 		if sel == nil {
 			if !slices.Equal(vals[:n], codes) {
@@ -503,24 +512,29 @@ func (g *ktDictGroup) rowCodes(cols []arrow.Array, sel []int32, n int) bool {
 			return false
 		}
 	}
-	if !nulls {
+	if len(g.nullCols) == 0 {
 		return true
 	}
-	for k := range codes {
+	for k, e := range codes {
 		i := k
 		if sel != nil {
 			i = int(sel[k])
 		}
-		e, allNull := int(codes[k]), true
-		for j := 0; j < g.p && allNull; j++ {
-			allNull = cols[j].(*array.Dictionary).Indices().IsNull(i)
+		nulls := 0
+		for _, j := range g.nullCols {
+			if g.idx[j].IsNull(i) {
+				nulls++
+			}
 		}
-		if allNull {
+		switch {
+		case nulls == 0:
+			continue
+		case nulls == g.p:
 			codes[k] = size
 			continue
 		}
-		for j := 0; j < g.p; j++ {
-			if cols[j].(*array.Dictionary).Indices().IsNull(i) && !g.arrs[j].IsNull(e) {
+		for _, j := range g.nullCols {
+			if g.idx[j].IsNull(i) && !(g.nulls[j] && g.arrs[j].IsNull(int(e))) {
 				return false
 			}
 		}
