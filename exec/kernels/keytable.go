@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -35,12 +36,16 @@ const (
 // (checked before comparing keys) and id+1. Keys are stored per column in their
 // normalised form (see hash.go): words, word pairs, or a byte arena with offsets, plus
 // a NULL flag per key, and the full hash per id so that growing never rehashes keys.
+// Keys of several fixed-width columns are stored row-major instead, with a mask of
+// their NULL columns, so that comparing or adding one touches one place in memory.
 // A table of a single fixed-width column (the commonest GROUP BY) uses 16-byte slots
 // holding the key itself, so a probe touches one cache line, keeps NULL out of the
 // slots, and rehashes its keys when growing instead of storing hashes; plain integer
 // columns without NULLs are hashed and probed in one pass.
 // A single dictionary-encoded column is looked up once per distinct entry of a batch,
 // and a key made only of small dictionary columns once per distinct combination.
+// Leading string columns that are dictionaries indexed alike (a join's build columns)
+// are hashed once per dictionary entry, and compared by entry (see ktDictGroup).
 //
 // NULL is a key value equal to itself (GROUP BY semantics); floats compare -0 equal to
 // +0 and NaN equal to NaN. A KeyTable is not safe for concurrent use: use one per
@@ -57,6 +62,16 @@ type KeyTable struct {
 	growAt    int
 	hashes    []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
 	n         int
+	// A table of several fixed-width columns stores its keys row-major instead of in
+	// cols: key id is rows[id*stride : (id+1)*stride], the words of each column in
+	// order and then a mask of its NULL columns, so that comparing a key touches one
+	// place in memory rather than one per column, and adding one appends once.
+	stride int // 0: keys are stored per column
+	rows   []uint64
+	// srcs[id] is epoch<<32 | entry+1 when key id was added from entry of the
+	// dictionaries of grp at that epoch, else 0; it may be shorter than n (zeros).
+	srcs []uint64
+	grp  *ktDictGroup
 
 	// per-batch scratch, reused
 	vecs    []hashKeyVec
@@ -67,6 +82,7 @@ type KeyTable struct {
 	dpos    []int32 // lookupDicts: the entry of each row, column after column
 	epos    []int32
 	entIDs  []uint32
+	kbuf    []uint64 // the batch's keys row-major (stride > 0)
 }
 
 // ktWordSlot is a slot of a one-word-key table: the key and id+1 (0: empty).
@@ -108,8 +124,30 @@ func NewKeyTable(keyTypes []arrow.DataType) *KeyTable {
 			t.cols[j].offs = []int{0}
 		}
 	}
+	t.stride = ktRowStride(t.cols)
 	t.resize(ktMinSlots)
 	return t
+}
+
+// ktRowStride returns the words of a row-major key for the columns, or 0 when the
+// keys are better stored per column: a single column (see wordSlots), a string
+// column, or more columns than the NULL mask has bits.
+func ktRowStride(cols []ktColumn) int {
+	if len(cols) < 2 || len(cols) > 64 {
+		return 0
+	}
+	stride := 1 // the NULL mask
+	for _, c := range cols {
+		switch c.kind {
+		case hashKindWord:
+			stride++
+		case hashKindWide:
+			stride += 2
+		default:
+			return 0
+		}
+	}
+	return stride
 }
 
 // Len is the number of distinct keys.
@@ -158,6 +196,9 @@ func (t *KeyTable) lookup(cols []arrow.Array, sel []int32, ids []uint32, insert 
 		return
 	}
 	if t.wordKeyed() && t.lookupRawInts(cols[0], sel, ids, insert) {
+		return
+	}
+	if insert && len(cols) > 1 && t.lookupGroup(cols, sel, ids) {
 		return
 	}
 	t.vecs = hashGrow(t.vecs, len(cols))
@@ -315,6 +356,261 @@ func (t *KeyTable) comboOf(cols []arrow.Array, k int32, n int) int32 {
 	return cd
 }
 
+// ktDictGroup is the leading key columns of a batch when they are dictionaries of
+// strings over equally long dictionaries and every row indexes the same entry of each
+// (the build columns of a join, which a join hands on as dictionaries indexed by the
+// build row). The group's part of a key is then a function of that one entry: its
+// hash is computed once per entry, and a key added from the same entry of the same
+// dictionaries is equal without comparing the strings.
+type ktDictGroup struct {
+	p     int               // the group is key columns 0..p-1
+	dicts []arrow.ArrayData // held, so that no other array takes their addresses
+	arrs  []arrow.Array
+	nulls []bool // per column: whether its dictionary has NULL entries
+	offs  [][]int32
+	data  [][]byte
+	epoch uint32
+	// hashes holds, per entry and last for the entry standing for all NULL, the hash
+	// of columns 0..p-1; valid when hashed.
+	hashes []uint64
+	hashed bool
+	codes  []int32 // per row of the batch: its entry (len(hashes)-1: all NULL)
+	ent    hashKeyVec
+	// the batch's indices, and the columns with NULL indices
+	idx      []*array.Int32
+	nullCols []int
+}
+
+// ktGroupColumns returns how many leading columns of cols can form a ktDictGroup:
+// dictionaries with int32 indices of plain strings or binaries, all of the same
+// length.
+func ktGroupColumns(cols []arrow.Array) int {
+	p, size := 0, -1
+	for _, c := range cols {
+		d, ok := c.(*array.Dictionary)
+		if !ok || d.Indices().DataType().ID() != arrow.INT32 {
+			break
+		}
+		dict := d.Dictionary()
+		if id := dict.DataType().ID(); id != arrow.STRING && id != arrow.BINARY {
+			break
+		}
+		if size >= 0 && dict.Len() != size {
+			break
+		}
+		size = dict.Len()
+		p++
+	}
+	return p
+}
+
+// lookupGroup is Insert for a batch whose leading columns form a ktDictGroup (see
+// there); ok is false when they do not, or when their dictionaries are new and
+// larger than the batch (hashing every entry would cost more than the rows: the
+// group is remembered, and the next batch over the same dictionaries takes this way).
+func (t *KeyTable) lookupGroup(cols []arrow.Array, sel []int32, ids []uint32) (ok bool) {
+	p := ktGroupColumns(cols)
+	if p < 2 {
+		return false
+	}
+	n := len(ids)
+	g := t.grp
+	same := g != nil && g.p == p
+	for j := 0; same && j < p; j++ {
+		same = cols[j].(*array.Dictionary).Dictionary().Data() == g.dicts[j]
+	}
+	size := cols[0].(*array.Dictionary).Dictionary().Len()
+	if !same {
+		if g == nil {
+			g = new(ktDictGroup)
+			t.grp = g
+		}
+		g.p, g.epoch, g.hashed = p, g.epoch+1, false
+		g.dicts, g.arrs, g.nulls, g.offs, g.data = g.dicts[:0], g.arrs[:0], g.nulls[:0], g.offs[:0], g.data[:0]
+		for _, c := range cols[:p] {
+			dict := c.(*array.Dictionary).Dictionary()
+			var data []byte
+			if b := dict.Data().Buffers()[2]; b != nil {
+				data = b.Bytes()
+			}
+			g.dicts = append(g.dicts, dict.Data())
+			g.arrs = append(g.arrs, dict)
+			g.nulls = append(g.nulls, dict.NullN() > 0)
+			g.offs = append(g.offs, hashOffsets[int32](dict.Data()))
+			g.data = append(g.data, data)
+		}
+		if size > n {
+			return false
+		}
+	}
+	ok = g.rowCodes(cols, sel, n)
+	clear(g.idx) // the batch's arrays are not kept
+	if !ok {
+		return false
+	}
+	if !g.hashed {
+		g.hashes = hashGrow(g.hashes, size+1)
+		for j := 0; j < p; j++ {
+			hashGather(g.arrs[j], nil, size, &g.ent)
+			hashVecInto(&g.ent, g.hashes[:size], j > 0)
+		}
+		clear(g.ent.strBuf) // the hashes are kept, not the views of the strings
+		h := uint64(hashNull)
+		for j := 1; j < p; j++ {
+			h = hashCombine(h, hashNull)
+		}
+		g.hashes[size] = h
+		g.hashed = true
+	}
+	t.hbuf = hashGrow(t.hbuf, n)
+	for k, e := range g.codes[:n] {
+		t.hbuf[k] = g.hashes[e]
+	}
+	t.vecs = hashGrow(t.vecs, len(cols))
+	for j := p; j < len(cols); j++ {
+		hashNormalize(cols[j], sel, n, &t.vecs[j])
+		hashVecInto(&t.vecs[j], t.hbuf, true)
+	}
+	t.probeGroup(g, t.vecs, t.hbuf, ids)
+	t.dropRefs()
+	return true
+}
+
+// rowCodes finds the entry of each selected row (g.codes), and reports whether every
+// row indexes the same entry in all the group's columns. A NULL index is taken as
+// the entry of the other columns when that entry is NULL in its own column too, and a
+// row of only NULL indices as the extra all-NULL entry.
+func (g *ktDictGroup) rowCodes(cols []arrow.Array, sel []int32, n int) bool {
+	g.codes = hashGrow(g.codes, n)
+	codes := g.codes
+	g.idx, g.nullCols = g.idx[:0], g.nullCols[:0]
+	for j, c := range cols[:g.p] {
+		idx := c.(*array.Dictionary).Indices().(*array.Int32)
+		g.idx = append(g.idx, idx)
+		if idx.NullN() > 0 {
+			g.nullCols = append(g.nullCols, j)
+		}
+	}
+	hashIndices(g.idx[0].Int32Values(), sel, codes)
+	for _, idx := range g.idx[1:] {
+		vals := idx.Int32Values()
+		if sel == nil {
+			if !slices.Equal(vals[:n], codes) {
+				return false
+			}
+			continue
+		}
+		for k, i := range sel[:n] {
+			if vals[i] != codes[k] {
+				return false
+			}
+		}
+	}
+	size := int32(g.arrs[0].Len())
+	for _, e := range codes {
+		if e < 0 || e >= size {
+			return false
+		}
+	}
+	if len(g.nullCols) == 0 {
+		return true
+	}
+	for k, e := range codes {
+		i := k
+		if sel != nil {
+			i = int(sel[k])
+		}
+		nulls := 0
+		for _, j := range g.nullCols {
+			if g.idx[j].IsNull(i) {
+				nulls++
+			}
+		}
+		switch {
+		case nulls == 0:
+			continue
+		case nulls == g.p:
+			codes[k] = size
+			continue
+		}
+		for _, j := range g.nullCols {
+			if g.idx[j].IsNull(i) && !(g.nulls[j] && g.arrs[j].IsNull(int(e))) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// entry returns the value of the group's column j at entry e.
+func (g *ktDictGroup) entry(j int, e int32) (b []byte, isNull bool) {
+	if int(e) == len(g.hashes)-1 || g.nulls[j] && g.arrs[j].IsNull(int(e)) {
+		return nil, true
+	}
+	return g.data[j][g.offs[j][e]:g.offs[j][e+1]], false
+}
+
+// probeGroup is probe for a batch whose columns 0..g.p-1 are the group g at the
+// entries g.codes, and whose other columns are normalised in vecs.
+func (t *KeyTable) probeGroup(g *ktDictGroup, vecs []hashKeyVec, hashes []uint64, ids []uint32) {
+	for len(t.srcs) < t.n {
+		t.srcs = append(t.srcs, 0)
+	}
+	base := uint64(g.epoch) << 32
+	slots, mask := t.slots, t.mask
+	for k, h := range hashes[:len(ids)] {
+		e := g.codes[k]
+		src := base | uint64(e+1)
+		tag := h & ktTagMask
+		i := h & mask
+		for {
+			s := slots[i]
+			if s == 0 {
+				id := uint32(t.n)
+				for j := 0; j < g.p; j++ {
+					c := &t.cols[j]
+					b, isNull := g.entry(j, e)
+					c.data = append(c.data, b...)
+					c.offs = append(c.offs, len(c.data))
+					c.nulls = append(c.nulls, isNull)
+					c.hasNull = c.hasNull || isNull
+				}
+				t.addCols(g.p, vecs, k)
+				t.hashes = append(t.hashes, h)
+				t.srcs = append(t.srcs, src)
+				t.n++
+				ids[k] = id
+				slots[i] = tag | uint64(id+1)
+				if t.n >= t.growAt {
+					t.resize(2 * len(t.slots))
+					slots, mask = t.slots, t.mask
+				}
+				break
+			}
+			if s&ktTagMask == tag {
+				id := uint32(s) - 1
+				if (t.srcs[id] == src || t.groupEqual(g, id, e)) && t.equalFrom(g.p, id, vecs, k) {
+					ids[k] = id
+					break
+				}
+			}
+			i = (i + 1) & mask
+		}
+	}
+}
+
+// groupEqual reports whether columns 0..g.p-1 of stored key id are entry e of g.
+func (t *KeyTable) groupEqual(g *ktDictGroup, id uint32, e int32) bool {
+	for j := 0; j < g.p; j++ {
+		c := &t.cols[j]
+		b, isNull := g.entry(j, e)
+		if c.nulls[id] != isNull || string(c.data[c.offs[id]:c.offs[id+1]]) != string(b) {
+			return false
+		}
+	}
+	return true
+}
+
 // dropRefs forgets the views into the caller's arrays, so the scratch does not keep
 // them alive.
 func (t *KeyTable) dropRefs() {
@@ -328,6 +624,11 @@ func (t *KeyTable) dropRefs() {
 
 // probe looks up (and with insert, adds) the keys of vecs, whose hashes are given.
 func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
+	if t.stride > 0 {
+		t.kbuf = ktRowKeys(vecs, t.stride, len(ids), t.kbuf)
+		t.probeRows(t.kbuf, hashes, ids, insert)
+		return
+	}
 	if len(t.cols) == 1 {
 		switch t.cols[0].kind {
 		case hashKindWord:
@@ -364,6 +665,91 @@ func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, inser
 			i = (i + 1) & mask
 		}
 	}
+}
+
+// ktRowKeys lays the first n keys of fixed-width vecs out row-major (see
+// KeyTable.rows) in buf, grown as needed, and returns it.
+func ktRowKeys(vecs []hashKeyVec, stride, n int, buf []uint64) []uint64 {
+	buf = hashGrow(buf, n*stride)
+	nullAt := stride - 1
+	for k := 0; k < n; k++ {
+		buf[k*stride+nullAt] = 0
+	}
+	o := 0
+	for j := range vecs {
+		v := &vecs[j]
+		if v.kind == hashKindWide {
+			for k, w := range v.words[:2*n] {
+				buf[(k>>1)*stride+o+k&1] = w
+			}
+			o += 2
+		} else {
+			for k, w := range v.words[:n] {
+				buf[k*stride+o] = w
+			}
+			o++
+		}
+		if v.nulls != nil {
+			// NULL rows already hold a zero value; the mask tells them from a zero.
+			for k, isNull := range v.nulls[:n] {
+				if isNull {
+					buf[k*stride+nullAt] |= 1 << j
+				}
+			}
+		}
+	}
+	return buf
+}
+
+// probeRows is probe for a table of row-major keys: the key of row k is
+// keys[k*stride : (k+1)*stride].
+func (t *KeyTable) probeRows(keys []uint64, hashes []uint64, ids []uint32, insert bool) {
+	s := t.stride
+	slots, mask := t.slots, t.mask
+	for k, h := range hashes[:len(ids)] {
+		key := keys[k*s : k*s+s]
+		tag := h & ktTagMask
+		i := h & mask
+		for {
+			e := slots[i]
+			if e == 0 {
+				if !insert {
+					ids[k] = NotFound
+					break
+				}
+				id := uint32(t.n)
+				t.rows = append(t.rows, key...)
+				t.hashes = append(t.hashes, h)
+				t.n++
+				ids[k] = id
+				slots[i] = tag | uint64(id+1)
+				if t.n >= t.growAt {
+					t.resize(2 * len(t.slots))
+					slots, mask = t.slots, t.mask
+				}
+				break
+			}
+			if e&ktTagMask == tag {
+				id := int(uint32(e) - 1)
+				if ktWordsEqual(t.rows[id*s:id*s+s], key) {
+					ids[k] = uint32(id)
+					break
+				}
+			}
+			i = (i + 1) & mask
+		}
+	}
+}
+
+// ktWordsEqual reports whether two keys of the same stride are equal.
+func ktWordsEqual(a, b []uint64) bool {
+	b = b[:len(a)]
+	for i, w := range a {
+		if w != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // probeWord is probe for a table of one fixed-width column, whose slots hold the keys.
@@ -529,7 +915,12 @@ func (t *KeyTable) probeBytes(v *hashKeyVec, hashes []uint64, ids []uint32, inse
 
 // equal reports whether stored key id equals row k of vecs.
 func (t *KeyTable) equal(id uint32, vecs []hashKeyVec, k int) bool {
-	for j := range t.cols {
+	return t.equalFrom(0, id, vecs, k)
+}
+
+// equalFrom is equal for the key columns from the given one on.
+func (t *KeyTable) equalFrom(from int, id uint32, vecs []hashKeyVec, k int) bool {
+	for j := from; j < len(t.cols); j++ {
 		c, v := &t.cols[j], &vecs[j]
 		// Without NULLs on either side the flags need no look (a cache miss saved).
 		if vn := v.nulls != nil && v.nulls[k]; (vn || c.hasNull) && c.nulls[id] != vn {
@@ -555,7 +946,15 @@ func (t *KeyTable) equal(id uint32, vecs []hashKeyVec, k int) bool {
 
 // add appends row k of vecs as a new key and returns its id.
 func (t *KeyTable) add(vecs []hashKeyVec, k int, h uint64) uint32 {
-	for j := range t.cols {
+	t.addCols(0, vecs, k)
+	t.hashes = append(t.hashes, h)
+	t.n++
+	return uint32(t.n - 1)
+}
+
+// addCols appends the key columns from the given one on of row k of vecs.
+func (t *KeyTable) addCols(from int, vecs []hashKeyVec, k int) {
+	for j := from; j < len(t.cols); j++ {
 		c, v := &t.cols[j], &vecs[j]
 		isNull := v.nulls != nil && v.nulls[k]
 		c.nulls = append(c.nulls, isNull)
@@ -570,9 +969,6 @@ func (t *KeyTable) add(vecs []hashKeyVec, k int, h uint64) uint32 {
 			c.offs = append(c.offs, len(c.data))
 		}
 	}
-	t.hashes = append(t.hashes, h)
-	t.n++
-	return uint32(t.n - 1)
 }
 
 // resize rebuilds the slots with the given power-of-two size from the stored hashes.
@@ -643,6 +1039,10 @@ func (t *KeyTable) Merge(other *KeyTable) (mapping []uint32) {
 		ktProbeWords(t, oc.words[:other.n], nil, nulls, nil, mapping, true)
 		return mapping
 	}
+	if t.stride > 0 {
+		t.probeRows(other.rows, other.hashes[:other.n], mapping, true)
+		return mapping
+	}
 	vecs := make([]hashKeyVec, len(t.cols))
 	for j := range vecs {
 		oc, v := &other.cols[j], &vecs[j]
@@ -668,6 +1068,27 @@ func (t *KeyTable) Merge(other *KeyTable) (mapping []uint32) {
 // and row i is the key of id i. The arrays are copies; the table stays usable.
 func (t *KeyTable) Keys() []arrow.Array {
 	out := make([]arrow.Array, len(t.cols))
+	if t.stride > 0 {
+		o := 0
+		for j := range t.cols {
+			c := ktColumn{kind: t.cols[j].kind, nulls: make([]bool, t.n)}
+			width := 1
+			if c.kind == hashKindWide {
+				width = 2
+			}
+			c.words = make([]uint64, 0, width*t.n)
+			for id := 0; id < t.n; id++ {
+				row := t.rows[id*t.stride : (id+1)*t.stride]
+				c.words = append(c.words, row[o:o+width]...)
+				if row[t.stride-1]&(1<<j) != 0 {
+					c.nulls[id], c.hasNull = true, true
+				}
+			}
+			out[j] = c.array(t.types[j], t.n)
+			o += width
+		}
+		return out
+	}
 	for j := range t.cols {
 		out[j] = t.cols[j].array(t.types[j], t.n)
 	}
@@ -677,7 +1098,10 @@ func (t *KeyTable) Keys() []arrow.Array {
 // MemoryUsage estimates the bytes the table holds, scratch included.
 func (t *KeyTable) MemoryUsage() int64 {
 	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
-		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos)
+		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos) + 8*cap(t.rows) + 8*cap(t.kbuf) + 8*cap(t.srcs)
+	if g := t.grp; g != nil {
+		b += 8*cap(g.hashes) + 4*cap(g.codes) + 8*cap(g.ent.hashBuf) + 16*cap(g.ent.strBuf) + cap(g.ent.nullBuf)
+	}
 	for j := range t.cols {
 		c := &t.cols[j]
 		b += 8*cap(c.words) + 8*cap(c.offs) + cap(c.data) + cap(c.nulls)
@@ -805,6 +1229,7 @@ func ktBytesOf[T any](s []T) []byte {
 // own scratch. Readers serve the workers that probe a join's build table.
 func (t *KeyTable) Reader() *KeyTable {
 	r := *t
-	r.vecs, r.hbuf, r.pos, r.memo, r.entries, r.dpos, r.epos, r.entIDs = nil, nil, nil, nil, nil, nil, nil, nil
+	r.vecs, r.hbuf, r.pos, r.memo, r.entries, r.dpos, r.epos, r.entIDs, r.kbuf = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	r.grp = nil // Find does not use it, and it is scratch
 	return &r
 }

@@ -226,3 +226,126 @@ func BenchmarkKeyTableInsertDictionaries(b *testing.B) {
 		}
 	})
 }
+
+// ktIntTripleCols is 1M rows in 8K batches of three integer key columns drawn from
+// 512K distinct triples (ds q78's GROUP BY year, item, customer): an int32 of 5
+// values, an int64 of 18K values and an int64 of 100K values with 2 % NULLs.
+func ktIntTripleCols(rows int) [][]arrow.Array {
+	const distinct = 1 << 19
+	rng := rand.New(rand.NewPCG(7, 7))
+	type triple struct {
+		year       int32
+		item, cust int64
+		null       bool
+	}
+	keys := make([]triple, distinct)
+	for i := range keys {
+		keys[i] = triple{int32(1998 + rng.IntN(5)), int64(rng.IntN(18000)), int64(rng.IntN(100000)), rng.IntN(50) == 0}
+	}
+	var batches [][]arrow.Array
+	yb := array.NewInt32Builder(memory.DefaultAllocator)
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	cb := array.NewInt64Builder(memory.DefaultAllocator)
+	for s := 0; s < rows; s += ktBenchBatch {
+		for k := s; k < min(s+ktBenchBatch, rows); k++ {
+			t := keys[rng.IntN(distinct)]
+			yb.Append(t.year)
+			ib.Append(t.item)
+			if t.null {
+				cb.AppendNull()
+			} else {
+				cb.Append(t.cust)
+			}
+		}
+		batches = append(batches, []arrow.Array{yb.NewArray(), ib.NewArray(), cb.NewArray()})
+	}
+	return batches
+}
+
+// BenchmarkKeyTableIntTriple groups 1M rows by three integer columns with about 450K
+// distinct keys (Insert), and looks them up in the full table (Find, a join's probe).
+func BenchmarkKeyTableIntTriple(b *testing.B) {
+	const rows = 1 << 20
+	batches := ktIntTripleCols(rows)
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64}
+	ids := make([]uint32, ktBenchBatch)
+	b.Run("insert/rows=1M,keys=450K,type=int32-int64-int64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := NewKeyTable(types)
+			for _, c := range batches {
+				t.Insert(c, nil, ids)
+			}
+		}
+	})
+	full := NewKeyTable(types)
+	for _, c := range batches {
+		full.Insert(c, nil, ids)
+	}
+	b.Run("find/rows=1M,keys=450K,type=int32-int64-int64", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, c := range batches {
+				full.Find(c, nil, ids)
+			}
+		}
+	})
+}
+
+// BenchmarkKeyTableDictionaryGroup groups 1M rows by seven string columns of a joined
+// dimension, handed on as dictionaries over its 45K rows indexed by the build row,
+// and a year of 5 values (ds q04's GROUP BY customer's columns, d_year): about 200K
+// keys. The plain variant groups the same rows with the strings decoded.
+func BenchmarkKeyTableDictionaryGroup(b *testing.B) {
+	const rows, entries, p = 1 << 20, 45000, 7
+	rng := rand.New(rand.NewPCG(9, 9))
+	dicts := make([]arrow.Array, p)
+	for j := range dicts {
+		sb := array.NewStringBuilder(memory.DefaultAllocator)
+		for e := 0; e < entries; e++ {
+			sb.Append(fmt.Sprintf("column%d-value-%d", j, rng.IntN(entries)))
+		}
+		dicts[j] = sb.NewArray()
+	}
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	var batches, plain [][]arrow.Array
+	for s := 0; s < rows; s += ktBenchBatch {
+		idx := make([]int32, ktBenchBatch)
+		years := make([]int32, ktBenchBatch)
+		for k := range idx {
+			idx[k], years[k] = int32(rng.IntN(entries)), int32(1998+rng.IntN(5))
+		}
+		cols, dec := make([]arrow.Array, p+1), make([]arrow.Array, p+1)
+		for j := 0; j < p; j++ {
+			ib := array.NewInt32Builder(memory.DefaultAllocator)
+			ib.AppendValues(idx, nil)
+			cols[j] = array.NewDictionaryArray(dictType, ib.NewArray(), dicts[j])
+			dec[j] = Decode(cols[j])
+		}
+		yb := array.NewInt32Builder(memory.DefaultAllocator)
+		yb.AppendValues(years, nil)
+		cols[p] = yb.NewArray()
+		dec[p] = cols[p]
+		batches, plain = append(batches, cols), append(plain, dec)
+	}
+	types := make([]arrow.DataType, p+1)
+	for j := range types {
+		types[j] = arrow.BinaryTypes.String
+	}
+	types[p] = arrow.PrimitiveTypes.Int32
+	ids := make([]uint32, ktBenchBatch)
+	for _, c := range []struct {
+		name    string
+		batches [][]arrow.Array
+	}{{"dictionaries", batches}, {"plain", plain}} {
+		b.Run("insert/rows=1M,keys=200K,type=7-strings-int32,"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				t := NewKeyTable(types)
+				for _, cols := range c.batches {
+					t.Insert(cols, nil, ids)
+				}
+			}
+		})
+	}
+}

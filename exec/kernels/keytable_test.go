@@ -648,3 +648,231 @@ func TestKeyTableSharedLargeDictionary(t *testing.T) {
 	}
 	ktCheckKeys(t, tab, types, ref)
 }
+
+// TestKeyTableFixedWidthRows keys several fixed-width columns, stored row-major, with
+// NULLs in any of them (a NULL must not equal a zero), decimals of two words, enough
+// distinct keys to grow the table many times, Find, and Merge of two such tables.
+func TestKeyTableFixedWidthRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	types := []arrow.DataType{
+		arrow.PrimitiveTypes.Int32, &arrow.Decimal128Type{Precision: 20, Scale: 2},
+		arrow.PrimitiveTypes.Float64, arrow.PrimitiveTypes.Int64,
+	}
+	if NewKeyTable(types).stride != 6 {
+		t.Fatalf("stride %d, want 6 (five words and the NULL mask)", NewKeyTable(types).stride)
+	}
+	var tabs [2]*KeyTable
+	var refs [2]*ktReference
+	for w := range tabs {
+		tabs[w] = NewKeyTable(types)
+		refs[w] = &ktReference{ids: map[string]uint32{}}
+		for b := 0; b < 12; b++ {
+			n := 3000
+			vals := make([][]any, len(types))
+			cols := make([]arrow.Array, len(types))
+			for j, dt := range types {
+				padded := ktRandValues(rng, dt, n+4, 0.05)
+				if dt.ID() == arrow.INT64 {
+					// A wide domain, so the table grows past its sparse size.
+					for i := range padded {
+						if padded[i] != nil {
+							padded[i] = int64(rng.IntN(5000)) - 5
+						}
+					}
+				}
+				vals[j] = padded[2 : n+2]
+				cols[j] = array.NewSlice(ktBuild(dt, padded), 2, int64(n+2))
+			}
+			sel := ktRandSel(rng, n)
+			m := n
+			if sel != nil {
+				m = len(sel)
+			}
+			ids := make([]uint32, m)
+			find := b%4 == 3
+			if find {
+				tabs[w].Find(cols, sel, ids)
+			} else {
+				tabs[w].Insert(cols, sel, ids)
+			}
+			for k := range ids {
+				row := k
+				if sel != nil {
+					row = int(sel[k])
+				}
+				key := ktRowKey(vals, row)
+				want, ok := refs[w].ids[key]
+				switch {
+				case !find:
+					want = refs[w].insert(key)
+				case !ok:
+					want = NotFound
+				}
+				if ids[k] != want {
+					t.Fatalf("table %d batch %d row %d (%s): id %d, want %d", w, b, row, key, ids[k], want)
+				}
+			}
+		}
+		ktCheckKeys(t, tabs[w], types, refs[w])
+	}
+	if len(tabs[0].slots) <= ktSparseSlots {
+		t.Fatalf("the table has %d slots: it did not grow past its sparse size", len(tabs[0].slots))
+	}
+	mapping := tabs[0].Merge(tabs[1])
+	for j, key := range refs[1].keys {
+		if want := refs[0].insert(key); mapping[j] != want {
+			t.Fatalf("mapping[%d] (%s) = %d, want %d", j, key, mapping[j], want)
+		}
+	}
+	ktCheckKeys(t, tabs[0], types, refs[0])
+}
+
+// TestKeyTableDictionaryGroup keys three dictionary columns indexed alike by a join's
+// build row (each a dictionary of strings far larger than a batch, with NULL entries
+// and repeated values, so that different entries hold equal keys) and an integer:
+// batches alternate between two sets of dictionaries, switch to plain strings, carry
+// rows of only NULLs (an outer join's), NULL indices over NULL entries and over valid
+// ones, rows whose indices differ between the columns, selections and slices. Every row must land in
+// the group of its values, and Merge must agree.
+func TestKeyTableDictionaryGroup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	const p = 3
+	// makeSet returns p dictionaries of size entries; vals[j][e] is the canonical key
+	// text of entry e of column j.
+	makeSet := func(size, distinct int) (vals [p][]string, dicts [p]arrow.Array) {
+		for j := range dicts {
+			vals[j] = make([]string, size)
+			valid := make([]bool, size)
+			strs := make([]string, size)
+			for e := range strs {
+				strs[e] = fmt.Sprintf("c%d-%d", j, rng.IntN(distinct))
+				valid[e] = rng.IntN(30) != 0
+				vals[j][e] = ktCanon(nil)
+				if valid[e] {
+					vals[j][e] = ktCanon(strs[e])
+				}
+			}
+			sb := array.NewStringBuilder(memory.DefaultAllocator)
+			sb.AppendValues(strs, valid)
+			dicts[j] = sb.NewArray()
+		}
+		return vals, dicts
+	}
+	type set struct {
+		vals  [p][]string
+		dicts [p]arrow.Array
+	}
+	var sets [2]set
+	sets[0].vals, sets[0].dicts = makeSet(3000, 40)
+	sets[1].vals, sets[1].dicts = makeSet(2000, 40)
+	types := []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}
+	var tabs [2]*KeyTable
+	var refs [2]*ktReference
+	for w := range tabs {
+		tabs[w] = NewKeyTable(types)
+		refs[w] = &ktReference{ids: map[string]uint32{}}
+		for b := 0; b < 40; b++ {
+			st := &sets[0]
+			if b%7 == 5 {
+				st = &sets[1]
+			}
+			n := 100 + rng.IntN(200)
+			keys := make([]string, n+2) // per row of the unsliced batch
+			idx := make([][]int32, p)
+			valid := make([][]bool, p)
+			for j := range idx {
+				idx[j], valid[j] = make([]int32, n+2), make([]bool, n+2)
+			}
+			nums := make([]int64, n+2)
+			for i := range keys {
+				e := int32(rng.IntN(st.dicts[0].Len()))
+				outer := rng.IntN(15) == 0
+				nums[i] = int64(rng.IntN(2))
+				var key strings.Builder
+				for j := 0; j < p; j++ {
+					ej := e
+					if b%9 == 8 && rng.IntN(50) == 0 {
+						ej = int32(rng.IntN(st.dicts[j].Len())) // indices differ between columns
+					}
+					switch {
+					case outer:
+						idx[j][i], valid[j][i] = 0, false
+						key.WriteString(ktCanon(nil))
+					case b%9 == 7 && rng.IntN(50) == 0:
+						idx[j][i], valid[j][i] = ej, false // a NULL index over a valid entry
+						key.WriteString(ktCanon(nil))
+					case st.dicts[j].IsNull(int(ej)):
+						idx[j][i], valid[j][i] = ej, rng.IntN(2) == 0 // a NULL entry, by index or not
+						key.WriteString(ktCanon(nil))
+					default:
+						idx[j][i], valid[j][i] = ej, true
+						key.WriteString(st.vals[j][ej])
+					}
+					key.WriteByte('|')
+				}
+				key.WriteString(ktCanon(nums[i]) + "|")
+				keys[i] = key.String()
+			}
+			cols := make([]arrow.Array, len(types))
+			for j := 0; j < p; j++ {
+				ib := array.NewInt32Builder(memory.DefaultAllocator)
+				ib.AppendValues(idx[j], valid[j])
+				var col arrow.Array = array.NewDictionaryArray(dictType, ib.NewArray(), st.dicts[j])
+				if b%11 == 10 {
+					col = Decode(col)
+				}
+				cols[j] = array.NewSlice(col, 1, int64(n+1))
+			}
+			nb := array.NewInt64Builder(memory.DefaultAllocator)
+			nb.AppendValues(nums, nil)
+			cols[p] = array.NewSlice(nb.NewArray(), 1, int64(n+1))
+			sel := ktRandSel(rng, n)
+			m := n
+			if sel != nil {
+				m = len(sel)
+			}
+			ids := make([]uint32, m)
+			find := b%6 == 4
+			if find {
+				tabs[w].Find(cols, sel, ids)
+			} else {
+				tabs[w].Insert(cols, sel, ids)
+			}
+			for k := range ids {
+				row := k
+				if sel != nil {
+					row = int(sel[k])
+				}
+				key := keys[row+1]
+				want, ok := refs[w].ids[key]
+				switch {
+				case !find:
+					want = refs[w].insert(key)
+				case !ok:
+					want = NotFound
+				}
+				if ids[k] != want {
+					t.Fatalf("table %d batch %d row %d (%s): id %d, want %d", w, b, row, key, ids[k], want)
+				}
+			}
+		}
+		ktCheckKeys(t, tabs[w], types, refs[w])
+	}
+	grouped := 0
+	for _, src := range tabs[0].srcs {
+		if src != 0 {
+			grouped++
+		}
+	}
+	if tabs[0].grp == nil || tabs[0].grp.epoch < 2 || grouped < tabs[0].Len()/4 {
+		t.Fatalf("the batches did not take the dictionary group's way: %d of %d keys", grouped, tabs[0].Len())
+	}
+	mapping := tabs[0].Merge(tabs[1])
+	for j, key := range refs[1].keys {
+		if want := refs[0].insert(key); mapping[j] != want {
+			t.Fatalf("mapping[%d] (%s) = %d, want %d", j, key, mapping[j], want)
+		}
+	}
+	ktCheckKeys(t, tabs[0], types, refs[0])
+}
