@@ -50,3 +50,26 @@ func TestFiltersGoBelowProjectionsAggregatesAndSharedPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestNullRejectingFiltersSimplifyOuterJoins: a comparison above a LEFT JOIN on its
+// right input's column makes it an inner join (whose filter then goes down to that
+// input); IS NULL and COALESCE, which hold on the rows it adds, leave it a LEFT JOIN.
+func TestNullRejectingFiltersSimplifyOuterJoins(t *testing.T) {
+	dir := events(t, 5_000, 1, 1_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	from := "SELECT count(*) FROM ev a LEFT JOIN (SELECT DISTINCT status FROM ev WHERE status < 400) b ON a.status = b.status WHERE "
+	for cond, kind := range map[string]string{
+		"b.status > 200":                  "Join inner",
+		"CAST(b.status AS BIGINT) = 404":  "Join inner",
+		"b.status IS NOT NULL":            "Join inner",
+		"b.status IS NULL":                "Join left",
+		"coalesce(b.status, 0) = 0":       "Join left",
+		"b.status = 200 OR a.user_id > 5": "Join left",
+	} {
+		plan := resultText(run(t, e, "EXPLAIN "+from+cond, nil))
+		if !strings.Contains(plan, kind) {
+			t.Errorf("WHERE %s: no %q in\n%s", cond, kind, plan)
+		}
+	}
+}

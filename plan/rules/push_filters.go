@@ -44,6 +44,7 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 	case *plan.Join:
 		forSubqueries(x, PushFilters)
 		nl := len(x.Left.Columns())
+		simplifyOuterJoin(x, conds, nl)
 		var left, right, keep []plan.Expr
 		leftSeen, rightSeen := exprSet{}, exprSet{}
 		toLeft := func(c plan.Expr) {
@@ -185,6 +186,70 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 	}
 	n = PushFilters(n)
 	return wrap(n, conds)
+}
+
+// simplifyOuterJoin turns an outer join into the join that keeps fewer unmatched
+// rows when a condition above it rejects the NULLs those rows carry: a LEFT JOIN
+// under `right.x > 5` keeps only matched rows, so it is an inner join (whose
+// conditions then go down to both inputs); a FULL JOIN under a condition on one side
+// keeps only that side's rows.
+func simplifyOuterJoin(x *plan.Join, conds []plan.Expr, nl int) {
+	if x.Kind != plan.LeftJoin && x.Kind != plan.RightJoin && x.Kind != plan.FullJoin {
+		return
+	}
+	var leftRejected, rightRejected bool
+	for _, c := range conds {
+		if pinned(c) {
+			continue
+		}
+		l, r := rejectsNulls(c, nl)
+		leftRejected, rightRejected = leftRejected || l, rightRejected || r
+	}
+	switch {
+	case x.Kind == plan.LeftJoin && rightRejected, x.Kind == plan.RightJoin && leftRejected,
+		x.Kind == plan.FullJoin && leftRejected && rightRejected:
+		x.Kind = plan.InnerJoin
+	case x.Kind == plan.FullJoin && rightRejected:
+		x.Kind = plan.RightJoin
+	case x.Kind == plan.FullJoin && leftRejected:
+		x.Kind = plan.LeftJoin
+	}
+}
+
+// rejectsNulls reports whether conjunct c is false or NULL on every row whose left
+// columns (those below nl) are all NULL, and on every row whose right ones are: a
+// comparison, or IS NOT NULL, of a column (through casts) of that side.
+func rejectsNulls(c plan.Expr, nl int) (left, right bool) {
+	call, ok := c.(*plan.Call)
+	if !ok {
+		return false, false
+	}
+	var args []plan.Expr
+	switch call.Fn.Name {
+	case "=", "<>", "<", "<=", ">", ">=":
+		args = call.Args
+	case "is_not_null":
+		args = call.Args[:1]
+	default:
+		return false, false
+	}
+	for _, a := range args {
+		for {
+			cast, isCast := a.(*plan.Cast)
+			if !isCast {
+				break
+			}
+			a = cast.E
+		}
+		if r, isRef := a.(*plan.ColRef); isRef {
+			if r.Idx < nl {
+				left = true
+			} else {
+				right = true
+			}
+		}
+	}
+	return left, right
 }
 
 // movable reports whether conjunct c may be evaluated on other rows than those it
