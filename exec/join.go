@@ -400,11 +400,15 @@ type parallelRun func(ctx context.Context, sink func(w int, b *vector.Batch) err
 // parallelSource returns how op's batches can be made by the env's workers instead
 // of read one at a time: op is a pipeline that has not started, a join whose probe
 // side is such a source (its workers probe the batches they make, so a chain of
-// joins runs on every worker), or a filter or projection over one. p is the
+// joins runs on every worker), a UNION ALL of such sources, or a filter or
+// projection over one. p is the
 // pipeline at the bottom, whose scan the joins above narrow by their build keys
 // (narrowProbe). When ok, op is spent: only the returned run and op's Close may
 // follow. When not, op is untouched.
 func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipeline, ok bool, err error) {
+	if !parallelizable(op) {
+		return nil, nil, false, nil
+	}
 	switch x := op.(type) {
 	case *pipelineOp:
 		if x.started {
@@ -428,8 +432,48 @@ func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipel
 		}, p, true, nil
 	case *hashJoin:
 		return x.parallelProbe(ctx)
+	case *unionAll:
+		// The inputs one after the other, each on every worker.
+		runs := make([]parallelRun, len(x.ins))
+		for i, in := range x.ins {
+			if runs[i], _, _, err = parallelSource(ctx, in); err != nil {
+				return nil, nil, false, err
+			}
+		}
+		return func(ctx context.Context, sink func(w int, b *vector.Batch) error) error {
+			for _, r := range runs {
+				if err := r(ctx, sink); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, nil, true, nil
 	}
 	return nil, nil, false, nil
+}
+
+// parallelizable reports whether parallelSource can have op's batches made by the
+// workers, without touching op.
+func parallelizable(op Operator) bool {
+	switch x := op.(type) {
+	case *pipelineOp:
+		return !x.started
+	case *stageOp:
+		return parallelizable(x.in)
+	case *hashJoin:
+		return !x.started && parallelizable(x.probe)
+	case *unionAll:
+		if x.i > 0 || len(x.ins) == 0 {
+			return false
+		}
+		for _, in := range x.ins {
+			if !parallelizable(in) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // parallelProbe returns the join's output as made by the workers of its probe side

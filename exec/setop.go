@@ -28,6 +28,15 @@ type setOp struct {
 func (bd *builder) buildSetOp(x *plan.SetOp) (Operator, error) {
 	var l, r Operator
 	var err error
+	if x.Kind == plan.Union && x.All {
+		// UNION ALL reads its inputs in turn (a chain of them as one list), which
+		// the workers of a join or aggregate above can do too (parallelSource).
+		in := unionChain(x)
+		if in == nil {
+			in = []plan.Node{x.Left, x.Right}
+		}
+		return bd.buildUnionAll(in)
+	}
 	if in := unionChain(x); in != nil {
 		// A chain of UNIONs reads its inputs in turn; a distinct one then drops the
 		// rows seen before, once, above them all.
