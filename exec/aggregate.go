@@ -418,29 +418,21 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			return err
 		}
 	} else {
-		in, j, stages, err := h.buildInput()
+		in, err := h.buildInput()
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		// A join whose probe side is a pipeline feeds the workers that probe it: each
-		// applies the stages above the join and folds into its own partial state.
-		var run parallelRun
-		ok := false
-		if j != nil {
-			if run, _, ok, err = j.parallelProbe(ctx); err != nil {
-				return err
-			}
+		// An input the workers make (a join whose probe side they read, a UNION ALL
+		// of scans, with the filters and projections above) feeds them: each folds
+		// its own batches into its own partial state.
+		run, _, ok, err := parallelSource(ctx, in)
+		if err != nil {
+			return err
 		}
 		if ok {
 			if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
-				return run(ctx, func(w int, b *vector.Batch) error {
-					b, err := runStages(ctx, stages, b)
-					if err != nil || b == nil {
-						return err
-					}
-					return sink(w, b)
-				})
+				return run(ctx, sink)
 			}, nil); err != nil {
 				return err
 			}
@@ -653,9 +645,9 @@ func (h *hashAggregate) sequential(ctx context.Context, in Operator) (*aggState,
 }
 
 // buildInput builds the aggregate's input. When it is a join under filters and
-// projections, it also returns the join and those nodes' stages, bottom first, so
-// that the join's workers can run them; in then is the join with the stages over it.
-func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, err error) {
+// projections, the join is told which of its columns they read, so that it gathers
+// only those.
+func (h *hashAggregate) buildInput() (Operator, error) {
 	var above []plan.Node // the filters and projections between, top first
 	n := h.node.Input
 	for {
@@ -673,16 +665,16 @@ func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, 
 	if !ok {
 		in, err := h.bd.build(h.node.Input)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		readsOnly(in, h.readExprs()...)
-		return in, nil, nil, nil
+		return in, nil
 	}
 	op, err := h.bd.buildJoin(jn)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	j = op.(*hashJoin)
+	j := op.(*hashJoin)
 	switch {
 	case len(above) == 0:
 		readsOnly(j, h.readExprs()...)
@@ -691,7 +683,7 @@ func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, 
 			readsOnly(j, p.Exprs...)
 		}
 	}
-	in = j
+	var in Operator = j
 	for k := len(above) - 1; k >= 0; k-- {
 		var st stage
 		switch x := above[k].(type) {
@@ -702,12 +694,11 @@ func (h *hashAggregate) buildInput() (in Operator, j *hashJoin, stages []stage, 
 		}
 		if err != nil {
 			in.Close()
-			return nil, nil, nil, err
+			return nil, err
 		}
-		stages = append(stages, st)
 		in = &stageOp{in: in, stage: st}
 	}
-	return in, j, stages, nil
+	return in, nil
 }
 
 // readExprs are the expressions the aggregate reads of its input.
