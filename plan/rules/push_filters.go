@@ -138,11 +138,21 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 	case *plan.Aggregate:
 		forSubqueries(x, PushFilters)
 		var below, keep []plan.Expr
+		groupsOnly := func(e plan.Expr) bool { _, ok := throughAggregate(e, x); return ok }
 		for _, c := range conds {
 			if d, ok := throughAggregate(c, x); ok {
 				below = append(below, d)
-			} else {
-				keep = append(keep, c)
+				continue
+			}
+			keep = append(keep, c)
+			// What an OR implies on the groups alone goes down (the OR stays):
+			// (year = 2001 AND total > 0) OR year = 2002 keeps only those years.
+			if movable(c) {
+				if imp := implied(c, groupsOnly); imp != nil {
+					if d, ok := throughAggregate(imp, x); ok {
+						below = append(below, d)
+					}
+				}
 			}
 		}
 		x.Input = pushInto(x.Input, below)
