@@ -373,12 +373,15 @@ func (h *hashAggregate) evaluate(ctx context.Context, b *vector.Batch) (keys []a
 	return keys, args, filters, nil
 }
 
-func (s *aggState) memory() int64 {
+func (s *aggState) memory() int64 { return stateMemory(s.keys, s.accs) }
+
+// stateMemory is the memory a key table (nil when ungrouped) and accumulators hold.
+func stateMemory(keys *kernels.KeyTable, accs []agg.Accumulator) int64 {
 	var n int64
-	if s.keys != nil {
-		n += s.keys.MemoryUsage()
+	if keys != nil {
+		n += keys.MemoryUsage()
 	}
-	for _, a := range s.accs {
+	for _, a := range accs {
 		n += a.MemoryUsage()
 	}
 	return n

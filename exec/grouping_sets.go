@@ -164,13 +164,4 @@ func (h *hashAggregate) deriveSet(parent *setState, set []int) (*setState, error
 	return st, nil
 }
 
-func (st *setState) memory() int64 {
-	var n int64
-	if st.keys != nil {
-		n += st.keys.MemoryUsage()
-	}
-	for _, a := range st.accs {
-		n += a.MemoryUsage()
-	}
-	return n
-}
+func (st *setState) memory() int64 { return stateMemory(st.keys, st.accs) }

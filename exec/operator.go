@@ -393,25 +393,9 @@ func (o *limitOp) Close() { o.in.Close() }
 // drain reads every batch of op into one compacted batch with columns concatenated.
 // ncols is the width of op's batches. Memory is reserved in res.
 func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vector.Batch, error) {
-	var batches []*vector.Batch
-	var held int64
-	for {
-		b, err := op.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
-		if b.Len() == 0 {
-			continue
-		}
-		b = b.Compact()
-		batches = append(batches, b)
-		held += batchSize(b)
-		if err := res.resize(held); err != nil {
-			return nil, err
-		}
+	batches, held, err := collect(ctx, op, res)
+	if err != nil {
+		return nil, err
 	}
 	if len(batches) < 2 {
 		return concatBatches(ctx, batches, ncols)
@@ -425,6 +409,31 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 		return nil, err
 	}
 	return out, res.resize(held)
+}
+
+// collect reads every batch of op, compacted, holding them under res; it returns them
+// and the bytes they hold.
+func collect(ctx context.Context, op Operator, res *reservation) ([]*vector.Batch, int64, error) {
+	var batches []*vector.Batch
+	var held int64
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		if b == nil {
+			return batches, held, nil
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		b = b.Compact()
+		batches = append(batches, b)
+		held += batchSize(b)
+		if err := res.resize(held); err != nil {
+			return nil, 0, err
+		}
+	}
 }
 
 // concatBatches concatenates compacted batches of width ncols into one; nil

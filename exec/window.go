@@ -101,25 +101,9 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 // of all their rows. That batch holds only the columns the functions read: the
 // others are not copied, as the results are appended to the input's own batches.
 func (w *windowOp) input(ctx context.Context) ([]*vector.Batch, *vector.Batch, error) {
-	var batches []*vector.Batch
-	var held int64
-	for {
-		b, err := w.in.Next(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		if b == nil {
-			break
-		}
-		if b.Len() == 0 {
-			continue
-		}
-		b = b.Compact()
-		batches = append(batches, b)
-		held += batchSize(b)
-		if err := w.res.resize(held); err != nil {
-			return nil, nil, err
-		}
+	batches, held, err := collect(ctx, w.in, &w.res)
+	if err != nil {
+		return nil, nil, err
 	}
 	width := len(w.node.Input.Columns())
 	used := windowColumns(w.node.Funcs)

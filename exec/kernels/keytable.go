@@ -580,9 +580,7 @@ func (t *KeyTable) probeGroup(g *ktDictGroup, vecs []hashKeyVec, hashes []uint64
 				t.srcs = append(t.srcs, src)
 				t.n++
 				ids[k] = id
-				slots[i] = tag | uint64(id+1)
-				if t.n >= t.growAt {
-					t.resize(2 * len(t.slots))
+				if t.occupy(i, tag, id) {
 					slots, mask = t.slots, t.mask
 				}
 				break
@@ -622,6 +620,17 @@ func (t *KeyTable) dropRefs() {
 	}
 }
 
+// occupy puts key id in slot i under tag, and grows the table once it holds as many
+// keys as it may; it reports whether the slots moved (the caller reloads them).
+func (t *KeyTable) occupy(i, tag uint64, id uint32) bool {
+	t.slots[i] = tag | uint64(id+1)
+	if t.n >= t.growAt {
+		t.resize(2 * len(t.slots))
+		return true
+	}
+	return false
+}
+
 // probe looks up (and with insert, adds) the keys of vecs, whose hashes are given.
 func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
 	if t.stride > 0 {
@@ -651,9 +660,7 @@ func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, inser
 					break
 				}
 				ids[k] = t.add(vecs, k, h)
-				slots[i] = tag | uint64(ids[k]+1)
-				if t.n >= t.growAt {
-					t.resize(2 * len(t.slots))
+				if t.occupy(i, tag, ids[k]) {
 					slots, mask = t.slots, t.mask
 				}
 				break
@@ -722,9 +729,7 @@ func (t *KeyTable) probeRows(keys []uint64, hashes []uint64, ids []uint32, inser
 				t.hashes = append(t.hashes, h)
 				t.n++
 				ids[k] = id
-				slots[i] = tag | uint64(id+1)
-				if t.n >= t.growAt {
-					t.resize(2 * len(t.slots))
+				if t.occupy(i, tag, id) {
 					slots, mask = t.slots, t.mask
 				}
 				break
@@ -894,9 +899,7 @@ func (t *KeyTable) probeBytes(v *hashKeyVec, hashes []uint64, ids []uint32, inse
 				t.hashes = append(t.hashes, h)
 				t.n++
 				ids[k] = id
-				slots[i] = tag | uint64(id+1)
-				if t.n >= t.growAt {
-					t.resize(2 * len(t.slots))
+				if t.occupy(i, tag, id) {
 					slots, mask = t.slots, t.mask
 				}
 				break

@@ -158,38 +158,19 @@ func pushInto(n plan.Node, conds []plan.Expr) plan.Node {
 		x.Input = pushInto(x.Input, below)
 		return wrap(x, keep)
 	case *plan.Sort:
-		var below, keep []plan.Expr
-		for _, c := range conds {
-			if movable(c) {
-				below = append(below, c)
-			} else {
-				keep = append(keep, c)
-			}
-		}
+		below, keep := split(conds, movable)
 		x.Input = pushInto(x.Input, below)
 		return wrap(x, keep)
 	case *plan.Distinct:
-		var below, keep []plan.Expr
-		for _, c := range conds {
-			if movable(c) {
-				below = append(below, c)
-			} else {
-				keep = append(keep, c)
-			}
-		}
+		below, keep := split(conds, movable)
 		x.Input = pushInto(x.Input, below)
 		return wrap(x, keep)
 	case *plan.SetOp:
 		// A row is in the result of UNION, INTERSECT or EXCEPT only if it is in an
 		// input with the same values: a condition on the values holds on both.
-		var both, keep []plan.Expr
-		for _, c := range conds {
-			if movable(c) && sameTypes(c, x.Cols, x.Left.Columns()) && sameTypes(c, x.Cols, x.Right.Columns()) {
-				both = append(both, c)
-			} else {
-				keep = append(keep, c)
-			}
-		}
+		both, keep := split(conds, func(c plan.Expr) bool {
+			return movable(c) && sameTypes(c, x.Cols, x.Left.Columns()) && sameTypes(c, x.Cols, x.Right.Columns())
+		})
 		x.Left = pushInto(x.Left, both)
 		x.Right = pushInto(x.Right, both)
 		return wrap(x, keep)
@@ -260,6 +241,18 @@ func rejectsNulls(c plan.Expr, nl int) (left, right bool) {
 		}
 	}
 	return left, right
+}
+
+// split divides conds into those ok accepts and the others, in order.
+func split(conds []plan.Expr, ok func(plan.Expr) bool) (yes, no []plan.Expr) {
+	for _, c := range conds {
+		if ok(c) {
+			yes = append(yes, c)
+		} else {
+			no = append(no, c)
+		}
+	}
+	return yes, no
 }
 
 // movable reports whether conjunct c may be evaluated on other rows than those it
