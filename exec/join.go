@@ -863,13 +863,14 @@ func (j *hashJoin) filterProbeAggregate() {
 	if j.swapped {
 		probeKeys, buildKeys = j.node.RightKeys, j.node.LeftKeys
 	}
+	// cols[k] is probe key k's column, followed down through the projections and
+	// filters to the aggregate; -1 where it is not a plain column.
 	cols := make([]int, len(probeKeys))
 	for k, e := range probeKeys {
-		c, ok := e.(*plan.ColRef)
-		if !ok {
-			return
+		cols[k] = -1
+		if c, ok := e.(*plan.ColRef); ok {
+			cols[k] = c.Idx
 		}
-		cols[k] = c.Idx
 	}
 	op := j.probe
 	for {
@@ -879,11 +880,13 @@ func (j *hashJoin) filterProbeAggregate() {
 		}
 		if st.proj != nil {
 			for k, c := range cols {
-				r, ok := st.proj[c].(*plan.ColRef)
-				if !ok {
-					return
+				cols[k] = -1
+				if c < 0 {
+					continue
 				}
-				cols[k] = r.Idx
+				if r, ok := st.proj[c].(*plan.ColRef); ok {
+					cols[k] = r.Idx
+				}
 			}
 		} else if !st.filter {
 			return
@@ -894,12 +897,36 @@ func (j *hashJoin) filterProbeAggregate() {
 	if !ok || a.started || len(a.node.Groups) == 0 || len(a.node.Sets) > 0 {
 		return
 	}
+	// The keys that are groups of the aggregate: a group no build row has them for
+	// cannot be joined (the others, an aggregate's result, are checked by the join).
+	var keys []int
 	for k, c := range cols {
-		if c >= len(a.node.Groups) || !arrow.TypeEqual(types.Unwrap(a.keyTypes[c]), types.Unwrap(buildKeys[k].Type())) {
-			return
+		if c >= 0 && c < len(a.node.Groups) && arrow.TypeEqual(types.Unwrap(a.keyTypes[c]), types.Unwrap(buildKeys[k].Type())) {
+			keys = append(keys, k)
 		}
 	}
-	a.keyFilter, a.filterCols = j.table, cols
+	switch {
+	case len(keys) == len(cols):
+		a.keyFilter, a.filterCols = j.table, cols
+	case len(keys) > 0 && len(j.buildKeyCols) == len(cols):
+		// A table of those keys alone, from the build rows.
+		in := make([]arrow.Array, len(keys))
+		ts := make([]arrow.DataType, len(keys))
+		sub := make([]int, len(keys))
+		for i, k := range keys {
+			in[i], sub[i] = j.buildKeyCols[k], cols[k]
+			ts[i] = types.Unwrap(in[i].DataType())
+			if d, ok := ts[i].(*arrow.DictionaryType); ok {
+				ts[i] = d.ValueType
+			}
+		}
+		t := kernels.NewKeyTable(ts)
+		t.Insert(in, j.buildValid, make([]uint32, len(j.buildValid)))
+		if err := j.res.resize(j.res.held + t.MemoryUsage()); err != nil {
+			return // no filter: the aggregate then reads every group
+		}
+		a.keyFilter, a.filterCols = t, sub
+	}
 }
 
 // probeColumns returns which probe columns the join reads.

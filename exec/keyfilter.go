@@ -39,6 +39,10 @@ type keyFilter struct {
 // maxFilterKeys bounds the build sides a filter is made for (16 bits a key).
 const maxFilterKeys = 1 << 22
 
+// filterThrough is how many scan rows a build key must stand for before a join above
+// a chain makes a filter for the scan at its bottom.
+const filterThrough = 16
+
 // filterTrial is how many rows a filter tests before it judges whether it pays, and
 // filterKeeps the share of them past which it does not.
 const (
@@ -49,14 +53,15 @@ const (
 // probeScanKeys returns the scan columns of the probe keys of the join j, for the
 // probe pipeline p, with ok false when the join cannot narrow its probe side's scan:
 // a kind that keeps unmatched probe rows or a canceled statement. A key that is not a
-// column of p's scan (an expression, another operator's column) is -1.
-func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow.Array) (cols []int, ok bool) {
+// column of p's scan (an expression, another operator's column) is -1. through says
+// the scan is below other joins of a chain, not the join's own probe side.
+func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow.Array) (cols []int, through, ok bool) {
 	x := j.node
 	kind := x.Kind
 	dropsUnmatched := kind == plan.InnerJoin || kind == plan.SemiJoin ||
 		(kind == plan.RightJoin && !j.swapped) || (j.swapped && (kind == plan.LeftJoin || kind == plan.AntiJoin))
 	if !dropsUnmatched || x.NullAwareAnti || x.NullEq || len(build) == 0 || ctx.Err() != nil {
-		return nil, false
+		return nil, false, false
 	}
 	probeNode, probeKeys := x.Left, x.LeftKeys
 	if j.swapped {
@@ -66,12 +71,16 @@ func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow
 	found := false
 	for i, k := range probeKeys {
 		cols[i] = -1
-		scan, col, isCol := scanColumnThroughJoins(probeNode, k)
+		scan, col, isCol := plan.ScanColumn(probeNode, k)
+		if !isCol || scan != p.scan {
+			scan, col, isCol = scanColumnThroughJoins(probeNode, k)
+			through = through || isCol && scan == p.scan
+		}
 		if isCol && scan == p.scan && arrow.TypeEqual(keyType(k.Type()), keyType(build[i].DataType())) {
 			cols[i], found = col, true
 		}
 	}
-	return cols, found
+	return cols, through, found
 }
 
 // scanColumnThroughJoins is plan.ScanColumn that also follows a column through the
@@ -123,7 +132,7 @@ func keyType(dt arrow.DataType) arrow.DataType {
 // the keys when the scan has them all. It returns the filter's size in bytes, for
 // the join's reservation.
 func (j *hashJoin) narrowProbe(ctx context.Context, p *pipeline, build []arrow.Array, valid []int32) int64 {
-	cols, ok := j.probeScanKeys(ctx, p, build)
+	cols, through, ok := j.probeScanKeys(ctx, p, build)
 	if !ok || len(valid) == 0 {
 		return 0
 	}
@@ -146,6 +155,10 @@ func (j *hashJoin) narrowProbe(ctx context.Context, p *pipeline, build []arrow.A
 	if rows := p.scan.Ref.Rows; rows >= 0 && int64(j.table.Len()) >= rows {
 		// As many distinct keys as the scan has rows: a filter could hardly drop any.
 		return 0
+	} else if through && rows >= 0 && int64(j.table.Len())*filterThrough > rows {
+		// A join above a chain filters rows the joins below have mostly narrowed
+		// already: a large build side's filter costs more to make than it saves.
+		return 0
 	}
 	// Each pass over millions of keys takes a while.
 	hashes := make([]uint64, len(valid))
@@ -155,7 +168,10 @@ func (j *hashJoin) narrowProbe(ctx context.Context, p *pipeline, build []arrow.A
 	}
 	f := newFilterOf(hashes)
 	f.cols = cols
-	p.members = append(p.members, f)
+	// The joins of a chain narrow the scan from the top down, so a lower join's
+	// filter, set last, goes first: the join order puts the most selective joins
+	// lowest, and a filter tests only the rows the ones before it kept.
+	p.members = append([]*keyFilter{f}, p.members...)
 	return int64(8 * len(f.words))
 }
 
