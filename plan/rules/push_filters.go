@@ -286,10 +286,18 @@ func throughProject(c plan.Expr, exprs []plan.Expr) (plan.Expr, bool) {
 // throughAggregate returns conjunct c, over the columns of an aggregate, over the
 // aggregate's input, when it reads only groups: a group is kept or dropped whole, so
 // its rows may be dropped before they are aggregated. With grouping sets, only
-// groups every set keeps qualify (a set that leaves a group out makes it NULL).
+// groups every set keeps qualify (a set that leaves a group out makes it NULL). An
+// aggregate that makes a row of no rows (without groups, or with the empty grouping
+// set) keeps every condition above it.
 func throughAggregate(c plan.Expr, x *plan.Aggregate) (plan.Expr, bool) {
-	if !movable(c) || len(x.Seeds) > 0 {
+	if !movable(c) || len(x.Seeds) > 0 || len(x.Groups) == 0 {
+		// An aggregate without groups makes its one row from no rows too.
 		return nil, false
+	}
+	for _, set := range x.Sets {
+		if len(set) == 0 {
+			return nil, false // nor does the empty grouping set
+		}
 	}
 	used := map[int]bool{}
 	plan.ColumnsUsed(c, used)
