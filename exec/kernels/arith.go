@@ -195,7 +195,8 @@ func arithUint64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
 }
 
 // arithFloat evaluates op over two FLOAT or two DOUBLE arrays with IEEE semantics
-// (DuckDB's default): division by zero gives ±Inf or NaN, x % 0 is NaN.
+// (DuckDB's default): division by zero gives ±Inf or NaN, x % 0 is NaN; x // y is
+// x / y, NULL when y is zero (as in DuckDB).
 func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x, y arrow.Array) arrow.Array {
 	n := len(a)
 	b = b[:n]
@@ -219,8 +220,20 @@ func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x,
 			out[i] = p / b[i]
 		}
 	case opIntDiv:
+		// DuckDB's // over floats divides without rounding, and by zero is NULL.
 		for i, p := range a {
-			out[i] = T(math.Floor(float64(p / b[i])))
+			if b[i] == 0 {
+				if valid == nil {
+					valid = make([]byte, bitmapLen(n))
+					bitutil.SetBitsTo(valid, 0, int64(n), true)
+				}
+				if bitutil.BitIsSet(valid, i) {
+					bitutil.ClearBit(valid, i)
+					nulls++
+				}
+				continue
+			}
+			out[i] = p / b[i]
 		}
 	case opMod:
 		for i, p := range a {
