@@ -41,10 +41,18 @@ func parseInt(s string) (int64, bool) {
 	return int64(f), true
 }
 
+// parseUint parses an unsigned integer: a leading + is allowed, and a - before
+// zeros only (-0 is 0), as in DuckDB.
 func parseUint(s string) (uint64, bool) {
 	s = strings.TrimSpace(s)
 	if v, err := strconv.ParseUint(s, 10, 64); err == nil {
 		return v, true
+	}
+	if len(s) > 1 && (s[0] == '+' || s[0] == '-') && s[1] >= '0' && s[1] <= '9' {
+		if s[0] == '-' {
+			return 0, strings.Trim(s[1:], "0") == ""
+		}
+		return parseUint(s[1:])
 	}
 	if u, ok := radixInteger(s); ok {
 		return u, true
