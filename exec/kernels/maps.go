@@ -360,7 +360,7 @@ func bindCardinality(c *call) (*Function, error) {
 
 // bindMapConcat binds map_concat(m1, m2, …): the entries of every map, a key's
 // value taken from the last map that has it, at the place of its first entry. NULL
-// maps count as empty.
+// maps count as empty; when every map is NULL, so is the result (DuckDB).
 func bindMapConcat(c *call) (*Function, error) {
 	if len(c.args) < 1 {
 		return nil, c.mismatch()
@@ -420,6 +420,14 @@ func bindMapConcat(c *call) (*Function, error) {
 		for i := 0; i < n; i++ {
 			clear(slot)
 			start := len(b.idx)
+			allNull := true
+			for _, m := range ms {
+				allNull = allNull && m.null(i)
+			}
+			if allNull {
+				b.null()
+				continue
+			}
 			for k, m := range ms {
 				if m.null(i) {
 					continue
