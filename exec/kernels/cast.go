@@ -464,9 +464,11 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 				out[i] = v * k
 			}
 		default:
+			// To a coarser unit the value rounds to the nearest tick, half away from
+			// zero (DuckDB: 11:06:33.846 as TIMESTAMP_S is 11:06:34).
 			k := from / per
 			for i, v := range ticks {
-				out[i] = floorDiv(v, k)
+				out[i] = roundDiv(v, k)
 				if types.TimestampInfSign(v) != 0 {
 					out[i] = v
 				}
@@ -545,4 +547,20 @@ func TryCast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 		vals[i].Type = to
 	}
 	return vector.FromValues(to, vals), nil
+}
+
+// roundDiv is v / k rounded to the nearest integer, half away from zero (k > 0).
+func roundDiv(v, k int64) int64 {
+	q, r := v/k, v%k
+	if r < 0 {
+		r = -r
+	}
+	if r >= k-r { // 2r >= k, without overflow
+		if v < 0 {
+			q--
+		} else {
+			q++
+		}
+	}
+	return q
 }

@@ -434,7 +434,8 @@ func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
 	if over || us < minTimestampMicros || us >= types.TimestampInfinity {
 		return 0, false
 	}
-	return floorDiv(us, 1e6/types.UnitsPerSecond(unit)), true
+	// A coarser unit rounds to its nearest tick, half away from zero, as DuckDB.
+	return roundDiv(us, 1e6/types.UnitsPerSecond(unit)), true
 }
 
 // minTimestampMicros is DuckDB's first TIMESTAMP, 290309-12-22 (BC) 00:00:00.
