@@ -464,11 +464,16 @@ func castTemporal(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 				out[i] = v * k
 			}
 		default:
-			// To a coarser unit the value rounds to the nearest tick, half away from
-			// zero (DuckDB: 11:06:33.846 as TIMESTAMP_S is 11:06:34).
+			// From microseconds to a coarser unit the value rounds to the nearest
+			// tick, half away from zero (DuckDB: 11:06:33.846 as TIMESTAMP_S is
+			// 11:06:34); nanoseconds are truncated, as DuckDB does.
 			k := from / per
 			for i, v := range ticks {
-				out[i] = roundDiv(v, k)
+				if unit == arrow.Nanosecond {
+					out[i] = floorDiv(v, k)
+				} else {
+					out[i] = roundDiv(v, k)
+				}
 				if types.TimestampInfSign(v) != 0 {
 					out[i] = v
 				}

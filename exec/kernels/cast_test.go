@@ -164,7 +164,9 @@ func TestCastTemporal(t *testing.T) {
 		{mk(t, types.Date, "2024-02-29", "1969-12-31", nil), types.Timestamp, "2024-02-29 00:00:00,1969-12-31 00:00:00,NULL"},
 		{mk(t, types.Timestamp, "2024-02-29 23:59:59.999999", "1969-12-31 23:59:59.5"), types.Date, "2024-02-29,1969-12-31"},
 		{mk(t, types.Timestamp, "1969-12-31 23:59:59.9995"), tsMS, "1969-12-31 23:59:59.999"},
-		// To a coarser unit: the nearest tick, half away from zero (DuckDB).
+		// Nanoseconds are truncated; microseconds to a coarser unit round to the
+		// nearest tick, half away from zero (DuckDB).
+		{mk(t, &arrow.TimestampType{Unit: arrow.Nanosecond}, "2024-01-01 00:00:00.123456789"), types.Timestamp, "2024-01-01 00:00:00.123456"},
 		{mk(t, types.Timestamp, "2024-05-10 11:06:33.846", "2024-05-10 11:06:33.4", "1969-12-31 23:59:58.5", "1969-12-31 23:59:59.6"), tsS,
 			"2024-05-10 11:06:34,2024-05-10 11:06:33,1969-12-31 23:59:58,1970-01-01 00:00:00"},
 		{mk(t, tsS, "2024-01-01 00:00:01"), types.Timestamp, "2024-01-01 00:00:01"},
