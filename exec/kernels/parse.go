@@ -239,18 +239,22 @@ func parseDate(s string) (int64, bool) {
 	return days, true
 }
 
-// parseDatePrefix reads [-]Y+-M{1,2}-D{1,2} and returns the rest of s.
+// parseDatePrefix reads [-]Y+-M{1,2}-D{1,2} (or with / or \ between the parts)
+// and returns the rest of s.
 func parseDatePrefix(s string) (days int64, rest string, ok bool) {
 	neg := false
 	if strings.HasPrefix(s, "-") {
 		neg, s = true, s[1:]
 	}
 	y, s, ok := readDigits(s, 1, 7)
-	if !ok || !strings.HasPrefix(s, "-") {
+	// The parts are separated by - (or, as DuckDB also reads, / or \), the same
+	// twice.
+	if !ok || s == "" || (s[0] != '-' && s[0] != '/' && s[0] != '\\') {
 		return 0, "", false
 	}
+	sep := s[:1]
 	m, s, ok := readDigits(s[1:], 1, 2)
-	if !ok || !strings.HasPrefix(s, "-") {
+	if !ok || !strings.HasPrefix(s, sep) {
 		return 0, "", false
 	}
 	d, s, ok := readDigits(s[1:], 1, 2)
@@ -261,7 +265,8 @@ func parseDatePrefix(s string) (days int64, rest string, ok bool) {
 		y = -y
 	}
 	// "0044-03-15 (BC)" is the year 44 BC, astronomical year -43, as DuckDB writes it.
-	if rest, ok := strings.CutPrefix(s, " (BC)"); ok {
+	if len(s) >= 5 && strings.EqualFold(s[:5], " (BC)") {
+		rest := s[5:]
 		if neg || y == 0 {
 			return 0, "", false
 		}
