@@ -647,60 +647,15 @@ func (h *hashAggregate) sequential(ctx context.Context, in Operator) (*aggState,
 	}
 }
 
-// buildInput builds the aggregate's input. When it is a join under filters and
-// projections, the join is told which of its columns they read, so that it gathers
-// only those.
+// buildInput builds the aggregate's input, telling a join directly below it which
+// of its columns the aggregate reads (a projection between tells it itself), so
+// that it gathers only those.
 func (h *hashAggregate) buildInput() (Operator, error) {
-	var above []plan.Node // the filters and projections between, top first
-	n := h.node.Input
-	for {
-		switch x := n.(type) {
-		case *plan.Filter:
-			above, n = append(above, x), x.Input
-			continue
-		case *plan.Project:
-			above, n = append(above, x), x.Input
-			continue
-		}
-		break
-	}
-	jn, ok := n.(*plan.Join)
-	if !ok {
-		in, err := h.bd.build(h.node.Input)
-		if err != nil {
-			return nil, err
-		}
-		readsOnly(in, h.readExprs()...)
-		return in, nil
-	}
-	op, err := h.bd.buildJoin(jn)
+	in, err := h.bd.build(h.node.Input)
 	if err != nil {
 		return nil, err
 	}
-	j := op.(*hashJoin)
-	switch {
-	case len(above) == 0:
-		readsOnly(j, h.readExprs()...)
-	default:
-		if p, ok := above[len(above)-1].(*plan.Project); ok {
-			readsOnly(j, p.Exprs...)
-		}
-	}
-	var in Operator = j
-	for k := len(above) - 1; k >= 0; k-- {
-		var st stage
-		switch x := above[k].(type) {
-		case *plan.Filter:
-			st, err = h.bd.filterStage(x.Cond)
-		case *plan.Project:
-			st, err = h.bd.projectStage(x.Exprs)
-		}
-		if err != nil {
-			in.Close()
-			return nil, err
-		}
-		in = &stageOp{in: in, stage: st}
-	}
+	readsOnly(in, h.readExprs()...)
 	return in, nil
 }
 

@@ -67,7 +67,6 @@ func (h *hashAggregate) groupingSets(final *aggState) ([]*vector.Batch, error) {
 		order[k] = k
 	}
 	goslices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(x.Sets[b]), len(x.Sets[a])) })
-	var held int64
 	for _, k := range order {
 		set := goslices.Clone(x.Sets[k])
 		goslices.Sort(set)
@@ -90,7 +89,6 @@ func (h *hashAggregate) groupingSets(final *aggState) ([]*vector.Batch, error) {
 		if err != nil {
 			return nil, err
 		}
-		held += st.memory()
 		if err := h.res.resize(h.res.held + st.memory()); err != nil {
 			return nil, err
 		}

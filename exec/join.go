@@ -916,9 +916,6 @@ func (j *hashJoin) filterProbeAggregate() {
 		for i, k := range keys {
 			in[i], sub[i] = j.buildKeyCols[k], cols[k]
 			ts[i] = types.Unwrap(in[i].DataType())
-			if d, ok := ts[i].(*arrow.DictionaryType); ok {
-				ts[i] = d.ValueType
-			}
 		}
 		t := kernels.NewKeyTable(ts)
 		t.Insert(in, j.buildValid, make([]uint32, len(j.buildValid)))

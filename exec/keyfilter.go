@@ -54,7 +54,10 @@ const (
 // probe pipeline p, with ok false when the join cannot narrow its probe side's scan:
 // a kind that keeps unmatched probe rows or a canceled statement. A key that is not a
 // column of p's scan (an expression, another operator's column) is -1. through says
-// the scan is below other joins of a chain, not the join's own probe side.
+// the scan is below other joins of a chain, not the join's own probe side: dropping
+// a row there early is what this join would do to every row made from it (they have
+// its key), and a join between that keeps unmatched rows keeps them with NULL keys,
+// which this join drops too.
 func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow.Array) (cols []int, through, ok bool) {
 	x := j.node
 	kind := x.Kind
@@ -73,7 +76,7 @@ func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow
 		cols[i] = -1
 		scan, col, isCol := plan.ScanColumn(probeNode, k)
 		if !isCol || scan != p.scan {
-			scan, col, isCol = scanColumnThroughJoins(probeNode, k)
+			scan, col, isCol = plan.ScanColumnThroughJoins(probeNode, k)
 			through = through || isCol && scan == p.scan
 		}
 		if isCol && scan == p.scan && arrow.TypeEqual(keyType(k.Type()), keyType(build[i].DataType())) {
@@ -81,40 +84,6 @@ func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow
 		}
 	}
 	return cols, through, found
-}
-
-// scanColumnThroughJoins is plan.ScanColumn that also follows a column through the
-// joins between: the scan of a chain of joins' lowest probe side gives the columns
-// the joins above it join on. Dropping such a row early is what the join above would
-// do to every row made from it (it has the same key); a join between that keeps
-// unmatched rows keeps them with NULL keys, which the join above drops too.
-func scanColumnThroughJoins(n plan.Node, e plan.Expr) (*plan.Scan, int, bool) {
-	for {
-		r, isRef := e.(*plan.ColRef)
-		if !isRef {
-			return nil, 0, false
-		}
-		switch x := n.(type) {
-		case *plan.Join:
-			nl := len(x.Left.Columns())
-			if r.Idx < nl {
-				n = x.Left
-			} else {
-				n, e = x.Right, &plan.ColRef{Idx: r.Idx - nl, T: r.T}
-			}
-			continue
-		case *plan.Filter:
-			n = x.Input
-			continue
-		case *plan.Project:
-			if r.Idx >= len(x.Exprs) {
-				return nil, 0, false
-			}
-			e, n = x.Exprs[r.Idx], x.Input
-			continue
-		}
-		return plan.ScanColumn(n, e)
-	}
 }
 
 // keyType is the type a key's values have, a dictionary's its values'.

@@ -38,10 +38,10 @@ func (bd *builder) buildSetOp(x *plan.SetOp) (Operator, error) {
 		return bd.buildUnionAll(in)
 	}
 	if in := unionChain(x); in != nil {
-		// A chain of UNIONs reads its inputs in turn; a distinct one then drops the
-		// rows seen before, once, above them all.
-		if l, err = bd.buildUnionAll(in); err != nil || x.All {
-			return l, err
+		// A chain of UNIONs reads its inputs in turn; the distinct one then drops
+		// the rows seen before, once, above them all.
+		if l, err = bd.buildUnionAll(in); err != nil {
+			return nil, err
 		}
 	} else {
 		if l, err = bd.build(x.Left); err != nil {

@@ -465,6 +465,17 @@ func Schema(n Node) *arrow.Schema {
 // projections that pass a column on unchanged, to a scan: it returns the scan and the
 // scan's column e is, or ok false when e is not a column read from a scan.
 func ScanColumn(n Node, e Expr) (scan *Scan, col int, ok bool) {
+	return scanColumn(n, e, false)
+}
+
+// ScanColumnThroughJoins is ScanColumn that also follows a column through the
+// joins on the way: the scan at the bottom of a chain of joins gives the columns
+// the joins above it join on.
+func ScanColumnThroughJoins(n Node, e Expr) (scan *Scan, col int, ok bool) {
+	return scanColumn(n, e, true)
+}
+
+func scanColumn(n Node, e Expr, joins bool) (scan *Scan, col int, ok bool) {
 	for {
 		r, isRef := e.(*ColRef)
 		if !isRef {
@@ -480,6 +491,15 @@ func ScanColumn(n Node, e Expr) (scan *Scan, col int, ok bool) {
 				return nil, 0, false
 			}
 			e, n = x.Exprs[r.Idx], x.Input
+		case *Join:
+			if !joins {
+				return nil, 0, false
+			}
+			if nl := len(x.Left.Columns()); r.Idx < nl {
+				n = x.Left
+			} else {
+				n, e = x.Right, &ColRef{Idx: r.Idx - nl, T: r.T}
+			}
 		default:
 			return nil, 0, false
 		}

@@ -223,17 +223,16 @@ func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x,
 		// DuckDB's // over floats divides without rounding, and by zero is NULL.
 		for i, p := range a {
 			if b[i] == 0 {
-				if valid == nil {
-					valid = make([]byte, bitmapLen(n))
-					bitutil.SetBitsTo(valid, 0, int64(n), true)
-				}
-				if bitutil.BitIsSet(valid, i) {
-					bitutil.ClearBit(valid, i)
+				if isValid(valid, 0, i) {
+					valid = nullAt(valid, i)
 					nulls++
 				}
 				continue
 			}
 			out[i] = p / b[i]
+		}
+		if valid != nil {
+			valid = validRows(valid, n)
 		}
 	case opMod:
 		for i, p := range a {

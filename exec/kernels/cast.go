@@ -52,9 +52,9 @@ func isScalarTarget(dt arrow.DataType) bool {
 // Cast converts arr to type to. A dictionary array no larger than its rows has its
 // dictionary converted and stays a dictionary array (of value type to) with the same
 // indices, so the work is done once per distinct value; callers compare types with
-// types.Unwrap. A value
-// that does not convert (CAST('abc' AS INTEGER), an integer out of range) is an
-// ANALYSIS_ERROR naming the value and the type, DuckDB's "Conversion Error".
+// types.Unwrap. A value that does not convert (CAST('abc' AS INTEGER), an integer
+// out of range) is an ANALYSIS_ERROR naming the value and the type, DuckDB's
+// "Conversion Error".
 func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	to = types.Unwrap(to)
 	if d, ok := arr.(*array.Dictionary); ok {

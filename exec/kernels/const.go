@@ -199,13 +199,18 @@ func takeArray(arr arrow.Array, idx []int32) arrow.Array {
 	return vector.Take(arr, idx)
 }
 
-// decodeStrings expands a dictionary of strings into buffers of exactly the size
-// they need: a dictionary can stand for far more bytes than it holds (a long string
-// repeated on every row), and a buffer grown by doubling would take up to twice that.
+// decodeStrings expands a dictionary of strings by gathering its values at the
+// rows' entries (vector.Take sizes the buffers exactly: a dictionary can stand for
+// far more bytes than it holds, a long string repeated on every row).
 func decodeStrings(d *array.Dictionary, values *array.String) arrow.Array {
+	return vector.Take(values, dictPositions(d))
+}
+
+// dictPositions is the dictionary entry of each row of d, -1 for a NULL index.
+func dictPositions(d *array.Dictionary) []int32 {
 	pos := make([]int32, d.Len())
 	hashDictIndices(d, nil, pos)
-	return vector.Take(values, pos)
+	return pos
 }
 
 // ExpandedStringBytes is the string data a dictionary of strings stands for once
@@ -217,18 +222,9 @@ func ExpandedStringBytes(d *array.Dictionary) (bytes int64, ok bool) {
 		return 0, false
 	}
 	offs := values.ValueOffsets()
-	pos := make([]int32, d.Len())
-	hashDictIndices(d, nil, pos)
-	if values.NullN() == 0 {
-		for _, p := range pos {
-			if p >= 0 {
-				bytes += int64(offs[p+1] - offs[p])
-			}
-		}
-		return bytes, true
-	}
-	for _, p := range pos {
-		if p >= 0 && values.IsValid(int(p)) {
+	nulls := values.NullN() > 0
+	for _, p := range dictPositions(d) {
+		if p >= 0 && (!nulls || values.IsValid(int(p))) {
 			bytes += int64(offs[p+1] - offs[p])
 		}
 	}
