@@ -171,8 +171,8 @@ func puffinBlobs(t *testing.T, b []byte) []puffinBlob {
 func TestPuffinFiles(t *testing.T) {
 	files := map[string][][]int64{
 		"iceberg/unit/iceberg-go/puffin-testdata/deletion-vector-v1.puffin": {{1, 3, 5, 7, 9}},
-		icebergDeletes + "/single-blob-dv.puffin":                          {{1, 3, 5, 7, 9}},
-		icebergDeletes + "/multi-blob-dv.puffin":                           {{0, 100, 200}, {50, 150}},
+		icebergDeletes + "/single-blob-dv.puffin":                           {{1, 3, 5, 7, 9}},
+		icebergDeletes + "/multi-blob-dv.puffin":                            {{0, 100, 200}, {50, 150}},
 	}
 	for rel, want := range files {
 		path := filepath.Join(sharedData(t), rel)
