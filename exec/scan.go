@@ -452,13 +452,13 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 	}
 	if early == nil {
 		// Every column is read at once; the dynamic filters still go first.
-		return p.dynamicFilters(&vector.Batch{Cols: arrange(0), Rows: rb.Rows})
+		return p.dynamicFilters(&vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: rb.Sel})
 	}
 	if rb.Rows > positions.Len() {
 		return nil, errs.New(errs.Internal, "BUG: a batch of %d rows", rb.Rows)
 	}
 	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
-	fb, err := p.dynamicFilters(&vector.Batch{Cols: cols, Rows: rb.Rows})
+	fb, err := p.dynamicFilters(&vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel})
 	if err != nil || fb == nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ type column struct {
 	leaf   *schema.Column // the leaf when the field is a single flat column, else nil
 	read   arrow.DataType // the type the library produces
 	int96  bool           // the leaf is an INT96 timestamp (read as ns, normalised to µs)
+	id     int32          // the field's Parquet field id, or -1 when it has none
 }
 
 // RowGroupInfo is what the footer says of one row group.
@@ -121,7 +122,7 @@ func (f *File) load(rdr *file.Reader) error {
 	fields := make([]arrow.Field, raw.NumFields())
 	f.cols = make([]column, raw.NumFields())
 	for i, fld := range raw.Fields() {
-		c := column{read: fld.Type}
+		c := column{read: fld.Type, id: sch.Root().Field(i).FieldID()}
 		collectLeaves(&fr.Manifest.Fields[i], &c.leaves)
 		sf := &fr.Manifest.Fields[i]
 		if sf.IsLeaf() {
@@ -241,6 +242,16 @@ func (f *File) NumRowGroups() int { return len(f.groups) }
 
 // RowGroup describes row group i.
 func (f *File) RowGroup(i int) RowGroupInfo { return f.groups[i] }
+
+// FieldID is the Parquet field id of top-level field i (as Schema numbers them), which
+// table formats such as Iceberg resolve columns by; ok is false when the writer gave it
+// none.
+func (f *File) FieldID(i int) (id int32, ok bool) {
+	if i < 0 || i >= len(f.cols) || f.cols[i].id < 0 {
+		return 0, false
+	}
+	return f.cols[i].id, true
+}
 
 // WithReader returns a File that shares f's footer, schema and statistics but reads
 // through r, which must hold the same bytes. It lets a footer be cached across queries

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/shareddata"
 	"github.com/loredb/lore/vector"
 )
 
@@ -126,7 +127,7 @@ var errStop = errs.New(errs.Canceled, "stop")
 func seedFiles(t testing.TB) [][]byte {
 	files := [][]byte{smallFile(t), arrowSchemaFile(t), compressedFile(t, compress.Codecs.Zstd),
 		compressedFile(t, compress.Codecs.Snappy), compressedFile(t, compress.Codecs.Gzip), pageV2File(t)}
-	if dir, err := findData(); err == nil {
+	if dir, err := shareddata.Find(); err == nil {
 		for _, name := range []string{"apache/alltypes_plain.parquet", "apache/nulls.snappy.parquet",
 			"duckdb/date.parquet", "apache/int32_decimal.parquet", "apache/datapage_v2.snappy.parquet",
 			"apache/nested_lists.snappy.parquet", "apache/alltypes_dictionary.parquet",

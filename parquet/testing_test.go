@@ -3,8 +3,6 @@ package parquet
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,48 +12,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/shareddata"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
 // dataDir finds the shared test data (../shared/data beside the repository) or skips.
-func dataDir(t testing.TB) string {
-	t.Helper()
-	d, err := findData()
-	if err != nil {
-		t.Skip(err.Error())
-	}
-	return d
-}
-
-func findData() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("module root not found")
-		}
-		dir = parent
-	}
-	// The data sits beside the repository (../shared/data); a git worktree nested one
-	// level deeper finds it further up.
-	for up := filepath.Dir(dir); ; up = filepath.Dir(up) {
-		d := filepath.Join(up, "shared", "data")
-		if _, err := os.Stat(d); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(up) == up {
-			return "", fmt.Errorf("shared test data (../shared/data) not found above %s", dir)
-		}
-	}
-}
+func dataDir(t testing.TB) string { return shareddata.Dir(t) }
 
 type fact struct {
 	File     string   `json:"file"`

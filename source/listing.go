@@ -19,24 +19,112 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// Listing is a resolved Parquet location: a file, a glob (`*`, `?`, `**`, `[...]`), or
-// a directory listed recursively. Hive `key=value` directory segments become partition
-// columns, typed like DuckDB: BIGINT if every value is an integer, DATE if every value
-// is a YYYY-MM-DD date, else VARCHAR; `key=` is ” and `key=NULL` (and
-// `__HIVE_DEFAULT_PARTITION__`) is NULL.
+// Listing is a resolved table: the files a statement reads, their partition values and
+// one schema. Resolve makes one of a Parquet location: a file, a glob (`*`, `?`, `**`,
+// `[...]`), or a directory listed recursively, whose Hive `key=value` directory segments
+// become partition columns, typed like DuckDB: BIGINT if every value is an integer, DATE
+// if every value is a YYYY-MM-DD date, else VARCHAR; `key=` is ” and `key=NULL` (and
+// `__HIVE_DEFAULT_PARTITION__`) is NULL. The readers of lake formats (source/delta,
+// source/iceberg) make one of a table's snapshot: they fill Columns, Lake and what
+// each file's metadata states, and the plan, the scan and the statistics read it alike.
 type Listing struct {
-	Location    string
-	Files       []FileRef     // sorted by path
-	Schema      *arrow.Schema // the files' columns by name (unionSchema), then the partition columns
-	FileColumns int           // number of leading fields that come from the files
-	Partitions  []string      // partition column names, in Schema order
-	Single      bool          // the location names one file exactly (not a glob or directory)
+	Location   string
+	Format     string        // "parquet", "delta" or "iceberg"
+	Files      []FileRef     // sorted by path
+	Schema     *arrow.Schema // the table's columns: for a Parquet listing the files' columns by name (unionSchema), then the partition columns
+	Partitions []string      // partition column names, in Schema order
+	Single     bool          // the location names one file exactly (not a glob or directory)
+	// Columns says, for a lake table, how its files name each column of Schema; nil
+	// for a Parquet listing, whose files name them as the schema does.
+	Columns []ColumnSource
+	// Lake is the lake table's version; nil for a Parquet listing.
+	Lake *Lake
 }
 
 // FileRef is one file of a listing with its partition values (indexed like Partitions).
 type FileRef struct {
 	Info            storage.ObjectInfo
 	PartitionValues []types.Value
+	// Meta is what the table's metadata states of the file before its footer is read
+	// (a Delta add action's stats, an Iceberg manifest entry); nil when nothing.
+	Meta *FileMeta
+	// Deleted are the file's deleted rows by position (a deletion vector, position
+	// deletes); nil when none is. DeletesID names them: the same file with other
+	// deletes is another file to a statistics record.
+	Deleted   Deletes
+	DeletesID string
+}
+
+// Marker is the file's change marker (ChangeMarker), with the identity of its
+// deletes when it has any.
+func (f FileRef) Marker() (string, error) {
+	m, err := ChangeMarker(f.Info)
+	if err != nil || f.DeletesID == "" {
+		return m, err
+	}
+	return m + "\x00d:" + f.DeletesID, nil
+}
+
+// FileMeta is what a lake table's metadata says of one data file.
+type FileMeta struct {
+	Rows int64 // rows in the file before deletes, -1 when not stated
+	// Columns are per Schema field bounds and null counts typed like the table's
+	// column, for skipping the file before its footer is read; HasMinMax and
+	// HasNullCount say what is known. nil when nothing is.
+	Columns []parquet.ColumnStats
+}
+
+// Deletes are the deleted row positions of one data file (0-based within the file).
+type Deletes interface {
+	Len() int64
+	// CountIn is how many deleted positions fall in [first, first+n).
+	CountIn(first, n int64) int64
+	// Live appends to dst the offsets i in [0, n) whose row first+i is not deleted;
+	// nil when none of those rows is.
+	Live(first int64, n int, dst []int32) []int32
+}
+
+// ColumnSource says how a lake table's data files name one of its columns.
+type ColumnSource struct {
+	// FieldID, when positive, is the Parquet field id of the column in files that
+	// carry field ids (Iceberg; Delta column mapping in id mode).
+	FieldID int32
+	// Names are the column's names in files (without field ids), the first a file has
+	// winning: a Delta physical name, an Iceberg name mapping. Empty: the column's
+	// own name, matched as a Parquet listing matches it.
+	Names []string
+	// Default is the value of the column in a file that lacks it (an Iceberg
+	// initial-default); when HasDefault is false the column reads as NULL there.
+	Default    types.Value
+	HasDefault bool
+}
+
+// Lake identifies the version of a lake table a listing was made from.
+type Lake struct {
+	Kind       string // KindDelta or KindIceberg
+	Version    int64  // the Delta table version; the Iceberg sequence number
+	SnapshotID int64  // the Iceberg snapshot id
+	// Identity is what besides the files pins the version: the log entry or metadata
+	// file that defines it, with its change marker.
+	Identity []byte
+}
+
+// Partition is the index in Partitions of schema field i, or -1 for a column the
+// files hold.
+func (l *Listing) Partition(i int) int {
+	if len(l.Partitions) == 0 || i < 0 || i >= l.Schema.NumFields() {
+		return -1
+	}
+	return slices.Index(l.Partitions, l.Schema.Field(i).Name)
+}
+
+// Missing is the value column i reads as in a file that lacks it: NULL, or the
+// column's default in a lake table that states one.
+func (l *Listing) Missing(i int) types.Value {
+	if i < len(l.Columns) && l.Columns[i].HasDefault {
+		return l.Columns[i].Default
+	}
+	return types.NullOf(l.Schema.Field(i).Type)
 }
 
 // Resolve lists location and reads every file's footer (several at a time, through
@@ -52,7 +140,7 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	if len(infos) == 0 {
 		return nil, errs.New(errs.SourceUnavailable, "no Parquet files at %q: %w", location, fs.ErrNotExist)
 	}
-	l := &Listing{Location: location, Files: make([]FileRef, len(infos))}
+	l := &Listing{Location: location, Format: "parquet", Files: make([]FileRef, len(infos))}
 	l.Single = len(infos) == 1 && !hasMeta(location) && path.Clean(infos[0].Path) == path.Clean(strings.TrimSuffix(location, "/"))
 	if err := l.partition(infos, base); err != nil {
 		return nil, err
@@ -65,7 +153,6 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	if err != nil {
 		return nil, err
 	}
-	l.FileColumns = len(fields)
 	for i, p := range l.Partitions {
 		fields = append(fields, arrow.Field{Name: p, Type: l.Files[0].PartitionValues[i].Type, Nullable: true})
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/shareddata"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
@@ -74,8 +75,8 @@ func TestResolveFileGlobAndDirectory(t *testing.T) {
 		if got := names(t, l, dir); !slices.Equal(got, c.want) {
 			t.Errorf("%q: files %v, want %v", c.loc, got, c.want)
 		}
-		if l.Schema.NumFields() != 1 || l.FileColumns != 1 || len(l.Partitions) != 0 {
-			t.Errorf("%q: schema %s, %d file columns, partitions %v", c.loc, l.Schema, l.FileColumns, l.Partitions)
+		if l.Schema.NumFields() != 1 || l.Partition(0) != -1 || len(l.Partitions) != 0 {
+			t.Errorf("%q: schema %s, partitions %v", c.loc, l.Schema, l.Partitions)
 		}
 	}
 }
@@ -128,8 +129,10 @@ func TestHivePartitionTypes(t *testing.T) {
 			t.Errorf("column %s: %s, want %s", f.Name, types.Name(f.Type), wantTypes[i])
 		}
 	}
-	if l.FileColumns != 1 {
-		t.Errorf("FileColumns %d", l.FileColumns)
+	for i := range l.Schema.NumFields() {
+		if want := i - 1; l.Partition(i) != want {
+			t.Errorf("column %d: partition %d, want %d", i, l.Partition(i), want)
+		}
 	}
 	// Files are in path order: n=-20, n=1, n=300, n=NULL.
 	want := [][]string{
@@ -193,31 +196,7 @@ func render(rows [][]types.Value) []string {
 }
 
 // sharedData finds ../shared/data beside the repository, or skips.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("module root not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	for up := filepath.Dir(dir); ; up = filepath.Dir(up) {
-		d := filepath.Join(up, "shared", "data")
-		if _, err := os.Stat(d); err == nil {
-			return d
-		}
-		if filepath.Dir(up) == up {
-			t.Skipf("shared test data (../shared/data) not found above %s", dir)
-		}
-	}
-}
+func sharedData(t *testing.T) string { return shareddata.Dir(t) }
 
 // TestHiveDirectoriesFromDuckDB reads DuckDB's Hive test folders and checks the rows
 // DuckDB returns for them (see the data's MANIFEST.md).

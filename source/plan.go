@@ -160,10 +160,7 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		if i < 0 {
 			return nil, errs.New(errs.Analysis, "no column %q in %q", name, l.Location)
 		}
-		o := output{partition: -1, field: i, typ: l.Schema.Field(i).Type}
-		if i >= l.FileColumns {
-			o.partition = i - l.FileColumns
-		}
+		o := output{partition: l.Partition(i), field: i, typ: l.Schema.Field(i).Type}
 		p.outs = append(p.outs, o)
 	}
 	var partFilters, fileFilters []Predicate
@@ -172,7 +169,7 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		switch {
 		case i < 0:
 			return nil, errs.New(errs.Analysis, "no column %q in %q", f.Column, l.Location)
-		case i >= l.FileColumns:
+		case l.Partition(i) >= 0:
 			partFilters = append(partFilters, f)
 		default:
 			fileFilters = append(fileFilters, f)
@@ -187,6 +184,10 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			continue
 		}
 		c.FilesConsidered.Add(1)
+		if l.metaExcludes(ref, fileFilters) {
+			c.FilesSkipped.Add(1)
+			continue
+		}
 		footer, err := loadFooter(ctx, store, ref.Info)
 		if err != nil {
 			return nil, err
@@ -224,6 +225,27 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 	}
 	return p, nil
+}
+
+// metaExcludes reports whether what the table's metadata states of a file rules it out
+// before its footer is read: no row left, or bounds that no row within can satisfy.
+func (l *Listing) metaExcludes(ref FileRef, filters []Predicate) bool {
+	m := ref.Meta
+	if m == nil {
+		return false
+	}
+	if m.Rows == 0 || (m.Rows > 0 && ref.Deleted != nil && ref.Deleted.Len() >= m.Rows) {
+		return true
+	}
+	if m.Columns == nil {
+		return false
+	}
+	for _, f := range filters {
+		if i := l.fieldIndex(f.Column); i >= 0 && i < len(m.Columns) && prunes(m.Columns[i], m.Rows, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileFilter is a filter on a file's column: the column's index in the file.
@@ -289,7 +311,7 @@ func intersect(a, b []parquet.RowRange) []parquet.RowRange {
 // statsColumn is the index in footer of the listing's column name when the file's
 // statistics for it compare with values of the listing's type, or -1.
 func (l *Listing) statsColumn(footer *parquet.File, name string) int {
-	j := l.FileColumn(footer.Schema(), name)
+	j := l.FileColumn(footer, name)
 	if j < 0 || !comparable(footer.Schema().Field(j).Type, l.Schema.Field(l.fieldIndex(name)).Type) {
 		return -1
 	}
@@ -302,7 +324,7 @@ func (l *Listing) statsColumn(footer *parquet.File, name string) int {
 func (p *ScanPlan) Stats(m Morsel, name string) (cs parquet.ColumnStats, ok bool) {
 	l := p.listing
 	i := l.fieldIndex(name)
-	if i < 0 || i >= l.FileColumns || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+	if i < 0 || l.Partition(i) >= 0 || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
 		return cs, false
 	}
 	footer := p.files[m.File].footer
@@ -318,8 +340,8 @@ func (p *ScanPlan) Stats(m Morsel, name string) (cs parquet.ColumnStats, ok bool
 // bound of a top-N) passes over row groups. Conservative, like planning.
 func (p *ScanPlan) Excludes(m Morsel, f Predicate) bool {
 	l := p.listing
-	if i := l.fieldIndex(f.Column); i >= l.FileColumns && m.File >= 0 && m.File < len(p.files) && p.files[m.File] != nil {
-		return !holds(l.Files[m.File].PartitionValues[i-l.FileColumns], f)
+	if k := l.Partition(l.fieldIndex(f.Column)); k >= 0 && m.File >= 0 && m.File < len(p.files) && p.files[m.File] != nil {
+		return !holds(l.Files[m.File].PartitionValues[k], f)
 	}
 	cs, ok := p.Stats(m, f.Column)
 	return ok && prunes(cs, p.files[m.File].footer.RowGroup(m.RowGroup).Rows, f)
@@ -346,12 +368,41 @@ func FieldIndex(s *arrow.Schema, name string) int {
 // absent is the slot of an output whose column the file lacks: it reads as NULL.
 const absent = -2
 
-// FileColumn is the index in a file's schema fsch of the listing's column name, or -1
-// when the file lacks it: an exact match first, then one that differs only in case —
-// unless the file's column of that spelling is a column of the listing in its own
-// right (a file with both "a" and "A" gives the listing both).
-func (l *Listing) FileColumn(fsch *arrow.Schema, name string) int {
-	return fileColumn(l.Schema.Fields(), fsch, name)
+// FileColumn is the index in file's schema of the listing's column name, or -1 when
+// the file lacks it. A lake table's column is found by its field id in a file that
+// carries field ids, else by the names its ColumnSource gives. Otherwise the match is
+// by name: an exact match first, then one that differs only in case — unless the
+// file's column of that spelling is a column of the listing in its own right (a file
+// with both "a" and "A" gives the listing both).
+func (l *Listing) FileColumn(file *parquet.File, name string) int {
+	fsch := file.Schema()
+	i := l.fieldIndex(name)
+	if i < 0 || i >= len(l.Columns) {
+		return fileColumn(l.Schema.Fields(), fsch, name)
+	}
+	src := l.Columns[i]
+	if src.FieldID > 0 {
+		ids := false
+		for j := range fsch.NumFields() {
+			id, ok := file.FieldID(j)
+			if ok && id == src.FieldID {
+				return j
+			}
+			ids = ids || ok
+		}
+		if ids {
+			return -1 // a file with field ids lacks this one
+		}
+	}
+	if len(src.Names) == 0 {
+		return fileColumn(l.Schema.Fields(), fsch, name)
+	}
+	for _, n := range src.Names {
+		if idx := fsch.FieldIndices(n); len(idx) > 0 {
+			return idx[0]
+		}
+	}
+	return -1
 }
 
 // fileColumn is FileColumn for a listing of the columns fields.
@@ -375,7 +426,7 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 			continue
 		}
 		name := l.Schema.Field(o.field).Name
-		j := l.FileColumn(fsch, name)
+		j := l.FileColumn(footer, name)
 		if j < 0 {
 			fs.slot[i] = absent
 			continue
@@ -383,7 +434,7 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 		have := fsch.Field(j).Type
 		var cast arrow.DataType
 		if !arrow.TypeEqual(have, o.typ) {
-			if !castable(have, o.typ) {
+			if !castable(have, o.typ) && !(l.Lake != nil && lakeCastable(have, o.typ)) {
 				// Not a type Widen gives: a listing whose schema is not its files' union.
 				return nil, errs.New(errs.CorruptSource, "file %q: column %q has type %s where the table has %s",
 					footer.Name(), name, types.Name(have), types.Name(o.typ))
@@ -423,6 +474,49 @@ func castable(from, to arrow.DataType) bool {
 	return false
 }
 
+// lakeCastable reports the further differences a lake table's schema may have from
+// its files, whose own types the table's metadata overrides: a timestamp the table says
+// is an instant that a file stores without a time zone (INT96, or written before
+// logical types), and nested types whose fields the files name differently (column
+// mapping) but which have the same shape.
+func lakeCastable(from, to arrow.DataType) bool {
+	switch {
+	case from.ID() == arrow.TIMESTAMP && to.ID() == arrow.TIMESTAMP:
+		return true
+	case types.IsNested(from) && types.IsNested(to):
+		return sameShape(from, to)
+	}
+	return false
+}
+
+// sameShape reports whether two nested types differ at most in the names of their
+// fields, so that one's data can be read as the other (Retype).
+func sameShape(a, b arrow.DataType) bool {
+	if a.ID() != b.ID() {
+		return castable(a, b) || lakeCastable(a, b)
+	}
+	switch x := a.(type) {
+	case *arrow.StructType:
+		y := b.(*arrow.StructType)
+		if x.NumFields() != y.NumFields() {
+			return false
+		}
+		for i := range x.NumFields() {
+			if !arrow.TypeEqual(x.Field(i).Type, y.Field(i).Type) && !sameShape(x.Field(i).Type, y.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	case *arrow.ListType:
+		return arrow.TypeEqual(x.Elem(), b.(*arrow.ListType).Elem()) || sameShape(x.Elem(), b.(*arrow.ListType).Elem())
+	case *arrow.MapType:
+		y := b.(*arrow.MapType)
+		return (arrow.TypeEqual(x.KeyType(), y.KeyType()) || sameShape(x.KeyType(), y.KeyType())) &&
+			(arrow.TypeEqual(x.ItemType(), y.ItemType()) || sameShape(x.ItemType(), y.ItemType()))
+	}
+	return arrow.TypeEqual(a, b)
+}
+
 // comparable reports whether bounds typed like a file column compare correctly (with
 // types.Compare) with filter values typed like the table's column.
 func comparable(file, table arrow.DataType) bool {
@@ -443,7 +537,7 @@ func comparable(file, table arrow.DataType) bool {
 // three-valued logic: a NULL value fails every comparison and passes only is_null.
 func (l *Listing) partitionPasses(ref FileRef, filters []Predicate) bool {
 	for _, f := range filters {
-		v := ref.PartitionValues[l.fieldIndex(f.Column)-l.FileColumns]
+		v := ref.PartitionValues[l.Partition(l.fieldIndex(f.Column))]
 		if !holds(v, f) {
 			return false
 		}
@@ -555,7 +649,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 		k := fs.slot[i]
 		if k == absent {
-			return constant(types.NullOf(o.typ), b.Rows), nil
+			return constant(p.listing.Missing(o.field), b.Rows), nil
 		}
 		a := b.Cols[k]
 		if a == nil || fs.casts[k] == nil {
@@ -571,8 +665,21 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 	if ranges != nil && len(ranges) == 0 {
 		return nil // the page index rules out every row
 	}
+	// Deleted rows are left out of each batch by a selection, which needs the
+	// position of the batch's rows in the file: batches follow the ranges read, in
+	// order, and never span two of them (parquet.File.ReadRowGroupLate).
+	var at rowCursor
+	if ref.Deleted != nil {
+		at = newRowCursor(f, m.RowGroup, ranges)
+	}
 	return f.ReadRowGroupLate(ctx, m.RowGroup, ranges, fs.cols, fileEarly, func(b *vector.Batch, late parquet.Late) error {
 		p.c.RowsScanned.Add(int64(b.Rows))
+		var sel []int32
+		if ref.Deleted != nil {
+			if sel = ref.Deleted.Live(at.next(b.Rows), b.Rows, nil); sel != nil && len(sel) == 0 {
+				return nil // every row of the batch is deleted
+			}
+		}
 		cols := make([]arrow.Array, len(p.outs))
 		for i := range p.outs {
 			var err error
@@ -580,7 +687,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 				return err
 			}
 		}
-		out := &vector.Batch{Cols: cols, Rows: b.Rows}
+		out := &vector.Batch{Cols: cols, Rows: b.Rows, Sel: sel}
 		return fn(out, func(which []int, sel []int32, dense bool) error {
 			var fileCols []int
 			if which != nil {
@@ -613,16 +720,80 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 	})
 }
 
-// Rows counts the listing's rows from its footers (read through the footer cache,
-// so a scan that follows reuses them).
+// rowCursor follows the position in the file of the batches one row group's read
+// yields.
+type rowCursor struct {
+	base   int64              // the row group's first row in the file
+	ranges []parquet.RowRange // the rows read, within the row group
+	cur    int
+	at     int64 // the next batch's first row, within the row group
+}
+
+func newRowCursor(f *parquet.File, rg int, ranges []parquet.RowRange) rowCursor {
+	c := rowCursor{}
+	for g := range rg {
+		c.base += f.RowGroup(g).Rows
+	}
+	if ranges == nil {
+		ranges = []parquet.RowRange{{First: 0, Rows: f.RowGroup(rg).Rows}}
+	}
+	for _, r := range ranges {
+		if r.Rows > 0 {
+			c.ranges = append(c.ranges, r)
+		}
+	}
+	if len(c.ranges) > 0 {
+		c.at = c.ranges[0].First
+	}
+	return c
+}
+
+// next returns the file position of a batch of n rows, the next one read.
+func (c *rowCursor) next(n int) int64 {
+	first := c.at
+	c.at += int64(n)
+	if c.cur < len(c.ranges) && c.at >= c.ranges[c.cur].First+c.ranges[c.cur].Rows {
+		if c.cur++; c.cur < len(c.ranges) {
+			c.at = c.ranges[c.cur].First
+		}
+	}
+	return c.base + first
+}
+
+// Live is how many rows of morsel m are not deleted.
+func (p *ScanPlan) Live(m Morsel) int64 {
+	ref := p.listing.Files[m.File]
+	if ref.Deleted == nil || p.files[m.File] == nil {
+		return m.Rows
+	}
+	var base int64
+	for g := range m.RowGroup {
+		base += p.files[m.File].footer.RowGroup(g).Rows
+	}
+	return m.Rows - ref.Deleted.CountIn(base+m.First, m.Rows)
+}
+
+// Rows counts the listing's live rows: from what the table's metadata states of each
+// file, else its footer (read through the footer cache, so a scan that follows reuses
+// it), less the file's deleted rows.
 func (l *Listing) Rows(ctx context.Context, store storage.Store) (int64, error) {
 	var n int64
 	for _, f := range l.Files {
-		footer, err := loadFooter(ctx, store, f.Info)
-		if err != nil {
-			return 0, err
+		rows := int64(-1)
+		if f.Meta != nil {
+			rows = f.Meta.Rows
 		}
-		n += footer.NumRows()
+		if rows < 0 {
+			footer, err := loadFooter(ctx, store, f.Info)
+			if err != nil {
+				return 0, err
+			}
+			rows = footer.NumRows()
+		}
+		n += rows
+		if f.Deleted != nil {
+			n -= f.Deleted.Len()
+		}
 	}
 	return n, nil
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/scalar"
 
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/types"
-	"github.com/loredb/lore/vector"
 )
 
 // prunes reports whether no row of a row group with statistics cs (and rows rows) can
@@ -78,27 +78,64 @@ func prunesCmp(cs parquet.ColumnStats, op string, v types.Value) bool {
 }
 
 // constant is an array of n copies of v.
-func constant(v types.Value, n int) arrow.Array {
-	if v.Null {
-		return array.MakeArrayOfNull(vector.Allocator, v.Type, n)
-	}
-	var s scalar.Scalar
-	switch v.Type.ID() {
-	case arrow.INT64:
-		s = scalar.NewInt64Scalar(v.I)
-	case arrow.DATE32:
-		s = scalar.NewDate32Scalar(arrow.Date32(v.I))
-	default:
-		s = scalar.NewStringScalar(v.S)
-	}
-	a, err := scalar.MakeArrayFromScalar(s, n, vector.Allocator)
-	if err != nil {
-		panic("BUG: constant partition array: " + err.Error())
-	}
-	return a
-}
+func constant(v types.Value, n int) arrow.Array { return kernels.ConstArray(v, n) }
 
 // castArray casts a file's column to the listing's type, refusing lossy conversions.
+// Nested types of the same shape whose fields the file names differently (Delta
+// column mapping) are read as the table's type; a timestamp a file stores without a
+// time zone becomes the instant a lake table says it is.
 func castArray(ctx context.Context, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	from := a.DataType()
+	if types.IsNested(from) && types.IsNested(to) && sameShape(from, to) {
+		return retype(ctx, a.Data(), to)
+	}
+	if from.ID() == arrow.TIMESTAMP && to.ID() == arrow.TIMESTAMP {
+		f, t := from.(*arrow.TimestampType), to.(*arrow.TimestampType)
+		if f.Unit == t.Unit && f.TimeZone != t.TimeZone {
+			d := array.NewData(to, a.Len(), a.Data().Buffers(), nil, a.NullN(), a.Data().Offset())
+			defer d.Release()
+			return array.MakeFromData(d), nil
+		}
+	}
 	return compute.CastArray(ctx, a, compute.SafeCastOptions(to))
+}
+
+// retype gives array data d the nested type to, of the same shape, casting the
+// leaves whose types differ.
+func retype(ctx context.Context, d arrow.ArrayData, to arrow.DataType) (arrow.Array, error) {
+	var kids []arrow.DataType
+	switch t := to.(type) {
+	case *arrow.StructType:
+		for i := range t.NumFields() {
+			kids = append(kids, t.Field(i).Type)
+		}
+	case *arrow.ListType:
+		kids = []arrow.DataType{t.Elem()}
+	case *arrow.MapType:
+		kids = []arrow.DataType{t.Elem()} // the entries struct
+	default:
+		a := array.MakeFromData(d)
+		defer a.Release()
+		if arrow.TypeEqual(a.DataType(), to) {
+			a.Retain()
+			return a, nil
+		}
+		return castArray(ctx, a, to)
+	}
+	children := d.Children()
+	if len(children) != len(kids) {
+		return nil, errs.New(errs.Internal, "BUG: %d children for %s", len(children), to)
+	}
+	out := make([]arrow.ArrayData, len(kids))
+	for i, c := range children {
+		k, err := retype(ctx, c, kids[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = k.Data()
+		defer k.Release()
+	}
+	nd := array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd), nil
 }

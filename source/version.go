@@ -11,11 +11,25 @@ import (
 	"github.com/loredb/lore/storage"
 )
 
-// Version kinds (SPEC §3). Delta and Iceberg kinds come with their readers.
+// Version kinds (SPEC §3).
 const (
 	KindFile    = "file"
 	KindListing = "listing"
+	KindDelta   = "delta_version"
+	KindIceberg = "iceberg_snapshot"
 )
+
+// AsOf chooses the version of a lake table a statement reads: the latest (the zero
+// value), a version (a Delta version number, an Iceberg snapshot id), or the newest
+// one committed at or before a time.
+type AsOf struct {
+	Version    int64
+	HasVersion bool
+	Time       time.Time
+}
+
+// Latest reports whether a reads the latest version.
+func (a AsOf) Latest() bool { return !a.HasVersion && a.Time.IsZero() }
 
 // Version identifies the exact state of a source that a statement reads and a
 // statistics record describes. Two versions are the same source state exactly when
@@ -23,7 +37,9 @@ const (
 type Version struct {
 	IdentitySHA256 string `json:"identity_sha256"`
 	Kind           string `json:"kind"`
-	Files          int    `json:"files,omitempty"` // listing: how many files
+	Files          int    `json:"files,omitempty"`       // listing: how many files
+	Number         int64  `json:"version,omitempty"`     // delta_version: the table version
+	SnapshotID     int64  `json:"snapshot_id,omitempty"` // iceberg_snapshot: the snapshot id
 }
 
 // Label names the version for people: the kind and the digest's first twelve hex
@@ -40,6 +56,10 @@ func (v Version) Label() string {
 			unit = "file"
 		}
 		return fmt.Sprintf("listing of %d %s (%s)", v.Files, unit, short)
+	case KindDelta:
+		return fmt.Sprintf("delta v%d (%s)", v.Number, short)
+	case KindIceberg:
+		return fmt.Sprintf("iceberg snapshot %d (%s)", v.SnapshotID, short)
 	default:
 		return fmt.Sprintf("%s (%s)", v.Kind, short)
 	}
@@ -57,6 +77,9 @@ func (v Version) Same(w Version) bool {
 // neither is refused: its changes could not be seen) and on local disk the
 // modification time, inode change time and inode (ChangeMarker).
 func (l *Listing) Version() (Version, error) {
+	if l.Lake != nil {
+		return l.lakeVersion(), nil
+	}
 	h := sha256.New()
 	kind := KindListing
 	if l.Single {
@@ -81,6 +104,34 @@ func (l *Listing) Version() (Version, error) {
 		v.Files = len(l.Files)
 	}
 	return v, nil
+}
+
+// lakeVersion is a lake table's version: its kind, the reader's identity of the
+// snapshot and the files read, each with its size and deletes.
+func (l *Listing) lakeVersion() Version {
+	h := sha256.New()
+	writeField(h, []byte(l.Lake.Kind))
+	writeField(h, l.Lake.Identity)
+	var n [16]byte
+	for _, f := range l.Files {
+		writeField(h, []byte(f.Info.Path))
+		binary.BigEndian.PutUint64(n[:8], uint64(f.Info.Size))
+		var deleted int64
+		if f.Deleted != nil {
+			deleted = f.Deleted.Len()
+		}
+		binary.BigEndian.PutUint64(n[8:], uint64(deleted))
+		writeField(h, n[:])
+		writeField(h, []byte(f.DeletesID))
+	}
+	v := Version{IdentitySHA256: hex.EncodeToString(h.Sum(nil)), Kind: l.Lake.Kind}
+	switch l.Lake.Kind {
+	case KindDelta:
+		v.Number = l.Lake.Version
+	case KindIceberg:
+		v.SnapshotID = l.Lake.SnapshotID
+	}
+	return v
 }
 
 // ChangeMarker is what changes when an object is rewritten: its version or ETag on

@@ -39,7 +39,7 @@ func Added(old *Record, l *source.Listing) (added []source.FileRef, ok bool) {
 			added = append(added, ref)
 			continue
 		}
-		m, err := source.ChangeMarker(ref.Info)
+		m, err := ref.Marker()
 		if err != nil || f.Bytes != ref.Info.Size || f.Marker != hex.EncodeToString([]byte(m)) {
 			return nil, false // rewritten
 		}

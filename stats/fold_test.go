@@ -13,7 +13,7 @@ import (
 )
 
 func foldListing(files ...storage.ObjectInfo) *source.Listing {
-	l := &source.Listing{Schema: arrow.NewSchema([]arrow.Field{{Name: "x", Type: types.Int64}}, nil), FileColumns: 1}
+	l := &source.Listing{Schema: arrow.NewSchema([]arrow.Field{{Name: "x", Type: types.Int64}}, nil), Format: "parquet"}
 	for _, f := range files {
 		l.Files = append(l.Files, source.FileRef{Info: f})
 	}

@@ -16,7 +16,9 @@ import (
 // FromFooters builds the metadata-depth record of listing l at version v from the
 // files' footers alone (footers[i] is the footer of l.Files[i]): table facts, and per
 // column, file and row group the null counts, bounds and bytes the footers state.
-// Partition columns take their bounds from the files' partition values. It reads no
+// Partition columns take their bounds from the files' partition values. Deleted rows
+// (a deletion vector, position deletes) are taken out of the counts; the statistics of
+// a row group that lost rows become bounds. It reads no
 // data, so it costs the same whatever the table's size.
 //
 // Bounds are exact only when every footer that contributed says so. Floating-point
@@ -31,7 +33,7 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 		SourceVersion:    v,
 		ComputedAtMS:     now.UnixMilli(),
 		Depth:            DepthMetadata,
-		Format:           "parquet",
+		Format:           l.Format,
 		Location:         l.Location,
 		Files:            len(l.Files),
 		PartitionColumns: append([]string{}, l.Partitions...),
@@ -57,38 +59,54 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 			r.LastModifiedMS = mt
 		}
 		r.Bytes += ref.Info.Size
-		r.Rows += footer.NumRows()
+		fileRows := footer.NumRows()
+		if ref.Deleted != nil {
+			fileRows -= ref.Deleted.Len()
+		}
+		r.Rows += fileRows
 		// Where each table column is in this file, if it is there.
 		pos := make([]int, len(fields))
 		for i, f := range fields {
 			pos[i] = -1
-			if i < l.FileColumns {
-				pos[i] = l.FileColumn(footer.Schema(), f.Name)
+			if l.Partition(i) < 0 {
+				pos[i] = l.FileColumn(footer, f.Name)
 			}
 		}
 		files := make([]ZoneMerge, len(fields))
 		for i := range files {
 			files[i] = NewZoneMerge()
 		}
+		var first int64 // the row group's first row in the file
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			info := footer.RowGroup(g)
 			r.RowGroups++
 			r.UncompressedBytes += info.UncompressedBytes
-			z := Zone{File: fi, RowGroup: g, Rows: info.Rows, Columns: make([]ZoneColumn, len(fields))}
+			// Deleted rows leave the row count exact (the positions are known) but the
+			// footer's statistics only bounds: a deleted row may have held the minimum
+			// or a NULL.
+			var deleted int64
+			if ref.Deleted != nil {
+				deleted = ref.Deleted.CountIn(first, info.Rows)
+			}
+			first += info.Rows
+			live := info.Rows - deleted
+			z := Zone{File: fi, RowGroup: g, Rows: live, Columns: make([]ZoneColumn, len(fields))}
 			for i := range fields {
-				switch {
-				case i >= l.FileColumns:
-					z.Columns[i] = partitionZone(ref.PartitionValues[i-l.FileColumns], info.Rows, codecs[i])
+				switch k := l.Partition(i); {
+				case k >= 0:
+					z.Columns[i] = partitionZone(ref.PartitionValues[k], live, codecs[i])
 				case pos[i] < 0:
-					// A column the file lacks reads as NULL.
-					n := info.Rows
-					z.Columns[i] = ZoneColumn{NullCount: &n}
+					// A column the file lacks reads as NULL, or as its default.
+					z.Columns[i] = partitionZone(l.Missing(i), live, codecs[i])
 				default:
 					cs := info.Columns[pos[i]]
 					r.Columns[i].Bytes += cs.CompressedBytes
 					z.Columns[i] = footerZone(cs, codecs[i], fields[i].Type)
+					if deleted > 0 {
+						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max, HasNaN: z.Columns[i].HasNaN}
+					}
 				}
-				files[i].Add(z.Columns[i], info.Rows)
+				files[i].Add(z.Columns[i], live)
 			}
 			r.Zones = append(r.Zones, z)
 		}
@@ -98,8 +116,8 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 				files[i].Add(ZoneColumn{NullCount: &n}, 0)
 			}
 		}
-		f := File{Path: ref.Info.Path, Rows: footer.NumRows(), Bytes: ref.Info.Size, Columns: make([]ZoneColumn, len(fields))}
-		if m, err := source.ChangeMarker(ref.Info); err == nil {
+		f := File{Path: ref.Info.Path, Rows: fileRows, Bytes: ref.Info.Size, Columns: make([]ZoneColumn, len(fields))}
+		if m, err := ref.Marker(); err == nil {
 			f.Marker = hex.EncodeToString([]byte(m))
 		}
 		if !ref.Info.ModTime.IsZero() {

@@ -50,13 +50,14 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 	// Grouping is answered per partition: every key a partition column, whose value
 	// is one per file.
 	ref := scan.Ref
-	keyCols := make([]int, len(a.Groups))
+	keyCols := make([]int, len(a.Groups)) // the partition of each key
+	keyIdx := make([]int, len(a.Groups))  // and its scan column
 	for i, g := range a.Groups {
 		c, ok := g.(*plan.ColRef)
-		if !ok || c.Idx < ref.Listing.FileColumns || c.Idx >= len(scan.Cols) {
+		if !ok || c.Idx >= len(scan.Cols) || ref.Listing.Partition(c.Idx) < 0 {
 			return n, nil, nil
 		}
-		keyCols[i] = c.Idx - ref.Listing.FileColumns
+		keyCols[i], keyIdx[i] = ref.Listing.Partition(c.Idx), c.Idx
 	}
 	rec := ref.Stats
 	if rec == nil {
@@ -115,7 +116,7 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 	onPartitions := false
 	if cond != nil {
 		plan.WalkExpr(cond, func(e plan.Expr) {
-			if c, ok := e.(*plan.ColRef); ok && c.Idx >= ref.Listing.FileColumns {
+			if c, ok := e.(*plan.ColRef); ok && ref.Listing.Partition(c.Idx) >= 0 {
 				onPartitions = true
 			}
 		})
@@ -145,7 +146,7 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 			skip.None[id] = true
 			reason := plan.ZoneBoundsExclude
 			if onPartitions && Classify(scan, cond, func(col int) (ColumnFacts, bool) {
-				if col < ref.Listing.FileColumns {
+				if ref.Listing.Partition(col) < 0 {
 					return ColumnFacts{}, false
 				}
 				return facts(col)
@@ -189,7 +190,7 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		out.Bypassed = true
 		return n, out, nil
 	}
-	keys := groups.keys(scan, keyCols, ref.Listing.FileColumns)
+	keys := groups.keys(scan, keyIdx)
 	if out.Read > 0 {
 		scan.Zones = skip
 		if out.Answered == 0 && out.None == 0 {
@@ -309,11 +310,11 @@ func (g *seedGroups) id(partition []types.Value, keyCols []int) uint32 {
 	return uint32(id)
 }
 
-// keys are the group keys as arrays typed like the scan's partition columns.
-func (g *seedGroups) keys(scan *plan.Scan, keyCols []int, fileColumns int) []arrow.Array {
-	out := make([]arrow.Array, len(keyCols))
-	for i, k := range keyCols {
-		out[i] = vector.FromValues(scan.Cols[fileColumns+k].Type, g.vals[i])
+// keys are the group keys as arrays typed like the scan columns keyIdx.
+func (g *seedGroups) keys(scan *plan.Scan, keyIdx []int) []arrow.Array {
+	out := make([]arrow.Array, len(keyIdx))
+	for i, k := range keyIdx {
+		out[i] = vector.FromValues(scan.Cols[k].Type, g.vals[i])
 	}
 	return out
 }

@@ -188,7 +188,7 @@ func planTasks(ctx context.Context, store storage.Store, l *source.Listing, foot
 		var key []byte
 		var present []int
 		for i, f := range l.Schema.Fields() {
-			has := i >= l.FileColumns || l.FileColumn(footers[fi].Schema(), f.Name) >= 0
+			has := l.Partition(i) >= 0 || l.FileColumn(footers[fi], f.Name) >= 0 || !l.Missing(i).Null
 			if has {
 				present = append(present, i)
 				key = append(key, '1')
@@ -223,7 +223,7 @@ func planTasks(ctx context.Context, store storage.Store, l *source.Listing, foot
 		for _, m := range plan.Morsels {
 			fi := g.files[m.File]
 			z := firstZone[fi] + m.RowGroup
-			if z >= firstZone[fi+1] || rec.Zones[z].Rows != m.Rows {
+			if z >= firstZone[fi+1] || rec.Zones[z].Rows != plan.Live(m) {
 				return nil, errs.New(errs.Internal, "BUG: row group %d of %q is not in the record", m.RowGroup, l.Files[fi].Info.Path)
 			}
 			tasks = append(tasks, task{zone: z, path: l.Files[fi].Info.Path, plan: plan, morsel: m, cols: g.cols})
@@ -492,7 +492,7 @@ func (p *pass) readZone(ctx context.Context, i int, hashes *[]uint64) error {
 		p.mem.give(held)
 		return err
 	}
-	if rows != t.morsel.Rows {
+	if rows != t.plan.Live(t.morsel) {
 		p.mem.give(held)
 		return errs.New(errs.CorruptSource, "cannot read row group %d of %q: read %d rows, the footer says %d",
 			t.morsel.RowGroup, t.path, rows, t.morsel.Rows)
