@@ -105,10 +105,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 	if err != nil {
 		return nil, atStatement(err, st.Start)
 	}
-	if t.Format != "parquet" {
-		return nil, errs.At(errs.Analysis, st.Start, "table %q has format %q, which this version of Lore cannot analyze yet", t.Name, t.Format)
-	}
-	l, err := source.Resolve(ctx, e.store, t.Location)
+	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +224,7 @@ func keepExactCounts(rec, prev *stats.Record) {
 // checkUnmoved fails with SOURCE_CHANGED when the table's source is no longer at
 // version before.
 func (e *Engine) checkUnmoved(ctx context.Context, t catalog.Table, before source.Version) error {
-	l, err := source.Resolve(ctx, e.store, t.Location)
+	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
 	if err != nil {
 		return errs.New(errs.SourceChanged, "the source of %s changed during ANALYZE (%v); the previous statistics stay", t.Name, err)
 	}
@@ -312,7 +309,7 @@ func (e *Engine) showStats(ctx context.Context, st *sql.ShowStats) (*Result, err
 		return nil, errs.At(errs.StatisticsUnavailable, st.Start, "no statistics for %s; run ANALYZE %s", st.Name, st.Name)
 	}
 	stale := true
-	if l, err := source.Resolve(ctx, e.store, t.Location); err == nil {
+	if l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{}); err == nil {
 		if v, err := l.Version(); err == nil {
 			stale = !rec.SourceVersion.Same(v)
 		}

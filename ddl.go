@@ -57,9 +57,9 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 		return nil, errs.At(errs.Analysis, st.Start, "CREATE TABLE %s needs WITH (location = '…')", st.Name)
 	}
 	switch def.Format {
-	case "parquet":
-	case "delta", "iceberg":
-		return nil, errs.At(errs.Analysis, st.Start, "format %q is not supported yet; this version of Lore reads Parquet", def.Format)
+	case "parquet", "delta":
+	case "iceberg":
+		return nil, errs.At(errs.Analysis, st.Start, "format %q is not supported yet; this version of Lore reads Parquet and Delta", def.Format)
 	default:
 		return nil, errs.At(errs.Analysis, st.Start, "unknown format %q (known: parquet, delta, iceberg)", def.Format)
 	}
@@ -73,7 +73,7 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 		return nil, errs.At(errs.Analysis, st.Start, "cannot resolve location %q: %v", def.Location, err)
 	}
 	def.Location = loc
-	l, err := source.Resolve(ctx, e.store, def.Location)
+	l, err := e.resolve(ctx, def.Format, def.Location, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
@@ -152,21 +152,18 @@ func (e *Engine) showTables(ctx context.Context) (*Result, error) {
 }
 
 // describe shows the columns a statement over the table reads now: those of its
-// current files (source.Resolve, as SELECT * takes them), not the ones stored when
-// the table was created, which a file replaced since may have changed.
+// current source (as SELECT * reads it), not the ones stored when the table was
+// created, which a file replaced or a commit since may have changed.
 func (e *Engine) describe(ctx context.Context, st *sql.Describe) (*Result, error) {
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
 		return nil, err
 	}
-	cols := t.Columns
-	if t.Format == "parquet" {
-		l, err := source.Resolve(ctx, e.store, t.Location)
-		if err != nil {
-			return nil, err
-		}
-		cols = tableColumns(l)
+	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
+	if err != nil {
+		return nil, err
 	}
+	cols := tableColumns(l)
 	rows := make([][]types.Value, len(cols))
 	for i, c := range cols {
 		rows[i] = []types.Value{types.StringValue(c.Name), types.StringValue(c.Type), types.BoolValue(c.Partition)}
@@ -225,6 +222,18 @@ func valuesResult(fields []arrow.Field, rows [][]types.Value) *Result {
 	return res
 }
 
+// lakeNumber is the version of a lake table of that kind: the Delta version or the
+// Iceberg snapshot id; NULL for other sources.
+func lakeNumber(l *source.Listing, kind string) types.Value {
+	switch {
+	case l.Lake == nil || l.Lake.Kind != kind:
+		return types.NullOf(types.Int64)
+	case kind == source.KindDelta:
+		return types.IntValue(l.Lake.Version)
+	}
+	return types.IntValue(l.Lake.SnapshotID)
+}
+
 // describeDetail reads the table's metadata afresh (no statistics are on record yet):
 // its files, their sizes, and the row count from the footers.
 func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*Result, error) {
@@ -232,7 +241,7 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 	if err != nil {
 		return nil, err
 	}
-	l, err := source.Resolve(ctx, e.store, t.Location)
+	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
 	if err != nil {
 		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the source of %s: %s", st.Name, err.Error())
 	}
@@ -275,8 +284,8 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		types.StringValue(t.Format), types.StringValue(t.Location),
 		types.NullOf(types.TimestampTZ), {Type: types.TimestampTZ, I: lastModified},
 		types.IntValue(int64(len(l.Files))), types.IntValue(size),
-		types.IntValue(rows), types.NullOf(types.Int64),
-		types.NullOf(types.Int64), list(l.Partitions),
+		types.IntValue(rows), lakeNumber(l, source.KindDelta),
+		lakeNumber(l, source.KindIceberg), list(l.Partitions),
 		list(t.ClusteredBy), analyzedAt,
 		types.StringValue(version.Label()),
 	}

@@ -21,7 +21,7 @@ import (
 
 // runQuery binds, optimizes and runs a SELECT (or explains it).
 func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record) (*Result, error) {
-	node, err := plan.Bind(ctx, newCatalogView(e), q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts})
+	node, err := plan.Bind(ctx, newCatalogView(e), q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel})
 	if err != nil {
 		return nil, err
 	}

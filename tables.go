@@ -2,12 +2,16 @@ package lore
 
 import (
 	"context"
+	"fmt"
+	"path"
+	"strings"
 	"sync"
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/source/delta"
 	"github.com/loredb/lore/types"
 )
 
@@ -27,20 +31,21 @@ func newCatalogView(e *Engine) *catalogView {
 	return &catalogView{e: e, tables: map[string]*plan.TableRef{}}
 }
 
-func (c *catalogView) Table(ctx context.Context, name string) (*plan.TableRef, error) {
+func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*plan.TableRef, error) {
 	t, err := c.e.catalog.Lookup(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ref, ok := c.tables[t.Name]; ok {
+	key := t.Name
+	if !at.Latest() {
+		key = fmt.Sprintf("%s@%d@%d@%d", t.Name, at.Version, boolInt(at.HasVersion), at.Time.UnixNano())
+	}
+	if ref, ok := c.tables[key]; ok {
 		return ref, nil
 	}
-	if t.Format != "parquet" {
-		return nil, errs.New(errs.Analysis, "table %q has format %q, which this version of Lore cannot read yet", name, t.Format)
-	}
-	l, err := source.Resolve(ctx, c.e.store, t.Location)
+	l, err := c.e.resolve(ctx, t.Format, t.Location, at)
 	if err != nil {
 		return nil, err
 	}
@@ -51,17 +56,55 @@ func (c *catalogView) Table(ctx context.Context, name string) (*plan.TableRef, e
 	if ref.Stats, err = c.e.statistics(ctx, t.ID); err != nil {
 		return nil, err
 	}
-	c.e.maybeRefresh(ctx, t, ref.Stats, ref.Version)
-	c.tables[t.Name] = ref
+	if at.Latest() {
+		// An older version never refreshes the record of the latest.
+		c.e.maybeRefresh(ctx, t, ref.Stats, ref.Version)
+	}
+	c.tables[key] = ref
 	return ref, nil
 }
 
-func (c *catalogView) Path(ctx context.Context, location string) (*plan.TableRef, error) {
-	l, err := source.Resolve(ctx, c.e.store, location)
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c *catalogView) Path(ctx context.Context, location, format string, at source.AsOf) (*plan.TableRef, error) {
+	if format == "parquet" && c.e.isDelta(ctx, location) {
+		// A Delta table's directory holds files its log removed: read it by its log.
+		format = "delta"
+	}
+	l, err := c.e.resolve(ctx, format, location, at)
 	if err != nil {
 		return nil, err
 	}
 	return &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, l)}, nil
+}
+
+// resolve reads a table's source as its format defines it, as of at (the latest
+// version when at is zero; Parquet has no other).
+func (e *Engine) resolve(ctx context.Context, format, location string, at source.AsOf) (*source.Listing, error) {
+	switch format {
+	case "parquet":
+		if !at.Latest() {
+			return nil, errs.New(errs.Analysis, "%q is a Parquet location, which has no versions to travel to", location)
+		}
+		return source.Resolve(ctx, e.store, location)
+	case "delta":
+		return delta.Open(ctx, e.store, location, at)
+	}
+	return nil, errs.New(errs.Analysis, "format %q cannot be read by this version of Lore", format)
+}
+
+// isDelta reports whether location is a directory with a Delta log.
+func (e *Engine) isDelta(ctx context.Context, location string) bool {
+	if strings.ContainsAny(location, "*?[") {
+		return false
+	}
+	_, err := e.store.Stat(ctx, path.Join(location, "_delta_log"))
+	return err == nil
 }
 
 // rows counts a listing's rows from its footers, or -1 when they cannot be read (the
@@ -78,7 +121,7 @@ func (c *catalogView) rows(ctx context.Context, l *source.Listing) int64 {
 func tableColumns(l *source.Listing) []catalog.Column {
 	cols := make([]catalog.Column, 0, l.Schema.NumFields())
 	for i, f := range l.Schema.Fields() {
-		cols = append(cols, catalog.Column{Name: f.Name, Type: types.Name(f.Type), Partition: i >= l.FileColumns})
+		cols = append(cols, catalog.Column{Name: f.Name, Type: types.Name(f.Type), Partition: l.Partition(i) >= 0})
 	}
 	return cols
 }

@@ -35,6 +35,7 @@ type zoneLayout struct {
 	plain     bool // no dictionary encoding
 	hiveByDay bool // one file per day under day=YYYY-MM-DD/ (clustered, 91 files; the last 3 under day=NULL)
 	nan       bool // amount is NaN in some rows of early March
+	delta     bool // a Delta table: a log adding every file, with stats; day is a partition column of the log
 }
 
 var zoneLayouts = []zoneLayout{
@@ -44,6 +45,8 @@ var zoneLayouts = []zoneLayout{
 	{name: "plain encoding", rows: 24_000, files: 3, clustered: true, rowGroup: 2_000, plain: true},
 	{name: "hive by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true},
 	{name: "NaN in amount", rows: 24_000, files: 3, clustered: true, rowGroup: 1_000, nan: true},
+	{name: "delta", rows: 24_000, files: 4, clustered: true, rowGroup: 2_000, delta: true},
+	{name: "delta partitioned by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true, delta: true},
 }
 
 // eventsPlusSchema is the events schema with the two extra columns.
@@ -65,24 +68,40 @@ func (l zoneLayout) write(t *testing.T, dir string) string {
 	}
 	out := filepath.Join(dir, "t")
 	day0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var files []deltaFile
 	for k := 0; k < l.files; k++ {
-		dst := filepath.Join(out, gen.EventsFileName(k))
+		rel := gen.EventsFileName(k)
+		var parts map[string]*string
 		if l.hiveByDay {
 			// Clustered files split the 91 days of the range evenly: file k is day k.
 			day := day0.AddDate(0, 0, k).Format("2006-01-02")
+			parts = map[string]*string{"day": &day}
 			if k >= l.files-3 {
-				day = "NULL" // the last days' files fall in the NULL partition
+				day, parts["day"] = "NULL", nil // the last days' files fall in the NULL partition
 			}
-			dst = filepath.Join(out, "day="+day, gen.EventsFileName(k))
+			rel = filepath.Join("day="+day, gen.EventsFileName(k))
 		}
-		l.rewrite(t, filepath.Join(src, gen.EventsFileName(k)), dst)
+		st := l.rewrite(t, filepath.Join(src, gen.EventsFileName(k)), filepath.Join(out, rel))
+		files = append(files, deltaFile{path: rel, parts: parts, stats: st})
+	}
+	if l.delta {
+		var schema [][2]string
+		for _, f := range eventsPlusSchema.Fields() {
+			schema = append(schema, [2]string{f.Name, deltaType(t, f.Type)})
+		}
+		var partitions []string
+		if l.hiveByDay {
+			schema, partitions = append(schema, [2]string{"day", "date"}), []string{"day"}
+		}
+		deltaCommit(t, out, 0, schema, partitions, nil, files)
 	}
 	return out
 }
 
 // rewrite copies one events file with the extra columns, in the layout's row groups
-// and encoding.
-func (l zoneLayout) rewrite(t *testing.T, src, dst string) {
+// and encoding, and returns its statistics as a Delta writer states them: the row
+// count, ts bounds cut to the millisecond, and null counts.
+func (l zoneLayout) rewrite(t *testing.T, src, dst string) string {
 	t.Helper()
 	in, err := file.OpenParquetFile(src, false)
 	if err != nil {
@@ -160,6 +179,14 @@ func (l zoneLayout) rewrite(t *testing.T, src, dst string) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	lo, hi := ts.Value(0), ts.Value(0)
+	for i := 0; i < rows; i++ {
+		lo, hi = min(lo, ts.Value(i)), max(hi, ts.Value(i))
+	}
+	ms := func(v arrow.Timestamp) string {
+		return time.UnixMicro(int64(v)).UTC().Truncate(time.Millisecond).Format("2006-01-02T15:04:05.000")
+	}
+	return fmt.Sprintf(`{"numRecords":%d,"minValues":{"ts":%q},"maxValues":{"ts":%q},"nullCount":{"none":%d,"ts":0}}`, rows, ms(lo), ms(hi), rows)
 }
 
 // layoutPredicate draws a filter over the layout's columns: the events filters of
@@ -215,7 +242,11 @@ func TestZoneAnswersEqualScansOverLayouts(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			loc := l.write(t, t.TempDir())
 			e := open(t, lore.Options{NoAutoRefresh: true})
-			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", loc))
+			format := "parquet"
+			if l.delta {
+				format = "delta"
+			}
+			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = '%s')", loc, format))
 			r := rand.New(rand.NewPCG(uint64(li), 21))
 			for _, depth := range []string{"ANALYZE t", "ANALYZE t WITH (sketches = true)"} {
 				query(t, e, depth)

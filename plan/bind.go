@@ -10,6 +10,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/types"
 )
@@ -19,7 +21,7 @@ import (
 // opts.Paths marks the byte positions of FROM items that were written as string
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts}
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts, timeTravel: opts.TimeTravel}
 	b.ignoreNulls = maps.Clone(opts.IgnoreNulls)
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
@@ -54,6 +56,8 @@ type BindOptions struct {
 	IgnoreNulls map[int]bool
 	// TryCasts marks the positions of the casts written TRY_CAST.
 	TryCasts map[int]bool
+	// TimeTravel holds version clauses by the position of the table they follow.
+	TimeTravel map[int]sql.TimeTravel
 }
 
 type binder struct {
@@ -62,6 +66,7 @@ type binder struct {
 	paths       map[int]bool
 	approximate bool
 	dialect     *sql.Dialect
+	timeTravel  map[int]sql.TimeTravel
 	tryCasts    map[int]bool
 	ctes        []map[string]*cteDef
 	now         time.Time
@@ -454,14 +459,18 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 		if rv.Schemaname != "" {
 			name = rv.Schemaname + "." + rv.Relname
 		}
+		at, err := b.asOf(int(rv.Location))
+		if err != nil {
+			return nil, err
+		}
 		if b.paths[int(rv.Location)] {
-			ref, err := b.cat.Path(b.ctx, rv.Relname)
+			ref, err := b.cat.Path(b.ctx, rv.Relname, "parquet", at)
 			if err != nil {
 				return nil, err
 			}
 			return b.scanNode(ref, rv.Alias, tableQualifier(rv.Relname))
 		}
-		if rv.Schemaname == "" {
+		if rv.Schemaname == "" && at.Latest() {
 			if d, depth := b.lookupCTE(rv.Relname); d != nil {
 				if d.work != nil {
 					cols, err := requalify(d.work.Cols, rv.Alias, rv.Relname)
@@ -516,9 +525,9 @@ func (b *binder) bindFromItem(it *pg.Node, outer *scope) (Node, error) {
 				return p, nil
 			}
 		}
-		ref, err := b.cat.Table(b.ctx, name)
+		ref, err := b.cat.Table(b.ctx, name, at)
 		if err != nil && errs.CodeOf(err) == errs.TableNotFound && looksLikePath(name) {
-			ref, err = b.cat.Path(b.ctx, name)
+			ref, err = b.cat.Path(b.ctx, name, "parquet", at)
 		}
 		if err != nil {
 			if e, ok := err.(*errs.Error); ok && e.Pos == errs.NoPosition {
@@ -564,6 +573,22 @@ func looksLikePath(name string) bool {
 	return strings.ContainsAny(name, "/*?") || strings.HasSuffix(strings.ToLower(name), ".parquet")
 }
 
+// asOf is the version clause written after the table at position pos, if any.
+func (b *binder) asOf(pos int) (source.AsOf, error) {
+	tt, ok := b.timeTravel[pos]
+	if !ok {
+		return source.AsOf{}, nil
+	}
+	if tt.IsVersion {
+		return source.AsOf{Version: tt.Version, HasVersion: true}, nil
+	}
+	v, err := kernels.ParseLiteral(tt.Timestamp, types.TimestampTZ)
+	if err != nil || v.Null {
+		return source.AsOf{}, errs.At(errs.Analysis, tt.Pos, "TIMESTAMP AS OF %s is not a timestamp", types.QuoteString(tt.Timestamp))
+	}
+	return source.AsOf{Time: time.UnixMicro(v.I).UTC()}, nil
+}
+
 func (b *binder) scanNode(ref *TableRef, alias *pg.Alias, qual string) (Node, error) {
 	fields := ref.Listing.Schema.Fields()
 	cols := make([]Column, len(fields))
@@ -589,8 +614,11 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	}
 	fc := items[0].GetFuncCall()
 	name := funcName(fc)
+	format := "parquet"
 	switch name {
 	case "read_parquet", "parquet_scan":
+	case "delta_scan":
+		format = "delta"
 	case "range", "generate_series":
 		return b.bindSeries(name, fc, rf.Alias)
 	case "unnest":
@@ -599,14 +627,30 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	default:
 		return nil, errs.At(errs.Analysis, int(fc.Location), "table function %s does not exist", name)
 	}
-	if len(fc.Args) != 1 || fc.Args[0].GetAConst() == nil {
+	if len(fc.Args) == 0 || fc.Args[0].GetAConst() == nil {
 		return nil, errs.At(errs.Analysis, int(fc.Location), "%s takes one string literal: the location", name)
 	}
 	sv, ok := fc.Args[0].GetAConst().Val.(*pg.A_Const_Sval)
 	if !ok {
 		return nil, errs.At(errs.Analysis, int(fc.Location), "%s takes one string literal: the location", name)
 	}
-	ref, err := b.cat.Path(b.ctx, sv.Sval.Sval)
+	at, err := b.asOf(int(rf.Functions[0].GetList().GetItems()[0].GetFuncCall().Location))
+	if err != nil {
+		return nil, err
+	}
+	for _, arg := range fc.Args[1:] {
+		na := arg.GetNamedArgExpr()
+		if na != nil && format != "parquet" && strings.EqualFold(na.Name, "version") {
+			if c := na.Arg.GetAConst(); c != nil {
+				if iv, ok := c.Val.(*pg.A_Const_Ival); ok {
+					at = source.AsOf{Version: int64(iv.Ival.Ival), HasVersion: true}
+					continue
+				}
+			}
+		}
+		return nil, errs.At(errs.Analysis, int(fc.Location), "%s takes a location and, for a lake table, version => <integer>", name)
+	}
+	ref, err := b.cat.Path(b.ctx, sv.Sval.Sval, format, at)
 	if err != nil {
 		return nil, err
 	}

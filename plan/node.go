@@ -34,9 +34,10 @@ type Node interface {
 // are safe for concurrent use.
 type Catalog interface {
 	// Table resolves a registered table (errs.TableNotFound when there is none).
-	Table(ctx context.Context, name string) (*TableRef, error)
-	// Path resolves a location queried directly ('dir/*.parquet', read_parquet(…)).
-	Path(ctx context.Context, location string) (*TableRef, error)
+	Table(ctx context.Context, name string, at source.AsOf) (*TableRef, error)
+	// Path resolves a location queried directly ('dir/*.parquet', read_parquet(…),
+	// delta_scan(…)) in a format, as of a version (the latest when at is zero).
+	Path(ctx context.Context, location, format string, at source.AsOf) (*TableRef, error)
 }
 
 // TableRef is a resolved table: a registered one (Name set) or a direct path.

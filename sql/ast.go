@@ -40,6 +40,9 @@ type Query struct {
 	// TryCasts holds the Locations of the TypeCast nodes written TRY_CAST(x AS t): the
 	// cast gives NULL where the value does not convert. Nil when there are none.
 	TryCasts map[int]bool
+	// TimeTravel holds the version clauses (VERSION AS OF, TIMESTAMP AS OF) by the
+	// Location of the RangeVar of the table they follow.
+	TimeTravel map[int]TimeTravel
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

@@ -18,6 +18,10 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	timeTravel, err := rewriteTimeTravel(text, toks, src, start)
+	if err != nil {
+		return nil, err
+	}
 	joinKinds, err := rewriteJoinKinds(text, toks, src, start)
 	if err != nil {
 		return nil, err
@@ -64,7 +68,7 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 			return nil, err
 		}
 	}
-	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts}
+	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts, TimeTravel: timeTravel}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true

@@ -1,0 +1,173 @@
+package delta
+
+import (
+	"context"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+)
+
+// logEntry is one file of _delta_log that log replay can use.
+type logEntry struct {
+	info    storage.ObjectInfo
+	version int64
+	kind    entryKind
+	part    int // multi-part checkpoint: this part (1-based) and how many there are
+	parts   int
+}
+
+type entryKind int
+
+const (
+	commitEntry    entryKind = iota // NNNNNNNNNNNNNNNNNNNN.json
+	classicEntry                    // NNNNNNNNNNNNNNNNNNNN.checkpoint.parquet
+	multiPartEntry                  // NNNNNNNNNNNNNNNNNNNN.checkpoint.PPPPPPPPPP.TTTTTTTTTT.parquet
+	v2Entry                         // NNNNNNNNNNNNNNNNNNNN.checkpoint.<uuid>.json|parquet
+)
+
+var (
+	commitName    = regexp.MustCompile(`^(\d{20})\.json$`)
+	classicName   = regexp.MustCompile(`^(\d{20})\.checkpoint\.parquet$`)
+	multiPartName = regexp.MustCompile(`^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$`)
+	v2Name        = regexp.MustCompile(`^(\d{20})\.checkpoint\.[0-9A-Za-z-]+\.(json|parquet)$`)
+)
+
+// logListing is what listing _delta_log found.
+type logListing struct {
+	dir      string
+	commits  map[int64]logEntry
+	points   map[int64][]logEntry // checkpoint files by version
+	sidecars map[string]storage.ObjectInfo
+	latest   int64 // the newest version the log has a commit or a checkpoint of; -1 when none
+}
+
+// listLog lists the table's _delta_log.
+func listLog(ctx context.Context, store storage.Store, root string) (*logListing, error) {
+	dir := path.Join(root, "_delta_log")
+	infos, err := store.List(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	ll := &logListing{dir: dir, commits: map[int64]logEntry{}, points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+	for _, o := range infos {
+		rel, ok := strings.CutPrefix(o.Path, dir+"/")
+		if !ok {
+			continue
+		}
+		if name, ok := strings.CutPrefix(rel, "_sidecars/"); ok && !strings.Contains(name, "/") {
+			ll.sidecars[name] = o
+			continue
+		}
+		if strings.Contains(rel, "/") {
+			continue
+		}
+		e, ok := parseEntry(rel, o)
+		if !ok {
+			continue
+		}
+		if e.kind == commitEntry {
+			ll.commits[e.version] = e
+		} else {
+			ll.points[e.version] = append(ll.points[e.version], e)
+		}
+		ll.latest = max(ll.latest, e.version)
+	}
+	return ll, nil
+}
+
+// parseEntry recognises a log file by its name.
+func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
+	num := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+	if m := commitName.FindStringSubmatch(name); m != nil {
+		return logEntry{info: o, version: num(m[1]), kind: commitEntry}, true
+	}
+	if m := classicName.FindStringSubmatch(name); m != nil {
+		return logEntry{info: o, version: num(m[1]), kind: classicEntry}, true
+	}
+	if m := multiPartName.FindStringSubmatch(name); m != nil {
+		part, parts := int(num(m[2])), int(num(m[3]))
+		if part < 1 || part > parts {
+			return logEntry{}, false
+		}
+		return logEntry{info: o, version: num(m[1]), kind: multiPartEntry, part: part, parts: parts}, true
+	}
+	if m := v2Name.FindStringSubmatch(name); m != nil {
+		return logEntry{info: o, version: num(m[1]), kind: v2Entry}, true
+	}
+	return logEntry{}, false
+}
+
+// checkpoint returns the files of the newest complete checkpoint at or before version
+// v, and its version; -1 when there is none. A V2 or classic checkpoint is one file; a
+// multi-part checkpoint is complete when every part of one part count is there.
+func (ll *logListing) checkpoint(v int64) ([]logEntry, int64) {
+	var versions []int64
+	for cv := range ll.points {
+		if cv <= v {
+			versions = append(versions, cv)
+		}
+	}
+	slices.Sort(versions)
+	for i := len(versions) - 1; i >= 0; i-- {
+		es := ll.points[versions[i]]
+		// Prefer a V2 checkpoint, then a classic one, then a complete multi-part set.
+		for _, kind := range []entryKind{v2Entry, classicEntry} {
+			for _, e := range es {
+				if e.kind == kind {
+					return []logEntry{e}, versions[i]
+				}
+			}
+		}
+		byCount := map[int][]logEntry{}
+		for _, e := range es {
+			if e.kind == multiPartEntry {
+				byCount[e.parts] = append(byCount[e.parts], e)
+			}
+		}
+		for parts, set := range byCount {
+			seen := map[int]bool{}
+			for _, e := range set {
+				seen[e.part] = true
+			}
+			if len(seen) == parts {
+				slices.SortFunc(set, func(a, b logEntry) int { return a.part - b.part })
+				return dedupParts(set), versions[i]
+			}
+		}
+	}
+	return nil, -1
+}
+
+// dedupParts keeps one file per part.
+func dedupParts(set []logEntry) []logEntry {
+	out := set[:0:0]
+	for _, e := range set {
+		if len(out) == 0 || out[len(out)-1].part != e.part {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// readAll reads one whole log file.
+func readAll(ctx context.Context, store storage.Store, o storage.ObjectInfo) ([]byte, error) {
+	r, err := store.Open(ctx, o.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if r.Size() > maxLine*4 {
+		return nil, corrupt(o.Path, "%d bytes is too large for a log file", r.Size())
+	}
+	b := make([]byte, r.Size())
+	if _, err := r.ReadAt(b, 0); err != nil && err != io.EOF {
+		return nil, errs.New(errs.SourceUnavailable, "cannot read %q: %w", o.Path, err)
+	}
+	return b, nil
+}
