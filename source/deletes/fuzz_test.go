@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -150,13 +151,24 @@ func FuzzPuffinBlob(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, blob []byte) {
-		p, err := DecodePuffinDV(blob)
-		if err != nil {
-			if !errors.Is(err, errs.ErrCorruptSource) {
-				t.Fatalf("error without CORRUPT_SOURCE: %v", err)
+		check := func(blob []byte) {
+			p, err := DecodePuffinDV(blob)
+			if err != nil {
+				if !errors.Is(err, errs.ErrCorruptSource) {
+					t.Fatalf("error without CORRUPT_SOURCE: %v", err)
+				}
+				return
 			}
-			return
+			checkConsistent(t, p)
 		}
-		checkConsistent(t, p)
+		check(blob)
+		// The same bytes with the length and checksum made right, so that mutations
+		// reach the bitmap behind the framing.
+		if len(blob) >= 12 {
+			fixed := slices.Clone(blob)
+			binary.BigEndian.PutUint32(fixed, uint32(len(fixed)-8))
+			binary.BigEndian.PutUint32(fixed[len(fixed)-4:], crc32.ChecksumIEEE(fixed[4:len(fixed)-4]))
+			check(fixed)
+		}
 	})
 }
