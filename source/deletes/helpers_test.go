@@ -2,6 +2,8 @@ package deletes
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,26 +13,34 @@ import (
 // finds it further up), or skips.
 func sharedData(t testing.TB) string {
 	t.Helper()
+	d, err := findSharedData()
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	return d
+}
+
+func findSharedData() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			break
 		}
 		if filepath.Dir(dir) == dir {
-			t.Skip("module root not found")
+			return "", errors.New("module root not found")
 		}
 		dir = filepath.Dir(dir)
 	}
 	for up := filepath.Dir(dir); ; up = filepath.Dir(up) {
 		d := filepath.Join(up, "shared", "data")
 		if _, err := os.Stat(d); err == nil {
-			return d
+			return d, nil
 		}
 		if filepath.Dir(up) == up {
-			t.Skipf("shared test data (../shared/data) not found above %s", dir)
+			return "", fmt.Errorf("shared test data (../shared/data) not found above %s", dir)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package deletes
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -207,16 +208,8 @@ func Union(ps ...*Positions) *Positions {
 	case 1:
 		return only
 	}
-	slices.SortStableFunc(all, func(a, b chunk) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
-	out := all[:0:0]
+	slices.SortStableFunc(all, func(a, b chunk) int { return cmp.Compare(a.key, b.key) })
+	out := make([]chunk, 0, len(all))
 	for i := 0; i < len(all); {
 		j := i + 1
 		for j < len(all) && all[j].key == all[i].key {
