@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/loredb/lore/internal/shareddata"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -17,7 +18,7 @@ import (
 // fixtureFiles reads the shared fixtures at rels; without the data the fuzz targets
 // still run on their generated seeds.
 func fixtureFiles(rels ...string) [][]byte {
-	root, err := findSharedData()
+	root, err := shareddata.Find()
 	if err != nil {
 		return nil
 	}
