@@ -1,6 +1,7 @@
 package lore_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/gen"
 	"github.com/loredb/lore/internal/shareddata"
+	"github.com/loredb/lore/source/deletes"
 	"github.com/loredb/lore/types"
 )
 
@@ -97,5 +100,89 @@ func TestDeltaTablesMatchTheirFacts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeltaCommitsMakeTheRecordStale lands real commits between statements: an
+// append, then a delete by deletion vector. The statement after each scans (a stale
+// record never answers), the refresh brings the record to the new version, and the
+// statement after that is answered from it again; an older version never is.
+func TestDeltaCommitsMakeTheRecordStale(t *testing.T) {
+	dir := t.TempDir()
+	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: 9_000, Files: 3, Out: dir, Seed: 3, RowGroupRows: 1_000}); err != nil {
+		t.Fatal(err)
+	}
+	var schema [][2]string
+	for _, f := range gen.EventsSchema.Fields() {
+		schema = append(schema, [2]string{f.Name, deltaType(t, f.Type)})
+	}
+	file := func(k int) deltaFile { return deltaFile{path: gen.EventsFileName(k)} }
+	deltaCommit(t, dir, 0, schema, nil, nil, []deltaFile{file(0), file(1)})
+	e := open(t, lore.Options{})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = %s, format = 'delta')", types.QuoteString(dir)))
+	query(t, e, "ANALYZE ev")
+	count := func(sql string, rows int, mode string) {
+		t.Helper()
+		res := query(t, e, sql)
+		if got := cell(res, 0, 0); got != fmt.Sprint(rows) || res.Record.Execution.Mode != mode {
+			t.Fatalf("%s: %s rows in mode %s, want %d in %s", sql, got, res.Record.Execution.Mode, rows, mode)
+		}
+	}
+	count("SELECT count(*) FROM ev", 6_000, "context")
+
+	deltaCommit(t, dir, 1, nil, nil, nil, []deltaFile{file(2)})
+	count("SELECT count(*) FROM ev", 9_000, "scan")
+	lore.WaitForRefreshes(e)
+	count("SELECT count(*) FROM ev", 9_000, "context")
+
+	p, err := deletes.FromSorted([]int64{0, 1, 2, 500, 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, err := json.Marshal(deletes.InlineDV(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewed := file(1)
+	renewed.dv = string(dv)
+	deltaCommit(t, dir, 2, nil, nil, []deltaFile{file(1)}, []deltaFile{renewed})
+	count("SELECT count(*) FROM ev", 8_995, "scan")
+	lore.WaitForRefreshes(e)
+	count("SELECT count(*) FROM ev", 8_995, "context")
+	count("SELECT count(*) FROM ev VERSION AS OF 1", 9_000, "scan")
+	count("SELECT count(*) FROM ev VERSION AS OF 0", 6_000, "scan")
+}
+
+// TestDeltaStatsSkipFiles: add-action statistics (JSON in commits, stats_parsed in a
+// checkpoint) rule out files before their footers are read, and the answer is the
+// one every row gives.
+func TestDeltaStatsSkipFiles(t *testing.T) {
+	dir, _ := deltaFacts(t)
+	e := open(t, lore.Options{})
+	for _, c := range []struct {
+		table, where string
+		skipped      int64 // at least
+	}{
+		{"kernel-rs/parsed-stats", "id > 550", 5},
+		{"kernel-rs/parsed-stats", "name = 'name_99' OR id < 3", 0},
+		{"kernel-rs/v2-checkpoints-json-with-sidecars", "id = 777", 30}, // files of one append span the range
+		{"kernel-rs/v2-checkpoints-parquet-with-sidecars", "id BETWEEN 10 AND 12", 50},
+		{"golden/data-skipping-basic-stats-all-types-checkpoint", "as_int > 0", 1},
+		{"delta-rs/checkpoint-v2-table", "created_at < TIMESTAMPTZ '2025-08-09 14:44:19+00'", 1},
+	} {
+		loc := types.QuoteString(filepath.Join(dir, c.table))
+		res := query(t, e, fmt.Sprintf("SELECT count(*) FROM delta_scan(%s) WHERE %s", loc, c.where))
+		want := query(t, e, fmt.Sprintf("SELECT sum(CASE WHEN %s THEN 1 ELSE 0 END) FROM delta_scan(%s)", c.where, loc))
+		if got, w := cell(res, 0, 0), cell(want, 0, 0); got != w && !(got == "0" && w == "NULL") {
+			t.Errorf("%s WHERE %s: %s rows, every row says %s", c.table, c.where, got, w)
+		}
+		var skipped, opened int64
+		for _, s := range res.Record.Scans {
+			skipped += s.FilesSkipped
+			opened += s.FilesOpened
+		}
+		if skipped < c.skipped {
+			t.Errorf("%s WHERE %s: %d files skipped (%d opened), want at least %d", c.table, c.where, skipped, opened, c.skipped)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package lore_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/source/deletes"
 )
 
 // zoneLayout is one physical layout of the events table the zone differential test
@@ -36,6 +38,7 @@ type zoneLayout struct {
 	hiveByDay bool // one file per day under day=YYYY-MM-DD/ (clustered, 91 files; the last 3 under day=NULL)
 	nan       bool // amount is NaN in some rows of early March
 	delta     bool // a Delta table: a log adding every file, with stats; day is a partition column of the log
+	deletes   bool // a second commit gives every other file a deletion vector
 }
 
 var zoneLayouts = []zoneLayout{
@@ -46,6 +49,7 @@ var zoneLayouts = []zoneLayout{
 	{name: "hive by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true},
 	{name: "NaN in amount", rows: 24_000, files: 3, clustered: true, rowGroup: 1_000, nan: true},
 	{name: "delta", rows: 24_000, files: 4, clustered: true, rowGroup: 2_000, delta: true},
+	{name: "delta with deletion vectors", rows: 24_000, files: 4, clustered: true, rowGroup: 2_000, delta: true, deletes: true},
 	{name: "delta partitioned by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true, delta: true},
 }
 
@@ -94,8 +98,39 @@ func (l zoneLayout) write(t *testing.T, dir string) string {
 			schema, partitions = append(schema, [2]string{"day", "date"}), []string{"day"}
 		}
 		deltaCommit(t, out, 0, schema, partitions, nil, files)
+		if l.deletes {
+			// Every other file loses every seventh row, and the first loses a whole
+			// row group besides.
+			var old, renewed []deltaFile
+			for k := 0; k < len(files); k += 2 {
+				p, err := deletes.FromSorted(l.deleted(k))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dv, err := json.Marshal(deletes.InlineDV(p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := files[k]
+				old = append(old, f)
+				f.dv = string(dv)
+				renewed = append(renewed, f)
+			}
+			deltaCommit(t, out, 1, nil, nil, old, renewed)
+		}
 	}
 	return out
+}
+
+// deleted are the rows a layout with deletes deletes from file k.
+func (l zoneLayout) deleted(k int) []int64 {
+	var pos []int64
+	for i := int64(0); l.deletes && k%2 == 0 && i < l.rows/int64(l.files); i++ {
+		if i%7 == 3 || (k == 0 && i >= int64(l.rowGroup) && i < 2*int64(l.rowGroup)) {
+			pos = append(pos, i)
+		}
+	}
+	return pos
 }
 
 // rewrite copies one events file with the extra columns, in the layout's row groups
@@ -247,6 +282,15 @@ func TestZoneAnswersEqualScansOverLayouts(t *testing.T) {
 				format = "delta"
 			}
 			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = '%s')", loc, format))
+			if l.deletes {
+				want := l.rows
+				for k := 0; k < l.files; k++ {
+					want -= int64(len(l.deleted(k)))
+				}
+				if got := cell(query(t, e, "SELECT count(*) FROM t"), 0, 0); got != fmt.Sprint(want) {
+					t.Fatalf("%s rows after deletes, want %d", got, want)
+				}
+			}
 			r := rand.New(rand.NewPCG(uint64(li), 21))
 			for _, depth := range []string{"ANALYZE t", "ANALYZE t WITH (sketches = true)"} {
 				query(t, e, depth)
