@@ -1,0 +1,89 @@
+package iceberg
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/twmb/avro/ocf"
+)
+
+// readManifestList reads a manifest list with iceberg-go; a list whose writer
+// schema iceberg-go cannot resolve against its own (BigQuery makes every field a
+// nullable union) is read field by field from its own schema instead.
+func readManifestList(f io.ReadSeeker) ([]ice.ManifestFile, error) {
+	list, err := ice.ReadManifestList(f)
+	if err == nil {
+		return list, nil
+	}
+	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+		return nil, err
+	}
+	if list, ferr := readLooseManifestList(f); ferr == nil {
+		return list, nil
+	}
+	return nil, err
+}
+
+// readLooseManifestList decodes a manifest list generically, by field name.
+func readLooseManifestList(f io.Reader) ([]ice.ManifestFile, error) {
+	rd, err := ocf.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var out []ice.ManifestFile
+	for {
+		var v any
+		if err := rd.Decode(&v); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		rec, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("a manifest list entry is %T, not a record", v)
+		}
+		p, ok := rec["manifest_path"].(string)
+		if !ok || p == "" {
+			return nil, fmt.Errorf("a manifest list entry without manifest_path")
+		}
+		num := func(name string) (int64, bool) {
+			switch x := rec[name].(type) {
+			case int32:
+				return int64(x), true
+			case int64:
+				return x, true
+			case int:
+				return int64(x), true
+			}
+			return 0, false
+		}
+		length, _ := num("manifest_length")
+		spec, _ := num("partition_spec_id")
+		snap, _ := num("added_snapshot_id")
+		version := 1
+		seq, hasSeq := num("sequence_number")
+		minSeq, _ := num("min_sequence_number")
+		content, hasContent := num("content")
+		if hasSeq || hasContent {
+			version = 2
+		}
+		b := ice.NewManifestFile(version, p, length, int32(spec), snap)
+		if version > 1 {
+			b = b.SequenceNum(seq, minSeq).Content(ice.ManifestContent(content))
+		}
+		if n, ok := num("added_files_count"); ok {
+			b = b.AddedFiles(int32(n))
+		}
+		if n, ok := num("existing_files_count"); ok {
+			b = b.ExistingFiles(int32(n))
+		}
+		if n, ok := num("deleted_files_count"); ok {
+			b = b.DeletedFiles(int32(n))
+		}
+		out = append(out, b.Build())
+	}
+}
