@@ -122,7 +122,8 @@ func parseMetadataJSON(b []byte) (*metadata, error) {
 			return nil, missing("default-sort-order-id")
 		}
 	} else {
-		if md.Schemas == nil && md.Schema == nil {
+		if md.Schema == nil && (md.Schemas == nil || md.CurrentSchemaID == nil) {
+			// A v1 table's schema is "schema"; "schemas" only with the current id.
 			return nil, missing("schema")
 		}
 		if md.Specs == nil && md.LegacySpecField == nil {
@@ -185,9 +186,6 @@ func deref[T any](p *T) any {
 // currentSchema is the table's current schema, or nil when it is not there.
 func (md *metadata) currentSchema() *ice.Schema {
 	if md.CurrentSchemaID == nil {
-		if len(md.Schemas) > 0 {
-			return md.Schemas[len(md.Schemas)-1]
-		}
 		return md.Schema
 	}
 	if s := md.schemaByID(*md.CurrentSchemaID); s != nil {

@@ -1,0 +1,421 @@
+package iceberg
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	ice "github.com/apache/iceberg-go"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/shareddata"
+	"github.com/loredb/lore/parquet"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// declared is where the synthetic table says it lives: somewhere else, so that every
+// path it names must be mapped onto where the test wrote it.
+const declared = "s3://warehouse/db/t"
+
+var testSchema = ice.NewSchema(0,
+	ice.NestedField{ID: 1, Name: "id", Type: ice.PrimitiveTypes.Int64},
+	ice.NestedField{ID: 2, Name: "part", Type: ice.PrimitiveTypes.String},
+	ice.NestedField{ID: 3, Name: "val", Type: ice.PrimitiveTypes.String},
+)
+
+// row is one row of the synthetic table; a nil val is NULL.
+type row struct {
+	id  int64
+	val *string
+}
+
+func s(v string) *string { return &v }
+
+// writeParquet writes columns with Iceberg field ids.
+func writeParquet(t *testing.T, p string, fields []arrow.Field, cols func(b *array.RecordBuilder)) int64 {
+	t.Helper()
+	sch := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	cols(b)
+	rec := b.NewRecord()
+	defer rec.Release()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := parquet.WriteFile(p, sch, func(emit func(arrow.Record) error) error { return emit(rec) }, parquet.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+func idField(name string, dt arrow.DataType, id int) arrow.Field {
+	return arrow.Field{Name: name, Type: dt, Nullable: true,
+		Metadata: arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{strconv.Itoa(id)})}
+}
+
+// writeData writes a data file without the partition column (its value is in the
+// manifest alone, as some writers leave it).
+func writeData(t *testing.T, p string, rows []row) int64 {
+	return writeParquet(t, p, []arrow.Field{idField("id", types.Int64, 1), idField("val", types.String, 3)}, func(b *array.RecordBuilder) {
+		for _, r := range rows {
+			b.Field(0).(*array.Int64Builder).Append(r.id)
+			if r.val == nil {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.StringBuilder).Append(*r.val)
+			}
+		}
+	})
+}
+
+// synthetic is a table written by the test: its directory and snapshot ids.
+type synthetic struct {
+	dir          string
+	first, final int64
+	firstTime    int64
+}
+
+// writeTable writes a format v2 table partitioned by identity(part):
+//
+//	seq 1: a (part x): 1 a, 2 b, 3 NULL, 4 d, 5 e;  b (part y): 1 a, 2 b, 3 c
+//	seq 2: position delete of a's row 0, and of c's row 0 (c is newer: not deleted);
+//	       equality delete id = 2 in part x (not y, not c);
+//	       equality delete val IN (NULL, 'c') unpartitioned (with an extra column id)
+//	seq 3: c (part x): 2 b, 6 f
+//
+// Live at seq 3: a: 4 d, 5 e; b: 1 a, 2 b; c: 2 b, 6 f. At seq 1: all 8 rows.
+func writeTable(t *testing.T) synthetic {
+	dir := t.TempDir()
+	local := func(rel string) string { return filepath.Join(dir, rel) }
+	uri := func(rel string) string { return declared + "/" + rel }
+	spec0 := ice.NewPartitionSpecID(0, ice.PartitionField{SourceIDs: []int{2}, FieldID: 1000, Name: "part", Transform: ice.IdentityTransform{}})
+	spec1 := ice.NewPartitionSpecID(1)
+
+	sizeA := writeData(t, local("data/a.parquet"), []row{{1, s("a")}, {2, s("b")}, {3, nil}, {4, s("d")}, {5, s("e")}})
+	sizeB := writeData(t, local("data/b.parquet"), []row{{1, s("a")}, {2, s("b")}, {3, s("c")}})
+	sizeC := writeData(t, local("data/c.parquet"), []row{{2, s("b")}, {6, s("f")}})
+	sizeP := writeParquet(t, local("data/pos.parquet"), []arrow.Field{idField("file_path", types.String, posFilePathID), idField("pos", types.Int64, posPosID)}, func(b *array.RecordBuilder) {
+		for _, p := range []string{uri("data/a.parquet"), uri("data/c.parquet")} {
+			b.Field(0).(*array.StringBuilder).Append(p)
+			b.Field(1).(*array.Int64Builder).Append(0)
+		}
+	})
+	sizeE1 := writeParquet(t, local("data/eq-id.parquet"), []arrow.Field{idField("id", types.Int32, 1)}, func(b *array.RecordBuilder) {
+		b.Field(0).(*array.Int32Builder).Append(2) // narrower than the column: cast
+	})
+	sizeE2 := writeParquet(t, local("data/eq-val.parquet"), []arrow.Field{idField("id", types.Int64, 1), idField("val", types.String, 3)}, func(b *array.RecordBuilder) {
+		b.Field(0).(*array.Int64Builder).AppendValues([]int64{99, 98}, nil)
+		b.Field(1).AppendNull()
+		b.Field(1).(*array.StringBuilder).Append("c")
+	})
+
+	dataFile := func(spec ice.PartitionSpec, content ice.ManifestEntryContent, rel string, part map[int]any, rows, size int64) *ice.DataFileBuilder {
+		b, err := ice.NewDataFileBuilder(spec, content, uri(rel), ice.ParquetFile, part, nil, nil, rows, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	x, y := map[int]any{1000: "x"}, map[int]any{1000: "y"}
+	entry := func(seq int64, df ice.DataFile) ice.ManifestEntry {
+		snap := int64(1)
+		if seq > 1 {
+			snap = 3
+		}
+		return ice.NewManifestEntry(ice.EntryStatusEXISTING, &snap, &seq, &seq, df)
+	}
+	manifest := func(name string, snap int64, spec ice.PartitionSpec, content ice.ManifestContent, entries ...ice.ManifestEntry) ice.ManifestFile {
+		var buf bytes.Buffer
+		w, err := ice.NewManifestWriter(2, &buf, spec, testSchema, snap, ice.WithManifestWriterContent(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if err := w.Existing(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		mf, err := w.ToManifestFile(uri("metadata/"+name), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(local("metadata/"+name), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return mf
+	}
+	if err := os.MkdirAll(local("metadata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := entry(1, dataFile(spec0, ice.EntryContentData, "data/a.parquet", x, 5, sizeA).Build())
+	bb := entry(1, dataFile(spec0, ice.EntryContentData, "data/b.parquet", y, 3, sizeB).Build())
+	c := entry(3, dataFile(spec0, ice.EntryContentData, "data/c.parquet", x, 2, sizeC).Build())
+	pos := entry(2, dataFile(spec0, ice.EntryContentPosDeletes, "data/pos.parquet", x, 2, sizeP).Build())
+	e1 := entry(2, dataFile(spec0, ice.EntryContentEqDeletes, "data/eq-id.parquet", x, 1, sizeE1).EqualityFieldIDs([]int{1}).Build())
+	e2 := entry(2, dataFile(spec1, ice.EntryContentEqDeletes, "data/eq-val.parquet", nil, 2, sizeE2).EqualityFieldIDs([]int{3}).Build())
+	m1 := manifest("m1.avro", 1, spec0, ice.ManifestContentData, a, bb)
+	m2 := manifest("m2.avro", 3, spec0, ice.ManifestContentData, c)
+	m3 := manifest("m3.avro", 3, spec0, ice.ManifestContentDeletes, pos, e1)
+	m4 := manifest("m4.avro", 3, spec1, ice.ManifestContentDeletes, e2)
+	list := func(name string, snap, seq int64, files ...ice.ManifestFile) []ice.ManifestFile {
+		var buf bytes.Buffer
+		if err := ice.WriteManifestList(2, &buf, snap, nil, &seq, 0, files); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(local("metadata/"+name), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Read back: the list assigned the manifests its sequence number.
+		out, err := ice.ReadManifestList(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	m1 = list("snap-1.avro", 1, 1, m1)[0]
+	list("snap-3.avro", 3, 3, m1, m2, m3, m4)
+	t1, t3 := int64(1_700_000_000_000), int64(1_700_000_100_000)
+	meta := fmt.Sprintf(`{
+  "format-version": 2, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1", "location": %q,
+  "last-sequence-number": 3, "last-updated-ms": %d, "last-column-id": 3,
+  "current-schema-id": 0,
+  "schemas": [{"type": "struct", "schema-id": 0, "fields": [
+    {"id": 1, "name": "id", "required": false, "type": "long"},
+    {"id": 2, "name": "part", "required": false, "type": "string"},
+    {"id": 3, "name": "val", "required": false, "type": "string"}]}],
+  "default-spec-id": 0, "last-partition-id": 1000,
+  "partition-specs": [
+    {"spec-id": 0, "fields": [{"name": "part", "transform": "identity", "source-id": 2, "field-id": 1000}]},
+    {"spec-id": 1, "fields": []}],
+  "default-sort-order-id": 0, "sort-orders": [{"order-id": 0, "fields": []}],
+  "properties": {}, "current-snapshot-id": 3,
+  "snapshots": [
+    {"snapshot-id": 1, "sequence-number": 1, "timestamp-ms": %d, "manifest-list": %q, "summary": {"operation": "append"}},
+    {"snapshot-id": 3, "parent-snapshot-id": 1, "sequence-number": 3, "timestamp-ms": %d, "manifest-list": %q, "summary": {"operation": "overwrite"}}]
+}`, declared, t3, t1, uri("metadata/snap-1.avro"), t3, uri("metadata/snap-3.avro"))
+	if err := os.WriteFile(local("metadata/v3.metadata.json"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(local("metadata/version-hint.text"), []byte("3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return synthetic{dir: dir, first: 1, final: 3, firstTime: t1}
+}
+
+// readAll reads a listing's rows as "part id val" strings, sorted.
+func readAll(t *testing.T, l *source.Listing, cols ...string) []string {
+	t.Helper()
+	if len(cols) == 0 {
+		cols = []string{"part", "id", "val"}
+	}
+	ctx := context.Background()
+	p, err := l.Plan(ctx, storage.Local{}, source.ScanSpec{Columns: cols}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range p.Morsels {
+		err := p.Read(ctx, m, func(b *vector.Batch) error {
+			if len(b.Cols) != len(cols) {
+				return fmt.Errorf("%d columns, want %d", len(b.Cols), len(cols))
+			}
+			visit := func(i int) {
+				var parts []string
+				for _, c := range b.Cols {
+					parts = append(parts, types.ValueAt(c, i).String())
+				}
+				out = append(out, strings.Join(parts, " "))
+			}
+			if b.Sel != nil {
+				for _, i := range b.Sel {
+					visit(int(i))
+				}
+			} else {
+				for i := range b.Rows {
+					visit(i)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestDeletesApplied(t *testing.T) {
+	tab := writeTable(t)
+	ctx := context.Background()
+	l, err := Open(ctx, storage.Local{}, tab.dir, source.AsOf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"x 2 b", "x 4 d", "x 5 e", "x 6 f", "y 1 a", "y 2 b"}
+	if got := readAll(t, l); !slices.Equal(got, want) {
+		t.Errorf("rows = %q, want %q", got, want)
+	}
+	// The key columns of the equality deletes are read though not asked for.
+	if got := readAll(t, l, "part"); !slices.Equal(got, []string{"x", "x", "x", "x", "y", "y"}) {
+		t.Errorf("part alone = %q", got)
+	}
+	if n, err := l.Rows(ctx, storage.Local{}); err != nil || n != -1 {
+		t.Errorf("Rows = %d, %v; want -1 (equality deletes)", n, err)
+	}
+	for _, f := range l.Files {
+		if !strings.HasPrefix(f.Info.Path, tab.dir) {
+			t.Errorf("path %q is not under %q", f.Info.Path, tab.dir)
+		}
+		if f.Fill[1].Null || f.Fill[1].S == "" {
+			t.Errorf("%s: no partition value for part", f.Info.Path)
+		}
+	}
+	if l.Lake == nil || l.Lake.SnapshotID != tab.final || l.Lake.Version != 3 {
+		t.Errorf("lake = %+v", l.Lake)
+	}
+}
+
+func TestTimeTravel(t *testing.T) {
+	tab := writeTable(t)
+	ctx := context.Background()
+	all := []string{"x 1 a", "x 2 b", "x 3 NULL", "x 4 d", "x 5 e", "y 1 a", "y 2 b", "y 3 c"}
+	for _, at := range []source.AsOf{
+		{Version: tab.first, HasVersion: true},
+		{Time: time.UnixMilli(tab.firstTime + 1)},
+		{Time: time.UnixMilli(tab.firstTime)},
+	} {
+		l, err := Open(ctx, storage.Local{}, filepath.Join(tab.dir, "metadata", "v3.metadata.json"), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, l); !slices.Equal(got, all) {
+			t.Errorf("%+v: rows = %q, want %q", at, got, all)
+		}
+		if n, err := l.Rows(ctx, storage.Local{}); err != nil || n != 8 {
+			t.Errorf("%+v: Rows = %d, %v", at, n, err)
+		}
+	}
+	for _, at := range []source.AsOf{{Version: 2, HasVersion: true}, {Time: time.UnixMilli(tab.firstTime - 1)}} {
+		if _, err := Open(ctx, storage.Local{}, tab.dir, at); errs.CodeOf(err) != errs.Analysis {
+			t.Errorf("%+v: err = %v, want an analysis error", at, err)
+		}
+	}
+}
+
+func TestMissingManifestList(t *testing.T) {
+	tab := writeTable(t)
+	if err := os.Remove(filepath.Join(tab.dir, "metadata", "snap-1.avro")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), storage.Local{}, tab.dir, source.AsOf{Version: 1, HasVersion: true})
+	if errs.CodeOf(err) != errs.CorruptSource || !strings.Contains(err.Error(), "snap-1.avro") {
+		t.Errorf("err = %v, want a corrupt source naming the manifest list", err)
+	}
+}
+
+func TestResolver(t *testing.T) {
+	for _, c := range []struct {
+		table, declared, path, want string
+	}{
+		// Relative location, found deeper: relative paths are under the same base.
+		{"/r/duck/data/persistent/x/t", "data/persistent/x/t", "data/persistent/x/t/data/f.parquet", "/r/duck/data/persistent/x/t/data/f.parquet"},
+		{"/r/duck/data/persistent/x/t", "data/persistent/x/t", "data/persistent/x/other/f.parquet", "/r/duck/data/persistent/x/other/f.parquet"},
+		// "./lineitem_iceberg", paths relative to its parent.
+		{"/r/iceberg/lineitem_iceberg", "./lineitem_iceberg", "lineitem_iceberg/metadata/m.avro", "/r/iceberg/lineitem_iceberg/metadata/m.avro"},
+		// A location on another store, relative file paths.
+		{"/r/duck/data/persistent/bq", "gs://bucket/table_name", "data/persistent/bq/data/f.parquet", "/r/duck/data/persistent/bq/data/f.parquet"},
+		{"/r/duck/data/persistent/bq", "gs://bucket/table_name", "gs://bucket/table_name/data/f.parquet", "/r/duck/data/persistent/bq/data/f.parquet"},
+		// file:// with a relative path after it.
+		{"/r/duck/data/persistent/m/t", "file://data/persistent/m/t", "file://data/persistent/m/t/data/f.parquet", "/r/duck/data/persistent/m/t/data/f.parquet"},
+		// A moved table; absolute paths elsewhere stay.
+		{"/new/t", "s3://b/wh/t", "s3://b/wh/t/data/f.parquet", "/new/t/data/f.parquet"},
+		{"/new/t", "s3://b/wh/t", "s3://b/other/f.parquet", "s3://b/other/f.parquet"},
+		{"/wh/t", "/wh/t", "/wh/t/data/f.parquet", "/wh/t/data/f.parquet"},
+		{"/wh/t", "file:///wh/t", "file:///wh/t/data/f.parquet", "/wh/t/data/f.parquet"},
+		// Relative paths with no overlap: under the table.
+		{"/wh/t", "s3://b/t", "data/f.parquet", "/wh/t/data/f.parquet"},
+	} {
+		if got := newResolver(c.table, c.declared).resolve(c.path); got != c.want {
+			t.Errorf("table %q declared %q: %q resolves to %q, want %q", c.table, c.declared, c.path, got, c.want)
+		}
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	for name, want := range map[string]int64{
+		"v12.metadata.json": 12, "v2.gz.metadata.json": 2, "00003-3f1801a5.metadata.json": 3,
+		"v1749025517.metadata.json": 1749025517, "v4.metadata.json.gz": 4,
+	} {
+		if got, ok := versionOf(name); !ok || got != want {
+			t.Errorf("versionOf(%q) = %d, %t", name, got, ok)
+		}
+	}
+	for _, name := range []string{"vfinal.metadata.json", "snap-1.avro", "version-hint.text"} {
+		if _, ok := versionOf(name); ok {
+			t.Errorf("versionOf(%q) found a version", name)
+		}
+	}
+}
+
+// unitDir is the unit fixtures of the shared test data, or the test is skipped.
+func unitDir(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(shareddata.Dir(t), "iceberg", "unit")
+}
+
+func TestMetadataFixtures(t *testing.T) {
+	dir := filepath.Join(unitDir(t), "iceberg-rust-testdata", "table_metadata")
+	valid := map[string]bool{
+		"TableMetadataV1Compat.json": true, "TableMetadataV1Valid.json": true, "TableMetadataV2Valid.json": true,
+		"TableMetadataV2ValidMinimal.json": true, "TableMetadataV3ValidEncryption.json": true, "TableMetadataV3ValidMinimal.json": true,
+		"TableMetadataV1PartitionSpecsWithoutDefaultId.json": true, "TableMetadataV1SchemasWithoutCurrentId.json": true,
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	names = append(names, filepath.Join(unitDir(t), "..", "duckdb-iceberg", "data", "persistent", "bad_data", "bad_iceberg_metadata.json"))
+	for _, p := range names {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = parseMetadata(p, b)
+		switch {
+		case valid[filepath.Base(p)] && err != nil:
+			t.Errorf("%s: %v", filepath.Base(p), err)
+		case !valid[filepath.Base(p)] && err == nil:
+			t.Errorf("%s: invalid metadata accepted", filepath.Base(p))
+		case err != nil && (errs.CodeOf(err) != errs.CorruptSource || !strings.Contains(err.Error(), p)):
+			t.Errorf("%s: %v is not a corrupt source naming the file", filepath.Base(p), err)
+		}
+	}
+	// Through Open too: the bad file is named.
+	bad := filepath.Join(unitDir(t), "..", "duckdb-iceberg", "data", "persistent", "bad_data", "bad_iceberg_metadata.json")
+	if _, err := Open(context.Background(), storage.Local{}, bad, source.AsOf{}); errs.CodeOf(err) != errs.CorruptSource {
+		t.Errorf("Open(bad) = %v", err)
+	}
+}
