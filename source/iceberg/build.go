@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"reflect"
 	"slices"
@@ -146,7 +147,7 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 			return nil, nil, err
 		}
 		mpath := b.paths.resolve(mf.FilePath())
-		entries, err := mf.FetchEntries(b.fio, true)
+		entries, err := b.readManifest(mf, mpath)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, nil, errs.New(errs.CorruptSource, "Iceberg table %q: the manifest %q of snapshot %d is missing", b.location, mpath, b.snap.id())
@@ -186,6 +187,27 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 		}
 	}
 	return data, dels, nil
+}
+
+// maxManifest bounds a manifest file.
+const maxManifest = 512 << 20
+
+// readManifest reads a manifest's live entries through the store.
+func (b *builder) readManifest(mf ice.ManifestFile, mpath string) ([]ice.ManifestEntry, error) {
+	f, err := b.fio.Open(mf.FilePath())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, _ := f.Stat()
+	if info.Size() > maxManifest {
+		return nil, corrupt(mpath, "a manifest of %d bytes is too large", info.Size())
+	}
+	data := make([]byte, info.Size())
+	if _, err := f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, errs.New(errs.SourceUnavailable, "cannot read %q: %w", mpath, err)
+	}
+	return decodeManifest(mf, data)
 }
 
 // dataFile describes one data file: path, size, partition fills and what the manifest

@@ -1,6 +1,7 @@
 package iceberg
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -86,4 +87,26 @@ func readLooseManifestList(f io.Reader) ([]ice.ManifestFile, error) {
 		}
 		out = append(out, b.Build())
 	}
+}
+
+// decodeManifestList decodes a manifest list's bytes; a panic inside the decoder on
+// hostile bytes is an error.
+func decodeManifestList(b []byte) (list []ice.ManifestFile, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			list, err = nil, fmt.Errorf("invalid manifest list: %v", r)
+		}
+	}()
+	return readManifestList(bytes.NewReader(b))
+}
+
+// decodeManifest decodes a manifest's live entries; a panic inside the decoder on
+// hostile bytes is an error.
+func decodeManifest(mf ice.ManifestFile, b []byte) (entries []ice.ManifestEntry, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			entries, err = nil, fmt.Errorf("invalid manifest: %v", r)
+		}
+	}()
+	return ice.ReadManifest(mf, bytes.NewReader(b), true)
 }
