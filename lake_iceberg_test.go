@@ -53,9 +53,7 @@ func icebergFacts(t *testing.T) (string, []icebergFact) {
 }
 
 // unread are the fixtures Lore cannot read yet, and why.
-var unread = map[string]string{
-	"data/persistent/big_query_error": "BigQuery's manifests wrap the data_file record in a union, which iceberg-go's manifest reader cannot resolve",
-}
+var unread = map[string]string{}
 
 // unreadFinal are the fixtures whose vfinal metadata Lore cannot read yet, and why.
 var unreadFinal = map[string]string{
@@ -168,6 +166,43 @@ func TestIcebergDirectoryAndScan(t *testing.T) {
 			if got := cell(query(t, e, sql), 0, 0); got != c.rows {
 				t.Errorf("%s = %s, want %s", sql, got, c.rows)
 			}
+		}
+	}
+}
+
+// TestIcebergEqualityDeletesNeverAnswered checks that a table whose files have
+// equality deletes is never answered from statistics, which cannot know which rows
+// the deletes remove, while one with positional deletes only is; and that DESCRIBE
+// DETAIL leaves the former's row count unknown.
+func TestIcebergEqualityDeletesNeverAnswered(t *testing.T) {
+	dir, _ := icebergFacts(t)
+	e := open(t, lore.Options{})
+	for _, c := range []struct {
+		name, table, rows string
+		answered          bool
+	}{
+		{"eq", "data/persistent/equality_deletes/warehouse/mydb/mytable", "2", false},
+		{"dv", "data/persistent/legacy_bare_deletion_vector/warehouse/default/legacy_bare_deletion_vector", "2", true},
+	} {
+		loc := types.QuoteString(filepath.Join(dir, c.table))
+		query(t, e, fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'iceberg')", c.name, loc))
+		query(t, e, "ANALYZE "+c.name)
+		for _, full := range []bool{false, true} {
+			if full {
+				query(t, e, "ANALYZE "+c.name+" WITH (sketches = true)")
+			}
+			res := query(t, e, "SELECT count(*) FROM "+c.name)
+			if got := cell(res, 0, 0); got != c.rows {
+				t.Errorf("%s: count(*) = %s, want %s", c.name, got, c.rows)
+			}
+			if answered := res.Record.Execution.Mode != "scan"; answered != c.answered {
+				t.Errorf("%s: answered from statistics = %t, want %t (%+v)", c.name, answered, c.answered, res.Record.Execution)
+			}
+		}
+		detail := query(t, e, "DESCRIBE DETAIL "+c.name)
+		col := detail.Schema.FieldIndices("row_count")[0]
+		if got := text(detail, 0, col); (got == "None") == c.answered {
+			t.Errorf("%s: DESCRIBE DETAIL row_count = %s", c.name, got)
 		}
 	}
 }

@@ -207,7 +207,7 @@ func (b *builder) readManifest(mf ice.ManifestFile, mpath string) ([]ice.Manifes
 	if _, err := f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, errs.New(errs.SourceUnavailable, "cannot read %q: %w", mpath, err)
 	}
-	return decodeManifest(mf, data)
+	return decodeManifest(mf, data, b.md.specByID)
 }
 
 // dataFile describes one data file: path, size, partition fills and what the manifest

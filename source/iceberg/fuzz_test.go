@@ -107,7 +107,7 @@ func FuzzManifest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		mf := ice.NewManifestFile(2, "fuzz.avro", int64(len(b)), 0, 1).Build()
-		entries, err := decodeManifest(mf, b)
+		entries, err := decodeManifest(mf, b, func(int) *ice.PartitionSpec { return nil })
 		if err != nil {
 			return
 		}

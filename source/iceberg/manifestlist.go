@@ -99,14 +99,3 @@ func decodeManifestList(b []byte) (list []ice.ManifestFile, err error) {
 	}()
 	return readManifestList(bytes.NewReader(b))
 }
-
-// decodeManifest decodes a manifest's live entries; a panic inside the decoder on
-// hostile bytes is an error.
-func decodeManifest(mf ice.ManifestFile, b []byte) (entries []ice.ManifestEntry, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			entries, err = nil, fmt.Errorf("invalid manifest: %v", r)
-		}
-	}()
-	return ice.ReadManifest(mf, bytes.NewReader(b), true)
-}
