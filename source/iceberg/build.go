@@ -86,8 +86,35 @@ func (b *builder) build() (*source.Listing, error) {
 	for i := range data {
 		l.Files[i] = data[i].ref
 	}
+	b.partitions(l)
 	sortFiles(l.Files)
 	return l, nil
+}
+
+// partitions makes the columns every data file's partition spec keeps by identity
+// partition columns of the listing, valued from the manifests: the plan prunes files
+// by them and the statistics take them as constants. A column only some specs keep
+// (the spec evolved) stays a column, filled from the manifest where a file lacks it.
+func (b *builder) partitions(l *source.Listing) {
+	if len(l.Files) == 0 {
+		return
+	}
+	var cols []int
+	for i := range b.fields {
+		if !slices.ContainsFunc(l.Files, func(f source.FileRef) bool { _, ok := f.Fill[i]; return !ok }) {
+			cols = append(cols, i)
+		}
+	}
+	for _, i := range cols {
+		l.Partitions = append(l.Partitions, b.fields[i].Name)
+	}
+	for k := range l.Files {
+		f := &l.Files[k]
+		f.PartitionValues = make([]types.Value, len(cols))
+		for j, i := range cols {
+			f.PartitionValues[j] = f.Fill[i]
+		}
+	}
 }
 
 // buildSchema makes the listing's schema: the current schema for the latest

@@ -293,6 +293,18 @@ func TestDeletesApplied(t *testing.T) {
 			t.Errorf("%s: no partition value for part", f.Info.Path)
 		}
 	}
+	// Every file's spec keeps part by identity: a partition column, pruned by.
+	if !slices.Equal(l.Partitions, []string{"part"}) {
+		t.Errorf("partitions = %q", l.Partitions)
+	}
+	var c source.Counters
+	filter := source.Predicate{Column: "part", Op: "=", Values: []types.Value{types.StringValue("y")}}
+	if _, err := l.Plan(ctx, storage.Local{}, source.ScanSpec{Columns: []string{"id"}, Filters: []source.Predicate{filter}}, &c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.FilesPrunedByPartition.Load(); got != 2 {
+		t.Errorf("files pruned by partition = %d, want 2", got)
+	}
 	if l.Lake == nil || l.Lake.SnapshotID != tab.final || l.Lake.Version != 3 {
 		t.Errorf("lake = %+v", l.Lake)
 	}
