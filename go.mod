@@ -10,7 +10,6 @@ require (
 	github.com/klauspost/compress v1.19.2
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
 	github.com/rivo/uniseg v0.4.7
-	github.com/twmb/avro v1.8.0
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.49.0
@@ -36,6 +35,7 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/twmb/avro v1.8.0 // indirect
 	github.com/twmb/murmur3 v1.1.8 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20260603202125-055de637280b // indirect

@@ -56,9 +56,7 @@ func icebergFacts(t *testing.T) (string, []icebergFact) {
 var unread = map[string]string{}
 
 // unreadFinal are the fixtures whose vfinal metadata Lore cannot read yet, and why.
-var unreadFinal = map[string]string{
-	"data/persistent/equality_delete_extra_column/warehouse/ns/t": "its hand-written manifest list encodes snapshot id 9876543210123456789 in a varint beyond 64 bits, which the Avro decoder refuses",
-}
+var unreadFinal = map[string]string{}
 
 // caseBlind are fixtures whose columns differ in case only: Lore binds names without
 // regard to case, so it cannot name one of them.

@@ -5,9 +5,13 @@
 // values), their position deletes, deletion vectors and equality deletes, and how
 // each file names the table's columns (field ids, the name mapping, defaults).
 //
-// iceberg-go parses the metadata JSON, manifest lists and manifests; every byte it
-// reads comes through Lore's storage.Store (fileIO). It is confined to this package:
-// what leaves it is a *source.Listing.
+// iceberg-go (its root package only) parses the schemas, partition specs, manifest
+// lists and manifests; every byte it reads comes through Lore's storage.Store
+// (fileIO). Manifests and lists whose writers strayed from what its typed decoder
+// resolves (BigQuery's union-wrapped records, ids beyond a long) are read by a
+// generic Avro reader of Lore's (avro.go) by field name. iceberg-go is confined to
+// this package: what leaves it is a *source.Listing, and a panic inside it on hostile
+// bytes is an errs.CorruptSource error.
 //
 // Paths in Iceberg metadata are absolute URIs in the normal case, but tables are
 // copied and moved, and some writers leave them relative. One rule maps them onto

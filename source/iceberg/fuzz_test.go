@@ -142,3 +142,14 @@ func FuzzBound(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAvro feeds object container files to the generic Avro reader: values or an
+// error, never a panic, a hang or an allocation the bytes do not back.
+func FuzzAvro(f *testing.F) {
+	for _, b := range fixtureFiles(f, ".avro") {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _, _ = readAvroFile(b)
+	})
+}

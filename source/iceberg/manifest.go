@@ -2,12 +2,9 @@ package iceberg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 
 	ice "github.com/apache/iceberg-go"
-	"github.com/twmb/avro/ocf"
 )
 
 // decodeManifest decodes a manifest's live entries with iceberg-go; a manifest whose
@@ -45,11 +42,10 @@ func readManifest(mf ice.ManifestFile, b []byte) (entries []ice.ManifestEntry, e
 // readLooseManifest decodes a manifest generically: every record by its field names,
 // unions unwrapped, maps written as arrays of key/value records read as maps.
 func readLooseManifest(mf ice.ManifestFile, b []byte, specOf func(int) *ice.PartitionSpec) ([]ice.ManifestEntry, error) {
-	rd, err := ocf.NewReader(bytes.NewReader(b))
+	values, _, err := readAvroFile(b)
 	if err != nil {
 		return nil, err
 	}
-	defer rd.Close()
 	spec := ice.UnpartitionedSpec
 	if s := specOf(int(mf.PartitionSpecID())); s != nil {
 		spec = s
@@ -59,14 +55,7 @@ func readLooseManifest(mf ice.ManifestFile, b []byte, specOf func(int) *ice.Part
 		byName[f.Name] = f.FieldID
 	}
 	var out []ice.ManifestEntry
-	for {
-		var v any
-		if err := rd.Decode(&v); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
+	for _, v := range values {
 		rec, ok := v.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("a manifest entry is %T, not a record", v)
@@ -137,6 +126,7 @@ func readLooseManifest(mf ice.ManifestFile, b []byte, specOf func(int) *ice.Part
 		}
 		out = append(out, ice.NewManifestEntry(ice.ManifestEntryStatus(status), &snap, &seq, &fileSeq, db.Build()))
 	}
+	return out, nil
 }
 
 func looseInt(x any) (int64, bool) {

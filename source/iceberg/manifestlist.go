@@ -2,12 +2,10 @@ package iceberg
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
 	ice "github.com/apache/iceberg-go"
-	"github.com/twmb/avro/ocf"
 )
 
 // readManifestList reads a manifest list with iceberg-go; a list whose writer
@@ -29,20 +27,19 @@ func readManifestList(f io.ReadSeeker) ([]ice.ManifestFile, error) {
 
 // readLooseManifestList decodes a manifest list generically, by field name.
 func readLooseManifestList(f io.Reader) ([]ice.ManifestFile, error) {
-	rd, err := ocf.NewReader(f)
+	b, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
 	if err != nil {
 		return nil, err
 	}
-	defer rd.Close()
-	var out []ice.ManifestFile
-	for {
-		var v any
-		if err := rd.Decode(&v); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
+	if len(b) > maxManifest {
+		return nil, fmt.Errorf("a manifest list of more than %d bytes", maxManifest)
+	}
+	values, _, err := readAvroFile(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ice.ManifestFile, 0, len(values))
+	for _, v := range values {
 		rec, ok := v.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("a manifest list entry is %T, not a record", v)
@@ -51,17 +48,7 @@ func readLooseManifestList(f io.Reader) ([]ice.ManifestFile, error) {
 		if !ok || p == "" {
 			return nil, fmt.Errorf("a manifest list entry without manifest_path")
 		}
-		num := func(name string) (int64, bool) {
-			switch x := rec[name].(type) {
-			case int32:
-				return int64(x), true
-			case int64:
-				return x, true
-			case int:
-				return int64(x), true
-			}
-			return 0, false
-		}
+		num := func(name string) (int64, bool) { return looseInt(rec[name]) }
 		length, _ := num("manifest_length")
 		spec, _ := num("partition_spec_id")
 		snap, _ := num("added_snapshot_id")
@@ -87,6 +74,7 @@ func readLooseManifestList(f io.Reader) ([]ice.ManifestFile, error) {
 		}
 		out = append(out, b.Build())
 	}
+	return out, nil
 }
 
 // decodeManifestList decodes a manifest list's bytes; a panic inside the decoder on

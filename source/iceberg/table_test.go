@@ -3,7 +3,9 @@ package iceberg
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -429,5 +431,45 @@ func TestMetadataFixtures(t *testing.T) {
 	bad := filepath.Join(unitDir(t), "..", "duckdb-iceberg", "data", "persistent", "bad_data", "bad_iceberg_metadata.json")
 	if _, err := Open(context.Background(), storage.Local{}, bad, source.AsOf{}); errs.CodeOf(err) != errs.CorruptSource {
 		t.Errorf("Open(bad) = %v", err)
+	}
+}
+
+func TestAvroReader(t *testing.T) {
+	p := filepath.Join(shareddata.Dir(t), "iceberg", "duckdb-iceberg", "data", "persistent", "equality_delete_extra_column",
+		"warehouse", "ns", "t", "metadata", "snap-9876543210123456789-1-a6381c94-219a-4ddf-83b5-54875a7d3775.avro")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values, meta, err := readAvroFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(meta["avro.codec"]) != "deflate" || len(values) != 2 {
+		t.Fatalf("codec %q, %d values", meta["avro.codec"], len(values))
+	}
+	var ids []int64
+	for _, v := range values {
+		ids = append(ids, v.(map[string]any)["added_snapshot_id"].(int64))
+	}
+	// The writer zig-zag encoded 9876543210123456789, beyond a long, in 65 bits
+	// (the sign it took for it set the lowest): decoded, the low 64 bits of the value.
+	u := uint64(9876543210123456789)
+	if want := ^int64(u); !slices.Contains(ids, want) {
+		t.Errorf("snapshot ids %v lack %d", ids, want)
+	}
+	// A file cut short is an error, or (cut after a block) fewer values.
+	for n := range len(b) {
+		if v, _, err := readAvroFile(b[:n]); err == nil && len(v) >= len(values) {
+			t.Fatalf("truncated to %d bytes: all %d values", n, len(v))
+		}
+	}
+	// Ordinary longs round-trip.
+	for _, v := range []int64{0, -1, 1, 63, -64, 1 << 40, math.MaxInt64, math.MinInt64} {
+		z := uint64(v<<1) ^ uint64(v>>63)
+		d := &avroDecoder{b: binary.AppendUvarint(nil, z)}
+		if got, err := d.long(); err != nil || got != v {
+			t.Errorf("long %d decodes as %d, %v", v, got, err)
+		}
 	}
 }
