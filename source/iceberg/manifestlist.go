@@ -12,7 +12,7 @@ import (
 // schema iceberg-go cannot resolve against its own (BigQuery makes every field a
 // nullable union) is read field by field from its own schema instead.
 func readManifestList(f io.ReadSeeker) ([]ice.ManifestFile, error) {
-	list, err := ice.ReadManifestList(f)
+	list, err := iceManifestList(f)
 	if err == nil {
 		return list, nil
 	}
@@ -23,6 +23,16 @@ func readManifestList(f io.ReadSeeker) ([]ice.ManifestFile, error) {
 		return list, nil
 	}
 	return nil, err
+}
+
+// iceManifestList is iceberg-go's decoder, its panics made errors.
+func iceManifestList(f io.Reader) (list []ice.ManifestFile, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			list, err = nil, fmt.Errorf("invalid manifest list: %v", r)
+		}
+	}()
+	return ice.ReadManifestList(f)
 }
 
 // readLooseManifestList decodes a manifest list generically, by field name.

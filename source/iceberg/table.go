@@ -124,7 +124,10 @@ func IsTable(ctx context.Context, store storage.Store, location string) bool {
 	return false
 }
 
-// locate finds the metadata file of location and the directory the table is in.
+// locate finds the metadata file of location and the directory the table is in: the
+// file named, or in a table directory the version its hint names, else the highest
+// version number among the metadata files' names, else (no name carries one) the
+// metadata file modified last.
 func locate(ctx context.Context, store storage.Store, location string) (storage.ObjectInfo, string, error) {
 	loc := strings.TrimSuffix(location, "/")
 	if loc == "" {
@@ -187,6 +190,15 @@ func locate(ctx context.Context, store storage.Store, location string) (storage.
 	for _, o := range files {
 		if v, ok := versionOf(path.Base(o.Path)); ok && v > bestV {
 			best, bestV = o, v
+		}
+	}
+	if bestV < 0 {
+		// Metadata files without a version in their names (vfinal.metadata.json):
+		// the one written last.
+		for _, o := range files {
+			if isMetadataFile(path.Base(o.Path)) && (bestV < 0 || o.ModTime.After(best.ModTime)) {
+				best, bestV = o, 0
+			}
 		}
 	}
 	if bestV < 0 {
