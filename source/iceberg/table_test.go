@@ -473,3 +473,63 @@ func TestAvroReader(t *testing.T) {
 		}
 	}
 }
+
+func TestFileMetaBounds(t *testing.T) {
+	le32 := func(v int32) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(v)) }
+	le64 := func(v int64) []byte { return binary.LittleEndian.AppendUint64(nil, uint64(v)) }
+	f64 := func(v float64) []byte { return binary.LittleEndian.AppendUint64(nil, math.Float64bits(v)) }
+	sch := ice.NewSchema(0,
+		ice.NestedField{ID: 1, Name: "i", Type: ice.PrimitiveTypes.Int32},
+		ice.NestedField{ID: 2, Name: "l", Type: ice.PrimitiveTypes.Int64},
+		ice.NestedField{ID: 3, Name: "short", Type: ice.PrimitiveTypes.String},
+		ice.NestedField{ID: 4, Name: "long", Type: ice.PrimitiveTypes.String},
+		ice.NestedField{ID: 5, Name: "d", Type: ice.PrimitiveTypes.Float64},
+		ice.NestedField{ID: 6, Name: "nan", Type: ice.PrimitiveTypes.Float64},
+		ice.NestedField{ID: 7, Name: "dec", Type: ice.DecimalTypeOf(9, 2)},
+		ice.NestedField{ID: 8, Name: "bad", Type: ice.PrimitiveTypes.Int64},
+	)
+	b := &builder{}
+	b.fields = sch.Fields()
+	for _, f := range b.fields {
+		dt, err := arrowType(f.Type, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.dts = append(b.dts, dt)
+	}
+	long := strings.Repeat("z", maxTruncatedBound)
+	df, err := ice.NewDataFileBuilder(*ice.UnpartitionedSpec, ice.EntryContentData, "f.parquet", ice.ParquetFile, nil, nil, nil, 10, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df = df.NullValueCounts(map[int]int64{1: 2, 2: 11}).NaNValueCounts(map[int]int64{5: 0, 6: 3}).
+		LowerBoundValues(map[int][]byte{1: le32(-5), 2: le32(7), 3: []byte("a"), 4: []byte("a"), 5: f64(-1.5), 6: f64(0), 7: {0xff, 0x38}, 8: {1, 2, 3}}).
+		UpperBoundValues(map[int][]byte{1: le32(9), 2: le64(1 << 40), 3: []byte("b"), 4: []byte(long), 5: f64(2.5), 6: f64(1), 7: {0x01, 0x00}, 8: le64(1)})
+	m := b.fileMeta(df.Build(), nil)
+	if m.Rows != 10 {
+		t.Errorf("rows = %d", m.Rows)
+	}
+	want := []struct {
+		bounds   bool
+		min, max string
+		nulls    int64 // -1: none stated (or not believable)
+	}{
+		{true, "-5", "9", 2},
+		{true, "7", "1099511627776", -1}, // an int bound of a promoted column; 11 NULLs of 10 rows is no count
+		{true, "a", "b", -1},
+		{false, "", "", -1}, // the upper bound may have been truncated
+		{true, "-1.5", "2.5", -1},
+		{false, "", "", -1}, // NaN in the column: no bound above
+		{true, "-2.00", "2.56", -1},
+		{false, "", "", -1}, // a lower bound of three bytes is no long
+	}
+	for i, w := range want {
+		cs := m.Columns[i]
+		if cs.HasMinMax != w.bounds || (w.bounds && (cs.Min.String() != w.min || cs.Max.String() != w.max)) {
+			t.Errorf("%s: bounds %t [%s, %s], want %t [%s, %s]", b.fields[i].Name, cs.HasMinMax, cs.Min, cs.Max, w.bounds, w.min, w.max)
+		}
+		if got := map[bool]int64{false: -1, true: cs.NullCount}[cs.HasNullCount]; got != w.nulls {
+			t.Errorf("%s: null count %d, want %d", b.fields[i].Name, got, w.nulls)
+		}
+	}
+}
