@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/loredb/lore/types"
 )
@@ -92,11 +93,17 @@ func equalityLive(dels []*EqualityDelete, keys [][]arrow.Array, rows int, sel []
 	out := make([]int32, 0, rows)
 	var buf []byte
 	dropped := false
+	appenders := make([][]func([]byte, int) []byte, len(keys))
+	for k, arrays := range keys {
+		for _, a := range arrays {
+			appenders[k] = append(appenders[k], keyAppender(a))
+		}
+	}
 	visit := func(i int) {
 		for k, d := range dels {
 			buf = buf[:0]
-			for _, a := range keys[k] {
-				buf = appendValue(buf, types.ValueAt(a, i))
+			for _, app := range appenders[k] {
+				buf = app(buf, i)
 			}
 			if d.containsKey(buf) {
 				dropped = true
@@ -118,4 +125,74 @@ func equalityLive(dels []*EqualityDelete, keys [][]arrow.Array, rows int, sel []
 		visit(int(i))
 	}
 	return out
+}
+
+// keyAppender returns what appends row i of a encoded as appendValue encodes its
+// value, chosen once per array by its type so that rows are not boxed; other types
+// box.
+func keyAppender(a arrow.Array) func(b []byte, i int) []byte {
+	word := func(b []byte, i int, v uint64) []byte {
+		if a.IsNull(i) {
+			return append(b, 0)
+		}
+		return binary.BigEndian.AppendUint64(append(b, 1), v)
+	}
+	bytesOf := func(b []byte, i int, v []byte) []byte {
+		if a.IsNull(i) {
+			return append(b, 0)
+		}
+		b = binary.AppendUvarint(append(b, 1), uint64(len(v)))
+		return append(b, v...)
+	}
+	float := func(f float64) uint64 {
+		if math.IsNaN(f) {
+			f = math.NaN()
+		}
+		return math.Float64bits(f)
+	}
+	switch x := a.(type) {
+	case *array.Int32:
+		return func(b []byte, i int) []byte { return word(b, i, uint64(int64(x.Value(i)))) }
+	case *array.Int64:
+		return func(b []byte, i int) []byte { return word(b, i, uint64(x.Value(i))) }
+	case *array.Date32:
+		return func(b []byte, i int) []byte { return word(b, i, uint64(int64(x.Value(i)))) }
+	case *array.Time64:
+		return func(b []byte, i int) []byte { return word(b, i, uint64(int64(x.Value(i)))) }
+	case *array.Timestamp:
+		return func(b []byte, i int) []byte { return word(b, i, uint64(int64(x.Value(i)))) }
+	case *array.Boolean:
+		return func(b []byte, i int) []byte {
+			var v uint64
+			if x.Value(i) {
+				v = 1
+			}
+			return word(b, i, v)
+		}
+	case *array.Float64:
+		return func(b []byte, i int) []byte { return word(b, i, float(x.Value(i))) }
+	case *array.Float32:
+		return func(b []byte, i int) []byte { return word(b, i, float(float64(x.Value(i)))) }
+	case *array.String:
+		return func(b []byte, i int) []byte {
+			if x.IsNull(i) {
+				return append(b, 0)
+			}
+			v := x.Value(i)
+			b = binary.AppendUvarint(append(b, 1), uint64(len(v)))
+			return append(b, v...)
+		}
+	case *array.Binary:
+		return func(b []byte, i int) []byte { return bytesOf(b, i, x.Value(i)) }
+	case *array.Decimal128:
+		return func(b []byte, i int) []byte {
+			if x.IsNull(i) {
+				return append(b, 0)
+			}
+			d := x.Value(i)
+			b = binary.BigEndian.AppendUint64(append(b, 1), uint64(d.HighBits()))
+			return binary.BigEndian.AppendUint64(b, d.LowBits())
+		}
+	}
+	return func(b []byte, i int) []byte { return appendValue(b, types.ValueAt(a, i)) }
 }
