@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -201,7 +202,7 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 				if f := strings.ToUpper(string(df.FileFormat())); f != string(ice.ParquetFile) {
 					return nil, nil, corrupt(mpath, "data file %q is %s, and Lore reads Parquet data files", df.FilePath(), df.FileFormat())
 				}
-				d, err := b.dataFile(df, seq)
+				d, err := b.dataFile(df, seq, e.SnapshotID())
 				if err != nil {
 					return nil, nil, corrupt(mpath, "%v", err)
 				}
@@ -237,9 +238,10 @@ func (b *builder) readManifest(mf ice.ManifestFile, mpath string) ([]ice.Manifes
 	return decodeManifest(mf, data, b.md.specByID)
 }
 
-// dataFile describes one data file: path, size, partition fills and what the manifest
-// states of it.
-func (b *builder) dataFile(df ice.DataFile, seq int64) (dataFile, error) {
+// dataFile describes one data file: path, size, when it was added, partition fills and
+// what the manifest states of it. A data file is never rewritten in place: the time of
+// the snapshot that added it (else, that snapshot expired, of the one read) marks it.
+func (b *builder) dataFile(df ice.DataFile, seq, added int64) (dataFile, error) {
 	if df.FilePath() == "" {
 		return dataFile{}, fmt.Errorf("a data file has no path")
 	}
@@ -247,6 +249,11 @@ func (b *builder) dataFile(df ice.DataFile, seq int64) (dataFile, error) {
 		return dataFile{}, fmt.Errorf("data file %q has size %d and %d rows", df.FilePath(), df.FileSizeBytes(), df.Count())
 	}
 	ref := source.FileRef{Info: storage.ObjectInfo{Path: b.paths.resolve(df.FilePath()), Size: df.FileSizeBytes()}}
+	at := b.snap
+	if s := b.md.snapshotByID(added); s != nil {
+		at = s
+	}
+	ref.Info.ModTime = time.UnixMilli(*at.TimestampMs)
 	fills, err := b.identityValues(df)
 	if err != nil {
 		return dataFile{}, fmt.Errorf("data file %q: %v", df.FilePath(), err)

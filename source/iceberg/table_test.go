@@ -294,6 +294,14 @@ func TestDeletesApplied(t *testing.T) {
 		if f.Fill[1].Null || f.Fill[1].S == "" {
 			t.Errorf("%s: no partition value for part", f.Info.Path)
 		}
+		// A file is marked by the time of the snapshot that added it.
+		want := time.UnixMilli(tab.firstTime)
+		if strings.HasSuffix(f.Info.Path, "c.parquet") {
+			want = time.UnixMilli(tab.firstTime + 100_000)
+		}
+		if _, err := f.Marker(); err != nil || !f.Info.ModTime.Equal(want) {
+			t.Errorf("%s: modified %s (marker error %v), want %s", f.Info.Path, f.Info.ModTime, err, want)
+		}
 	}
 	// Every file's spec keeps part by identity: a partition column, pruned by.
 	if !slices.Equal(l.Partitions, []string{"part"}) {
