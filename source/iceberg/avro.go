@@ -27,7 +27,7 @@ import (
 // Limits of the reader.
 const (
 	avroMaxDepth     = 64
-	avroMaxItems     = 1 << 24   // values of an empty type (null, an empty record) one file may claim
+	avroMaxItems     = 1 << 20   // values of a type that takes no bytes (null, an empty record) one file may hold
 	avroMaxBlock     = 256 << 20 // bytes of one block, decompressed
 	avroMaxSchemaLen = 1 << 20
 )
@@ -435,8 +435,10 @@ func (d *avroDecoder) value(s *avroSchema, depth int) (any, error) {
 		}
 		return d.value(s.options[n], depth+1)
 	case "record":
-		if err := d.spend(); err != nil {
-			return nil, err
+		if len(s.fields) == 0 {
+			if err := d.spend(); err != nil {
+				return nil, err
+			}
 		}
 		m := make(map[string]any, len(s.fields))
 		for _, f := range s.fields {

@@ -541,3 +541,40 @@ func TestFileMetaBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestAvroBombs checks that counts the bytes do not back are refused before they
+// are acted on.
+func TestAvroBombs(t *testing.T) {
+	zz := func(b []byte, v int64) []byte { return binary.AppendUvarint(b, uint64(v<<1)^uint64(v>>63)) }
+	file := func(schema string, count int64, data []byte) []byte {
+		b := append([]byte{}, avroMagic...)
+		b = zz(b, 1)
+		b = zz(b, int64(len("avro.schema")))
+		b = append(b, "avro.schema"...)
+		b = zz(b, int64(len(schema)))
+		b = append(b, schema...)
+		b = zz(b, 0)
+		sync := bytes.Repeat([]byte{7}, 16)
+		b = append(b, sync...)
+		b = zz(b, count)
+		b = zz(b, int64(len(data)))
+		b = append(b, data...)
+		return append(b, sync...)
+	}
+	if v, _, err := readAvroFile(file(`"long"`, 2, zz(zz(nil, 5), -6))); err != nil || len(v) != 2 || v[1].(int64) != -6 {
+		t.Fatalf("two longs: %v, %v", v, err)
+	}
+	for name, b := range map[string][]byte{
+		"a block of 2^40 nulls":          file(`"null"`, 1<<40, nil),
+		"more nulls than allowed":        file(`"null"`, avroMaxItems+1, nil),
+		"an array of 2^40 nulls":         file(`{"type": "array", "items": "null"}`, 1, zz(nil, 1<<40)),
+		"an array of 2^40 longs":         file(`{"type": "array", "items": "long"}`, 1, zz(nil, 1<<40)),
+		"a string longer than the block": file(`"string"`, 1, zz(nil, 1000)),
+		"a union branch out of range":    file(`["null", "long"]`, 1, zz(nil, 2)),
+		"a recursive record":             file(`{"type": "record", "name": "r", "fields": [{"name": "x", "type": ["null", "r"]}]}`, 1, bytes.Repeat(zz(nil, 1), 200)),
+	} {
+		if _, _, err := readAvroFile(b); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
