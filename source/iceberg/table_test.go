@@ -578,3 +578,36 @@ func TestAvroBombs(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipsFilesByManifestBounds checks that the manifests' bounds and null counts
+// skip files before their footers are read (null_stats: three files of ids 1-3, 4-6,
+// 7-9).
+func TestSkipsFilesByManifestBounds(t *testing.T) {
+	loc := filepath.Join(shareddata.Dir(t), "iceberg", "duckdb-iceberg", "data", "persistent", "null_stats", "default", "test_nulls")
+	ctx := context.Background()
+	l, err := Open(ctx, storage.Local{}, loc, source.AsOf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Files) != 3 {
+		t.Fatalf("%d files", len(l.Files))
+	}
+	for _, c := range []struct {
+		f       source.Predicate
+		skipped int64
+	}{
+		{source.Predicate{Column: "id", Op: ">=", Values: []types.Value{{Type: types.Int64, I: 7}}}, 2},
+		{source.Predicate{Column: "id", Op: "=", Values: []types.Value{{Type: types.Int64, I: 5}}}, 2},
+		{source.Predicate{Column: "id", Op: ">", Values: []types.Value{{Type: types.Int64, I: 9}}}, 3},
+		{source.Predicate{Column: "id", Op: "is_null"}, 0}, // the manifests state no null counts
+		{source.Predicate{Column: "id", Op: "<=", Values: []types.Value{{Type: types.Int64, I: 9}}}, 0},
+	} {
+		var n source.Counters
+		if _, err := l.Plan(ctx, storage.Local{}, source.ScanSpec{Columns: []string{"id"}, Filters: []source.Predicate{c.f}}, &n); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.FilesSkipped.Load(); got != c.skipped {
+			t.Errorf("%+v: %d files skipped, want %d", c.f, got, c.skipped)
+		}
+	}
+}
