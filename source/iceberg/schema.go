@@ -171,6 +171,8 @@ func columnSources(fields []ice.NestedField, dts []arrow.DataType, mapping ice.N
 	out := make([]source.ColumnSource, len(fields))
 	for i, f := range fields {
 		out[i].FieldID = int32(f.ID)
+		// A field the mapping describes is found by its names alone: its own name
+		// may be another field's in older files (renamed, then reused).
 		if n, ok := names[f.ID]; ok {
 			out[i].Names = n
 		} else {
