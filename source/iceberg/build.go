@@ -44,7 +44,6 @@ type builder struct {
 	paths    *resolver
 	fio      *fileIO
 
-	schema *ice.Schema
 	fields []ice.NestedField
 	dts    []arrow.DataType
 	byID   map[int]int // field id -> schema index
@@ -127,7 +126,6 @@ func (b *builder) buildSchema() error {
 			s = sc
 		}
 	}
-	b.schema = s
 	b.fields = s.Fields()
 	b.byID = map[int]int{}
 	arrowFields := make([]arrow.Field, len(b.fields))
@@ -585,11 +583,16 @@ func (b *builder) readEquality(d *deleteFile) (*source.EqualityDelete, error) {
 	return eq, nil
 }
 
-// openParquet opens a delete file's footer; the caller closes the reader.
+// openParquet opens a delete file's footer; the caller closes the reader. A file
+// whose size is not what its manifest states is not the file the manifest means.
 func (b *builder) openParquet(p string, size int64) (*parquet.File, storage.Reader, error) {
 	r, err := b.store.Open(b.ctx, p)
 	if err != nil {
 		return nil, nil, err
+	}
+	if size > 0 && r.Size() != size {
+		r.Close()
+		return nil, nil, corrupt(p, "the delete file is %d bytes, its manifest says %d", r.Size(), size)
 	}
 	f, err := parquet.Open(b.ctx, r, p)
 	if err != nil {

@@ -313,8 +313,10 @@ func choose(md *metadata, at source.AsOf, location string) (*snapshot, error) {
 	return nil, nil
 }
 
+// corrupt is the error of a metadata, manifest or delete file that is not what the
+// format says, naming it.
 func corrupt(file string, format string, args ...any) error {
-	return errs.New(errs.CorruptSource, "Iceberg metadata %q: %s", file, fmt.Sprintf(format, args...))
+	return errs.New(errs.CorruptSource, "Iceberg file %q: %s", file, fmt.Sprintf(format, args...))
 }
 
 // writeField writes b length-prefixed, so that no two sequences of fields digest alike.
