@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,9 +58,7 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 		return nil, errs.At(errs.Analysis, st.Start, "CREATE TABLE %s needs WITH (location = '…')", st.Name)
 	}
 	switch def.Format {
-	case "parquet", "delta":
-	case "iceberg":
-		return nil, errs.At(errs.Analysis, st.Start, "format %q is not supported yet; this version of Lore reads Parquet and Delta", def.Format)
+	case "parquet", "delta", "iceberg":
 	default:
 		return nil, errs.At(errs.Analysis, st.Start, "unknown format %q (known: parquet, delta, iceberg)", def.Format)
 	}
@@ -268,6 +267,11 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 			lastModified = max(lastModified, f.Info.ModTime.UnixMilli()*1000) // ms, as records keep it
 		}
 	}
+	// Equality deletes leave the count unknown until the rows are read.
+	rowCount := types.IntValue(rows)
+	if rows < 0 || slices.ContainsFunc(l.Files, func(f source.FileRef) bool { return len(f.Equality) > 0 }) {
+		rowCount = types.NullOf(types.Int64)
+	}
 	list := func(xs []string) types.Value {
 		return types.StringValue("[" + strings.Join(xs, ", ") + "]")
 	}
@@ -284,7 +288,7 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		types.StringValue(t.Format), types.StringValue(t.Location),
 		types.NullOf(types.TimestampTZ), {Type: types.TimestampTZ, I: lastModified},
 		types.IntValue(int64(len(l.Files))), types.IntValue(size),
-		types.IntValue(rows), lakeNumber(l, source.KindDelta),
+		rowCount, lakeNumber(l, source.KindDelta),
 		lakeNumber(l, source.KindIceberg), list(l.Partitions),
 		list(t.ClusteredBy), analyzedAt,
 		types.StringValue(version.Label()),

@@ -12,6 +12,7 @@ import (
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/delta"
+	"github.com/loredb/lore/source/iceberg"
 	"github.com/loredb/lore/types"
 )
 
@@ -72,9 +73,16 @@ func boolInt(b bool) int {
 }
 
 func (c *catalogView) Path(ctx context.Context, location, format string, at source.AsOf) (*plan.TableRef, error) {
-	if format == "parquet" && c.e.isDelta(ctx, location) {
-		// A Delta table's directory holds files its log removed: read it by its log.
-		format = "delta"
+	if format == "parquet" {
+		switch {
+		case c.e.isDelta(ctx, location):
+			// A Delta table's directory holds files its log removed: read it by its log.
+			format = "delta"
+		case iceberg.IsTable(ctx, c.e.store, location):
+			// Likewise an Iceberg table's, read by its metadata; and a metadata
+			// file is no Parquet file.
+			format = "iceberg"
+		}
 	}
 	l, err := c.e.resolve(ctx, format, location, at)
 	if err != nil {
@@ -94,6 +102,8 @@ func (e *Engine) resolve(ctx context.Context, format, location string, at source
 		return source.Resolve(ctx, e.store, location)
 	case "delta":
 		return delta.Open(ctx, e.store, location, at)
+	case "iceberg":
+		return iceberg.Open(ctx, e.store, location, at)
 	}
 	return nil, errs.New(errs.Analysis, "format %q cannot be read by this version of Lore", format)
 }

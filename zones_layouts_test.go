@@ -39,6 +39,7 @@ type zoneLayout struct {
 	nan       bool // amount is NaN in some rows of early March
 	delta     bool // a Delta table: a log adding every file, with stats; day is a partition column of the log
 	deletes   bool // a second commit gives every other file a deletion vector
+	iceberg   bool // an Iceberg table: a manifest stating every file; day is an identity partition held by the manifest alone
 }
 
 var zoneLayouts = []zoneLayout{
@@ -51,6 +52,8 @@ var zoneLayouts = []zoneLayout{
 	{name: "delta", rows: 24_000, files: 4, clustered: true, rowGroup: 2_000, delta: true},
 	{name: "delta with deletion vectors", rows: 24_000, files: 4, clustered: true, rowGroup: 2_000, delta: true, deletes: true},
 	{name: "delta partitioned by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true, delta: true},
+	{name: "iceberg", rows: 24_000, files: 4, clustered: true, rowGroup: 2_000, iceberg: true},
+	{name: "iceberg partitioned by day", rows: 91 * 150, files: 91, clustered: true, rowGroup: 50, hiveByDay: true, iceberg: true},
 }
 
 // eventsPlusSchema is the events schema with the two extra columns.
@@ -71,6 +74,9 @@ func (l zoneLayout) write(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "t")
+	if l.iceberg {
+		out = filepath.Join(dir, "t", "data") // the table is t, its files under data/
+	}
 	day0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var files []deltaFile
 	for k := 0; k < l.files; k++ {
@@ -87,6 +93,11 @@ func (l zoneLayout) write(t *testing.T, dir string) string {
 		}
 		st := l.rewrite(t, filepath.Join(src, gen.EventsFileName(k)), filepath.Join(out, rel))
 		files = append(files, deltaFile{path: rel, parts: parts, stats: st})
+	}
+	if l.iceberg {
+		out = filepath.Join(dir, "t")
+		icebergCommit(t, out, eventsPlusSchema.Fields(), l.hiveByDay, files)
+		return out
 	}
 	if l.delta {
 		var schema [][2]string
@@ -278,8 +289,11 @@ func TestZoneAnswersEqualScansOverLayouts(t *testing.T) {
 			loc := l.write(t, t.TempDir())
 			e := open(t, lore.Options{NoAutoRefresh: true})
 			format := "parquet"
-			if l.delta {
+			switch {
+			case l.delta:
 				format = "delta"
+			case l.iceberg:
+				format = "iceberg"
 			}
 			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = '%s')", loc, format))
 			if l.deletes {

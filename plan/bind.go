@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -619,6 +620,8 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	case "read_parquet", "parquet_scan":
 	case "delta_scan":
 		format = "delta"
+	case "iceberg_scan":
+		format = "iceberg"
 	case "range", "generate_series":
 		return b.bindSeries(name, fc, rf.Alias)
 	case "unnest":
@@ -645,6 +648,14 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 				if iv, ok := c.Val.(*pg.A_Const_Ival); ok {
 					at = source.AsOf{Version: int64(iv.Ival.Ival), HasVersion: true}
 					continue
+				}
+				// A literal beyond 32 bits (an Iceberg snapshot id) comes as a
+				// numeric literal.
+				if fv, ok := c.Val.(*pg.A_Const_Fval); ok {
+					if n, err := strconv.ParseInt(fv.Fval.Fval, 10, 64); err == nil {
+						at = source.AsOf{Version: n, HasVersion: true}
+						continue
+					}
 				}
 			}
 		}

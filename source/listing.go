@@ -54,6 +54,15 @@ type FileRef struct {
 	// deletes is another file to a statistics record.
 	Deleted   Deletes
 	DeletesID string
+	// Fill are values of columns the file lacks, by Schema field index, that the
+	// table's metadata states for the whole file (an Iceberg identity partition's value
+	// kept in the manifest alone); a column the file lacks that is not here reads as
+	// Missing.
+	Fill map[int]types.Value
+	// Equality are the equality deletes that apply to the file: its rows matching one
+	// of their tuples are left out. A file with any has no row count before it is read
+	// (Listing.Rows).
+	Equality []*EqualityDelete
 }
 
 // Marker is the file's change marker (ChangeMarker), with the identity of its
@@ -133,6 +142,15 @@ func (l *Listing) Missing(i int) types.Value {
 		return l.Columns[i].Default
 	}
 	return types.NullOf(l.Schema.Field(i).Type)
+}
+
+// MissingIn is the value column i reads as in file f when f lacks it: the value the
+// metadata states for the file (Fill), else Missing.
+func (l *Listing) MissingIn(f FileRef, i int) types.Value {
+	if v, ok := f.Fill[i]; ok {
+		return v
+	}
+	return l.Missing(i)
 }
 
 // Resolve lists location and reads every file's footer (several at a time, through

@@ -124,7 +124,9 @@ type ScanPlan struct {
 	listing *Listing
 	store   storage.Store
 	spec    ScanSpec
-	outs    []output    // one per spec column
+	outs    []output    // one per spec column, then the key columns of equality deletes the spec lacks
+	nout    int         // how many outputs are the spec's columns
+	keyOut  map[int]int // for each column an equality delete compares, its output
 	files   []*fileScan // per listing file; nil when pruned by partition
 	c       *Counters
 }
@@ -162,6 +164,30 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 		o := output{partition: l.Partition(i), field: i, typ: l.Schema.Field(i).Type}
 		p.outs = append(p.outs, o)
+	}
+	p.nout = len(p.outs)
+	// Equality deletes compare columns the statement may not read: they are read too,
+	// and left out of the batches.
+	for _, ref := range l.Files {
+		for _, d := range ref.Equality {
+			for _, i := range d.Fields {
+				if i < 0 || i >= l.Schema.NumFields() {
+					return nil, errs.New(errs.Internal, "BUG: equality delete on column %d of %d", i, l.Schema.NumFields())
+				}
+				if p.keyOut == nil {
+					p.keyOut = map[int]int{}
+				}
+				if _, ok := p.keyOut[i]; ok {
+					continue
+				}
+				k := slices.IndexFunc(p.outs[:p.nout], func(o output) bool { return o.field == i })
+				if k < 0 {
+					k = len(p.outs)
+					p.outs = append(p.outs, output{partition: l.Partition(i), field: i, typ: l.Schema.Field(i).Type})
+				}
+				p.keyOut[i] = k
+			}
+		}
 	}
 	var partFilters, fileFilters []Predicate
 	for _, f := range spec.Filters {
@@ -631,12 +657,28 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		p.c.CompressedBytesRead.Add(bytes)
 	}
 	// A file column is early when any output it feeds is.
+	// The key columns of equality deletes are early: the selection needs them.
+	var keys [][]int // per equality delete, its columns' outputs
+	for _, d := range ref.Equality {
+		ks := make([]int, len(d.Fields))
+		for j, i := range d.Fields {
+			ks[j] = p.keyOut[i]
+		}
+		keys = append(keys, ks)
+	}
 	var fileEarly []bool
 	if early != nil {
 		fileEarly = make([]bool, len(fs.cols))
 		for i, o := range p.outs {
-			if o.partition < 0 && fs.slot[i] >= 0 && early[i] {
+			if o.partition < 0 && fs.slot[i] >= 0 && (i >= p.nout || early[i]) {
 				fileEarly[fs.slot[i]] = true
+			}
+		}
+		for _, ks := range keys {
+			for _, i := range ks {
+				if fs.slot[i] >= 0 {
+					fileEarly[fs.slot[i]] = true
+				}
 			}
 		}
 	}
@@ -649,7 +691,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 		k := fs.slot[i]
 		if k == absent {
-			return constant(p.listing.Missing(o.field), b.Rows), nil
+			return constant(p.listing.MissingIn(ref, o.field), b.Rows), nil
 		}
 		a := b.Cols[k]
 		if a == nil || fs.casts[k] == nil {
@@ -687,7 +729,22 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 				return err
 			}
 		}
-		out := &vector.Batch{Cols: cols, Rows: b.Rows, Sel: sel}
+		if len(keys) > 0 {
+			arrays := make([][]arrow.Array, len(keys))
+			for k, ks := range keys {
+				arrays[k] = make([]arrow.Array, len(ks))
+				for j, i := range ks {
+					if cols[i] == nil {
+						return errs.New(errs.Internal, "BUG: key column %d of an equality delete was not read", i)
+					}
+					arrays[k][j] = cols[i]
+				}
+			}
+			if sel = equalityLive(ref.Equality, arrays, b.Rows, sel); sel != nil && len(sel) == 0 {
+				return nil // every row of the batch is deleted
+			}
+		}
+		out := &vector.Batch{Cols: cols[:p.nout:p.nout], Rows: b.Rows, Sel: sel}
 		return fn(out, func(which []int, sel []int32, dense bool) error {
 			var fileCols []int
 			if which != nil {
@@ -707,7 +764,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 			if err := late(fileCols, sel, dense); err != nil {
 				return err
 			}
-			for i := range p.outs {
+			for i := range p.nout {
 				if cols[i] == nil && b.Cols[fs.slot[i]] != nil {
 					var err error
 					if cols[i], err = column(b, i); err != nil {
@@ -760,7 +817,8 @@ func (c *rowCursor) next(n int) int64 {
 	return c.base + first
 }
 
-// Live is how many rows of morsel m are not deleted.
+// Live is how many rows of morsel m are not deleted by position: for a file with
+// equality deletes, how many at most are read.
 func (p *ScanPlan) Live(m Morsel) int64 {
 	ref := p.listing.Files[m.File]
 	if ref.Deleted == nil || p.files[m.File] == nil {
@@ -773,10 +831,22 @@ func (p *ScanPlan) Live(m Morsel) int64 {
 	return m.Rows - ref.Deleted.CountIn(base+m.First, m.Rows)
 }
 
+// Equality reports whether morsel m's file has equality deletes, so that fewer rows
+// than Live may be read from it.
+func (p *ScanPlan) Equality(m Morsel) bool {
+	return m.File >= 0 && m.File < len(p.listing.Files) && len(p.listing.Files[m.File].Equality) > 0
+}
+
 // Rows counts the listing's live rows: from what the table's metadata states of each
 // file, else its footer (read through the footer cache, so a scan that follows reuses
-// it), less the file's deleted rows.
+// it), less the file's deleted rows. It is -1 when the count is not known before the
+// rows are read: a file has equality deletes.
 func (l *Listing) Rows(ctx context.Context, store storage.Store) (int64, error) {
+	for _, f := range l.Files {
+		if len(f.Equality) > 0 {
+			return -1, nil
+		}
+	}
 	var n int64
 	for _, f := range l.Files {
 		rows := int64(-1)

@@ -18,7 +18,8 @@ import (
 // column, file and row group the null counts, bounds and bytes the footers state.
 // Partition columns take their bounds from the files' partition values. Deleted rows
 // (a deletion vector, position deletes) are taken out of the counts; the statistics of
-// a row group that lost rows become bounds. It reads no
+// a row group that lost rows become bounds. A file with equality deletes counts the
+// rows it holds before them, and its statistics are bounds. It reads no
 // data, so it costs the same whatever the table's size.
 //
 // Bounds are exact only when every footer that contributed says so. Floating-point
@@ -88,6 +89,10 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 			if ref.Deleted != nil {
 				deleted = ref.Deleted.CountIn(first, info.Rows)
 			}
+			// Equality deletes may remove any row: the count is only what is read at
+			// most (Listing.Rows says it is unknown, so no statement is answered from
+			// it) and the statistics only bounds.
+			inexact := deleted > 0 || len(ref.Equality) > 0
 			first += info.Rows
 			live := info.Rows - deleted
 			z := Zone{File: fi, RowGroup: g, Rows: live, Columns: make([]ZoneColumn, len(fields))}
@@ -95,14 +100,20 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 				switch k := l.Partition(i); {
 				case k >= 0:
 					z.Columns[i] = partitionZone(ref.PartitionValues[k], live, codecs[i])
+					if len(ref.Equality) > 0 {
+						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max}
+					}
 				case pos[i] < 0:
 					// A column the file lacks reads as NULL, or as its default.
-					z.Columns[i] = partitionZone(l.Missing(i), live, codecs[i])
+					z.Columns[i] = partitionZone(l.MissingIn(ref, i), live, codecs[i])
+					if len(ref.Equality) > 0 {
+						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max}
+					}
 				default:
 					cs := info.Columns[pos[i]]
 					r.Columns[i].Bytes += cs.CompressedBytes
 					z.Columns[i] = footerZone(cs, codecs[i], fields[i].Type)
-					if deleted > 0 {
+					if inexact {
 						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max, HasNaN: z.Columns[i].HasNaN}
 					}
 				}

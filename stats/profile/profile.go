@@ -188,7 +188,7 @@ func planTasks(ctx context.Context, store storage.Store, l *source.Listing, foot
 		var key []byte
 		var present []int
 		for i, f := range l.Schema.Fields() {
-			has := l.Partition(i) >= 0 || l.FileColumn(footers[fi], f.Name) >= 0 || !l.Missing(i).Null
+			has := l.Partition(i) >= 0 || l.FileColumn(footers[fi], f.Name) >= 0 || !l.MissingIn(l.Files[fi], i).Null
 			if has {
 				present = append(present, i)
 				key = append(key, '1')
@@ -494,7 +494,8 @@ func (p *pass) readZone(ctx context.Context, i int, hashes *[]uint64) error {
 		p.mem.give(held)
 		return err
 	}
-	if rows != t.plan.Live(t.morsel) {
+	// Equality deletes leave out rows no count foretells.
+	if live := t.plan.Live(t.morsel); rows != live && !(rows < live && t.plan.Equality(t.morsel)) {
 		p.mem.give(held)
 		return errs.New(errs.CorruptSource, "cannot read row group %d of %q: read %d rows, the footer says %d",
 			t.morsel.RowGroup, t.path, rows, t.morsel.Rows)
