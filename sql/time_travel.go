@@ -50,9 +50,10 @@ func rewriteTimeTravel(text string, toks []token, src []byte, base int) (map[int
 			if lit.kind == tokMinus && k+4 < len(toks) {
 				neg, lit, end = true, toks[k+4], toks[k+4].end
 			}
-			if lit.kind != pg.Token_ICONST {
+			if lit.kind != pg.Token_ICONST && lit.kind != pg.Token_FCONST {
 				continue // `SELECT version AS of FROM t` names a column
 			}
+			// The grammar calls an integer beyond 32 bits FCONST: snapshot ids are.
 			n, err := strconv.ParseInt(text[lit.start:lit.end], 10, 64)
 			if err != nil {
 				return nil, errs.At(errs.Syntax, lit.start, "VERSION AS OF takes an integer literal")

@@ -11,6 +11,7 @@ func TestTimeTravelClauses(t *testing.T) {
 	}{
 		{sql: "SELECT * FROM t VERSION AS OF 3", version: 3},
 		{sql: "SELECT * FROM s.t FOR VERSION AS OF 12 AS x", version: 12},
+		{sql: "SELECT * FROM t FOR VERSION AS OF 8035702046957338196", version: 8035702046957338196},
 		{sql: "SELECT * FROM 'dir/t' TIMESTAMP AS OF '2026-01-01'", ts: "2026-01-01"},
 		{sql: "SELECT * FROM t FOR TIMESTAMP AS OF '2026-01-01 10:00:00+00' x WHERE a > 1", ts: "2026-01-01 10:00:00+00"},
 		{sql: "SELECT version AS of FROM t", none: true},
