@@ -32,7 +32,6 @@ const (
 )
 
 var (
-	commitName    = regexp.MustCompile(`^(\d{20})\.json$`)
 	classicName   = regexp.MustCompile(`^(\d{20})\.checkpoint\.parquet$`)
 	multiPartName = regexp.MustCompile(`^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$`)
 	v2Name        = regexp.MustCompile(`^(\d{20})\.checkpoint\.[0-9A-Za-z-]+\.(json|parquet)$`)
@@ -84,8 +83,9 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 // parseEntry recognises a log file by its name.
 func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 	num := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
-	if m := commitName.FindStringSubmatch(name); m != nil {
-		return logEntry{info: o, version: num(m[1]), kind: commitEntry}, true
+	// Commits are most of a log: recognised without the regular expression.
+	if v, ok := strings.CutSuffix(name, ".json"); ok && len(v) == 20 && digits(v) {
+		return logEntry{info: o, version: num(v), kind: commitEntry}, true
 	}
 	if m := classicName.FindStringSubmatch(name); m != nil {
 		return logEntry{info: o, version: num(m[1]), kind: classicEntry}, true
@@ -101,6 +101,16 @@ func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 		return logEntry{info: o, version: num(m[1]), kind: v2Entry}, true
 	}
 	return logEntry{}, false
+}
+
+// digits reports whether s is ASCII digits only.
+func digits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkpoint returns the files of the newest complete checkpoint at or before version

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -218,6 +219,7 @@ func build(ctx context.Context, store storage.Store, root string, version int64,
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	l.Files = make([]source.FileRef, 0, len(keys))
 	h := sha256.New()
 	writeField(h, []byte(root))
 	var n [8]byte
@@ -385,6 +387,22 @@ func bound(dt arrow.DataType, hi *types.Value) bool {
 
 // jsonValue reads a stated bound: a JSON number or string, typed dt.
 func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
+	if types.IsNested(dt) || dt.ID() == arrow.BOOL || dt.ID() == arrow.BINARY {
+		return types.Value{}, false
+	}
+	// raw is valid JSON (it was decoded as part of the stats): a number or a string
+	// without escapes is its own text, read without a decoder.
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return types.Value{}, false
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		v, err := parseText(string(raw), dt)
+		return v, err == nil && !v.Null
+	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0:
+		v, err := parseText(string(raw[1:len(raw)-1]), dt)
+		return v, err == nil && !v.Null
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		var num json.Number
@@ -394,9 +412,6 @@ func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
 			return types.Value{}, false
 		}
 		s = num.String()
-	}
-	if types.IsNested(dt) || dt.ID() == arrow.BOOL || dt.ID() == arrow.BINARY {
-		return types.Value{}, false
 	}
 	v, err := parseText(s, dt)
 	return v, err == nil && !v.Null
