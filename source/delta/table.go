@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -391,7 +392,8 @@ func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
 		return types.Value{}, false
 	}
 	// raw is valid JSON (it was decoded as part of the stats): a number or a string
-	// without escapes is its own text, read without a decoder.
+	// without escapes is its own text, read without a decoder. A string that is not
+	// UTF-8 is decoded, which replaces its invalid bytes.
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0:
@@ -399,7 +401,7 @@ func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 		v, err := parseText(string(raw), dt)
 		return v, err == nil && !v.Null
-	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0:
+	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw):
 		v, err := parseText(string(raw[1:len(raw)-1]), dt)
 		return v, err == nil && !v.Null
 	}
