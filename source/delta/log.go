@@ -3,6 +3,7 @@ package delta
 import (
 	"context"
 	"io"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -20,6 +21,8 @@ type logEntry struct {
 	kind    entryKind
 	part    int // multi-part checkpoint: this part (1-based) and how many there are
 	parts   int
+	// described is set when info has the file's size and times, not its path alone.
+	described bool
 }
 
 type entryKind int
@@ -46,14 +49,22 @@ type logListing struct {
 	latest   int64 // the newest version the log has a commit or a checkpoint of; -1 when none
 }
 
-// listLog lists the table's _delta_log.
+// listLog lists the table's _delta_log. On a local disk it reads the names alone:
+// a snapshot needs the size and times of the checkpoint and the commits after it
+// only (describe), and a statement on a long log would otherwise stat every commit
+// since the table was created.
 func listLog(ctx context.Context, store storage.Store, root string) (*logListing, error) {
 	dir := path.Join(root, "_delta_log")
+	if _, ok := store.(storage.Local); ok {
+		if ll, ok, err := listLocalNames(ctx, store, dir); ok || err != nil {
+			return ll, err
+		}
+	}
 	infos, err := store.List(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	ll := &logListing{dir: dir, commits: map[int64]logEntry{}, points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+	ll := newListing(dir)
 	for _, o := range infos {
 		rel, ok := strings.CutPrefix(o.Path, dir+"/")
 		if !ok {
@@ -66,18 +77,77 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 		if strings.Contains(rel, "/") {
 			continue
 		}
-		e, ok := parseEntry(rel, o)
-		if !ok {
-			continue
+		if e, ok := parseEntry(rel, o); ok {
+			e.described = true
+			ll.add(e)
 		}
-		if e.kind == commitEntry {
-			ll.commits[e.version] = e
-		} else {
-			ll.points[e.version] = append(ll.points[e.version], e)
-		}
-		ll.latest = max(ll.latest, e.version)
 	}
 	return ll, nil
+}
+
+func newListing(dir string) *logListing {
+	return &logListing{dir: dir, commits: map[int64]logEntry{}, points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+}
+
+func (ll *logListing) add(e logEntry) {
+	if e.kind == commitEntry {
+		ll.commits[e.version] = e
+	} else {
+		ll.points[e.version] = append(ll.points[e.version], e)
+	}
+	ll.latest = max(ll.latest, e.version)
+}
+
+// listLocalNames lists the local directory dir by the names of its entries, and
+// _sidecars (rare, and small) in full. ok is false when dir cannot be read as a
+// directory: the caller's List then says why, as it does for any store.
+func listLocalNames(ctx context.Context, store storage.Store, dir string) (ll *logListing, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false, nil
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, false, nil
+	}
+	ll = newListing(dir)
+	for _, name := range names {
+		if name == "_sidecars" {
+			infos, err := store.List(ctx, dir+"/_sidecars")
+			if err != nil {
+				return nil, false, err
+			}
+			for _, o := range infos {
+				if rel, ok := strings.CutPrefix(o.Path, dir+"/_sidecars/"); ok && !strings.Contains(rel, "/") {
+					ll.sidecars[rel] = o
+				}
+			}
+			continue
+		}
+		if e, ok := parseEntry(name, storage.ObjectInfo{Path: dir + "/" + name}); ok {
+			ll.add(e)
+		}
+	}
+	return ll, true, nil
+}
+
+// describe fills in the size and times of the entries listed by name alone.
+func describe(ctx context.Context, store storage.Store, es []logEntry) error {
+	for i := range es {
+		if es[i].described {
+			continue
+		}
+		o, err := store.Stat(ctx, es[i].info.Path)
+		if err != nil {
+			return err
+		}
+		es[i].info, es[i].described = o, true
+	}
+	return nil
 }
 
 // parseEntry recognises a log file by its name.

@@ -83,6 +83,12 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 		}
 		commits = append(commits, e)
 	}
+	if err := describe(ctx, store, points); err != nil {
+		return nil, err
+	}
+	if err := describe(ctx, store, commits); err != nil {
+		return nil, err
+	}
 	key := cacheKey(root, target, points, commits)
 	if l := snapshots.get(key); l != nil {
 		return l, nil
@@ -587,7 +593,11 @@ func commitTime(ctx context.Context, store storage.Store, e logEntry) (time.Time
 	if ts != nil {
 		return time.UnixMilli(*ts), nil
 	}
-	return e.info.ModTime, nil
+	es := []logEntry{e}
+	if err := describe(ctx, store, es); err != nil {
+		return time.Time{}, err
+	}
+	return es[0].info.ModTime, nil
 }
 
 // writeField writes b length-prefixed, so that no two sequences of fields digest alike.
