@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"sync"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -107,6 +108,13 @@ type Lake struct {
 	// Identity is what besides the files pins the version: the log entry or metadata
 	// file that defines it, with its change marker.
 	Identity []byte
+
+	// The version, digested once for the files it was first asked for: a snapshot
+	// is shared by every statement that finds the table unchanged.
+	once    sync.Once
+	version Version
+	files   *FileRef
+	count   int
 }
 
 // Partition is the index in Partitions of schema field i, or -1 for a column the

@@ -514,7 +514,7 @@ func sameShape(a, b arrow.DataType) bool {
 		return (arrow.TypeEqual(x.KeyType(), y.KeyType()) || sameShape(x.KeyType(), y.KeyType())) &&
 			(arrow.TypeEqual(x.ItemType(), y.ItemType()) || sameShape(x.ItemType(), y.ItemType()))
 	}
-	return arrow.TypeEqual(a, b)
+	return arrow.TypeEqual(a, b) || castable(a, b) || lakeCastable(a, b)
 }
 
 // comparable reports whether bounds typed like a file column compare correctly (with

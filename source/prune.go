@@ -91,11 +91,17 @@ func castArray(ctx context.Context, a arrow.Array, to arrow.DataType) (arrow.Arr
 	}
 	if from.ID() == arrow.TIMESTAMP && to.ID() == arrow.TIMESTAMP {
 		f, t := from.(*arrow.TimestampType), to.(*arrow.TimestampType)
-		if f.Unit == t.Unit && f.TimeZone != t.TimeZone {
-			d := array.NewData(to, a.Len(), a.Data().Buffers(), nil, a.NullN(), a.Data().Offset())
-			defer d.Release()
-			return array.MakeFromData(d), nil
+		if f.Unit != t.Unit {
+			// A finer unit is truncated, as DuckDB reads nanoseconds into microseconds.
+			var err error
+			if a, err = kernels.Cast(a, &arrow.TimestampType{Unit: t.Unit, TimeZone: f.TimeZone}); err != nil {
+				return nil, err
+			}
+			defer a.Release()
 		}
+		d := array.NewData(to, a.Len(), a.Data().Buffers(), nil, a.NullN(), a.Data().Offset())
+		defer d.Release()
+		return array.MakeFromData(d), nil
 	}
 	return compute.CastArray(ctx, a, compute.SafeCastOptions(to))
 }

@@ -77,8 +77,15 @@ func (v Version) Same(w Version) bool {
 // neither is refused: its changes could not be seen) and on local disk the
 // modification time, inode change time and inode (ChangeMarker).
 func (l *Listing) Version() (Version, error) {
-	if l.Lake != nil {
-		return l.lakeVersion(), nil
+	if lk := l.Lake; lk != nil {
+		if len(l.Files) == 0 {
+			return l.lakeVersion(), nil
+		}
+		lk.once.Do(func() { lk.version, lk.files, lk.count = l.lakeVersion(), &l.Files[0], len(l.Files) })
+		if lk.files != &l.Files[0] || lk.count != len(l.Files) {
+			return l.lakeVersion(), nil // a listing of some of the files
+		}
+		return lk.version, nil
 	}
 	h := sha256.New()
 	kind := KindListing

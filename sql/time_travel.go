@@ -35,8 +35,9 @@ func rewriteTimeTravel(text string, toks []token, src []byte, base int) (map[int
 		}
 		// The name before: word, "quoted", 'path', or schema.name.
 		name := i - 1
-		if !isWordToken(toks[name]) && toks[name].kind != pg.Token_SCONST {
-			continue
+		if !(toks[name].kind == pg.Token_IDENT || toks[name].kw == pg.KeywordKind_UNRESERVED_KEYWORD ||
+			toks[name].kind == pg.Token_SCONST) {
+			continue // a table name is an identifier or an unreserved word (not SELECT, FROM, …)
 		}
 		for name >= 2 && toks[name-1].kind == tokDot && isWordToken(toks[name-2]) {
 			name -= 2
@@ -49,8 +50,11 @@ func rewriteTimeTravel(text string, toks []token, src []byte, base int) (map[int
 			if lit.kind == tokMinus && k+4 < len(toks) {
 				neg, lit, end = true, toks[k+4], toks[k+4].end
 			}
+			if lit.kind != pg.Token_ICONST {
+				continue // `SELECT version AS of FROM t` names a column
+			}
 			n, err := strconv.ParseInt(text[lit.start:lit.end], 10, 64)
-			if lit.kind != pg.Token_ICONST && lit.kind != pg.Token_FCONST || err != nil {
+			if err != nil {
 				return nil, errs.At(errs.Syntax, lit.start, "VERSION AS OF takes an integer literal")
 			}
 			if neg {
@@ -59,7 +63,7 @@ func rewriteTimeTravel(text string, toks []token, src []byte, base int) (map[int
 			tt.Version, tt.IsVersion = n, true
 		} else {
 			if lit.kind != pg.Token_SCONST || text[lit.start] != '\'' || lit.end-lit.start < 2 {
-				return nil, errs.At(errs.Syntax, lit.start, "TIMESTAMP AS OF takes a string literal")
+				continue
 			}
 			tt.Timestamp = text[lit.start+1 : lit.end-1]
 		}

@@ -432,8 +432,10 @@ func withoutNulls(arr arrow.Array, sel []int32, scratch *[]int32) (arrow.Array, 
 	bufs := slices.Clone(d.Buffers())
 	bufs[0] = nil
 	var nd arrow.ArrayData
-	if dict := d.Dictionary(); dict != nil {
-		nd = array.NewDataWithDictionary(d.DataType(), d.Len(), bufs, 0, d.Offset(), dict.(*array.Data))
+	// Data.Dictionary is a typed nil (never a nil interface) without a dictionary:
+	// the type says whether there is one.
+	if d.DataType().ID() == arrow.DICTIONARY {
+		nd = array.NewDataWithDictionary(d.DataType(), d.Len(), bufs, 0, d.Offset(), d.Dictionary().(*array.Data))
 	} else {
 		nd = array.NewData(d.DataType(), d.Len(), bufs, d.Children(), 0, d.Offset())
 	}
