@@ -64,7 +64,7 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 	if err != nil {
 		return nil, err
 	}
-	ll := newListing(dir)
+	ll := newListing(dir, len(infos))
 	for _, o := range infos {
 		rel, ok := strings.CutPrefix(o.Path, dir+"/")
 		if !ok {
@@ -85,8 +85,9 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 	return ll, nil
 }
 
-func newListing(dir string) *logListing {
-	return &logListing{dir: dir, commits: map[int64]logEntry{}, points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+// newListing is an empty listing of dir, sized for n entries.
+func newListing(dir string, n int) *logListing {
+	return &logListing{dir: dir, commits: make(map[int64]logEntry, n), points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
 }
 
 func (ll *logListing) add(e logEntry) {
@@ -114,7 +115,7 @@ func listLocalNames(ctx context.Context, store storage.Store, dir string) (ll *l
 	if err != nil {
 		return nil, false, nil
 	}
-	ll = newListing(dir)
+	ll = newListing(dir, len(names))
 	for _, name := range names {
 		if name == "_sidecars" {
 			infos, err := store.List(ctx, dir+"/_sidecars")
