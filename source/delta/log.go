@@ -42,8 +42,12 @@ var (
 
 // logListing is what listing _delta_log found.
 type logListing struct {
-	dir      string
-	commits  map[int64]logEntry
+	dir string
+	// commits are the names of the commit files by version, and listed what the
+	// store said of each (nil when the log was listed by names alone): a long log's
+	// listing is kept small, and commit makes the entry of one version.
+	commits  map[int64]string
+	listed   map[string]storage.ObjectInfo
 	points   map[int64][]logEntry // checkpoint files by version
 	sidecars map[string]storage.ObjectInfo
 	latest   int64 // the newest version the log has a commit or a checkpoint of; -1 when none
@@ -65,6 +69,7 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 		return nil, err
 	}
 	ll := newListing(dir, len(infos))
+	ll.listed = make(map[string]storage.ObjectInfo, len(infos))
 	for _, o := range infos {
 		rel, ok := strings.CutPrefix(o.Path, dir+"/")
 		if !ok {
@@ -79,7 +84,8 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 		}
 		if e, ok := parseEntry(rel, o); ok {
 			e.described = true
-			ll.add(e)
+			ll.listed[rel] = o
+			ll.add(rel, e)
 		}
 	}
 	return ll, nil
@@ -87,12 +93,13 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 
 // newListing is an empty listing of dir, sized for n entries.
 func newListing(dir string, n int) *logListing {
-	return &logListing{dir: dir, commits: make(map[int64]logEntry, n), points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+	return &logListing{dir: dir, commits: make(map[int64]string, n), points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
 }
 
-func (ll *logListing) add(e logEntry) {
+// add adds the entry of the log file called name.
+func (ll *logListing) add(name string, e logEntry) {
 	if e.kind == commitEntry {
-		ll.commits[e.version] = e
+		ll.commits[e.version] = name
 	} else {
 		ll.points[e.version] = append(ll.points[e.version], e)
 	}
@@ -129,8 +136,13 @@ func listLocalNames(ctx context.Context, store storage.Store, dir string) (ll *l
 			}
 			continue
 		}
+		if v, ok := commitVersion(name); ok {
+			ll.commits[v] = name
+			ll.latest = max(ll.latest, v)
+			continue
+		}
 		if e, ok := parseEntry(name, storage.ObjectInfo{Path: dir + "/" + name}); ok {
-			ll.add(e)
+			ll.add(name, e)
 		}
 	}
 	return ll, true, nil
@@ -154,9 +166,8 @@ func describe(ctx context.Context, store storage.Store, es []logEntry) error {
 // parseEntry recognises a log file by its name.
 func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 	num := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
-	// Commits are most of a log: recognised without the regular expression.
-	if v, ok := strings.CutSuffix(name, ".json"); ok && len(v) == 20 && digits(v) {
-		return logEntry{info: o, version: num(v), kind: commitEntry}, true
+	if v, ok := commitVersion(name); ok {
+		return logEntry{info: o, version: v, kind: commitEntry}, true
 	}
 	if m := classicName.FindStringSubmatch(name); m != nil {
 		return logEntry{info: o, version: num(m[1]), kind: classicEntry}, true
@@ -172,6 +183,30 @@ func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 		return logEntry{info: o, version: num(m[1]), kind: v2Entry}, true
 	}
 	return logEntry{}, false
+}
+
+// commitVersion is the version of a commit file's name: twenty digits and .json.
+// Commits are most of a log: recognised without a regular expression.
+func commitVersion(name string) (int64, bool) {
+	v, ok := strings.CutSuffix(name, ".json")
+	if !ok || len(v) != 20 || !digits(v) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
+}
+
+// commit is the entry of the commit of version v.
+func (ll *logListing) commit(v int64) (logEntry, bool) {
+	name, ok := ll.commits[v]
+	if !ok {
+		return logEntry{}, false
+	}
+	e := logEntry{info: storage.ObjectInfo{Path: ll.dir + "/" + name}, version: v, kind: commitEntry}
+	if o, ok := ll.listed[name]; ok {
+		e.info, e.described = o, true
+	}
+	return e, true
 }
 
 // digits reports whether s is ASCII digits only.

@@ -74,7 +74,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 	points, cpv := ll.checkpoint(target)
 	var commits []logEntry
 	for v := cpv + 1; v <= target; v++ {
-		e, ok := ll.commits[v]
+		e, ok := ll.commit(v)
 		if !ok {
 			if travel {
 				return nil, errs.New(errs.Analysis, "version %d of Delta table %q cannot be read: the log entries it needs were cleaned up", target, location)
@@ -555,7 +555,8 @@ func versionAt(ctx context.Context, store storage.Store, ll *logListing, t time.
 	var ferr error
 	// Commit times increase with versions: search.
 	i := sort.Search(len(versions), func(i int) bool {
-		ts, err := commitTime(ctx, store, ll.commits[versions[i]])
+		e, _ := ll.commit(versions[i])
+		ts, err := commitTime(ctx, store, e)
 		if err != nil && ferr == nil {
 			ferr = err
 		}
