@@ -3,12 +3,14 @@ package lore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/gen"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/types"
 )
 
 // benchEvents writes an events table of rows rows in files files (before the timer
@@ -105,5 +107,75 @@ func BenchmarkZonesUnclustered(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchDeltaTable is the 10,000-file Delta table source/delta's benchmarks write and
+// cache (1,000 commits and a checkpoint; file i holds the ids i*100 … i*100+99),
+// defined as t in a fresh engine. The table is not written here: the benchmarks of
+// source/delta build it, and these skip until they have.
+func benchDeltaTable(b *testing.B) *lore.Engine {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), "lore-bench-delta-10k-v1")
+	if _, err := os.Stat(filepath.Join(dir, "_delta_log", "_last_checkpoint")); err != nil {
+		b.Skipf("no Delta table at %s: write it with go test ./source/delta -run TestBigTableReads", dir)
+	}
+	e, err := lore.Open(context.Background(), lore.Options{Home: b.TempDir(), NoAutoRefresh: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	if _, err := e.Query(context.Background(), fmt.Sprintf("CREATE TABLE t WITH (location = %s, format = 'delta')", types.QuoteString(dir)), nil); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// BenchmarkDeltaPointQuery is a point query on the 10,000-file Delta table, end to
+// end: the add actions' bounds must leave one file to open.
+func BenchmarkDeltaPointQuery(b *testing.B) {
+	e := benchDeltaTable(b)
+	ctx := context.Background()
+	const sql = "SELECT * FROM t WHERE id = 654321"
+	settings := map[string]string{"result_cache": "false"}
+	var opened, skipped int64
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Query(ctx, sql, settings)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.NumRows() != 1 || len(res.Record.Scans) != 1 {
+			b.Fatalf("%d rows, %d scans", res.NumRows(), len(res.Record.Scans))
+		}
+		opened += res.Record.Scans[0].FilesOpened
+		skipped += res.Record.Scans[0].FilesSkipped
+	}
+	b.ReportMetric(float64(opened)/float64(b.N), "files_opened/op")
+	b.ReportMetric(float64(skipped)/float64(b.N), "files_skipped/op")
+}
+
+// BenchmarkDeltaContextAnswer is count/min/max of the 10,000-file Delta table after
+// ANALYZE: answered from the record, with the log listed to find the version.
+func BenchmarkDeltaContextAnswer(b *testing.B) {
+	e := benchDeltaTable(b)
+	ctx := context.Background()
+	if _, err := e.Query(ctx, "ANALYZE t", nil); err != nil {
+		b.Fatal(err)
+	}
+	const sql = "SELECT count(*), min(id), max(id) FROM t"
+	settings := map[string]string{"result_cache": "false"}
+	res, err := e.Query(ctx, sql, settings)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Record.Execution.Mode != "context" {
+		b.Fatalf("answered in mode %q (%s), want context", res.Record.Execution.Mode, res.Record.Execution.Detail)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Query(ctx, sql, settings); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

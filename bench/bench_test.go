@@ -193,3 +193,72 @@ func TestTPCHQueriesParse(t *testing.T) {
 }
 
 func twoDigits(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
+
+// TestDeltaFormatSmoke writes Delta tables over the tiny events files and runs the
+// events queries through Lore on both formats: every query succeeds on both with
+// equal results, and the log states every file's rows.
+func TestDeltaFormatSmoke(t *testing.T) {
+	ctx := context.Background()
+	s, err := EventsSuite(ctx, EventsConfig{Rows: 20_000, Files: 3, RowGroupRows: 4096, DataDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for i, tb := range s.Tables {
+		s.Tables[i].DeltaDir = filepath.Join(out, tb.Name)
+		if err := writeDeltaTable(ctx, tb.Dir, s.Tables[i].DeltaDir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "events", "_delta_log", "00000000000000000000.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, adds int64
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		var a struct {
+			Add *struct{ Stats string } `json:"add"`
+		}
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Add == nil {
+			continue
+		}
+		var st struct {
+			NumRecords int64 `json:"numRecords"`
+			MinValues  map[string]any
+		}
+		if err := json.Unmarshal([]byte(a.Add.Stats), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.MinValues["ts"] == nil || st.MinValues["user_id"] == nil {
+			t.Errorf("stats without bounds: %s", a.Add.Stats)
+		}
+		rows += st.NumRecords
+		adds++
+	}
+	if adds != 3 || rows != 20_000 {
+		t.Fatalf("%d adds stating %d rows, want 3 and 20000", adds, rows)
+	}
+	cfg := Config{Threads: 2, Rounds: 1, Timeout: time.Minute,
+		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
+	var w bytes.Buffer
+	res, geo, err := CompareFormats(ctx, cfg, s, &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(eventsQueries) || geo <= 0 {
+		t.Fatalf("%d results for %d queries, geometric mean %g", len(res), len(eventsQueries), geo)
+	}
+	for _, r := range res {
+		if !r.Parquet.OK() || !r.Delta.OK() {
+			t.Errorf("%s: parquet %q, delta %q", r.Name, r.Parquet.Error, r.Delta.Error)
+		} else if r.Equal == nil || !*r.Equal {
+			t.Errorf("%s: results differ: %s", r.Name, r.Diff)
+		}
+	}
+	if !strings.Contains(w.String(), "delta/parquet") {
+		t.Errorf("no table written:\n%s", w.String())
+	}
+}

@@ -27,7 +27,7 @@ type loreEngine struct {
 }
 
 // openLore opens an engine over home and defines every table as a Parquet table
-// over its directory.
+// over its directory, or as the Delta table over the same files when it has one.
 func openLore(ctx context.Context, home string, threads int, settings map[string]string, tables []Table) (*loreEngine, error) {
 	eng, err := lore.Open(ctx, lore.Options{Home: home, Threads: threads})
 	if err != nil {
@@ -35,6 +35,9 @@ func openLore(ctx context.Context, home string, threads int, settings map[string
 	}
 	for _, t := range tables {
 		q := fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'parquet')", t.Name, sqlString(t.Dir))
+		if t.DeltaDir != "" {
+			q = fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'delta')", t.Name, sqlString(t.DeltaDir))
+		}
 		if _, err := eng.Query(ctx, q, nil); err != nil {
 			eng.Close()
 			return nil, fmt.Errorf("cannot define table %s in Lore: %w", t.Name, err)

@@ -132,7 +132,13 @@ func ensureData(dir string, progress io.Writer, generate func(out string, report
 
 // dataInfo counts the Parquet files under dir and their bytes.
 func dataInfo(dir string) (DataInfo, error) {
-	files, err := parquetFiles(dir)
+	// The walk does not follow a link at its root: a data set linked into the
+	// cache is counted where the link points.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return DataInfo{}, err
+	}
+	files, err := parquetFiles(root)
 	if err != nil {
 		return DataInfo{}, err
 	}

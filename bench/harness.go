@@ -55,6 +55,9 @@ type Order struct {
 type Table struct {
 	Name string
 	Dir  string
+	// DeltaDir, when set, is a Delta table over the same files, which Lore reads
+	// instead of Dir (DuckDB always reads Dir's Parquet files).
+	DeltaDir string
 }
 
 // Suite is a set of queries over a set of tables.

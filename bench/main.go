@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of extra Lore-only runs of the queries to this file")
 		queries    = fs.String("queries", "", "comma-separated query names to run (default: all of the suite)")
 		dataDir    = fs.String("data", "", "directory of the cached data sets (default: the bench module's data/)")
+		format     = fs.String("format", "parquet", "tpch: the format Lore reads, parquet or delta (a Delta log over the same files; DuckDB reads the Parquet files)")
+		compareFmt = fs.Bool("compare-formats", false, "tpch: Lore on Parquet against Lore on Delta over the same files, instead of Lore against DuckDB")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
 	fs.Var(loreSettings, "lore-setting", "a Lore setting key=value for every query (repeatable; default use_statistics=false result_cache=false)")
@@ -66,6 +68,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *rounds < 1 || *threads < 1 || *timeout <= 0 {
 		fmt.Fprintln(stderr, "bench: --rounds and --threads must be at least 1 and --timeout positive")
+		return 2
+	}
+	if *format != "parquet" && *format != "delta" {
+		fmt.Fprintf(stderr, "bench: unknown format %q (want parquet or delta)\n", *format)
+		return 2
+	}
+	if (*format == "delta" || *compareFmt) && *suite != "tpch" {
+		fmt.Fprintln(stderr, "bench: --format delta and --compare-formats apply to --suite tpch only")
 		return 2
 	}
 	var suites []string
@@ -118,7 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "statistics":
 			s, err = StatisticsSuite(ctx, ev, stderr)
 		case "tpch":
-			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}, stderr)
+			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs, Delta: *format == "delta" || *compareFmt}, stderr)
 		case "joins":
 			s, err = JoinsSuite(ctx, JoinsConfig{DataDir: abs}, stderr)
 		case "ds":
@@ -133,6 +143,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == nil && cfg.CPUProfile != "" && len(suites) > 1 {
 			// One profile per suite.
 			cfg.CPUProfile = profileName(*cpuProfile, name)
+		}
+		if err == nil && *compareFmt {
+			if _, _, err = CompareFormats(ctx, cfg, s, stdout); err == nil {
+				continue
+			}
 		}
 		var res *SuiteResult
 		if err == nil {

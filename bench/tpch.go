@@ -19,6 +19,9 @@ type TPCHConfig struct {
 	Files int
 	// DataDir holds the cached data sets (one directory per size).
 	DataDir string
+	// Delta makes each table also a Delta table over the same files (in a directory
+	// beside the data set's, named with -delta), which Lore reads.
+	Delta bool
 }
 
 // tpchTables are the eight TPC-H tables; the generator writes each under
@@ -115,6 +118,19 @@ func TPCHSuite(ctx context.Context, cfg TPCHConfig, progress io.Writer) (*Suite,
 	s := &Suite{Name: "tpch", Queries: qs, Data: info}
 	for _, t := range tpchTables {
 		s.Tables = append(s.Tables, Table{Name: t, Dir: filepath.Join(dir, t)})
+	}
+	if cfg.Delta {
+		deltaDir := dir + "-delta"
+		err := ensureData(deltaDir, progress, func(out string, _ func(done, total int64)) error {
+			return writeDeltaTables(ctx, dir, out, tpchTables)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot write the TPC-H Delta tables: %w", err)
+		}
+		for i, t := range tpchTables {
+			s.Tables[i].DeltaDir = filepath.Join(deltaDir, t)
+		}
+		s.Data.Description += ", Lore reading them as Delta tables (one commit with per-file stats)"
 	}
 	return s, nil
 }

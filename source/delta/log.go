@@ -3,6 +3,7 @@ package delta
 import (
 	"context"
 	"io"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -20,6 +21,8 @@ type logEntry struct {
 	kind    entryKind
 	part    int // multi-part checkpoint: this part (1-based) and how many there are
 	parts   int
+	// described is set when info has the file's size and times, not its path alone.
+	described bool
 }
 
 type entryKind int
@@ -32,7 +35,6 @@ const (
 )
 
 var (
-	commitName    = regexp.MustCompile(`^(\d{20})\.json$`)
 	classicName   = regexp.MustCompile(`^(\d{20})\.checkpoint\.parquet$`)
 	multiPartName = regexp.MustCompile(`^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$`)
 	v2Name        = regexp.MustCompile(`^(\d{20})\.checkpoint\.[0-9A-Za-z-]+\.(json|parquet)$`)
@@ -40,21 +42,34 @@ var (
 
 // logListing is what listing _delta_log found.
 type logListing struct {
-	dir      string
-	commits  map[int64]logEntry
+	dir string
+	// commits are the names of the commit files by version, and listed what the
+	// store said of each (nil when the log was listed by names alone): a long log's
+	// listing is kept small, and commit makes the entry of one version.
+	commits  map[int64]string
+	listed   map[string]storage.ObjectInfo
 	points   map[int64][]logEntry // checkpoint files by version
 	sidecars map[string]storage.ObjectInfo
 	latest   int64 // the newest version the log has a commit or a checkpoint of; -1 when none
 }
 
-// listLog lists the table's _delta_log.
+// listLog lists the table's _delta_log. On a local disk it reads the names alone:
+// a snapshot needs the size and times of the checkpoint and the commits after it
+// only (describe), and a statement on a long log would otherwise stat every commit
+// since the table was created.
 func listLog(ctx context.Context, store storage.Store, root string) (*logListing, error) {
 	dir := path.Join(root, "_delta_log")
+	if _, ok := store.(storage.Local); ok {
+		if ll, ok, err := listLocalNames(ctx, store, dir); ok || err != nil {
+			return ll, err
+		}
+	}
 	infos, err := store.List(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	ll := &logListing{dir: dir, commits: map[int64]logEntry{}, points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+	ll := newListing(dir, len(infos))
+	ll.listed = make(map[string]storage.ObjectInfo, len(infos))
 	for _, o := range infos {
 		rel, ok := strings.CutPrefix(o.Path, dir+"/")
 		if !ok {
@@ -67,25 +82,92 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 		if strings.Contains(rel, "/") {
 			continue
 		}
-		e, ok := parseEntry(rel, o)
-		if !ok {
-			continue
+		if e, ok := parseEntry(rel, o); ok {
+			e.described = true
+			ll.listed[rel] = o
+			ll.add(rel, e)
 		}
-		if e.kind == commitEntry {
-			ll.commits[e.version] = e
-		} else {
-			ll.points[e.version] = append(ll.points[e.version], e)
-		}
-		ll.latest = max(ll.latest, e.version)
 	}
 	return ll, nil
+}
+
+// newListing is an empty listing of dir, sized for n entries.
+func newListing(dir string, n int) *logListing {
+	return &logListing{dir: dir, commits: make(map[int64]string, n), points: map[int64][]logEntry{}, sidecars: map[string]storage.ObjectInfo{}, latest: -1}
+}
+
+// add adds the entry of the log file called name.
+func (ll *logListing) add(name string, e logEntry) {
+	if e.kind == commitEntry {
+		ll.commits[e.version] = name
+	} else {
+		ll.points[e.version] = append(ll.points[e.version], e)
+	}
+	ll.latest = max(ll.latest, e.version)
+}
+
+// listLocalNames lists the local directory dir by the names of its entries, and
+// _sidecars (rare, and small) in full. ok is false when dir cannot be read as a
+// directory: the caller's List then says why, as it does for any store.
+func listLocalNames(ctx context.Context, store storage.Store, dir string) (ll *logListing, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false, nil
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, false, nil
+	}
+	ll = newListing(dir, len(names))
+	for _, name := range names {
+		if name == "_sidecars" {
+			infos, err := store.List(ctx, dir+"/_sidecars")
+			if err != nil {
+				return nil, false, err
+			}
+			for _, o := range infos {
+				if rel, ok := strings.CutPrefix(o.Path, dir+"/_sidecars/"); ok && !strings.Contains(rel, "/") {
+					ll.sidecars[rel] = o
+				}
+			}
+			continue
+		}
+		if v, ok := commitVersion(name); ok {
+			ll.commits[v] = name
+			ll.latest = max(ll.latest, v)
+			continue
+		}
+		if e, ok := parseEntry(name, storage.ObjectInfo{Path: dir + "/" + name}); ok {
+			ll.add(name, e)
+		}
+	}
+	return ll, true, nil
+}
+
+// describe fills in the size and times of the entries listed by name alone.
+func describe(ctx context.Context, store storage.Store, es []logEntry) error {
+	for i := range es {
+		if es[i].described {
+			continue
+		}
+		o, err := store.Stat(ctx, es[i].info.Path)
+		if err != nil {
+			return err
+		}
+		es[i].info, es[i].described = o, true
+	}
+	return nil
 }
 
 // parseEntry recognises a log file by its name.
 func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 	num := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
-	if m := commitName.FindStringSubmatch(name); m != nil {
-		return logEntry{info: o, version: num(m[1]), kind: commitEntry}, true
+	if v, ok := commitVersion(name); ok {
+		return logEntry{info: o, version: v, kind: commitEntry}, true
 	}
 	if m := classicName.FindStringSubmatch(name); m != nil {
 		return logEntry{info: o, version: num(m[1]), kind: classicEntry}, true
@@ -101,6 +183,40 @@ func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 		return logEntry{info: o, version: num(m[1]), kind: v2Entry}, true
 	}
 	return logEntry{}, false
+}
+
+// commitVersion is the version of a commit file's name: twenty digits and .json.
+// Commits are most of a log: recognised without a regular expression.
+func commitVersion(name string) (int64, bool) {
+	v, ok := strings.CutSuffix(name, ".json")
+	if !ok || len(v) != 20 || !digits(v) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
+}
+
+// commit is the entry of the commit of version v.
+func (ll *logListing) commit(v int64) (logEntry, bool) {
+	name, ok := ll.commits[v]
+	if !ok {
+		return logEntry{}, false
+	}
+	e := logEntry{info: storage.ObjectInfo{Path: ll.dir + "/" + name}, version: v, kind: commitEntry}
+	if o, ok := ll.listed[name]; ok {
+		e.info, e.described = o, true
+	}
+	return e, true
+}
+
+// digits reports whether s is ASCII digits only.
+func digits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkpoint returns the files of the newest complete checkpoint at or before version

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -72,7 +74,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 	points, cpv := ll.checkpoint(target)
 	var commits []logEntry
 	for v := cpv + 1; v <= target; v++ {
-		e, ok := ll.commits[v]
+		e, ok := ll.commit(v)
 		if !ok {
 			if travel {
 				return nil, errs.New(errs.Analysis, "version %d of Delta table %q cannot be read: the log entries it needs were cleaned up", target, location)
@@ -80,6 +82,12 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 			return nil, corrupt(path.Join(ll.dir, fmt.Sprintf("%020d.json", v)), "the commit of version %d is missing (the log goes from %s to version %d)", v, startName(cpv), target)
 		}
 		commits = append(commits, e)
+	}
+	if err := describe(ctx, store, points); err != nil {
+		return nil, err
+	}
+	if err := describe(ctx, store, commits); err != nil {
+		return nil, err
 	}
 	key := cacheKey(root, target, points, commits)
 	if l := snapshots.get(key); l != nil {
@@ -218,6 +226,7 @@ func build(ctx context.Context, store storage.Store, root string, version int64,
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	l.Files = make([]source.FileRef, 0, len(keys))
 	h := sha256.New()
 	writeField(h, []byte(root))
 	var n [8]byte
@@ -385,6 +394,23 @@ func bound(dt arrow.DataType, hi *types.Value) bool {
 
 // jsonValue reads a stated bound: a JSON number or string, typed dt.
 func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
+	if types.IsNested(dt) || dt.ID() == arrow.BOOL || dt.ID() == arrow.BINARY {
+		return types.Value{}, false
+	}
+	// raw is valid JSON (it was decoded as part of the stats): a number or a string
+	// without escapes is its own text, read without a decoder. A string that is not
+	// UTF-8 is decoded, which replaces its invalid bytes.
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0:
+		return types.Value{}, false
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		v, err := parseText(string(raw), dt)
+		return v, err == nil && !v.Null
+	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw):
+		v, err := parseText(string(raw[1:len(raw)-1]), dt)
+		return v, err == nil && !v.Null
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		var num json.Number
@@ -394,9 +420,6 @@ func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
 			return types.Value{}, false
 		}
 		s = num.String()
-	}
-	if types.IsNested(dt) || dt.ID() == arrow.BOOL || dt.ID() == arrow.BINARY {
-		return types.Value{}, false
 	}
 	v, err := parseText(s, dt)
 	return v, err == nil && !v.Null
@@ -532,7 +555,8 @@ func versionAt(ctx context.Context, store storage.Store, ll *logListing, t time.
 	var ferr error
 	// Commit times increase with versions: search.
 	i := sort.Search(len(versions), func(i int) bool {
-		ts, err := commitTime(ctx, store, ll.commits[versions[i]])
+		e, _ := ll.commit(versions[i])
+		ts, err := commitTime(ctx, store, e)
 		if err != nil && ferr == nil {
 			ferr = err
 		}
@@ -570,7 +594,11 @@ func commitTime(ctx context.Context, store storage.Store, e logEntry) (time.Time
 	if ts != nil {
 		return time.UnixMilli(*ts), nil
 	}
-	return e.info.ModTime, nil
+	es := []logEntry{e}
+	if err := describe(ctx, store, es); err != nil {
+		return time.Time{}, err
+	}
+	return es[0].info.ModTime, nil
 }
 
 // writeField writes b length-prefixed, so that no two sequences of fields digest alike.
