@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"sync"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
