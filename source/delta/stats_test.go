@@ -2,7 +2,6 @@ package delta
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,15 +20,9 @@ var statTypes = []arrow.DataType{
 // decodedBound reads a bound the slow, general way: the JSON decoded as a string or a
 // number, its text cast to the column's type. jsonValue must agree with it.
 func decodedBound(raw []byte, dt arrow.DataType) (types.Value, bool) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		var num json.Number
-		d := json.NewDecoder(strings.NewReader(string(raw)))
-		d.UseNumber()
-		if d.Decode(&num) != nil {
-			return types.Value{}, false
-		}
-		s = num.String()
+	s, ok := jsonText(raw)
+	if !ok {
+		return types.Value{}, false
 	}
 	v, err := kernels.ParseLiteral(s, dt)
 	return v, err == nil && !v.Null

@@ -411,15 +411,9 @@ func jsonValue(raw json.RawMessage, dt arrow.DataType) (types.Value, bool) {
 		v, err := parseText(string(raw[1:len(raw)-1]), dt)
 		return v, err == nil && !v.Null
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		var num json.Number
-		d := json.NewDecoder(strings.NewReader(string(raw)))
-		d.UseNumber()
-		if d.Decode(&num) != nil {
-			return types.Value{}, false
-		}
-		s = num.String()
+	s, ok := jsonText(raw)
+	if !ok {
+		return types.Value{}, false
 	}
 	v, err := parseText(s, dt)
 	return v, err == nil && !v.Null
@@ -660,4 +654,19 @@ func DropCachedSnapshots() {
 	snapshots.mu.Lock()
 	defer snapshots.mu.Unlock()
 	snapshots.order, snapshots.m = nil, map[string]*source.Listing{}
+}
+
+// jsonText is a JSON string's value, or a JSON number's text exactly as written.
+func jsonText(raw []byte) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, true
+	}
+	var num json.Number
+	d := json.NewDecoder(strings.NewReader(string(raw)))
+	d.UseNumber()
+	if d.Decode(&num) != nil {
+		return "", false
+	}
+	return num.String(), true
 }
