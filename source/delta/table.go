@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -90,7 +89,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 		return nil, err
 	}
 	key := cacheKey(root, target, points, commits)
-	if l := snapshots.get(key); l != nil {
+	if l := snapshots.Get(key); l != nil {
 		return l, nil
 	}
 	l, err := replay(ctx, store, root, ll, target, points, commits)
@@ -105,7 +104,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 			}
 		}
 	}
-	snapshots.put(key, l)
+	snapshots.Put(key, l)
 	return l, nil
 }
 
@@ -228,12 +227,12 @@ func build(ctx context.Context, store storage.Store, root string, version int64,
 	sort.Strings(keys)
 	l.Files = make([]source.FileRef, 0, len(keys))
 	h := sha256.New()
-	writeField(h, []byte(root))
+	source.DigestField(h, []byte(root))
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(version))
-	writeField(h, n[:])
-	writeField(h, []byte(s.meta.ID))
-	writeField(h, []byte(s.meta.SchemaString))
+	source.DigestField(h, n[:])
+	source.DigestField(h, []byte(s.meta.ID))
+	source.DigestField(h, []byte(s.meta.SchemaString))
 	for _, k := range keys {
 		a := s.files[k]
 		p, err := filePath(root, a.Path)
@@ -264,9 +263,9 @@ func build(ctx context.Context, store storage.Store, root string, version int64,
 			}
 		}
 		l.Files = append(l.Files, ref)
-		writeField(h, []byte(k))
+		source.DigestField(h, []byte(k))
 		binary.BigEndian.PutUint64(n[:], uint64(a.Size))
-		writeField(h, n[:])
+		source.DigestField(h, n[:])
 	}
 	sort.SliceStable(l.Files, func(i, j int) bool { return l.Files[i].Info.Path < l.Files[j].Info.Path })
 	l.Lake = &source.Lake{Kind: source.KindDelta, Version: version, Identity: h.Sum(nil)}
@@ -595,66 +594,25 @@ func commitTime(ctx context.Context, store storage.Store, e logEntry) (time.Time
 	return es[0].info.ModTime, nil
 }
 
-// writeField writes b length-prefixed, so that no two sequences of fields digest alike.
-func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
-}
-
 // cacheKey names a snapshot by the log files that define it.
 func cacheKey(root string, version int64, points, commits []logEntry) string {
 	h := sha256.New()
-	writeField(h, []byte(root))
+	source.DigestField(h, []byte(root))
 	for _, e := range append(slices.Clip(points), commits...) {
-		writeField(h, []byte(e.info.Path))
+		source.DigestField(h, []byte(e.info.Path))
 		var n [16]byte
 		binary.BigEndian.PutUint64(n[:8], uint64(e.info.Size))
 		binary.BigEndian.PutUint64(n[8:], uint64(e.info.ModTime.UnixNano()))
-		writeField(h, n[:])
+		source.DigestField(h, n[:])
 	}
 	return fmt.Sprintf("%d:%x", version, h.Sum(nil))
 }
 
-// snapshotCache keeps the listings of the snapshots read last. A listing is immutable
-// once built, so statements share it.
-type snapshotCache struct {
-	mu    sync.Mutex
-	order []string
-	m     map[string]*source.Listing
-}
-
-const cachedSnapshots = 64
-
-var snapshots = &snapshotCache{m: map[string]*source.Listing{}}
-
-func (c *snapshotCache) get(key string) *source.Listing {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[key]
-}
-
-func (c *snapshotCache) put(key string, l *source.Listing) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[key]; ok {
-		return
-	}
-	if len(c.order) >= cachedSnapshots {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
-	c.order = append(c.order, key)
-	c.m[key] = l
-}
+// snapshots are the snapshots read last.
+var snapshots = source.NewSnapshotCache(64)
 
 // DropCachedSnapshots empties the snapshot cache (tests, benchmarks of cold reads).
-func DropCachedSnapshots() {
-	snapshots.mu.Lock()
-	defer snapshots.mu.Unlock()
-	snapshots.order, snapshots.m = nil, map[string]*source.Listing{}
-}
+func DropCachedSnapshots() { snapshots.Drop() }
 
 // jsonText is a JSON string's value, or a JSON number's text exactly as written.
 func jsonText(raw []byte) (string, bool) {

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/loredb/lore/errs"
@@ -68,7 +67,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 		snapID = snap.id()
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%s\x00%d\x00%t", mdInfo.Path, mdInfo.Size, marker, snapID, at.Latest())
-	if l := snapshots.get(key); l != nil {
+	if l := snapshots.Get(key); l != nil {
 		return l, nil
 	}
 	b := &builder{ctx: ctx, store: store, location: location, metaPath: mdInfo.Path, md: md, raw: raw, snap: snap, latest: at.Latest()}
@@ -78,13 +77,13 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 		return nil, err
 	}
 	h := sha256.New()
-	writeField(h, []byte(mdInfo.Path))
-	writeField(h, []byte(marker))
+	source.DigestField(h, []byte(mdInfo.Path))
+	source.DigestField(h, []byte(marker))
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(snapID))
-	writeField(h, n[:])
+	source.DigestField(h, n[:])
 	l.Lake.Identity = h.Sum(nil)
-	snapshots.put(key, l)
+	snapshots.Put(key, l)
 	return l, nil
 }
 
@@ -319,52 +318,11 @@ func corrupt(file string, format string, args ...any) error {
 	return errs.New(errs.CorruptSource, "Iceberg file %q: %s", file, fmt.Sprintf(format, args...))
 }
 
-// writeField writes b length-prefixed, so that no two sequences of fields digest alike.
-func writeField(h interface{ Write([]byte) (int, error) }, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
-}
-
-// snapshotCache keeps the listings of the snapshots read last. A listing is immutable
-// once built, so statements share it.
-type snapshotCache struct {
-	mu    sync.Mutex
-	order []string
-	m     map[string]*source.Listing
-}
-
-const cachedSnapshots = 64
-
-var snapshots = &snapshotCache{m: map[string]*source.Listing{}}
-
-func (c *snapshotCache) get(key string) *source.Listing {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[key]
-}
-
-func (c *snapshotCache) put(key string, l *source.Listing) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[key]; ok {
-		return
-	}
-	if len(c.order) >= cachedSnapshots {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
-	c.order = append(c.order, key)
-	c.m[key] = l
-}
+// snapshots are the snapshots read last.
+var snapshots = source.NewSnapshotCache(64)
 
 // DropCachedSnapshots empties the snapshot cache (tests, benchmarks of cold reads).
-func DropCachedSnapshots() {
-	snapshots.mu.Lock()
-	defer snapshots.mu.Unlock()
-	snapshots.order, snapshots.m = nil, map[string]*source.Listing{}
-}
+func DropCachedSnapshots() { snapshots.Drop() }
 
 // sortFiles sorts a listing's files by path.
 func sortFiles(files []source.FileRef) {
