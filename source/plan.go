@@ -523,16 +523,8 @@ func sameShape(a, b arrow.DataType) bool {
 	}
 	switch x := a.(type) {
 	case *arrow.StructType:
-		y := b.(*arrow.StructType)
-		if x.NumFields() != y.NumFields() {
-			return false
-		}
-		for i := range x.NumFields() {
-			if !arrow.TypeEqual(x.Field(i).Type, y.Field(i).Type) && !sameShape(x.Field(i).Type, y.Field(i).Type) {
-				return false
-			}
-		}
-		return true
+		_, ok := structSources(x, b.(*arrow.StructType))
+		return ok
 	case *arrow.ListType:
 		return arrow.TypeEqual(x.Elem(), b.(*arrow.ListType).Elem()) || sameShape(x.Elem(), b.(*arrow.ListType).Elem())
 	case *arrow.MapType:
@@ -541,6 +533,36 @@ func sameShape(a, b arrow.DataType) bool {
 			(arrow.TypeEqual(x.ItemType(), y.ItemType()) || sameShape(x.ItemType(), y.ItemType()))
 	}
 	return arrow.TypeEqual(a, b) || castable(a, b) || lakeCastable(a, b)
+}
+
+// structSources says where each field of the table's struct type to comes from in a
+// file's struct type from: the field at the same position when both have as many (a
+// file may name them otherwise: column mapping), else the field of the same name,
+// or -1 for a field the file's struct lacks (added since: it reads as NULL). ok is
+// false when a field's type cannot be read as the table's, or no field matches.
+func structSources(from, to *arrow.StructType) (src []int, ok bool) {
+	src = make([]int, to.NumFields())
+	matched := false
+	for i := range to.NumFields() {
+		src[i] = -1
+		if from.NumFields() == to.NumFields() {
+			src[i] = i
+		} else {
+			for j := range from.NumFields() {
+				if strings.EqualFold(from.Field(j).Name, to.Field(i).Name) {
+					src[i] = j
+					break
+				}
+			}
+		}
+		if j := src[i]; j >= 0 {
+			if !arrow.TypeEqual(from.Field(j).Type, to.Field(i).Type) && !sameShape(from.Field(j).Type, to.Field(i).Type) {
+				return nil, false
+			}
+			matched = true
+		}
+	}
+	return src, matched
 }
 
 // comparable reports whether bounds typed like a file column compare correctly (with

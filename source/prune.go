@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
@@ -112,9 +113,7 @@ func retype(ctx context.Context, d arrow.ArrayData, to arrow.DataType) (arrow.Ar
 	var kids []arrow.DataType
 	switch t := to.(type) {
 	case *arrow.StructType:
-		for i := range t.NumFields() {
-			kids = append(kids, t.Field(i).Type)
-		}
+		return restruct(ctx, d, t)
 	case *arrow.ListType:
 		kids = []arrow.DataType{t.Elem()}
 	case *arrow.MapType:
@@ -145,3 +144,32 @@ func retype(ctx context.Context, d arrow.ArrayData, to arrow.DataType) (arrow.Ar
 	defer nd.Release()
 	return array.MakeFromData(nd), nil
 }
+
+// restruct reads struct data d as the struct type to: each field from the file's
+// field structSources names, retyped, and NULL for a field the file lacks.
+func restruct(ctx context.Context, d arrow.ArrayData, to *arrow.StructType) (arrow.Array, error) {
+	src, ok := structSources(d.DataType().(*arrow.StructType), to)
+	if !ok {
+		return nil, errs.New(errs.Internal, "BUG: %s cannot be read as %s", d.DataType(), to)
+	}
+	children := d.Children()
+	out := make([]arrow.ArrayData, to.NumFields())
+	for i, j := range src {
+		var k arrow.Array
+		if j < 0 {
+			// Children span the parent's offset too.
+			k = array.MakeArrayOfNull(memory.DefaultAllocator, to.Field(i).Type, d.Offset()+d.Len())
+		} else {
+			var err error
+			if k, err = retype(ctx, children[j], to.Field(i).Type); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = k.Data()
+		defer k.Release()
+	}
+	nd := array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd), nil
+}
+
