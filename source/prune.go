@@ -172,4 +172,3 @@ func restruct(ctx context.Context, d arrow.ArrayData, to *arrow.StructType) (arr
 	defer nd.Release()
 	return array.MakeFromData(nd), nil
 }
-
