@@ -332,26 +332,27 @@ type IcebergEntry struct {
 	MetadataLocation string // the metadata file read at registration
 }
 
-// recordIceberg writes e for the table named name in tx. A row already there for the
-// same name keeps its place when it names the same metadata file; one naming another
-// is refused, since it is another engine's table (or a later commit to this one).
+// recordIceberg writes e for the table named name in tx. The rows of catalog
+// IcebergCatalogName mirror Lore's registered tables by name, so a row already there
+// under that namespace and name (a table registered before and dropped, the row left
+// for other engines) is replaced, its metadata location kept as the previous one.
 func (c *Catalog) recordIceberg(ctx context.Context, tx *sql.Tx, name string, e IcebergEntry) error {
 	if err := ValidateIcebergNamespace(e.Namespace); err != nil {
 		return errs.New(errs.Analysis, "iceberg_namespace: %v", err)
 	}
-	var have sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT metadata_location FROM iceberg_tables
-		WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?`, IcebergCatalogName, e.Namespace, name).Scan(&have)
-	switch {
-	case err == nil:
-		if have.String == e.MetadataLocation {
-			return nil
-		}
-		return errs.New(errs.Analysis,
-			"the Iceberg catalog already holds table %s.%s (metadata %q); register this one under another name or iceberg_namespace, or read that one with location 'lore:%s.%s'",
-			e.Namespace, name, have.String, e.Namespace, name)
-	case !errors.Is(err, sql.ErrNoRows):
+	res, err := tx.ExecContext(ctx, `UPDATE iceberg_tables SET previous_metadata_location = metadata_location, metadata_location = ?
+		WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location IS NOT ?`,
+		e.MetadataLocation, IcebergCatalogName, e.Namespace, name, e.MetadataLocation)
+	if err != nil {
+		return c.internal(err, "cannot record Iceberg table %s.%s", e.Namespace, name)
+	}
+	var have int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM iceberg_tables
+		WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?`, IcebergCatalogName, e.Namespace, name).Scan(&have); err != nil {
 		return c.internal(err, "cannot read iceberg_tables")
+	}
+	if n, _ := res.RowsAffected(); n > 0 || have > 0 {
+		return nil
 	}
 	typed, err := hasTypeColumn(ctx, tx)
 	if err != nil {
@@ -373,4 +374,28 @@ func (c *Catalog) recordIceberg(ctx context.Context, tx *sql.Tx, name string, e 
 		return c.internal(err, "cannot record Iceberg namespace %s", e.Namespace)
 	}
 	return nil
+}
+
+// CommitIcebergMetadata moves the table ref names in Lore's own catalog from metadata
+// file from to metadata file to, as Iceberg SQL catalogs commit (iceberg-go's and
+// pyiceberg's alike): one UPDATE conditional on the current location, the old one kept
+// as the previous. A table whose location is no longer from was committed by another
+// writer first: SOURCE_CHANGED, and nothing is changed.
+func (c *Catalog) CommitIcebergMetadata(ctx context.Context, ref IcebergRef, from, to string) error {
+	return c.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?
+			WHERE table_namespace = ? AND table_name = ? AND (? = '' OR catalog_name = ?) AND metadata_location = ?`,
+			to, from, ref.Namespace, ref.Table, ref.Catalog, ref.Catalog, from)
+		if err != nil {
+			return c.internal(err, "cannot commit Iceberg table %s.%s", ref.Namespace, ref.Table)
+		}
+		switch n, _ := res.RowsAffected(); {
+		case n == 0:
+			return errs.New(errs.SourceChanged, "Iceberg table %s.%s is not at metadata file %q: another commit came first",
+				ref.Namespace, ref.Table, from)
+		case n > 1:
+			return errs.New(errs.Analysis, "Iceberg table %s.%s is in several catalogs: name one", ref.Namespace, ref.Table)
+		}
+		return nil
+	})
 }
