@@ -65,6 +65,12 @@ func TestIcebergCommitThroughLoresCatalog(t *testing.T) {
 		t.Fatalf("before the commit: %s and %s rows, want 0", count("first"), count("live"))
 	}
 
+	detail := func(name string) (snapshot, version string) {
+		res := query(t, e, "DESCRIBE DETAIL "+name)
+		return text(res, 0, 8), text(res, 0, 12)
+	}
+	_, before := detail("live")
+
 	// Another writer commits: the catalog's pointer moves from v0 to v1.
 	other, err := catalog.Open(ctx, filepath.Join(home, "catalog.db"))
 	if err != nil {
@@ -77,6 +83,9 @@ func TestIcebergCommitThroughLoresCatalog(t *testing.T) {
 	}
 	if got := count("live"); got != "3" {
 		t.Errorf("after the commit: %s rows, want 3", got)
+	}
+	if snap, after := detail("live"); snap != "6154553663017965981" || after == before {
+		t.Errorf("after the commit: snapshot %s, source version %s (before %s)", snap, after, before)
 	}
 	if got := count("first"); got != "0" {
 		t.Errorf("the table registered by its metadata file moved: %s rows", got)
