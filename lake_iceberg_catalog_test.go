@@ -40,6 +40,15 @@ func TestIcebergFromSQLiteCatalog(t *testing.T) {
 			t.Errorf("%s: rows %q, want %q", name, got, want)
 		}
 	}
+	for _, sql := range []string{
+		"SELECT count(*) FROM iceberg_scan(" + types.QuoteString("sqlite:"+file+"#default.my_table") + ")",
+		"SELECT count(*) FROM " + types.QuoteString("sqlite:"+file+"#default.my_table"),
+		"SELECT count(*) FROM iceberg_scan(" + types.QuoteString("sqlite:"+file+"#default.my_table") + ", version => 6154553663017965981)",
+	} {
+		if got := cell(query(t, e, sql), 0, 0); got != "3" {
+			t.Errorf("%s = %s, want 3", sql, got)
+		}
+	}
 	res := query(t, e, "SHOW CREATE TABLE cm")
 	if s := text(res, 0, 0); !strings.Contains(s, "sqlite:"+file+"#default.my_table") {
 		t.Errorf("SHOW CREATE TABLE: %s", s)

@@ -75,7 +75,11 @@ func boolInt(b bool) int {
 
 func (c *catalogView) Path(ctx context.Context, location, format string, at source.AsOf) (*plan.TableRef, error) {
 	if format == "parquet" {
+		_, inCatalog, _ := catalog.ParseIcebergLocation(location)
 		switch {
+		case inCatalog:
+			// A table in an Iceberg catalog.
+			format = "iceberg"
 		case c.e.isDelta(ctx, location):
 			// A Delta table's directory holds files its log removed: read it by its log.
 			format = "delta"
