@@ -13,16 +13,18 @@ import (
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/source/iceberg"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
 // The keys CREATE TABLE … WITH accepts.
-var createKeys = []string{"bloom", "clustered_by", "format", "location"}
+var createKeys = []string{"bloom", "clustered_by", "format", "iceberg_namespace", "location"}
 
 func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result, error) {
 	def := catalog.Table{Name: st.Name, Format: "parquet"}
+	namespace := ""
 	seen := map[string]bool{}
 	for _, o := range st.Options {
 		if seen[o.Key] {
@@ -40,6 +42,14 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 				return nil, errs.At(errs.Analysis, o.Value.Pos, "format must be 'parquet', 'delta' or 'iceberg'")
 			}
 			def.Format = strings.ToLower(o.Value.Str)
+		case "iceberg_namespace":
+			if o.Value.Kind != sql.ValueString && o.Value.Kind != sql.ValueIdent {
+				return nil, errs.At(errs.Analysis, o.Value.Pos, "iceberg_namespace must be a string such as 'default' or 'a.b'")
+			}
+			if err := catalog.ValidateIcebergNamespace(o.Value.Str); err != nil {
+				return nil, errs.At(errs.Analysis, o.Value.Pos, "iceberg_namespace: %v", err)
+			}
+			namespace = o.Value.Str
 		case "clustered_by", "bloom":
 			cols, err := stringArray(o)
 			if err != nil {
@@ -57,6 +67,17 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 	if def.Location == "" {
 		return nil, errs.At(errs.Analysis, st.Start, "CREATE TABLE %s needs WITH (location = '…')", st.Name)
 	}
+	ref, inCatalog, err := catalog.ParseIcebergLocation(def.Location)
+	if err != nil {
+		return nil, errs.At(errs.Analysis, st.Start, "%v", err)
+	}
+	if inCatalog && !seen["format"] {
+		def.Format = "iceberg" // a catalog location names an Iceberg table
+	}
+	if namespace != "" && (def.Format != "iceberg" || inCatalog) {
+		return nil, errs.At(errs.Analysis, st.Start,
+			"iceberg_namespace applies to an Iceberg table registered by path, which Lore's catalog then records for other engines")
+	}
 	switch def.Format {
 	case "parquet", "delta", "iceberg":
 	default:
@@ -67,16 +88,40 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 			return emptyResult(), nil
 		}
 	}
-	loc, err := absoluteLocation(def.Location)
-	if err != nil {
-		return nil, errs.At(errs.Analysis, st.Start, "cannot resolve location %q: %v", def.Location, err)
+	switch {
+	case inCatalog && def.Format != "iceberg":
+		return nil, errs.At(errs.Analysis, st.Start, "location %q names an Iceberg catalog's table: its format is 'iceberg'", def.Location)
+	case inCatalog && ref.File != "":
+		file, err := absoluteLocation(ref.File)
+		if err != nil {
+			return nil, errs.At(errs.Analysis, st.Start, "cannot resolve catalog file %q: %v", ref.File, err)
+		}
+		ref.File = file
+		def.Location = ref.String()
+	case !inCatalog:
+		loc, err := absoluteLocation(def.Location)
+		if err != nil {
+			return nil, errs.At(errs.Analysis, st.Start, "cannot resolve location %q: %v", def.Location, err)
+		}
+		def.Location = loc
 	}
-	def.Location = loc
 	l, err := e.resolve(ctx, def.Format, def.Location, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
 	def.Columns = tableColumns(l)
+	if def.Format == "iceberg" && !inCatalog {
+		// A table registered by path is recorded in Lore's Iceberg SQL catalog, so
+		// that other engines pointed at catalog.db find it.
+		md, err := iceberg.MetadataFile(ctx, e.store, def.Location)
+		if err != nil {
+			return nil, err
+		}
+		if namespace == "" {
+			namespace = catalog.DefaultIcebergNamespace
+		}
+		def.Iceberg = &catalog.IcebergEntry{Namespace: namespace, MetadataLocation: md}
+	}
 	if _, _, err := e.catalog.CreateTable(ctx, def, st.IfNotExists); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -74,7 +75,11 @@ func boolInt(b bool) int {
 
 func (c *catalogView) Path(ctx context.Context, location, format string, at source.AsOf) (*plan.TableRef, error) {
 	if format == "parquet" {
+		_, inCatalog, _ := catalog.ParseIcebergLocation(location)
 		switch {
+		case inCatalog:
+			// A table in an Iceberg catalog.
+			format = "iceberg"
 		case c.e.isDelta(ctx, location):
 			// A Delta table's directory holds files its log removed: read it by its log.
 			format = "delta"
@@ -103,9 +108,33 @@ func (e *Engine) resolve(ctx context.Context, format, location string, at source
 	case "delta":
 		return delta.Open(ctx, e.store, location, at)
 	case "iceberg":
+		ref, ok, err := catalog.ParseIcebergLocation(location)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return e.openIcebergCatalog(ctx, location, ref, at)
+		}
 		return iceberg.Open(ctx, e.store, location, at)
 	}
 	return nil, errs.New(errs.Analysis, "format %q cannot be read by this version of Lore", format)
+}
+
+// openIcebergCatalog reads the Iceberg table ref names in a SQLite Iceberg catalog: a
+// catalog file, or Lore's own (ref.File empty). The catalog is asked for the table's
+// metadata file on every call, so that each statement reads what was last committed.
+func (e *Engine) openIcebergCatalog(ctx context.Context, location string, ref catalog.IcebergRef, at source.AsOf) (*source.Listing, error) {
+	pointer := func(ctx context.Context) (string, error) { return e.catalog.IcebergMetadataLocation(ctx, ref) }
+	base := e.opts.Home
+	if ref.File != "" {
+		pointer = func(ctx context.Context) (string, error) { return catalog.IcebergMetadataLocation(ctx, ref) }
+		abs, err := filepath.Abs(ref.File)
+		if err != nil {
+			return nil, errs.New(errs.SourceUnavailable, "cannot find Iceberg catalog %q: %w", ref.File, err)
+		}
+		base = filepath.Dir(abs)
+	}
+	return iceberg.OpenPointer(ctx, e.store, location, base, pointer, at)
 }
 
 // isDelta reports whether location is a directory with a Delta log.

@@ -130,6 +130,30 @@ var migrations = []migration{
 		) STRICT`,
 		`CREATE INDEX query_log_by_start ON query_log (started_at_ms)`,
 	}},
+	// The catalog serves as an Iceberg SQL catalog too: these are the two tables of
+	// the layout iceberg-go's catalog/sql and pyiceberg's SqlCatalog use, column for
+	// column, so that either, pointed at catalog.db, sees and commits the Iceberg
+	// tables recorded here. They are not STRICT (their VARCHAR columns are the other
+	// engines' declarations), and IF NOT EXISTS keeps tables such an engine made
+	// before this migration.
+	{version: 2, name: "iceberg sql catalog", stmts: []string{
+		`CREATE TABLE IF NOT EXISTS iceberg_tables (
+			catalog_name               VARCHAR(255)  NOT NULL,
+			table_namespace            VARCHAR(255)  NOT NULL,
+			table_name                 VARCHAR(255)  NOT NULL,
+			metadata_location          VARCHAR(1000),
+			previous_metadata_location VARCHAR(1000),
+			iceberg_type               VARCHAR(5),
+			PRIMARY KEY (catalog_name, table_namespace, table_name)
+		)`,
+		`CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (
+			catalog_name   VARCHAR(255)  NOT NULL,
+			namespace      VARCHAR(255)  NOT NULL,
+			property_key   VARCHAR(255)  NOT NULL,
+			property_value VARCHAR(1000),
+			PRIMARY KEY (catalog_name, namespace, property_key)
+		)`,
+	}},
 }
 
 // LatestSchemaVersion is the newest catalog schema version this build knows.

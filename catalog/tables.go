@@ -29,6 +29,9 @@ type Table struct {
 	Columns     []Column
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// Iceberg, when set on CreateTable, records the table in the catalog's Iceberg SQL
+	// catalog tables too (in the same transaction). It is not read back.
+	Iceberg *IcebergEntry
 }
 
 // Formats are the table formats the catalog accepts.
@@ -98,6 +101,13 @@ func (c *Catalog) CreateTable(ctx context.Context, t Table, ifNotExists bool) (T
 		if err := c.writeLayout(ctx, tx, id, t, layoutBloom, t.Bloom); err != nil {
 			return err
 		}
+		detail := map[string]any{}
+		if t.Iceberg != nil {
+			if err := c.recordIceberg(ctx, tx, t.Name, *t.Iceberg); err != nil {
+				return err
+			}
+			detail["iceberg_namespace"] = t.Iceberg.Namespace
+		}
 		out = t
 		out.ID = id
 		out.ClusteredBy = cloneNames(t.ClusteredBy)
@@ -105,14 +115,13 @@ func (c *Catalog) CreateTable(ctx context.Context, t Table, ifNotExists bool) (T
 		out.Columns = append([]Column(nil), t.Columns...)
 		out.CreatedAt, out.UpdatedAt = fromMS(now), fromMS(now)
 		created = true
-		return c.audit(ctx, tx, "create_table", t.Name, map[string]any{
-			"id":           id,
-			"location":     t.Location,
-			"format":       t.Format,
-			"columns":      len(t.Columns),
-			"clustered_by": jsonList(out.ClusteredBy),
-			"bloom":        jsonList(out.Bloom),
-		})
+		detail["id"] = id
+		detail["location"] = t.Location
+		detail["format"] = t.Format
+		detail["columns"] = len(t.Columns)
+		detail["clustered_by"] = jsonList(out.ClusteredBy)
+		detail["bloom"] = jsonList(out.Bloom)
+		return c.audit(ctx, tx, "create_table", t.Name, detail)
 	})
 	if err != nil {
 		return Table{}, false, err

@@ -38,6 +38,53 @@ const maxMetadata = 256 << 20
 // file; a missing table is errs.SourceUnavailable; a snapshot that does not exist is
 // errs.Analysis.
 func Open(ctx context.Context, store storage.Store, location string, at source.AsOf) (l *source.Listing, err error) {
+	mdInfo, dir, err := locate(ctx, store, location)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, store, location, mdInfo, dir, at)
+}
+
+// Pointer returns the metadata file a catalog currently names for a table (its
+// metadata_location), as the catalog holds it: a path, a URI or a relative path.
+type Pointer func(ctx context.Context) (metadataLocation string, err error)
+
+// OpenPointer reads the Iceberg table whose current metadata file pointer names, as
+// of at: a table in a catalog, which commits by swapping that pointer. The pointer is
+// asked each time, so that the next statement after a commit reads the new snapshot;
+// the source version's identity covers it, being the metadata file's path. A relative
+// metadata location is taken relative to base (the catalog file's directory) as the
+// paths of a table found in a directory are: where its leading segments overlap
+// base's trailing ones, else under base. location names the table in errors.
+func OpenPointer(ctx context.Context, store storage.Store, location, base string, pointer Pointer, at source.AsOf) (*source.Listing, error) {
+	md, err := pointer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mdPath := newResolver(base, "").resolve(md)
+	mdInfo, err := store.Stat(ctx, mdPath)
+	if err != nil {
+		code := errs.CodeOf(err)
+		if code == errs.Internal {
+			code = errs.SourceUnavailable
+		}
+		return nil, errs.New(code, "Iceberg table %q: the metadata file its catalog names cannot be read: %w", location, err)
+	}
+	dir := path.Dir(mdPath)
+	if path.Base(dir) == "metadata" {
+		dir = path.Dir(dir)
+	}
+	return open(ctx, store, location, mdInfo, dir, at)
+}
+
+// MetadataFile is the metadata file Open reads for location now.
+func MetadataFile(ctx context.Context, store storage.Store, location string) (string, error) {
+	o, _, err := locate(ctx, store, location)
+	return o.Path, err
+}
+
+// open reads the table whose metadata file is mdInfo, in directory dir.
+func open(ctx context.Context, store storage.Store, location string, mdInfo storage.ObjectInfo, dir string, at source.AsOf) (l *source.Listing, err error) {
 	defer func() {
 		// iceberg-go is not Lore's code: a panic inside it on hostile input is a
 		// corrupt table, not a crashed statement.
@@ -45,10 +92,6 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 			l, err = nil, errs.New(errs.CorruptSource, "Iceberg table %q cannot be read: %v", location, r)
 		}
 	}()
-	mdInfo, dir, err := locate(ctx, store, location)
-	if err != nil {
-		return nil, err
-	}
 	raw, err := readMetadata(ctx, store, mdInfo)
 	if err != nil {
 		return nil, err
