@@ -50,19 +50,24 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 	if err != nil {
 		return nil, err
 	}
-	raw, err := readMetadata(ctx, store, mdInfo)
-	if err != nil {
-		return nil, err
-	}
-	md, err := parseMetadata(mdInfo.Path, raw)
-	if err != nil {
-		return nil, err
+	marker, markerErr := source.ChangeMarker(mdInfo)
+	mdKey := fmt.Sprintf("%s\x00%d\x00%s", mdInfo.Path, mdInfo.Size, marker)
+	raw, md := parsed.get(mdKey)
+	if md == nil {
+		if raw, err = readMetadata(ctx, store, mdInfo); err != nil {
+			return nil, err
+		}
+		if md, err = parseMetadata(mdInfo.Path, raw); err != nil {
+			return nil, err
+		}
+		if markerErr == nil {
+			parsed.put(mdKey, raw, md)
+		}
 	}
 	snap, err := choose(md, at, location)
 	if err != nil {
 		return nil, err
 	}
-	marker, _ := source.ChangeMarker(mdInfo)
 	var snapID int64
 	if snap != nil {
 		snapID = snap.id()
@@ -359,11 +364,62 @@ func (c *snapshotCache) put(key string, l *source.Listing) {
 	c.m[key] = l
 }
 
-// DropCachedSnapshots empties the snapshot cache (tests, benchmarks of cold reads).
+// metadataCache keeps the metadata files parsed last, by path, size and change
+// marker: a statement that finds the metadata file unchanged neither reads nor
+// parses it again (a table's JSON grows with its snapshots). Parsed metadata is
+// never modified, so statements share it. Files above cachedMetadataBytes are not
+// kept.
+type metadataCache struct {
+	mu    sync.Mutex
+	order []string
+	m     map[string]parsedMetadata
+}
+
+type parsedMetadata struct {
+	raw []byte
+	md  *metadata
+}
+
+const (
+	cachedMetadata      = 16
+	cachedMetadataBytes = 4 << 20
+)
+
+var parsed = &metadataCache{m: map[string]parsedMetadata{}}
+
+func (c *metadataCache) get(key string) ([]byte, *metadata) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.m[key]
+	return p.raw, p.md
+}
+
+func (c *metadataCache) put(key string, raw []byte, md *metadata) {
+	if len(raw) > cachedMetadataBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok {
+		return
+	}
+	if len(c.order) >= cachedMetadata {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.order = append(c.order, key)
+	c.m[key] = parsedMetadata{raw: raw, md: md}
+}
+
+// DropCachedSnapshots empties the snapshot and metadata caches (tests, benchmarks of
+// cold reads).
 func DropCachedSnapshots() {
 	snapshots.mu.Lock()
-	defer snapshots.mu.Unlock()
 	snapshots.order, snapshots.m = nil, map[string]*source.Listing{}
+	snapshots.mu.Unlock()
+	parsed.mu.Lock()
+	parsed.order, parsed.m = nil, map[string]parsedMetadata{}
+	parsed.mu.Unlock()
 }
 
 // sortFiles sorts a listing's files by path.
