@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -120,7 +121,7 @@ func writeIcebergTable(ctx context.Context, src, dst string) error {
 		return err
 	}
 	meta := map[string]any{
-		"format-version": 2, "table-uuid": "5b0f8a52-3c1d-4e7a-9f1e-" + fmt.Sprintf("%012x", len(filepath.Base(dst))),
+		"format-version": 2, "table-uuid": tableUUID(filepath.Base(dst)),
 		"location": loc, "last-sequence-number": 1, "last-updated-ms": 1_700_000_000_000,
 		"last-column-id": iceSchema.HighestFieldID(), "current-schema-id": 0, "schemas": []json.RawMessage{schemaJSON},
 		"default-spec-id": 0, "last-partition-id": 999, "partition-specs": []json.RawMessage{specJSON},
@@ -138,6 +139,14 @@ func writeIcebergTable(ctx context.Context, src, dst string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(loc, "metadata", "version-hint.text"), []byte("1"), 0o644)
+}
+
+// tableUUID is a fixed UUID (version 4 in form) for a benchmark table, one per name,
+// so that writing the tables again gives the same metadata.
+func tableUUID(name string) string {
+	h := sha256.Sum256([]byte("lore bench " + name))
+	h[6], h[8] = h[6]&0x0f|0x40, h[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // icebergSchema is the Iceberg schema of the benchmark files' Arrow schema, field ids
