@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,9 +22,11 @@ import (
 	pqfile "github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/puffin"
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/source/deletes"
 	"github.com/loredb/lore/types"
 )
 
@@ -192,11 +195,12 @@ func icebergDataFile(t *testing.T, root string, spec ice.PartitionSpec, byDay bo
 // icebergSnapshot commits the next snapshot of the unpartitioned Iceberg table
 // icebergCommit wrote at root, as a writer appending or deleting does: a new metadata
 // file vN+1 whose snapshot's manifest list keeps every manifest of the current one and
-// adds a data manifest for the files added (paths relative to root/data) and a delete
+// adds a data manifest for the files added (paths relative to root/data), a delete
 // manifest for one position delete file of the positions deleted (by data file path),
-// then the version hint names it. It returns the new snapshot's id, past 32 bits as
-// real writers' ids are.
-func icebergSnapshot(t *testing.T, root string, added []deltaFile, deleted map[string][]int64) int64 {
+// and one for a Puffin file of deletion vectors of the positions in dvs (which makes
+// the table format version 3, as a writer upgrading it does), then the version hint
+// names it. It returns the new snapshot's id, past 32 bits as real writers' ids are.
+func icebergSnapshot(t *testing.T, root string, added []deltaFile, deleted, dvs map[string][]int64) int64 {
 	t.Helper()
 	mdir := filepath.Join(root, "metadata")
 	hint, err := os.ReadFile(filepath.Join(mdir, "version-hint.text"))
@@ -218,6 +222,7 @@ func icebergSnapshot(t *testing.T, root string, added []deltaFile, deleted map[s
 		t.Fatal(err)
 	}
 	var parts struct {
+		Version int                 `json:"format-version"`
 		Schemas []*ice.Schema       `json:"schemas"`
 		Specs   []ice.PartitionSpec `json:"partition-specs"`
 		Current int64               `json:"current-snapshot-id"`
@@ -254,9 +259,13 @@ func icebergSnapshot(t *testing.T, root string, added []deltaFile, deleted map[s
 			noneID = f.ID
 		}
 	}
+	version := parts.Version
+	if len(dvs) > 0 {
+		version = 3
+	}
 	write := func(name string, content ice.ManifestContent, files []ice.DataFile) {
 		var buf bytes.Buffer
-		w, err := ice.NewManifestWriter(2, &buf, spec, schema, snap, ice.WithManifestWriterContent(content))
+		w, err := ice.NewManifestWriter(version, &buf, spec, schema, snap, ice.WithManifestWriterContent(content))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,17 +307,22 @@ func icebergSnapshot(t *testing.T, root string, added []deltaFile, deleted map[s
 		}
 		write(fmt.Sprintf("m%d-deletes.avro", v), ice.ManifestContentDeletes, []ice.DataFile{b.Build()})
 	}
+	if len(dvs) > 0 {
+		name := fmt.Sprintf("dv-%d.puffin", v)
+		write(fmt.Sprintf("m%d-dvs.avro", v), ice.ManifestContentDeletes, icebergDeletionVectors(t, root, name, spec, dvs))
+		meta["format-version"], meta["next-row-id"] = 3, 0
+	}
 	list := fmt.Sprintf("snap-%d.avro", snap)
 	var lbuf bytes.Buffer
 	parent := parts.Current
-	if err := ice.WriteManifestList(2, &lbuf, snap, &parent, &seq, 0, manifests); err != nil {
+	if err := ice.WriteManifestList(version, &lbuf, snap, &parent, &seq, 0, manifests); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(mdir, list), lbuf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	op := "append"
-	if len(deleted) > 0 {
+	if len(deleted)+len(dvs) > 0 {
 		op = map[bool]string{true: "overwrite", false: "delete"}[len(added) > 0]
 	}
 	at := int64(1_700_000_000_000) + int64(v)*1000
@@ -326,6 +340,60 @@ func icebergSnapshot(t *testing.T, root string, added []deltaFile, deleted map[s
 		t.Fatal(err)
 	}
 	return snap
+}
+
+// icebergDeletionVectors writes a Puffin file root/data/name holding a
+// deletion-vector-v1 blob of the positions of each data file in dvs (by path relative
+// to root/data), and returns the delete files that state them.
+func icebergDeletionVectors(t *testing.T, root, name string, spec ice.PartitionSpec, dvs map[string][]int64) []ice.DataFile {
+	t.Helper()
+	paths := make([]string, 0, len(dvs))
+	for p := range dvs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var buf bytes.Buffer
+	w, err := puffin.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type blob struct {
+		path         string
+		rows         int64
+		offset, size int64
+	}
+	var blobs []blob
+	for _, p := range paths {
+		pos, err := deletes.FromSorted(dvs[p])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// length, magic, the portable 64-bit Roaring bitmap, CRC-32 of magic and bitmap
+		body := pos.AppendRoaring64([]byte{0xD1, 0xD3, 0x39, 0x64})
+		data := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+		data = binary.BigEndian.AppendUint32(append(data, body...), crc32.ChecksumIEEE(body))
+		m, err := w.AddBlob(puffin.BlobMetadataInput{Type: puffin.BlobTypeDeletionVector, SnapshotID: -1, SequenceNumber: -1, Fields: []int32{},
+			Properties: map[string]string{"referenced-data-file": "t/data/" + p, "cardinality": strconv.FormatInt(pos.Len(), 10)}}, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blobs = append(blobs, blob{path: p, rows: pos.Len(), offset: m.Offset, size: m.Length})
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data", name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var files []ice.DataFile
+	for _, b := range blobs {
+		df, err := ice.NewDataFileBuilder(spec, ice.EntryContentPosDeletes, "t/data/"+name, ice.PuffinFile, map[int]any{}, nil, nil, b.rows, int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, df.ReferencedDataFile("t/data/"+b.path).ContentOffset(b.offset).ContentSizeInBytes(b.size).Build())
+	}
+	return files
 }
 
 // icebergPositionDeletes writes a position delete file at path: file_path and pos,
@@ -374,9 +442,10 @@ func icebergPositionDeletes(t *testing.T, path string, deleted map[string][]int6
 }
 
 // TestIcebergCommitsMakeTheRecordStale lands real snapshots between statements: an
-// append, then a delete by a position delete file. The statement after each scans (a
-// stale record never answers), the refresh brings the record to the new snapshot, and
-// the statement after that is answered from it again; an older snapshot never is.
+// append, a delete by a position delete file, then one by a deletion vector. The
+// statement after each scans (a stale record never answers), the refresh brings the
+// record to the new snapshot, and the statement after that is answered from it
+// again; an older snapshot never is.
 func TestIcebergCommitsMakeTheRecordStale(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "t")
@@ -397,15 +466,22 @@ func TestIcebergCommitsMakeTheRecordStale(t *testing.T) {
 	}
 	count("SELECT count(*) FROM ev", 6_000, "context")
 
-	appended := icebergSnapshot(t, root, []deltaFile{file(2)}, nil)
+	appended := icebergSnapshot(t, root, []deltaFile{file(2)}, nil, nil)
 	count("SELECT count(*) FROM ev", 9_000, "scan")
 	lore.WaitForRefreshes(e)
 	count("SELECT count(*) FROM ev", 9_000, "context")
 
-	icebergSnapshot(t, root, nil, map[string][]int64{file(1).path: {0, 1, 2, 500, 999}})
+	deleted := icebergSnapshot(t, root, nil, map[string][]int64{file(1).path: {0, 1, 2, 500, 999}}, nil)
 	count("SELECT count(*) FROM ev", 8_995, "scan")
 	lore.WaitForRefreshes(e)
 	count("SELECT count(*) FROM ev", 8_995, "context")
+
+	// A deletion vector, in a snapshot that makes the table format version 3.
+	icebergSnapshot(t, root, nil, nil, map[string][]int64{file(2).path: {3, 4, 2_999}})
+	count("SELECT count(*) FROM ev", 8_992, "scan")
+	lore.WaitForRefreshes(e)
+	count("SELECT count(*) FROM ev", 8_992, "context")
+	count(fmt.Sprintf("SELECT count(*) FROM ev FOR VERSION AS OF %d", deleted), 8_995, "scan")
 	count(fmt.Sprintf("SELECT count(*) FROM ev FOR VERSION AS OF %d", appended), 9_000, "scan")
 	count("SELECT count(*) FROM ev FOR VERSION AS OF 1", 6_000, "scan")
 }
