@@ -179,3 +179,42 @@ func BenchmarkDeltaContextAnswer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIcebergContextAnswer is count/min/max of the 10,000-file Iceberg table
+// after ANALYZE: answered from the record, with the metadata found through the
+// version hint to know the snapshot.
+func BenchmarkIcebergContextAnswer(b *testing.B) {
+	dir := filepath.Join(os.TempDir(), "lore-bench-iceberg-10k-v1")
+	if _, err := os.Stat(filepath.Join(dir, "metadata", "version-hint.text")); err != nil {
+		b.Skipf("no Iceberg table at %s: write it with go test ./source/iceberg -run TestBigTableReads", dir)
+	}
+	ctx := context.Background()
+	e, err := lore.Open(ctx, lore.Options{Home: b.TempDir(), NoAutoRefresh: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	for _, q := range []string{fmt.Sprintf("CREATE TABLE t WITH (location = %s, format = 'iceberg')", types.QuoteString(dir)), "ANALYZE t"} {
+		if _, err := e.Query(ctx, q, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const sql = "SELECT count(*), min(id), max(id) FROM t"
+	settings := map[string]string{"result_cache": "false"}
+	res, err := e.Query(ctx, sql, settings)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Record.Execution.Mode != "context" {
+		b.Fatalf("answered in mode %q (%s), want context", res.Record.Execution.Mode, res.Record.Execution.Detail)
+	}
+	if got := fmt.Sprint(types.ValueAt(res.Batches[0].Column(0), 0), types.ValueAt(res.Batches[0].Column(2), 0)); got != "1000000 999999" {
+		b.Fatalf("count(*), max(id) = %s, want 1000000 999999", got)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Query(ctx, sql, settings); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,6 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/source/iceberg"
+	"github.com/loredb/lore/storage"
 )
 
 // TestStatisticsSmoke runs the statistics suite on a tiny data set: every query is
@@ -244,7 +250,7 @@ func TestDeltaFormatSmoke(t *testing.T) {
 	cfg := Config{Threads: 2, Rounds: 1, Timeout: time.Minute,
 		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
 	var w bytes.Buffer
-	res, geo, err := CompareFormats(ctx, cfg, s, &w)
+	res, geo, err := CompareFormats(ctx, cfg, s, "delta", &w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,13 +258,75 @@ func TestDeltaFormatSmoke(t *testing.T) {
 		t.Fatalf("%d results for %d queries, geometric mean %g", len(res), len(eventsQueries), geo)
 	}
 	for _, r := range res {
-		if !r.Parquet.OK() || !r.Delta.OK() {
-			t.Errorf("%s: parquet %q, delta %q", r.Name, r.Parquet.Error, r.Delta.Error)
+		if !r.Parquet.OK() || !r.Lake.OK() {
+			t.Errorf("%s: parquet %q, delta %q", r.Name, r.Parquet.Error, r.Lake.Error)
 		} else if r.Equal == nil || !*r.Equal {
 			t.Errorf("%s: results differ: %s", r.Name, r.Diff)
 		}
 	}
 	if !strings.Contains(w.String(), "delta/parquet") {
+		t.Errorf("no table written:\n%s", w.String())
+	}
+}
+
+// TestIcebergFormatSmoke writes Iceberg tables over the tiny events files and runs the
+// events queries through Lore on both formats: every query succeeds on both with
+// equal results, and the manifest states every file's rows and the bounds of every
+// column the footers bound, as values of the column's type.
+func TestIcebergFormatSmoke(t *testing.T) {
+	ctx := context.Background()
+	s, err := EventsSuite(ctx, EventsConfig{Rows: 20_000, Files: 3, RowGroupRows: 4096, DataDir: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for i, tb := range s.Tables {
+		s.Tables[i].IcebergDir = filepath.Join(out, tb.Name)
+		if err := writeIcebergTable(ctx, tb.Dir, s.Tables[i].IcebergDir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := iceberg.Open(ctx, storage.Local{}, filepath.Join(out, "events"), source.AsOf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for _, f := range l.Files {
+		if f.Meta == nil || len(f.Meta.Columns) != l.Schema.NumFields() {
+			t.Fatalf("%s: no per-column statistics in the manifest", f.Info.Path)
+		}
+		rows += f.Meta.Rows
+		for c, cs := range f.Meta.Columns {
+			name := l.Schema.Field(c).Name
+			if !cs.HasNullCount {
+				t.Errorf("%s: no null count of %s", f.Info.Path, name)
+			}
+			if (name == "ts" || name == "user_id") && (!cs.HasMinMax || !arrow.TypeEqual(cs.Min.Type, l.Schema.Field(c).Type)) {
+				t.Errorf("%s: bounds of %s are %v, %v", f.Info.Path, name, cs.Min, cs.Max)
+			}
+		}
+	}
+	if len(l.Files) != 3 || rows != 20_000 {
+		t.Fatalf("%d files stating %d rows, want 3 and 20000", len(l.Files), rows)
+	}
+	cfg := Config{Threads: 2, Rounds: 1, Timeout: time.Minute,
+		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
+	var w bytes.Buffer
+	res, geo, err := CompareFormats(ctx, cfg, s, "iceberg", &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(eventsQueries) || geo <= 0 {
+		t.Fatalf("%d results for %d queries, geometric mean %g", len(res), len(eventsQueries), geo)
+	}
+	for _, r := range res {
+		if !r.Parquet.OK() || !r.Lake.OK() {
+			t.Errorf("%s: parquet %q, iceberg %q", r.Name, r.Parquet.Error, r.Lake.Error)
+		} else if r.Equal == nil || !*r.Equal {
+			t.Errorf("%s: results differ: %s", r.Name, r.Diff)
+		}
+	}
+	if !strings.Contains(w.String(), "iceberg/parquet") {
 		t.Errorf("no table written:\n%s", w.String())
 	}
 }

@@ -215,28 +215,33 @@ func deltaTypeName(dt arrow.DataType) (string, error) {
 	return "", fmt.Errorf("no Delta type for %s", dt)
 }
 
-// FormatResult is one query on Lore over the two formats of the same data.
+// FormatResult is one query on Lore over two formats of the same data: Parquet and
+// a lake format.
 type FormatResult struct {
 	Name    string  `json:"name"`
 	Parquet Run     `json:"parquet"`
-	Delta   Run     `json:"delta"`
-	Ratio   float64 `json:"ratio,omitempty"` // Delta / Parquet
+	Lake    Run     `json:"lake"`            // Delta or Iceberg
+	Ratio   float64 `json:"ratio,omitempty"` // Lake / Parquet
 	Equal   *bool   `json:"equal"`
 	Diff    string  `json:"diff,omitempty"`
 }
 
 // CompareFormats runs every query of s through Lore twice over the same files: the
-// tables defined as Parquet directories and as the Delta tables beside them
-// (Table.DeltaDir). Per query, one warm-up of each (their results compared), then
-// rounds alternating between the two; the medians, Delta/Parquet and the geometric
-// mean are written to w.
-func CompareFormats(ctx context.Context, cfg Config, s *Suite, w io.Writer) ([]FormatResult, float64, error) {
+// tables defined as Parquet directories and as the lake tables (lake is "delta" or
+// "iceberg") beside them (Table.DeltaDir, Table.IcebergDir). Per query, one warm-up
+// of each (their results compared), then rounds alternating between the two; the
+// medians, lake/Parquet and the geometric mean are written to w.
+func CompareFormats(ctx context.Context, cfg Config, s *Suite, lake string, w io.Writer) ([]FormatResult, float64, error) {
+	if lake != "delta" && lake != "iceberg" {
+		return nil, 0, fmt.Errorf("unknown lake format %q", lake)
+	}
+	title := map[string]string{"delta": "Delta", "iceberg": "Iceberg"}[lake]
 	progress := cfg.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
 	var engines [2]*loreEngine
-	for i, format := range []string{"parquet", "delta"} {
+	for i, format := range []string{"parquet", lake} {
 		home, err := os.MkdirTemp("", "lore-bench-home-")
 		if err != nil {
 			return nil, 0, err
@@ -245,10 +250,14 @@ func CompareFormats(ctx context.Context, cfg Config, s *Suite, w io.Writer) ([]F
 		tables := make([]Table, len(s.Tables))
 		for k, t := range s.Tables {
 			tables[k] = t
-			if format == "parquet" {
-				tables[k].DeltaDir = ""
-			} else if t.DeltaDir == "" {
-				return nil, 0, fmt.Errorf("table %s has no Delta directory", t.Name)
+			tables[k].DeltaDir, tables[k].IcebergDir = "", ""
+			switch {
+			case format == "delta" && t.DeltaDir != "":
+				tables[k].DeltaDir = t.DeltaDir
+			case format == "iceberg" && t.IcebergDir != "":
+				tables[k].IcebergDir = t.IcebergDir
+			case format != "parquet":
+				return nil, 0, fmt.Errorf("table %s has no %s directory", t.Name, title)
 			}
 		}
 		e, err := openLore(ctx, home, cfg.Threads, cfg.LoreSettings, tables)
@@ -266,34 +275,34 @@ func CompareFormats(ctx context.Context, cfg Config, s *Suite, w io.Writer) ([]F
 		fmt.Fprintf(progress, "%s/%s ...", s.Name, q.Name)
 		r := FormatResult{Name: q.Name}
 		pRows, pErr := timedRun(ctx, cfg, engines[0], q.SQL, true, true, &r.Parquet)
-		dRows, dErr := timedRun(ctx, cfg, engines[1], q.SQL, true, true, &r.Delta)
-		r.Parquet.TimesMS, r.Delta.TimesMS = nil, nil
-		if pErr == nil && dErr == nil {
-			eq, diff := compareResults(pRows, dRows, q.Order, 0)
+		lRows, lErr := timedRun(ctx, cfg, engines[1], q.SQL, true, true, &r.Lake)
+		r.Parquet.TimesMS, r.Lake.TimesMS = nil, nil
+		if pErr == nil && lErr == nil {
+			eq, diff := compareResults(pRows, lRows, q.Order, 0)
 			r.Equal, r.Diff = &eq, diff
 		}
 		for range cfg.Rounds {
 			if r.Parquet.OK() {
 				timedRun(ctx, cfg, engines[0], q.SQL, false, true, &r.Parquet)
 			}
-			if r.Delta.OK() {
-				timedRun(ctx, cfg, engines[1], q.SQL, false, true, &r.Delta)
+			if r.Lake.OK() {
+				timedRun(ctx, cfg, engines[1], q.SQL, false, true, &r.Lake)
 			}
 		}
-		for _, run := range []*Run{&r.Parquet, &r.Delta} {
+		for _, run := range []*Run{&r.Parquet, &r.Lake} {
 			if run.OK() {
 				run.MedianMS = median(run.TimesMS)
 			}
 		}
-		if r.Parquet.OK() && r.Delta.OK() && r.Parquet.MedianMS > 0 {
-			r.Ratio = r.Delta.MedianMS / r.Parquet.MedianMS
+		if r.Parquet.OK() && r.Lake.OK() && r.Parquet.MedianMS > 0 {
+			r.Ratio = r.Lake.MedianMS / r.Parquet.MedianMS
 		}
-		fmt.Fprintf(progress, " parquet %s, delta %s\n", fmtRun(&r.Parquet), fmtRun(&r.Delta))
+		fmt.Fprintf(progress, " parquet %s, %s %s\n", fmtRun(&r.Parquet), lake, fmtRun(&r.Lake))
 		out = append(out, r)
 	}
 	var logSum float64
 	n := 0
-	head := []string{"query", "lore parquet ms", "lore delta ms", "delta/parquet", "equal", "rows"}
+	head := []string{"query", "lore parquet ms", "lore " + lake + " ms", lake + "/parquet", "equal", "rows"}
 	var body [][]string
 	for _, r := range out {
 		ratio, eq, rows := "-", "-", "-"
@@ -308,15 +317,15 @@ func CompareFormats(ctx context.Context, cfg Config, s *Suite, w io.Writer) ([]F
 		if r.Parquet.OK() {
 			rows = fmt.Sprint(r.Parquet.Rows)
 		}
-		body = append(body, []string{r.Name, msText(&r.Parquet), msText(&r.Delta), ratio, eq, rows})
+		body = append(body, []string{r.Name, msText(&r.Parquet), msText(&r.Lake), ratio, eq, rows})
 	}
 	d := s.Data
-	fmt.Fprintf(w, "\nsuite %s, Lore on Parquet against Lore on Delta: %s, %d files, %s (%s)\n\n", s.Name, d.Description, d.Files, bytesText(d.Bytes), d.Dir)
+	fmt.Fprintf(w, "\nsuite %s, Lore on Parquet against Lore on %s: %s, %d files, %s (%s)\n\n", s.Name, title, d.Description, d.Files, bytesText(d.Bytes), d.Dir)
 	writeAligned(w, head, body)
 	geo := 0.0
 	if n > 0 {
 		geo = math.Exp(logSum / float64(n))
-		fmt.Fprintf(w, "\ngeometric mean of delta/parquet over %d queries: %s\n", n, ratioText(geo))
+		fmt.Fprintf(w, "\ngeometric mean of %s/parquet over %d queries: %s\n", lake, n, ratioText(geo))
 	}
 	for _, r := range out {
 		if r.Diff != "" {

@@ -27,7 +27,8 @@ type loreEngine struct {
 }
 
 // openLore opens an engine over home and defines every table as a Parquet table
-// over its directory, or as the Delta table over the same files when it has one.
+// over its directory, or as the Delta or Iceberg table over the same files when it
+// has one.
 func openLore(ctx context.Context, home string, threads int, settings map[string]string, tables []Table) (*loreEngine, error) {
 	eng, err := lore.Open(ctx, lore.Options{Home: home, Threads: threads})
 	if err != nil {
@@ -37,6 +38,9 @@ func openLore(ctx context.Context, home string, threads int, settings map[string
 		q := fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'parquet')", t.Name, sqlString(t.Dir))
 		if t.DeltaDir != "" {
 			q = fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'delta')", t.Name, sqlString(t.DeltaDir))
+		}
+		if t.IcebergDir != "" {
+			q = fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'iceberg')", t.Name, sqlString(t.IcebergDir))
 		}
 		if _, err := eng.Query(ctx, q, nil); err != nil {
 			eng.Close()

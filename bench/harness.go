@@ -58,6 +58,9 @@ type Table struct {
 	// DeltaDir, when set, is a Delta table over the same files, which Lore reads
 	// instead of Dir (DuckDB always reads Dir's Parquet files).
 	DeltaDir string
+	// IcebergDir, when set, is an Iceberg table over the same files, which Lore
+	// reads instead of Dir.
+	IcebergDir string
 }
 
 // Suite is a set of queries over a set of tables.

@@ -54,8 +54,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of extra Lore-only runs of the queries to this file")
 		queries    = fs.String("queries", "", "comma-separated query names to run (default: all of the suite)")
 		dataDir    = fs.String("data", "", "directory of the cached data sets (default: the bench module's data/)")
-		format     = fs.String("format", "parquet", "tpch: the format Lore reads, parquet or delta (a Delta log over the same files; DuckDB reads the Parquet files)")
-		compareFmt = fs.Bool("compare-formats", false, "tpch: Lore on Parquet against Lore on Delta over the same files, instead of Lore against DuckDB")
+		format     = fs.String("format", "parquet", "tpch: the format Lore reads, parquet, delta or iceberg (a Delta log or Iceberg metadata over the same files; DuckDB reads the Parquet files)")
+		compareFmt = fs.Bool("compare-formats", false, "tpch: Lore on Parquet against Lore on the lake format --format names (Delta when it names parquet) over the same files, instead of Lore against DuckDB")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
 	fs.Var(loreSettings, "lore-setting", "a Lore setting key=value for every query (repeatable; default use_statistics=false result_cache=false)")
@@ -70,13 +70,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench: --rounds and --threads must be at least 1 and --timeout positive")
 		return 2
 	}
-	if *format != "parquet" && *format != "delta" {
-		fmt.Fprintf(stderr, "bench: unknown format %q (want parquet or delta)\n", *format)
+	if *format != "parquet" && *format != "delta" && *format != "iceberg" {
+		fmt.Fprintf(stderr, "bench: unknown format %q (want parquet, delta or iceberg)\n", *format)
 		return 2
 	}
-	if (*format == "delta" || *compareFmt) && *suite != "tpch" {
-		fmt.Fprintln(stderr, "bench: --format delta and --compare-formats apply to --suite tpch only")
+	if (*format != "parquet" || *compareFmt) && *suite != "tpch" {
+		fmt.Fprintln(stderr, "bench: --format delta or iceberg and --compare-formats apply to --suite tpch only")
 		return 2
+	}
+	lake := *format // the format --compare-formats sets against Parquet
+	if lake == "parquet" {
+		lake = "delta"
 	}
 	var suites []string
 	switch *suite {
@@ -128,7 +132,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "statistics":
 			s, err = StatisticsSuite(ctx, ev, stderr)
 		case "tpch":
-			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs, Delta: *format == "delta" || *compareFmt}, stderr)
+			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs,
+				Delta: *format == "delta" || *compareFmt && lake == "delta", Iceberg: *format == "iceberg"}, stderr)
 		case "joins":
 			s, err = JoinsSuite(ctx, JoinsConfig{DataDir: abs}, stderr)
 		case "ds":
@@ -145,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			cfg.CPUProfile = profileName(*cpuProfile, name)
 		}
 		if err == nil && *compareFmt {
-			if _, _, err = CompareFormats(ctx, cfg, s, stdout); err == nil {
+			if _, _, err = CompareFormats(ctx, cfg, s, lake, stdout); err == nil {
 				continue
 			}
 		}

@@ -22,6 +22,9 @@ type TPCHConfig struct {
 	// Delta makes each table also a Delta table over the same files (in a directory
 	// beside the data set's, named with -delta), which Lore reads.
 	Delta bool
+	// Iceberg makes each table also an Iceberg table over the same files (in a
+	// directory beside the data set's, named with -iceberg), which Lore reads.
+	Iceberg bool
 }
 
 // tpchTables are the eight TPC-H tables; the generator writes each under
@@ -131,6 +134,19 @@ func TPCHSuite(ctx context.Context, cfg TPCHConfig, progress io.Writer) (*Suite,
 			s.Tables[i].DeltaDir = filepath.Join(deltaDir, t)
 		}
 		s.Data.Description += ", Lore reading them as Delta tables (one commit with per-file stats)"
+	}
+	if cfg.Iceberg {
+		iceDir := dir + "-iceberg"
+		err := ensureData(iceDir, progress, func(out string, _ func(done, total int64)) error {
+			return writeIcebergTables(ctx, dir, out, tpchTables)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot write the TPC-H Iceberg tables: %w", err)
+		}
+		for i, t := range tpchTables {
+			s.Tables[i].IcebergDir = filepath.Join(iceDir, t)
+		}
+		s.Data.Description += ", Lore reading them as Iceberg tables (one snapshot, one manifest with per-file stats)"
 	}
 	return s, nil
 }

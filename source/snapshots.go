@@ -5,31 +5,35 @@ import (
 	"sync"
 )
 
-// SnapshotCache keeps the listings of the lake snapshots read last, by a key naming
-// what defines each (its log entries, its metadata file): a statement that finds a
-// table unchanged reuses its snapshot instead of reading it again. A listing is
-// immutable once built, so statements share it.
-type SnapshotCache struct {
+// Cache keeps what lake readers read last (snapshots, parsed metadata) by a key
+// naming what defines it (log entries, a metadata file and its change marker): a
+// statement that finds a table unchanged reuses it instead of reading it again. What
+// is cached is immutable once built, so statements share it.
+type Cache[V any] struct {
 	mu    sync.Mutex
 	limit int
 	order []string
-	m     map[string]*Listing
+	m     map[string]V
 }
 
-// NewSnapshotCache keeps up to limit snapshots, dropping the oldest first.
-func NewSnapshotCache(limit int) *SnapshotCache {
-	return &SnapshotCache{limit: limit, m: map[string]*Listing{}}
+// NewCache keeps up to limit entries, dropping the oldest first.
+func NewCache[V any](limit int) *Cache[V] {
+	return &Cache[V]{limit: limit, m: map[string]V{}}
 }
 
-// Get returns the snapshot cached under key, or nil.
-func (c *SnapshotCache) Get(key string) *Listing {
+// NewSnapshotCache is a cache of lake snapshots.
+func NewSnapshotCache(limit int) *Cache[*Listing] { return NewCache[*Listing](limit) }
+
+// Get returns what is cached under key.
+func (c *Cache[V]) Get(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[key]
+	v, ok := c.m[key]
+	return v, ok
 }
 
-// Put caches l under key, unless a snapshot is already there.
-func (c *SnapshotCache) Put(key string, l *Listing) {
+// Put caches l under key, unless something is already there.
+func (c *Cache[V]) Put(key string, l V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.m[key]; ok {
@@ -44,10 +48,10 @@ func (c *SnapshotCache) Put(key string, l *Listing) {
 }
 
 // Drop empties the cache (tests, benchmarks of cold reads).
-func (c *SnapshotCache) Drop() {
+func (c *Cache[V]) Drop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.order, c.m = nil, map[string]*Listing{}
+	c.order, c.m = nil, map[string]V{}
 }
 
 // DigestField writes b length-prefixed, so that no two sequences of fields digest

@@ -89,7 +89,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 		return nil, err
 	}
 	key := cacheKey(root, target, points, commits)
-	if l := snapshots.Get(key); l != nil {
+	if l, ok := snapshots.Get(key); ok {
 		return l, nil
 	}
 	l, err := replay(ctx, store, root, ll, target, points, commits)

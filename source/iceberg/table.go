@@ -92,25 +92,31 @@ func open(ctx context.Context, store storage.Store, location string, mdInfo stor
 			l, err = nil, errs.New(errs.CorruptSource, "Iceberg table %q cannot be read: %v", location, r)
 		}
 	}()
-	raw, err := readMetadata(ctx, store, mdInfo)
-	if err != nil {
-		return nil, err
-	}
-	md, err := parseMetadata(mdInfo.Path, raw)
-	if err != nil {
-		return nil, err
+	marker, markerErr := source.ChangeMarker(mdInfo)
+	mdKey := fmt.Sprintf("%s\x00%d\x00%s", mdInfo.Path, mdInfo.Size, marker)
+	pm, _ := parsed.Get(mdKey)
+	raw, md := pm.raw, pm.md
+	if md == nil {
+		if raw, err = readMetadata(ctx, store, mdInfo); err != nil {
+			return nil, err
+		}
+		if md, err = parseMetadata(mdInfo.Path, raw); err != nil {
+			return nil, err
+		}
+		if markerErr == nil && len(raw) <= cachedMetadataBytes {
+			parsed.Put(mdKey, parsedMetadata{raw: raw, md: md})
+		}
 	}
 	snap, err := choose(md, at, location)
 	if err != nil {
 		return nil, err
 	}
-	marker, _ := source.ChangeMarker(mdInfo)
 	var snapID int64
 	if snap != nil {
 		snapID = snap.id()
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%s\x00%d\x00%t", mdInfo.Path, mdInfo.Size, marker, snapID, at.Latest())
-	if l := snapshots.Get(key); l != nil {
+	if l, ok := snapshots.Get(key); ok {
 		return l, nil
 	}
 	b := &builder{ctx: ctx, store: store, location: location, metaPath: mdInfo.Path, md: md, raw: raw, snap: snap, latest: at.Latest()}
@@ -364,8 +370,25 @@ func corrupt(file string, format string, args ...any) error {
 // snapshots are the snapshots read last.
 var snapshots = source.NewSnapshotCache(64)
 
-// DropCachedSnapshots empties the snapshot cache (tests, benchmarks of cold reads).
-func DropCachedSnapshots() { snapshots.Drop() }
+// parsed keeps the metadata files parsed last, by path, size and change marker: a
+// statement that finds the metadata file unchanged neither reads nor parses it again
+// (a table's JSON grows with its snapshots). Parsed metadata is never modified, so
+// statements share it. Files above cachedMetadataBytes are not kept.
+var parsed = source.NewCache[parsedMetadata](16)
+
+type parsedMetadata struct {
+	raw []byte
+	md  *metadata
+}
+
+const cachedMetadataBytes = 4 << 20
+
+// DropCachedSnapshots empties the snapshot and metadata caches (tests, benchmarks of
+// cold reads).
+func DropCachedSnapshots() {
+	snapshots.Drop()
+	parsed.Drop()
+}
 
 // sortFiles sorts a listing's files by path.
 func sortFiles(files []source.FileRef) {
