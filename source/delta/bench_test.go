@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loredb/lore/internal/bigtable"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,47 +38,12 @@ const (
 	bigName = "lore-bench-delta-10k-v1"
 )
 
-var bigOnce struct {
-	sync.Once
-	dir string
-	err error
-}
+var bigCache bigtable.Cached
 
 // bigTable returns the directory of the big Delta table, writing it first when the
-// cache does not hold it. It is built under a temporary name and renamed when
-// complete, so an interrupted run leaves nothing that looks finished.
+// cache does not hold it.
 func bigTable(tb testing.TB) string {
-	tb.Helper()
-	bigOnce.Do(func() {
-		dir := filepath.Join(os.TempDir(), bigName)
-		if _, err := os.Stat(filepath.Join(dir, "_delta_log", "_last_checkpoint")); err == nil {
-			bigOnce.dir = dir
-			return
-		}
-		tmp, err := os.MkdirTemp(os.TempDir(), bigName+".tmp-")
-		if err != nil {
-			bigOnce.err = err
-			return
-		}
-		if err := writeBigTable(tmp); err != nil {
-			os.RemoveAll(tmp)
-			bigOnce.err = err
-			return
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			// Another process may have finished it first: use that one.
-			os.RemoveAll(tmp)
-			if _, serr := os.Stat(filepath.Join(dir, "_delta_log", "_last_checkpoint")); serr != nil {
-				bigOnce.err = err
-				return
-			}
-		}
-		bigOnce.dir = dir
-	})
-	if bigOnce.err != nil {
-		tb.Fatalf("cannot write the big Delta table: %v", bigOnce.err)
-	}
-	return bigOnce.dir
+	return bigCache.Dir(tb, bigName, filepath.Join("_delta_log", "_last_checkpoint"), writeBigTable)
 }
 
 const bigSchemaString = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`
@@ -98,35 +63,20 @@ func writeBigTable(root string) error {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return err
 	}
-	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
-	props := pq.NewWriterProperties(pq.WithCompression(compress.Codecs.Snappy), pq.WithStats(true))
 	adds := make([]bigAdd, bigFiles)
-	ids := make([]int64, bigRowsPerFile)
 	for i := range bigFiles {
-		for k := range ids {
-			ids[k] = int64(i*bigRowsPerFile + k)
-		}
-		b := array.NewInt64Builder(memory.DefaultAllocator)
-		b.AppendValues(ids, nil)
-		col := b.NewArray()
-		rec := array.NewRecordBatch(schema, []arrow.Array{col}, bigRowsPerFile)
-		tbl := array.NewTableFromRecords(schema, []arrow.RecordBatch{rec})
-		var buf bytes.Buffer
-		err := pqarrow.WriteTable(tbl, &buf, bigRowsPerFile, props, pqarrow.DefaultWriterProps())
-		tbl.Release()
-		rec.Release()
-		col.Release()
-		b.Release()
+		first := int64(i * bigRowsPerFile)
+		file, err := bigtable.IDFile(first, bigRowsPerFile)
 		if err != nil {
 			return err
 		}
 		name := fmt.Sprintf("part-%05d.parquet", i)
-		if err := os.WriteFile(filepath.Join(root, name), buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, name), file, 0o644); err != nil {
 			return err
 		}
-		lo, hi := ids[0], ids[len(ids)-1]
+		lo, hi := first, first+bigRowsPerFile-1
 		adds[i] = bigAdd{
-			Path: name, PartitionValues: map[string]string{}, Size: int64(buf.Len()),
+			Path: name, PartitionValues: map[string]string{}, Size: int64(len(file)),
 			ModificationTime: 1_700_000_000_000 + int64(i), DataChange: true,
 			Stats: fmt.Sprintf(`{"numRecords":%d,"minValues":{"id":%d},"maxValues":{"id":%d},"nullCount":{"id":0}}`, bigRowsPerFile, lo, hi),
 		}

@@ -6,17 +6,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/loredb/lore/internal/bigtable"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	pq "github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	ice "github.com/apache/iceberg-go"
 
 	"github.com/loredb/lore/source"
@@ -36,52 +30,13 @@ const (
 	bigName = "lore-bench-iceberg-10k-v1"
 )
 
-var bigOnce struct {
-	sync.Once
-	dir string
-	err error
-}
+var bigCache bigtable.Cached
 
 // bigTable returns the directory of the big Iceberg table, writing it first when the
-// cache does not hold it. It is built under a temporary name and renamed when
-// complete, so an interrupted run leaves nothing that looks finished; its metadata
-// names the files by paths relative to the table, so the rename moves it whole.
+// cache does not hold it; its metadata names the files by paths relative to the
+// table, so the cache's rename moves it whole.
 func bigTable(tb testing.TB) string {
-	tb.Helper()
-	bigOnce.Do(func() {
-		dir := filepath.Join(os.TempDir(), bigName)
-		done := func() bool {
-			_, err := os.Stat(filepath.Join(dir, "metadata", "version-hint.text"))
-			return err == nil
-		}
-		if done() {
-			bigOnce.dir = dir
-			return
-		}
-		tmp, err := os.MkdirTemp(os.TempDir(), bigName+".tmp-")
-		if err != nil {
-			bigOnce.err = err
-			return
-		}
-		if err := writeBigTable(tmp); err != nil {
-			os.RemoveAll(tmp)
-			bigOnce.err = err
-			return
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			// Another process may have finished it first: use that one.
-			os.RemoveAll(tmp)
-			if !done() {
-				bigOnce.err = err
-				return
-			}
-		}
-		bigOnce.dir = dir
-	})
-	if bigOnce.err != nil {
-		tb.Fatalf("cannot write the big Iceberg table: %v", bigOnce.err)
-	}
-	return bigOnce.dir
+	return bigCache.Dir(tb, bigName, filepath.Join("metadata", "version-hint.text"), writeBigTable)
 }
 
 func writeBigTable(root string) error {
@@ -90,42 +45,27 @@ func writeBigTable(root string) error {
 			return err
 		}
 	}
-	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	iceSchema := ice.NewSchema(0, ice.NestedField{ID: 1, Name: "id", Type: ice.PrimitiveTypes.Int64})
 	spec := *ice.UnpartitionedSpec
-	props := pq.NewWriterProperties(pq.WithCompression(compress.Codecs.Snappy), pq.WithStats(true))
 	const snap = int64(1)
 	entries := make([]ice.ManifestEntry, bigFiles)
-	ids := make([]int64, bigRowsPerFile)
 	for i := range bigFiles {
-		for k := range ids {
-			ids[k] = int64(i*bigRowsPerFile + k)
-		}
-		b := array.NewInt64Builder(memory.DefaultAllocator)
-		b.AppendValues(ids, nil)
-		col := b.NewArray()
-		rec := array.NewRecordBatch(schema, []arrow.Array{col}, bigRowsPerFile)
-		tbl := array.NewTableFromRecords(schema, []arrow.RecordBatch{rec})
-		var buf bytes.Buffer
-		err := pqarrow.WriteTable(tbl, &buf, bigRowsPerFile, props, pqarrow.DefaultWriterProps())
-		tbl.Release()
-		rec.Release()
-		col.Release()
-		b.Release()
+		first := int64(i * bigRowsPerFile)
+		file, err := bigtable.IDFile(first, bigRowsPerFile)
 		if err != nil {
 			return err
 		}
 		name := fmt.Sprintf("part-%05d.parquet", i)
-		if err := os.WriteFile(filepath.Join(root, "data", name), buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, "data", name), file, 0o644); err != nil {
 			return err
 		}
 		le := func(v int64) []byte { return binary.LittleEndian.AppendUint64(nil, uint64(v)) }
-		df, err := ice.NewDataFileBuilder(spec, ice.EntryContentData, "t/data/"+name, ice.ParquetFile, map[int]any{}, nil, nil, bigRowsPerFile, int64(buf.Len()))
+		df, err := ice.NewDataFileBuilder(spec, ice.EntryContentData, "t/data/"+name, ice.ParquetFile, map[int]any{}, nil, nil, bigRowsPerFile, int64(len(file)))
 		if err != nil {
 			return err
 		}
 		df = df.ValueCounts(map[int]int64{1: bigRowsPerFile}).NullValueCounts(map[int]int64{1: 0}).
-			LowerBoundValues(map[int][]byte{1: le(ids[0])}).UpperBoundValues(map[int][]byte{1: le(ids[len(ids)-1])})
+			LowerBoundValues(map[int][]byte{1: le(first)}).UpperBoundValues(map[int][]byte{1: le(first + bigRowsPerFile - 1)})
 		s := snap
 		entries[i] = ice.NewManifestEntry(ice.EntryStatusADDED, &s, nil, nil, df.Build())
 	}
