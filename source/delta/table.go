@@ -157,6 +157,9 @@ func replay(ctx context.Context, store storage.Store, root string, ll *logListin
 	}
 	// Removes in a checkpoint are tombstones for vacuum; only its adds are files.
 	for _, e := range commits {
+		if err := ctx.Err(); err != nil {
+			return nil, err // a statement canceled while a long log replays
+		}
 		b, err := readAll(ctx, store, e.info)
 		if err != nil {
 			return nil, err
