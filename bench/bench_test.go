@@ -247,26 +247,7 @@ func TestDeltaFormatSmoke(t *testing.T) {
 	if adds != 3 || rows != 20_000 {
 		t.Fatalf("%d adds stating %d rows, want 3 and 20000", adds, rows)
 	}
-	cfg := Config{Threads: 2, Rounds: 1, Timeout: time.Minute,
-		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
-	var w bytes.Buffer
-	res, geo, err := CompareFormats(ctx, cfg, s, "delta", &w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != len(eventsQueries) || geo <= 0 {
-		t.Fatalf("%d results for %d queries, geometric mean %g", len(res), len(eventsQueries), geo)
-	}
-	for _, r := range res {
-		if !r.Parquet.OK() || !r.Lake.OK() {
-			t.Errorf("%s: parquet %q, delta %q", r.Name, r.Parquet.Error, r.Lake.Error)
-		} else if r.Equal == nil || !*r.Equal {
-			t.Errorf("%s: results differ: %s", r.Name, r.Diff)
-		}
-	}
-	if !strings.Contains(w.String(), "delta/parquet") {
-		t.Errorf("no table written:\n%s", w.String())
-	}
+	compareFormats(t, ctx, s, "delta")
 }
 
 // TestIcebergFormatSmoke writes Iceberg tables over the tiny events files and runs the
@@ -309,10 +290,17 @@ func TestIcebergFormatSmoke(t *testing.T) {
 	if len(l.Files) != 3 || rows != 20_000 {
 		t.Fatalf("%d files stating %d rows, want 3 and 20000", len(l.Files), rows)
 	}
+	compareFormats(t, ctx, s, "iceberg")
+}
+
+// compareFormats runs the events queries on Parquet and on the lake format's tables
+// of suite s, and checks every answer is equal and the table was written.
+func compareFormats(t *testing.T, ctx context.Context, s *Suite, format string) {
+	t.Helper()
 	cfg := Config{Threads: 2, Rounds: 1, Timeout: time.Minute,
 		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
 	var w bytes.Buffer
-	res, geo, err := CompareFormats(ctx, cfg, s, "iceberg", &w)
+	res, geo, err := CompareFormats(ctx, cfg, s, format, &w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,12 +309,12 @@ func TestIcebergFormatSmoke(t *testing.T) {
 	}
 	for _, r := range res {
 		if !r.Parquet.OK() || !r.Lake.OK() {
-			t.Errorf("%s: parquet %q, iceberg %q", r.Name, r.Parquet.Error, r.Lake.Error)
+			t.Errorf("%s: parquet %q, %s %q", r.Name, r.Parquet.Error, format, r.Lake.Error)
 		} else if r.Equal == nil || !*r.Equal {
 			t.Errorf("%s: results differ: %s", r.Name, r.Diff)
 		}
 	}
-	if !strings.Contains(w.String(), "iceberg/parquet") {
+	if !strings.Contains(w.String(), format+"/parquet") {
 		t.Errorf("no table written:\n%s", w.String())
 	}
 }
