@@ -124,6 +124,13 @@ type Lake struct {
 	version Version
 	files   *FileRef
 	count   int
+
+	// The live rows, counted once for the files they were first asked for.
+	mu        sync.Mutex
+	rows      int64
+	rowsKnown bool
+	rowsOf    *FileRef
+	rowsCount int
 }
 
 // Partition is the index in Partitions of schema field i, or -1 for a column the

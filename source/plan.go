@@ -864,13 +864,31 @@ func (p *ScanPlan) Equality(m Morsel) bool {
 // it), less the file's deleted rows. It is -1 when the count is not known before the
 // rows are read: a file has equality deletes.
 func (l *Listing) Rows(ctx context.Context, store storage.Store) (int64, error) {
-	for _, f := range l.Files {
-		if len(f.Equality) > 0 {
+	if lk := l.Lake; lk != nil && len(l.Files) > 0 {
+		// A snapshot shared by statements counts its rows once.
+		lk.mu.Lock()
+		defer lk.mu.Unlock()
+		if lk.rowsKnown && lk.rowsOf == &l.Files[0] && lk.rowsCount == len(l.Files) {
+			return lk.rows, nil
+		}
+		n, err := l.countRows(ctx, store)
+		if err == nil {
+			lk.rows, lk.rowsKnown, lk.rowsOf, lk.rowsCount = n, true, &l.Files[0], len(l.Files)
+		}
+		return n, err
+	}
+	return l.countRows(ctx, store)
+}
+
+func (l *Listing) countRows(ctx context.Context, store storage.Store) (int64, error) {
+	for i := range l.Files {
+		if len(l.Files[i].Equality) > 0 {
 			return -1, nil
 		}
 	}
 	var n int64
-	for _, f := range l.Files {
+	for i := range l.Files {
+		f := &l.Files[i]
 		rows := int64(-1)
 		if f.Meta != nil {
 			rows = f.Meta.Rows
