@@ -121,13 +121,7 @@ func TestDeltaCommitsMakeTheRecordStale(t *testing.T) {
 	e := open(t, lore.Options{})
 	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = %s, format = 'delta')", types.QuoteString(dir)))
 	query(t, e, "ANALYZE ev")
-	count := func(sql string, rows int, mode string) {
-		t.Helper()
-		res := query(t, e, sql)
-		if got := cell(res, 0, 0); got != fmt.Sprint(rows) || res.Record.Execution.Mode != mode {
-			t.Fatalf("%s: %s rows in mode %s, want %d in %s", sql, got, res.Record.Execution.Mode, rows, mode)
-		}
-	}
+	count := func(sql string, rows int, mode string) { t.Helper(); countIn(t, e, sql, rows, mode) }
 	count("SELECT count(*) FROM ev", 6_000, "context")
 
 	deltaCommit(t, dir, 1, nil, nil, nil, []deltaFile{file(2)})

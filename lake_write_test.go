@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore"
 )
 
 // deltaType is the Delta schema type of an Arrow type the tests write.
@@ -107,5 +109,15 @@ func deltaCommit(t *testing.T, root string, v int, schema [][2]string, partition
 	}
 	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%020d.json", v)), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// countIn runs a count statement on e and checks its answer and the mode it was
+// answered in (context from the record, or scan).
+func countIn(t *testing.T, e *lore.Engine, sql string, rows int, mode string) {
+	t.Helper()
+	res := query(t, e, sql)
+	if got := cell(res, 0, 0); got != fmt.Sprint(rows) || res.Record.Execution.Mode != mode {
+		t.Fatalf("%s: %s rows in mode %s, want %d in %s", sql, got, res.Record.Execution.Mode, rows, mode)
 	}
 }
