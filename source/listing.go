@@ -49,6 +49,10 @@ type FileRef struct {
 	// Meta is what the table's metadata states of the file before its footer is read
 	// (a Delta add action's stats, an Iceberg manifest entry); nil when nothing.
 	Meta *FileMeta
+	// Group is what the table's metadata states of a set of files this one belongs
+	// to (an Iceberg manifest's partition summaries), shared by them: when it rules
+	// a filter out, none of them is looked at. nil when nothing.
+	Group *FileMeta
 	// Deleted are the file's deleted rows by position (a deletion vector, position
 	// deletes); nil when none is. DeletesID names them: the same file with other
 	// deletes is another file to a statistics record.

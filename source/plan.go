@@ -201,6 +201,8 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			fileFilters = append(fileFilters, f)
 		}
 	}
+	// What each group of files rules out, worked out once for all its files.
+	var groups map[*FileMeta]bool
 	for fi, ref := range l.Files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -210,6 +212,20 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			continue
 		}
 		c.FilesConsidered.Add(1)
+		if g := ref.Group; g != nil && len(fileFilters) > 0 {
+			out, ok := groups[g]
+			if !ok {
+				out = l.metaExcludes(FileRef{Meta: g}, fileFilters)
+				if groups == nil {
+					groups = map[*FileMeta]bool{}
+				}
+				groups[g] = out
+			}
+			if out {
+				c.FilesSkipped.Add(1)
+				continue
+			}
+		}
 		if l.metaExcludes(ref, fileFilters) {
 			c.FilesSkipped.Add(1)
 			continue

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
@@ -183,6 +182,7 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 			}
 			return nil, nil, corrupt(mpath, "invalid manifest: %v", err)
 		}
+		group := b.manifestMeta(mf)
 		for _, e := range entries {
 			df := e.DataFile()
 			if df == nil {
@@ -204,6 +204,7 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 				if err != nil {
 					return nil, nil, corrupt(mpath, "%v", err)
 				}
+				d.ref.Group = group
 				data = append(data, d)
 			case ice.EntryContentPosDeletes, ice.EntryContentEqDeletes:
 				dels = append(dels, &deleteFile{df: df, seq: seq, path: b.paths.resolve(df.FilePath())})
@@ -322,9 +323,7 @@ func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.F
 			min, ok1 := boundValue(lo, dt)
 			max, ok2 := boundValue(hi, dt)
 			switch {
-			case !ok1 || !ok2:
-			case types.IsString(dt) && utf8.RuneCountInString(max.S) >= maxTruncatedBound:
-			case types.IsBinary(dt) && !types.IsUUID(dt) && len(max.S) >= maxTruncatedBound:
+			case !ok1 || !ok2 || !boundsBound(dt, max):
 			case types.IsFloat(dt) && nans[f.ID] != 0:
 			case types.IsFloat(dt):
 				if _, ok := nans[f.ID]; ok {
@@ -345,6 +344,49 @@ func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.F
 				}
 			}
 		}
+	}
+	// The other partition fields bound their source columns too (a day of a
+	// timestamp, a truncated integer): what the entry states is narrowed by them.
+	if spec := b.md.specByID(int(df.SpecID())); spec != nil && spec.NumFields() > 0 {
+		part := df.Partition()
+		b.partitionBounds(spec, m.Columns, func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool) {
+			x, ok := part[spec.Field(i).FieldID]
+			if !ok {
+				return lo, hi, false, false
+			}
+			v, err := partitionValue(x, dt)
+			return v, v, v.Null, err == nil
+		})
+	}
+	return m
+}
+
+// manifestMeta is what a manifest's partition summaries state of every data file it
+// lists, for skipping them all at once: per column the range its partition fields'
+// bounds allow, and no NULL where a field has none; nil when they state nothing.
+func (b *builder) manifestMeta(mf ice.ManifestFile) *source.FileMeta {
+	sums := mf.Partitions()
+	spec := b.md.specByID(int(mf.PartitionSpecID()))
+	if spec == nil || spec.NumFields() == 0 || len(sums) != spec.NumFields() {
+		return nil
+	}
+	m := &source.FileMeta{Rows: -1, Columns: make([]parquet.ColumnStats, len(b.fields))}
+	b.partitionBounds(spec, m.Columns, func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool) {
+		s := sums[i]
+		nulls = s.ContainsNull
+		if s.LowerBound == nil || s.UpperBound == nil {
+			// Only NULLs (or NaNs), or bounds not kept: only the NULLs say something.
+			return types.NullOf(dt), types.NullOf(dt), nulls, true
+		}
+		lo, okLo := boundValue(*s.LowerBound, dt)
+		hi, okHi := boundValue(*s.UpperBound, dt)
+		if !okLo || !okHi {
+			return types.NullOf(dt), types.NullOf(dt), nulls, true
+		}
+		return lo, hi, nulls, true
+	})
+	if !slices.ContainsFunc(m.Columns, func(cs parquet.ColumnStats) bool { return cs.HasMinMax || cs.HasNullCount }) {
+		return nil
 	}
 	return m
 }

@@ -496,7 +496,7 @@ func TestFileMetaBounds(t *testing.T) {
 		ice.NestedField{ID: 7, Name: "dec", Type: ice.DecimalTypeOf(9, 2)},
 		ice.NestedField{ID: 8, Name: "bad", Type: ice.PrimitiveTypes.Int64},
 	)
-	b := &builder{}
+	b := &builder{md: &metadata{}}
 	b.fields = sch.Fields()
 	for _, f := range b.fields {
 		dt, err := arrowType(f.Type, 0)
