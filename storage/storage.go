@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"io"
+	"sort"
 	"time"
 )
 
@@ -40,4 +41,28 @@ type Store interface {
 	List(ctx context.Context, dir string) ([]ObjectInfo, error)
 	// Open opens an object for reading.
 	Open(ctx context.Context, path string) (Reader, error)
+}
+
+// ListerFrom is a store that lists part of a directory in one request: object stores
+// list keys from a start key, so a reader that knows where the objects it needs begin
+// (the commits after a checkpoint) need not list the rest.
+type ListerFrom interface {
+	// ListFrom returns the objects under dir, recursively, files only, sorted by
+	// path, whose path relative to dir sorts after after.
+	ListFrom(ctx context.Context, dir, after string) ([]ObjectInfo, error)
+}
+
+// ListFrom lists the objects under dir whose relative path sorts after after: in one
+// request where store can (ListerFrom), else by listing dir whole.
+func ListFrom(ctx context.Context, store Store, dir, after string) ([]ObjectInfo, error) {
+	if l, ok := store.(ListerFrom); ok {
+		return l.ListFrom(ctx, dir, after)
+	}
+	all, err := store.List(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	from := dir + "/" + after
+	i := sort.Search(len(all), func(i int) bool { return all[i].Path > from })
+	return all[i:], nil
 }

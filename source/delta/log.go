@@ -2,6 +2,8 @@ package delta
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -11,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
 )
 
@@ -53,21 +56,59 @@ type logListing struct {
 	latest   int64 // the newest version the log has a commit or a checkpoint of; -1 when none
 }
 
-// listLog lists the table's _delta_log. On a local disk it reads the names alone:
-// a snapshot needs the size and times of the checkpoint and the commits after it
-// only (describe), and a statement on a long log would otherwise stat every commit
-// since the table was created.
-func listLog(ctx context.Context, store storage.Store, root string) (*logListing, error) {
+// listLog lists the table's _delta_log, as much of it as a snapshot as of at needs.
+// On a local disk it reads the names alone: a snapshot needs the size and times of
+// the checkpoint and the commits after it only (describe), and a statement on a long
+// log would otherwise stat every commit since the table was created. Elsewhere (an
+// object store) a list request costs by the entries it returns: the log is listed from
+// the checkpoint _last_checkpoint names, when that checkpoint is there and complete
+// and the version asked for is not older. The hint is only a hint: one that names a
+// missing or partial checkpoint, or does not parse, costs a listing of the whole log,
+// never a wrong snapshot (a newer checkpoint than it names is listed all the same).
+func listLog(ctx context.Context, store storage.Store, root string, at source.AsOf) (*logListing, error) {
 	dir := path.Join(root, "_delta_log")
 	if _, ok := store.(storage.Local); ok {
 		if ll, ok, err := listLocalNames(ctx, store, dir); ok || err != nil {
 			return ll, err
 		}
 	}
+	if at.Time.IsZero() {
+		if v, ok := lastCheckpoint(ctx, store, dir); ok && (!at.HasVersion || at.Version >= v) {
+			infos, err := storage.ListFrom(ctx, store, dir, fmt.Sprintf("%020d", v))
+			if err != nil {
+				return nil, err
+			}
+			ll := listingOf(dir, infos)
+			if _, cpv := ll.checkpoint(v); cpv == v {
+				return ll, nil
+			}
+		}
+	}
 	infos, err := store.List(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
+	return listingOf(dir, infos), nil
+}
+
+// lastCheckpoint is the version _last_checkpoint names; ok is false when there is no
+// such file or it does not parse.
+func lastCheckpoint(ctx context.Context, store storage.Store, dir string) (int64, bool) {
+	b, err := readAll(ctx, store, storage.ObjectInfo{Path: dir + "/_last_checkpoint"})
+	if err != nil {
+		return 0, false
+	}
+	var hint struct {
+		Version *int64 `json:"version"`
+	}
+	if json.Unmarshal(b, &hint) != nil || hint.Version == nil || *hint.Version < 0 {
+		return 0, false
+	}
+	return *hint.Version, true
+}
+
+// listingOf makes the listing of _delta_log dir from what its store listed.
+func listingOf(dir string, infos []storage.ObjectInfo) *logListing {
 	ll := newListing(dir, len(infos))
 	ll.listed = make(map[string]storage.ObjectInfo, len(infos))
 	for _, o := range infos {
@@ -88,7 +129,7 @@ func listLog(ctx context.Context, store storage.Store, root string) (*logListing
 			ll.add(rel, e)
 		}
 	}
-	return ll, nil
+	return ll
 }
 
 // newListing is an empty listing of dir, sized for n entries.

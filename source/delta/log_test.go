@@ -3,6 +3,7 @@ package delta
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -42,6 +43,93 @@ func TestLocalListingByNames(t *testing.T) {
 			if len(ls[0].Files) != len(ls[1].Files) || !bytes.Equal(ls[0].Lake.Identity, ls[1].Lake.Identity) || ls[0].Lake.Version != ls[1].Lake.Version {
 				t.Errorf("%s %+v: %d files at %+v, and %d at %+v", f.Table, at, len(ls[0].Files), ls[0].Lake, len(ls[1].Files), ls[1].Lake)
 			}
+		}
+	}
+}
+
+// rangeStore is the local disk seen as an object store that lists from a start key,
+// counting the entries its list requests return.
+type rangeStore struct {
+	storage.Store
+	listed *int
+}
+
+func (s rangeStore) List(ctx context.Context, dir string) ([]storage.ObjectInfo, error) {
+	out, err := s.Store.List(ctx, dir)
+	*s.listed += len(out)
+	return out, err
+}
+
+func (s rangeStore) ListFrom(ctx context.Context, dir, after string) ([]storage.ObjectInfo, error) {
+	all, err := s.Store.List(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []storage.ObjectInfo
+	for _, o := range all {
+		if o.Path > dir+"/"+after {
+			out = append(out, o)
+		}
+	}
+	*s.listed += len(out)
+	return out, nil
+}
+
+// TestListingFromTheLastCheckpoint lists a log from the checkpoint _last_checkpoint
+// names, and reads the same snapshot whatever the hint says: right, stale, naming a
+// checkpoint that is not there, unparsable or missing.
+func TestListingFromTheLastCheckpoint(t *testing.T) {
+	dir, _ := facts(t)
+	ctx := context.Background()
+	root := copyTable(t, filepath.Join(dir, "delta-rs/simple_table_with_checkpoint"))
+	hint := filepath.Join(root, "_delta_log", "_last_checkpoint")
+	right, err := os.ReadFile(hint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "_delta_log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	DropCachedSnapshots()
+	want, err := Open(ctx, storage.Local{}, root, source.AsOf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, hint string
+		at         source.AsOf
+		whole      bool // the whole log is listed
+	}{
+		{"right", string(right), source.AsOf{}, false},
+		{"right, a version after it", string(right), source.AsOf{Version: 10, HasVersion: true}, false},
+		{"right, a version before it", string(right), source.AsOf{Version: 3, HasVersion: true}, true},
+		{"no such checkpoint", `{"version":0,"size":1}`, source.AsOf{}, true},
+		{"no such checkpoint either", `{"version":9,"size":1}`, source.AsOf{}, true},
+		{"beyond the log", `{"version":99,"size":1}`, source.AsOf{}, true},
+		{"unparsable", `{"vers`, source.AsOf{}, true},
+		{"missing", "", source.AsOf{}, true},
+	} {
+		if c.hint == "" {
+			os.Remove(hint)
+		} else if err := os.WriteFile(hint, []byte(c.hint), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		listed := 0
+		DropCachedSnapshots()
+		got, err := Open(ctx, rangeStore{storage.Local{}, &listed}, root, c.at)
+		if whole := listed >= len(entries)-1; whole != c.whole {
+			t.Errorf("%s: %d entries listed of %d", c.name, listed, len(entries))
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !c.at.HasVersion && (!bytes.Equal(got.Lake.Identity, want.Lake.Identity) || len(got.Files) != len(want.Files)) {
+			t.Errorf("%s: snapshot %+v of %d files, want %+v of %d", c.name, got.Lake, len(got.Files), want.Lake, len(want.Files))
+		}
+		if c.at.HasVersion && got.Lake.Version != c.at.Version {
+			t.Errorf("%s: version %d", c.name, got.Lake.Version)
 		}
 	}
 }

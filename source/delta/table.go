@@ -39,8 +39,8 @@ var supported = map[string]bool{
 }
 
 // Open reads the Delta table at location as of at: the newest complete checkpoint at
-// or before the version (found by listing _delta_log; _last_checkpoint is not needed)
-// and every commit after it, reconciled by (path, deletion vector). The result is a
+// or before the version (found by listing _delta_log, from the checkpoint
+// _last_checkpoint names where that saves listing the rest) and every commit after it, reconciled by (path, deletion vector). The result is a
 // listing of the live files with their partition values, stated statistics and
 // deletion vectors, over the table's logical schema. Snapshots are cached by the log
 // files that define them, so a statement that finds the log unchanged reuses the last
@@ -50,7 +50,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 	if root == "" {
 		root = location
 	}
-	ll, err := listLog(ctx, store, root)
+	ll, err := listLog(ctx, store, root, at)
 	if err != nil {
 		return nil, err
 	}
