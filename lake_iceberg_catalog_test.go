@@ -43,7 +43,7 @@ func TestIcebergFromSQLiteCatalog(t *testing.T) {
 	for _, sql := range []string{
 		"SELECT count(*) FROM iceberg_scan(" + types.QuoteString("sqlite:"+file+"#default.my_table") + ")",
 		"SELECT count(*) FROM " + types.QuoteString("sqlite:"+file+"#default.my_table"),
-		"SELECT count(*) FROM iceberg_scan(" + types.QuoteString("sqlite:"+file+"#default.my_table") + ", version => 6154553663017965981)",
+		"SELECT count(*) FROM iceberg_scan(" + types.QuoteString("sqlite:"+file+"#default.my_table") + ", snapshot_from_id => 6154553663017965981)",
 	} {
 		if got := cell(query(t, e, sql), 0, 0); got != "3" {
 			t.Errorf("%s = %s, want 3", sql, got)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/shareddata"
 	"github.com/loredb/lore/types"
 )
@@ -102,7 +103,7 @@ func TestIcebergTablesMatchTheirFacts(t *testing.T) {
 					continue // beyond a BIGINT literal: read as the current one above
 				}
 				checkIcebergRows(t, e, fmt.Sprintf("SELECT count(*) FROM %s FOR VERSION AS OF %s", name, s.ID), s.Rows)
-				checkIcebergRows(t, e, fmt.Sprintf("SELECT count(*) FROM iceberg_scan(%s, version => %s)", types.QuoteString(meta), s.ID), s.Rows)
+				checkIcebergRows(t, e, fmt.Sprintf("SELECT count(*) FROM iceberg_scan(%s, snapshot_from_id => %s)", types.QuoteString(meta), s.ID), s.Rows)
 			}
 			if why, ok := unreadFinal[f.Table]; ok {
 				t.Log("vfinal not read: ", why)
@@ -237,5 +238,56 @@ func TestIcebergTimestampAsOf(t *testing.T) {
 	_, err := e.Query(context.Background(), "SELECT count(*) FROM eq FOR TIMESTAMP AS OF '"+ms(1758879495787)+"+00'", nil)
 	if err == nil || !strings.Contains(err.Error(), "manifest list") {
 		t.Errorf("the snapshot without its manifest list: %v", err)
+	}
+}
+
+// TestIcebergScanOptions reads a table's metadata versions by name and number, as
+// DuckDB's iceberg_scan does, and refuses what it does not know by name.
+func TestIcebergScanOptions(t *testing.T) {
+	dir, _ := icebergFacts(t)
+	e := open(t, lore.Options{})
+	ctx := context.Background()
+	loc := types.QuoteString(filepath.Join(dir, "data/persistent/name_mapping/warehouse_1/mydb/t1"))
+	count := func(args, where string) string {
+		t.Helper()
+		res := run(t, e, fmt.Sprintf("SELECT count(*) FROM iceberg_scan(%s, %s) WHERE %s", loc, args, where), nil)
+		return text(res, 0, 0)
+	}
+	for _, c := range []struct{ args, where, want string }{
+		{"version => 3, snapshot_from_id => 6597550917742534971", "b IS NULL", "0"},
+		{"version = 3, snapshot_from_id = 6597550917742534971", "b IS NOT NULL", "10000"},
+		// The name mapping of v3.1 leaves b out: files without field ids lack it.
+		{"version => '3.1', snapshot_from_id => 6597550917742534971", "b IS NULL", "10000"},
+		{"version => 3.1, allow_moved_paths => true", "b IS NULL", "10000"},
+		{"version => 'v3', version_name_format => '%s%s.metadata.json'", "b IS NOT NULL", "10000"},
+		{"snapshot_from_timestamp => '2000-01-01 00:00:00'", "true", ""},
+	} {
+		if c.want == "" {
+			_, err := e.Query(ctx, fmt.Sprintf("SELECT count(*) FROM iceberg_scan(%s, %s)", loc, c.args), nil)
+			if errs.CodeOf(err) != errs.Analysis {
+				t.Errorf("%s: %v, want a snapshot refused", c.args, err)
+			}
+			continue
+		}
+		if got := count(c.args, c.where); got != c.want {
+			t.Errorf("%s WHERE %s: %s rows, want %s", c.args, c.where, got, c.want)
+		}
+	}
+	for _, args := range []string{
+		"version => 99", "version_name_format => '%s'", "version_name_format => 'v%s%s%d'",
+		"no_such_option => 1", "snapshot_from_id => 'x'", "version => b", "1",
+	} {
+		_, err := e.Query(ctx, fmt.Sprintf("SELECT count(*) FROM iceberg_scan(%s, %s)", loc, args), nil)
+		if errs.CodeOf(err) != errs.Analysis {
+			t.Errorf("iceberg_scan(…, %s): %v, want ANALYSIS_ERROR", args, err)
+		}
+	}
+	for _, q := range []string{
+		"SELECT * FROM delta_scan(" + loc + ", snapshot_from_id => 1)",
+		"SELECT * FROM read_parquet(" + loc + ", version => 1)",
+	} {
+		if _, err := e.Query(ctx, q, nil); errs.CodeOf(err) != errs.Analysis {
+			t.Errorf("%s: %v, want ANALYSIS_ERROR", q, err)
+		}
 	}
 }

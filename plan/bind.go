@@ -641,25 +641,8 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, arg := range fc.Args[1:] {
-		na := arg.GetNamedArgExpr()
-		if na != nil && format != "parquet" && strings.EqualFold(na.Name, "version") {
-			if c := na.Arg.GetAConst(); c != nil {
-				if iv, ok := c.Val.(*pg.A_Const_Ival); ok {
-					at = source.AsOf{Version: int64(iv.Ival.Ival), HasVersion: true}
-					continue
-				}
-				// A literal beyond 32 bits (an Iceberg snapshot id) comes as a
-				// numeric literal.
-				if fv, ok := c.Val.(*pg.A_Const_Fval); ok {
-					if n, err := strconv.ParseInt(fv.Fval.Fval, 10, 64); err == nil {
-						at = source.AsOf{Version: n, HasVersion: true}
-						continue
-					}
-				}
-			}
-		}
-		return nil, errs.At(errs.Analysis, int(fc.Location), "%s takes a location and, for a lake table, version => <integer>", name)
+	if at, err = scanOptions(name, format, int(fc.Location), fc.Args[1:], at); err != nil {
+		return nil, err
 	}
 	ref, err := b.cat.Path(b.ctx, sv.Sval.Sval, format, at)
 	if err != nil {
@@ -670,6 +653,82 @@ func (b *binder) bindTableFunction(rf *pg.RangeFunction) (Node, error) {
 		qual = rf.Alias.Aliasname
 	}
 	return b.scanNode(ref, rf.Alias, qual)
+}
+
+// scanOptions reads the named arguments of a table function that scans a location
+// (name => value, or DuckDB's name = value) into the version it reads. delta_scan
+// takes version => <Delta version>; iceberg_scan takes DuckDB's: version (the
+// metadata version, a name or number the metadata file's name carries),
+// version_name_format, snapshot_from_id, snapshot_from_timestamp, and
+// allow_moved_paths and metadata_compression_codec, which change nothing (moved
+// tables and gzip metadata are always read).
+func scanOptions(name, format string, pos int, args []*pg.Node, at source.AsOf) (source.AsOf, error) {
+	bad := func(msg string, a ...any) (source.AsOf, error) {
+		return source.AsOf{}, errs.At(errs.Analysis, pos, "%s: "+msg, append([]any{name}, a...)...)
+	}
+	for _, arg := range args {
+		var key string
+		var val *pg.A_Const
+		switch {
+		case arg.GetNamedArgExpr() != nil:
+			na := arg.GetNamedArgExpr()
+			key, val = na.Name, na.Arg.GetAConst()
+		case arg.GetAExpr() != nil && arg.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_OP && len(arg.GetAExpr().Name) == 1 &&
+			arg.GetAExpr().Name[0].GetString_().GetSval() == "=" && arg.GetAExpr().Lexpr.GetColumnRef() != nil &&
+			len(arg.GetAExpr().Lexpr.GetColumnRef().Fields) == 1:
+			key = arg.GetAExpr().Lexpr.GetColumnRef().Fields[0].GetString_().GetSval()
+			val = arg.GetAExpr().Rexpr.GetAConst()
+		default:
+			return bad("arguments after the location are named (name => value)")
+		}
+		if val == nil || val.Isnull {
+			return bad("%s takes a literal", key)
+		}
+		text := constText(val)
+		key = strings.ToLower(key)
+		switch {
+		case format == "delta" && key == "version", format == "iceberg" && key == "snapshot_from_id":
+			n, err := strconv.ParseInt(text, 10, 64)
+			if err != nil {
+				return bad("%s takes an integer, not %s", key, text)
+			}
+			at.Version, at.HasVersion = n, true
+		case format == "iceberg" && key == "version":
+			at.Metadata = text
+		case format == "iceberg" && key == "version_name_format":
+			for _, f := range strings.Split(text, ",") {
+				if err := source.CheckNameFormat(strings.TrimSpace(f)); err != nil {
+					return source.AsOf{}, errs.At(errs.Analysis, pos, "%s: %v", name, err)
+				}
+			}
+			at.NameFormat = text
+		case format == "iceberg" && key == "snapshot_from_timestamp":
+			v, err := kernels.ParseLiteral(text, types.TimestampTZ)
+			if err != nil || v.Null {
+				return bad("snapshot_from_timestamp %s is not a timestamp", types.QuoteString(text))
+			}
+			at.Time = time.UnixMicro(v.I).UTC()
+		case format == "iceberg" && (key == "allow_moved_paths" || key == "metadata_compression_codec"):
+		default:
+			return bad("no argument %s", key)
+		}
+	}
+	return at, nil
+}
+
+// constText is a literal's text: a string's value, a number's digits, true or false.
+func constText(c *pg.A_Const) string {
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Sval:
+		return v.Sval.Sval
+	case *pg.A_Const_Ival:
+		return strconv.FormatInt(int64(v.Ival.Ival), 10)
+	case *pg.A_Const_Fval:
+		return v.Fval.Fval
+	case *pg.A_Const_Boolval:
+		return strconv.FormatBool(v.Boolval.Boolval)
+	}
+	return ""
 }
 
 func (b *binder) bindJoin(j *pg.JoinExpr, outer *scope) (Node, error) {

@@ -107,6 +107,9 @@ type ColumnSource struct {
 	// winning: a Delta physical name, an Iceberg name mapping. Empty: the column's
 	// own name, matched as a Parquet listing matches it.
 	Names []string
+	// Unmapped is set when files without field ids do not hold the column under any
+	// name: an Iceberg table's name mapping exists and does not list it.
+	Unmapped bool
 	// Default is the value of the column in a file that lacks it (an Iceberg
 	// initial-default); when HasDefault is false the column reads as NULL there.
 	Default    types.Value

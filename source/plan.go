@@ -436,7 +436,10 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 			return -1 // a file with field ids lacks this one
 		}
 	}
-	if len(src.Names) == 0 {
+	switch {
+	case src.Unmapped:
+		return -1
+	case len(src.Names) == 0:
 		return fileColumn(l.Schema.Fields(), fsch, name)
 	}
 	for _, n := range src.Names {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loredb/lore/errs"
@@ -21,15 +22,33 @@ const (
 
 // AsOf chooses the version of a lake table a statement reads: the latest (the zero
 // value), a version (a Delta version number, an Iceberg snapshot id), or the newest
-// one committed at or before a time.
+// one committed at or before a time; for an Iceberg table in a directory, of the
+// metadata file a metadata version names rather than the newest.
 type AsOf struct {
 	Version    int64
 	HasVersion bool
 	Time       time.Time
+	// Metadata is an Iceberg metadata version: the name, or the number, its file's
+	// name carries (v3.metadata.json, 00002-….metadata.json). NameFormat lists the
+	// file names it may have, comma-separated, the first %s the version and the
+	// second the compression's suffix (DuckDB's version_name_format); empty for
+	// the usual ones.
+	Metadata   string
+	NameFormat string
+}
+
+// CheckNameFormat refuses a metadata file name format (one of AsOf.NameFormat's) that
+// does not hold %s twice, the version then the compression's suffix, and nothing else
+// a format would expand.
+func CheckNameFormat(f string) error {
+	if n := strings.Count(f, "%s"); n != 2 || strings.Contains(strings.ReplaceAll(f, "%s", ""), "%") {
+		return errs.New(errs.Analysis, "version_name_format %q: a format holds %%s twice (the version, then the compression's suffix), and no other %%", f)
+	}
+	return nil
 }
 
 // Latest reports whether a reads the latest version.
-func (a AsOf) Latest() bool { return !a.HasVersion && a.Time.IsZero() }
+func (a AsOf) Latest() bool { return !a.HasVersion && a.Time.IsZero() && a.Metadata == "" }
 
 // Version identifies the exact state of a source that a statement reads and a
 // statistics record describes. Two versions are the same source state exactly when

@@ -46,6 +46,9 @@ var supported = map[string]bool{
 // files that define them, so a statement that finds the log unchanged reuses the last
 // one after listing _delta_log alone.
 func Open(ctx context.Context, store storage.Store, location string, at source.AsOf) (*source.Listing, error) {
+	if at.Metadata != "" {
+		return nil, errs.New(errs.Analysis, "Delta table %q has versions, not Iceberg metadata versions", location)
+	}
 	root := strings.TrimSuffix(location, "/")
 	if root == "" {
 		root = location

@@ -310,7 +310,9 @@ func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.F
 	m.Columns = make([]parquet.ColumnStats, len(b.fields))
 	for i, f := range b.fields {
 		dt := b.dts[i]
-		if types.IsNested(dt) {
+		if types.IsNested(dt) || (b.l != nil && i < len(b.l.Columns) && b.l.Columns[i].Unmapped) {
+			// A column the name mapping leaves out reads as NULL from a file without
+			// field ids, whatever its writer measured there.
 			continue
 		}
 		cs := &m.Columns[i]

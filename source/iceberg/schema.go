@@ -172,10 +172,15 @@ func columnSources(fields []ice.NestedField, dts []arrow.DataType, mapping ice.N
 	for i, f := range fields {
 		out[i].FieldID = int32(f.ID)
 		// A field the mapping describes is found by its names alone: its own name
-		// may be another field's in older files (renamed, then reused).
-		if n, ok := names[f.ID]; ok {
+		// may be another field's in older files (renamed, then reused). One a
+		// mapping leaves out is in no file without field ids (the spec's rule: the
+		// mapping is the whole truth of such files).
+		switch n, ok := names[f.ID]; {
+		case ok:
 			out[i].Names = n
-		} else {
+		case mapping != nil:
+			out[i].Unmapped = true
+		default:
 			out[i].Names = []string{f.Name}
 		}
 		if raw, ok := defaults[f.ID]; ok {

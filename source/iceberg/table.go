@@ -38,11 +38,57 @@ const maxMetadata = 256 << 20
 // file; a missing table is errs.SourceUnavailable; a snapshot that does not exist is
 // errs.Analysis.
 func Open(ctx context.Context, store storage.Store, location string, at source.AsOf) (l *source.Listing, err error) {
-	mdInfo, dir, err := locate(ctx, store, location)
+	var mdInfo storage.ObjectInfo
+	var dir string
+	if at.Metadata != "" {
+		mdInfo, dir, err = locateVersion(ctx, store, location, at.Metadata, at.NameFormat)
+		at.Metadata, at.NameFormat = "", ""
+	} else {
+		mdInfo, dir, err = locate(ctx, store, location)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return open(ctx, store, location, mdInfo, dir, at)
+}
+
+// defaultNameFormat are the names a metadata version's file may have: v3.metadata.json
+// as Hadoop tables name them, 00003-<uuid>.metadata.json given whole, each possibly
+// gzip-compressed (.gz before .metadata.json).
+const defaultNameFormat = "v%s%s.metadata.json,%s%s.metadata.json"
+
+// locateVersion finds the metadata file of the table in directory location whose
+// name carries version, by the comma-separated name formats (defaultNameFormat when
+// empty): the first %s is the version, the second the compression's suffix ("" or
+// ".gz").
+func locateVersion(ctx context.Context, store storage.Store, location, version, formats string) (storage.ObjectInfo, string, error) {
+	loc := strings.TrimSuffix(location, "/")
+	if formats == "" {
+		formats = defaultNameFormat
+	}
+	var tried []string
+	for _, f := range strings.Split(formats, ",") {
+		f = strings.TrimSpace(f)
+		if err := source.CheckNameFormat(f); err != nil {
+			return storage.ObjectInfo{}, "", err
+		}
+		for _, suffix := range []string{"", ".gz"} {
+			name := fmt.Sprintf(f, version, suffix)
+			if strings.Contains(name, "/") {
+				return storage.ObjectInfo{}, "", errs.New(errs.Analysis, "Iceberg metadata version %q names no file in the metadata directory", version)
+			}
+			p := loc + "/metadata/" + name
+			tried = append(tried, name)
+			o, err := store.Stat(ctx, p)
+			if err == nil {
+				return o, loc, nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return o, "", err
+			}
+		}
+	}
+	return storage.ObjectInfo{}, "", errs.New(errs.Analysis, "Iceberg table %q has no metadata version %q (no %s in %s/metadata)", location, version, strings.Join(tried, ", "), loc)
 }
 
 // Pointer returns the metadata file a catalog currently names for a table (its
@@ -57,6 +103,9 @@ type Pointer func(ctx context.Context) (metadataLocation string, err error)
 // paths of a table found in a directory are: where its leading segments overlap
 // base's trailing ones, else under base. location names the table in errors.
 func OpenPointer(ctx context.Context, store storage.Store, location, base string, pointer Pointer, at source.AsOf) (*source.Listing, error) {
+	if at.Metadata != "" {
+		return nil, errs.New(errs.Analysis, "Iceberg table %q is in a catalog, which names its metadata file: it has no metadata version to choose", location)
+	}
 	md, err := pointer(ctx)
 	if err != nil {
 		return nil, err

@@ -159,6 +159,9 @@ func (b *builder) partitionBounds(spec *ice.PartitionSpec, cols []parquet.Column
 		if !ok || col >= len(cols) || types.IsNested(b.dts[col]) {
 			continue // a column since dropped, or inside a struct
 		}
+		if b.l != nil && col < len(b.l.Columns) && b.l.Columns[col].Unmapped {
+			continue // read as NULL from files without field ids
+		}
 		dt := b.dts[col]
 		rt := transformType(pf.Transform, dt)
 		if rt == nil {
