@@ -104,9 +104,20 @@ type ColumnSource struct {
 	// own name, matched as a Parquet listing matches it.
 	Names []string
 	// Default is the value of the column in a file that lacks it (an Iceberg
-	// initial-default); when HasDefault is false the column reads as NULL there.
+	// initial-default); when HasDefault is false the column reads as NULL there. A
+	// struct's only default that is not NULL is a struct whose fields read as their
+	// own defaults (Iceberg's initial-default {}): Default is then a non-NULL value
+	// of the struct type, carrying no fields.
 	Default    types.Value
 	HasDefault bool
+	// Children say how files name the fields inside a nested column, as the column's
+	// own source says how they name it: one per field of a struct, in the table's
+	// order; the element of a list; the key and the value of a map. A file whose
+	// nested fields carry field ids is matched by them, else by Names; a field the
+	// file lacks reads as its Default. nil when the table states nothing of them:
+	// a file's struct is then matched by position when it has as many fields as the
+	// table's, else by name.
+	Children []ColumnSource
 }
 
 // Lake identifies the version of a lake table a listing was made from.
@@ -149,6 +160,15 @@ func (l *Listing) Missing(i int) types.Value {
 		return l.Columns[i].Default
 	}
 	return types.NullOf(l.Schema.Field(i).Type)
+}
+
+// missingArray is n rows of column i in file f, which lacks it (MissingIn); a struct
+// whose default is its fields' defaults is built from them.
+func (l *Listing) missingArray(f FileRef, i, n int) arrow.Array {
+	if _, ok := f.Fill[i]; !ok && i < len(l.Columns) && l.Columns[i].nestedDefaults() {
+		return missingArray(l.Schema.Field(i).Type, &l.Columns[i], n)
+	}
+	return constant(l.MissingIn(f, i), n)
 }
 
 // MissingIn is the value column i reads as in file f when f lacks it: the value the
