@@ -405,7 +405,7 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 	fsch := file.Schema()
 	i := l.fieldIndex(name)
 	if i < 0 || i >= len(l.Columns) {
-		return fileColumn(l.Schema.Fields(), fsch, name)
+		return l.fileColumn(fsch, name)
 	}
 	src := l.Columns[i]
 	if src.FieldID > 0 {
@@ -422,7 +422,7 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 		}
 	}
 	if len(src.Names) == 0 {
-		return fileColumn(l.Schema.Fields(), fsch, name)
+		return l.fileColumn(fsch, name)
 	}
 	for _, n := range src.Names {
 		if idx := fsch.FieldIndices(n); len(idx) > 0 {
@@ -432,7 +432,22 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 	return -1
 }
 
-// fileColumn is FileColumn for a listing of the columns fields.
+// fileColumn is FileColumn by name: a file's column that differs only in case from
+// name is not taken when files name another of the listing's columns so.
+func (l *Listing) fileColumn(fsch *arrow.Schema, name string) int {
+	j := FieldIndex(fsch, name)
+	if j < 0 || fsch.Field(j).Name == name {
+		return j
+	}
+	for i := range l.Schema.NumFields() {
+		if l.fileName(i) == fsch.Field(j).Name {
+			return -1
+		}
+	}
+	return j
+}
+
+// fileColumn is FileColumn by name for a listing of the columns fields.
 func fileColumn(fields []arrow.Field, fsch *arrow.Schema, name string) int {
 	j := FieldIndex(fsch, name)
 	if j >= 0 && fsch.Field(j).Name != name && slices.ContainsFunc(fields, func(f arrow.Field) bool { return f.Name == fsch.Field(j).Name }) {
