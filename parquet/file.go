@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -271,3 +272,23 @@ func corrupt(format string, args ...any) error {
 
 // panicText describes a panic recovered from the library.
 func panicText(p any) string { return fmt.Sprintf("malformed data (%v)", p) }
+
+// fieldIDKey is the Arrow field metadata key under which the library keeps a Parquet
+// field id, on nested fields as on top-level ones.
+const fieldIDKey = "PARQUET:field_id"
+
+// NestedFieldID is the Parquet field id of a field inside a nested column of Schema
+// (a struct's field, a list's element, a map's key or value), which table formats
+// resolve nested fields by as they resolve columns (FieldID); ok is false when the
+// writer gave it none.
+func NestedFieldID(f arrow.Field) (id int32, ok bool) {
+	s, found := f.Metadata.GetValue(fieldIDKey)
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return int32(n), true
+}

@@ -11,6 +11,9 @@
 //     columns in the order their keys appear in the first file's path.
 //   - Footers are cached process-wide by file identity (path, size, modification time,
 //     ETag and version); a cached footer is only used for a file whose identity matches.
+//   - Every listing's schema, whatever its format, is made by Listing.SetSchema, so its
+//     column names are distinct without regard to case (as names bind); files are read
+//     by their own names or field ids (ColumnSource), nested fields too.
 //   - Every layer counts what it skipped and read into Counters, atomically, so Read
 //     can run on many morsels at once.
 package source

@@ -110,13 +110,14 @@ func TestCastErrorsSaySomething(t *testing.T) {
 }
 
 // TestUnionKeepsTwoSpellingsOfOneFile reads a file with columns "a" and "A" and one
-// with "A" alone: the listing has both, and the second file lacks "a".
+// with "A" alone: the listing has both, the second renamed "A_1" (SetSchema) to be
+// reachable, and the second file lacks "a".
 func TestUnionKeepsTwoSpellingsOfOneFile(t *testing.T) {
 	dir := t.TempDir()
 	writeParquet(t, filepath.Join(dir, "a.parquet"), 10, col{"a", types.Int64, ints(1)}, col{"A", types.Int64, ints(2)})
 	writeParquet(t, filepath.Join(dir, "b.parquet"), 10, col{"A", types.Int64, ints(4)})
 	l := resolve(t, dir)
-	rows := render(scanAll(t, l, ScanSpec{Columns: []string{"a", "A"}}, nil))
+	rows := render(scanAll(t, l, ScanSpec{Columns: []string{"a", "A_1"}}, nil))
 	if want := []string{"1|2", "NULL|4"}; !slices.Equal(rows, want) {
 		t.Errorf("rows %v, want %v", rows, want)
 	}

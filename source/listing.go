@@ -36,7 +36,8 @@ type Listing struct {
 	Partitions []string      // partition column names, in Schema order
 	Single     bool          // the location names one file exactly (not a glob or directory)
 	// Columns says, for a lake table, how its files name each column of Schema; nil
-	// for a Parquet listing, whose files name them as the schema does.
+	// for a Parquet listing, whose files name them as the schema does, unless
+	// SetSchema renamed one.
 	Columns []ColumnSource
 	// Lake is the lake table's version; nil for a Parquet listing.
 	Lake *Lake
@@ -111,9 +112,20 @@ type ColumnSource struct {
 	// name: an Iceberg table's name mapping exists and does not list it.
 	Unmapped bool
 	// Default is the value of the column in a file that lacks it (an Iceberg
-	// initial-default); when HasDefault is false the column reads as NULL there.
+	// initial-default); when HasDefault is false the column reads as NULL there. A
+	// struct's only default that is not NULL is a struct whose fields read as their
+	// own defaults (Iceberg's initial-default {}): Default is then a non-NULL value
+	// of the struct type, carrying no fields.
 	Default    types.Value
 	HasDefault bool
+	// Children say how files name the fields inside a nested column, as the column's
+	// own source says how they name it: one per field of a struct, in the table's
+	// order; the element of a list; the key and the value of a map. A file whose
+	// nested fields carry field ids is matched by them, else by Names; a field the
+	// file lacks reads as its Default. nil when the table states nothing of them:
+	// a file's struct is then matched by position when it has as many fields as the
+	// table's, else by name.
+	Children []ColumnSource
 }
 
 // Lake identifies the version of a lake table a listing was made from.
@@ -158,6 +170,15 @@ func (l *Listing) Missing(i int) types.Value {
 	return types.NullOf(l.Schema.Field(i).Type)
 }
 
+// missingArray is n rows of column i in file f, which lacks it (MissingIn); a struct
+// whose default is its fields' defaults is built from them.
+func (l *Listing) missingArray(f FileRef, i, n int) arrow.Array {
+	if _, ok := f.Fill[i]; !ok && i < len(l.Columns) && l.Columns[i].nestedDefaults() {
+		return missingArray(l.Schema.Field(i).Type, &l.Columns[i], n)
+	}
+	return constant(l.MissingIn(f, i), n)
+}
+
 // MissingIn is the value column i reads as in file f when f lacks it: the value the
 // metadata states for the file (Fill), else Missing.
 func (l *Listing) MissingIn(f FileRef, i int) types.Value {
@@ -196,8 +217,65 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	for i, p := range l.Partitions {
 		fields = append(fields, arrow.Field{Name: p, Type: l.Files[0].PartitionValues[i].Type, Nullable: true})
 	}
-	l.Schema = arrow.NewSchema(fields, nil)
+	l.SetSchema(fields)
 	return l, nil
+}
+
+// SetSchema gives the listing its schema, the table's columns fields in order, once
+// Columns are set: every reader of a format makes its schema here.
+// Lore binds names without regard to case, so columns whose names are equal but for
+// case would make all but the first unreachable: as DuckDB does, the later ones are
+// renamed by appending _1, _2, … (the first suffix that makes a name no other column
+// has, in any case). Files still name a renamed column as before: its ColumnSource
+// keeps the original name (or the names and field id it had), and a partition
+// column already in Partitions is renamed there too.
+func (l *Listing) SetSchema(fields []arrow.Field) {
+	taken := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		taken[strings.ToLower(f.Name)] = true
+	}
+	seen := make(map[string]bool, len(fields))
+	var out []arrow.Field
+	for i, f := range fields {
+		low := strings.ToLower(f.Name)
+		if !seen[low] {
+			seen[low] = true
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(fields)
+		}
+		name := f.Name
+		for k := 1; ; k++ {
+			name = f.Name + "_" + strconv.Itoa(k)
+			if !taken[strings.ToLower(name)] {
+				break
+			}
+		}
+		taken[strings.ToLower(name)] = true
+		out[i].Name = name
+		if len(l.Columns) < len(fields) {
+			l.Columns = append(l.Columns, make([]ColumnSource, len(fields)-len(l.Columns))...)
+		}
+		if len(l.Columns[i].Names) == 0 {
+			l.Columns[i].Names = []string{f.Name}
+		}
+		if k := slices.Index(l.Partitions, f.Name); k >= 0 && i >= len(fields)-len(l.Partitions) {
+			l.Partitions[k] = name
+		}
+	}
+	if out != nil {
+		fields = out
+	}
+	l.Schema = arrow.NewSchema(fields, nil)
+}
+
+// fileName is the name files give column i when they carry no field ids.
+func (l *Listing) fileName(i int) string {
+	if i < len(l.Columns) && len(l.Columns[i].Names) > 0 {
+		return l.Columns[i].Names[0]
+	}
+	return l.Schema.Field(i).Name
 }
 
 // unionSchema is the table's file columns: the files' columns by name, as DuckDB's

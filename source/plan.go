@@ -145,6 +145,7 @@ type fileScan struct {
 	cols    []int            // distinct file columns read, as indexes into the file's schema
 	slot    []int            // for each output, its index in cols (file columns only; absent for a column the file lacks)
 	casts   []arrow.DataType // for each entry of cols, the type to cast to, or nil
+	plans   []*nestedPlan    // for each entry of cols, how a nested column is read as the table's, or nil
 }
 
 // Plan prunes the listing for spec: files whose partition values fail a filter first,
@@ -420,7 +421,7 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 	fsch := file.Schema()
 	i := l.fieldIndex(name)
 	if i < 0 || i >= len(l.Columns) {
-		return fileColumn(l.Schema.Fields(), fsch, name)
+		return l.fileColumn(fsch, name)
 	}
 	src := l.Columns[i]
 	if src.FieldID > 0 {
@@ -440,7 +441,7 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 	case src.Unmapped:
 		return -1
 	case len(src.Names) == 0:
-		return fileColumn(l.Schema.Fields(), fsch, name)
+		return l.fileColumn(fsch, name)
 	}
 	for _, n := range src.Names {
 		if idx := fsch.FieldIndices(n); len(idx) > 0 {
@@ -450,7 +451,22 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 	return -1
 }
 
-// fileColumn is FileColumn for a listing of the columns fields.
+// fileColumn is FileColumn by name: a file's column that differs only in case from
+// name is not taken when files name another of the listing's columns so.
+func (l *Listing) fileColumn(fsch *arrow.Schema, name string) int {
+	j := FieldIndex(fsch, name)
+	if j < 0 || fsch.Field(j).Name == name {
+		return j
+	}
+	for i := range l.Schema.NumFields() {
+		if l.fileName(i) == fsch.Field(j).Name {
+			return -1
+		}
+	}
+	return j
+}
+
+// fileColumn is FileColumn by name for a listing of the columns fields.
 func fileColumn(fields []arrow.Field, fsch *arrow.Schema, name string) int {
 	j := FieldIndex(fsch, name)
 	if j >= 0 && fsch.Field(j).Name != name && slices.ContainsFunc(fields, func(f arrow.Field) bool { return f.Name == fsch.Field(j).Name }) {
@@ -478,7 +494,24 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 		}
 		have := fsch.Field(j).Type
 		var cast arrow.DataType
-		if !arrow.TypeEqual(have, o.typ) {
+		var plan *nestedPlan
+		if l.Lake != nil && types.IsNested(have) && types.IsNested(o.typ) {
+			// A lake table's nested fields are matched as its metadata says, even
+			// where the types look alike: a field may have been dropped and added
+			// again under the same name.
+			var src *ColumnSource
+			if o.field < len(l.Columns) {
+				src = &l.Columns[o.field]
+			}
+			p, ok := planNested(have, o.typ, src)
+			if !ok {
+				return nil, errs.New(errs.CorruptSource, "file %q: column %q has type %s where the table has %s",
+					footer.Name(), name, types.Name(have), types.Name(o.typ))
+			}
+			if !p.identity {
+				cast, plan = o.typ, p
+			}
+		} else if !arrow.TypeEqual(have, o.typ) {
 			if !castable(have, o.typ) && !(l.Lake != nil && lakeCastable(have, o.typ)) {
 				// Not a type Widen gives: a listing whose schema is not its files' union.
 				return nil, errs.New(errs.CorruptSource, "file %q: column %q has type %s where the table has %s",
@@ -492,6 +525,7 @@ func (l *Listing) bind(footer *parquet.File, outs []output) (*fileScan, error) {
 			seen[j] = k
 			fs.cols = append(fs.cols, j)
 			fs.casts = append(fs.casts, cast)
+			fs.plans = append(fs.plans, plan)
 		}
 		fs.slot[i] = k
 	}
@@ -535,53 +569,11 @@ func lakeCastable(from, to arrow.DataType) bool {
 }
 
 // sameShape reports whether two nested types differ at most in the names of their
-// fields, so that one's data can be read as the other (Retype).
+// fields, or in fields one has and the other lacks, so that one's data can be read
+// as the other (planNested, matching fields by position or name).
 func sameShape(a, b arrow.DataType) bool {
-	if a.ID() != b.ID() {
-		return castable(a, b) || lakeCastable(a, b)
-	}
-	switch x := a.(type) {
-	case *arrow.StructType:
-		_, ok := structSources(x, b.(*arrow.StructType))
-		return ok
-	case *arrow.ListType:
-		return arrow.TypeEqual(x.Elem(), b.(*arrow.ListType).Elem()) || sameShape(x.Elem(), b.(*arrow.ListType).Elem())
-	case *arrow.MapType:
-		y := b.(*arrow.MapType)
-		return (arrow.TypeEqual(x.KeyType(), y.KeyType()) || sameShape(x.KeyType(), y.KeyType())) &&
-			(arrow.TypeEqual(x.ItemType(), y.ItemType()) || sameShape(x.ItemType(), y.ItemType()))
-	}
-	return arrow.TypeEqual(a, b) || castable(a, b) || lakeCastable(a, b)
-}
-
-// structSources says where each field of the table's struct type to comes from in a
-// file's struct type from: the field at the same position when both have as many (a
-// file may name them otherwise: column mapping), else the field of the same name,
-// or -1 for a field the file's struct lacks (added since: it reads as NULL). ok is
-// false when a field's type cannot be read as the table's, or no field matches.
-func structSources(from, to *arrow.StructType) (src []int, ok bool) {
-	src = make([]int, to.NumFields())
-	matched := false
-	for i := range to.NumFields() {
-		src[i] = -1
-		if from.NumFields() == to.NumFields() {
-			src[i] = i
-		} else {
-			for j := range from.NumFields() {
-				if strings.EqualFold(from.Field(j).Name, to.Field(i).Name) {
-					src[i] = j
-					break
-				}
-			}
-		}
-		if j := src[i]; j >= 0 {
-			if !arrow.TypeEqual(from.Field(j).Type, to.Field(i).Type) && !sameShape(from.Field(j).Type, to.Field(i).Type) {
-				return nil, false
-			}
-			matched = true
-		}
-	}
-	return src, matched
+	_, ok := planNested(a, b, nil)
+	return ok
 }
 
 // comparable reports whether bounds typed like a file column compare correctly (with
@@ -732,13 +724,18 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 		k := fs.slot[i]
 		if k == absent {
-			return constant(p.listing.MissingIn(ref, o.field), b.Rows), nil
+			return p.listing.missingArray(ref, o.field, b.Rows), nil
 		}
 		a := b.Cols[k]
 		if a == nil || fs.casts[k] == nil {
 			return a, nil
 		}
-		a, err := castArray(ctx, a, fs.casts[k])
+		var err error
+		if fs.plans[k] != nil {
+			a, err = reshape(ctx, a.Data(), fs.plans[k])
+		} else {
+			a, err = castArray(ctx, a, fs.casts[k])
+		}
 		if err != nil {
 			return nil, castError(f.Name(), p.listing.Schema.Field(o.field).Name, b.Cols[k].DataType(), fs.casts[k], err)
 		}

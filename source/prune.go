@@ -7,9 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/types"
@@ -82,13 +80,15 @@ func prunesCmp(cs parquet.ColumnStats, op string, v types.Value) bool {
 func constant(v types.Value, n int) arrow.Array { return kernels.ConstArray(v, n) }
 
 // castArray casts a file's column to the listing's type, refusing lossy conversions.
-// Nested types of the same shape whose fields the file names differently (Delta
-// column mapping) are read as the table's type; a timestamp a file stores without a
-// time zone becomes the instant a lake table says it is.
+// Nested types of the same shape whose fields the file names differently are read
+// as the table's type, their fields matched as matchField says; a timestamp a file
+// stores without a time zone becomes the instant a lake table says it is.
 func castArray(ctx context.Context, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	from := a.DataType()
-	if types.IsNested(from) && types.IsNested(to) && sameShape(from, to) {
-		return retype(ctx, a.Data(), to)
+	if types.IsNested(from) && types.IsNested(to) {
+		if p, ok := planNested(from, to, nil); ok {
+			return reshape(ctx, a.Data(), p)
+		}
 	}
 	if from.ID() == arrow.TIMESTAMP && to.ID() == arrow.TIMESTAMP {
 		f, t := from.(*arrow.TimestampType), to.(*arrow.TimestampType)
@@ -105,70 +105,4 @@ func castArray(ctx context.Context, a arrow.Array, to arrow.DataType) (arrow.Arr
 		return array.MakeFromData(d), nil
 	}
 	return compute.CastArray(ctx, a, compute.SafeCastOptions(to))
-}
-
-// retype gives array data d the nested type to, of the same shape, casting the
-// leaves whose types differ.
-func retype(ctx context.Context, d arrow.ArrayData, to arrow.DataType) (arrow.Array, error) {
-	var kids []arrow.DataType
-	switch t := to.(type) {
-	case *arrow.StructType:
-		return restruct(ctx, d, t)
-	case *arrow.ListType:
-		kids = []arrow.DataType{t.Elem()}
-	case *arrow.MapType:
-		kids = []arrow.DataType{t.Elem()} // the entries struct
-	default:
-		a := array.MakeFromData(d)
-		defer a.Release()
-		if arrow.TypeEqual(a.DataType(), to) {
-			a.Retain()
-			return a, nil
-		}
-		return castArray(ctx, a, to)
-	}
-	children := d.Children()
-	if len(children) != len(kids) {
-		return nil, errs.New(errs.Internal, "BUG: %d children for %s", len(children), to)
-	}
-	out := make([]arrow.ArrayData, len(kids))
-	for i, c := range children {
-		k, err := retype(ctx, c, kids[i])
-		if err != nil {
-			return nil, err
-		}
-		out[i] = k.Data()
-		defer k.Release()
-	}
-	nd := array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset())
-	defer nd.Release()
-	return array.MakeFromData(nd), nil
-}
-
-// restruct reads struct data d as the struct type to: each field from the file's
-// field structSources names, retyped, and NULL for a field the file lacks.
-func restruct(ctx context.Context, d arrow.ArrayData, to *arrow.StructType) (arrow.Array, error) {
-	src, ok := structSources(d.DataType().(*arrow.StructType), to)
-	if !ok {
-		return nil, errs.New(errs.Internal, "BUG: %s cannot be read as %s", d.DataType(), to)
-	}
-	children := d.Children()
-	out := make([]arrow.ArrayData, to.NumFields())
-	for i, j := range src {
-		var k arrow.Array
-		if j < 0 {
-			// Children span the parent's offset too.
-			k = array.MakeArrayOfNull(memory.DefaultAllocator, to.Field(i).Type, d.Offset()+d.Len())
-		} else {
-			var err error
-			if k, err = retype(ctx, children[j], to.Field(i).Type); err != nil {
-				return nil, err
-			}
-		}
-		out[i] = k.Data()
-		defer k.Release()
-	}
-	nd := array.NewData(to, d.Len(), d.Buffers(), out, d.NullN(), d.Offset())
-	defer nd.Release()
-	return array.MakeFromData(nd), nil
 }

@@ -534,11 +534,14 @@ func TestValidKeyType(t *testing.T) {
 	if !ValidKeyType(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}) {
 		t.Errorf("dictionary of strings is not a valid key type")
 	}
-	// Lists, structs and maps are keys through their encoding (nestedkey.go).
-	if !ValidKeyType(arrow.ListOf(arrow.PrimitiveTypes.Int64)) {
-		t.Errorf("a list is not a valid key type")
+	// Lists, structs and maps are keys through their encoding (nestedkey.go), UUIDs
+	// inside them too.
+	for _, dt := range []arrow.DataType{arrow.ListOf(arrow.PrimitiveTypes.Int64), arrow.ListOf(types.UUID)} {
+		if !ValidKeyType(dt) {
+			t.Errorf("ValidKeyType(%s) = false", dt)
+		}
 	}
-	for _, dt := range []arrow.DataType{arrow.StructOf(), arrow.ListOf(types.UUID), arrow.FixedWidthTypes.MonthDayNanoInterval} {
+	for _, dt := range []arrow.DataType{arrow.StructOf(), arrow.FixedWidthTypes.MonthDayNanoInterval} {
 		if ValidKeyType(dt) {
 			t.Errorf("ValidKeyType(%s) = true", dt)
 		}

@@ -46,8 +46,6 @@ func NestedOrderable(dt arrow.DataType) bool {
 
 func nestedKeyable(dt arrow.DataType) bool {
 	switch t := dt.(type) {
-	case *types.UUIDType:
-		return false // a BLOB underneath, but builders do not make it back
 	case *arrow.ListType:
 		return nestedKeyable(t.Elem())
 	case *arrow.LargeListType:
@@ -324,7 +322,57 @@ func nestedKeyArray(dt arrow.DataType, n int, key func(i int) []byte, nulls []bo
 			panic(fmt.Sprintf("BUG: %d bytes left after decoding a %s key", len(rest), types.Name(dt)))
 		}
 	}
-	return bld.NewArray()
+	a := bld.NewArray()
+	if !hasUUID(dt) {
+		return a
+	}
+	// The library's builders make a UUID inside a nested type a BLOB (a map's even
+	// where the map's own type says UUID): the same layout, given the type back.
+	defer a.Release()
+	d := relabel(a.Data(), dt)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+// hasUUID reports a nested type with a UUID inside.
+func hasUUID(dt arrow.DataType) bool {
+	switch t := dt.(type) {
+	case *types.UUIDType:
+		return true
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if hasUUID(f.Type) {
+				return true
+			}
+		}
+	case arrow.ListLikeType:
+		return hasUUID(t.Elem())
+	}
+	return false
+}
+
+// relabel is array data d with type dt, which has d's layout at every level (a UUID
+// where d has a BLOB).
+func relabel(d arrow.ArrayData, dt arrow.DataType) arrow.ArrayData {
+	var kids []arrow.DataType
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			kids = append(kids, f.Type)
+		}
+	case arrow.ListLikeType: // lists and maps (whose element is the entries struct)
+		kids = []arrow.DataType{t.Elem()}
+	}
+	children := make([]arrow.ArrayData, len(d.Children()))
+	for i, c := range d.Children() {
+		if i < len(kids) {
+			children[i] = relabel(c, kids[i])
+			defer children[i].Release()
+		} else {
+			children[i] = c
+		}
+	}
+	return array.NewData(dt, d.Len(), d.Buffers(), children, d.NullN(), d.Offset())
 }
 
 // DecodeNestedKeys decodes the encodings NestedKeys made of values of the nested type

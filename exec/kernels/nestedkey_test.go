@@ -153,3 +153,55 @@ func TestNestedKeyOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedKeyUUID orders and decodes nested values holding UUIDs: the bytes order
+// as the text forms do, and the decoded values keep the UUID type at every level
+// (the library's builders would make them BLOBs).
+func TestNestedKeyUUID(t *testing.T) {
+	lo, hi := "\x07\x9c>\x09g|K\xbd\xa4y?4\x9c\xb7\x85\xe7", "\xf7\x9c>\x09g|K\xbd\xa4y?4\x9c\xb7\x85\xe7"
+	for _, dt := range []arrow.DataType{
+		arrow.StructOf(arrow.Field{Name: "u", Type: types.UUID, Nullable: true}),
+		arrow.ListOf(types.UUID),
+		arrow.MapOf(types.String, types.UUID),
+	} {
+		if !NestedOrderable(dt) {
+			t.Fatalf("%s is not orderable", dt)
+		}
+		bld := array.NewBuilder(memory.DefaultAllocator, dt)
+		for _, u := range []string{hi, lo} {
+			switch b := bld.(type) {
+			case *array.StructBuilder:
+				b.Append(true)
+				b.FieldBuilder(0).(*array.BinaryBuilder).Append([]byte(u))
+			case *array.MapBuilder:
+				b.Append(true)
+				b.KeyBuilder().(*array.StringBuilder).Append("k")
+				b.ItemBuilder().(*array.BinaryBuilder).Append([]byte(u))
+			case *array.ListBuilder:
+				b.Append(true)
+				b.ValueBuilder().(*array.BinaryBuilder).Append([]byte(u))
+			}
+		}
+		arr := bld.NewArray()
+		keys := NestedKeys(arr)
+		if bytes.Compare(keys.Value(1), keys.Value(0)) >= 0 {
+			t.Errorf("%s: %x does not sort before %x", dt, lo, hi)
+		}
+		back := DecodeNestedKeys(dt, keys)
+		var leaf arrow.Array
+		switch b := back.(type) {
+		case *array.Struct:
+			leaf = b.Field(0)
+		case *array.Map:
+			leaf = b.Items()
+		case *array.List:
+			leaf = b.ListValues()
+		}
+		if !arrow.TypeEqual(back.DataType(), dt) || !types.IsUUID(leaf.DataType()) {
+			t.Errorf("%s decoded as %s with leaves %s", dt, back.DataType(), leaf.DataType())
+		}
+		if got := string(leaf.(*array.Binary).Value(1)); got != lo {
+			t.Errorf("%s: decoded %x, want %x", dt, got, lo)
+		}
+	}
+}

@@ -47,6 +47,9 @@ type column struct {
 	id       int32  // the column-mapping field id, 0 when none
 	typ      arrow.DataType
 	nullable bool
+	// nested says how files name the fields inside the column under column mapping
+	// (source.ColumnSource.Children); nil without it.
+	nested []source.ColumnSource
 }
 
 // parseSchema reads a schemaString into the table's columns. mode is the column
@@ -82,10 +85,65 @@ func parseSchema(schemaString, mode string) ([]column, error) {
 			} else if mode == "id" {
 				return nil, fmt.Errorf("column %q has no field id under column mapping mode \"id\"", f.Name)
 			}
+			if c.nested, err = nestedSources(f.Type, mode, 0); err != nil {
+				return nil, fmt.Errorf("column %q: %v", f.Name, err)
+			}
 		}
 		cols = append(cols, c)
 	}
 	return cols, nil
+}
+
+// nestedSources says how files name the fields nested in a type under column
+// mapping: a struct's fields by their physical names, and in id mode by their field
+// ids, at any depth (inside lists and maps too). nil for a type with no struct inside.
+func nestedSources(raw json.RawMessage, mode string, depth int) ([]source.ColumnSource, error) {
+	if depth > maxDepth || len(raw) == 0 || raw[0] != '{' {
+		return nil, nil // a primitive's name; parseType refuses what is too deep
+	}
+	var ct complexType
+	if err := json.Unmarshal(raw, &ct); err != nil {
+		return nil, nil // parseType says what is wrong
+	}
+	var out []source.ColumnSource
+	switch ct.Type {
+	case "struct":
+		out = make([]source.ColumnSource, len(ct.Fields))
+		for i, f := range ct.Fields {
+			// A field without a physical name (written before column mapping was
+			// enabled, by a writer that did not assign one) is found by its name.
+			name := f.Name
+			if p, ok := f.Metadata["delta.columnMapping.physicalName"].(string); ok && p != "" {
+				name = p
+			}
+			out[i].Names = []string{name}
+			if id, ok := f.Metadata["delta.columnMapping.id"].(float64); ok && mode == "id" && id > 0 && id <= 1<<31-1 {
+				out[i].FieldID = int32(id)
+			}
+			kids, err := nestedSources(f.Type, mode, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %v", f.Name, err)
+			}
+			out[i].Children = kids
+		}
+	case "array":
+		kids, err := nestedSources(ct.ElementType, mode, depth+1)
+		if err != nil || kids == nil {
+			return nil, err
+		}
+		out = []source.ColumnSource{{Children: kids}}
+	case "map":
+		key, err := nestedSources(ct.KeyType, mode, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		value, err := nestedSources(ct.ValueType, mode, depth+1)
+		if err != nil || (key == nil && value == nil) {
+			return nil, err
+		}
+		out = []source.ColumnSource{{Children: key}, {Children: value}}
+	}
+	return out, nil
 }
 
 // maxDepth bounds the nesting of types a schema may declare.
@@ -252,6 +310,7 @@ func sources(cols []column, mode string) []source.ColumnSource {
 		if mode == "id" {
 			out[i].FieldID = c.id
 		}
+		out[i].Children = c.nested
 	}
 	return out
 }

@@ -215,7 +215,7 @@ func build(ctx context.Context, store storage.Store, root string, version int64,
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.name, Type: c.typ, Nullable: true}
 	}
-	l := &source.Listing{Location: root, Format: "delta", Schema: arrow.NewSchema(fields, nil), Columns: sources(cols, mode)}
+	l := &source.Listing{Location: root, Format: "delta", Columns: sources(cols, mode)}
 	var partCols []column
 	for _, c := range cols {
 		if slices.ContainsFunc(s.meta.PartitionColumns, func(p string) bool { return strings.EqualFold(p, c.name) }) {
@@ -226,6 +226,7 @@ func build(ctx context.Context, store storage.Store, root string, version int64,
 	if len(l.Partitions) != len(s.meta.PartitionColumns) {
 		return nil, corrupt(defining, "partition columns %v are not all in the schema", s.meta.PartitionColumns)
 	}
+	l.SetSchema(fields)
 	keys := make([]string, 0, len(s.files))
 	for k := range s.files {
 		keys = append(keys, k)

@@ -105,7 +105,7 @@ func (b *builder) partitions(l *source.Listing) {
 		}
 	}
 	for _, i := range cols {
-		l.Partitions = append(l.Partitions, b.fields[i].Name)
+		l.Partitions = append(l.Partitions, l.Schema.Field(i).Name)
 	}
 	for k := range l.Files {
 		f := &l.Files[k]
@@ -147,7 +147,8 @@ func (b *builder) buildSchema() error {
 	if err != nil {
 		return corrupt(b.metaPath, "%v", err)
 	}
-	b.l = &source.Listing{Location: b.location, Format: "iceberg", Schema: arrow.NewSchema(arrowFields, nil), Columns: cols}
+	b.l = &source.Listing{Location: b.location, Format: "iceberg", Columns: cols}
+	b.l.SetSchema(arrowFields)
 	return nil
 }
 

@@ -87,23 +87,35 @@ func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
 }
 
 // rawSchemas is what iceberg-go's parse of the metadata loses and Lore needs: the
-// initial-default values of top-level fields, as the JSON states them (a long default
-// beyond 2^53 would not survive a float64).
+// initial-default values of fields, top-level and nested, as the JSON states them (a
+// long default beyond 2^53 would not survive a float64).
 type rawSchemas struct {
 	Schemas []rawSchema `json:"schemas"`
 	Schema  *rawSchema  `json:"schema"`
 }
 
 type rawSchema struct {
-	ID     *int `json:"schema-id"`
-	Fields []struct {
-		ID      int             `json:"id"`
-		Default json.RawMessage `json:"initial-default"`
-	} `json:"fields"`
+	ID     *int       `json:"schema-id"`
+	Fields []rawField `json:"fields"`
 }
 
-// defaults are the initial-default values of schema id's top-level fields, by field
-// id, unparsed.
+// rawField is one field of a struct, with its type unparsed: a name, or an object
+// holding a struct's fields, a list's element or a map's key and value.
+type rawField struct {
+	ID      int             `json:"id"`
+	Default json.RawMessage `json:"initial-default"`
+	Type    json.RawMessage `json:"type"`
+}
+
+type rawType struct {
+	Fields  []rawField      `json:"fields"`
+	Element json.RawMessage `json:"element"`
+	Key     json.RawMessage `json:"key"`
+	Value   json.RawMessage `json:"value"`
+}
+
+// defaults are the initial-default values of schema id's fields, top-level and
+// nested (field ids are unique within a schema), by field id, unparsed.
 func (r *rawSchemas) defaults(id int) map[int]json.RawMessage {
 	out := map[int]json.RawMessage{}
 	all := r.Schemas
@@ -114,21 +126,55 @@ func (r *rawSchemas) defaults(id int) map[int]json.RawMessage {
 		if s.ID != nil && *s.ID != id && (len(all) > 1 || r.Schema == nil) {
 			continue
 		}
-		for _, f := range s.Fields {
-			if len(f.Default) > 0 && string(f.Default) != "null" {
-				out[f.ID] = f.Default
-			}
-		}
+		collectDefaults(s.Fields, out, 0)
 		break
 	}
 	return out
 }
 
+// collectDefaults adds the initial-defaults of fields and of the fields nested in
+// their types to out.
+func collectDefaults(fields []rawField, out map[int]json.RawMessage, depth int) {
+	if depth > maxDepth {
+		return // arrowType refuses the schema
+	}
+	for _, f := range fields {
+		if len(f.Default) > 0 && string(f.Default) != "null" {
+			out[f.ID] = f.Default
+		}
+		collectTypeDefaults(f.Type, out, depth+1)
+	}
+}
+
+func collectTypeDefaults(raw json.RawMessage, out map[int]json.RawMessage, depth int) {
+	if len(raw) == 0 || raw[0] != '{' || depth > maxDepth {
+		return // a primitive type's name
+	}
+	var t rawType
+	if json.Unmarshal(raw, &t) != nil {
+		return
+	}
+	collectDefaults(t.Fields, out, depth)
+	collectTypeDefaults(t.Element, out, depth+1)
+	collectTypeDefaults(t.Key, out, depth+1)
+	collectTypeDefaults(t.Value, out, depth+1)
+}
+
 // defaultValue reads an initial-default (Iceberg's JSON single-value serialisation)
-// as type dt.
+// as type dt. A struct's default is null or {}: the spec keeps the defaults of a
+// struct's fields on the fields, so {} is a struct whose fields read as their own
+// defaults, and is returned as a non-NULL value of the struct type. Lists and maps
+// have no default but NULL.
 func defaultValue(raw json.RawMessage, dt arrow.DataType) (types.Value, error) {
+	if dt.ID() == arrow.STRUCT {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil || len(m) > 0 {
+			return types.Value{}, fmt.Errorf("a struct's default is not {}")
+		}
+		return types.Value{Type: dt}, nil
+	}
 	if types.IsNested(dt) {
-		return types.Value{}, fmt.Errorf("a default for a nested column")
+		return types.Value{}, fmt.Errorf("a default for a list or map")
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -158,38 +204,101 @@ func defaultValue(raw json.RawMessage, dt arrow.DataType) (types.Value, error) {
 	return v, nil
 }
 
-// columnSources says how data files name each field of the schema: by field id, else
-// the names the name mapping gives the field (else its own name), and what a file
-// without it reads.
+// columnSources says how data files name each field of the schema and each field
+// nested in it (ColumnSource.Children): by field id, else the names the name mapping
+// gives the field (else its own name), and what a file without it reads.
 func columnSources(fields []ice.NestedField, dts []arrow.DataType, mapping ice.NameMapping, defaults map[int]json.RawMessage) ([]source.ColumnSource, error) {
 	names := map[int][]string{}
-	for _, m := range mapping {
-		if m.FieldID != nil {
-			names[*m.FieldID] = append(names[*m.FieldID], m.Names...)
-		}
-	}
+	mappedNames(mapping, names, 0)
 	out := make([]source.ColumnSource, len(fields))
 	for i, f := range fields {
-		out[i].FieldID = int32(f.ID)
-		// A field the mapping describes is found by its names alone: its own name
-		// may be another field's in older files (renamed, then reused). One a
-		// mapping leaves out is in no file without field ids (the spec's rule: the
-		// mapping is the whole truth of such files).
-		switch n, ok := names[f.ID]; {
-		case ok:
-			out[i].Names = n
-		case mapping != nil:
-			out[i].Unmapped = true
-		default:
-			out[i].Names = []string{f.Name}
+		cs, err := fieldSource(f.ID, f.Name, f.Type, dts[i], names, defaults, 0)
+		if err != nil {
+			return nil, err
 		}
-		if raw, ok := defaults[f.ID]; ok {
-			v, err := defaultValue(raw, dts[i])
-			if err != nil {
-				return nil, fmt.Errorf("the initial-default %s of column %q: %v", raw, f.Name, err)
-			}
-			out[i].Default, out[i].HasDefault = v, true
+		if _, ok := names[f.ID]; !ok && mapping != nil {
+			// One a mapping leaves out is in no file without field ids (the spec's
+			// rule: the mapping is the whole truth of such files).
+			cs.Names, cs.Unmapped = nil, true
 		}
+		out[i] = cs
 	}
 	return out, nil
+}
+
+// mappedNames adds the names a name mapping gives each field, nested ones included,
+// by field id.
+func mappedNames(fields []ice.MappedField, out map[int][]string, depth int) {
+	if depth > maxDepth {
+		return
+	}
+	for _, m := range fields {
+		if m.FieldID != nil {
+			out[*m.FieldID] = append(out[*m.FieldID], m.Names...)
+		}
+		mappedNames(m.Fields, out, depth+1)
+	}
+}
+
+// fieldSource is the ColumnSource of the field id called name, of Iceberg type t and
+// Lore type dt, with those of the fields nested in it.
+func fieldSource(id int, name string, t ice.Type, dt arrow.DataType, names map[int][]string, defaults map[int]json.RawMessage, depth int) (source.ColumnSource, error) {
+	cs := source.ColumnSource{FieldID: int32(id)}
+	if depth > maxDepth {
+		return cs, fmt.Errorf("types nested deeper than %d", maxDepth)
+	}
+	// A field the mapping describes is found by its names alone: its own name may be
+	// another field's in older files (renamed, then reused).
+	if n, ok := names[id]; ok {
+		cs.Names = n
+	} else {
+		cs.Names = []string{name}
+	}
+	if raw, ok := defaults[id]; ok {
+		v, err := defaultValue(raw, dt)
+		if err != nil {
+			return cs, fmt.Errorf("the initial-default %s of field %q: %v", raw, name, err)
+		}
+		cs.Default, cs.HasDefault = v, true
+	}
+	switch t := t.(type) {
+	case *ice.StructType:
+		st, ok := dt.(*arrow.StructType)
+		if !ok || st.NumFields() != len(t.FieldList) {
+			return cs, fmt.Errorf("BUG: field %q of type %s read as %s", name, t, dt)
+		}
+		cs.Children = make([]source.ColumnSource, len(t.FieldList))
+		for i, f := range t.FieldList {
+			kid, err := fieldSource(f.ID, f.Name, f.Type, st.Field(i).Type, names, defaults, depth+1)
+			if err != nil {
+				return cs, err
+			}
+			cs.Children[i] = kid
+		}
+	case *ice.ListType:
+		lt, ok := dt.(*arrow.ListType)
+		if !ok {
+			return cs, fmt.Errorf("BUG: field %q of type %s read as %s", name, t, dt)
+		}
+		kid, err := fieldSource(t.ElementID, "element", t.Element, lt.Elem(), names, defaults, depth+1)
+		if err != nil {
+			return cs, err
+		}
+		cs.Children = []source.ColumnSource{kid}
+	case *ice.MapType:
+		mt, ok := dt.(*arrow.MapType)
+		if !ok {
+			return cs, fmt.Errorf("BUG: field %q of type %s read as %s", name, t, dt)
+		}
+		key, err := fieldSource(t.KeyID, "key", t.KeyType, mt.KeyType(), names, defaults, depth+1)
+		if err != nil {
+			return cs, err
+		}
+		value, err := fieldSource(t.ValueID, "value", t.ValueType, mt.ItemType(), names, defaults, depth+1)
+		if err != nil {
+			return cs, err
+		}
+		cs.Children = []source.ColumnSource{key, value}
+	}
+	return cs, nil
 }
