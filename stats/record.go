@@ -10,8 +10,11 @@ import (
 )
 
 // DocumentVersion is the version of the statistics object's JSON document
-// (docs/format/statistics.md). A document of another version is refused, never guessed at.
-const DocumentVersion = 1
+// (docs/format/statistics.md). A document of another version is refused, never guessed
+// at, with one exception: version 1 is version 2 without zones of whole files, and is
+// read as such. Builds that know only version 1 refuse version 2, whose zones they
+// would take for row groups.
+const DocumentVersion = 2
 
 // Depths of a record: what ANALYZE read to make it.
 const (
@@ -190,13 +193,19 @@ func Unmarshal(doc []byte) (*Record, error) {
 	if err := json.Unmarshal(doc, &head); err != nil {
 		return nil, corruptRecord("%v", err)
 	}
-	if head.DocumentVersion != DocumentVersion {
+	if head.DocumentVersion != DocumentVersion && head.DocumentVersion != 1 {
 		return nil, corruptRecord("document version %d is not %d", head.DocumentVersion, DocumentVersion)
 	}
 	r := &Record{}
 	if err := json.Unmarshal(doc, r); err != nil {
 		return nil, corruptRecord("%v", err)
 	}
+	for _, z := range r.Zones {
+		if z.RowGroup < WholeFile || (z.RowGroup == WholeFile && head.DocumentVersion == 1) {
+			return nil, corruptRecord("a zone of file %d has row group %d", z.File, z.RowGroup)
+		}
+	}
+	r.DocumentVersion = DocumentVersion
 	if len(r.PerFile) > 0 && len(r.PerFile) != r.Files {
 		return nil, corruptRecord("%d files listed of %d", len(r.PerFile), r.Files)
 	}
