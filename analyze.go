@@ -99,7 +99,9 @@ func distinctCountable(dt arrow.DataType) bool {
 var analyzeHook func(table string)
 
 // analyze runs ANALYZE (SPEC §4).
-func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) {
+//
+// Its query record has one scan: the files considered and the footers opened.
+func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Result, error) {
 	start := time.Now()
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
@@ -124,7 +126,11 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 	if prev != nil && (!prev.SourceVersion.Same(before) || prev.TableID != t.ID) {
 		prev = nil // a record at another version carries nothing over
 	}
-	rec, err := e.learn(ctx, t, l, before, form.sketches, form.distinct, prev)
+	var counters source.Counters
+	defer func() {
+		qr.Scans = append(qr.Scans, ScanRecord{Table: t.Name, Location: t.Location, Snapshot: counters.Snapshot()})
+	}()
+	rec, err := e.learn(context.WithValue(ctx, learnCountersKey{}, &counters), t, l, before, form.sketches, form.distinct, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -154,19 +160,19 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze) (*Result, error) 
 	return valuesResult(fields, [][]types.Value{row}), nil
 }
 
-// learn builds the record of table t at version v of listing l: the metadata from
-// the footers, then (full) one read of every column for sketches, exact bounds and
+// learn builds the record of table t at version v of listing l: the metadata (see
+// metadataRecord), then (full) one read of every column for sketches, exact bounds and
 // zone sums, then exact distinct counts of the columns named. prev, a record at the
 // same version or nil, contributes what stays true: a full read's results when this
 // one is metadata-only, and exact counts not taken again.
 func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record) (*stats.Record, error) {
-	footers, err := l.Footers(ctx, e.store)
+	rec, opened, err := e.metadataRecord(ctx, l, v, full)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := stats.FromFooters(l, footers, v, time.Now())
-	if err != nil {
-		return nil, err
+	if c := learnCounters(ctx); c != nil {
+		c.FilesConsidered.Add(int64(len(l.Files)))
+		c.FilesOpened.Add(int64(opened))
 	}
 	rec.TableID = t.ID
 	switch {
@@ -190,6 +196,36 @@ func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, 
 		}
 	}
 	return rec, nil
+}
+
+// metadataRecord builds the metadata-depth record of listing l at version v. A Delta
+// table whose every add action carries its statistics is learnt from the log alone,
+// without opening a footer (SPEC §4): for a table of many files on object storage that
+// is the difference between one log replay and a read per file. Any other table, and a
+// Delta table before a full read (which opens every file anyway and needs the row
+// groups as zones), is learnt from the footers. Iceberg keeps the footers too: its
+// manifests' bounds need not be values of the data. opened is the number of footers
+// used.
+func (e *Engine) metadataRecord(ctx context.Context, l *source.Listing, v source.Version, full bool) (rec *stats.Record, opened int, err error) {
+	if !full && l.Lake != nil && l.Lake.Kind == source.KindDelta && stats.LakeStatsComplete(l) {
+		rec, err = stats.FromLakeStats(l, v, time.Now())
+		return rec, 0, err
+	}
+	footers, err := l.Footers(ctx, e.store)
+	if err != nil {
+		return nil, 0, err
+	}
+	rec, err = stats.FromFooters(l, footers, v, time.Now())
+	return rec, len(footers), err
+}
+
+// learnCountersKey carries the counters ANALYZE reports of its metadata reads.
+type learnCountersKey struct{}
+
+// learnCounters are the counters of the ANALYZE running in ctx, or nil.
+func learnCounters(ctx context.Context) *source.Counters {
+	c, _ := ctx.Value(learnCountersKey{}).(*source.Counters)
+	return c
 }
 
 // fullRead upgrades a metadata record to depth full by reading every column once,

@@ -155,6 +155,27 @@ func BenchmarkDeltaPointQuery(b *testing.B) {
 	b.ReportMetric(float64(skipped)/float64(b.N), "files_skipped/op")
 }
 
+// BenchmarkDeltaAnalyze is ANALYZE's metadata form over the 10,000-file Delta table,
+// with no footer cached: every add states its statistics, so the record comes from
+// the log alone (footers_opened/op says whether any footer was read).
+func BenchmarkDeltaAnalyze(b *testing.B) {
+	e := benchDeltaTable(b)
+	ctx := context.Background()
+	var opened int64
+	b.ReportAllocs()
+	for b.Loop() {
+		source.DropCachedFooters()
+		res, err := e.Query(ctx, "ANALYZE t", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range res.Record.Scans {
+			opened += s.FilesOpened
+		}
+	}
+	b.ReportMetric(float64(opened)/float64(b.N), "footers_opened/op")
+}
+
 // BenchmarkDeltaContextAnswer is count/min/max of the 10,000-file Delta table after
 // ANALYZE: answered from the record, with the log listed to find the version.
 func BenchmarkDeltaContextAnswer(b *testing.B) {

@@ -218,7 +218,7 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	case *sql.ShowCreateTable:
 		return e.showCreateTable(ctx, x)
 	case *sql.Analyze:
-		return e.analyze(ctx, x)
+		return e.analyze(ctx, x, rec)
 	case *sql.ShowStats:
 		return e.showStats(ctx, x)
 	case *sql.DescribeDetail:

@@ -177,18 +177,19 @@ func describeZones(x *Execution, z *rules.Zones) {
 		return
 	}
 	label := z.Ref.Stats.SourceVersion.Label()
+	unit := z.Ref.Stats.ZoneUnit()
 	recordVersions(x, z.Ref)
 	total := z.None + z.Answered + z.Read
 	if z.Bypassed {
-		x.Detail = fmt.Sprintf("read %d row groups that statistics at %s would have answered or skipped; statistics bypassed", z.None+z.Answered, label)
+		x.Detail = fmt.Sprintf("read %d %s that statistics at %s would have answered or skipped; statistics bypassed", z.None+z.Answered, unit, label)
 		return
 	}
 	if z.Read == 0 {
 		x.Mode = "context"
-		x.Detail = fmt.Sprintf("statistics at %s (%d row groups: %d answered, %d skipped)", label, total, z.Answered, z.None)
+		x.Detail = fmt.Sprintf("statistics at %s (%d %s: %d answered, %d skipped)", label, total, unit, z.Answered, z.None)
 		return
 	}
-	x.Detail = fmt.Sprintf("read %d of %d row groups; %d answered and %d skipped by statistics at %s", z.Read, total, z.Answered, z.None, label)
+	x.Detail = fmt.Sprintf("read %d of %d %s; %d answered and %d skipped by statistics at %s", z.Read, total, unit, z.Answered, z.None, label)
 }
 
 // recordVersions records the version of the statistics that took part and the

@@ -147,11 +147,11 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		// Zones the planner settled from statistics are not read.
 		kept := sp.Morsels[:0:0]
 		for _, m := range sp.Morsels {
-			id := plan.ZoneID{File: m.File, RowGroup: m.RowGroup}
+			none, answered := z.Settled(m.File, m.RowGroup)
 			switch {
-			case z.None[id]:
+			case none:
 				p.stats.Counters.RowGroupsPruned.Add(1)
-			case z.Answered[id]:
+			case answered:
 				p.stats.Counters.RowGroupsAnswered.Add(1)
 			default:
 				kept = append(kept, m)

@@ -93,7 +93,8 @@ type Shared struct {
 // ZoneSkip is the zone planner's decision for one scan (DESIGN.md §3), and why.
 type ZoneSkip struct {
 	// None and Answered hold zones by file (index into the listing's files) and row
-	// group. Every other zone is read.
+	// group, or stats.WholeFile for a zone of a whole file (Settled looks for both).
+	// Every other zone is read.
 	None, Answered map[ZoneID]bool
 	// Considered is the number of zones the record holds; Reasons counts them by the
 	// reason for what was done with each, and adds up to Considered.
@@ -104,8 +105,16 @@ type ZoneSkip struct {
 	Stale bool
 }
 
-// ZoneID names a row group of a listing.
+// ZoneID names a zone of a listing: a row group of a file, or the whole file when
+// RowGroup is stats.WholeFile.
 type ZoneID struct{ File, RowGroup int }
+
+// Settled says what was decided for row group g of file f: skipped (none) or answered
+// from partials, by the zone of that row group or of the whole file.
+func (z *ZoneSkip) Settled(f, g int) (none, answered bool) {
+	rg, file := ZoneID{File: f, RowGroup: g}, ZoneID{File: f, RowGroup: stats.WholeFile}
+	return z.None[rg] || z.None[file], z.Answered[rg] || z.Answered[file]
+}
 
 // Values produces constant rows (SELECT without FROM is one row of no columns).
 type Values struct {

@@ -29,6 +29,95 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 	if len(footers) != len(l.Files) {
 		return nil, errs.New(errs.Internal, "BUG: %d footers for %d files", len(footers), len(l.Files))
 	}
+	fields := l.Schema.Fields()
+	return build(l, v, now, func(fi int, ref *source.FileRef) []zoneStats {
+		footer := footers[fi]
+		// Where each table column is in this file, if it is there.
+		pos := make([]int, len(fields))
+		for i, f := range fields {
+			pos[i] = -1
+			if l.Partition(i) < 0 {
+				pos[i] = l.FileColumn(footer, f.Name)
+			}
+		}
+		zones := make([]zoneStats, footer.NumRowGroups())
+		for g := range zones {
+			info := footer.RowGroup(g)
+			zones[g] = zoneStats{rowGroup: g, rows: info.Rows, uncompressed: info.UncompressedBytes,
+				column: func(i int) (parquet.ColumnStats, bool) {
+					if pos[i] < 0 {
+						return parquet.ColumnStats{}, false
+					}
+					return info.Columns[pos[i]], true
+				}}
+		}
+		return zones
+	})
+}
+
+// FromLakeStats builds the metadata-depth record of listing l at version v from what
+// the table's metadata states of each file (FileRef.Meta), without opening a footer:
+// one zone per file (RowGroup WholeFile), since the metadata knows nothing of row
+// groups. Everything else is as FromFooters builds it, by the same code: partition
+// columns, deletes, per-file and table merges. The metadata states no bytes per column
+// nor uncompressed sizes, so those stay 0, and RowGroups counts none. Bounds are exact
+// where the source marked them so (parquet.ColumnStats.MinExact and MaxExact).
+//
+// Every file must carry its statistics (LakeStatsComplete); otherwise it is an error.
+func FromLakeStats(l *source.Listing, v source.Version, now time.Time) (*Record, error) {
+	if !LakeStatsComplete(l) {
+		return nil, errs.New(errs.Internal, "BUG: a record from lake statistics of %q, whose files do not all carry them", l.Location)
+	}
+	return build(l, v, now, func(_ int, ref *source.FileRef) []zoneStats {
+		m := ref.Meta
+		if m.Rows == 0 {
+			return nil // as a footer of no row group
+		}
+		return []zoneStats{{rowGroup: WholeFile, rows: m.Rows,
+			column: func(i int) (parquet.ColumnStats, bool) { return m.Columns[i], true }}}
+	})
+}
+
+// LakeStatsComplete reports whether every file of l carries the statistics a record
+// needs from lake metadata: its row count, and a null count of every column that is
+// not a partition column nor nested (the metadata describes only leaves). A file with
+// deleted rows needs no null counts: its counts become unknown whatever the source.
+// A column whose null count is missing may be one the file lacks or one its writer
+// chose not to describe; only the footer can tell, so such a table is read by footers.
+func LakeStatsComplete(l *source.Listing) bool {
+	fields := l.Schema.Fields()
+	for _, ref := range l.Files {
+		m := ref.Meta
+		if m == nil || m.Rows < 0 || len(m.Columns) != len(fields) || len(ref.Equality) > 0 {
+			return false
+		}
+		if ref.Deleted != nil && ref.Deleted.Len() > 0 {
+			continue
+		}
+		for i, f := range fields {
+			if l.Partition(i) < 0 && !types.IsNested(f.Type) && !m.Columns[i].HasNullCount {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// zoneStats is what one zone's source states of it: a row group's entry in its
+// footer, or a whole file's lake metadata.
+type zoneStats struct {
+	rowGroup     int   // WholeFile for a file's metadata
+	rows         int64 // before deletes
+	uncompressed int64 // 0 when not stated
+	// column is the statistics of table column i (not a partition column), typed as
+	// the file stores it; false when the file lacks the column.
+	column func(i int) (parquet.ColumnStats, bool)
+}
+
+// build is the one builder of metadata-depth records: zonesOf states the zones of
+// each file of l, in order, and build merges them into files and the table, taking
+// out deleted rows and filling partition and missing columns.
+func build(l *source.Listing, v source.Version, now time.Time, zonesOf func(fi int, ref *source.FileRef) []zoneStats) (*Record, error) {
 	r := &Record{
 		DocumentVersion:  DocumentVersion,
 		SourceVersion:    v,
@@ -54,74 +143,68 @@ func FromFooters(l *source.Listing, footers []*parquet.File, v source.Version, n
 	for i := range tables {
 		tables[i] = NewZoneMerge()
 	}
-	for fi, ref := range l.Files {
-		footer := footers[fi]
+	for fi := range l.Files {
+		ref := &l.Files[fi]
 		if mt := ref.Info.ModTime.UnixMilli(); !ref.Info.ModTime.IsZero() && mt > r.LastModifiedMS {
 			r.LastModifiedMS = mt
 		}
 		r.Bytes += ref.Info.Size
-		fileRows := footer.NumRows()
+		zones := zonesOf(fi, ref)
+		var fileRows int64
+		for _, zs := range zones {
+			fileRows += zs.rows
+		}
 		if ref.Deleted != nil {
 			fileRows -= ref.Deleted.Len()
 		}
 		r.Rows += fileRows
-		// Where each table column is in this file, if it is there.
-		pos := make([]int, len(fields))
-		for i, f := range fields {
-			pos[i] = -1
-			if l.Partition(i) < 0 {
-				pos[i] = l.FileColumn(footer, f.Name)
-			}
-		}
 		files := make([]ZoneMerge, len(fields))
 		for i := range files {
 			files[i] = NewZoneMerge()
 		}
-		var first int64 // the row group's first row in the file
-		for g := 0; g < footer.NumRowGroups(); g++ {
-			info := footer.RowGroup(g)
-			r.RowGroups++
-			r.UncompressedBytes += info.UncompressedBytes
+		var first int64 // the zone's first row in the file
+		for _, zs := range zones {
+			if zs.rowGroup >= 0 {
+				r.RowGroups++
+			}
+			r.UncompressedBytes += zs.uncompressed
 			// Deleted rows leave the row count exact (the positions are known) but the
-			// footer's statistics only bounds: a deleted row may have held the minimum
+			// stated statistics only bounds: a deleted row may have held the minimum
 			// or a NULL.
 			var deleted int64
 			if ref.Deleted != nil {
-				deleted = ref.Deleted.CountIn(first, info.Rows)
+				deleted = ref.Deleted.CountIn(first, zs.rows)
 			}
 			// Equality deletes may remove any row: the count is only what is read at
 			// most (Listing.Rows says it is unknown, so no statement is answered from
 			// it) and the statistics only bounds.
 			inexact := deleted > 0 || len(ref.Equality) > 0
-			first += info.Rows
-			live := info.Rows - deleted
-			z := Zone{File: fi, RowGroup: g, Rows: live, Columns: make([]ZoneColumn, len(fields))}
+			first += zs.rows
+			live := zs.rows - deleted
+			z := Zone{File: fi, RowGroup: zs.rowGroup, Rows: live, Columns: make([]ZoneColumn, len(fields))}
 			for i := range fields {
-				switch k := l.Partition(i); {
-				case k >= 0:
+				// A partition column, or one the file lacks, has its value exactly;
+				// what a source states of a column the file holds is exact only while
+				// no row is deleted.
+				stated := false
+				if k := l.Partition(i); k >= 0 {
 					z.Columns[i] = partitionZone(ref.PartitionValues[k], live, codecs[i])
-					if len(ref.Equality) > 0 {
-						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max}
-					}
-				case pos[i] < 0:
-					// A column the file lacks reads as NULL, or as its default.
-					z.Columns[i] = partitionZone(l.MissingIn(ref, i), live, codecs[i])
-					if len(ref.Equality) > 0 {
-						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max}
-					}
-				default:
-					cs := info.Columns[pos[i]]
+				} else if cs, ok := zs.column(i); ok {
+					stated = true
 					r.Columns[i].Bytes += cs.CompressedBytes
 					z.Columns[i] = footerZone(cs, codecs[i], fields[i].Type)
-					if inexact {
-						z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max, HasNaN: z.Columns[i].HasNaN}
-					}
+				} else {
+					// A column the file lacks reads as NULL, or as its default.
+					z.Columns[i] = partitionZone(l.MissingIn(*ref, i), live, codecs[i])
+				}
+				if len(ref.Equality) > 0 || (stated && inexact) {
+					z.Columns[i] = ZoneColumn{Min: z.Columns[i].Min, Max: z.Columns[i].Max, HasNaN: z.Columns[i].HasNaN}
 				}
 				files[i].Add(z.Columns[i], live)
 			}
 			r.Zones = append(r.Zones, z)
 		}
-		if footer.NumRowGroups() == 0 {
+		if len(zones) == 0 {
 			for i := range fields {
 				n := int64(0)
 				files[i].Add(ZoneColumn{NullCount: &n}, 0)

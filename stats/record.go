@@ -10,8 +10,11 @@ import (
 )
 
 // DocumentVersion is the version of the statistics object's JSON document
-// (docs/format/statistics.md). A document of another version is refused, never guessed at.
-const DocumentVersion = 1
+// (docs/format/statistics.md). A document of another version is refused, never guessed
+// at, with one exception: version 1 is version 2 without zones of whole files, and is
+// read as such. Builds that know only version 1 refuse version 2, whose zones they
+// would take for row groups.
+const DocumentVersion = 2
 
 // Depths of a record: what ANALYZE read to make it.
 const (
@@ -37,14 +40,37 @@ type Record struct {
 	Rows              int64          `json:"rows"`
 	Bytes             int64          `json:"bytes"`
 	Files             int            `json:"files"`
-	RowGroups         int            `json:"row_groups"`
-	UncompressedBytes int64          `json:"uncompressed_bytes"`
+	RowGroups         int            `json:"row_groups"`         // of the footers read; 0 for files known from lake statistics alone
+	UncompressedBytes int64          `json:"uncompressed_bytes"` // as the footers read state; lake statistics state none
 	LastModifiedMS    int64          `json:"last_modified_ms"`
 	PartitionColumns  []string       `json:"partition_columns"`
 	Columns           []Column       `json:"columns"`
 	PerFile           []File         `json:"per_file"`
 	PerFileComplete   bool           `json:"per_file_complete"`
 	Zones             []Zone         `json:"zones"`
+}
+
+// WholeFile is the RowGroup of a zone that is a whole file.
+const WholeFile = -1
+
+// ZoneUnit names what the record's zones are, for messages: "row groups", "files",
+// or "zones" when it has both kinds.
+func (r *Record) ZoneUnit() string {
+	files, groups := false, false
+	for _, z := range r.Zones {
+		if z.RowGroup == WholeFile {
+			files = true
+		} else {
+			groups = true
+		}
+	}
+	switch {
+	case files && groups:
+		return "zones"
+	case files:
+		return "files"
+	}
+	return "row groups"
 }
 
 // Column is what the record knows of one column over the whole table.
@@ -61,7 +87,7 @@ type Column struct {
 	BoundsExact bool   `json:"bounds_exact"`
 	// HasNaN says a floating column holds NaN, which is never a bound.
 	HasNaN bool  `json:"has_nan,omitempty"`
-	Bytes  int64 `json:"bytes"` // compressed bytes of the column's chunks
+	Bytes  int64 `json:"bytes"` // compressed bytes of the column's chunks (0 when only lake statistics were read)
 	// Distinct is an HLL sketch (docs/format/sketches.md), after a full read.
 	Distinct []byte `json:"distinct,omitempty"`
 	// DistinctExact is COUNT(DISTINCT col), after ANALYZE … distinct or columns.
@@ -93,10 +119,15 @@ type File struct {
 	Columns []ZoneColumn `json:"columns"` // indexed like Record.Columns
 }
 
-// Zone is one row group: the finest set of rows with stored partials (DESIGN §3).
+// Zone is one row group, or one whole file: the finest set of rows with stored
+// partials (DESIGN §3). A record built from footers has a zone per row group; one
+// built from a lake's per-file statistics (FromLakeStats) knows nothing finer than the
+// file and has one zone per file, whose RowGroup is WholeFile. A folded record may
+// have both kinds, but never both for one file. A consumer that settles row group g of
+// file f from the record looks for the zone {f, g}, then for {f, WholeFile}.
 type Zone struct {
-	File     int          `json:"file"` // index into the listing's files, in path order
-	RowGroup int          `json:"row_group"`
+	File     int          `json:"file"`      // index into the listing's files, in path order
+	RowGroup int          `json:"row_group"` // WholeFile for a zone of a whole file
 	Rows     int64        `json:"rows"`
 	Columns  []ZoneColumn `json:"columns"` // indexed like Record.Columns
 }
@@ -162,13 +193,19 @@ func Unmarshal(doc []byte) (*Record, error) {
 	if err := json.Unmarshal(doc, &head); err != nil {
 		return nil, corruptRecord("%v", err)
 	}
-	if head.DocumentVersion != DocumentVersion {
+	if head.DocumentVersion != DocumentVersion && head.DocumentVersion != 1 {
 		return nil, corruptRecord("document version %d is not %d", head.DocumentVersion, DocumentVersion)
 	}
 	r := &Record{}
 	if err := json.Unmarshal(doc, r); err != nil {
 		return nil, corruptRecord("%v", err)
 	}
+	for _, z := range r.Zones {
+		if z.RowGroup < WholeFile || (z.RowGroup == WholeFile && head.DocumentVersion == 1) {
+			return nil, corruptRecord("a zone of file %d has row group %d", z.File, z.RowGroup)
+		}
+	}
+	r.DocumentVersion = DocumentVersion
 	if len(r.PerFile) > 0 && len(r.PerFile) != r.Files {
 		return nil, corruptRecord("%d files listed of %d", len(r.PerFile), r.Files)
 	}

@@ -56,15 +56,26 @@ func TestRecordDocumentRoundTrip(t *testing.T) {
 
 func TestRecordRefusesOtherVersionsAndBadShapes(t *testing.T) {
 	for _, doc := range []string{
-		`{"document_version": 2}`,
+		`{"document_version": 3}`,
 		`{}`,
 		`not json`,
 		`{"document_version": 1, "files": 2, "columns": [{"name": "a"}], "per_file": [{"path": "x", "columns": [{}]}]}`,
 		`{"document_version": 1, "columns": [{"name": "a"}], "zones": [{"columns": []}]}`,
+		// Zones of whole files came with version 2; no zone has a lower row group.
+		`{"document_version": 1, "columns": [{"name": "a"}], "zones": [{"row_group": -1, "columns": [{}]}]}`,
+		`{"document_version": 2, "columns": [{"name": "a"}], "zones": [{"row_group": -2, "columns": [{}]}]}`,
 	} {
 		if _, err := Unmarshal([]byte(doc)); errs.CodeOf(err) != errs.Internal {
 			t.Errorf("%s: %v", doc, err)
 		}
+	}
+	// A version 1 document is read as version 2, and written back as such.
+	r, err := Unmarshal([]byte(`{"document_version": 1, "columns": [{"name": "a"}], "zones": [{"row_group": 0, "columns": [{}]}]}`))
+	if err != nil || r.DocumentVersion != DocumentVersion {
+		t.Fatalf("a version 1 document: %+v, %v", r, err)
+	}
+	if _, err := r.Marshal(); err != nil {
+		t.Fatal(err)
 	}
 	bad := &Record{DocumentVersion: 3}
 	if _, err := bad.Marshal(); err == nil {

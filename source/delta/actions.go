@@ -104,15 +104,19 @@ func parseCommit(name string, b []byte, fn func(*action) error) error {
 
 // stats is an add action's JSON statistics.
 type stats struct {
-	NumRecords *int64                     `json:"numRecords"`
-	MinValues  map[string]json.RawMessage `json:"minValues"`
-	MaxValues  map[string]json.RawMessage `json:"maxValues"`
-	NullCount  map[string]json.RawMessage `json:"nullCount"`
+	NumRecords *int64 `json:"numRecords"`
+	// TightBounds false says the bounds are wide (rows were deleted since they were
+	// computed); absent means true.
+	TightBounds *bool                      `json:"tightBounds"`
+	MinValues   map[string]json.RawMessage `json:"minValues"`
+	MaxValues   map[string]json.RawMessage `json:"maxValues"`
+	NullCount   map[string]json.RawMessage `json:"nullCount"`
 }
 
 // parsedStats are a checkpoint's stats_parsed: the same statistics as typed columns.
 type parsedStats struct {
 	rows          int64 // -1 when absent
+	wide          bool  // tightBounds is false
 	min, max, nul map[string]types.Value
 }
 
@@ -184,6 +188,15 @@ func (r structRow) int(name string) (int64, bool) {
 		return int64(x.Value(i)), true
 	}
 	return 0, false
+}
+
+// boolean is the boolean child name; ok is false when absent or NULL.
+func (r structRow) boolean(name string) (bool, bool) {
+	a, i := r.get(name)
+	if x, ok := a.(*array.Boolean); ok && !x.IsNull(i) {
+		return x.Value(i), true
+	}
+	return false, false
 }
 
 // strMap is the map<string,string> child name.
@@ -261,6 +274,9 @@ func addOf(r structRow) (*add, error) {
 		p := &parsedStats{rows: -1}
 		if n, ok := sp.int("numRecords"); ok {
 			p.rows = n
+		}
+		if t, ok := sp.boolean("tightBounds"); ok {
+			p.wide = !t
 		}
 		p.min = valuesOf(sp.child("minValues"))
 		p.max = valuesOf(sp.child("maxValues"))

@@ -310,11 +310,18 @@ func filePath(root, p string) (string, error) {
 }
 
 // fileMeta is what an add action states of its file: the row count and per column
-// bounds and null counts, from the JSON stats or a checkpoint's stats_parsed. Bounds
-// are never exact here: writers truncate strings and timestamps.
+// bounds and null counts, from the JSON stats or a checkpoint's stats_parsed.
+//
+// Bounds are marked exact (values that occur among the file's rows) only where no
+// writer could have changed them (exactBounds): the bounds are tight (the protocol's
+// tightBounds, false once rows were deleted by a deletion vector), the file has no
+// deletion vector, and the type is one writers state as it is. Null counts of wide
+// bounds carry information only when 0 or all rows (PROTOCOL.md, Per-file Statistics);
+// any other count is dropped.
 func fileMeta(a *add, cols []column, l *source.Listing) *source.FileMeta {
 	m := &source.FileMeta{Rows: -1}
 	var min, max, nul func(c column) (types.Value, bool)
+	var wide, text bool
 	switch {
 	case a.Stats != nil && *a.Stats != "":
 		var st stats
@@ -324,7 +331,8 @@ func fileMeta(a *add, cols []column, l *source.Listing) *source.FileMeta {
 		if st.NumRecords != nil && *st.NumRecords >= 0 {
 			m.Rows = *st.NumRecords
 		}
-		text := func(vals map[string]json.RawMessage) func(c column) (types.Value, bool) {
+		wide, text = st.TightBounds != nil && !*st.TightBounds, true
+		read := func(vals map[string]json.RawMessage) func(c column) (types.Value, bool) {
 			return func(c column) (types.Value, bool) {
 				raw, ok := vals[c.physical]
 				if !ok {
@@ -333,13 +341,13 @@ func fileMeta(a *add, cols []column, l *source.Listing) *source.FileMeta {
 				return jsonValue(raw, c.typ)
 			}
 		}
-		min, max = text(st.MinValues), text(st.MaxValues)
+		min, max = read(st.MinValues), read(st.MaxValues)
 		nul = func(c column) (types.Value, bool) {
 			n, ok := jsonInt(st.NullCount[c.physical])
 			return types.IntValue(n), ok && n >= 0
 		}
 	case a.parsed != nil:
-		m.Rows = a.parsed.rows
+		m.Rows, wide = a.parsed.rows, a.parsed.wide
 		typed := func(vals map[string]types.Value) func(c column) (types.Value, bool) {
 			return func(c column) (types.Value, bool) {
 				v, ok := vals[c.physical]
@@ -364,23 +372,47 @@ func fileMeta(a *add, cols []column, l *source.Listing) *source.FileMeta {
 	default:
 		return m
 	}
+	tight := !wide && a.DeletionVector == nil
 	m.Columns = make([]parquet.ColumnStats, len(cols))
 	for i, c := range cols {
 		if l.Partition(i) >= 0 || types.IsNested(c.typ) {
 			continue
 		}
 		cs := &m.Columns[i]
-		if n, ok := nul(c); ok {
+		if n, ok := nul(c); ok && (!wide || n.I == 0 || n.I == m.Rows) {
 			cs.HasNullCount, cs.NullCount = true, n.I
 		}
 		lo, okLo := min(c)
 		hi, okHi := max(c)
-		if !okLo || !okHi || !bound(c.typ, &hi) {
+		if !okLo || !okHi {
+			continue
+		}
+		exact := tight && exactBounds(c.typ, lo, hi, text)
+		if !bound(c.typ, &hi) {
 			continue
 		}
 		cs.HasMinMax, cs.Min, cs.Max = true, lo, hi
+		cs.MinExact, cs.MaxExact = exact, exact
 	}
 	return m
+}
+
+// exactBounds reports whether tight bounds lo and hi of type dt, as a writer stated
+// them (as JSON text when text), are the values themselves. Writers keep timestamps to
+// the millisecond; cut strings to a prefix (delta-spark to 32 characters, adding a
+// character to the maximum; others at 32 bytes or more), so only a value shorter than
+// 32 bytes is surely whole; and leave NaN out of floating-point bounds. Some write
+// decimals in JSON as doubles, which keep 15 significant digits.
+func exactBounds(dt arrow.DataType, lo, hi types.Value, text bool) bool {
+	switch {
+	case types.IsFloat(dt), dt.ID() == arrow.TIMESTAMP:
+		return false
+	case types.IsString(dt), types.IsBinary(dt):
+		return len(lo.S) < 32 && len(hi.S) < 32
+	case dt.ID() == arrow.DECIMAL128 || dt.ID() == arrow.DECIMAL256:
+		return !text || dt.(arrow.DecimalType).GetPrecision() <= 15
+	}
+	return true
 }
 
 // bound makes a stated maximum an upper bound of the values it stands for: writers
@@ -392,6 +424,8 @@ func bound(dt arrow.DataType, hi *types.Value) bool {
 		hi.I += 999
 	case types.IsString(dt):
 		return len([]rune(hi.S)) < 32
+	case types.IsBinary(dt):
+		return len(hi.S) < 32
 	case types.IsFloat(dt):
 		return false // NaN sorts above every stated maximum
 	}

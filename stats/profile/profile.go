@@ -39,7 +39,8 @@ const (
 )
 
 // Full reads every column of every file of l once and upgrades rec — a record built by
-// stats.FromFooters for the same listing, whose Zones are exactly l's row groups — to depth
+// stats.FromFooters for the same listing, whose Zones are exactly l's row groups (never
+// one of stats.FromLakeStats, whose zones are whole files: that is refused) — to depth
 // full: per column an HLL sketch (all orderable/hashable types) and a KLL sketch
 // (stats.KLLSupports types), exact bounds (BoundsExact true) and exact null counts for every
 // zone, file and the table, HasNaN for float columns holding NaN (a NaN-holding zone keeps no
