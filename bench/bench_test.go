@@ -211,8 +211,8 @@ func TestDeltaFormatSmoke(t *testing.T) {
 	}
 	out := t.TempDir()
 	for i, tb := range s.Tables {
-		s.Tables[i].DeltaDir = filepath.Join(out, tb.Name)
-		if err := writeDeltaTable(ctx, tb.Dir, s.Tables[i].DeltaDir); err != nil {
+		s.Tables[i].Lake, s.Tables[i].LakeDir = "delta", filepath.Join(out, tb.Name)
+		if err := writeDeltaTable(ctx, tb.Dir, s.Tables[i].LakeDir); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -262,8 +262,8 @@ func TestIcebergFormatSmoke(t *testing.T) {
 	}
 	out := t.TempDir()
 	for i, tb := range s.Tables {
-		s.Tables[i].IcebergDir = filepath.Join(out, tb.Name)
-		if err := writeIcebergTable(ctx, tb.Dir, s.Tables[i].IcebergDir); err != nil {
+		s.Tables[i].Lake, s.Tables[i].LakeDir = "iceberg", filepath.Join(out, tb.Name)
+		if err := writeIcebergTable(ctx, tb.Dir, s.Tables[i].LakeDir); err != nil {
 			t.Fatal(err)
 		}
 	}

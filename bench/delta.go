@@ -17,19 +17,31 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// writeDeltaTables makes each table of a Parquet data set a Delta table: under
-// out/<table>/ a link to each of src/<table>/'s Parquet files and a log of one commit
-// adding them all, with the row count, bounds and null counts of each file taken from
-// its footer (as a Delta writer states them).
-func writeDeltaTables(ctx context.Context, src, out string, tables []string) error {
+// lakeWriters write the lake table of a format (dst) over one table's Parquet files
+// (src).
+var lakeWriters = map[string]func(ctx context.Context, src, dst string) error{
+	"delta":   writeDeltaTable,
+	"iceberg": writeIcebergTable,
+}
+
+// writeLakeTables makes each table of a Parquet data set a lake table of format
+// under out/<table>/, over src/<table>/'s files.
+func writeLakeTables(ctx context.Context, format, src, out string, tables []string) error {
+	write, ok := lakeWriters[format]
+	if !ok {
+		return fmt.Errorf("unknown lake format %q", format)
+	}
 	for _, t := range tables {
-		if err := writeDeltaTable(ctx, filepath.Join(src, t), filepath.Join(out, t)); err != nil {
+		if err := write(ctx, filepath.Join(src, t), filepath.Join(out, t)); err != nil {
 			return fmt.Errorf("table %s: %w", t, err)
 		}
 	}
 	return nil
 }
 
+// writeDeltaTable makes a Delta table under dst of the Parquet files under src: a
+// link to each and a log of one commit adding them all, with the row count, bounds
+// and null counts of each file taken from its footer (as a Delta writer states them).
 func writeDeltaTable(ctx context.Context, src, dst string) error {
 	files, err := parquetFiles(src)
 	if err != nil {
@@ -228,7 +240,7 @@ type FormatResult struct {
 
 // CompareFormats runs every query of s through Lore twice over the same files: the
 // tables defined as Parquet directories and as the lake tables (lake is "delta" or
-// "iceberg") beside them (Table.DeltaDir, Table.IcebergDir). Per query, one warm-up
+// "iceberg") beside them (Table.Lake, Table.LakeDir). Per query, one warm-up
 // of each (their results compared), then rounds alternating between the two; the
 // medians, lake/Parquet and the geometric mean are written to w.
 func CompareFormats(ctx context.Context, cfg Config, s *Suite, lake string, w io.Writer) ([]FormatResult, float64, error) {
@@ -250,13 +262,10 @@ func CompareFormats(ctx context.Context, cfg Config, s *Suite, lake string, w io
 		tables := make([]Table, len(s.Tables))
 		for k, t := range s.Tables {
 			tables[k] = t
-			tables[k].DeltaDir, tables[k].IcebergDir = "", ""
 			switch {
-			case format == "delta" && t.DeltaDir != "":
-				tables[k].DeltaDir = t.DeltaDir
-			case format == "iceberg" && t.IcebergDir != "":
-				tables[k].IcebergDir = t.IcebergDir
-			case format != "parquet":
+			case format == "parquet":
+				tables[k].Lake, tables[k].LakeDir = "", ""
+			case t.Lake != format:
 				return nil, 0, fmt.Errorf("table %s has no %s directory", t.Name, title)
 			}
 		}

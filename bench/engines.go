@@ -35,13 +35,11 @@ func openLore(ctx context.Context, home string, threads int, settings map[string
 		return nil, fmt.Errorf("cannot open Lore: %w", err)
 	}
 	for _, t := range tables {
-		q := fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'parquet')", t.Name, sqlString(t.Dir))
-		if t.DeltaDir != "" {
-			q = fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'delta')", t.Name, sqlString(t.DeltaDir))
+		format, loc := "parquet", t.Dir
+		if t.Lake != "" {
+			format, loc = t.Lake, t.LakeDir
 		}
-		if t.IcebergDir != "" {
-			q = fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = 'iceberg')", t.Name, sqlString(t.IcebergDir))
-		}
+		q := fmt.Sprintf("CREATE TABLE %s WITH (location = %s, format = '%s')", t.Name, sqlString(loc), format)
 		if _, err := eng.Query(ctx, q, nil); err != nil {
 			eng.Close()
 			return nil, fmt.Errorf("cannot define table %s in Lore: %w", t.Name, err)

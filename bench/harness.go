@@ -55,12 +55,11 @@ type Order struct {
 type Table struct {
 	Name string
 	Dir  string
-	// DeltaDir, when set, is a Delta table over the same files, which Lore reads
-	// instead of Dir (DuckDB always reads Dir's Parquet files).
-	DeltaDir string
-	// IcebergDir, when set, is an Iceberg table over the same files, which Lore
-	// reads instead of Dir.
-	IcebergDir string
+	// Lake, when set ("delta" or "iceberg"), is the format of the table at LakeDir
+	// over the same files, which Lore reads instead of Dir (DuckDB always reads Dir's
+	// Parquet files).
+	Lake    string
+	LakeDir string
 }
 
 // Suite is a set of queries over a set of tables.

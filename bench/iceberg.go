@@ -19,24 +19,15 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// writeIcebergTables makes each table of a Parquet data set an Iceberg table: under
-// out/<table>/ a data/ folder linking each of src/<table>/'s Parquet files, and under
-// metadata/ a format v2 metadata file of one snapshot, its manifest list and one
-// manifest adding every file with what its footer states (rows, column sizes, value
-// and null counts, lower and upper bounds), as an Iceberg writer records them. The
-// files carry no field ids: the table's name mapping gives them.
-func writeIcebergTables(ctx context.Context, src, out string, tables []string) error {
-	for _, t := range tables {
-		if err := writeIcebergTable(ctx, filepath.Join(src, t), filepath.Join(out, t)); err != nil {
-			return fmt.Errorf("table %s: %w", t, err)
-		}
-	}
-	return nil
-}
-
 // icebergSnapshotID is the id of the one snapshot of the benchmark's tables.
 const icebergSnapshotID = int64(1)
 
+// writeIcebergTable makes an Iceberg table under dst of the Parquet files under src:
+// a data/ folder linking each, and under metadata/ a format v2 metadata file of one
+// snapshot, its manifest list and one manifest adding every file with what its footer
+// states (rows, column sizes, value and null counts, lower and upper bounds), as an
+// Iceberg writer records them. The files carry no field ids: the table's name mapping
+// gives them.
 func writeIcebergTable(ctx context.Context, src, dst string) error {
 	files, err := parquetFiles(src)
 	if err != nil {

@@ -132,8 +132,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "statistics":
 			s, err = StatisticsSuite(ctx, ev, stderr)
 		case "tpch":
-			s, err = TPCHSuite(ctx, TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs,
-				Delta: *format == "delta" || *compareFmt && lake == "delta", Iceberg: *format == "iceberg"}, stderr)
+			cfg := TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}
+			if *format != "parquet" || *compareFmt {
+				cfg.Lake = lake
+			}
+			s, err = TPCHSuite(ctx, cfg, stderr)
 		case "joins":
 			s, err = JoinsSuite(ctx, JoinsConfig{DataDir: abs}, stderr)
 		case "ds":

@@ -19,12 +19,10 @@ type TPCHConfig struct {
 	Files int
 	// DataDir holds the cached data sets (one directory per size).
 	DataDir string
-	// Delta makes each table also a Delta table over the same files (in a directory
-	// beside the data set's, named with -delta), which Lore reads.
-	Delta bool
-	// Iceberg makes each table also an Iceberg table over the same files (in a
-	// directory beside the data set's, named with -iceberg), which Lore reads.
-	Iceberg bool
+	// Lake ("delta" or "iceberg") makes each table also a table of that format over
+	// the same files (in a directory beside the data set's, named with -delta or
+	// -iceberg), which Lore reads.
+	Lake string
 }
 
 // tpchTables are the eight TPC-H tables; the generator writes each under
@@ -122,31 +120,21 @@ func TPCHSuite(ctx context.Context, cfg TPCHConfig, progress io.Writer) (*Suite,
 	for _, t := range tpchTables {
 		s.Tables = append(s.Tables, Table{Name: t, Dir: filepath.Join(dir, t)})
 	}
-	if cfg.Delta {
-		deltaDir := dir + "-delta"
-		err := ensureData(deltaDir, progress, func(out string, _ func(done, total int64)) error {
-			return writeDeltaTables(ctx, dir, out, tpchTables)
+	if cfg.Lake != "" {
+		lakeDir := dir + "-" + cfg.Lake
+		err := ensureData(lakeDir, progress, func(out string, _ func(done, total int64)) error {
+			return writeLakeTables(ctx, cfg.Lake, dir, out, tpchTables)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("cannot write the TPC-H Delta tables: %w", err)
+			return nil, fmt.Errorf("cannot write the TPC-H %s tables: %w", cfg.Lake, err)
 		}
 		for i, t := range tpchTables {
-			s.Tables[i].DeltaDir = filepath.Join(deltaDir, t)
+			s.Tables[i].Lake, s.Tables[i].LakeDir = cfg.Lake, filepath.Join(lakeDir, t)
 		}
-		s.Data.Description += ", Lore reading them as Delta tables (one commit with per-file stats)"
-	}
-	if cfg.Iceberg {
-		iceDir := dir + "-iceberg"
-		err := ensureData(iceDir, progress, func(out string, _ func(done, total int64)) error {
-			return writeIcebergTables(ctx, dir, out, tpchTables)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cannot write the TPC-H Iceberg tables: %w", err)
-		}
-		for i, t := range tpchTables {
-			s.Tables[i].IcebergDir = filepath.Join(iceDir, t)
-		}
-		s.Data.Description += ", Lore reading them as Iceberg tables (one snapshot, one manifest with per-file stats)"
+		s.Data.Description += map[string]string{
+			"delta":   ", Lore reading them as Delta tables (one commit with per-file stats)",
+			"iceberg": ", Lore reading them as Iceberg tables (one snapshot, one manifest with per-file stats)",
+		}[cfg.Lake]
 	}
 	return s, nil
 }
