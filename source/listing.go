@@ -320,8 +320,11 @@ func (l *Listing) unionSchema(footers []*parquet.File) ([]arrow.Field, error) {
 			}
 			fields[j].Nullable = fields[j].Nullable || f.Nullable
 		}
+		isField := func(name string) bool {
+			return slices.ContainsFunc(fields, func(f arrow.Field) bool { return f.Name == name })
+		}
 		for j := range fields {
-			if !fields[j].Nullable && fileColumn(fields, fsch, fields[j].Name) < 0 {
+			if !fields[j].Nullable && fileColumn(fsch, fields[j].Name, isField) < 0 {
 				fields[j].Nullable = true // this file lacks it
 			}
 		}

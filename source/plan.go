@@ -454,22 +454,22 @@ func (l *Listing) FileColumn(file *parquet.File, name string) int {
 // fileColumn is FileColumn by name: a file's column that differs only in case from
 // name is not taken when files name another of the listing's columns so.
 func (l *Listing) fileColumn(fsch *arrow.Schema, name string) int {
-	j := FieldIndex(fsch, name)
-	if j < 0 || fsch.Field(j).Name == name {
-		return j
-	}
-	for i := range l.Schema.NumFields() {
-		if l.fileName(i) == fsch.Field(j).Name {
-			return -1
+	return fileColumn(fsch, name, func(fileName string) bool {
+		for i := range l.Schema.NumFields() {
+			if l.fileName(i) == fileName {
+				return true
+			}
 		}
-	}
-	return j
+		return false
+	})
 }
 
-// fileColumn is FileColumn by name for a listing of the columns fields.
-func fileColumn(fields []arrow.Field, fsch *arrow.Schema, name string) int {
+// fileColumn is the index in fsch of the column called name, an exact match first,
+// then one that differs only in case unless isColumn says files name another of the
+// table's columns so; -1 when there is none.
+func fileColumn(fsch *arrow.Schema, name string, isColumn func(fileName string) bool) int {
 	j := FieldIndex(fsch, name)
-	if j >= 0 && fsch.Field(j).Name != name && slices.ContainsFunc(fields, func(f arrow.Field) bool { return f.Name == fsch.Field(j).Name }) {
+	if j >= 0 && fsch.Field(j).Name != name && isColumn(fsch.Field(j).Name) {
 		return -1
 	}
 	return j
