@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"io"
-	"sort"
 	"time"
 )
 
@@ -50,19 +49,4 @@ type ListerFrom interface {
 	// ListFrom returns the objects under dir, recursively, files only, sorted by
 	// path, whose path relative to dir sorts after after.
 	ListFrom(ctx context.Context, dir, after string) ([]ObjectInfo, error)
-}
-
-// ListFrom lists the objects under dir whose relative path sorts after after: in one
-// request where store can (ListerFrom), else by listing dir whole.
-func ListFrom(ctx context.Context, store Store, dir, after string) ([]ObjectInfo, error) {
-	if l, ok := store.(ListerFrom); ok {
-		return l.ListFrom(ctx, dir, after)
-	}
-	all, err := store.List(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	from := dir + "/" + after
-	i := sort.Search(len(all), func(i int) bool { return all[i].Path > from })
-	return all[i:], nil
 }

@@ -59,12 +59,13 @@ type logListing struct {
 // listLog lists the table's _delta_log, as much of it as a snapshot as of at needs.
 // On a local disk it reads the names alone: a snapshot needs the size and times of
 // the checkpoint and the commits after it only (describe), and a statement on a long
-// log would otherwise stat every commit since the table was created. Elsewhere (an
-// object store) a list request costs by the entries it returns: the log is listed from
-// the checkpoint _last_checkpoint names, when that checkpoint is there and complete
-// and the version asked for is not older. The hint is only a hint: one that names a
-// missing or partial checkpoint, or does not parse, costs a listing of the whole log,
-// never a wrong snapshot (a newer checkpoint than it names is listed all the same).
+// log would otherwise stat every commit since the table was created. On an object
+// store that lists from a key (storage.ListerFrom) a list request costs by the
+// entries it returns: the log is listed from the checkpoint _last_checkpoint names,
+// when that checkpoint is there and complete and the version asked for is not older.
+// The hint is only a hint: one that names a missing or partial checkpoint, or does
+// not parse, costs a listing of the whole log, never a wrong snapshot (a newer
+// checkpoint than it names is listed all the same). Any other store lists it whole.
 func listLog(ctx context.Context, store storage.Store, root string, at source.AsOf) (*logListing, error) {
 	dir := path.Join(root, "_delta_log")
 	if _, ok := store.(storage.Local); ok {
@@ -72,9 +73,9 @@ func listLog(ctx context.Context, store storage.Store, root string, at source.As
 			return ll, err
 		}
 	}
-	if at.Time.IsZero() {
+	if from, ok := store.(storage.ListerFrom); ok && at.Time.IsZero() {
 		if v, ok := lastCheckpoint(ctx, store, dir); ok && (!at.HasVersion || at.Version >= v) {
-			infos, err := storage.ListFrom(ctx, store, dir, fmt.Sprintf("%020d", v))
+			infos, err := from.ListFrom(ctx, dir, fmt.Sprintf("%020d", v))
 			if err != nil {
 				return nil, err
 			}

@@ -16,8 +16,8 @@ import (
 type otherStore struct{ storage.Store }
 
 // TestLocalListingByNames reads every fixture at every version the facts list, with
-// the local disk's listing by names and with the listing of any store: the same
-// snapshots, or the same errors.
+// the local disk's listing by names, the listing of any store, and the listing from
+// the checkpoint _last_checkpoint names: the same snapshots, or the same errors.
 func TestLocalListingByNames(t *testing.T) {
 	dir, fs := facts(t)
 	ctx := context.Background()
@@ -27,21 +27,24 @@ func TestLocalListingByNames(t *testing.T) {
 			ats = append(ats, source.AsOf{Version: int64(rv[0].(float64)), HasVersion: true})
 		}
 		for _, at := range ats {
-			var ls [2]*source.Listing
-			var es [2]error
-			for i, store := range []storage.Store{storage.Local{}, otherStore{storage.Local{}}} {
+			stores := []storage.Store{storage.Local{}, otherStore{storage.Local{}}, rangeStore{storage.Local{}, new(int)}}
+			ls := make([]*source.Listing, len(stores))
+			es := make([]error, len(stores))
+			for i, store := range stores {
 				DropCachedSnapshots()
 				ls[i], es[i] = Open(ctx, store, filepath.Join(dir, f.Table), at)
 			}
-			if (es[0] == nil) != (es[1] == nil) || errs.CodeOf(es[0]) != errs.CodeOf(es[1]) {
-				t.Errorf("%s %+v: errors %v and %v", f.Table, at, es[0], es[1])
-				continue
-			}
-			if es[0] != nil {
-				continue
-			}
-			if len(ls[0].Files) != len(ls[1].Files) || !bytes.Equal(ls[0].Lake.Identity, ls[1].Lake.Identity) || ls[0].Lake.Version != ls[1].Lake.Version {
-				t.Errorf("%s %+v: %d files at %+v, and %d at %+v", f.Table, at, len(ls[0].Files), ls[0].Lake, len(ls[1].Files), ls[1].Lake)
+			for i := 1; i < len(stores); i++ {
+				if (es[0] == nil) != (es[i] == nil) || errs.CodeOf(es[0]) != errs.CodeOf(es[i]) {
+					t.Errorf("%s %+v, store %d: errors %v and %v", f.Table, at, i, es[0], es[i])
+					continue
+				}
+				if es[0] != nil {
+					continue
+				}
+				if len(ls[0].Files) != len(ls[i].Files) || !bytes.Equal(ls[0].Lake.Identity, ls[i].Lake.Identity) || ls[0].Lake.Version != ls[i].Lake.Version {
+					t.Errorf("%s %+v, store %d: %d files at %+v, and %d at %+v", f.Table, at, i, len(ls[0].Files), ls[0].Lake, len(ls[i].Files), ls[i].Lake)
+				}
 			}
 		}
 	}
