@@ -336,20 +336,14 @@ func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.F
 				cs.HasMinMax, cs.Min, cs.Max = true, min, max
 			}
 		}
-		// An identity partition column holds one value in the whole file.
-		if v, ok := fills[i]; ok && !cs.HasMinMax && m.Rows >= 0 {
-			if v.Null {
-				cs.HasNullCount, cs.NullCount = true, m.Rows
-			} else {
-				cs.HasMinMax, cs.Min, cs.Max = true, v, v
-				if !cs.HasNullCount {
-					cs.HasNullCount, cs.NullCount = true, 0
-				}
-			}
+		// An identity partition column whose value is NULL is NULL in every row
+		// (partitionBounds below bounds one that is not).
+		if v, ok := fills[i]; ok && v.Null && !cs.HasMinMax && m.Rows >= 0 {
+			cs.HasNullCount, cs.NullCount = true, m.Rows
 		}
 	}
-	// The other partition fields bound their source columns too (a day of a
-	// timestamp, a truncated integer): what the entry states is narrowed by them.
+	// The partition fields bound their source columns (an identity's value, a day of
+	// a timestamp, a truncated integer): what the entry states is narrowed by them.
 	if spec := b.md.specByID(int(df.SpecID())); spec != nil && spec.NumFields() > 0 {
 		part := df.Partition()
 		b.partitionBounds(spec, m.Columns, func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool) {
