@@ -130,7 +130,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	defer func() {
 		qr.Scans = append(qr.Scans, ScanRecord{Table: t.Name, Location: t.Location, Snapshot: counters.Snapshot()})
 	}()
-	rec, err := e.learn(context.WithValue(ctx, learnCountersKey{}, &counters), t, l, before, form.sketches, form.distinct, prev)
+	rec, err := e.learn(ctx, t, l, before, form.sketches, form.distinct, prev, &counters)
 	if err != nil {
 		return nil, err
 	}
@@ -164,15 +164,16 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 // metadataRecord), then (full) one read of every column for sketches, exact bounds and
 // zone sums, then exact distinct counts of the columns named. prev, a record at the
 // same version or nil, contributes what stays true: a full read's results when this
-// one is metadata-only, and exact counts not taken again.
-func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record) (*stats.Record, error) {
+// one is metadata-only, and exact counts not taken again. counters, when not nil,
+// count the files considered and the footers opened.
+func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record, counters *source.Counters) (*stats.Record, error) {
 	rec, opened, err := e.metadataRecord(ctx, l, v, full)
 	if err != nil {
 		return nil, err
 	}
-	if c := learnCounters(ctx); c != nil {
-		c.FilesConsidered.Add(int64(len(l.Files)))
-		c.FilesOpened.Add(int64(opened))
+	if counters != nil {
+		counters.FilesConsidered.Add(int64(len(l.Files)))
+		counters.FilesOpened.Add(int64(opened))
 	}
 	rec.TableID = t.ID
 	switch {
@@ -217,15 +218,6 @@ func (e *Engine) metadataRecord(ctx context.Context, l *source.Listing, v source
 	}
 	rec, err = stats.FromFooters(l, footers, v, time.Now())
 	return rec, len(footers), err
-}
-
-// learnCountersKey carries the counters ANALYZE reports of its metadata reads.
-type learnCountersKey struct{}
-
-// learnCounters are the counters of the ANALYZE running in ctx, or nil.
-func learnCounters(ctx context.Context) *source.Counters {
-	c, _ := ctx.Value(learnCountersKey{}).(*source.Counters)
-	return c
 }
 
 // fullRead upgrades a metadata record to depth full by reading every column once,
