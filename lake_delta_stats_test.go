@@ -47,6 +47,19 @@ func (s *openLog) take() []string {
 	return out
 }
 
+// openLogged opens an engine whose store logs the data files opened, with the Delta
+// table at dir (unless dir is empty) defined as t.
+func openLogged(t *testing.T, opts lore.Options, dir string) (*lore.Engine, *openLog) {
+	t.Helper()
+	e := open(t, opts)
+	log := &openLog{}
+	lore.SetStore(e, log)
+	if dir != "" {
+		query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = %s, format = 'delta')", types.QuoteString(dir)))
+	}
+	return e, log
+}
+
 // analyzeOpened runs ANALYZE on table name with no footer cached, and returns the
 // data files it opened and the footers its query record says it used.
 func analyzeOpened(t *testing.T, e *lore.Engine, log *openLog, name string) ([]string, int64) {
@@ -67,9 +80,7 @@ func analyzeOpened(t *testing.T, e *lore.Engine, log *openLog, name string) ([]s
 // whose adds lack statistics is learnt from its footers.
 func TestDeltaAnalyzeReadsTheLogAlone(t *testing.T) {
 	dir, facts := deltaFacts(t)
-	e := open(t, lore.Options{NoAutoRefresh: true})
-	log := &openLog{}
-	lore.SetStore(e, log)
+	e, log := openLogged(t, lore.Options{NoAutoRefresh: true}, "")
 	fromLog, fromFooters, answered := 0, 0, 0
 	for i, f := range facts {
 		if strings.HasPrefix(f.Note, "LOG-ONLY") {
@@ -218,10 +229,7 @@ func TestDeltaAnalyzeFallsBackToFooters(t *testing.T) {
 				files = append(files, f)
 			}
 			deltaCommit(t, dir, 0, smallSchema, nil, nil, files)
-			e := open(t, lore.Options{NoAutoRefresh: true})
-			log := &openLog{}
-			lore.SetStore(e, log)
-			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = %s, format = 'delta')", types.QuoteString(dir)))
+			e, log := openLogged(t, lore.Options{NoAutoRefresh: true}, dir)
 			opened, footers := analyzeOpened(t, e, log, "t")
 			want := 0
 			if lacking >= 0 {
@@ -307,10 +315,7 @@ func TestDeltaLogBoundsThatAreNotValues(t *testing.T) {
 				files = append(files, f)
 			}
 			deltaCommit(t, dir, 0, smallSchema, nil, nil, files)
-			e := open(t, lore.Options{NoAutoRefresh: true})
-			log := &openLog{}
-			lore.SetStore(e, log)
-			query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = %s, format = 'delta')", types.QuoteString(dir)))
+			e, log := openLogged(t, lore.Options{NoAutoRefresh: true}, dir)
 			opened, footers := analyzeOpened(t, e, log, "t")
 			if want := 0; c.footers {
 				want = len(paths)
@@ -360,10 +365,7 @@ func TestDeltaLogRecordRefreshes(t *testing.T) {
 		return f
 	}
 	deltaCommit(t, dir, 0, smallSchema, nil, nil, []deltaFile{file(0, true), file(1, true)})
-	e := open(t, lore.Options{})
-	log := &openLog{}
-	lore.SetStore(e, log)
-	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = %s, format = 'delta')", types.QuoteString(dir)))
+	e, log := openLogged(t, lore.Options{}, dir)
 	if opened, _ := analyzeOpened(t, e, log, "t"); len(opened) != 0 {
 		t.Fatalf("ANALYZE opened %v", opened)
 	}
