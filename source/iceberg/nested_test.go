@@ -1,7 +1,6 @@
 package iceberg
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -46,37 +45,8 @@ func nestedTable(t *testing.T, dir, fields, props string, files map[string]int64
 		snap, seq := int64(1), int64(1)
 		entries = append(entries, ice.NewManifestEntry(ice.EntryStatusEXISTING, &snap, &seq, &seq, b.Build()))
 	}
-	if err := os.MkdirAll(local("metadata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	w, err := ice.NewManifestWriter(2, &buf, spec, testSchema, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if err := w.Existing(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	mf, err := w.ToManifestFile(local("metadata/m.avro"), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(local("metadata/m.avro"), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	buf.Reset()
-	seq := int64(1)
-	if err := ice.WriteManifestList(2, &buf, 1, nil, &seq, 0, []ice.ManifestFile{mf}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(local("metadata/snap-1.avro"), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mf := writeManifest(t, local("metadata/m.avro"), local("metadata/m.avro"), spec, testSchema, 1, ice.ManifestContentData, entries...)
+	writeManifestList(t, local("metadata/snap-1.avro"), 1, 1, mf)
 	meta := fmt.Sprintf(`{
   "format-version": 2, "table-uuid": "6a1c3f0e-55a2-4b8e-9d1c-0c7f6e2b9a10", "location": %q,
   "last-sequence-number": 1, "last-updated-ms": 1700000000000, "last-column-id": 100,

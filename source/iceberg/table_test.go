@@ -146,27 +146,7 @@ func writeTable(t *testing.T) synthetic {
 		return ice.NewManifestEntry(ice.EntryStatusEXISTING, &snap, &seq, &seq, df)
 	}
 	manifest := func(name string, snap int64, spec ice.PartitionSpec, content ice.ManifestContent, entries ...ice.ManifestEntry) ice.ManifestFile {
-		var buf bytes.Buffer
-		w, err := ice.NewManifestWriter(2, &buf, spec, testSchema, snap, ice.WithManifestWriterContent(content))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if err := w.Existing(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		mf, err := w.ToManifestFile(uri("metadata/"+name), int64(buf.Len()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(local("metadata/"+name), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return mf
+		return writeManifest(t, local("metadata/"+name), uri("metadata/"+name), spec, testSchema, snap, content, entries...)
 	}
 	if err := os.MkdirAll(local("metadata"), 0o755); err != nil {
 		t.Fatal(err)
@@ -181,23 +161,8 @@ func writeTable(t *testing.T) synthetic {
 	m2 := manifest("m2.avro", 3, spec0, ice.ManifestContentData, c)
 	m3 := manifest("m3.avro", 3, spec0, ice.ManifestContentDeletes, pos, e1)
 	m4 := manifest("m4.avro", 3, spec1, ice.ManifestContentDeletes, e2)
-	list := func(name string, snap, seq int64, files ...ice.ManifestFile) []ice.ManifestFile {
-		var buf bytes.Buffer
-		if err := ice.WriteManifestList(2, &buf, snap, nil, &seq, 0, files); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(local("metadata/"+name), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// Read back: the list assigned the manifests its sequence number.
-		out, err := ice.ReadManifestList(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	m1 = list("snap-1.avro", 1, 1, m1)[0]
-	list("snap-3.avro", 3, 3, m1, m2, m3, m4)
+	m1 = writeManifestList(t, local("metadata/snap-1.avro"), 1, 1, m1)[0]
+	writeManifestList(t, local("metadata/snap-3.avro"), 3, 3, m1, m2, m3, m4)
 	t1, t3 := int64(1_700_000_000_000), int64(1_700_000_100_000)
 	meta := fmt.Sprintf(`{
   "format-version": 2, "table-uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1", "location": %q,
@@ -224,6 +189,61 @@ func writeTable(t *testing.T) synthetic {
 		t.Fatal(err)
 	}
 	return synthetic{dir: dir, first: 1, final: 3, firstTime: t1}
+}
+
+// writeManifest writes entries as a format v2 manifest of spec and schema, written by
+// snapshot snap and holding content, at the local path p, and returns it as a manifest
+// list names it (at name). An entry whose status is EXISTING is written as existing,
+// others as added.
+func writeManifest(t *testing.T, p, name string, spec ice.PartitionSpec, schema *ice.Schema, snap int64, content ice.ManifestContent, entries ...ice.ManifestEntry) ice.ManifestFile {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := ice.NewManifestWriter(2, &buf, spec, schema, snap, ice.WithManifestWriterContent(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		add := w.Add
+		if e.Status() == ice.EntryStatusEXISTING {
+			add = w.Existing
+		}
+		if err := add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mf, err := w.ToManifestFile(name, int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mf
+}
+
+// writeManifestList writes a format v2 manifest list of snapshot snap at sequence
+// number seq at the local path p, and returns its manifests as read back: the list
+// assigns them its sequence number.
+func writeManifestList(t *testing.T, p string, snap, seq int64, files ...ice.ManifestFile) []ice.ManifestFile {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := ice.WriteManifestList(2, &buf, snap, nil, &seq, 0, files); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ice.ReadManifestList(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // readAll reads a listing's rows as "part id val" strings, sorted.

@@ -1,7 +1,6 @@
 package iceberg
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -78,15 +77,8 @@ func TestPartitionSummariesSkipFiles(t *testing.T) {
 	tsType := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	snap, seq := int64(1), int64(1)
 	var manifests []ice.ManifestFile
-	if err := os.MkdirAll(filepath.Join(dir, "metadata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for m := range 3 {
-		var buf bytes.Buffer
-		w, err := ice.NewManifestWriter(2, &buf, spec, schema, snap)
-		if err != nil {
-			t.Fatal(err)
-		}
+		var entries []ice.ManifestEntry
 		for d := 2 * m; d < 2*m+2; d++ {
 			name := fmt.Sprintf("data/day%d.parquet", d)
 			size := writeParquet(t, filepath.Join(dir, name), []arrow.Field{idField("id", types.Int64, 1), idField("ts", tsType, 2)}, func(b *array.RecordBuilder) {
@@ -101,30 +93,12 @@ func TestPartitionSummariesSkipFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := snap
-			if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &s, nil, nil, df.Build())); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
+			entries = append(entries, ice.NewManifestEntry(ice.EntryStatusADDED, &s, nil, nil, df.Build()))
 		}
 		name := fmt.Sprintf("metadata/m%d.avro", m)
-		mf, err := w.ToManifestFile(name, int64(buf.Len()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		manifests = append(manifests, mf)
+		manifests = append(manifests, writeManifest(t, filepath.Join(dir, name), name, spec, schema, snap, ice.ManifestContentData, entries...))
 	}
-	var lbuf bytes.Buffer
-	if err := ice.WriteManifestList(2, &lbuf, snap, nil, &seq, 0, manifests); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "metadata/snap-1.avro"), lbuf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeManifestList(t, filepath.Join(dir, "metadata/snap-1.avro"), snap, seq, manifests...)
 	meta := `{"format-version": 2, "table-uuid": "5e8a3c57-51a4-4a0c-9d0b-0a3f3a6f0d11", "location": "` + dir + `",
   "last-sequence-number": 1, "last-updated-ms": 1700000000000, "last-column-id": 2, "current-schema-id": 0,
   "schemas": [{"type": "struct", "schema-id": 0, "fields": [
