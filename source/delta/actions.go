@@ -219,6 +219,23 @@ func (r structRow) strMap(name string) map[string]*string {
 	return out
 }
 
+// strList is the non-NULL strings of the list child name; nil when absent or NULL.
+func (r structRow) strList(name string) []string {
+	a, i := r.get(name)
+	lst, ok := a.(*array.List)
+	if !ok || lst.IsNull(i) {
+		return nil
+	}
+	var out []string
+	lo, hi := lst.ValueOffsets(i)
+	for j := lo; j < hi; j++ {
+		if s := textAt(lst.ListValues(), int(j)); s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
 // textAt is a string or binary value, nil when NULL or of another type.
 func textAt(a arrow.Array, i int) *string {
 	if a.IsNull(i) {

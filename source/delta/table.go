@@ -535,16 +535,7 @@ func checkpointAction(file, name string, row structRow, s *state) error {
 		m.ID, _ = row.str("id")
 		m.SchemaString, _ = row.str("schemaString")
 		m.Format.Provider, _ = row.child("format").str("provider")
-		if a, _ := row.get("partitionColumns"); a != nil {
-			if lst, ok := a.(*array.List); ok && !lst.IsNull(row.i) {
-				lo, hi := lst.ValueOffsets(row.i)
-				for j := lo; j < hi; j++ {
-					if s := textAt(lst.ListValues(), int(j)); s != nil {
-						m.PartitionColumns = append(m.PartitionColumns, *s)
-					}
-				}
-			}
-		}
+		m.PartitionColumns = row.strList("partitionColumns")
 		for k, v := range row.strMap("configuration") {
 			if v != nil {
 				m.Configuration[k] = *v
@@ -556,16 +547,7 @@ func checkpointAction(file, name string, row structRow, s *state) error {
 		if v, ok := row.int("minReaderVersion"); ok {
 			p.MinReaderVersion = int(v)
 		}
-		if a, _ := row.get("readerFeatures"); a != nil {
-			if lst, ok := a.(*array.List); ok && !lst.IsNull(row.i) {
-				lo, hi := lst.ValueOffsets(row.i)
-				for j := lo; j < hi; j++ {
-					if s := textAt(lst.ListValues(), int(j)); s != nil {
-						p.ReaderFeatures = append(p.ReaderFeatures, *s)
-					}
-				}
-			}
-		}
+		p.ReaderFeatures = row.strList("readerFeatures")
 		s.apply(&action{Protocol: p})
 	case "sidecar":
 		p, ok := row.str("path")
