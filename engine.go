@@ -17,6 +17,7 @@ import (
 	"github.com/loredb/lore/exec"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/storage/s3"
 )
 
 // Engine runs statements. It is safe for concurrent use.
@@ -53,13 +54,40 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			"home", opts.Home)
 		opts.NoAutoRefresh = true
 	}
+	store, err := newStore(opts)
+	if err != nil {
+		cat.Close()
+		return nil, err
+	}
 	return &Engine{
 		opts:    opts,
 		catalog: cat,
 		budget:  exec.NewBudget(opts.MemoryLimit),
-		store:   storage.Local{},
+		store:   store,
 		refresh: newRefresher(),
 	}, nil
+}
+
+// newStore is the store every location is read through: local disk, and S3 for
+// s3:// (s3a://, s3n://) locations as opts.S3 says, its reads cached on disk under
+// Home/cache when opts.CacheBytes allows.
+func newStore(opts Options) (storage.Store, error) {
+	cfg := s3.Config{}
+	if opts.S3 != nil {
+		cfg = *opts.S3
+	}
+	if cfg.Cache == nil && opts.CacheBytes > 0 {
+		cfg.Cache = s3.NewDiskCache(filepath.Join(opts.Home, "cache", "s3"), opts.CacheBytes)
+	}
+	remote, err := s3.New(cfg)
+	if err != nil {
+		return nil, errs.New(errs.InvalidSetting, "%w", err)
+	}
+	schemes := map[string]storage.Store{}
+	for _, sc := range s3.Schemes {
+		schemes[sc] = remote
+	}
+	return storage.NewRouter(storage.Local{}, schemes), nil
 }
 
 // tuneCollector applies Options.GCPercent, unless the environment already decides.

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/storage/s3"
 )
 
 // Options configure an Engine. The zero value is valid: EnsureDefaults fills it.
@@ -42,6 +43,13 @@ type Options struct {
 	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
 	// is false.
 	NoAutoRefresh bool
+	// S3 says how s3:// locations are reached. Default: the environment
+	// ($LORE_S3_ENDPOINT, $LORE_S3_REGION, $LORE_S3_ALLOW_HTTP, $LORE_S3_PATH_STYLE)
+	// and the standard AWS credential chain.
+	S3 *s3.Config
+	// CacheBytes bounds the local disk cache of what is read from object stores, under
+	// Home/cache. Default: $LORE_CACHE_BYTES (a size such as 10GiB), else no cache.
+	CacheBytes int64
 }
 
 // EnsureDefaults fills unset options with their defaults.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage/s3"
 )
 
 func defaultHome() string {
@@ -154,6 +155,20 @@ const memoryLimitEnv = "LORE_MEMORY_LIMIT"
 // fromEnvironment takes the memory limit from $LORE_MEMORY_LIMIT when the options
 // leave it unset.
 func (o *Options) fromEnvironment() error {
+	if v := os.Getenv(cacheBytesEnv); o.CacheBytes == 0 && v != "" {
+		n, err := ParseMemoryLimit(v)
+		if err != nil {
+			return errs.New(errs.InvalidSetting, "%s: %w", cacheBytesEnv, err)
+		}
+		o.CacheBytes = n
+	}
+	if o.S3 == nil {
+		c, err := s3.ConfigFromEnv()
+		if err != nil {
+			return errs.New(errs.InvalidSetting, "%w", err)
+		}
+		o.S3 = &c
+	}
 	v := os.Getenv(memoryLimitEnv)
 	if o.MemoryLimit > 0 || v == "" {
 		return nil
@@ -165,6 +180,9 @@ func (o *Options) fromEnvironment() error {
 	o.MemoryLimit = n
 	return nil
 }
+
+// cacheBytesEnv sets Options.CacheBytes when the options leave it unset.
+const cacheBytesEnv = "LORE_CACHE_BYTES"
 
 // Validate reports options that cannot work.
 func (o *Options) Validate() error {

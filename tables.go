@@ -3,7 +3,6 @@ package lore
 import (
 	"context"
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/delta"
 	"github.com/loredb/lore/source/iceberg"
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
 
@@ -142,7 +142,7 @@ func (e *Engine) isDelta(ctx context.Context, location string) bool {
 	if strings.ContainsAny(location, "*?[") {
 		return false
 	}
-	_, err := e.store.Stat(ctx, path.Join(location, "_delta_log"))
+	_, err := e.store.Stat(ctx, storage.Join(location, "_delta_log"))
 	return err == nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
@@ -148,6 +149,11 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 			g, err = nil, f.readError(rg, panicText(p))
 		}
 	}()
+	// An object store fetches the chunks to be read in few requests, before the
+	// readers below ask for them piece by piece.
+	if err := storage.Prefetch(f.src, f.chunkRanges(rg, cols)); err != nil {
+		return nil, err
+	}
 	rdr, err := file.NewParquetReader(io.NewSectionReader(f.src, 0, f.size),
 		file.WithReadProps(readProps()), file.WithMetadata(f.meta))
 	if err != nil {
@@ -180,6 +186,30 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 	g.anyEarly = slices.Contains(g.early, true)
 	g.done = slices.Clone(g.early)
 	return g, nil
+}
+
+// chunkRanges are the bytes of the column chunks of cols in row group rg: each from
+// its dictionary page (or first data page) on, as long as the footer says it is. A
+// chunk the footer places outside the file is left out: reading it fails as before.
+func (f *File) chunkRanges(rg int, cols []int) []storage.Range {
+	var out []storage.Range
+	g := f.meta.RowGroup(rg)
+	for _, c := range cols {
+		for _, leaf := range f.cols[c].leaves {
+			cc, err := g.ColumnChunk(leaf)
+			if err != nil {
+				continue
+			}
+			start := cc.DataPageOffset()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+				start = cc.DictionaryPageOffset()
+			}
+			if n := cc.TotalCompressedSize(); start >= 0 && n > 0 && start <= f.size && n <= f.size-start {
+				out = append(out, storage.Range{Off: start, Len: n})
+			}
+		}
+	}
+	return out
 }
 
 func (g *groupReader) release() {

@@ -75,7 +75,7 @@ func loadFooter(ctx context.Context, store storage.Store, o storage.ObjectInfo) 
 	if f := footers.get(id); f != nil {
 		return f, nil
 	}
-	r, err := store.Open(ctx, o.Path)
+	r, err := storage.OpenInfo(ctx, store, o)
 	if err != nil {
 		return nil, err
 	}

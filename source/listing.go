@@ -202,7 +202,7 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 		return nil, errs.New(errs.SourceUnavailable, "no Parquet files at %q: %w", location, fs.ErrNotExist)
 	}
 	l := &Listing{Location: location, Format: "parquet", Files: make([]FileRef, len(infos))}
-	l.Single = len(infos) == 1 && !hasMeta(location) && path.Clean(infos[0].Path) == path.Clean(strings.TrimSuffix(location, "/"))
+	l.Single = len(infos) == 1 && !hasMeta(location) && storage.Clean(infos[0].Path) == storage.Clean(strings.TrimSuffix(location, "/"))
 	if err := l.partition(infos, base); err != nil {
 		return nil, err
 	}
@@ -358,7 +358,7 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 		}
 		// Listed paths come back cleaned ("./data/x" as "data/x"): so must the base
 		// they are matched under.
-		base = path.Clean(base)
+		base = storage.Clean(base)
 		pattern := segs[k:]
 		all, err := listOrNone(ctx, store, base)
 		if err != nil {
@@ -382,10 +382,10 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 	if err != nil {
 		return nil, "", err
 	}
-	if len(all) == 1 && path.Clean(all[0].Path) == path.Clean(loc) {
-		return all, path.Dir(loc), nil // a single file, named exactly
+	if len(all) == 1 && storage.Clean(all[0].Path) == storage.Clean(loc) {
+		return all, storage.Dir(loc), nil // a single file, named exactly
 	}
-	dir := path.Clean(loc)
+	dir := storage.Clean(loc)
 	var out []storage.ObjectInfo
 	for _, o := range all {
 		rel, ok := relative(dir, o.Path)

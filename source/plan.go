@@ -54,7 +54,7 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 	kept := []parquet.RowRange{{First: m.First, Rows: m.Rows}}
 	var bounds []int64 // rows where a page of a filtered column starts
 	if len(fs.filters) > 0 {
-		r, err := p.store.Open(ctx, p.listing.Files[m.File].Info.Path)
+		r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
 		if err != nil {
 			return nil, err
 		}
@@ -670,7 +670,7 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 	ref := p.listing.Files[m.File]
 	f := fs.footer
 	if len(fs.cols) > 0 {
-		r, err := p.store.Open(ctx, ref.Info.Path)
+		r, err := storage.OpenInfo(ctx, p.store, ref.Info)
 		if err != nil {
 			return err
 		}

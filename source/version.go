@@ -174,6 +174,8 @@ func ChangeMarker(o storage.ObjectInfo) (string, error) {
 		return "v:" + o.Version, nil
 	case o.ETag != "":
 		return "e:" + o.ETag, nil
+	case storage.Scheme(o.Path) != "":
+		return "", errs.New(errs.SourceUnavailable, "object %q has no ETag or version; its changes cannot be tracked", o.Path)
 	case o.ModTime.IsZero():
 		return "", errs.New(errs.SourceUnavailable, "file %q has no version, ETag or modification time; its changes cannot be tracked", o.Path)
 	case o.Inode != 0 || !o.ChangeTime.IsZero():

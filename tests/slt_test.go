@@ -16,6 +16,8 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage/s3"
+	"github.com/loredb/lore/storage/s3/s3test"
 	"github.com/loredb/lore/tests/slt"
 	"github.com/loredb/lore/types"
 )
@@ -43,11 +45,35 @@ func TestSQLLogic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runFiles(t, files, testdata, nil)
+}
+
+// TestSQLLogicOnS3 runs the same files with testdata/ in an S3 store on loopback
+// (the real protocol, through Lore's S3 store): every location the files name is
+// then an s3:// URL, and every answer must be the one on local disk.
+func TestSQLLogicOnS3(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("sql", "*.slt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t, "testdata")
+	srv.Upload(t, "testdata", "s3://testdata")
+	srv.Reset()
+	cfg := srv.Config()
+	runFiles(t, files, "s3://testdata", &cfg)
+	c := srv.Counts()
+	if c.List == 0 || c.Get == 0 {
+		t.Fatalf("the files were not read from the store: %+v", c)
+	}
+	t.Logf("requests to the store: %+v", c)
+}
+
+func runFiles(t *testing.T, files []string, testdata string, s3cfg *s3.Config) {
 	sort.Strings(files)
 	total := 0
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			n := runFile(t, path, testdata)
+			n := runFile(t, path, testdata, s3cfg)
 			total += n
 			t.Logf("%s: %d records run", path, n)
 		})
@@ -56,14 +82,15 @@ func TestSQLLogic(t *testing.T) {
 }
 
 // runFile runs one .slt file on a fresh engine and returns the number of records
-// it ran.
-func runFile(t *testing.T, path, testdata string) int {
+// it ran. testdata is where the token points: a directory, or an s3:// URL with
+// s3cfg reaching its store.
+func runFile(t *testing.T, path, testdata string, s3cfg *s3.Config) int {
 	f, err := slt.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	eng, err := lore.Open(ctx, lore.Options{Home: t.TempDir()})
+	eng, err := lore.Open(ctx, lore.Options{Home: t.TempDir(), S3: s3cfg})
 	if err != nil {
 		t.Fatalf("cannot open engine: %v", err)
 	}

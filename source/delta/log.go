@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -67,13 +66,13 @@ type logListing struct {
 // not parse, costs a listing of the whole log, never a wrong snapshot (a newer
 // checkpoint than it names is listed all the same). Any other store lists it whole.
 func listLog(ctx context.Context, store storage.Store, root string, at source.AsOf) (*logListing, error) {
-	dir := path.Join(root, "_delta_log")
-	if _, ok := store.(storage.Local); ok {
+	dir := storage.Join(root, "_delta_log")
+	if _, ok := storage.StoreFor(store, dir).(storage.Local); ok {
 		if ll, ok, err := listLocalNames(ctx, store, dir); ok || err != nil {
 			return ll, err
 		}
 	}
-	if from, ok := store.(storage.ListerFrom); ok && at.Time.IsZero() {
+	if from, ok := storage.StoreFor(store, dir).(storage.ListerFrom); ok && at.Time.IsZero() {
 		if v, ok := lastCheckpoint(ctx, store, dir); ok && (!at.HasVersion || at.Version >= v) {
 			infos, err := from.ListFrom(ctx, dir, fmt.Sprintf("%020d", v))
 			if err != nil {
@@ -315,7 +314,7 @@ func dedupParts(set []logEntry) []logEntry {
 
 // readAll reads one whole log file.
 func readAll(ctx context.Context, store storage.Store, o storage.ObjectInfo) ([]byte, error) {
-	r, err := store.Open(ctx, o.Path)
+	r, err := storage.OpenInfo(ctx, store, o)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func Open(ctx context.Context, store storage.Store, location string, at source.A
 			if travel {
 				return nil, errs.New(errs.Analysis, "version %d of Delta table %q cannot be read: the log entries it needs were cleaned up", target, location)
 			}
-			return nil, corrupt(path.Join(ll.dir, fmt.Sprintf("%020d.json", v)), "the commit of version %d is missing (the log goes from %s to version %d)", v, startName(cpv), target)
+			return nil, corrupt(storage.Join(ll.dir, fmt.Sprintf("%020d.json", v)), "the commit of version %d is missing (the log goes from %s to version %d)", v, startName(cpv), target)
 		}
 		commits = append(commits, e)
 	}
@@ -474,7 +474,7 @@ func readCheckpoint(ctx context.Context, store storage.Store, o storage.ObjectIn
 			return nil
 		})
 	}
-	r, err := store.Open(ctx, o.Path)
+	r, err := storage.OpenInfo(ctx, store, o)
 	if err != nil {
 		return err
 	}

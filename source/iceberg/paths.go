@@ -1,8 +1,9 @@
 package iceberg
 
 import (
-	"path"
 	"strings"
+
+	"github.com/loredb/lore/storage"
 )
 
 // resolver maps the paths an Iceberg table's metadata names (the manifest list,
@@ -88,27 +89,13 @@ func stripFile(p string) string {
 }
 
 // cleanPath cleans a path, keeping a URI's scheme and authority as they are.
-func cleanPath(p string) string {
-	if i := strings.Index(p, "://"); i > 1 && absolute(p) {
-		head, tail := p[:i+3], p[i+3:]
-		auth, rest, found := strings.Cut(tail, "/")
-		if !found {
-			return p
-		}
-		return head + auth + strings.TrimSuffix(path.Clean("/"+rest), "/")
-	}
-	c := path.Clean(p)
-	return c
-}
+func cleanPath(p string) string { return storage.Clean(p) }
 
 func join(base, rel string) string {
-	switch {
-	case base == "" || base == ".":
+	if base == "" || base == "." {
 		return rel
-	case strings.Contains(base, "://"):
-		return strings.TrimSuffix(base, "/") + "/" + rel
 	}
-	return path.Join(base, rel)
+	return storage.Join(base, rel)
 }
 
 // trimSegments removes the trailing segments suffix from dir: ("/a/b/c", "b/c") is

@@ -119,9 +119,9 @@ func OpenPointer(ctx context.Context, store storage.Store, location, base string
 		}
 		return nil, errs.New(code, "Iceberg table %q: the metadata file its catalog names cannot be read: %w", location, err)
 	}
-	dir := path.Dir(mdPath)
+	dir := storage.Dir(mdPath)
 	if path.Base(dir) == "metadata" {
-		dir = path.Dir(dir)
+		dir = storage.Dir(dir)
 	}
 	return open(ctx, store, location, mdInfo, dir, at)
 }
@@ -214,7 +214,7 @@ func IsTable(ctx context.Context, store storage.Store, location string) bool {
 		return false
 	}
 	for _, o := range all {
-		if path.Dir(o.Path) == path.Clean(loc+"/metadata") && isMetadataFile(path.Base(o.Path)) {
+		if storage.Dir(o.Path) == storage.Clean(loc+"/metadata") && isMetadataFile(path.Base(o.Path)) {
 			return true
 		}
 	}
@@ -231,9 +231,9 @@ func locate(ctx context.Context, store storage.Store, location string) (storage.
 		loc = location
 	}
 	tableDir := func(file string) string {
-		d := path.Dir(file)
+		d := storage.Dir(file)
 		if path.Base(d) == "metadata" {
-			return path.Dir(d)
+			return storage.Dir(d)
 		}
 		return d
 	}
@@ -251,7 +251,7 @@ func locate(ctx context.Context, store storage.Store, location string) (storage.
 	}
 	var files []storage.ObjectInfo
 	for _, o := range all {
-		if path.Dir(o.Path) == path.Clean(mdir) {
+		if storage.Dir(o.Path) == storage.Clean(mdir) {
 			files = append(files, o)
 		}
 	}
@@ -325,7 +325,7 @@ func versionOf(name string) (int64, bool) {
 }
 
 func readSmall(ctx context.Context, store storage.Store, o storage.ObjectInfo, limit int64) ([]byte, error) {
-	r, err := store.Open(ctx, o.Path)
+	r, err := storage.OpenInfo(ctx, store, o)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,420 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+)
+
+// Store is an S3-compatible object store. Its paths are URLs, s3://bucket/key (s3a://
+// and s3n:// read alike and are listed back as written). It is safe for concurrent use;
+// the client is made on first use, so a Store that is never used never looks for
+// credentials.
+type Store struct {
+	cfg Config
+
+	once   sync.Once
+	client *awss3.Client
+	err    error
+
+	counts counters
+}
+
+var (
+	_ storage.Store      = (*Store)(nil)
+	_ storage.ListerFrom = (*Store)(nil)
+	_ storage.InfoOpener = (*Store)(nil)
+)
+
+// New makes a store of cfg. It checks cfg but makes no request.
+func New(cfg Config) (*Store, error) {
+	cfg = cfg.withDefaults()
+	if _, err := cfg.endpoint(); err != nil {
+		return nil, err
+	}
+	return &Store{cfg: cfg}, nil
+}
+
+// Schemes are the URL schemes an S3 store reads.
+var Schemes = []string{"s3", "s3a", "s3n"}
+
+// Requests counts the requests a store has made, by kind, and the bytes its reads
+// returned; a retried request counts once per attempt.
+type Requests struct {
+	List, Head, Get int64
+	Put             int64 // writes, deletes and buckets made
+	Bytes           int64
+	Retries         int64
+}
+
+// Total is every request counted.
+func (r Requests) Total() int64 { return r.List + r.Head + r.Get + r.Put }
+
+// Sub is r less an earlier count.
+func (r Requests) Sub(o Requests) Requests {
+	return Requests{List: r.List - o.List, Head: r.Head - o.Head, Get: r.Get - o.Get, Put: r.Put - o.Put,
+		Bytes: r.Bytes - o.Bytes, Retries: r.Retries - o.Retries}
+}
+
+type counters struct{ list, head, get, put, bytes, retries atomic.Int64 }
+
+// Requests is what the store has asked of the server so far.
+func (s *Store) Requests() Requests {
+	return Requests{List: s.counts.list.Load(), Head: s.counts.head.Load(), Get: s.counts.get.Load(), Put: s.counts.put.Load(),
+		Bytes: s.counts.bytes.Load(), Retries: s.counts.retries.Load()}
+}
+
+func (s *Store) clientFor(ctx context.Context) (*awss3.Client, error) {
+	s.once.Do(func() { s.client, s.err = s.newClient(ctx) })
+	return s.client, s.err
+}
+
+func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
+	ep, err := s.cfg.endpoint()
+	if err != nil {
+		return nil, err
+	}
+	opts := []func(*config.LoadOptions) error{
+		// One retry loop (retry.go) covers every request, bodies included.
+		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
+	}
+	if s.cfg.Region != "" {
+		opts = append(opts, config.WithRegion(s.cfg.Region))
+	}
+	if s.cfg.Credentials != nil {
+		opts = append(opts, config.WithCredentialsProvider(s.cfg.Credentials))
+	}
+	if s.cfg.Transport != nil {
+		opts = append(opts, config.WithHTTPClient(&http.Client{Transport: s.cfg.Transport}))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, errs.New(errs.SourceUnavailable, "cannot configure %s: %v", s.cfg, err)
+	}
+	if awsCfg.Region == "" {
+		awsCfg.Region = "us-east-1"
+	}
+	if s.cfg.Credentials == nil && !hasCredentials(ctx, awsCfg.Credentials) {
+		// No credentials anywhere in the chain: read public buckets unsigned.
+		awsCfg.Credentials = aws.AnonymousCredentials{}
+	}
+	pathStyle := ep != ""
+	if s.cfg.PathStyle != nil {
+		pathStyle = *s.cfg.PathStyle
+	}
+	return awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
+		if ep != "" {
+			o.BaseEndpoint = aws.String(ep)
+		}
+		o.UsePathStyle = pathStyle
+		// Lore only reads; checksums on requests are what S3-compatible stores
+		// differ most on.
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+	}), nil
+}
+
+// hasCredentials reports whether the standard chain finds credentials, waiting no
+// more than a few seconds for an instance's metadata service.
+func hasCredentials(ctx context.Context, p aws.CredentialsProvider) bool {
+	if p == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := p.Retrieve(ctx)
+	return err == nil
+}
+
+// location is a parsed path: its scheme as written, bucket and key.
+type location struct {
+	scheme, bucket, key string
+}
+
+func parse(p string) (location, error) {
+	sc := storage.Scheme(p)
+	ok := false
+	for _, s := range Schemes {
+		ok = ok || s == sc
+	}
+	if !ok {
+		return location{}, errs.New(errs.SourceUnavailable, "%q is not an s3:// URL", p)
+	}
+	rest := p[len(sc)+3:]
+	bucket, key, _ := strings.Cut(rest, "/")
+	if bucket == "" {
+		return location{}, errs.New(errs.SourceUnavailable, "%q names no bucket", p)
+	}
+	return location{scheme: p[:len(sc)], bucket: bucket, key: key}, nil
+}
+
+func (l location) path(key string) string { return l.scheme + "://" + l.bucket + "/" + key }
+
+func (l location) String() string { return l.path(l.key) }
+
+// Stat describes one object by a HEAD request. A key that is no object but a prefix
+// of some (a directory) is described with Size 0, as local disk describes one.
+func (s *Store) Stat(ctx context.Context, p string) (storage.ObjectInfo, error) {
+	loc, err := parse(p)
+	if err != nil {
+		return storage.ObjectInfo{}, err
+	}
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return storage.ObjectInfo{}, err
+	}
+	var out *awss3.HeadObjectOutput
+	err = s.retry(ctx, "stat", loc, &s.counts.head, func(ctx context.Context) (err error) {
+		out, err = c.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &loc.bucket, Key: &loc.key})
+		return err
+	})
+	if err == nil {
+		return storage.ObjectInfo{Path: p, Size: aws.ToInt64(out.ContentLength), ModTime: aws.ToTime(out.LastModified),
+			ETag: etag(out.ETag)}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || loc.key == "" {
+		return storage.ObjectInfo{}, err
+	}
+	dir := strings.TrimSuffix(loc.key, "/") + "/"
+	page, lerr := s.listPage(ctx, c, loc, dir, "", "", 1)
+	if lerr != nil {
+		return storage.ObjectInfo{}, lerr
+	}
+	if len(page.Contents) > 0 {
+		return storage.ObjectInfo{Path: p}, nil
+	}
+	return storage.ObjectInfo{}, err
+}
+
+// List returns every object at or under p, files only, sorted by path, from
+// ListObjectsV2 pages alone (no request per object). p names a directory (a key
+// prefix ending before a "/") or one object.
+func (s *Store) List(ctx context.Context, p string) ([]storage.ObjectInfo, error) {
+	return s.ListFrom(ctx, p, "")
+}
+
+// ListFrom is List of the objects whose path relative to dir sorts after after: the
+// listing starts there, so the keys before it cost nothing.
+func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.ObjectInfo, error) {
+	loc, err := parse(dir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := strings.TrimSuffix(loc.key, "/")
+	if key == "" || strings.HasSuffix(loc.key, "/") || after != "" {
+		prefix := ""
+		if key != "" {
+			prefix = key + "/"
+		}
+		start := ""
+		if after != "" {
+			start = prefix + after
+		}
+		return s.listAll(ctx, c, loc, prefix, start, "")
+	}
+	// One request finds either the object key itself or the directory key/: both
+	// have key as a prefix, and the object sorts first.
+	page, err := s.listPage(ctx, c, loc, key, "", "", 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(page.Contents) > 0 && aws.ToString(page.Contents[0].Key) == key {
+		return []storage.ObjectInfo{info(loc, page.Contents[0])}, nil
+	}
+	dirPrefix := key + "/"
+	var out []storage.ObjectInfo
+	foreign := false
+	for _, o := range page.Contents {
+		if k := aws.ToString(o.Key); strings.HasPrefix(k, dirPrefix) {
+			out = append(out, info(loc, o))
+		} else if k < dirPrefix {
+			foreign = true
+		}
+	}
+	switch {
+	case !aws.ToBool(page.IsTruncated):
+		return out, nil
+	case foreign:
+		// Other keys share the prefix (key.crc, key-old/…): go on under key/ alone.
+		start := ""
+		if len(out) > 0 {
+			start = strings.TrimPrefix(out[len(out)-1].Path, loc.path(""))
+		}
+		rest, err := s.listAll(ctx, c, loc, dirPrefix, start, "")
+		return append(out, rest...), err
+	}
+	rest, err := s.listAll(ctx, c, loc, key, "", aws.ToString(page.NextContinuationToken))
+	for _, o := range rest {
+		if strings.HasPrefix(o.Path, loc.path(dirPrefix)) {
+			out = append(out, o)
+		}
+	}
+	return out, err
+}
+
+// listAll lists every page under prefix, from start or a continuation token.
+func (s *Store) listAll(ctx context.Context, c *awss3.Client, loc location, prefix, start, token string) ([]storage.ObjectInfo, error) {
+	var out []storage.ObjectInfo
+	for {
+		page, err := s.listPage(ctx, c, loc, prefix, start, token, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range page.Contents {
+			if k := aws.ToString(o.Key); k != "" && !strings.HasSuffix(k, "/") {
+				out = append(out, info(loc, o))
+			}
+		}
+		token = aws.ToString(page.NextContinuationToken)
+		if !aws.ToBool(page.IsTruncated) || token == "" {
+			break
+		}
+		start = ""
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func (s *Store) listPage(ctx context.Context, c *awss3.Client, loc location, prefix, start, token string, max int32) (*awss3.ListObjectsV2Output, error) {
+	in := &awss3.ListObjectsV2Input{Bucket: &loc.bucket, Prefix: &prefix}
+	if start != "" {
+		in.StartAfter = &start
+	}
+	if token != "" {
+		in.ContinuationToken = &token
+	}
+	if max > 0 {
+		in.MaxKeys = &max
+	}
+	var out *awss3.ListObjectsV2Output
+	err := s.retry(ctx, "list", location{loc.scheme, loc.bucket, prefix}, &s.counts.list, func(ctx context.Context) (err error) {
+		out, err = c.ListObjectsV2(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+func info(loc location, o types.Object) storage.ObjectInfo {
+	return storage.ObjectInfo{Path: loc.path(aws.ToString(o.Key)), Size: aws.ToInt64(o.Size),
+		ModTime: aws.ToTime(o.LastModified), ETag: etag(o.ETag)}
+}
+
+// etag is an ETag without its quotes.
+func etag(p *string) string { return strings.Trim(aws.ToString(p), `"`) }
+
+// Open opens the object at p. Its size and ETag come with the first bytes: the
+// first request reads the object's start, and every later one is held to that ETag.
+func (s *Store) Open(ctx context.Context, p string) (storage.Reader, error) {
+	loc, err := parse(p)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{s: s, c: c, ctx: ctx, loc: loc, size: -1}
+	if err := r.probe(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// OpenInfo opens the object o describes, making no request: every read is held to
+// o's ETag, so an object replaced since o was listed is errs.SourceChanged. An o
+// without an ETag but with a size (a lake table's metadata states sizes) is held to
+// the ETag of the first response; one with neither is opened by path.
+func (s *Store) OpenInfo(ctx context.Context, o storage.ObjectInfo) (storage.Reader, error) {
+	if o.ETag == "" && o.Size <= 0 {
+		return s.Open(ctx, o.Path)
+	}
+	loc, err := parse(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &reader{s: s, c: c, ctx: ctx, loc: loc, size: o.Size, etag: o.ETag, pinned: true}, nil
+}
+
+func (s *Store) String() string { return fmt.Sprint(s.cfg) }
+
+// Put writes the object at p whole (Lore's writers: generated data, a benchmark's
+// tables, tests). It is retried like a read; a body that cannot be read again is
+// sent once.
+func (s *Store) Put(ctx context.Context, p string, body []byte) error {
+	loc, err := parse(p)
+	if err != nil {
+		return err
+	}
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return err
+	}
+	return s.retry(ctx, "write", loc, &s.counts.put, func(ctx context.Context) error {
+		n := int64(len(body))
+		_, err := c.PutObject(ctx, &awss3.PutObjectInput{Bucket: &loc.bucket, Key: &loc.key,
+			Body: bytes.NewReader(body), ContentLength: &n})
+		return err
+	})
+}
+
+// Delete removes the object at p; a missing one is no error.
+func (s *Store) Delete(ctx context.Context, p string) error {
+	loc, err := parse(p)
+	if err != nil {
+		return err
+	}
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return err
+	}
+	err = s.retry(ctx, "delete", loc, &s.counts.put, func(ctx context.Context) error {
+		_, err := c.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: &loc.bucket, Key: &loc.key})
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// CreateBucket makes a bucket; one that exists already and is the caller's is no
+// error.
+func (s *Store) CreateBucket(ctx context.Context, bucket string) error {
+	c, err := s.clientFor(ctx)
+	if err != nil {
+		return err
+	}
+	loc := location{scheme: "s3", bucket: bucket}
+	return s.retry(ctx, "create bucket", loc, &s.counts.put, func(ctx context.Context) error {
+		_, err := c.CreateBucket(ctx, &awss3.CreateBucketInput{Bucket: &bucket})
+		var owned *types.BucketAlreadyOwnedByYou
+		if errors.As(err, &owned) {
+			return nil
+		}
+		return err
+	})
+}

@@ -1,0 +1,212 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"slices"
+	"testing"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/storage/s3"
+	"github.com/loredb/lore/storage/s3/s3test"
+)
+
+func newStore(t *testing.T, srv *s3test.Server) *s3.Store {
+	t.Helper()
+	st, err := s3.New(srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func payload(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + i/251)
+	}
+	return b
+}
+
+func TestListStatOpen(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	for _, k := range []string{"t/a.parquet", "t/b/c.parquet", "t.crc", "t-old/x", "u/y"} {
+		srv.Put(t, "s3://lake/"+k, []byte("object "+k))
+	}
+	st := newStore(t, srv)
+	var s storage.Store = st
+	list, err := s.List(ctx, "s3://lake/t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range list {
+		got = append(got, o.Path)
+		if o.ETag == "" || o.Size == 0 || o.ModTime.IsZero() {
+			t.Errorf("%s: %+v", o.Path, o)
+		}
+	}
+	if want := []string{"s3://lake/t/a.parquet", "s3://lake/t/b/c.parquet"}; !slices.Equal(got, want) {
+		t.Fatalf("list s3://lake/t = %v, want %v", got, want)
+	}
+	one, err := s.List(ctx, "s3://lake/t/a.parquet")
+	if err != nil || len(one) != 1 || one[0].Path != "s3://lake/t/a.parquet" {
+		t.Fatalf("list of one object = %v, %v", one, err)
+	}
+	if none, err := s.List(ctx, "s3://lake/nothing"); err != nil || len(none) != 0 {
+		t.Fatalf("list of nothing = %v, %v", none, err)
+	}
+	from, err := st.ListFrom(ctx, "s3://lake/t", "a.parquet")
+	if err != nil || len(from) != 1 || from[0].Path != "s3://lake/t/b/c.parquet" {
+		t.Fatalf("list from a.parquet = %v, %v", from, err)
+	}
+	info, err := s.Stat(ctx, "s3://lake/t/a.parquet")
+	if err != nil || info.Size != int64(len("object t/a.parquet")) || info.ETag != list[0].ETag {
+		t.Fatalf("stat = %+v, %v (listed %+v)", info, err, list[0])
+	}
+	if dir, err := s.Stat(ctx, "s3://lake/t/b"); err != nil || dir.Size != 0 {
+		t.Fatalf("stat of a directory = %+v, %v", dir, err)
+	}
+	_, err = s.Stat(ctx, "s3://lake/t/nope")
+	if !errors.Is(err, fs.ErrNotExist) || errs.CodeOf(err) != errs.SourceUnavailable {
+		t.Fatalf("stat of a missing object: %v", err)
+	}
+	if _, err := s.Open(ctx, "s3://lake/t/nope"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("open of a missing object: %v", err)
+	}
+	if _, err := s.List(ctx, "s3://nobucket/t"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("list of a missing bucket: %v", err)
+	}
+}
+
+func TestReadsAreRangedAndPinned(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	data := payload(5<<20 + 123)
+	srv.Put(t, "s3://lake/big", data)
+	st := newStore(t, srv)
+	list, err := st.List(ctx, "s3://lake/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	r, err := st.OpenInfo(ctx, list[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if c := srv.Counts(); c.Total() != 0 {
+		t.Fatalf("opening a listed object made %d requests", c.Total())
+	}
+	// Three ranges, two of them close enough to be read in one request.
+	ranges := []storage.Range{{Off: 100, Len: 1000}, {Off: 2000, Len: 500}, {Off: 4 << 20, Len: 1 << 20}}
+	if err := storage.Prefetch(r, ranges); err != nil {
+		t.Fatal(err)
+	}
+	if c := srv.Counts(); c.Get != 2 {
+		t.Fatalf("prefetch made %d GETs, want 2: %v", c.Get, srv.Log())
+	}
+	for _, g := range ranges {
+		b := make([]byte, g.Len)
+		if _, err := r.ReadAt(b, g.Off); err != nil || !bytes.Equal(b, data[g.Off:g.Off+g.Len]) {
+			t.Fatalf("read at %d: %v", g.Off, err)
+		}
+	}
+	if c := srv.Counts(); c.Get != 2 {
+		t.Fatalf("reads of prefetched ranges made requests: %v", srv.Log())
+	}
+	// A read past what was fetched fetches, and the tail reads as EOF.
+	b := make([]byte, 200)
+	n, err := r.ReadAt(b, int64(len(data))-100)
+	if n != 100 || err != io.EOF || !bytes.Equal(b[:n], data[len(data)-100:]) {
+		t.Fatalf("tail read: %d, %v", n, err)
+	}
+
+	// The object is replaced: the open reader is held to the ETag it was listed with.
+	srv.Put(t, "s3://lake/big", payload(5<<20 + 123)[1:])
+	_, err = r.ReadAt(make([]byte, 10), 3<<20)
+	if errs.CodeOf(err) != errs.SourceChanged {
+		t.Fatalf("read of a replaced object: %v", err)
+	}
+	srv.Delete(t, "s3://lake/big")
+	r2, _ := st.OpenInfo(ctx, list[0])
+	if _, err = r2.ReadAt(make([]byte, 10), 0); errs.CodeOf(err) != errs.SourceChanged {
+		t.Fatalf("read of a deleted listed object: %v", err)
+	}
+}
+
+func TestOpenByPathReadsSmallObjectsInOneRequest(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	data := payload(300 << 10)
+	srv.Put(t, "s3://lake/meta.json", data)
+	srv.Put(t, "s3://lake/empty", nil)
+	st := newStore(t, srv)
+	srv.Reset()
+	r, err := st.Open(ctx, "s3://lake/meta.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(io.NewSectionReader(r, 0, r.Size()))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read: %v", err)
+	}
+	if c := srv.Counts(); c.Total() != 1 {
+		t.Fatalf("%d requests, want 1: %v", c.Total(), srv.Log())
+	}
+	e, err := st.Open(ctx, "s3://lake/empty")
+	if err != nil || e.Size() != 0 {
+		t.Fatalf("empty object: %v", err)
+	}
+}
+
+func TestDiskCache(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	data := payload(3 << 20)
+	srv.Put(t, "s3://lake/f", data)
+	cfg := srv.Config()
+	cfg.Cache = s3.NewDiskCache(t.TempDir(), 64<<20)
+	st, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := st.List(ctx, "s3://lake/f")
+	ranges := []storage.Range{{Off: 10, Len: 1 << 20}, {Off: 2 << 20, Len: 1000}}
+	read := func() {
+		r, err := st.OpenInfo(ctx, list[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := storage.Prefetch(r, ranges); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range ranges {
+			b := make([]byte, g.Len)
+			if _, err := r.ReadAt(b, g.Off); err != nil || !bytes.Equal(b, data[g.Off:g.Off+g.Len]) {
+				t.Fatalf("read at %d: %v", g.Off, err)
+			}
+		}
+	}
+	read()
+	srv.Reset()
+	read()
+	if c := srv.Counts(); c.Total() != 0 {
+		t.Fatalf("a second read of cached ranges made requests: %v", srv.Log())
+	}
+	// A new version of the object is another key.
+	data = payload(3<<20 + 1)
+	srv.Put(t, "s3://lake/f", data)
+	list, _ = st.List(ctx, "s3://lake/f")
+	srv.Reset()
+	read()
+	if c := srv.Counts(); c.Get == 0 {
+		t.Fatal("a new version was served from the cache of the old")
+	}
+}

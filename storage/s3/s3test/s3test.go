@@ -1,0 +1,212 @@
+// Package s3test runs an S3 server on loopback for tests: the real HTTP protocol,
+// answered by an in-memory gofakes3 with what it leaves out of S3 put in front of it
+// (If-Match on reads), counting the requests it serves by kind. Tests reach it through
+// Lore's own S3 store, and put faults between the two with Config's Transport.
+package s3test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/loredb/lore/storage/s3"
+)
+
+// Server is an S3 server on loopback.
+type Server struct {
+	URL string
+
+	srv   *httptest.Server
+	store *s3.Store
+
+	mu     sync.Mutex
+	counts Counts
+	log    []string
+}
+
+// Counts are the requests a Server served, by kind.
+type Counts struct{ List, Get, Head, Put, Other int }
+
+// Total is every request counted.
+func (c Counts) Total() int { return c.List + c.Get + c.Head + c.Put + c.Other }
+
+// Start runs a server until the test ends, with the buckets made.
+func Start(t testing.TB, buckets ...string) *Server {
+	t.Helper()
+	fake := gofakes3.New(s3mem.New(), gofakes3.WithTimeSkewLimit(0))
+	s := &Server{}
+	h := fake.Server()
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.count(r)
+		if m := r.Header.Get("If-Match"); m != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			w = &ifMatch{ResponseWriter: w, want: m}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.srv.Close)
+	s.URL = s.srv.URL
+	st, err := s3.New(s.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.store = st
+	for _, b := range buckets {
+		if err := st.CreateBucket(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// Config reaches the server: its endpoint over plain HTTP, path style, a fixed key.
+func (s *Server) Config() s3.Config {
+	return s3.Config{Endpoint: s.URL, AllowHTTP: true, Region: "us-east-1",
+		Credentials: s3.StaticCredentials("lore-test", "lore-test-secret")}
+}
+
+// Store is a store of Config, for writing fixtures.
+func (s *Server) Store() *s3.Store { return s.store }
+
+func (s *Server) count(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	bucket, key, _ := strings.Cut(path, "/")
+	switch {
+	case r.Method == http.MethodGet && key == "" && bucket != "":
+		s.counts.List++
+	case r.Method == http.MethodGet:
+		s.counts.Get++
+	case r.Method == http.MethodHead:
+		s.counts.Head++
+	case r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPost:
+		s.counts.Put++
+	default:
+		s.counts.Other++
+	}
+	s.log = append(s.log, r.Method+" "+r.URL.RequestURI()+rangeOf(r))
+}
+
+func rangeOf(r *http.Request) string {
+	if g := r.Header.Get("Range"); g != "" {
+		return " " + g
+	}
+	return ""
+}
+
+// Counts are the requests served so far.
+func (s *Server) Counts() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts
+}
+
+// Log is every request served so far: method, URI and range.
+func (s *Server) Log() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+// Reset forgets the requests counted so far.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts, s.log = Counts{}, nil
+}
+
+// Put writes one object.
+func (s *Server) Put(t testing.TB, url string, b []byte) {
+	t.Helper()
+	if err := s.store.Put(context.Background(), url, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Delete removes one object.
+func (s *Server) Delete(t testing.TB, url string) {
+	t.Helper()
+	if err := s.store.Delete(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Upload writes every file under dir (a file alone when dir is one) to url, at the
+// same relative paths, and returns how many it wrote.
+func (s *Server) Upload(t testing.TB, dir, url string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := strings.TrimSuffix(url, "/") + "/" + filepath.ToSlash(rel)
+		if rel == "." {
+			dst = url
+		}
+		n++
+		return s.store.Put(context.Background(), dst, b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// ifMatch answers a read whose If-Match names another ETag than the object's with
+// 412 Precondition Failed and no body, as S3 does.
+type ifMatch struct {
+	http.ResponseWriter
+	want   string
+	failed bool
+	wrote  bool
+}
+
+func (m *ifMatch) WriteHeader(code int) {
+	if m.wrote {
+		return
+	}
+	m.wrote = true
+	if tag := m.Header().Get("ETag"); code < 300 && tag != "" && strings.Trim(tag, `"`) != strings.Trim(m.want, `"`) {
+		m.failed = true
+		body := fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the preconditions you specified did not hold</Message><Condition>If-Match</Condition></Error>`)
+		h := m.Header()
+		h.Del("Content-Range")
+		h.Del("ETag")
+		h.Set("Content-Type", "application/xml")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		m.ResponseWriter.WriteHeader(http.StatusPreconditionFailed)
+		m.ResponseWriter.Write([]byte(body))
+		return
+	}
+	m.ResponseWriter.WriteHeader(code)
+}
+
+func (m *ifMatch) Write(b []byte) (int, error) {
+	if !m.wrote {
+		m.WriteHeader(http.StatusOK)
+	}
+	if m.failed {
+		return len(b), nil
+	}
+	return m.ResponseWriter.Write(b)
+}
