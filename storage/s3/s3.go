@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/storage"
@@ -192,7 +194,7 @@ func (s *Store) Stat(ctx context.Context, p string) (storage.ObjectInfo, error) 
 		return storage.ObjectInfo{}, err
 	}
 	dir := strings.TrimSuffix(loc.key, "/") + "/"
-	page, lerr := s.listPage(ctx, c, loc, dir, "", "", 1)
+	page, lerr := s.listPage(ctx, c, loc, dir, "", "", "", 1)
 	if lerr != nil {
 		return storage.ObjectInfo{}, lerr
 	}
@@ -234,7 +236,7 @@ func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.Obje
 	}
 	// One request finds either the object key itself or the directory key/: both
 	// have key as a prefix, and the object sorts first.
-	page, err := s.listPage(ctx, c, loc, key, "", "", 0)
+	page, err := s.listPage(ctx, c, loc, key, "", "", "", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -243,60 +245,162 @@ func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.Obje
 	}
 	dirPrefix := key + "/"
 	var out []storage.ObjectInfo
-	foreign := false
+	past := false
 	for _, o := range page.Contents {
 		if k := aws.ToString(o.Key); strings.HasPrefix(k, dirPrefix) {
 			out = append(out, info(loc, o))
-		} else if k < dirPrefix {
-			foreign = true
+		} else if k > dirPrefix {
+			past = true
 		}
 	}
-	switch {
-	case !aws.ToBool(page.IsTruncated):
-		return out, nil
-	case foreign:
-		// Other keys share the prefix (key.crc, key-old/…): go on under key/ alone.
-		start := ""
-		if len(out) > 0 {
-			start = strings.TrimPrefix(out[len(out)-1].Path, loc.path(""))
-		}
-		rest, err := s.listAll(ctx, c, loc, dirPrefix, start, "")
-		return append(out, rest...), err
+	if !aws.ToBool(page.IsTruncated) || past {
+		return sorted(out), nil
 	}
-	rest, err := s.listAll(ctx, c, loc, key, "", aws.ToString(page.NextContinuationToken))
-	for _, o := range rest {
-		if strings.HasPrefix(o.Path, loc.path(dirPrefix)) {
-			out = append(out, o)
-		}
+	// Go on under key/ alone: other keys share the prefix (key.crc, key-old/…).
+	start := ""
+	if len(out) > 0 {
+		start = strings.TrimPrefix(out[len(out)-1].Path, loc.path(""))
 	}
-	return out, err
+	rest, err := s.listAll(ctx, c, loc, dirPrefix, start, "")
+	return append(out, rest...), err
 }
 
-// listAll lists every page under prefix, from start or a continuation token.
+// listParallel bounds the key ranges a long listing is split into.
+const listParallel = 8
+
+// listAll lists every key under prefix after start (or from a continuation token),
+// sorted. A listing longer than one page is split where the layout allows: the
+// directories under prefix (Hive partitions) are found by one listing with a
+// delimiter, and the keys between chosen ones are listed as separate ranges at once.
+// Every key lies in exactly one range, so the result is the sequential listing's.
 func (s *Store) listAll(ctx context.Context, c *awss3.Client, loc location, prefix, start, token string) ([]storage.ObjectInfo, error) {
+	page, err := s.listPage(ctx, c, loc, prefix, start, token, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	out := objects(loc, page)
+	if !aws.ToBool(page.IsTruncated) || len(page.Contents) == 0 {
+		return sorted(out), nil
+	}
+	last := aws.ToString(page.Contents[len(page.Contents)-1].Key)
+	bounds, err := s.splitPoints(ctx, c, loc, prefix, last)
+	if err != nil {
+		return nil, err
+	}
+	if len(bounds) < 2 {
+		rest, err := s.listRange(ctx, c, loc, prefix, "", aws.ToString(page.NextContinuationToken), "")
+		return sorted(append(out, rest...)), err
+	}
+	// Ranges [last, b1), [b1, b2), …, [bk, end), the bounds chosen evenly.
+	k := min(listParallel-1, len(bounds))
+	los := []string{last}
+	for i := 1; i <= k; i++ {
+		los = append(los, bounds[i*len(bounds)/(k+1)])
+	}
+	los = slices.Compact(los)
+	parts := make([][]storage.ObjectInfo, len(los))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, lo := range los {
+		hi := ""
+		if i+1 < len(los) {
+			hi = los[i+1]
+		}
+		g.Go(func() (err error) {
+			parts[i], err = s.listRange(gctx, c, loc, prefix, lo, "", hi)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return sorted(out), nil
+}
+
+// splitPoints are the directories under prefix (one level down, or further while a
+// level holds one directory alone) whose names sort after after: the places a long
+// listing can be split.
+func (s *Store) splitPoints(ctx context.Context, c *awss3.Client, loc location, prefix, after string) ([]string, error) {
+	for depth := 0; depth < 4; depth++ {
+		var dirs []string
+		files := 0
+		token := ""
+		for {
+			page, err := s.listPage(ctx, c, loc, prefix, "", token, "/", 0)
+			if err != nil {
+				return nil, err
+			}
+			files += len(page.Contents)
+			for _, cp := range page.CommonPrefixes {
+				dirs = append(dirs, aws.ToString(cp.Prefix))
+			}
+			token = aws.ToString(page.NextContinuationToken)
+			if !aws.ToBool(page.IsTruncated) || token == "" {
+				break
+			}
+		}
+		if len(dirs) == 1 && files == 0 {
+			prefix = dirs[0]
+			continue
+		}
+		var out []string
+		for _, d := range dirs {
+			if d > after {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// listRange lists the keys under prefix after start (or from a continuation token)
+// and before stop ("" for no end).
+func (s *Store) listRange(ctx context.Context, c *awss3.Client, loc location, prefix, start, token, stop string) ([]storage.ObjectInfo, error) {
 	var out []storage.ObjectInfo
 	for {
-		page, err := s.listPage(ctx, c, loc, prefix, start, token, 0)
+		page, err := s.listPage(ctx, c, loc, prefix, start, token, "", 0)
 		if err != nil {
 			return nil, err
 		}
-		for _, o := range page.Contents {
-			if k := aws.ToString(o.Key); k != "" && !strings.HasSuffix(k, "/") {
-				out = append(out, info(loc, o))
+		for i, o := range page.Contents {
+			if stop != "" && aws.ToString(o.Key) >= stop {
+				page.Contents = page.Contents[:i]
+				return append(out, objects(loc, page)...), nil
 			}
 		}
+		out = append(out, objects(loc, page)...)
 		token = aws.ToString(page.NextContinuationToken)
 		if !aws.ToBool(page.IsTruncated) || token == "" {
-			break
+			return out, nil
 		}
 		start = ""
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
 }
 
-func (s *Store) listPage(ctx context.Context, c *awss3.Client, loc location, prefix, start, token string, max int32) (*awss3.ListObjectsV2Output, error) {
+// objects are the files of a page: keys that end in "/" are directory markers.
+func objects(loc location, page *awss3.ListObjectsV2Output) []storage.ObjectInfo {
+	var out []storage.ObjectInfo
+	for _, o := range page.Contents {
+		if k := aws.ToString(o.Key); k != "" && !strings.HasSuffix(k, "/") {
+			out = append(out, info(loc, o))
+		}
+	}
+	return out
+}
+
+func sorted(out []storage.ObjectInfo) []storage.ObjectInfo {
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func (s *Store) listPage(ctx context.Context, c *awss3.Client, loc location, prefix, start, token, delimiter string, max int32) (*awss3.ListObjectsV2Output, error) {
 	in := &awss3.ListObjectsV2Input{Bucket: &loc.bucket, Prefix: &prefix}
+	if delimiter != "" {
+		in.Delimiter = &delimiter
+	}
 	if start != "" {
 		in.StartAfter = &start
 	}

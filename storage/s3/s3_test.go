@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"slices"
@@ -208,5 +209,42 @@ func TestDiskCache(t *testing.T) {
 	read()
 	if c := srv.Counts(); c.Get == 0 {
 		t.Fatal("a new version was served from the cache of the old")
+	}
+}
+
+func TestLongListingsAreSplitByDirectory(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	var want []string
+	for p := range 12 {
+		for f := range 230 {
+			k := fmt.Sprintf("s3://lake/t/day=%02d/part-%04d.parquet", p, f)
+			want = append(want, k)
+			srv.Put(t, k, []byte{byte(f)})
+		}
+	}
+	srv.Put(t, "s3://lake/t/_SUCCESS", []byte("x"))
+	srv.Put(t, "s3://lake/tother/x", []byte("x"))
+	want = append(want, "s3://lake/t/_SUCCESS")
+	slices.Sort(want)
+	st := newStore(t, srv)
+	for _, dir := range []string{"s3://lake/t", "s3://lake/t/"} {
+		srv.Reset()
+		list, err := st.List(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]string, len(list))
+		for i, o := range list {
+			got[i] = o.Path
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("list %s: %d objects, want %d", dir, len(got), len(want))
+		}
+		// The first page, one listing of the directories, then ranges at once: more
+		// requests than three pages in a row, but in fewer round trips.
+		if c := srv.Counts(); c.List < 3 || c.List > 12 {
+			t.Fatalf("list %s made %d requests", dir, c.List)
+		}
 	}
 }
