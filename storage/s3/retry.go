@@ -147,7 +147,18 @@ func errorOf(op string, loc location, err error, attempts int) error {
 	if untrusted(err) {
 		return errs.New(errs.SourceUnavailable, "cannot %s %q: the store's TLS certificate does not verify: %s", op, loc, cause(err))
 	}
-	return errs.New(errs.SourceUnavailable, "cannot %s %q: the store cannot be reached after %d attempts: %s", op, loc, attempts, cause(err))
+	if unreached(err) {
+		return errs.New(errs.SourceUnavailable, "cannot %s %q: the store cannot be reached after %d attempts: %s", op, loc, attempts, cause(err))
+	}
+	return errs.New(errs.SourceUnavailable, "cannot %s %q: the transfer failed after %d attempts: %s", op, loc, attempts, cause(err))
+}
+
+// unreached reports a failure to connect at all: no address for the host, or no
+// connection to it; other transport failures broke off a request under way.
+func unreached(err error) bool {
+	var oe *net.OpError
+	var de *net.DNSError
+	return (errors.As(err, &oe) && oe.Op == "dial") || errors.As(err, &de) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // loreErr carries one of Lore's errors through a request function unchanged.

@@ -38,6 +38,7 @@ type Server struct {
 	rules    []*rule
 	faulted  int
 	inFlight int
+	before   func(kind, url string)
 }
 
 // Counts are the requests a Server served, by kind.
@@ -53,8 +54,11 @@ func Start(t testing.TB, buckets ...string) *Server {
 	s := &Server{}
 	h := fake.Server()
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f := s.begin(r)
+		f, before := s.begin(r)
 		defer s.end()
+		if before != nil {
+			before(kindOf(r), "s3://"+strings.TrimPrefix(r.URL.Path, "/"))
+		}
 		if f != 0 {
 			serveFault(w, r, f, h)
 			return
@@ -88,29 +92,50 @@ func (s *Server) Config() s3.Config {
 // Store is a store of Config, for writing fixtures.
 func (s *Server) Store() *s3.Store { return s.store }
 
-// begin counts a request, notes it in flight and says whether a rule fails it.
-func (s *Server) begin(r *http.Request) Fault {
+// Before sets a function run before each request is served, with the request's kind
+// and URL (s3://bucket/key): a test changes objects there at a chosen moment, say
+// between a statement's listing and its reads. It runs outside the server's lock, so
+// it may write through Put and Delete.
+func (s *Server) Before(f func(kind, url string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.before = f
+}
+
+// kindOf names a request's kind as Counts counts it: KindList, KindGet, KindHead,
+// "PUT" (writes and deletes) or "OTHER".
+func kindOf(r *http.Request) string {
 	path := strings.TrimPrefix(r.URL.Path, "/")
 	bucket, key, _ := strings.Cut(path, "/")
-	kind := ""
 	switch {
 	case r.Method == http.MethodGet && key == "" && bucket != "":
-		s.counts.List++
-		kind = KindList
+		return KindList
 	case r.Method == http.MethodGet:
-		s.counts.Get++
-		kind = KindGet
+		return KindGet
 	case r.Method == http.MethodHead:
-		s.counts.Head++
-		kind = KindHead
+		return KindHead
 	case r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPost:
+		return "PUT"
+	}
+	return "OTHER"
+}
+
+// begin counts a request, notes it in flight and says whether a rule fails it.
+func (s *Server) begin(r *http.Request) (Fault, func(kind, url string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kind := kindOf(r)
+	switch kind {
+	case KindList:
+		s.counts.List++
+	case KindGet:
+		s.counts.Get++
+	case KindHead:
+		s.counts.Head++
+	case "PUT":
 		s.counts.Put++
-		kind = "PUT"
 	default:
 		s.counts.Other++
-		kind = "OTHER"
 	}
 	s.inFlight++
 	f := s.fault(kind)
@@ -119,7 +144,7 @@ func (s *Server) begin(r *http.Request) Fault {
 		line += " -> " + f.String()
 	}
 	s.log = append(s.log, line)
-	return f
+	return f, s.before
 }
 
 func (s *Server) end() {
