@@ -49,26 +49,61 @@ func (d FactsDir) Facts(key string) ([]arrow.Field, int64, bool) {
 	if err != nil {
 		return nil, 0, false
 	}
+	return decodeFacts(b)
+}
+
+// decodeFacts reads what encodeFacts wrote; anything else is a miss.
+func decodeFacts(b []byte) (fields []arrow.Field, rows int64, ok bool) {
+	defer func() {
+		if recover() != nil { // the IPC reader panics on some malformed input
+			fields, rows, ok = nil, 0, false
+		}
+	}()
 	r, err := ipc.NewReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, 0, false
 	}
 	defer r.Release()
 	sch := r.Schema()
-	v, ok := sch.Metadata().GetValue(factsRows)
-	rows, err := strconv.ParseInt(v, 10, 64)
-	if !ok || err != nil || rows < 0 {
+	v, found := sch.Metadata().GetValue(factsRows)
+	rows, err = strconv.ParseInt(v, 10, 64)
+	if !found || err != nil || rows < 0 {
 		return nil, 0, false
 	}
 	return sch.Fields(), rows, true
 }
 
-// Keep writes the facts of key.
-func (d FactsDir) Keep(key string, fields []arrow.Field, rows int64) {
+// encodeFacts writes fields and rows as an IPC stream, or reports false when the
+// stream would not read back as the same fields (a type IPC cannot carry, such as an
+// extension type it does not know, is kept by no fact).
+func encodeFacts(fields []arrow.Field, rows int64) (b []byte, ok bool) {
+	defer func() {
+		if recover() != nil { // the IPC writer panics on a type it cannot write
+			b, ok = nil, false
+		}
+	}()
 	md := arrow.NewMetadata([]string{factsRows}, []string{strconv.FormatInt(rows, 10)})
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(arrow.NewSchema(fields, &md)))
 	if err := w.Close(); err != nil {
+		return nil, false
+	}
+	back, n, same := decodeFacts(buf.Bytes())
+	if !same || n != rows || len(back) != len(fields) {
+		return nil, false
+	}
+	for i := range fields {
+		if !fields[i].Equal(back[i]) {
+			return nil, false
+		}
+	}
+	return buf.Bytes(), true
+}
+
+// Keep writes the facts of key.
+func (d FactsDir) Keep(key string, fields []arrow.Field, rows int64) {
+	b, ok := encodeFacts(fields, rows)
+	if !ok {
 		return
 	}
 	if err := os.MkdirAll(string(d), 0o755); err != nil {
@@ -78,7 +113,7 @@ func (d FactsDir) Keep(key string, fields []arrow.Field, rows int64) {
 	if err != nil {
 		return
 	}
-	_, err = tmp.Write(buf.Bytes())
+	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		os.Remove(tmp.Name())
 		return
