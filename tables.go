@@ -104,7 +104,7 @@ func (e *Engine) resolve(ctx context.Context, format, location string, at source
 		if !at.Latest() {
 			return nil, errs.New(errs.Analysis, "%q is a Parquet location, which has no versions to travel to", location)
 		}
-		return source.Resolve(ctx, e.store, location)
+		return source.ResolveWith(ctx, e.store, location, source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings")))
 	case "delta":
 		return delta.Open(ctx, e.store, location, at)
 	case "iceberg":

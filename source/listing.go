@@ -41,6 +41,17 @@ type Listing struct {
 	Columns []ColumnSource
 	// Lake is the lake table's version; nil for a Parquet listing.
 	Lake *Lake
+
+	rows *listingRows // a Parquet listing's rows, known when it was resolved
+}
+
+// listingRows is the rows of a Parquet listing's files, counted from their footers or
+// known from ListingFacts, for the files of the listing it was resolved as (a listing
+// of some of them counts its own).
+type listingRows struct {
+	n     int64
+	of    *FileRef
+	count int
 }
 
 // FileRef is one file of a listing with its partition values (indexed like Partitions).
@@ -194,6 +205,13 @@ func (l *Listing) MissingIn(f FileRef, i int) types.Value {
 // errs.SourceUnavailable error; files whose columns cannot be read as one table are
 // errs.CorruptSource.
 func Resolve(ctx context.Context, store storage.Store, location string) (*Listing, error) {
+	return ResolveWith(ctx, store, location, nil)
+}
+
+// ResolveWith is Resolve taking the listing's schema and rows from facts when facts
+// holds them for the listing's version, and keeping them there when it reads them:
+// a listing seen before is resolved from its listing alone, no footer read.
+func ResolveWith(ctx context.Context, store storage.Store, location string, facts ListingFacts) (*Listing, error) {
 	infos, base, err := listLocation(ctx, store, location)
 	if err != nil {
 		return nil, err
@@ -206,14 +224,30 @@ func Resolve(ctx context.Context, store storage.Store, location string) (*Listin
 	if err := l.partition(infos, base); err != nil {
 		return nil, err
 	}
-	footers, err := l.Footers(ctx, store)
-	if err != nil {
-		return nil, err
+	key := ""
+	if v, err := l.Version(); err == nil && facts != nil {
+		key = factsKey(location, v)
 	}
-	fields, err := l.unionSchema(footers)
-	if err != nil {
-		return nil, err
+	fields, rows, known := []arrow.Field(nil), int64(0), false
+	if key != "" {
+		fields, rows, known = facts.Facts(key)
 	}
+	if !known {
+		footers, err := l.Footers(ctx, store)
+		if err != nil {
+			return nil, err
+		}
+		if fields, err = l.unionSchema(footers); err != nil {
+			return nil, err
+		}
+		for _, f := range footers {
+			rows += f.NumRows()
+		}
+		if key != "" {
+			facts.Keep(key, fields, rows)
+		}
+	}
+	l.rows = &listingRows{n: rows, of: &l.Files[0], count: len(l.Files)}
 	for i, p := range l.Partitions {
 		fields = append(fields, arrow.Field{Name: p, Type: l.Files[0].PartitionValues[i].Type, Nullable: true})
 	}

@@ -893,6 +893,9 @@ func (l *Listing) Rows(ctx context.Context, store storage.Store) (int64, error) 
 		}
 		return n, err
 	}
+	if r := l.rows; r != nil && len(l.Files) > 0 && r.of == &l.Files[0] && r.count == len(l.Files) {
+		return r.n, nil
+	}
 	return l.countRows(ctx, store)
 }
 

@@ -2,6 +2,8 @@ package s3
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"io/fs"
@@ -61,14 +63,16 @@ func status(err error) int {
 	return 0
 }
 
-// retryable reports a failure that may pass: throttling and server errors, a
-// connection refused, reset or cut short.
+// retryable reports a failure that may pass: throttling and server errors; no answer
+// at all (a connection refused, reset or stalled); an answer whose body broke off or
+// could not be decoded, as a body cut short in transit cannot. A client error (403,
+// 404, 412, …) and a certificate that does not verify are final.
 func retryable(err error) bool {
-	switch status(err) {
-	case 0:
-	case 408, 429, 500, 502, 503, 504:
+	st := status(err)
+	switch {
+	case st == 408 || st == 429 || st == 500 || st == 502 || st == 503 || st == 504:
 		return true
-	default:
+	case st >= 300:
 		var ae smithy.APIError
 		if errors.As(err, &ae) {
 			switch ae.ErrorCode() {
@@ -78,11 +82,25 @@ func retryable(err error) bool {
 		}
 		return false
 	}
+	if untrusted(err) {
+		return false
+	}
+	var de *smithy.DeserializationError
 	var ne net.Error
-	var oe *net.OpError
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) ||
-		errors.As(err, &oe) || errors.Is(err, errShort)
+	return errors.As(err, &de) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &ne) || errors.Is(err, errShort)
+}
+
+// untrusted reports a TLS failure: the store's certificate does not verify, which
+// no retry changes.
+func untrusted(err error) bool {
+	var ua x509.UnknownAuthorityError
+	var ci x509.CertificateInvalidError
+	var he x509.HostnameError
+	var ve *tls.CertificateVerificationError
+	var rh tls.RecordHeaderError
+	return errors.As(err, &ua) || errors.As(err, &ci) || errors.As(err, &he) || errors.As(err, &ve) || errors.As(err, &rh)
 }
 
 // errNoRange is a range the object does not hold: an empty object has none.
@@ -93,8 +111,9 @@ var errShort = errors.New("response body ended early")
 
 // errorOf names a failed request in Lore's terms: a missing object or bucket is
 // SOURCE_UNAVAILABLE wrapping fs.ErrNotExist; an object whose ETag no longer matches
-// is SOURCE_CHANGED; anything else, SOURCE_UNAVAILABLE with the status and the
-// store's error code, never a credential.
+// is SOURCE_CHANGED; denied access is SOURCE_UNAVAILABLE saying so; anything else,
+// SOURCE_UNAVAILABLE with the status and the store's error code, or the transport's
+// innermost cause — never a credential, a signature or a request's headers.
 func errorOf(op string, loc location, err error, attempts int) error {
 	st := status(err)
 	code := ""
@@ -115,7 +134,7 @@ func errorOf(op string, loc location, err error, attempts int) error {
 		return errs.New(errs.SourceUnavailable, "cannot %s %q: %w", op, loc, errNoRange)
 	case st == 403 || code == "AccessDenied":
 		return errs.New(errs.SourceUnavailable, "cannot %s %q: access denied (check the credentials and the bucket's policy)", op, loc)
-	case st != 0:
+	case st >= 300:
 		if code == "" {
 			code = "no error code"
 		}
@@ -125,7 +144,21 @@ func errorOf(op string, loc location, err error, attempts int) error {
 	if errors.As(err, &le) {
 		return le.err
 	}
-	return errs.New(errs.SourceUnavailable, "cannot %s %q: the store cannot be reached after %d attempts: %s", op, loc, attempts, cause(err))
+	if untrusted(err) {
+		return errs.New(errs.SourceUnavailable, "cannot %s %q: the store's TLS certificate does not verify: %s", op, loc, cause(err))
+	}
+	if unreached(err) {
+		return errs.New(errs.SourceUnavailable, "cannot %s %q: the store cannot be reached after %d attempts: %s", op, loc, attempts, cause(err))
+	}
+	return errs.New(errs.SourceUnavailable, "cannot %s %q: the transfer failed after %d attempts: %s", op, loc, attempts, cause(err))
+}
+
+// unreached reports a failure to connect at all: no address for the host, or no
+// connection to it; other transport failures broke off a request under way.
+func unreached(err error) bool {
+	var oe *net.OpError
+	var de *net.DNSError
+	return (errors.As(err, &oe) && oe.Op == "dial") || errors.As(err, &de) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // loreErr carries one of Lore's errors through a request function unchanged.
@@ -147,6 +180,17 @@ func cause(err error) string {
 		return "the connection closed early"
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset"
+	}
+	var de *smithy.DeserializationError
+	if errors.As(err, &de) {
+		return "its answer was cut short or garbled"
+	}
+	if untrusted(err) {
+		var ua x509.UnknownAuthorityError
+		if errors.As(err, &ua) {
+			return "signed by an unknown authority"
+		}
+		return "certificate rejected"
 	}
 	return "transport error"
 }

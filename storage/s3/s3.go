@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go/logging"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/loredb/lore/errs"
@@ -95,6 +96,9 @@ func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
 	opts := []func(*config.LoadOptions) error{
 		// One retry loop (retry.go) covers every request, bodies included.
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
+		// The SDK's own warnings (a body it could not drain) would go to stderr;
+		// Lore reports failures as errors.
+		config.WithLogger(logging.Nop{}),
 	}
 	if s.cfg.Region != "" {
 		opts = append(opts, config.WithRegion(s.cfg.Region))

@@ -1,7 +1,9 @@
 // Package s3test runs an S3 server on loopback for tests: the real HTTP protocol,
 // answered by an in-memory gofakes3 with what it leaves out of S3 put in front of it
 // (If-Match on reads), counting the requests it serves by kind. Tests reach it through
-// Lore's own S3 store, and put faults between the two with Config's Transport.
+// Lore's own S3 store. Faults (Inject) are made by the server on the wire — throttling,
+// server errors, denied access, connections reset or closed mid-body, stalls — so the
+// store meets them through the real HTTP client as it would in production.
 package s3test
 
 import (
@@ -30,9 +32,13 @@ type Server struct {
 	srv   *httptest.Server
 	store *s3.Store
 
-	mu     sync.Mutex
-	counts Counts
-	log    []string
+	mu       sync.Mutex
+	counts   Counts
+	log      []string
+	rules    []*rule
+	faulted  int
+	inFlight int
+	before   func(kind, url string)
 }
 
 // Counts are the requests a Server served, by kind.
@@ -48,7 +54,15 @@ func Start(t testing.TB, buckets ...string) *Server {
 	s := &Server{}
 	h := fake.Server()
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.count(r)
+		f, before := s.begin(r)
+		defer s.end()
+		if before != nil {
+			before(kindOf(r), "s3://"+strings.TrimPrefix(r.URL.Path, "/"))
+		}
+		if f != 0 {
+			serveFault(w, r, f, h)
+			return
+		}
 		if m := r.Header.Get("If-Match"); m != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			w = &ifMatch{ResponseWriter: w, want: m}
 		}
@@ -78,24 +92,65 @@ func (s *Server) Config() s3.Config {
 // Store is a store of Config, for writing fixtures.
 func (s *Server) Store() *s3.Store { return s.store }
 
-func (s *Server) count(r *http.Request) {
+// Before sets a function run before each request is served, with the request's kind
+// and URL (s3://bucket/key): a test changes objects there at a chosen moment, say
+// between a statement's listing and its reads. It runs outside the server's lock, so
+// it may write through Put and Delete.
+func (s *Server) Before(f func(kind, url string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.before = f
+}
+
+// kindOf names a request's kind as Counts counts it: KindList, KindGet, KindHead,
+// "PUT" (writes and deletes) or "OTHER".
+func kindOf(r *http.Request) string {
 	path := strings.TrimPrefix(r.URL.Path, "/")
 	bucket, key, _ := strings.Cut(path, "/")
 	switch {
 	case r.Method == http.MethodGet && key == "" && bucket != "":
-		s.counts.List++
+		return KindList
 	case r.Method == http.MethodGet:
-		s.counts.Get++
+		return KindGet
 	case r.Method == http.MethodHead:
-		s.counts.Head++
+		return KindHead
 	case r.Method == http.MethodPut || r.Method == http.MethodDelete || r.Method == http.MethodPost:
+		return "PUT"
+	}
+	return "OTHER"
+}
+
+// begin counts a request, notes it in flight and says whether a rule fails it.
+func (s *Server) begin(r *http.Request) (Fault, func(kind, url string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kind := kindOf(r)
+	switch kind {
+	case KindList:
+		s.counts.List++
+	case KindGet:
+		s.counts.Get++
+	case KindHead:
+		s.counts.Head++
+	case "PUT":
 		s.counts.Put++
 	default:
 		s.counts.Other++
 	}
-	s.log = append(s.log, r.Method+" "+r.URL.RequestURI()+rangeOf(r))
+	s.inFlight++
+	f := s.fault(kind)
+	line := r.Method + " " + r.URL.RequestURI() + rangeOf(r)
+	if f != 0 {
+		line += " -> " + f.String()
+	}
+	s.log = append(s.log, line)
+	return f, s.before
+}
+
+func (s *Server) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight--
 }
 
 func rangeOf(r *http.Request) string {
@@ -119,11 +174,11 @@ func (s *Server) Log() []string {
 	return append([]string(nil), s.log...)
 }
 
-// Reset forgets the requests counted so far.
+// Reset forgets the requests counted so far and the faults made.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts, s.log = Counts{}, nil
+	s.counts, s.log, s.faulted = Counts{}, nil, 0
 }
 
 // Put writes one object.
