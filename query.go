@@ -51,7 +51,7 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	}
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
-	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store}
+	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics}
 	if q.Explain && !q.Analyze {
 		return explainResult(plan.Explain(node, estimates(node))), nil
 	}

@@ -16,8 +16,8 @@ import (
 // else; a point lookup makes at most that LIST and GETs of the files the record's
 // per-file bounds admit. The answer from statistics makes one LIST in a new process
 // over the same home too, with no footer in memory (the listing's schema and rows
-// come from source.ListingFacts). The lookup in a new process still opens every
-// footer (docs/s3.md, "Request counts"): it is logged, not yet held to the bound.
+// come from source.ListingFacts), and so does the lookup: the record's per-file
+// bounds rule the other files out before their footers are read.
 func TestS3RequestCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 100-file table")
@@ -31,16 +31,16 @@ func TestS3RequestCounts(t *testing.T) {
 	query(t, e, "ANALYZE ev")
 	// A value of one file: the table is clustered by ts, so one file's bounds hold it.
 	ts := cell(run(t, e, "SELECT ts::VARCHAR FROM ev ORDER BY ts LIMIT 1 OFFSET 5050", noCache), 0, 0)
-	checkRequestCounts(t, srv, e, ts, true)
+	checkRequestCounts(t, srv, e, ts)
 	// Another process over the same catalog: nothing cached in memory.
 	e.Close()
 	source.DropCachedFooters()
-	checkRequestCounts(t, srv, open(t, lore.Options{Home: home, S3: &cfg, NoAutoRefresh: true}), ts, false)
+	checkRequestCounts(t, srv, open(t, lore.Options{Home: home, S3: &cfg, NoAutoRefresh: true}), ts)
 }
 
 // checkRequestCounts checks the requests of an answer from statistics and of a point
-// lookup of ts; bound says whether the lookup is held to the files it may be in.
-func checkRequestCounts(t *testing.T, srv *s3test.Server, e *lore.Engine, ts string, bound bool) {
+// lookup of ts.
+func checkRequestCounts(t *testing.T, srv *s3test.Server, e *lore.Engine, ts string) {
 	t.Helper()
 	srv.Reset()
 	res := query(t, e, "SELECT count(*) FROM ev")
@@ -52,7 +52,7 @@ func checkRequestCounts(t *testing.T, srv *s3test.Server, e *lore.Engine, ts str
 	}
 
 	srv.Reset()
-	res, err := e.Query(context.Background(), "SELECT user_id, status FROM ev WHERE ts = '"+ts+"'", noCache)
+	res, err := e.Query(context.Background(), "SELECT user_id, status FROM ev WHERE ts = '"+ts+"'", map[string]string{"result_cache": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func checkRequestCounts(t *testing.T, srv *s3test.Server, e *lore.Engine, ts str
 		}
 	}
 	// Per admitted file: its footer (unless cached), page index and chunks.
-	if bound && (c.List > 1 || c.Head > 0 || len(files) > 2 || c.Total() > 1+4*len(files)) {
+	if (c.List > 1 || c.Head > 0 || len(files) > 2 || c.Total() > 1+4*len(files)) {
 		t.Errorf("the lookup made %+v over %d files, want at most one LIST and GETs of the 1 or 2 files it may be in:\n%s",
 			c, len(files), strings.Join(srv.Log(), "\n"))
 	}

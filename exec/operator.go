@@ -29,6 +29,9 @@ type Env struct {
 	Budget  *Budget
 	Threads int
 	Store   storage.Store
+	// IgnoreStatistics keeps statistics records from skipping files (the statement
+	// set use_statistics = false): only the files' own metadata and footers prune.
+	IgnoreStatistics bool
 	// Scans receives one entry per table scan the statement runs, in plan order.
 	Scans []*ScanStats
 }

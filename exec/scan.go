@@ -12,6 +12,7 @@ import (
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
@@ -139,7 +140,16 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	if err != nil {
 		return err
 	}
-	sp, err := scan.Ref.Listing.Plan(ctx, p.bd.env.Store, source.ScanSpec{Columns: names, Filters: filters}, &p.stats.Counters)
+	spec := source.ScanSpec{Columns: names, Filters: filters}
+	if ref := scan.Ref; len(filters) > 0 && !p.bd.env.IgnoreStatistics && stats.Current(ref.Stats, ref.Version, ref.Rows) {
+		// The record's per-file bounds rule files out before their footers are read.
+		cols := make([]string, len(filters))
+		for i, f := range filters {
+			cols[i] = f.Column
+		}
+		spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+	}
+	sp, err := scan.Ref.Listing.Plan(ctx, p.bd.env.Store, spec, &p.stats.Counters)
 	if err != nil {
 		return err
 	}

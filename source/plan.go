@@ -27,6 +27,10 @@ type Predicate struct {
 type ScanSpec struct {
 	Columns []string    // columns to produce, in this order (file and/or partition columns); may be empty
 	Filters []Predicate // conjunctive; used only to skip work — the caller still filters rows
+	// Known is what the statement's current statistics record states of each file, by
+	// index into Files, for the files whose own metadata states nothing (Meta): a
+	// file it rules out is not opened. nil, or a nil entry, when nothing is known.
+	Known []*FileMeta
 }
 
 // Morsel is one unit of parallel work: a row group of a file, or a range of its rows
@@ -226,6 +230,9 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 				c.FilesSkipped.Add(1)
 				continue
 			}
+		}
+		if ref.Meta == nil && fi < len(spec.Known) {
+			ref.Meta = spec.Known[fi]
 		}
 		if l.metaExcludes(ref, fileFilters) {
 			c.FilesSkipped.Add(1)

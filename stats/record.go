@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/types"
 )
 
 // DocumentVersion is the version of the statistics object's JSON document
@@ -231,3 +233,59 @@ const (
 	HLLName = "hyperloglog p=12"
 	KLLName = "kll k=200"
 )
+
+// FileMetas are the record's per-file facts as a scan's file metadata, so that a scan
+// skips the files whose recorded bounds rule its filters out before it reads their
+// footers (SPEC §12: the record's per-file bounds, then the footers). There is one
+// per file of l, whose version the record must describe (the caller asks Current);
+// columns names the columns whose bounds are wanted (a scan's filter columns), every
+// other column is left unknown. nil when the record does not list l's files one by
+// one. A floating column gives no bounds unless a full read found no NaN in it.
+func (r *Record) FileMetas(l *source.Listing, columns []string) []*source.FileMeta {
+	if !r.PerFileComplete || len(r.PerFile) != len(l.Files) {
+		return nil
+	}
+	type wanted struct {
+		field, col int
+		codec      Codec
+	}
+	var ws []wanted
+	for _, name := range columns {
+		i := l.Schema.FieldIndices(name)
+		if len(i) != 1 || l.Partition(i[0]) >= 0 {
+			continue
+		}
+		j := r.ColumnIndex(name)
+		codec, ok := CodecFor(l.Schema.Field(i[0]).Type)
+		if j < 0 || !ok || r.Columns[j].DataType != types.Name(l.Schema.Field(i[0]).Type) {
+			continue
+		}
+		ws = append(ws, wanted{i[0], j, codec})
+	}
+	out := make([]*source.FileMeta, len(l.Files))
+	for k, pf := range r.PerFile {
+		if pf.Path != l.Files[k].Info.Path {
+			return nil
+		}
+		m := &source.FileMeta{Rows: pf.Rows, Columns: make([]parquet.ColumnStats, l.Schema.NumFields())}
+		for _, w := range ws {
+			if w.col >= len(pf.Columns) {
+				continue
+			}
+			zc, cs := pf.Columns[w.col], &m.Columns[w.field]
+			if zc.NullCount != nil {
+				cs.HasNullCount, cs.NullCount = true, *zc.NullCount
+			}
+			if zc.Min == nil || zc.Max == nil || types.IsFloat(w.codec.Type()) && (r.Depth != DepthFull || zc.HasNaN) {
+				continue
+			}
+			lo, err1 := w.codec.Decode(zc.Min)
+			hi, err2 := w.codec.Decode(zc.Max)
+			if err1 == nil && err2 == nil {
+				cs.HasMinMax, cs.Min, cs.Max, cs.MinExact, cs.MaxExact = true, lo, hi, zc.BoundsExact, zc.BoundsExact
+			}
+		}
+		out[k] = m
+	}
+	return out
+}
