@@ -68,7 +68,7 @@ func checkRequestCounts(t *testing.T, srv *s3test.Server, e *lore.Engine, ts str
 		}
 	}
 	// Per admitted file: its footer (unless cached), page index and chunks.
-	if (c.List > 1 || c.Head > 0 || len(files) > 2 || c.Total() > 1+4*len(files)) {
+	if c.List > 1 || c.Head > 0 || len(files) > 2 || c.Total() > 1+4*len(files) {
 		t.Errorf("the lookup made %+v over %d files, want at most one LIST and GETs of the 1 or 2 files it may be in:\n%s",
 			c, len(files), strings.Join(srv.Log(), "\n"))
 	}
