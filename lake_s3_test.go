@@ -288,3 +288,57 @@ func TestZoneAnswersOnS3(t *testing.T) {
 		})
 	}
 }
+
+// TestTableStorageOptions registers tables of two S3 servers (two endpoints, a bucket
+// of the same name in each holding different files) in one engine, each with its own
+// s3_endpoint, next to one of the engine's own store: each reads its own server,
+// statistics answer from each, and a join reads both at once. Options that would
+// carry a secret, or that name no store, are refused by name.
+func TestTableStorageOptions(t *testing.T) {
+	one, e := s3Engine(t, lore.Options{NoAutoRefresh: true}, "lake")
+	two := s3test.Start(t, "lake")
+	for k, srv := range []*s3test.Server{one, two} {
+		dir := events(t, int64(3_000*(k+1)), k+1, 1_000, false)
+		srv.Upload(t, dir, "s3://lake/ev")
+	}
+	endpoint := func(srv *s3test.Server) string {
+		return fmt.Sprintf("s3_endpoint = %s, s3_allow_http = true, s3_region = 'us-east-1', s3_path_style = true", types.QuoteString(srv.URL))
+	}
+	query(t, e, "CREATE TABLE a WITH (location = 's3://lake/ev', "+endpoint(one)+")")
+	query(t, e, "CREATE TABLE b WITH (location = 's3://lake/ev', "+endpoint(two)+")")
+	query(t, e, "CREATE TABLE c WITH (location = 's3://lake/ev')") // the engine's own: server one
+	for _, c := range []struct {
+		table string
+		rows  int
+	}{{"a", 3_000}, {"b", 6_000}, {"c", 3_000}} {
+		countIn(t, e, "SELECT count(*) FROM "+c.table+" WHERE user_id >= 0", c.rows, "scan")
+		query(t, e, "ANALYZE "+c.table)
+		countIn(t, e, "SELECT count(*) FROM "+c.table, c.rows, "context")
+	}
+	two.Reset()
+	res := query(t, e, "SELECT (SELECT count(*) FROM a WHERE user_id >= 0), (SELECT count(*) FROM b WHERE user_id >= 0)")
+	if got := resultText(res); got != "3000|6000|\n" {
+		t.Errorf("one statement over a and b: %q, want 3000 and 6000", got)
+	}
+	if two.Counts().Get == 0 {
+		t.Errorf("table b read nothing from its own server")
+	}
+	show := cell(query(t, e, "SHOW CREATE TABLE b"), 0, 0)
+	if !strings.Contains(show, "s3_endpoint = '"+two.URL+"'") || !strings.Contains(show, "s3_allow_http = true") {
+		t.Errorf("SHOW CREATE TABLE b = %s", show)
+	}
+	ctx := context.Background()
+	for _, bad := range []struct{ sql, want string }{
+		{"CREATE TABLE x WITH (location = 's3://lake/ev', s3_access_key_id = 'AKIAEXAMPLE')", "standard chain"},
+		{"CREATE TABLE x WITH (location = 's3://lake/ev', s3_secret_access_key = 'hush')", "never stores credentials"},
+		{"CREATE TABLE x WITH (location = 's3://lake/ev', s3_endpointt = 'x')", "s3_endpoint, s3_path_style, s3_region"},
+		{"CREATE TABLE x WITH (location = 's3://lake/ev', s3_allow_http = 'yes')", "true or false"},
+		{"CREATE TABLE x WITH (location = '/tmp/ev', s3_region = 'eu-west-1')", "apply to a location in S3"},
+		{"CREATE TABLE x WITH (location = 's3://lake/ev', s3_allow_http = false, s3_endpoint = " + types.QuoteString(two.URL) + ")", "plain HTTP"},
+	} {
+		_, err := e.Query(ctx, bad.sql, nil)
+		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "hush") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
+			t.Errorf("%s: %v, want an error saying %q and no secret", bad.sql, err, bad.want)
+		}
+	}
+}

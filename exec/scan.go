@@ -139,7 +139,11 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	if err != nil {
 		return err
 	}
-	sp, err := scan.Ref.Listing.Plan(ctx, p.bd.env.Store, source.ScanSpec{Columns: names, Filters: filters}, &p.stats.Counters)
+	store := p.bd.env.Store
+	if scan.Ref.Store != nil {
+		store = scan.Ref.Store // the table's own storage options
+	}
+	sp, err := scan.Ref.Listing.Plan(ctx, store, source.ScanSpec{Columns: names, Filters: filters}, &p.stats.Counters)
 	if err != nil {
 		return err
 	}
