@@ -16,8 +16,8 @@ import (
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/stats"
-	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/stats/profile"
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
 
