@@ -17,6 +17,7 @@ import (
 	"github.com/loredb/lore/sql"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/stats/profile"
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
 
@@ -107,7 +108,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	if err != nil {
 		return nil, atStatement(err, st.Start)
 	}
-	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
+	l, _, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,11 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 // one is metadata-only, and exact counts not taken again. counters, when not nil,
 // count the files considered and the footers opened.
 func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record, counters *source.Counters) (*stats.Record, error) {
-	rec, opened, err := e.metadataRecord(ctx, l, v, full)
+	store, err := e.storeFor(t.Storage)
+	if err != nil {
+		return nil, err
+	}
+	rec, opened, err := e.metadataRecord(ctx, store, l, v, full)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +183,7 @@ func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, 
 	rec.TableID = t.ID
 	switch {
 	case full:
-		if err := e.fullRead(ctx, t, l, rec); err != nil {
+		if err := e.fullRead(ctx, store, t, l, rec); err != nil {
 			return nil, err
 		}
 	case prev != nil && prev.Depth == stats.DepthFull:
@@ -207,12 +212,12 @@ func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, 
 // groups as zones), is learnt from the footers. Iceberg keeps the footers too: its
 // manifests' bounds need not be values of the data. opened is the number of footers
 // used.
-func (e *Engine) metadataRecord(ctx context.Context, l *source.Listing, v source.Version, full bool) (rec *stats.Record, opened int, err error) {
+func (e *Engine) metadataRecord(ctx context.Context, store storage.Store, l *source.Listing, v source.Version, full bool) (rec *stats.Record, opened int, err error) {
 	if !full && l.Lake != nil && l.Lake.Kind == source.KindDelta && stats.LakeStatsComplete(l) {
 		rec, err = stats.FromLakeStats(l, v, time.Now())
 		return rec, 0, err
 	}
-	footers, err := l.Footers(ctx, e.store)
+	footers, err := l.Footers(ctx, store)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -222,7 +227,7 @@ func (e *Engine) metadataRecord(ctx context.Context, l *source.Listing, v source
 
 // fullRead upgrades a metadata record to depth full by reading every column once,
 // row groups in parallel, under the engine's memory limit.
-func (e *Engine) fullRead(ctx context.Context, t catalog.Table, l *source.Listing, rec *stats.Record) error {
+func (e *Engine) fullRead(ctx context.Context, store storage.Store, t catalog.Table, l *source.Listing, rec *stats.Record) error {
 	opts := profile.Options{Threads: e.opts.Threads, MemoryLimit: e.opts.MemoryLimit}
 	if e.opts.Progress != nil {
 		var mu sync.Mutex
@@ -233,7 +238,7 @@ func (e *Engine) fullRead(ctx context.Context, t catalog.Table, l *source.Listin
 			e.opts.Progress(what, done, total)
 		}
 	}
-	return profile.Full(ctx, e.store, l, rec, opts)
+	return profile.Full(ctx, store, l, rec, opts)
 }
 
 // keepExactCounts carries exact distinct counts of an earlier record at the same
@@ -252,7 +257,7 @@ func keepExactCounts(rec, prev *stats.Record) {
 // checkUnmoved fails with SOURCE_CHANGED when the table's source is no longer at
 // version before.
 func (e *Engine) checkUnmoved(ctx context.Context, t catalog.Table, before source.Version) error {
-	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
+	l, _, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return errs.New(errs.SourceChanged, "the source of %s changed during ANALYZE (%v); the previous statistics stay", t.Name, err)
 	}
@@ -337,7 +342,7 @@ func (e *Engine) showStats(ctx context.Context, st *sql.ShowStats) (*Result, err
 		return nil, errs.At(errs.StatisticsUnavailable, st.Start, "no statistics for %s; run ANALYZE %s", st.Name, st.Name)
 	}
 	stale := true
-	if l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{}); err == nil {
+	if l, _, err := e.resolveTable(ctx, t, source.AsOf{}); err == nil {
 		if v, err := l.Version(); err == nil {
 			stale = !rec.SourceVersion.Same(v)
 		}

@@ -15,12 +15,57 @@ import (
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/iceberg"
 	"github.com/loredb/lore/sql"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/storage/s3"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
 
 // The keys CREATE TABLE … WITH accepts.
-var createKeys = []string{"bloom", "clustered_by", "format", "iceberg_namespace", "location"}
+var createKeys = []string{"bloom", "clustered_by", "format", "iceberg_namespace", "location",
+	"s3_allow_http", "s3_endpoint", "s3_path_style", "s3_region"}
+
+// storageOption reads one of the s3_* keys of CREATE TABLE … WITH into o, and
+// reports whether key is one.
+func storageOption(o *catalog.StorageOptions, opt sql.Option) (bool, error) {
+	str := func(dst *string) error {
+		if opt.Value.Kind != sql.ValueString || strings.TrimSpace(opt.Value.Str) == "" {
+			return errs.At(errs.Analysis, opt.Value.Pos, "%s must be a non-empty string", opt.Key)
+		}
+		*dst = strings.TrimSpace(opt.Value.Str)
+		return nil
+	}
+	flag := func(dst **bool) error {
+		if opt.Value.Kind != sql.ValueBool {
+			return errs.At(errs.Analysis, opt.Value.Pos, "%s must be true or false", opt.Key)
+		}
+		b := opt.Value.Bool
+		*dst = &b
+		return nil
+	}
+	switch opt.Key {
+	case "s3_endpoint":
+		return true, str(&o.S3Endpoint)
+	case "s3_region":
+		return true, str(&o.S3Region)
+	case "s3_allow_http":
+		return true, flag(&o.S3AllowHTTP)
+	case "s3_path_style":
+		return true, flag(&o.S3PathStyle)
+	}
+	return false, nil
+}
+
+// secretKey reports an option that would carry a credential, which a table
+// definition never stores: it is kept in the catalog and shown by SHOW CREATE TABLE.
+func secretKey(key string) bool {
+	for _, w := range []string{"key", "secret", "token", "password", "credential", "session"} {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
+}
 
 func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result, error) {
 	def := catalog.Table{Name: st.Name, Format: "parquet"}
@@ -61,6 +106,16 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 				def.ClusteredBy = cols
 			}
 		default:
+			if ok, err := storageOption(&def.Storage, o); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if secretKey(o.Key) {
+				return nil, errs.At(errs.Analysis, o.KeyPos,
+					"option %q: a table never stores credentials; S3 credentials come from the standard chain (environment, shared files, instance role) of the process reading the table", o.Key)
+			}
 			return nil, errs.At(errs.Analysis, o.KeyPos, "unknown option %q (known: %s)", o.Key, strings.Join(createKeys, ", "))
 		}
 	}
@@ -105,7 +160,10 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 		}
 		def.Location = loc
 	}
-	l, err := e.resolve(ctx, def.Format, def.Location, source.AsOf{})
+	if !def.Storage.IsZero() && !slices.Contains(s3.Schemes, storage.Scheme(def.Location)) {
+		return nil, errs.At(errs.Analysis, st.Start, "the s3_* options apply to a location in S3 (s3://bucket/…), not to %q", def.Location)
+	}
+	l, store, err := e.resolveTable(ctx, def, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +171,7 @@ func (e *Engine) createTable(ctx context.Context, st *sql.CreateTable) (*Result,
 	if def.Format == "iceberg" && !inCatalog {
 		// A table registered by path is recorded in Lore's Iceberg SQL catalog, so
 		// that other engines pointed at catalog.db find it.
-		md, err := iceberg.MetadataFile(ctx, e.store, def.Location)
+		md, err := iceberg.MetadataFile(ctx, store, def.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +261,7 @@ func (e *Engine) describe(ctx context.Context, st *sql.Describe) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
+	l, _, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +296,19 @@ func (e *Engine) showCreateTable(ctx context.Context, st *sql.ShowCreateTable) (
 	}
 	list("clustered_by", t.ClusteredBy)
 	list("bloom", t.Bloom)
+	o := t.Storage
+	if o.S3Endpoint != "" {
+		fmt.Fprintf(&b, ", s3_endpoint = %s", types.QuoteString(o.S3Endpoint))
+	}
+	if o.S3Region != "" {
+		fmt.Fprintf(&b, ", s3_region = %s", types.QuoteString(o.S3Region))
+	}
+	if o.S3AllowHTTP != nil {
+		fmt.Fprintf(&b, ", s3_allow_http = %t", *o.S3AllowHTTP)
+	}
+	if o.S3PathStyle != nil {
+		fmt.Fprintf(&b, ", s3_path_style = %t", *o.S3PathStyle)
+	}
 	b.WriteString(")")
 	return valuesResult([]arrow.Field{{Name: "create_statement", Type: types.String}},
 		[][]types.Value{{types.StringValue(b.String())}}), nil
@@ -285,7 +356,7 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 	if err != nil {
 		return nil, err
 	}
-	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
+	l, store, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the source of %s: %s", st.Name, err.Error())
 	}
@@ -304,7 +375,7 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		rows, size, lastModified = rec.Rows, rec.Bytes, rec.LastModifiedMS*1000
 		analyzedAt = types.Value{Type: types.TimestampTZ, I: rec.ComputedAtMS * 1000}
 	} else {
-		if rows, err = l.Rows(ctx, e.store); err != nil {
+		if rows, err = l.Rows(ctx, store); err != nil {
 			return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the footers of %s: %s", st.Name, err.Error())
 		}
 		for _, f := range l.Files {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/loredb/lore/catalog"
@@ -26,8 +27,12 @@ type Engine struct {
 	catalog *catalog.Catalog
 	budget  *exec.Budget
 	store   storage.Store
-	records recordCache
-	refresh *refresher
+	// stores are the stores of tables registered with their own storage options,
+	// by the options' key: one per distinct configuration, shared by its tables.
+	storesMu sync.Mutex
+	stores   map[string]storage.Store
+	records  recordCache
+	refresh  *refresher
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -64,6 +69,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		catalog: cat,
 		budget:  exec.NewBudget(opts.MemoryLimit),
 		store:   store,
+		stores:  map[string]storage.Store{},
 		refresh: newRefresher(),
 	}, nil
 }
@@ -72,6 +78,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // s3:// (s3a://, s3n://) locations as opts.S3 says, its reads cached on disk under
 // Home/cache when opts.CacheBytes allows.
 func newStore(opts Options) (storage.Store, error) {
+	return newRouter(baseS3(opts))
+}
+
+// baseS3 is the S3 configuration of the engine: opts.S3 with the disk cache.
+func baseS3(opts Options) s3.Config {
 	cfg := s3.Config{}
 	if opts.S3 != nil {
 		cfg = *opts.S3
@@ -79,6 +90,12 @@ func newStore(opts Options) (storage.Store, error) {
 	if cfg.Cache == nil && opts.CacheBytes > 0 {
 		cfg.Cache = s3.NewDiskCache(filepath.Join(opts.Home, "cache", "s3"), opts.CacheBytes)
 	}
+	return cfg
+}
+
+// newRouter routes local paths to local disk and s3:// (s3a://, s3n://) ones to an S3
+// store of cfg.
+func newRouter(cfg s3.Config) (storage.Store, error) {
 	remote, err := s3.New(cfg)
 	if err != nil {
 		return nil, errs.New(errs.InvalidSetting, "%w", err)
@@ -88,6 +105,41 @@ func newStore(opts Options) (storage.Store, error) {
 		schemes[sc] = remote
 	}
 	return storage.NewRouter(storage.Local{}, schemes), nil
+}
+
+// storeFor is the store a table registered with storage options o is read through:
+// the engine's own when o says nothing, else one of the engine's S3 configuration
+// with o's endpoint, region and addressing in place of its own (credentials, retries
+// and the disk cache stay the engine's). Stores are made once per distinct o and kept.
+func (e *Engine) storeFor(o catalog.StorageOptions) (storage.Store, error) {
+	if o.IsZero() {
+		return e.store, nil
+	}
+	key := o.Key()
+	e.storesMu.Lock()
+	defer e.storesMu.Unlock()
+	if s, ok := e.stores[key]; ok {
+		return s, nil
+	}
+	cfg := baseS3(e.opts)
+	if o.S3Endpoint != "" {
+		cfg.Endpoint = o.S3Endpoint
+	}
+	if o.S3Region != "" {
+		cfg.Region = o.S3Region
+	}
+	if o.S3AllowHTTP != nil {
+		cfg.AllowHTTP = *o.S3AllowHTTP
+	}
+	if o.S3PathStyle != nil {
+		cfg.PathStyle = o.S3PathStyle
+	}
+	s, err := newRouter(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.stores[key] = s
+	return s, nil
 }
 
 // tuneCollector applies Options.GCPercent, unless the environment already decides.

@@ -37,6 +37,14 @@ import (
 // stats. The data files carry no field ids: the name mapping names their columns.
 func icebergCommit(t *testing.T, root string, fields []arrow.Field, byDay bool, files []deltaFile) {
 	t.Helper()
+	icebergCommitAt(t, root, "t", fields, byDay, files)
+}
+
+// icebergCommitAt is icebergCommit with the table's declared location loc, which
+// every path its metadata names starts with: "t" (relative), or an absolute path or
+// URI, as a writer at that location leaves them.
+func icebergCommitAt(t *testing.T, root, loc string, fields []arrow.Field, byDay bool, files []deltaFile) {
+	t.Helper()
 	var nested []ice.NestedField
 	var mapping []map[string]any
 	for i, f := range fields {
@@ -77,14 +85,14 @@ func icebergCommit(t *testing.T, root string, fields []arrow.Field, byDay bool, 
 	}
 	for _, f := range files {
 		s := snap
-		entries = append(entries, ice.NewManifestEntry(ice.EntryStatusADDED, &s, nil, nil, icebergDataFile(t, root, spec, byDay, tsID, noneID, f)))
+		entries = append(entries, ice.NewManifestEntry(ice.EntryStatusADDED, &s, nil, nil, icebergDataFileAt(t, root, loc, spec, byDay, tsID, noneID, f)))
 	}
 	mdir := filepath.Join(root, "metadata")
 	if err := os.MkdirAll(mdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var mbuf bytes.Buffer
-	mf, err := ice.WriteManifest("t/metadata/m0.avro", &mbuf, 2, spec, schema, snap, entries)
+	mf, err := ice.WriteManifest(loc+"/metadata/m0.avro", &mbuf, 2, spec, schema, snap, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +119,7 @@ func icebergCommit(t *testing.T, root string, fields []arrow.Field, byDay bool, 
 	meta := map[string]any{
 		"format-version": 2, "table-uuid": "0d2c7b4e-5a57-4c36-9c5e-2f0f4f6e8a11",
 		// Relative, as some writers leave it: paths are taken relative to its base.
-		"location":             "t",
+		"location":             loc,
 		"last-sequence-number": 1, "last-updated-ms": 1_700_000_000_000, "last-column-id": len(nested),
 		"current-schema-id": 0, "schemas": []json.RawMessage{schemaJSON},
 		"default-spec-id": 0, "last-partition-id": 1000, "partition-specs": []json.RawMessage{specJSON},
@@ -119,7 +127,7 @@ func icebergCommit(t *testing.T, root string, fields []arrow.Field, byDay bool, 
 		"properties":          map[string]string{"schema.name-mapping.default": string(mappingJSON)},
 		"current-snapshot-id": snap,
 		"snapshots": []any{map[string]any{"snapshot-id": snap, "sequence-number": 1, "timestamp-ms": 1_700_000_000_000,
-			"manifest-list": "t/metadata/snap-1.avro", "summary": map[string]any{"operation": "append"}}},
+			"manifest-list": loc + "/metadata/snap-1.avro", "summary": map[string]any{"operation": "append"}}},
 	}
 	b, err := json.MarshalIndent(meta, "", " ")
 	if err != nil {
@@ -136,6 +144,12 @@ func icebergCommit(t *testing.T, root string, fields []arrow.Field, byDay bool, 
 // icebergDataFile states one data file of root/data: its rows, null counts and ts
 // bounds from its Delta stats, or, without stats, its rows from its footer alone.
 func icebergDataFile(t *testing.T, root string, spec ice.PartitionSpec, byDay bool, tsID, noneID int, f deltaFile) ice.DataFile {
+	t.Helper()
+	return icebergDataFileAt(t, root, "t", spec, byDay, tsID, noneID, f)
+}
+
+// icebergDataFileAt is icebergDataFile of a table whose declared location is loc.
+func icebergDataFileAt(t *testing.T, root, loc string, spec ice.PartitionSpec, byDay bool, tsID, noneID int, f deltaFile) ice.DataFile {
 	t.Helper()
 	full := filepath.Join(root, "data", f.path)
 	info, err := os.Stat(full)
@@ -180,7 +194,7 @@ func icebergDataFile(t *testing.T, root string, spec ice.PartitionSpec, byDay bo
 		}
 		return binary.LittleEndian.AppendUint64(nil, uint64(v))
 	}
-	b, err := ice.NewDataFileBuilder(spec, ice.EntryContentData, "t/data/"+f.path, ice.ParquetFile, part, nil, nil, st.NumRecords, info.Size())
+	b, err := ice.NewDataFileBuilder(spec, ice.EntryContentData, loc+"/data/"+f.path, ice.ParquetFile, part, nil, nil, st.NumRecords, info.Size())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func (e *Engine) maybeRefresh(ctx context.Context, t catalog.Table, rec *stats.R
 // its stale record: when files were only added, they alone are learnt and folded in
 // (sketches merged); otherwise the whole table is learnt again.
 func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.Record) (string, error) {
-	l, err := e.resolve(ctx, t.Format, t.Location, source.AsOf{})
+	l, _, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return "", err
 	}

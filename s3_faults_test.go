@@ -41,9 +41,9 @@ func s3Events(t *testing.T, srv *s3test.Server, rows int64, files, rowGroup int)
 	return dir
 }
 
-// s3Engine opens an engine reaching srv with cfg's changes, the events table defined
+// eventsEngine opens an engine reaching srv with cfg's changes, the events table defined
 // over s3://lake/events.
-func s3Engine(t *testing.T, srv *s3test.Server, change func(*s3.Config)) *lore.Engine {
+func eventsEngine(t *testing.T, srv *s3test.Server, change func(*s3.Config)) *lore.Engine {
 	t.Helper()
 	cfg := srv.Config()
 	cfg.Credentials = s3.StaticCredentials("lore-engine-key", s3Secret)
@@ -83,7 +83,7 @@ func TestS3FaultsGiveTheRightAnswer(t *testing.T) {
 	faults := []s3test.Fault{s3test.SlowDown, s3test.InternalError, s3test.Reset, s3test.Truncate, s3test.Stall, s3test.StallBody}
 	for _, f := range faults {
 		t.Run(f.String(), func(t *testing.T) {
-			e := s3Engine(t, srv, func(c *s3.Config) { c.Timeout = 250 * time.Millisecond })
+			e := eventsEngine(t, srv, func(c *s3.Config) { c.Timeout = 250 * time.Millisecond })
 			srv.Heal()
 			srv.Reset()
 			// Every third request fails: the listing, footers and column chunks
@@ -111,7 +111,7 @@ func TestS3PersistentFaultFailsTheStatement(t *testing.T) {
 	s3Events(t, srv, 20_000, 4, 5_000)
 	for _, f := range []s3test.Fault{s3test.SlowDown, s3test.Reset, s3test.Stall} {
 		t.Run(f.String(), func(t *testing.T) {
-			e := s3Engine(t, srv, func(c *s3.Config) { c.Timeout = 100 * time.Millisecond; c.Attempts = 3 })
+			e := eventsEngine(t, srv, func(c *s3.Config) { c.Timeout = 100 * time.Millisecond; c.Attempts = 3 })
 			srv.Heal()
 			// The listing passes; every read fails.
 			srv.Inject(s3test.Rule{Fault: f, Kind: s3test.KindGet, Every: 1})
@@ -135,7 +135,7 @@ func TestS3PersistentFaultFailsTheStatement(t *testing.T) {
 func TestS3AccessDenied(t *testing.T) {
 	srv := s3test.Start(t, "lake")
 	s3Events(t, srv, 2_000, 2, 1_000)
-	e := s3Engine(t, srv, nil)
+	e := eventsEngine(t, srv, nil)
 	for _, kind := range []string{s3test.KindList, s3test.KindGet} {
 		srv.Heal()
 		srv.Inject(s3test.Rule{Fault: s3test.AccessDenied, Kind: kind, Every: 1})
@@ -184,7 +184,7 @@ func TestS3Unreachable(t *testing.T) {
 func TestS3CancelStopsScan(t *testing.T) {
 	srv := s3test.Start(t, "lake")
 	s3Events(t, srv, 20_000, 4, 5_000)
-	e := s3Engine(t, srv, func(c *s3.Config) { c.Timeout = time.Minute })
+	e := eventsEngine(t, srv, func(c *s3.Config) { c.Timeout = time.Minute })
 	for _, f := range []s3test.Fault{s3test.Stall, s3test.StallBody} {
 		srv.Heal()
 		srv.Inject(s3test.Rule{Fault: f, Kind: s3test.KindGet, Every: 1})
@@ -230,7 +230,7 @@ func TestS3ObjectChangedAfterListing(t *testing.T) {
 	}
 	for _, change := range []string{"replaced", "deleted"} {
 		t.Run(change, func(t *testing.T) {
-			e := s3Engine(t, srv, nil)
+			e := eventsEngine(t, srv, nil)
 			var once sync.Once
 			var changed string
 			srv.Before(func(kind, url string) {

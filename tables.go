@@ -47,11 +47,11 @@ func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*
 	if ref, ok := c.tables[key]; ok {
 		return ref, nil
 	}
-	l, err := c.e.resolve(ctx, t.Format, t.Location, at)
+	l, store, err := c.e.resolveTable(ctx, t, at)
 	if err != nil {
 		return nil, err
 	}
-	ref := &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l, Rows: c.rows(ctx, l)}
+	ref := &plan.TableRef{Name: t.Name, Location: t.Location, Listing: l, Rows: c.rows(ctx, store, l), Store: store}
 	// A version that cannot be taken leaves the statement unpinned: it still reads,
 	// and statistics do not answer.
 	ref.Version, _ = l.Version()
@@ -93,29 +93,46 @@ func (c *catalogView) Path(ctx context.Context, location, format string, at sour
 	if err != nil {
 		return nil, err
 	}
-	return &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, l)}, nil
+	return &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, c.e.store, l)}, nil
 }
 
-// resolve reads a table's source as its format defines it, as of at (the latest
-// version when at is zero; Parquet has no other).
+// resolveTable reads registered table t's source as of at, through the store its
+// storage options name, and returns that store, which everything reading the
+// listing must use.
+func (e *Engine) resolveTable(ctx context.Context, t catalog.Table, at source.AsOf) (*source.Listing, storage.Store, error) {
+	store, err := e.storeFor(t.Storage)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := e.resolveIn(ctx, store, t.Format, t.Location, at)
+	return l, store, err
+}
+
+// resolve reads a location's source through the engine's store (see resolveIn).
 func (e *Engine) resolve(ctx context.Context, format, location string, at source.AsOf) (*source.Listing, error) {
+	return e.resolveIn(ctx, e.store, format, location, at)
+}
+
+// resolveIn reads a table's source through store as its format defines it, as of at
+// (the latest version when at is zero; Parquet has no other).
+func (e *Engine) resolveIn(ctx context.Context, store storage.Store, format, location string, at source.AsOf) (*source.Listing, error) {
 	switch format {
 	case "parquet":
 		if !at.Latest() {
 			return nil, errs.New(errs.Analysis, "%q is a Parquet location, which has no versions to travel to", location)
 		}
-		return source.ResolveWith(ctx, e.store, location, source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings")))
+		return source.ResolveWith(ctx, store, location, source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings")))
 	case "delta":
-		return delta.Open(ctx, e.store, location, at)
+		return delta.Open(ctx, store, location, at)
 	case "iceberg":
 		ref, ok, err := catalog.ParseIcebergLocation(location)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			return e.openIcebergCatalog(ctx, location, ref, at)
+			return e.openIcebergCatalog(ctx, store, location, ref, at)
 		}
-		return iceberg.Open(ctx, e.store, location, at)
+		return iceberg.Open(ctx, store, location, at)
 	}
 	return nil, errs.New(errs.Analysis, "format %q cannot be read by this version of Lore", format)
 }
@@ -123,7 +140,7 @@ func (e *Engine) resolve(ctx context.Context, format, location string, at source
 // openIcebergCatalog reads the Iceberg table ref names in a SQLite Iceberg catalog: a
 // catalog file, or Lore's own (ref.File empty). The catalog is asked for the table's
 // metadata file on every call, so that each statement reads what was last committed.
-func (e *Engine) openIcebergCatalog(ctx context.Context, location string, ref catalog.IcebergRef, at source.AsOf) (*source.Listing, error) {
+func (e *Engine) openIcebergCatalog(ctx context.Context, store storage.Store, location string, ref catalog.IcebergRef, at source.AsOf) (*source.Listing, error) {
 	pointer := func(ctx context.Context) (string, error) { return e.catalog.IcebergMetadataLocation(ctx, ref) }
 	base := e.opts.Home
 	if ref.File != "" {
@@ -134,7 +151,7 @@ func (e *Engine) openIcebergCatalog(ctx context.Context, location string, ref ca
 		}
 		base = filepath.Dir(abs)
 	}
-	return iceberg.OpenPointer(ctx, e.store, location, base, pointer, at)
+	return iceberg.OpenPointer(ctx, store, location, base, pointer, at)
 }
 
 // isDelta reports whether location is a directory with a Delta log.
@@ -148,8 +165,8 @@ func (e *Engine) isDelta(ctx context.Context, location string) bool {
 
 // rows counts a listing's rows from its footers, or -1 when they cannot be read (the
 // scan then reports the error).
-func (c *catalogView) rows(ctx context.Context, l *source.Listing) int64 {
-	n, err := l.Rows(ctx, c.e.store)
+func (c *catalogView) rows(ctx context.Context, store storage.Store, l *source.Listing) int64 {
+	n, err := l.Rows(ctx, store)
 	if err != nil {
 		return -1
 	}

@@ -168,8 +168,8 @@ func TestIcebergMigrationOnVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if v, _ := c.SchemaVersion(ctx); v != 2 {
-		t.Fatalf("schema version %d, want 2", v)
+	if v, _ := c.SchemaVersion(ctx); v != LatestSchemaVersion() {
+		t.Fatalf("schema version %d, want %d", v, LatestSchemaVersion())
 	}
 	names := tableNames(t, raw)
 	if !names["iceberg_namespace_properties"] {

@@ -154,6 +154,13 @@ var migrations = []migration{
 			PRIMARY KEY (catalog_name, namespace, property_key)
 		)`,
 	}},
+
+	// How a table's objects are reached when not as the engine's defaults say (an
+	// S3-compatible store's endpoint, region, addressing): a JSON object of
+	// StorageOptions, '{}' for none. Never credentials.
+	{version: 3, name: "table storage options", stmts: []string{
+		`ALTER TABLE tables ADD COLUMN storage_options TEXT NOT NULL DEFAULT '{}'`,
+	}},
 }
 
 // LatestSchemaVersion is the newest catalog schema version this build knows.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -32,6 +33,42 @@ type Table struct {
 	// Iceberg, when set on CreateTable, records the table in the catalog's Iceberg SQL
 	// catalog tables too (in the same transaction). It is not read back.
 	Iceberg *IcebergEntry
+	// Storage says how the table's objects are reached, where not as the engine's
+	// defaults say.
+	Storage StorageOptions
+}
+
+// StorageOptions are how one table's objects are reached when not as the engine's
+// defaults say: the S3-compatible store that holds them. They are kept as a JSON
+// object in tables.storage_options. They never hold credentials: those come from the
+// standard chain of the process reading the table.
+type StorageOptions struct {
+	S3Endpoint  string `json:"s3_endpoint,omitempty"`
+	S3Region    string `json:"s3_region,omitempty"`
+	S3AllowHTTP *bool  `json:"s3_allow_http,omitempty"`
+	S3PathStyle *bool  `json:"s3_path_style,omitempty"`
+}
+
+// IsZero reports options that say nothing: the engine's defaults apply.
+func (o StorageOptions) IsZero() bool { return o.Key() == "{}" }
+
+// Key is the options' stored form, which is also a key for the store they describe:
+// equal options give equal keys.
+func (o StorageOptions) Key() string {
+	b, err := json.Marshal(o)
+	if err != nil {
+		panic("BUG: storage options do not encode: " + err.Error())
+	}
+	return string(b)
+}
+
+// parseStorage reads tables.storage_options.
+func parseStorage(s string) (StorageOptions, error) {
+	var o StorageOptions
+	if err := json.Unmarshal([]byte(s), &o); err != nil {
+		return o, errs.New(errs.Internal, "catalog: storage options %q do not read: %v", s, err)
+	}
+	return o, nil
 }
 
 // Formats are the table formats the catalog accepts.
@@ -79,8 +116,8 @@ func (c *Catalog) CreateTable(ctx context.Context, t Table, ifNotExists bool) (T
 
 		now := nowMS()
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO tables (name, location, format, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?)`,
-			t.Name, t.Location, t.Format, now, now)
+			`INSERT INTO tables (name, location, format, created_at_ms, updated_at_ms, storage_options) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.Name, t.Location, t.Format, now, now, t.Storage.Key())
 		if err != nil {
 			return c.internal(err, "cannot insert table %q", t.Name)
 		}
@@ -170,14 +207,20 @@ func (c *Catalog) Table(ctx context.Context, name string) (Table, error) {
 // and format — in one indexed query, without its columns or layout (Table has
 // those). A missing table is TABLE_NOT_FOUND.
 func (c *Catalog) Lookup(ctx context.Context, name string) (Table, error) {
-	var t Table
-	err := c.reader.QueryRowContext(ctx, `SELECT id, name, location, format FROM tables WHERE name = ?`, name).
-		Scan(&t.ID, &t.Name, &t.Location, &t.Format)
+	var (
+		t       Table
+		storage string
+	)
+	err := c.reader.QueryRowContext(ctx, `SELECT id, name, location, format, storage_options FROM tables WHERE name = ?`, name).
+		Scan(&t.ID, &t.Name, &t.Location, &t.Format, &storage)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Table{}, errs.New(errs.TableNotFound, "table %q does not exist", name)
 	}
 	if err != nil {
 		return Table{}, c.internal(err, "cannot read table %q", name)
+	}
+	if t.Storage, err = parseStorage(storage); err != nil {
+		return Table{}, err
 	}
 	return t, nil
 }
@@ -187,7 +230,7 @@ func (c *Catalog) Tables(ctx context.Context) ([]Table, error) {
 	var out []Table
 	err := c.readTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx,
-			`SELECT id, name, location, format, created_at_ms, updated_at_ms FROM tables ORDER BY name`)
+			`SELECT id, name, location, format, created_at_ms, updated_at_ms, storage_options FROM tables ORDER BY name`)
 		if err != nil {
 			return c.internal(err, "cannot list tables")
 		}
@@ -196,10 +239,15 @@ func (c *Catalog) Tables(ctx context.Context) ([]Table, error) {
 			var (
 				t                Table
 				created, updated int64
+				storage          string
 			)
-			if err := rows.Scan(&t.ID, &t.Name, &t.Location, &t.Format, &created, &updated); err != nil {
+			if err := rows.Scan(&t.ID, &t.Name, &t.Location, &t.Format, &created, &updated, &storage); err != nil {
 				rows.Close()
 				return c.internal(err, "cannot list tables")
+			}
+			if t.Storage, err = parseStorage(storage); err != nil {
+				rows.Close()
+				return err
 			}
 			t.CreatedAt, t.UpdatedAt = fromMS(created), fromMS(updated)
 			byID[t.ID] = len(out)
@@ -283,10 +331,11 @@ func (c *Catalog) loadTable(ctx context.Context, tx *sql.Tx, name string) (Table
 	var (
 		t                Table
 		created, updated int64
+		storage          string
 	)
 	err := tx.QueryRowContext(ctx,
-		`SELECT id, name, location, format, created_at_ms, updated_at_ms FROM tables WHERE name = ?`, name).
-		Scan(&t.ID, &t.Name, &t.Location, &t.Format, &created, &updated)
+		`SELECT id, name, location, format, created_at_ms, updated_at_ms, storage_options FROM tables WHERE name = ?`, name).
+		Scan(&t.ID, &t.Name, &t.Location, &t.Format, &created, &updated, &storage)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Table{}, errs.New(errs.TableNotFound, "table %q does not exist", name)
 	}
@@ -294,6 +343,9 @@ func (c *Catalog) loadTable(ctx context.Context, tx *sql.Tx, name string) (Table
 		return Table{}, c.internal(err, "cannot read table %q", name)
 	}
 	t.CreatedAt, t.UpdatedAt = fromMS(created), fromMS(updated)
+	if t.Storage, err = parseStorage(storage); err != nil {
+		return Table{}, err
+	}
 	list := []Table{t}
 	if err := c.loadDetails(ctx, tx, list, map[int64]int{t.ID: 0}, t.ID); err != nil {
 		return Table{}, err

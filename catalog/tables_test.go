@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -452,5 +453,37 @@ func TestFileBoundsRangeQueryUsesIndex(t *testing.T) {
 		if !strings.Contains(joined, "USING COVERING INDEX file_column_stats_by_") {
 			t.Errorf("%s\nplan: %s", q, joined)
 		}
+	}
+}
+
+// TestStorageOptionsKept: a table's storage options are stored with it and read back
+// by every way of reading a table; a table without them reads back none.
+func TestStorageOptionsKept(t *testing.T) {
+	ctx := context.Background()
+	c, err := Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	yes := true
+	opts := StorageOptions{S3Endpoint: "http://127.0.0.1:9000", S3Region: "eu-west-1", S3AllowHTTP: &yes}
+	cols := []Column{{Name: "a", Type: "BIGINT"}}
+	if _, _, err := c.CreateTable(ctx, Table{Name: "t", Location: "s3://b/t", Format: "parquet", Columns: cols, Storage: opts}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.CreateTable(ctx, Table{Name: "u", Location: "s3://b/u", Format: "parquet", Columns: cols}, false); err != nil {
+		t.Fatal(err)
+	}
+	looked, err := c.Lookup(ctx, "t")
+	if err != nil || looked.Storage.Key() != opts.Key() {
+		t.Errorf("Lookup: %+v, %v", looked.Storage, err)
+	}
+	full, err := c.Table(ctx, "t")
+	if err != nil || full.Storage.Key() != opts.Key() {
+		t.Errorf("Table: %+v, %v", full.Storage, err)
+	}
+	all, err := c.Tables(ctx)
+	if err != nil || len(all) != 2 || all[0].Storage.Key() != opts.Key() || !all[1].Storage.IsZero() {
+		t.Errorf("Tables: %+v, %v", all, err)
 	}
 }

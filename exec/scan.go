@@ -140,6 +140,10 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	if err != nil {
 		return err
 	}
+	store := p.bd.env.Store
+	if scan.Ref.Store != nil {
+		store = scan.Ref.Store // the table's own storage options
+	}
 	spec := source.ScanSpec{Columns: names, Filters: filters}
 	if ref := scan.Ref; len(filters) > 0 && !p.bd.env.IgnoreStatistics && stats.Current(ref.Stats, ref.Version, ref.Rows) {
 		// The record's per-file bounds rule files out before their footers are read.
@@ -149,7 +153,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		}
 		spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
 	}
-	sp, err := scan.Ref.Listing.Plan(ctx, p.bd.env.Store, spec, &p.stats.Counters)
+	sp, err := scan.Ref.Listing.Plan(ctx, store, spec, &p.stats.Counters)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,11 @@ func Open(ctx context.Context, r storage.Reader, name string) (f *File, err erro
 			f, err = nil, corrupt("cannot read footer of %q: %v", name, panicText(p))
 		}
 	}()
+	// The footer is found from the end: the size must be the object's, not one a
+	// table's metadata claims.
+	if err := storage.CheckSize(r); err != nil {
+		return nil, err
+	}
 	// The footer's lengths and counts are checked before the library allocates from
 	// them (see guard.go).
 	tail, err := readFooter(r, r.Size())
@@ -258,6 +263,13 @@ func (f *File) FieldID(i int) (id int32, ok bool) {
 // through r, which must hold the same bytes. It lets a footer be cached across queries
 // while every query opens (and closes) its own reader.
 func (f *File) WithReader(r storage.Reader) (*File, error) {
+	if r.Size() != f.size {
+		// A size claimed by a table's metadata may be wrong where the footer's is
+		// right: the store says which.
+		if err := storage.CheckSize(r); err != nil {
+			return nil, err
+		}
+	}
 	if r.Size() != f.size {
 		return nil, errs.New(errs.SourceChanged, "file %q changed: size %d, was %d", f.name, r.Size(), f.size)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/storage"
 )
 
 // Column is one output column of a node: its name, type, and the name of the table
@@ -53,6 +54,9 @@ type TableRef struct {
 	Version source.Version
 	// Stats is the table's statistics record, current or not, or nil.
 	Stats *stats.Record
+	// Store, when set, is the store the table's files are read through (a table
+	// registered with its own storage options); nil is the statement's.
+	Store storage.Store
 }
 
 // Scan reads a table. Required (set by column pruning) marks the columns that are

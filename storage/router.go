@@ -22,6 +22,25 @@ func OpenInfo(ctx context.Context, s Store, o ObjectInfo) (Reader, error) {
 	return s.Open(ctx, o.Path)
 }
 
+// SizeChecker is a Reader opened with a size that a table's metadata states (a Delta
+// add action, an Iceberg manifest) rather than one the store reported. Such a size is
+// a claim: writers have been seen to state sizes their files do not have, and local
+// disk, which always asks the file, reads those files. CheckSize asks the store, once,
+// before anything is located from the size (a footer is found from the end), and
+// leaves Size the object's real size.
+type SizeChecker interface {
+	CheckSize() error
+}
+
+// CheckSize makes r's Size the object's real size, where r holds a claimed one; a
+// reader whose size came from its store has nothing to do.
+func CheckSize(r Reader) error {
+	if c, ok := r.(SizeChecker); ok {
+		return c.CheckSize()
+	}
+	return nil
+}
+
 // Range is a byte range of an object.
 type Range struct{ Off, Len int64 }
 

@@ -136,3 +136,21 @@ func TestListingFromTheLastCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestFilePathOfURIs: a log's paths are URIs: a relative one is decoded under the
+// root, a file: one is its local path, and another store's keeps its scheme and
+// bucket with its key decoded (a space written %20 is a space in the key).
+func TestFilePathOfURIs(t *testing.T) {
+	for _, c := range []struct{ root, p, want string }{
+		{"s3://b/t", "part-0.parquet", "s3://b/t/part-0.parquet"},
+		{"s3://b/t", "x=a%2Fb/part%200.parquet", "s3://b/t/x=a/b/part 0.parquet"},
+		{"/t", "file:///data/t/a%20b.parquet", "/data/t/a b.parquet"},
+		{"/t", "s3://other/t/a%20b.parquet", "s3://other/t/a b.parquet"},
+		{"/t", "s3a://other/t/p.parquet", "s3a://other/t/p.parquet"},
+	} {
+		got, err := filePath(c.root, c.p)
+		if err != nil || got != c.want {
+			t.Errorf("filePath(%q, %q) = %q, %v; want %q", c.root, c.p, got, err, c.want)
+		}
+	}
+}

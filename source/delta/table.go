@@ -297,7 +297,12 @@ func filePath(root, p string) (string, error) {
 		case "file":
 			return u.Path, nil
 		}
-		return p, nil // another store's URI, read as it is
+		if u.Host == "" || u.Opaque != "" {
+			return p, nil // not a store's URI Lore reads; its store says so
+		}
+		// Another store's URI (s3://bucket/key): the log writes it encoded, and the
+		// key is the decoded path.
+		return u.Scheme + "://" + u.Host + u.Path, nil
 	}
 	dec, err := url.PathUnescape(p)
 	if err != nil {

@@ -43,6 +43,11 @@ type reader struct {
 	size   int64
 	etag   string
 	pinned bool // opened as listed: a missing object has changed, not failed
+	// claimed is a size stated by a table's metadata, not yet seen from the store:
+	// CheckSize learns the real one.
+	claimed   bool
+	checkOnce sync.Once
+	checkErr  error
 
 	mu    sync.Mutex
 	spans []span // sorted by off
@@ -83,6 +88,39 @@ func (r *reader) probe() error {
 	return nil
 }
 
+// tailSize is what CheckSize reads of an object's end: a Parquet footer is there, and
+// most are smaller.
+const tailSize = 64 << 10
+
+var _ storage.SizeChecker = (*reader)(nil)
+
+// CheckSize learns the object's size (and ETag) from the store when the reader was
+// opened with a size a table's metadata states. It reads the object's end as the
+// claimed size places it, which a footer read would have asked for anyway: when the
+// store's size agrees, that costs no request more. When it does not, the object's
+// start is read instead, as opening by path does, and Size becomes the real size.
+func (r *reader) CheckSize() error {
+	r.checkOnce.Do(func() {
+		if !r.claimed {
+			return
+		}
+		claim := r.size
+		off := max(claim-tailSize, 0)
+		b, total, err := r.get(off, claim-off, true)
+		if err == nil && total == claim {
+			r.add(span{off: off, b: b})
+			return
+		}
+		if err != nil && !errors.Is(err, errNoRange) {
+			r.checkErr = err
+			return
+		}
+		r.etag = ""
+		r.checkErr = r.probe()
+	})
+	return r.checkErr
+}
+
 // get reads n bytes at off (fewer at the object's end), retrying a body cut short
 // for the bytes still missing. When open is set the object's size is not yet known:
 // the response's Content-Range gives it (total), and its ETag pins the reader.
@@ -120,8 +158,8 @@ func (r *reader) get(off, n int64, open bool) (buf []byte, total int64, err erro
 		}
 		if open {
 			total = size
-			if size < n {
-				buf, n = buf[:size], size
+			if size-off < n {
+				buf, n = buf[:max(size-off, 0)], max(size-off, 0)
 			}
 		} else if size != r.size {
 			return &loreErr{errs.New(errs.SourceChanged, "%q is %d bytes, not the %d it was listed with", r.loc, size, r.size)}

@@ -451,7 +451,8 @@ func (s *Store) Open(ctx context.Context, p string) (storage.Reader, error) {
 // OpenInfo opens the object o describes, making no request: every read is held to
 // o's ETag, so an object replaced since o was listed is errs.SourceChanged. An o
 // without an ETag but with a size (a lake table's metadata states sizes) is held to
-// the ETag of the first response; one with neither is opened by path.
+// the ETag of the first response, and its size is a claim that CheckSize tests
+// against the store; one with neither is opened by path.
 func (s *Store) OpenInfo(ctx context.Context, o storage.ObjectInfo) (storage.Reader, error) {
 	if o.ETag == "" && o.Size <= 0 {
 		return s.Open(ctx, o.Path)
@@ -464,7 +465,7 @@ func (s *Store) OpenInfo(ctx context.Context, o storage.ObjectInfo) (storage.Rea
 	if err != nil {
 		return nil, err
 	}
-	return &reader{s: s, c: c, ctx: ctx, loc: loc, size: o.Size, etag: o.ETag, pinned: true}, nil
+	return &reader{s: s, c: c, ctx: ctx, loc: loc, size: o.Size, etag: o.ETag, pinned: true, claimed: o.ETag == ""}, nil
 }
 
 func (s *Store) String() string { return fmt.Sprint(s.cfg) }

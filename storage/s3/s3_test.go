@@ -248,3 +248,45 @@ func TestLongListingsAreSplitByDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSizeOfAClaimedSize: a reader opened with the size a table's metadata
+// states (no ETag) learns the real size before a footer is looked for at its end.
+// When the claim is right, the check is the footer's own read: one request serves
+// both. When it is wrong (larger or smaller), Size becomes the object's and the bytes
+// read are the object's.
+func TestCheckSizeOfAClaimedSize(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	data := payload(200 << 10)
+	srv.Put(t, "s3://lake/t/f.parquet", data)
+	st := newStore(t, srv)
+	for _, claim := range []int64{int64(len(data)), int64(len(data)) + 477, int64(len(data)) - 50_000, 10} {
+		srv.Reset()
+		r, err := st.OpenInfo(ctx, storage.ObjectInfo{Path: "s3://lake/t/f.parquet", Size: claim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.CheckSize(r); err != nil {
+			t.Fatalf("claim %d: %v", claim, err)
+		}
+		if r.Size() != int64(len(data)) {
+			t.Fatalf("claim %d: size %d, want %d", claim, r.Size(), len(data))
+		}
+		tail := make([]byte, 8)
+		if _, err := r.ReadAt(tail, r.Size()-8); err != nil || !bytes.Equal(tail, data[len(data)-8:]) {
+			t.Fatalf("claim %d: tail %v, %v", claim, tail, err)
+		}
+		if got := srv.Counts().Get; claim == int64(len(data)) && got != 1 {
+			t.Errorf("a right claim took %d GETs, want 1 (the check is the footer's read)", got)
+		}
+		r.Close()
+	}
+	// A claim of an object that is gone is the store's error, not a size.
+	r, err := st.OpenInfo(ctx, storage.ObjectInfo{Path: "s3://lake/t/gone.parquet", Size: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.CheckSize(r); err == nil || !errors.Is(err, fs.ErrNotExist) && errs.CodeOf(err) != errs.SourceChanged {
+		t.Errorf("check of a missing object: %v", err)
+	}
+}
