@@ -6,7 +6,11 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -120,5 +124,41 @@ func (d FactsDir) Keep(key string, fields []arrow.Field, rows int64) {
 	}
 	if os.Rename(tmp.Name(), filepath.Join(string(d), key+".arrows")) != nil {
 		os.Remove(tmp.Name())
+		return
+	}
+	if factsKept.Add(1)%factsCheckEvery == 0 {
+		d.prune(MaxFacts)
+	}
+}
+
+// MaxFacts bounds the listings a FactsDir keeps: past it, the least recently written
+// go (a listing's facts are rewritten only when it has a new version, so the oldest
+// are of versions long gone).
+const MaxFacts = 4096
+
+// factsCheckEvery is how many facts are kept between two looks at a FactsDir's size.
+const factsCheckEvery = 64
+
+var factsKept atomic.Int64
+
+// prune removes the oldest facts until at most limit are left.
+func (d FactsDir) prune(limit int) {
+	entries, err := os.ReadDir(string(d))
+	if err != nil || len(entries) <= limit {
+		return
+	}
+	type kept struct {
+		name string
+		at   time.Time
+	}
+	var ks []kept
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".arrows") {
+			ks = append(ks, kept{e.Name(), fi.ModTime()})
+		}
+	}
+	slices.SortFunc(ks, func(a, b kept) int { return a.at.Compare(b.at) })
+	for _, k := range ks[:max(0, len(ks)-limit)] {
+		os.Remove(filepath.Join(string(d), k.name))
 	}
 }
