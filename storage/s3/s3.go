@@ -153,6 +153,16 @@ type location struct {
 	scheme, bucket, key string
 }
 
+// at parses p and makes the client, on first use, for a request on it.
+func (s *Store) at(ctx context.Context, p string) (location, *awss3.Client, error) {
+	loc, err := parse(p)
+	if err != nil {
+		return location{}, nil, err
+	}
+	c, err := s.clientFor(ctx)
+	return loc, c, err
+}
+
 func parse(p string) (location, error) {
 	sc := storage.Scheme(p)
 	ok := false
@@ -177,11 +187,7 @@ func (l location) String() string { return l.path(l.key) }
 // Stat describes one object by a HEAD request. A key that is no object but a prefix
 // of some (a directory) is described with Size 0, as local disk describes one.
 func (s *Store) Stat(ctx context.Context, p string) (storage.ObjectInfo, error) {
-	loc, err := parse(p)
-	if err != nil {
-		return storage.ObjectInfo{}, err
-	}
-	c, err := s.clientFor(ctx)
+	loc, c, err := s.at(ctx, p)
 	if err != nil {
 		return storage.ObjectInfo{}, err
 	}
@@ -218,11 +224,7 @@ func (s *Store) List(ctx context.Context, p string) ([]storage.ObjectInfo, error
 // ListFrom is List of the objects whose path relative to dir sorts after after: the
 // listing starts there, so the keys before it cost nothing.
 func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.ObjectInfo, error) {
-	loc, err := parse(dir)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.clientFor(ctx)
+	loc, c, err := s.at(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -433,11 +435,7 @@ func etag(p *string) string { return strings.Trim(aws.ToString(p), `"`) }
 // Open opens the object at p. Its size and ETag come with the first bytes: the
 // first request reads the object's start, and every later one is held to that ETag.
 func (s *Store) Open(ctx context.Context, p string) (storage.Reader, error) {
-	loc, err := parse(p)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.clientFor(ctx)
+	loc, c, err := s.at(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -457,11 +455,7 @@ func (s *Store) OpenInfo(ctx context.Context, o storage.ObjectInfo) (storage.Rea
 	if o.ETag == "" && o.Size <= 0 {
 		return s.Open(ctx, o.Path)
 	}
-	loc, err := parse(o.Path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.clientFor(ctx)
+	loc, c, err := s.at(ctx, o.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -474,11 +468,7 @@ func (s *Store) String() string { return fmt.Sprint(s.cfg) }
 // tables, tests). It is retried like a read; a body that cannot be read again is
 // sent once.
 func (s *Store) Put(ctx context.Context, p string, body []byte) error {
-	loc, err := parse(p)
-	if err != nil {
-		return err
-	}
-	c, err := s.clientFor(ctx)
+	loc, c, err := s.at(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -492,11 +482,7 @@ func (s *Store) Put(ctx context.Context, p string, body []byte) error {
 
 // Delete removes the object at p; a missing one is no error.
 func (s *Store) Delete(ctx context.Context, p string) error {
-	loc, err := parse(p)
-	if err != nil {
-		return err
-	}
-	c, err := s.clientFor(ctx)
+	loc, c, err := s.at(ctx, p)
 	if err != nil {
 		return err
 	}
