@@ -100,9 +100,6 @@ func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
 	if s.cfg.Credentials != nil {
 		opts = append(opts, config.WithCredentialsProvider(s.cfg.Credentials))
 	}
-	if s.cfg.Transport != nil {
-		opts = append(opts, config.WithHTTPClient(&http.Client{Transport: s.cfg.Transport}))
-	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, errs.New(errs.SourceUnavailable, "cannot configure %s: %v", s.cfg, err)
@@ -123,6 +120,11 @@ func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
 			o.BaseEndpoint = aws.String(ep)
 		}
 		o.UsePathStyle = pathStyle
+		if s.cfg.Transport != nil {
+			// Set here rather than in the loaded configuration, which refuses a plain
+			// http.Client when AWS_CA_BUNDLE is set: the transport decides TLS itself.
+			o.HTTPClient = &http.Client{Transport: s.cfg.Transport}
+		}
 		// Lore only reads; checksums on requests are what S3-compatible stores
 		// differ most on.
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
