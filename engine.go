@@ -26,6 +26,7 @@ type Engine struct {
 	catalog *catalog.Catalog
 	budget  *exec.Budget
 	store   storage.Store
+	remote  *s3.Store // the store of s3:// locations, within store
 	records recordCache
 	refresh *refresher
 }
@@ -54,7 +55,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			"home", opts.Home)
 		opts.NoAutoRefresh = true
 	}
-	store, err := newStore(opts)
+	store, remote, err := newStore(opts)
 	if err != nil {
 		cat.Close()
 		return nil, err
@@ -64,6 +65,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		catalog: cat,
 		budget:  exec.NewBudget(opts.MemoryLimit),
 		store:   store,
+		remote:  remote,
 		refresh: newRefresher(),
 	}, nil
 }
@@ -71,7 +73,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // newStore is the store every location is read through: local disk, and S3 for
 // s3:// (s3a://, s3n://) locations as opts.S3 says, its reads cached on disk under
 // Home/cache when opts.CacheBytes allows.
-func newStore(opts Options) (storage.Store, error) {
+func newStore(opts Options) (storage.Store, *s3.Store, error) {
 	cfg := s3.Config{}
 	if opts.S3 != nil {
 		cfg = *opts.S3
@@ -81,14 +83,20 @@ func newStore(opts Options) (storage.Store, error) {
 	}
 	remote, err := s3.New(cfg)
 	if err != nil {
-		return nil, errs.New(errs.InvalidSetting, "%w", err)
+		return nil, nil, errs.New(errs.InvalidSetting, "%w", err)
 	}
 	schemes := map[string]storage.Store{}
 	for _, sc := range s3.Schemes {
 		schemes[sc] = remote
 	}
-	return storage.NewRouter(storage.Local{}, schemes), nil
+	return storage.NewRouter(storage.Local{}, schemes), remote, nil
 }
+
+// S3Requests counts the requests the engine has made to object stores (s3://
+// locations) since it was opened, by kind, with the bytes read: what a statement
+// cost a store is the difference across it. Reads served by the disk cache make no
+// request.
+func (e *Engine) S3Requests() s3.Requests { return e.remote.Requests() }
 
 // tuneCollector applies Options.GCPercent, unless the environment already decides.
 func tuneCollector(opts Options) {
