@@ -26,6 +26,11 @@ func (s *Store) PutDir(ctx context.Context, dir, url string) (int, error) {
 	if _, err := parse(url); err != nil {
 		return 0, err
 	}
+	// A directory linked into place (a benchmark's cached data) is walked where the
+	// link points: the walk does not follow a link at its root.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	var files, rels []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
