@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/loredb/lore"
@@ -191,12 +192,48 @@ func CompareStore(ctx context.Context, cfg Config, s *Suite, sc StoreConfig, w i
 			fmtRun(&r.LocalCold), fmtRun(&r.S3Cold), r.ColdReqs.Total(), fmtRun(&r.LocalWarm), fmtRun(&r.S3Warm), r.WarmReqs.Total())
 		rep.Queries = append(rep.Queries, r)
 	}
+	if cfg.CPUProfile != "" {
+		if err := profileStore(cfg, rep.Queries, s.Queries, func(q Query) error {
+			var r Run
+			var reqs s3.Requests
+			_, err := cold(remote, q, false, &r, &reqs)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
 	rep.ColdGeoMean = geoMean(rep.Queries, func(r StoreResult) float64 { return r.ColdRatio })
 	if sc.Warm {
 		rep.WarmGeoMean = geoMean(rep.Queries, func(r StoreResult) float64 { return r.WarmRatio })
 	}
 	writeStoreTable(w, s, sc, rep)
 	return rep, nil
+}
+
+// profileStore runs each query whose cold S3 runs succeeded cfg.Rounds more times,
+// cold from S3, under the CPU profiler: what reading from a store adds shows
+// beside the decoding every read does.
+func profileStore(cfg Config, results []StoreResult, qs []Query, run func(Query) error) error {
+	f, err := os.Create(cfg.CPUProfile)
+	if err != nil {
+		return fmt.Errorf("cannot create the CPU profile: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return fmt.Errorf("cannot start the CPU profile: %w", err)
+	}
+	defer pprof.StopCPUProfile()
+	for i, q := range qs {
+		if !results[i].S3Cold.OK() {
+			continue
+		}
+		for range max(cfg.Rounds, 1) {
+			if err := run(q); err != nil {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // ratioOf is a's median over b's, or 0 when either failed or was not run.
