@@ -58,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		compareFmt = fs.Bool("compare-formats", false, "tpch: Lore on Parquet against Lore on the lake format --format names (Delta when it names parquet) over the same files, instead of Lore against DuckDB")
 		store      = fs.String("store", "local", "tpch, events: local, or s3 to run Lore over the same files in an in-process S3 server on loopback against Lore on local disk, instead of Lore against DuckDB")
 		s3Latency  = fs.Duration("s3-latency", 0, "store s3: delay every request this long (a real store's round trip)")
+		s3MiBps    = fs.Float64("s3-bandwidth", 0, "store s3: deliver each response at no more than this many MiB/s (one connection's throughput; 0: unbounded)")
 		s3Coalesce = fs.Int64("s3-coalesce", 0, "store s3: largest gap in bytes between two ranges read in one request (0: Lore's default; negative: none)")
 		s3Part     = fs.Int64("s3-part", 0, "store s3: largest range in bytes one request reads (0: Lore's default)")
 		s3Parallel = fs.Int("s3-parallel", 0, "store s3: requests one reader has in flight at once (0: Lore's default)")
@@ -168,7 +169,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			cfg.CPUProfile = profileName(*cpuProfile, name)
 		}
 		if err == nil && *store == "s3" {
-			sc := StoreConfig{Latency: *s3Latency, Coalesce: *s3Coalesce, Part: *s3Part, Parallel: *s3Parallel,
+			sc := StoreConfig{Latency: *s3Latency, Bandwidth: int64(*s3MiBps * (1 << 20)), Coalesce: *s3Coalesce, Part: *s3Part, Parallel: *s3Parallel,
 				CacheBytes: *s3Cache, Warm: *s3Warm}
 			var srep *StoreReport
 			if srep, err = CompareStore(ctx, cfg, s, sc, stdout); err == nil {

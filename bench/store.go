@@ -22,10 +22,12 @@ import (
 // request (loopback answers at once; a real store's round trip is tens of
 // milliseconds) and the reader's tuning (zero takes Lore's defaults).
 type StoreConfig struct {
-	Latency  time.Duration
-	Coalesce int64
-	Part     int64
-	Parallel int
+	Latency time.Duration
+	// Bandwidth bounds each response's transfer, in bytes per second (0: none).
+	Bandwidth int64
+	Coalesce  int64
+	Part      int64
+	Parallel  int
 	// CacheBytes bounds the warm engine's disk cache.
 	CacheBytes int64
 	// Warm also measures warm runs; without it only cold ones are made.
@@ -101,6 +103,9 @@ func CompareStore(ctx context.Context, cfg Config, s *Suite, sc StoreConfig, w i
 	s3cfg.Coalesce, s3cfg.Part, s3cfg.Parallel = sc.Coalesce, sc.Part, sc.Parallel
 	if sc.Latency > 0 {
 		s3cfg.Transport = s3test.Delay(nil, sc.Latency)
+	}
+	if sc.Bandwidth > 0 {
+		s3cfg.Transport = s3test.Throttle(s3cfg.Transport, sc.Bandwidth)
 	}
 	open := func(tables []Table, cacheBytes int64) (*loreEngine, func(), error) {
 		home, err := os.MkdirTemp("", "lore-bench-home-")
@@ -262,12 +267,15 @@ func geoMean(rs []StoreResult, ratio func(StoreResult) float64) float64 {
 
 func writeStoreTable(w io.Writer, s *Suite, sc StoreConfig, rep *StoreReport) {
 	d := s.Data
-	latency := "none"
+	network := "as fast as loopback"
 	if sc.Latency > 0 {
-		latency = sc.Latency.String() + " per request"
+		network = sc.Latency.String() + " added to each request"
 	}
-	fmt.Fprintf(w, "\nsuite %s, Lore reading from S3 (loopback server, added latency %s) against local disk: %s, %d files, %s (%s)\n\n",
-		s.Name, latency, d.Description, d.Files, bytesText(d.Bytes), d.Dir)
+	if sc.Bandwidth > 0 {
+		network += fmt.Sprintf(", each response at most %s/s", bytesText(sc.Bandwidth))
+	}
+	fmt.Fprintf(w, "\nsuite %s, Lore reading from S3 (loopback server, %s; coalesce %d, part %d, parallel %d, 0 = default) against local disk: %s, %d files, %s (%s)\n\n",
+		s.Name, network, sc.Coalesce, sc.Part, sc.Parallel, d.Description, d.Files, bytesText(d.Bytes), d.Dir)
 	head := []string{"query", "local cold ms", "s3 cold ms", "s3/local cold", "requests", "read"}
 	if sc.Warm {
 		head = append(head, "local warm ms", "s3 warm ms", "s3/local warm", "requests")

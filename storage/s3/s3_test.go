@@ -266,8 +266,8 @@ func readAll(t *testing.T, st *s3.Store, p string) []byte {
 	return b
 }
 
-// A delayed transport still carries requests, and one canceled while it waits
-// fails rather than going on.
+// A delayed or throttled transport still carries requests whole, and one canceled
+// while it waits fails rather than going on.
 func TestDelay(t *testing.T) {
 	s, err := s3test.Serve("lake")
 	if err != nil {
@@ -283,6 +283,27 @@ func TestDelay(t *testing.T) {
 	}
 	if got := readAll(t, st, "s3://lake/k"); string(got) != "value" {
 		t.Fatalf("read through the delay = %q", got)
+	}
+	big := payload(300_000)
+	s.Put(t, "s3://lake/big", big)
+	cfg.Transport = s3test.Throttle(s3test.Delay(nil, time.Millisecond), 64<<20)
+	thr, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, thr, "s3://lake/big"); !bytes.Equal(got, big) {
+		t.Fatalf("read through the throttle: %d bytes, not the %d written", len(got), len(big))
+	}
+	cfg.Transport = s3test.Throttle(nil, 1024)
+	cfg.Attempts = 1
+	crawl, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tctx, tcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer tcancel()
+	if _, err := crawl.Open(tctx, "s3://lake/big"); err == nil {
+		t.Fatal("a read of 1 MiB at 1 KiB/s canceled after 50 ms succeeded")
 	}
 	cfg.Transport = s3test.Delay(nil, time.Hour)
 	cfg.Attempts = 1

@@ -7,6 +7,7 @@ package s3test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -231,4 +232,55 @@ func (l delay) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, r.Context().Err()
 	}
 	return l.next.RoundTrip(r)
+}
+
+// Throttle is a transport that delivers each response body at no more than
+// bytesPerSec (next is http.DefaultTransport when nil), as one connection to a
+// store far away does: the loopback server sends as fast as memory copies, which
+// hides what reading a gap between two ranges costs. Each request has its own
+// rate, as each connection to a store has.
+func Throttle(next http.RoundTripper, bytesPerSec int64) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return throttle{next: next, rate: bytesPerSec}
+}
+
+type throttle struct {
+	next http.RoundTripper
+	rate int64
+}
+
+func (t throttle) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || t.rate <= 0 {
+		return resp, err
+	}
+	resp.Body = &slowBody{ReadCloser: resp.Body, rate: t.rate, start: time.Now(), ctx: r.Context()}
+	return resp, nil
+}
+
+// slowBody holds each read back until the bytes read so far are due at the rate.
+type slowBody struct {
+	io.ReadCloser
+	rate  int64
+	start time.Time
+	read  int64
+	ctx   context.Context
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.read += int64(n)
+	due := b.start.Add(time.Duration(float64(b.read) / float64(b.rate) * float64(time.Second)))
+	if wait := time.Until(due); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-b.ctx.Done():
+			return n, b.ctx.Err()
+		}
+	}
+	return n, err
 }
