@@ -31,8 +31,11 @@ type Engine struct {
 	// by the options' key: one per distinct configuration, shared by its tables.
 	storesMu sync.Mutex
 	stores   map[string]storage.Store
-	records  recordCache
-	refresh  *refresher
+	// remotes are the S3 stores within store and stores, the engine's own first:
+	// S3Requests adds up what they asked.
+	remotes []*s3.Store
+	records recordCache
+	refresh *refresher
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -59,7 +62,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			"home", opts.Home)
 		opts.NoAutoRefresh = true
 	}
-	store, err := newStore(opts)
+	store, remote, err := newStore(opts)
 	if err != nil {
 		cat.Close()
 		return nil, err
@@ -70,6 +73,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		budget:  exec.NewBudget(opts.MemoryLimit),
 		store:   store,
 		stores:  map[string]storage.Store{},
+		remotes: []*s3.Store{remote},
 		refresh: newRefresher(),
 	}, nil
 }
@@ -77,7 +81,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // newStore is the store every location is read through: local disk, and S3 for
 // s3:// (s3a://, s3n://) locations as opts.S3 says, its reads cached on disk under
 // Home/cache when opts.CacheBytes allows.
-func newStore(opts Options) (storage.Store, error) {
+func newStore(opts Options) (storage.Store, *s3.Store, error) {
 	return newRouter(baseS3(opts))
 }
 
@@ -95,16 +99,16 @@ func baseS3(opts Options) s3.Config {
 
 // newRouter routes local paths to local disk and s3:// (s3a://, s3n://) ones to an S3
 // store of cfg.
-func newRouter(cfg s3.Config) (storage.Store, error) {
+func newRouter(cfg s3.Config) (storage.Store, *s3.Store, error) {
 	remote, err := s3.New(cfg)
 	if err != nil {
-		return nil, errs.New(errs.InvalidSetting, "%w", err)
+		return nil, nil, errs.New(errs.InvalidSetting, "%w", err)
 	}
 	schemes := map[string]storage.Store{}
 	for _, sc := range s3.Schemes {
 		schemes[sc] = remote
 	}
-	return storage.NewRouter(storage.Local{}, schemes), nil
+	return storage.NewRouter(storage.Local{}, schemes), remote, nil
 }
 
 // storeFor is the store a table registered with storage options o is read through:
@@ -134,12 +138,26 @@ func (e *Engine) storeFor(o catalog.StorageOptions) (storage.Store, error) {
 	if o.S3PathStyle != nil {
 		cfg.PathStyle = o.S3PathStyle
 	}
-	s, err := newRouter(cfg)
+	s, remote, err := newRouter(cfg)
 	if err != nil {
 		return nil, err
 	}
 	e.stores[key] = s
+	e.remotes = append(e.remotes, remote)
 	return s, nil
+}
+
+// S3Requests is what the engine's statements have asked of object stores so far,
+// over every store it reads through (its own and those of tables with storage
+// options): a benchmark reports requests per statement from it.
+func (e *Engine) S3Requests() s3.Requests {
+	e.storesMu.Lock()
+	defer e.storesMu.Unlock()
+	var sum s3.Requests
+	for _, r := range e.remotes {
+		sum = sum.Add(r.Requests())
+	}
+	return sum
 }
 
 // tuneCollector applies Options.GCPercent, unless the environment already decides.

@@ -2,10 +2,13 @@ package lore_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/gen"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage/s3/s3test"
 )
@@ -73,4 +76,121 @@ func checkRequestCounts(t *testing.T, srv *s3test.Server, e *lore.Engine, ts str
 			c, len(files), strings.Join(srv.Log(), "\n"))
 	}
 	t.Logf("lookup: %+v over %d files", c, len(files))
+}
+
+// TestS3RequestsPerStatement checks what a statement over an S3 table asks of the
+// store, counted by the engine (Engine.S3Requests) and, independently, by the
+// server: with no footer cached, count(*) is one listing and one read per file —
+// each footer, under 64 KiB, comes whole with the file's last bytes — and a scan
+// reads the chunks it needs in a few more; with the footers cached, count(*) is the
+// listing alone.
+func TestS3RequestsPerStatement(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const files = 3
+	if err := gen.Events(ctx, gen.EventsOptions{Rows: 30_000, Files: files, Out: dir, Seed: 1, RowGroupRows: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t, "lake")
+	if n := srv.Upload(t, dir, "s3://lake/events"); n != files {
+		t.Fatalf("uploaded %d files, want %d", n, files)
+	}
+	cfg := srv.Config()
+	eng, err := lore.Open(ctx, lore.Options{Home: filepath.Join(t.TempDir(), "home"), S3: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.Query(ctx, "CREATE TABLE events WITH (location = 's3://lake/events', format = 'parquet')", nil); err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{"use_statistics": "false", "result_cache": "false"}
+	source.DropCachedFooters()
+	srv.Reset()
+	before := eng.S3Requests()
+	if _, err := eng.Query(ctx, "SELECT count(*) FROM events", settings); err != nil {
+		t.Fatal(err)
+	}
+	got, served := eng.S3Requests().Sub(before), srv.Counts()
+	if got.List != 1 || got.Get != files || got.Head != 0 || got.Total() != int64(served.Total()) {
+		t.Fatalf("cold count(*): engine counted %+v, server %+v; want 1 list and %d gets (one per footer)\n%v", got, served, files, srv.Log())
+	}
+	before = eng.S3Requests()
+	if _, err := eng.Query(ctx, "SELECT count(*) FROM events", settings); err != nil {
+		t.Fatal(err)
+	}
+	if got := eng.S3Requests().Sub(before); got.Total() != 1 || got.List != 1 {
+		t.Fatalf("warm count(*): %+v, want the listing alone", got)
+	}
+	before = eng.S3Requests()
+	if _, err := eng.Query(ctx, "SELECT sum(user_id), max(category) FROM events", settings); err != nil {
+		t.Fatal(err)
+	}
+	got = eng.S3Requests().Sub(before)
+	if got.Get == 0 || got.Bytes == 0 {
+		t.Fatalf("a scan read nothing: %+v", got)
+	}
+	// 6 row groups of two columns: coalesced, a few requests per file, not one per chunk.
+	if got.Get > 2*files {
+		t.Errorf("a scan made %d reads for %d files: the chunks were not coalesced\n%v", got.Get, files, srv.Log())
+	}
+}
+
+// TestS3PageIndexFromFooterRead checks that a filter that consults the page index
+// reads no index on its own: the indexes lie just before the footer, and the
+// footer's read of the file's last 64 KiB already brought them. Each file's end is
+// read once.
+func TestS3PageIndexFromFooterRead(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const files = 2
+	if err := gen.TPCH(ctx, gen.TPCHOptions{SF: 0.01, Out: dir, Files: files, RowGroupRows: 10_000}); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t, "lake")
+	srv.Upload(t, filepath.Join(dir, "lineitem"), "s3://lake/lineitem")
+	sizes := map[string]int64{}
+	objs, err := srv.Store().List(ctx, "s3://lake/lineitem/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		sizes["/lake/lineitem/"+strings.TrimPrefix(o.Path, "s3://lake/lineitem/")] = o.Size
+	}
+	cfg := srv.Config()
+	eng, err := lore.Open(ctx, lore.Options{Home: filepath.Join(t.TempDir(), "home"), S3: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, err := eng.Query(ctx, "CREATE TABLE lineitem WITH (location = 's3://lake/lineitem', format = 'parquet')", nil); err != nil {
+		t.Fatal(err)
+	}
+	source.DropCachedFooters()
+	srv.Reset()
+	_, err = eng.Query(ctx, "SELECT sum(l_extendedprice * l_discount) FROM lineitem WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
+		map[string]string{"use_statistics": "false", "result_cache": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[string]int{}
+	for _, l := range srv.Log() {
+		var method, uri, rng string
+		fmt.Sscanf(l, "%s %s %s", &method, &uri, &rng)
+		path, _, _ := strings.Cut(uri, "?")
+		size, ok := sizes[path]
+		if !ok || rng == "" {
+			continue
+		}
+		var from, to int64
+		fmt.Sscanf(rng, "bytes=%d-%d", &from, &to)
+		if to == size-1 {
+			ends[path]++
+		}
+	}
+	for p := range sizes {
+		if ends[p] != 1 {
+			t.Errorf("%s: its end was read %d times, want once (the footer with the page index)\n%s", p, ends[p], strings.Join(srv.Log(), "\n"))
+		}
+	}
 }

@@ -30,7 +30,13 @@ type loreEngine struct {
 // over its directory, or as the Delta or Iceberg table over the same files when it
 // has one.
 func openLore(ctx context.Context, home string, threads int, settings map[string]string, tables []Table) (*loreEngine, error) {
-	eng, err := lore.Open(ctx, lore.Options{Home: home, Threads: threads})
+	return openLoreWith(ctx, lore.Options{Home: home, Threads: threads}, settings, tables)
+}
+
+// openLoreWith is openLore with every engine option given (a store's settings, a
+// disk cache); a table's Dir may be an s3:// location.
+func openLoreWith(ctx context.Context, opts lore.Options, settings map[string]string, tables []Table) (*loreEngine, error) {
+	eng, err := lore.Open(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open Lore: %w", err)
 	}

@@ -56,6 +56,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		dataDir    = fs.String("data", "", "directory of the cached data sets (default: the bench module's data/)")
 		format     = fs.String("format", "parquet", "tpch: the format Lore reads, parquet, delta or iceberg (a Delta log or Iceberg metadata over the same files; DuckDB reads the Parquet files)")
 		compareFmt = fs.Bool("compare-formats", false, "tpch: Lore on Parquet against Lore on the lake format --format names (Delta when it names parquet) over the same files, instead of Lore against DuckDB")
+		store      = fs.String("store", "local", "tpch, events: local, or s3 to run Lore over the same files in an in-process S3 server on loopback against Lore on local disk, instead of Lore against DuckDB")
+		s3Latency  = fs.Duration("s3-latency", 0, "store s3: delay every request this long (a real store's round trip)")
+		s3MiBps    = fs.Float64("s3-bandwidth", 0, "store s3: deliver each response at no more than this many MiB/s (one connection's throughput; 0: unbounded)")
+		s3Coalesce = fs.Int64("s3-coalesce", 0, "store s3: largest gap in bytes between two ranges read in one request (0: Lore's default; negative: none)")
+		s3Part     = fs.Int64("s3-part", 0, "store s3: largest range in bytes one request reads (0: Lore's default)")
+		s3Parallel = fs.Int("s3-parallel", 0, "store s3: requests one reader has in flight at once (0: Lore's default)")
+		s3Cache    = fs.Int64("s3-cache-bytes", 8<<30, "store s3: the warm engine's disk cache (LORE_CACHE_BYTES)")
+		s3Warm     = fs.Bool("s3-warm", true, "store s3: measure warm runs too (footers cached, disk cache filled), not only cold ones")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
 	fs.Var(loreSettings, "lore-setting", "a Lore setting key=value for every query (repeatable; default use_statistics=false result_cache=false)")
@@ -76,6 +84,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if (*format != "parquet" || *compareFmt) && *suite != "tpch" {
 		fmt.Fprintln(stderr, "bench: --format delta or iceberg and --compare-formats apply to --suite tpch only")
+		return 2
+	}
+	if *store != "local" && *store != "s3" {
+		fmt.Fprintf(stderr, "bench: unknown store %q (want local or s3)\n", *store)
+		return 2
+	}
+	if *store == "s3" && (*suite != "tpch" && *suite != "events" || *format != "parquet" || *compareFmt) {
+		fmt.Fprintln(stderr, "bench: --store s3 applies to --suite tpch or events, on Parquet, without --compare-formats")
 		return 2
 	}
 	lake := *format // the format --compare-formats sets against Parquet
@@ -151,6 +167,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == nil && cfg.CPUProfile != "" && len(suites) > 1 {
 			// One profile per suite.
 			cfg.CPUProfile = profileName(*cpuProfile, name)
+		}
+		if err == nil && *store == "s3" {
+			sc := StoreConfig{Latency: *s3Latency, Bandwidth: int64(*s3MiBps * (1 << 20)), Coalesce: *s3Coalesce, Part: *s3Part, Parallel: *s3Parallel,
+				CacheBytes: *s3Cache, Warm: *s3Warm}
+			var srep *StoreReport
+			if srep, err = CompareStore(ctx, cfg, s, sc, stdout); err == nil {
+				if *jsonOut != "" {
+					srep.Machine = rep.Machine
+					if err := writeStoreJSON(*jsonOut, srep); err != nil {
+						fmt.Fprintf(stderr, "bench: cannot write %s: %v\n", *jsonOut, err)
+						return 1
+					}
+				}
+				return 0
+			}
 		}
 		if err == nil && *compareFmt {
 			if _, _, err = CompareFormats(ctx, cfg, s, lake, stdout); err == nil {

@@ -35,10 +35,10 @@ func runGen(ctx context.Context, e *env, args []string) int {
 }
 
 func runGenEvents(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "gen events", "--rows N --files F --out DIR [--clustered-by ts] [--seed S] [--row-group-rows R] [--force]")
+	fs := newFlags(e, "gen events", "--rows N --files F --out DIR|s3://… [--clustered-by ts] [--seed S] [--row-group-rows R] [--force]")
 	rows := fs.Int64("rows", 1_000_000, "number of `rows`")
 	files := fs.Int("files", 1, "number of `files`")
-	out := fs.String("out", "", "output `directory` (required)")
+	out := fs.String("out", "", "output `directory` or s3://bucket/prefix (required)")
 	clustered := fs.String("clustered-by", "", "sort rows by this `column` within and across files (only ts)")
 	seed := fs.Int64("seed", 1, "random `seed`; the same seed gives the same files")
 	rgRows := fs.Int("row-group-rows", 0, "`rows` per row group (default 1048576)")
@@ -60,10 +60,12 @@ func runGenEvents(ctx context.Context, e *env, args []string) int {
 	case *rgRows < 0:
 		return usageError(e, fs, "--row-group-rows must be positive")
 	}
-	if err := checkOut(*out, *force); err != nil {
+	dst, err := openOut(ctx, *out, *force)
+	if err != nil {
 		return usageError(e, fs, "%v", err)
 	}
-	opts := gen.EventsOptions{Rows: *rows, Files: *files, Out: *out, ClusteredBy: *clustered,
+	defer dst.close()
+	opts := gen.EventsOptions{Rows: *rows, Files: *files, Out: dst.dir, ClusteredBy: *clustered,
 		Seed: *seed, RowGroupRows: *rgRows}
 	var bar *progressBar
 	if isTerminal(e.stderr) {
@@ -71,9 +73,12 @@ func runGenEvents(ctx context.Context, e *env, args []string) int {
 		opts.Progress = bar.update
 	}
 	start := time.Now()
-	err := gen.Events(ctx, opts)
+	err = gen.Events(ctx, opts)
 	if bar != nil {
 		bar.finish()
+	}
+	if err == nil {
+		err = dst.finish(ctx)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore gen events: %v\n", err)
@@ -84,9 +89,9 @@ func runGenEvents(ctx context.Context, e *env, args []string) int {
 }
 
 func runGenTPCH(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "gen tpch", "--sf N --out DIR [--files K] [--seed S] [--row-group-rows R] [--force]")
+	fs := newFlags(e, "gen tpch", "--sf N --out DIR|s3://… [--files K] [--seed S] [--row-group-rows R] [--force]")
 	sf := fs.Float64("sf", 1, "scale `factor` (1: about 6 million lineitem rows)")
-	out := fs.String("out", "", "output `directory` (required); one subdirectory per table")
+	out := fs.String("out", "", "output `directory` or s3://bucket/prefix (required); one subdirectory per table")
 	files := fs.Int("files", 1, "number of `files` orders and lineitem are each split into")
 	seed := fs.Int64("seed", 0, "random `seed`; the same seed and scale factor give the same rows")
 	rgRows := fs.Int("row-group-rows", 0, "`rows` per row group (default 1048576)")
@@ -106,19 +111,24 @@ func runGenTPCH(ctx context.Context, e *env, args []string) int {
 	case *rgRows < 0:
 		return usageError(e, fs, "--row-group-rows must be positive")
 	}
-	if err := checkOut(*out, *force); err != nil {
+	dst, err := openOut(ctx, *out, *force)
+	if err != nil {
 		return usageError(e, fs, "%v", err)
 	}
-	opts := gen.TPCHOptions{SF: *sf, Out: *out, Files: *files, Seed: *seed, RowGroupRows: *rgRows}
+	defer dst.close()
+	opts := gen.TPCHOptions{SF: *sf, Out: dst.dir, Files: *files, Seed: *seed, RowGroupRows: *rgRows}
 	var bar *progressBar
 	if isTerminal(e.stderr) {
 		bar = newProgressBar(e.stderr, "tpch")
 		opts.Progress = bar.update
 	}
 	start := time.Now()
-	err := gen.TPCH(ctx, opts)
+	err = gen.TPCH(ctx, opts)
 	if bar != nil {
 		bar.finish()
+	}
+	if err == nil {
+		err = dst.finish(ctx)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore gen tpch: %v\n", err)

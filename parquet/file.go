@@ -96,6 +96,8 @@ func Open(ctx context.Context, r storage.Reader, name string) (f *File, err erro
 	if err := f.load(rdr); err != nil {
 		return nil, corrupt("cannot read footer of %q: %v", name, err)
 	}
+	f.index.region = indexRegion(f.meta, f.size)
+	f.index.keepTail(tail.tail, tail.tailAt)
 	return f, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
 
@@ -48,10 +49,57 @@ func (f *File) PageIndex(rg, c int) ([]PageStats, bool) {
 	return pages, ok
 }
 
-// pageIndexes are the page indexes of a file read so far, by row group and column.
+// pageIndexes are the page indexes of a file read so far, by row group and column,
+// and where the file keeps them all.
 type pageIndexes struct {
 	mu sync.Mutex
 	m  map[[2]int]indexEntry
+	// region spans every column and offset index of the file (writers put them
+	// together, between the last row group and the footer); Len 0 when it has none.
+	// The first index read from an object store fetches it whole, in one request,
+	// rather than each index in one of its own.
+	region storage.Range
+	// kept holds the region when the footer's read already brought it (the last
+	// 64 KiB of the file): no read at all then. Never more than that tail.
+	kept   []byte
+	keptAt int64
+}
+
+// indexRegion finds the bytes spanned by every page index of the file.
+func indexRegion(md *metadata.FileMetaData, size int64) storage.Range {
+	lo, hi := int64(-1), int64(0)
+	for rg := range md.NumRowGroups() {
+		g := md.RowGroup(rg)
+		for c := range g.NumColumns() {
+			cc, err := g.ColumnChunk(c)
+			if err != nil {
+				continue
+			}
+			for _, loc := range []*metadata.IndexLocation{cc.GetColumnIndexLocation(), cc.GetOffsetIndexLocation()} {
+				if loc == nil || loc.Offset < 0 || loc.Length <= 0 || loc.Offset > size || int64(loc.Length) > size-loc.Offset {
+					continue
+				}
+				if lo < 0 || loc.Offset < lo {
+					lo = loc.Offset
+				}
+				hi = max(hi, loc.Offset+int64(loc.Length))
+			}
+		}
+	}
+	if lo < 0 {
+		return storage.Range{}
+	}
+	return storage.Range{Off: lo, Len: hi - lo}
+}
+
+// keepTail keeps the index region when the bytes read at tailAt hold it whole.
+func (x *pageIndexes) keepTail(tail []byte, tailAt int64) {
+	r := x.region
+	if r.Len == 0 || r.Off < tailAt || r.Off+r.Len > tailAt+int64(len(tail)) {
+		return
+	}
+	x.kept = append([]byte(nil), tail[r.Off-tailAt:r.Off-tailAt+r.Len]...)
+	x.keptAt = r.Off
 }
 
 type indexEntry struct {
@@ -138,12 +186,27 @@ func (f *File) readIndex(loc *metadata.IndexLocation) ([]byte, error) {
 		return nil, fmt.Errorf("page index at %d of %d bytes lies outside the file", loc.Offset, loc.Length)
 	}
 	b := make([]byte, loc.Length)
+	x := f.index
+	if k := loc.Offset - x.keptAt; x.kept != nil && k >= 0 && k+int64(loc.Length) <= int64(len(x.kept)) {
+		copy(b, x.kept[k:])
+		return b, checkThrift(b)
+	}
+	if r := x.region; r.Len > 0 && r.Len <= maxIndexPrefetch && loc.Offset >= r.Off && loc.Offset+int64(loc.Length) <= r.Off+r.Len {
+		// A no-op on local disk, and on a reader that fetched the region already.
+		if err := storage.Prefetch(f.src, []storage.Range{r}); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := f.src.ReadAt(b, loc.Offset); err != nil {
 		return nil, err
 	}
 	// The library allocates the index's lists as long as they say.
 	return b, checkThrift(b)
 }
+
+// maxIndexPrefetch bounds the index region fetched at once: a file whose indexes
+// span more (thousands of row groups) reads each index alone.
+const maxIndexPrefetch = 16 << 20
 
 // pageBounds hands a page's encoded bounds to the library's statistics decoder.
 type pageBounds struct{ min, max []byte }

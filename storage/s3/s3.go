@@ -75,6 +75,12 @@ func (r Requests) Sub(o Requests) Requests {
 		Bytes: r.Bytes - o.Bytes, Retries: r.Retries - o.Retries}
 }
 
+// Add is r and o together.
+func (r Requests) Add(o Requests) Requests {
+	return Requests{List: r.List + o.List, Head: r.Head + o.Head, Get: r.Get + o.Get, Put: r.Put + o.Put,
+		Bytes: r.Bytes + o.Bytes, Retries: r.Retries + o.Retries}
+}
+
 type counters struct{ list, head, get, put, bytes, retries atomic.Int64 }
 
 // Requests is what the store has asked of the server so far.
@@ -106,9 +112,6 @@ func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
 	if s.cfg.Credentials != nil {
 		opts = append(opts, config.WithCredentialsProvider(s.cfg.Credentials))
 	}
-	if s.cfg.Transport != nil {
-		opts = append(opts, config.WithHTTPClient(&http.Client{Transport: s.cfg.Transport}))
-	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, errs.New(errs.SourceUnavailable, "cannot configure %s: %v", s.cfg, err)
@@ -129,6 +132,11 @@ func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
 			o.BaseEndpoint = aws.String(ep)
 		}
 		o.UsePathStyle = pathStyle
+		if s.cfg.Transport != nil {
+			// Set here rather than in the loaded configuration, which refuses a plain
+			// http.Client when AWS_CA_BUNDLE is set: the transport decides TLS itself.
+			o.HTTPClient = &http.Client{Transport: s.cfg.Transport}
+		}
 		// Lore only reads; checksums on requests are what S3-compatible stores
 		// differ most on.
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/storage"
@@ -288,5 +291,109 @@ func TestCheckSizeOfAClaimedSize(t *testing.T) {
 	}
 	if err := storage.CheckSize(r); err == nil || !errors.Is(err, fs.ErrNotExist) && errs.CodeOf(err) != errs.SourceChanged {
 		t.Errorf("check of a missing object: %v", err)
+	}
+}
+
+func TestPutDir(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	st := newStore(t, srv)
+	dir := t.TempDir()
+	files := map[string]string{"a.parquet": "one", "b/c.parquet": "two", "b/d/e.json": "three"}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := st.PutDir(ctx, dir, "s3://lake/t/")
+	if err != nil || n != len(files) {
+		t.Fatalf("PutDir = %d, %v; want %d files", n, err, len(files))
+	}
+	for name, body := range files {
+		if got := readAll(t, st, "s3://lake/t/"+name); string(got) != body {
+			t.Errorf("%s = %q, want %q", name, got, body)
+		}
+	}
+	if n, err := st.PutDir(ctx, filepath.Join(dir, "a.parquet"), "s3://lake/one"); err != nil || n != 1 {
+		t.Fatalf("PutDir of one file = %d, %v", n, err)
+	}
+	if got := readAll(t, st, "s3://lake/one"); string(got) != "one" {
+		t.Errorf("one file uploaded as %q", got)
+	}
+	if _, err := st.PutDir(ctx, filepath.Join(dir, "missing"), "s3://lake/x"); errs.CodeOf(err) != errs.SourceUnavailable {
+		t.Errorf("PutDir of a missing directory: %v, want %s", err, errs.SourceUnavailable)
+	}
+	if _, err := st.PutDir(ctx, dir, "/local/path"); errs.CodeOf(err) != errs.SourceUnavailable {
+		t.Errorf("PutDir to a local path: %v, want %s", err, errs.SourceUnavailable)
+	}
+}
+
+func readAll(t *testing.T, st *s3.Store, p string) []byte {
+	t.Helper()
+	r, err := st.Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b := make([]byte, r.Size())
+	if _, err := r.ReadAt(b, 0); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A delayed or throttled transport still carries requests whole, and one canceled
+// while it waits fails rather than going on.
+func TestDelay(t *testing.T) {
+	s, err := s3test.Serve("lake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Put(t, "s3://lake/k", []byte("value"))
+	cfg := s.Config()
+	cfg.Transport = s3test.Delay(nil, time.Millisecond)
+	st, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, st, "s3://lake/k"); string(got) != "value" {
+		t.Fatalf("read through the delay = %q", got)
+	}
+	big := payload(300_000)
+	s.Put(t, "s3://lake/big", big)
+	cfg.Transport = s3test.Throttle(s3test.Delay(nil, time.Millisecond), 64<<20)
+	thr, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, thr, "s3://lake/big"); !bytes.Equal(got, big) {
+		t.Fatalf("read through the throttle: %d bytes, not the %d written", len(got), len(big))
+	}
+	cfg.Transport = s3test.Throttle(nil, 1024)
+	cfg.Attempts = 1
+	crawl, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tctx, tcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer tcancel()
+	if _, err := crawl.Open(tctx, "s3://lake/big"); err == nil {
+		t.Fatal("a read of 1 MiB at 1 KiB/s canceled after 50 ms succeeded")
+	}
+	cfg.Transport = s3test.Delay(nil, time.Hour)
+	cfg.Attempts = 1
+	slow, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := slow.Open(ctx, "s3://lake/k"); err == nil {
+		t.Fatal("a canceled read through an hour's delay succeeded")
 	}
 }

@@ -1,4 +1,4 @@
-// Package s3test runs an S3 server on loopback for tests: the real HTTP protocol,
+// Package s3test runs an S3 server on loopback for tests and benchmarks: the real HTTP protocol,
 // answered by an in-memory gofakes3 with what it leaves out of S3 put in front of it
 // (If-Match on reads), counting the requests it serves by kind. Tests reach it through
 // Lore's own S3 store. Faults (Inject) are made by the server on the wire — throttling,
@@ -9,15 +9,14 @@ package s3test
 import (
 	"context"
 	"fmt"
-	"io/fs"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -50,6 +49,17 @@ func (c Counts) Total() int { return c.List + c.Get + c.Head + c.Put + c.Other }
 // Start runs a server until the test ends, with the buckets made.
 func Start(t testing.TB, buckets ...string) *Server {
 	t.Helper()
+	s, err := Serve(buckets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Serve runs a server on loopback, with the buckets made, until Close: the
+// benchmark harness reads through it outside any test.
+func Serve(buckets ...string) (*Server, error) {
 	fake := gofakes3.New(s3mem.New(), gofakes3.WithTimeSkewLimit(0))
 	s := &Server{}
 	h := fake.Server()
@@ -68,20 +78,25 @@ func Start(t testing.TB, buckets ...string) *Server {
 		}
 		h.ServeHTTP(w, r)
 	}))
-	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
 	st, err := s3.New(s.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.store = st
-	for _, b := range buckets {
-		if err := st.CreateBucket(context.Background(), b); err != nil {
-			t.Fatal(err)
+	if err == nil {
+		s.store = st
+		for _, b := range buckets {
+			if err = st.CreateBucket(context.Background(), b); err != nil {
+				break
+			}
 		}
 	}
-	return s
+	if err != nil {
+		s.srv.Close()
+		return nil, err
+	}
+	return s, nil
 }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
 
 // Config reaches the server: its endpoint over plain HTTP, path style, a fixed key.
 func (s *Server) Config() s3.Config {
@@ -201,26 +216,7 @@ func (s *Server) Delete(t testing.TB, url string) {
 // same relative paths, and returns how many it wrote.
 func (s *Server) Upload(t testing.TB, dir, url string) int {
 	t.Helper()
-	n := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := strings.TrimSuffix(url, "/") + "/" + filepath.ToSlash(rel)
-		if rel == "." {
-			dst = url
-		}
-		n++
-		return s.store.Put(context.Background(), dst, b)
-	})
+	n, err := s.store.PutDir(context.Background(), dir, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,4 +260,82 @@ func (m *ifMatch) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return m.ResponseWriter.Write(b)
+}
+
+// Delay is a transport that waits d before each request it passes on to next
+// (http.DefaultTransport when nil), as a store far away answers late: the loopback
+// server answers at once, which hides what a round trip costs. A request canceled
+// while it waits fails with its context's error.
+func Delay(next http.RoundTripper, d time.Duration) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return delay{next: next, d: d}
+}
+
+type delay struct {
+	next http.RoundTripper
+	d    time.Duration
+}
+
+func (l delay) RoundTrip(r *http.Request) (*http.Response, error) {
+	t := time.NewTimer(l.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+	return l.next.RoundTrip(r)
+}
+
+// Throttle is a transport that delivers each response body at no more than
+// bytesPerSec (next is http.DefaultTransport when nil), as one connection to a
+// store far away does: the loopback server sends as fast as memory copies, which
+// hides what reading a gap between two ranges costs. Each request has its own
+// rate, as each connection to a store has.
+func Throttle(next http.RoundTripper, bytesPerSec int64) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return throttle{next: next, rate: bytesPerSec}
+}
+
+type throttle struct {
+	next http.RoundTripper
+	rate int64
+}
+
+func (t throttle) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || t.rate <= 0 {
+		return resp, err
+	}
+	resp.Body = &slowBody{ReadCloser: resp.Body, rate: t.rate, start: time.Now(), ctx: r.Context()}
+	return resp, nil
+}
+
+// slowBody holds each read back until the bytes read so far are due at the rate.
+type slowBody struct {
+	io.ReadCloser
+	rate  int64
+	start time.Time
+	read  int64
+	ctx   context.Context
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.read += int64(n)
+	due := b.start.Add(time.Duration(float64(b.read) / float64(b.rate) * float64(time.Second)))
+	if wait := time.Until(due); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-b.ctx.Done():
+			return n, b.ctx.Err()
+		}
+	}
+	return n, err
 }
