@@ -59,25 +59,42 @@ func (c *DiskCache) file(path, etag string, g storage.Range) string {
 	return filepath.Join(c.dir, name[:2], name)
 }
 
-// Get returns the cached bytes of the range, when they are cached and whole.
-func (c *DiskCache) Get(path, etag string, g storage.Range) ([]byte, bool) {
+// Get returns the cached bytes of the range, when they are cached and whole, and the
+// function that releases them (they are mapped from the cache file, not copied).
+func (c *DiskCache) Get(path, etag string, g storage.Range) ([]byte, func(), bool) {
 	if c == nil {
-		return nil, false
+		return nil, nil, false
 	}
-	f := c.file(path, etag, g)
-	b, err := os.ReadFile(f)
+	name := c.file(path, etag, g)
+	f, err := os.Open(name)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
-	if len(b) < 12 || string(b[:4]) != cacheMagic || int64(binary.BigEndian.Uint32(b[4:8])) != g.Len ||
-		int64(len(b)-12) != g.Len || crc32.Checksum(b[12:], castagnoli) != binary.BigEndian.Uint32(b[8:12]) {
-		os.Remove(f)
-		return nil, false
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != g.Len+12 {
+		os.Remove(name)
+		return nil, nil, false
 	}
-	now := time.Now()
-	os.Chtimes(f, now, now) // recently used
-	return b[12:], true
+	b, release, err := mapped(f, int(fi.Size()))
+	if err != nil {
+		return nil, nil, false
+	}
+	if string(b[:4]) != cacheMagic || int64(binary.BigEndian.Uint32(b[4:8])) != g.Len ||
+		crc32.Checksum(b[12:], castagnoli) != binary.BigEndian.Uint32(b[8:12]) {
+		release()
+		os.Remove(name)
+		return nil, nil, false
+	}
+	if now := time.Now(); now.Sub(fi.ModTime()) > touchAfter {
+		os.Chtimes(name, now, now) // recently used
+	}
+	return b[12:], release, true
 }
+
+// touchAfter is how old a cache file's time may be before a hit sets it anew: the
+// order of eviction needs no finer time than that, and a hit then costs no write.
+const touchAfter = time.Minute
 
 // Put caches the bytes of a range. A failure to write is no error: the cache is an
 // optimisation, and the next read goes to the store.

@@ -54,17 +54,24 @@ type reader struct {
 }
 
 type span struct {
-	off    int64
-	b      []byte
-	demand bool // fetched by a read that missed, not by Prefetch
+	off     int64
+	b       []byte
+	demand  bool   // fetched by a read that missed, not by Prefetch
+	release func() // frees b, when it is mapped from the disk cache; else nil
 }
 
 func (r *reader) Size() int64 { return r.size }
 
 func (r *reader) Close() error {
 	r.mu.Lock()
+	spans := r.spans
 	r.spans = nil
 	r.mu.Unlock()
+	for _, s := range spans {
+		if s.release != nil {
+			s.release()
+		}
+	}
 	return nil
 }
 
@@ -310,8 +317,8 @@ func (r *reader) Prefetch(ranges []storage.Range) error {
 	if cache := r.s.cfg.Cache; cache != nil {
 		missed := want[:0]
 		for _, g := range want {
-			if b, ok := cache.Get(r.loc.String(), r.etag, g); ok {
-				r.add(span{off: g.Off, b: b})
+			if b, release, ok := cache.Get(r.loc.String(), r.etag, g); ok {
+				r.add(span{off: g.Off, b: b, release: release})
 			} else {
 				missed = append(missed, g)
 			}
