@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loredb/lore/storage"
@@ -28,7 +29,16 @@ type DiskCache struct {
 	mu      sync.Mutex
 	used    int64 // bytes, as last counted plus what was put since
 	counted bool
+
+	// verified are the cache files whose checksum this process has checked, by name:
+	// Lore never writes a cache file in place (a new one is renamed over it), so the
+	// same file (os.SameFile) with the same size and time needs no second check.
+	verified  sync.Map // string → os.FileInfo
+	nverified atomic.Int64
 }
+
+// maxVerified bounds the files remembered as verified; past it, all are forgotten.
+const maxVerified = 1 << 16
 
 // cacheMagic starts every cached file; then the length and the CRC-32C of the bytes.
 const cacheMagic = "LORC"
@@ -80,16 +90,37 @@ func (c *DiskCache) Get(path, etag string, g storage.Range) ([]byte, func(), boo
 	if err != nil {
 		return nil, nil, false
 	}
-	if string(b[:4]) != cacheMagic || int64(binary.BigEndian.Uint32(b[4:8])) != g.Len ||
-		crc32.Checksum(b[12:], castagnoli) != binary.BigEndian.Uint32(b[8:12]) {
-		release()
-		os.Remove(name)
-		return nil, nil, false
+	if !c.checked(name, fi) {
+		if string(b[:4]) != cacheMagic || int64(binary.BigEndian.Uint32(b[4:8])) != g.Len ||
+			crc32.Checksum(b[12:], castagnoli) != binary.BigEndian.Uint32(b[8:12]) {
+			release()
+			os.Remove(name)
+			return nil, nil, false
+		}
+		c.remember(name, fi)
 	}
 	if now := time.Now(); now.Sub(fi.ModTime()) > touchAfter {
 		os.Chtimes(name, now, now) // recently used
 	}
 	return b[12:], release, true
+}
+
+// checked reports whether the file fi describes was verified before.
+func (c *DiskCache) checked(name string, fi os.FileInfo) bool {
+	v, ok := c.verified.Load(name)
+	if !ok {
+		return false
+	}
+	was := v.(os.FileInfo)
+	return os.SameFile(was, fi) && was.Size() == fi.Size() && was.ModTime().Equal(fi.ModTime())
+}
+
+func (c *DiskCache) remember(name string, fi os.FileInfo) {
+	if c.nverified.Add(1) > maxVerified {
+		c.verified.Clear()
+		c.nverified.Store(0)
+	}
+	c.verified.Store(name, fi)
 }
 
 // touchAfter is how old a cache file's time may be before a hit sets it anew: the

@@ -397,3 +397,61 @@ func TestDelay(t *testing.T) {
 		t.Fatal("a canceled read through an hour's delay succeeded")
 	}
 }
+
+// TestDiskCacheRefusesCorruptFiles: a cache file whose bytes no longer match their
+// checksum is dropped and the range read from the store again, whether it was
+// damaged before this process looked at it or after it had been read once.
+func TestDiskCacheRefusesCorruptFiles(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t, "lake")
+	data := payload(1 << 20)
+	srv.Put(t, "s3://lake/f", data)
+	dir := t.TempDir()
+	cfg := srv.Config()
+	cfg.Cache = s3.NewDiskCache(dir, 64<<20)
+	st, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := st.List(ctx, "s3://lake/f")
+	g := storage.Range{Off: 100, Len: 200 << 10}
+	read := func() []byte {
+		r, err := st.OpenInfo(ctx, list[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := storage.Prefetch(r, []storage.Range{g}); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, g.Len)
+		if _, err := r.ReadAt(b, g.Off); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	read() // fills the cache
+	read() // a verified hit
+	var files []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 1 {
+		t.Fatalf("%d cache files", len(files))
+	}
+	b, _ := os.ReadFile(files[0])
+	b[len(b)-1] ^= 0xff
+	if err := os.WriteFile(files[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	if got := read(); !bytes.Equal(got, data[g.Off:g.Off+g.Len]) {
+		t.Fatal("a damaged cache file was read")
+	}
+	if srv.Counts().Get == 0 {
+		t.Fatal("the range was not read from the store again")
+	}
+}
