@@ -245,7 +245,14 @@ func RunSuite(ctx context.Context, cfg Config, s *Suite) (*SuiteResult, error) {
 	}
 	res.summarise()
 	if cfg.CPUProfile != "" {
-		if err := profileLore(ctx, cfg, loreEng, s.Queries, res.Queries); err != nil {
+		// Lore alone: each query that succeeded, as many times as there are rounds.
+		err := profileRuns(cfg.CPUProfile, cfg.Rounds, s.Queries, func(i int) bool { return res.Queries[i].Lore.OK() }, func(q Query) error {
+			rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			defer cancel()
+			_, _, err := loreEng.run(rctx, q.SQL, false)
+			return err
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -411,10 +418,10 @@ func (s *SuiteResult) summarise() {
 	}
 }
 
-// profileLore runs Lore alone under the CPU profiler: each query that succeeded,
-// as many times as there are rounds.
-func profileLore(ctx context.Context, cfg Config, loreEng engine, qs []Query, results []QueryResult) error {
-	f, err := os.Create(cfg.CPUProfile)
+// profileRuns runs each of the queries ok admits rounds times (at least once) under the
+// CPU profiler, writing the profile to path; a query's runs stop at its first error.
+func profileRuns(path string, rounds int, qs []Query, ok func(i int) bool, run func(Query) error) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("cannot create the CPU profile: %w", err)
 	}
@@ -424,14 +431,11 @@ func profileLore(ctx context.Context, cfg Config, loreEng engine, qs []Query, re
 	}
 	defer pprof.StopCPUProfile()
 	for i, q := range qs {
-		if !results[i].Lore.OK() {
+		if !ok(i) {
 			continue
 		}
-		for range max(cfg.Rounds, 1) {
-			rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-			_, _, err := loreEng.run(rctx, q.SQL, false)
-			cancel()
-			if err != nil {
+		for range max(rounds, 1) {
+			if err := run(q); err != nil {
 				break
 			}
 		}

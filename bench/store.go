@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"time"
 
 	"github.com/loredb/lore"
@@ -198,7 +197,9 @@ func CompareStore(ctx context.Context, cfg Config, s *Suite, sc StoreConfig, w i
 		rep.Queries = append(rep.Queries, r)
 	}
 	if cfg.CPUProfile != "" {
-		if err := profileStore(cfg, rep.Queries, s.Queries, func(q Query) error {
+		// Cold runs from S3, for each query whose cold runs succeeded: what reading
+		// from a store adds shows beside the decoding every read does.
+		if err := profileRuns(cfg.CPUProfile, cfg.Rounds, s.Queries, func(i int) bool { return rep.Queries[i].S3Cold.OK() }, func(q Query) error {
 			var r Run
 			var reqs s3.Requests
 			_, err := cold(remote, q, false, &r, &reqs)
@@ -213,32 +214,6 @@ func CompareStore(ctx context.Context, cfg Config, s *Suite, sc StoreConfig, w i
 	}
 	writeStoreTable(w, s, sc, rep)
 	return rep, nil
-}
-
-// profileStore runs each query whose cold S3 runs succeeded cfg.Rounds more times,
-// cold from S3, under the CPU profiler: what reading from a store adds shows
-// beside the decoding every read does.
-func profileStore(cfg Config, results []StoreResult, qs []Query, run func(Query) error) error {
-	f, err := os.Create(cfg.CPUProfile)
-	if err != nil {
-		return fmt.Errorf("cannot create the CPU profile: %w", err)
-	}
-	defer f.Close()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return fmt.Errorf("cannot start the CPU profile: %w", err)
-	}
-	defer pprof.StopCPUProfile()
-	for i, q := range qs {
-		if !results[i].S3Cold.OK() {
-			continue
-		}
-		for range max(cfg.Rounds, 1) {
-			if err := run(q); err != nil {
-				break
-			}
-		}
-	}
-	return nil
 }
 
 // ratioOf is a's median over b's, or 0 when either failed or was not run.
