@@ -194,3 +194,43 @@ func TestS3PageIndexFromFooterRead(t *testing.T) {
 		}
 	}
 }
+
+// TestS3PrefetchWithinTheMemoryBudget: what a scan fetches ahead from a store is
+// held from the statement's memory budget. With room for it, a row group's chunks
+// come in a few coalesced requests; with none, the same scan reads them piece by
+// piece, in more requests, and still gives the same answer.
+func TestS3PrefetchWithinTheMemoryBudget(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := gen.Events(ctx, gen.EventsOptions{Rows: 400_000, Files: 2, Out: dir, Seed: 5, RowGroupRows: 200_000}); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t, "lake")
+	srv.Upload(t, dir, "s3://lake/events")
+	cfg := srv.Config()
+	e := open(t, lore.Options{S3: &cfg, NoAutoRefresh: true})
+	query(t, e, "CREATE TABLE ev WITH (location = 's3://lake/events', format = 'parquet')")
+	q := "SELECT sum(user_id), count(DISTINCT status), max(ts) FROM ev"
+	settings := func(limit string) map[string]string {
+		return map[string]string{"use_statistics": "false", "result_cache": "false", "memory_limit": limit}
+	}
+	runWith := func(limit string) (string, int) {
+		t.Helper()
+		query(t, e, "SELECT count(*) FROM ev") // footers in memory
+		srv.Reset()
+		res, err := e.Query(ctx, q, settings(limit))
+		if err != nil {
+			t.Fatalf("memory_limit %s: %v", limit, err)
+		}
+		return fmt.Sprint(cell(res, 0, 0), cell(res, 0, 1), cell(res, 0, 2)), srv.Counts().Get
+	}
+	wide, wideGets := runWith("1GiB")
+	narrow, narrowGets := runWith("1MiB")
+	if wide != narrow {
+		t.Fatalf("answers differ: %s with room, %s without", wide, narrow)
+	}
+	if narrowGets <= wideGets {
+		t.Fatalf("without room to prefetch the scan made %d reads, with room %d: the budget was not consulted", narrowGets, wideGets)
+	}
+	t.Logf("reads: %d with room to prefetch, %d without", wideGets, narrowGets)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
@@ -205,7 +206,13 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					p.stats.Counters.RowGroupsPruned.Add(1)
 					continue
 				}
-				err := sp.ReadLate(ctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
+				// What an object store's read fetches ahead is held from the budget;
+				// when the budget cannot hold it, the morsel is read piece by piece.
+				mctx, held := ctx, sp.FetchBytes(sp.Morsels[i])
+				if err := p.bd.env.Budget.Reserve(held); err != nil {
+					mctx, held = storage.NoPrefetch(ctx), 0
+				}
+				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
 					// A row group is many batches: a canceled statement stops between them.
 					if err := ctx.Err(); err != nil {
 						return err
@@ -220,6 +227,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					failPoint(PointScanWorker)
 					return sink(w, b)
 				})
+				p.bd.env.Budget.Release(held)
 				if err != nil {
 					return err
 				}

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -193,7 +194,7 @@ func (f *File) readIndex(loc *metadata.IndexLocation) ([]byte, error) {
 	}
 	if r := x.region; r.Len > 0 && r.Len <= maxIndexPrefetch && loc.Offset >= r.Off && loc.Offset+int64(loc.Length) <= r.Off+r.Len {
 		// A no-op on local disk, and on a reader that fetched the region already.
-		if err := storage.Prefetch(f.src, []storage.Range{r}); err != nil {
+		if err := storage.Prefetch(context.Background(), f.src, []storage.Range{r}); err != nil {
 			return nil, err
 		}
 	}

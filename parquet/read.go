@@ -151,7 +151,7 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 	}()
 	// An object store fetches the chunks to be read in few requests, before the
 	// readers below ask for them piece by piece.
-	if err := storage.Prefetch(f.src, f.chunkRanges(rg, cols)); err != nil {
+	if err := storage.Prefetch(ctx, f.src, f.chunkRanges(rg, cols)); err != nil {
 		return nil, err
 	}
 	rdr, err := file.NewParquetReader(io.NewSectionReader(f.src, 0, f.size),

@@ -665,6 +665,27 @@ func (p *ScanPlan) Read(ctx context.Context, m Morsel, fn func(*vector.Batch) er
 // the rows sel alone, in order (parquet.Late). A partition column is never late.
 type Late func(which []int, sel []int32, dense bool) error
 
+// chunkBytes is the compressed size of the chunks of row group rg the scan reads.
+func (fs *fileScan) chunkBytes(rg int) int64 {
+	info := fs.footer.RowGroup(rg)
+	var n int64
+	for _, j := range fs.cols {
+		n += info.Columns[j].CompressedBytes
+	}
+	return n
+}
+
+// FetchBytes is what reading m holds in memory ahead of decoding it: from an object
+// store, the chunks of its row group the scan reads, fetched at once (the parquet
+// reader's prefetch); from local disk nothing. A caller that cannot hold that much
+// reads m under storage.NoPrefetch, piece by piece.
+func (p *ScanPlan) FetchBytes(m Morsel) int64 {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil || storage.Scheme(p.listing.Files[m.File].Info.Path) == "" {
+		return 0
+	}
+	return p.files[m.File].chunkBytes(m.RowGroup)
+}
+
 // ReadLate is Read with late materialisation: only the spec's columns with early[i]
 // set (every one when early is nil) are in the batch fn gets, and partition columns;
 // the others are nil until fn calls late, which fills them for the same rows. Rows
@@ -686,15 +707,10 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 			return err
 		}
 	}
-	info := f.RowGroup(m.RowGroup)
 	if m.Whole() {
 		// A row group read in parts counts once, with its first part.
 		p.c.RowGroupsRead.Add(1)
-		var bytes int64
-		for _, j := range fs.cols {
-			bytes += info.Columns[j].CompressedBytes
-		}
-		p.c.CompressedBytesRead.Add(bytes)
+		p.c.CompressedBytesRead.Add(fs.chunkBytes(m.RowGroup))
 	}
 	// A file column is early when any output it feeds is.
 	// The key columns of equality deletes are early: the selection needs them.

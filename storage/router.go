@@ -51,12 +51,22 @@ type Prefetcher interface {
 }
 
 // Prefetch tells r the ranges it is about to be asked for, when it can use them; a
-// reader of local disk has nothing to do.
-func Prefetch(r Reader, ranges []Range) error {
-	if p, ok := r.(Prefetcher); ok && len(ranges) > 0 {
+// reader of local disk has nothing to do, and neither has one read under a context
+// of NoPrefetch.
+func Prefetch(ctx context.Context, r Reader, ranges []Range) error {
+	if p, ok := r.(Prefetcher); ok && len(ranges) > 0 && ctx.Value(noPrefetch{}) == nil {
 		return p.Prefetch(ranges)
 	}
 	return nil
+}
+
+type noPrefetch struct{}
+
+// NoPrefetch is ctx for reads that must not fetch ahead what they are about to read
+// (the statement's memory budget cannot hold it): they fetch piece by piece instead,
+// in more requests and bounded memory.
+func NoPrefetch(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noPrefetch{}, true)
 }
 
 // Router is the store every location goes through: a URL's scheme picks the store

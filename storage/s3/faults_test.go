@@ -78,7 +78,7 @@ var ops = []struct {
 		}
 		defer r.Close()
 		g := storage.Range{Off: 3 << 20, Len: 600 << 10}
-		if err := storage.Prefetch(r, []storage.Range{g}); err != nil {
+		if err := storage.Prefetch(ctx, r, []storage.Range{g}); err != nil {
 			return err
 		}
 		return readsAs(r, data, g)
@@ -246,7 +246,7 @@ func TestCancelStopsRequests(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			done <- storage.Prefetch(r, []storage.Range{{Off: 0, Len: 1 << 20}, {Off: 3 << 20, Len: 1 << 20}})
+			done <- storage.Prefetch(ctx, r, []storage.Range{{Off: 0, Len: 1 << 20}, {Off: 3 << 20, Len: 1 << 20}})
 		}()
 		waitFor(t, func() bool { _, n := srv.Faults(); return n >= 2 })
 		start := time.Now()

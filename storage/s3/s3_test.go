@@ -109,7 +109,7 @@ func TestReadsAreRangedAndPinned(t *testing.T) {
 	}
 	// Three ranges, two of them close enough to be read in one request.
 	ranges := []storage.Range{{Off: 100, Len: 1000}, {Off: 2000, Len: 500}, {Off: 4 << 20, Len: 1 << 20}}
-	if err := storage.Prefetch(r, ranges); err != nil {
+	if err := storage.Prefetch(ctx, r, ranges); err != nil {
 		t.Fatal(err)
 	}
 	if c := srv.Counts(); c.Get != 2 {
@@ -188,7 +188,7 @@ func TestDiskCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if err := storage.Prefetch(r, ranges); err != nil {
+		if err := storage.Prefetch(ctx, r, ranges); err != nil {
 			t.Fatal(err)
 		}
 		for _, g := range ranges {
@@ -421,7 +421,7 @@ func TestDiskCacheRefusesCorruptFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if err := storage.Prefetch(r, []storage.Range{g}); err != nil {
+		if err := storage.Prefetch(ctx, r, []storage.Range{g}); err != nil {
 			t.Fatal(err)
 		}
 		b := make([]byte, g.Len)
