@@ -9,6 +9,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/internal/shareddata"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage/s3/s3test"
 )
@@ -233,4 +234,43 @@ func TestS3PrefetchWithinTheMemoryBudget(t *testing.T) {
 		t.Fatalf("without room to prefetch the scan made %d reads, with room %d: the budget was not consulted", narrowGets, wideGets)
 	}
 	t.Logf("reads: %d with room to prefetch, %d without", wideGets, narrowGets)
+}
+
+// TestS3LakeContextRequests: an answer from statistics over a Delta or an Iceberg
+// table in S3 makes only the requests that establish the table's version, every
+// time: for Delta the _last_checkpoint hint and one listing of the log from that
+// checkpoint; for Iceberg one listing of the metadata folder and its version hint.
+// No data file, checkpoint, manifest or metadata file is read again.
+func TestS3LakeContextRequests(t *testing.T) {
+	root := shareddata.Dir(t)
+	srv := s3test.Start(t, "lake")
+	srv.Upload(t, filepath.Join(root, "delta", "golden", "basic-with-inserts-deletes-checkpoint"), "s3://lake/d")
+	srv.Upload(t, filepath.Join(root, "iceberg", "duckdb-iceberg", "data", "persistent", "partition_bigint"), "s3://lake/i")
+	cfg := srv.Config()
+	e := open(t, lore.Options{S3: &cfg, NoAutoRefresh: true})
+	query(t, e, "CREATE TABLE d WITH (location = 's3://lake/d', format = 'delta')")
+	query(t, e, "CREATE TABLE i WITH (location = 's3://lake/i', format = 'iceberg')")
+	query(t, e, "ANALYZE d")
+	query(t, e, "ANALYZE i")
+	want := map[string][]string{
+		"d": {"GET /lake/d/_delta_log/_last_checkpoint", "GET /lake?list-type=2&prefix=d%2F_delta_log%2F&start-after="},
+		"i": {"GET /lake?list-type=2&prefix=i%2Fmetadata", "GET /lake/i/metadata/version-hint.text"},
+	}
+	for _, tb := range []string{"d", "i"} {
+		for range 2 {
+			srv.Reset()
+			res := query(t, e, "SELECT count(*) FROM "+tb)
+			if m := res.Record.Execution.Mode; m != "context" {
+				t.Fatalf("%s: mode %q, want context", tb, m)
+			}
+			log := srv.Log()
+			ok := len(log) == len(want[tb])
+			for i := 0; ok && i < len(log); i++ {
+				ok = strings.HasPrefix(log[i], want[tb][i])
+			}
+			if !ok {
+				t.Errorf("%s: the answer from statistics made\n%s\nwant requests starting\n%s", tb, strings.Join(log, "\n"), strings.Join(want[tb], "\n"))
+			}
+		}
+	}
 }
