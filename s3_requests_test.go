@@ -274,3 +274,35 @@ func TestS3LakeContextRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestS3PathsKnowTheirFormatInOneRequest: a location named by path in a statement is
+// read as the table it holds — Delta, Iceberg or Parquet — and on S3 telling which
+// costs one listing of its top level, not a probe for each format.
+func TestS3PathsKnowTheirFormatInOneRequest(t *testing.T) {
+	root := shareddata.Dir(t)
+	srv := s3test.Start(t, "lake")
+	delta := filepath.Join(root, "delta", "golden", "basic-with-inserts-deletes-checkpoint")
+	ice := filepath.Join(root, "iceberg", "duckdb-iceberg", "data", "persistent", "partition_bigint")
+	srv.Upload(t, delta, "s3://lake/d")
+	srv.Upload(t, ice, "s3://lake/i")
+	events := s3Events(t, srv, 3000, 3, 500)
+	cfg := srv.Config()
+	e := open(t, lore.Options{S3: &cfg, NoAutoRefresh: true})
+	for local, remote := range map[string]string{delta: "s3://lake/d", ice: "s3://lake/i", events: "s3://lake/events"} {
+		want := cell(query(t, e, fmt.Sprintf("SELECT count(*) FROM '%s'", local)), 0, 0)
+		srv.Reset()
+		got := cell(query(t, e, fmt.Sprintf("SELECT count(*) FROM '%s'", remote)), 0, 0)
+		if got != want {
+			t.Errorf("%s: %s rows, on disk %s", remote, got, want)
+		}
+		delimited := 0
+		for _, l := range srv.Log() {
+			if strings.Contains(l, "delimiter=%2F") {
+				delimited++
+			}
+		}
+		if c := srv.Counts(); delimited != 1 || c.Head != 0 {
+			t.Errorf("%s: %d listings of its top level and %d HEADs, want one and none:\n%s", remote, delimited, c.Head, strings.Join(srv.Log(), "\n"))
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -80,13 +81,11 @@ func (c *catalogView) Path(ctx context.Context, location, format string, at sour
 		case inCatalog:
 			// A table in an Iceberg catalog.
 			format = "iceberg"
-		case c.e.isDelta(ctx, location):
-			// A Delta table's directory holds files its log removed: read it by its log.
-			format = "delta"
-		case iceberg.IsTable(ctx, c.e.store, location):
-			// Likewise an Iceberg table's, read by its metadata; and a metadata
+		default:
+			// A Delta table's directory holds files its log removed: read it by its
+			// log; likewise an Iceberg table's, read by its metadata; and a metadata
 			// file is no Parquet file.
-			format = "iceberg"
+			format = c.e.sniff(ctx, location)
 		}
 	}
 	l, err := c.e.resolve(ctx, format, location, at)
@@ -154,11 +153,44 @@ func (e *Engine) openIcebergCatalog(ctx context.Context, store storage.Store, lo
 	return iceberg.OpenPointer(ctx, store, location, base, pointer, at)
 }
 
+// sniff is the format of a location named by path: "delta" for a directory with a
+// Delta log, "iceberg" for an Iceberg table's directory or metadata file, else
+// "parquet". A store that names a directory's subdirectories in one request
+// (storage.SubdirLister) is asked that once; another is asked for the log and the
+// metadata folder.
+func (e *Engine) sniff(ctx context.Context, location string) string {
+	if strings.ContainsAny(location, "*?[") {
+		return "parquet"
+	}
+	if iceberg.NamesMetadata(location) {
+		return "iceberg"
+	}
+	if sl, ok := storage.StoreFor(e.store, location).(storage.SubdirLister); ok {
+		if names, complete, err := sl.Subdirs(ctx, location); err == nil {
+			switch {
+			case slices.Contains(names, "_delta_log"):
+				return "delta"
+			case slices.Contains(names, "metadata"):
+				if iceberg.IsTable(ctx, e.store, location) {
+					return "iceberg"
+				}
+				return "parquet"
+			case complete:
+				return "parquet"
+			}
+		}
+	}
+	switch {
+	case e.isDelta(ctx, location):
+		return "delta"
+	case iceberg.IsTable(ctx, e.store, location):
+		return "iceberg"
+	}
+	return "parquet"
+}
+
 // isDelta reports whether location is a directory with a Delta log.
 func (e *Engine) isDelta(ctx context.Context, location string) bool {
-	if strings.ContainsAny(location, "*?[") {
-		return false
-	}
 	_, err := e.store.Stat(ctx, storage.Join(location, "_delta_log"))
 	return err == nil
 }

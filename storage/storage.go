@@ -42,6 +42,13 @@ type Store interface {
 	Open(ctx context.Context, path string) (Reader, error)
 }
 
+// SubdirLister is a store that names the directories directly under a directory in
+// one request (an object store's listing with a delimiter), without listing what
+// they hold. complete is false when there were more than one request returns.
+type SubdirLister interface {
+	Subdirs(ctx context.Context, dir string) (names []string, complete bool, err error)
+}
+
 // ListerFrom is a store that lists part of a directory in one request: object stores
 // list keys from a start key, so a reader that knows where the objects it needs begin
 // (the commits after a checkpoint) need not list the rest.

@@ -195,6 +195,11 @@ func isMetadataFile(name string) bool {
 	return strings.HasSuffix(name, ".metadata.json") || strings.HasSuffix(name, ".metadata.json.gz")
 }
 
+// NamesMetadata reports whether location names an Iceberg metadata file itself.
+func NamesMetadata(location string) bool {
+	return isMetadataFile(path.Base(strings.TrimSuffix(location, "/")))
+}
+
 // IsTable reports whether location names an Iceberg table: a metadata file, or a
 // directory whose metadata/ folder holds a metadata file or a version hint. It lists
 // nothing beyond that folder.
@@ -206,15 +211,15 @@ func IsTable(ctx context.Context, store storage.Store, location string) bool {
 	if isMetadataFile(path.Base(loc)) {
 		return true
 	}
-	if _, err := store.Stat(ctx, loc+"/metadata/version-hint.text"); err == nil {
-		return true
-	}
+	// One listing of the folder shows both (an object store answers it in one
+	// request, where asking for the hint first would be another).
 	all, err := store.List(ctx, loc+"/metadata")
 	if err != nil {
 		return false
 	}
 	for _, o := range all {
-		if storage.Dir(o.Path) == storage.Clean(loc+"/metadata") && isMetadataFile(path.Base(o.Path)) {
+		name := path.Base(o.Path)
+		if storage.Dir(o.Path) == storage.Clean(loc+"/metadata") && (isMetadataFile(name) || name == "version-hint.text") {
 			return true
 		}
 	}

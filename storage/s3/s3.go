@@ -279,6 +279,29 @@ func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.Obje
 	return append(out, rest...), err
 }
 
+// Subdirs names the directories directly under dir from the first page of one
+// listing with a delimiter: enough to tell a Delta or an Iceberg table's folder from
+// a plain one in one request.
+func (s *Store) Subdirs(ctx context.Context, dir string) ([]string, bool, error) {
+	loc, c, err := s.at(ctx, dir)
+	if err != nil {
+		return nil, false, err
+	}
+	prefix := strings.TrimSuffix(loc.key, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	page, err := s.listPage(ctx, c, loc, prefix, "", "", "/", 0)
+	if err != nil {
+		return nil, false, err
+	}
+	var names []string
+	for _, cp := range page.CommonPrefixes {
+		names = append(names, strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), prefix), "/"))
+	}
+	return names, !aws.ToBool(page.IsTruncated), nil
+}
+
 // listParallel bounds the key ranges a long listing is split into.
 const listParallel = 8
 
