@@ -191,6 +191,9 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 	start := time.Now()
 	rec := &Record{ID: newID(), SQL: text, Settings: map[string]string{}, State: "running",
 		Execution: Execution{Mode: "scan"}, Scans: []ScanRecord{}}
+	if p, ok := PrincipalOf(ctx); ok {
+		rec.Subject = p.Name
+	}
 	res, err := e.contained(ctx, text, settings, rec)
 	rec.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
@@ -300,6 +303,9 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 }
 
 func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record) (*Result, error) {
+	if err := authorize(ctx, st); err != nil {
+		return nil, err
+	}
 	switch x := st.(type) {
 	case *sql.Query:
 		return e.runQuery(ctx, x, s, rec)

@@ -50,6 +50,9 @@ type Options struct {
 	// CacheBytes bounds the local disk cache of what is read from object stores, under
 	// Home/cache. Default: $LORE_CACHE_BYTES (a size such as 10GiB), else no cache.
 	CacheBytes int64
+	// AllowPaths are the locations (prefixes) a principal that is no admin may read by
+	// path (FROM 'path', read_parquet, delta_scan, iceberg_scan). Default: none.
+	AllowPaths []string
 }
 
 // EnsureDefaults fills unset options with their defaults.
@@ -103,6 +106,8 @@ type Record struct {
 	Execution Execution         `json:"execution"`
 	Scans     []ScanRecord      `json:"scans"`
 	Error     *RecordError      `json:"error,omitempty"`
+	// Subject names who ran the statement (WithPrincipal); empty for the process.
+	Subject string `json:"subject,omitempty"`
 }
 
 // Execution says how a statement was answered.

@@ -75,6 +75,9 @@ func boolInt(b bool) int {
 }
 
 func (c *catalogView) Path(ctx context.Context, location, format string, at source.AsOf) (*plan.TableRef, error) {
+	if err := authorizePath(ctx, location, c.e.opts.AllowPaths); err != nil {
+		return nil, err
+	}
 	if format == "parquet" {
 		_, inCatalog, _ := catalog.ParseIcebergLocation(location)
 		switch {
