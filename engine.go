@@ -35,6 +35,7 @@ type Engine struct {
 	// S3Requests adds up what they asked.
 	remotes []*s3.Store
 	records recordCache
+	results *resultCache
 	refresh *refresher
 }
 
@@ -74,6 +75,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		store:   store,
 		stores:  map[string]storage.Store{},
 		remotes: []*s3.Store{remote},
+		results: newResultCache(opts.ResultCacheBytes),
 		refresh: newRefresher(),
 	}, nil
 }
@@ -305,6 +307,11 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record) (*Result, error) {
 	if err := authorize(ctx, st); err != nil {
 		return nil, err
+	}
+	switch st.(type) {
+	case *sql.CreateTable, *sql.DropTable, *sql.AlterTable, *sql.Analyze, *sql.Optimize:
+		// What a statement names may be another table, or be learnt anew, after it.
+		defer e.results.catalogChanged()
 	}
 	switch x := st.(type) {
 	case *sql.Query:

@@ -50,6 +50,10 @@ type Options struct {
 	// CacheBytes bounds the local disk cache of what is read from object stores, under
 	// Home/cache. Default: $LORE_CACHE_BYTES (a size such as 10GiB), else no cache.
 	CacheBytes int64
+	// ResultCacheBytes bounds the results kept to answer the same query over the same
+	// source versions again (the result_cache setting). Default: an eighth of the
+	// memory limit, at most 256 MiB; negative keeps none.
+	ResultCacheBytes int64
 	// AllowPaths are the locations (prefixes) a principal that is no admin may read by
 	// path (FROM 'path', read_parquet, delta_scan, iceberg_scan). Default: none.
 	AllowPaths []string
@@ -65,6 +69,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	if o.ResultCacheBytes == 0 {
+		o.ResultCacheBytes = min(o.MemoryLimit/8, 256<<20)
 	}
 	if o.GCPercent == 0 {
 		o.GCPercent = 400
@@ -119,6 +126,8 @@ type Execution struct {
 	SourceVersion        json.RawMessage `json:"source_version,omitempty"`
 	CurrentSourceVersion json.RawMessage `json:"current_source_version,omitempty"`
 	Approximate          []Approximation `json:"approximate,omitempty"`
+	// CachedFrom is, for mode "cache", the id of the query that computed the result.
+	CachedFrom string `json:"cached_from,omitempty"`
 }
 
 // Approximation labels one estimated result.

@@ -21,9 +21,21 @@ import (
 
 // runQuery binds, optimizes and runs a SELECT (or explains it).
 func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record) (*Result, error) {
-	node, err := plan.Bind(ctx, newCatalogView(e), q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel})
+	view := newCatalogView(e)
+	var nowUsed bool
+	node, err := plan.Bind(ctx, view, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel, NowUsed: &nowUsed})
 	if err != nil {
 		return nil, err
+	}
+	// The tables are bound and their versions pinned: a result kept for exactly
+	// these versions answers without running.
+	key := ""
+	if s.ResultCache && !q.Explain && !nowUsed {
+		key = e.results.key(rec.SQL, rec.Settings, view.tables, view.paths)
+	}
+	if hit := e.results.get(key); hit != nil {
+		rec.Execution = Execution{Mode: "cache", CachedFrom: hit.from, Approximate: hit.approximate}
+		return &Result{Schema: hit.schema, Batches: hit.batches}, nil
 	}
 	labels := approximations(node)
 	node, ans, err := rules.AnswerFromStatistics(node, s.UseStatistics)
@@ -72,7 +84,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 		text += fmt.Sprintf("\nexecution: %.3f ms, %d rows", float64(time.Since(start).Microseconds())/1000, countRows(recs))
 		return explainResult(text), nil
 	}
-	return &Result{Schema: plan.Schema(node), Batches: recs}, nil
+	res := &Result{Schema: plan.Schema(node), Batches: recs}
+	e.results.put(key, res, rec.ID, rec.Execution.Approximate)
+	return res, nil
 }
 
 // estimates annotates the plan's scans, filters, joins and aggregates with their

@@ -259,7 +259,7 @@ func TestS3LakeContextRequests(t *testing.T) {
 	for _, tb := range []string{"d", "i"} {
 		for range 2 {
 			srv.Reset()
-			res := query(t, e, "SELECT count(*) FROM "+tb)
+			res := run(t, e, "SELECT count(*) FROM "+tb, map[string]string{"result_cache": "false"})
 			if m := res.Record.Execution.Mode; m != "context" {
 				t.Fatalf("%s: mode %q, want context", tb, m)
 			}

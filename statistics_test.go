@@ -240,7 +240,7 @@ func equalFields(a, b *arrow.Schema) bool {
 func checkScanned(t *testing.T, e *lore.Engine, sql string) {
 	t.Helper()
 	want := run(t, e, sql, scanned)
-	got := run(t, e, sql, nil)
+	got := run(t, e, sql, map[string]string{"result_cache": "false"})
 	if got.Record.Execution.Mode != "scan" || len(got.Record.Scans) == 0 {
 		t.Errorf("%s: answered from statistics, which it must not be: %+v", sql, got.Record.Execution)
 	}

@@ -26,6 +26,7 @@ type catalogView struct {
 	e      *Engine
 	mu     sync.Mutex
 	tables map[string]*plan.TableRef
+	paths  []*plan.TableRef // the locations read by path, in the order named
 }
 
 var _ plan.Catalog = (*catalogView)(nil)
@@ -95,7 +96,15 @@ func (c *catalogView) Path(ctx context.Context, location, format string, at sour
 	if err != nil {
 		return nil, err
 	}
-	return &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, c.e.store, l)}, nil
+	ref := &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, c.e.store, l)}
+	// Every source a statement reads is in the view, whether named or not: the result
+	// cache keys on all of them.
+	v, _ := l.Version()
+	ref.Version = v
+	c.mu.Lock()
+	c.paths = append(c.paths, ref)
+	c.mu.Unlock()
+	return ref, nil
 }
 
 // resolveTable reads registered table t's source as of at, through the store its

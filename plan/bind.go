@@ -22,7 +22,7 @@ import (
 // opts.Paths marks the byte positions of FROM items that were written as string
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts, timeTravel: opts.TimeTravel}
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), nowUsed: opts.NowUsed, paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts, timeTravel: opts.TimeTravel}
 	b.ignoreNulls = maps.Clone(opts.IgnoreNulls)
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
@@ -59,6 +59,9 @@ type BindOptions struct {
 	TryCasts map[int]bool
 	// TimeTravel holds version clauses by the position of the table they follow.
 	TimeTravel map[int]sql.TimeTravel
+	// NowUsed, when not nil, is set when the statement reads the current time (now(),
+	// current_date, …): its result depends on when it runs, not only on its data.
+	NowUsed *bool
 }
 
 type binder struct {
@@ -71,6 +74,7 @@ type binder struct {
 	tryCasts    map[int]bool
 	ctes        []map[string]*cteDef
 	now         time.Time
+	nowUsed     *bool
 	// pending holds an aggregating SELECT's correlated subqueries until its
 	// aggregate exists.
 	pending map[*aggState]*pendingSubs
@@ -79,6 +83,14 @@ type binder struct {
 	// ignoreNulls are the positions of the calls written with IGNORE NULLS that no
 	// window function has taken yet.
 	ignoreNulls map[int]bool
+}
+
+// clock is the statement's current time, noted as read (BindOptions.NowUsed).
+func (b *binder) clock() time.Time {
+	if b.nowUsed != nil {
+		*b.nowUsed = true
+	}
+	return b.now
 }
 
 // cteDef is a WITH query. It is bound once, at its first reference; when it is named

@@ -839,11 +839,11 @@ func (b *binder) caseExpr(c *pg.CaseExpr, ec *exprCtx) (Expr, error) {
 func (b *binder) sqlValueFunction(f *pg.SQLValueFunction) (Expr, error) {
 	switch f.Op {
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-		days := b.now.Unix() / 86400
+		days := b.clock().Unix() / 86400
 		return &Literal{V: types.DateValue(int32(days))}, nil
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N,
 		pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		return &Literal{V: types.Value{Type: types.TimestampTZ, I: b.now.UnixMicro()}}, nil
+		return &Literal{V: types.Value{Type: types.TimestampTZ, I: b.clock().UnixMicro()}}, nil
 	}
 	return nil, errs.At(errs.Analysis, int(f.Location), "unsupported SQL value function")
 }
@@ -913,11 +913,11 @@ func (b *binder) funcCall(fc *pg.FuncCall, ec *exprCtx) (Expr, error) {
 		}
 	case "now", "current_timestamp", "get_current_timestamp", "transaction_timestamp":
 		if len(args) == 0 {
-			return &Literal{V: types.Value{Type: types.TimestampTZ, I: b.now.UnixMicro()}}, nil
+			return &Literal{V: types.Value{Type: types.TimestampTZ, I: b.clock().UnixMicro()}}, nil
 		}
 	case "current_date", "today":
 		if len(args) == 0 {
-			return &Literal{V: types.DateValue(int32(b.now.Unix() / 86400))}, nil
+			return &Literal{V: types.DateValue(int32(b.clock().Unix() / 86400))}, nil
 		}
 	}
 	for i, a := range args {
