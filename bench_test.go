@@ -73,18 +73,26 @@ func BenchmarkContextAnswer(b *testing.B) {
 		// File 50 of 100 starts the second half of the time range.
 		{"aligned", "SELECT count(*), min(amount), max(amount), sum(amount), avg(amount) FROM events WHERE ts >= TIMESTAMP '2024-02-15 12:00:00'"},
 	} {
-		b.Run(q.name, func(b *testing.B) {
-			res, err := e.Query(context.Background(), q.sql, nil)
-			if err != nil || res.Record.Execution.Mode != "context" {
-				b.Fatalf("not answered from statistics: %v %+v", err, res)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := e.Query(context.Background(), q.sql, nil); err != nil {
+		for _, mode := range []string{"context", "cache"} {
+			// context: answered from the record every time; cache: from the result
+			// the first answer left in the result cache.
+			settings := map[string]string{"result_cache": fmt.Sprint(mode == "cache")}
+			b.Run(q.name+"/"+mode, func(b *testing.B) {
+				if _, err := e.Query(context.Background(), q.sql, settings); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				res, err := e.Query(context.Background(), q.sql, settings)
+				if err != nil || res.Record.Execution.Mode != mode {
+					b.Fatalf("not answered in mode %s: %v %+v", mode, err, res)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := e.Query(context.Background(), q.sql, settings); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
