@@ -36,6 +36,7 @@ type Engine struct {
 	remotes []*s3.Store
 	records recordCache
 	refresh *refresher
+	admit   *admission
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -75,6 +76,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		stores:  map[string]storage.Store{},
 		remotes: []*s3.Store{remote},
 		refresh: newRefresher(),
+		admit:   newAdmission(opts.MaxRunning, opts.MaxQueued),
 	}, nil
 }
 
@@ -290,6 +292,9 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 		}
 	}
 	rec.Settings = s.asMap()
+	if s.Limits, err = s.Limits.within(e.opts.Ceilings); err != nil {
+		return nil, err
+	}
 	switch {
 	case len(stmts) == 0:
 		return nil, errs.New(errs.Syntax, "empty statement")
@@ -299,12 +304,21 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 		start, _ := rest[1].Span()
 		return nil, errs.At(errs.Analysis, start, "one statement per request (after any SET SESSION statements)")
 	}
-	return e.statement(ctx, rest[0], s, rec)
+	ctx, cancel := s.Limits.deadline(ctx)
+	defer cancel()
+	res, err := e.statement(ctx, rest[0], s, rec)
+	if err == nil {
+		err = s.Limits.checkResult(res)
+	}
+	return res, guarded(ctx, err)
 }
 
 func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record) (*Result, error) {
 	if err := authorize(ctx, st); err != nil {
 		return nil, err
+	}
+	if _, ok := st.(*sql.Query); !ok && s.DryRun {
+		return nil, errs.New(errs.InvalidSetting, "dry_run estimates a query (SELECT or EXPLAIN); this statement has no estimate")
 	}
 	switch x := st.(type) {
 	case *sql.Query:
@@ -322,6 +336,12 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	case *sql.ShowCreateTable:
 		return e.showCreateTable(ctx, x)
 	case *sql.Analyze:
+		// ANALYZE reads the table: it waits for admission like a scan.
+		ctx, release, err := e.admit.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		return e.analyze(ctx, x, rec)
 	case *sql.ShowStats:
 		return e.showStats(ctx, x)
