@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/loredb/lore/errs"
 )
@@ -26,6 +27,14 @@ type AdmissionStats struct {
 // metrics read it).
 func (e *Engine) Admission() AdmissionStats {
 	return e.admit.stats()
+}
+
+// admitted waits for the statement of rec to be admitted (admission.acquire) and
+// records how long it waited in the queue.
+func (e *Engine) admitted(ctx context.Context, rec *Record) (context.Context, func(), error) {
+	return e.admit.acquire(ctx, func(waited time.Duration) {
+		rec.QueuedMS = float64(waited.Microseconds()) / 1000
+	})
 }
 
 // admission lets at most max statements that read data run at once and queues up to
@@ -62,8 +71,9 @@ type admittedKey struct{}
 
 // acquire waits for a slot, in order of arrival, until ctx ends. It returns the
 // context to run under and the release to call once done; a full queue is
-// RESOURCE_EXHAUSTED wrapping ErrQueueFull.
-func (a *admission) acquire(ctx context.Context) (context.Context, func(), error) {
+// RESOURCE_EXHAUSTED wrapping ErrQueueFull. A statement that had to queue is told
+// how long it waited (queued), whether it got a slot or not.
+func (a *admission) acquire(ctx context.Context, queued func(time.Duration)) (context.Context, func(), error) {
 	if ctx.Value(admittedKey{}) != nil {
 		return ctx, func() {}, nil
 	}
@@ -83,6 +93,8 @@ func (a *admission) acquire(ctx context.Context) (context.Context, func(), error
 	w := &waiter{ready: make(chan struct{})}
 	a.queue = append(a.queue, w)
 	a.mu.Unlock()
+	start := time.Now()
+	defer func() { queued(time.Since(start)) }()
 	select {
 	case <-w.ready:
 		return admitted, a.onceRelease(), nil

@@ -84,9 +84,13 @@ func TestAdmissionQueuesRefusesAndLetsContextAnswersThrough(t *testing.T) {
 	second := run(context.Background())
 	waitFor(t, "the next statement waits", func() bool { return e.Admission().Queued == 1 })
 	close(gate)
-	for _, ch := range []chan outcome{first, second} {
-		if o := <-ch; o.err != nil || cell(o.res, 0, 0) == "<no row>" {
+	for i, ch := range []chan outcome{first, second} {
+		o := <-ch
+		if o.err != nil || cell(o.res, 0, 0) == "<no row>" {
 			t.Fatalf("admitted statement: %v", o.err)
+		}
+		if waited := o.res.Record.QueuedMS > 0; waited != (i == 1) {
+			t.Fatalf("statement %d waited %v ms for admission", i, o.res.Record.QueuedMS)
 		}
 	}
 	if st := e.Admission(); st.Running != 0 || st.Queued != 0 {

@@ -337,7 +337,7 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 		return e.showCreateTable(ctx, x)
 	case *sql.Analyze:
 		// ANALYZE reads the table: it waits for admission like a scan.
-		ctx, release, err := e.admit.acquire(ctx)
+		ctx, release, err := e.admitted(ctx, rec)
 		if err != nil {
 			return nil, err
 		}

@@ -120,10 +120,12 @@ type Record struct {
 	Settings  map[string]string `json:"settings"`
 	State     string            `json:"state"`
 	ElapsedMS float64           `json:"elapsed_ms"`
-	Rows      int64             `json:"rows"`
-	Execution Execution         `json:"execution"`
-	Scans     []ScanRecord      `json:"scans"`
-	Error     *RecordError      `json:"error,omitempty"`
+	// QueuedMS is how long of ElapsedMS the statement waited for admission.
+	QueuedMS  float64      `json:"queued_ms,omitempty"`
+	Rows      int64        `json:"rows"`
+	Execution Execution    `json:"execution"`
+	Scans     []ScanRecord `json:"scans"`
+	Error     *RecordError `json:"error,omitempty"`
 	// Subject names who ran the statement (WithPrincipal); empty for the process.
 	Subject string `json:"subject,omitempty"`
 	// Estimate is what a dry run (dry_run = true, Engine.Estimate) found the

@@ -52,7 +52,6 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
 	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics}
-	var stop func()
 	if s.DryRun {
 		return e.dryRun(ctx, env, node, rec)
 	}
@@ -62,13 +61,14 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	if rec.Execution.Mode != "context" {
 		// The statement reads data: it waits its turn. An answer from statistics
 		// reads none and goes straight on.
-		actx, release, err := e.admit.acquire(ctx)
+		actx, release, err := e.admitted(ctx, rec)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
 		ctx = actx
 	}
+	var stop func()
 	ctx, env.RowLimit, stop = s.Limits.rowBreaker(ctx)
 	defer stop()
 	if !q.Explain {

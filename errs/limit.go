@@ -25,5 +25,5 @@ func (e *LimitError) Error() string {
 func Exceeded(setting string, limit int64, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
 	return &Error{Code: ResourceExhausted, Pos: NoPosition, Cause: &LimitError{Setting: setting, Limit: limit},
-		Message: fmt.Sprintf("%s (%s = %d; lower the statement's reach or raise the setting within the server's ceiling)", msg, setting, limit)}
+		Message: fmt.Sprintf("%s (%s = %d: narrow the statement, or raise the setting up to the engine's ceiling)", msg, setting, limit)}
 }
