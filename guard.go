@@ -3,6 +3,8 @@ package lore
 import (
 	"context"
 	"errors"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/loredb/lore/errs"
@@ -27,6 +29,30 @@ type Guardrails struct {
 	// MaxResultBytes (max_result_bytes) bounds the bytes the result holds in memory
 	// (Arrow buffers, dictionaries expanded).
 	MaxResultBytes int64
+}
+
+// ParseGuardrails reads guardrails written as settings — max_execution_ms,
+// max_rows_scanned, max_result_rows, max_result_bytes, with the values those settings
+// take ("30000", "1GiB") — as a server's flags or configuration give its ceilings
+// (Options.Ceilings). Any other key or a bad value is INVALID_SETTING.
+func ParseGuardrails(m map[string]string) (Guardrails, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := defaultSettings()
+	for _, k := range keys {
+		key := strings.ToLower(strings.TrimSpace(k))
+		if !strings.HasPrefix(key, "max_") {
+			return Guardrails{}, errs.New(errs.InvalidSetting,
+				"%q is no guardrail (known: max_execution_ms, max_rows_scanned, max_result_rows, max_result_bytes)", k)
+		}
+		if err := s.apply(key, m[k], errs.NoPosition); err != nil {
+			return Guardrails{}, err
+		}
+	}
+	return s.Limits, nil
 }
 
 // within returns the limits a statement that asked for g runs under, given the

@@ -172,3 +172,18 @@ func TestCeilingsCanBeLoweredNotRaised(t *testing.T) {
 		t.Fatalf("limit %d, want the request's", le.Limit)
 	}
 }
+
+func TestParseGuardrails(t *testing.T) {
+	g, err := lore.ParseGuardrails(map[string]string{"max_execution_ms": "30000", "MAX_RESULT_BYTES": "1KiB",
+		"max_rows_scanned": "1000000", "max_result_rows": "10"})
+	want := lore.Guardrails{MaxExecution: 30 * time.Second, MaxResultBytes: 1024, MaxRowsScanned: 1_000_000, MaxResultRows: 10}
+	if err != nil || g != want {
+		t.Fatalf("got %+v, %v", g, err)
+	}
+	for _, m := range []map[string]string{{"use_statistics": "false"}, {"max_rows_scanned": "many"},
+		{"max_execution_ms": "99999999999999"}, {"max_memory": "1GiB"}} {
+		if _, err := lore.ParseGuardrails(m); errs.CodeOf(err) != errs.InvalidSetting {
+			t.Errorf("%v: %v", m, err)
+		}
+	}
+}

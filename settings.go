@@ -1,6 +1,7 @@
 package lore
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,7 +105,7 @@ func (s *settingsValues) apply(key, value string, pos int) error {
 		s.DryRun, err = parseBool()
 	case "max_execution_ms":
 		n, ok := parseCount(value)
-		if !ok {
+		if !ok || n > math.MaxInt64/int64(time.Millisecond) {
 			return bad("a positive number of milliseconds")
 		}
 		s.Limits.MaxExecution = time.Duration(n) * time.Millisecond
