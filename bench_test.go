@@ -244,3 +244,31 @@ func benchContextAnswer(b *testing.B, e *lore.Engine, check func(*lore.Result)) 
 		}
 	}
 }
+
+// BenchmarkDryRun is a dry run of a pruned aggregate over 1M rows in 10 files next to
+// the run itself: the estimate costs the plan (footers cached) and the record, no
+// reads; with the guardrails set, the run shows what the row breaker and result
+// limits cost.
+func BenchmarkDryRun(b *testing.B) {
+	dir := benchEvents(b, 1_000_000, 10)
+	e := benchEngine(b, dir)
+	sql := "SELECT category, sum(amount) FROM events WHERE ts >= TIMESTAMP '2024-03-01' GROUP BY category"
+	for _, c := range []struct {
+		name     string
+		settings map[string]string
+	}{
+		{"estimate", map[string]string{"use_statistics": "false", "dry_run": "true"}},
+		{"run", map[string]string{"use_statistics": "false"}},
+		{"run,guardrails", map[string]string{"use_statistics": "false", "max_rows_scanned": "100000000",
+			"max_result_rows": "1000000", "max_result_bytes": "1GiB", "max_execution_ms": "600000"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Query(context.Background(), sql, c.settings); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -37,6 +37,7 @@ type Engine struct {
 	records recordCache
 	results *resultCache
 	refresh *refresher
+	admit   *admission
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -77,6 +78,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		remotes: []*s3.Store{remote},
 		results: newResultCache(opts.ResultCacheBytes),
 		refresh: newRefresher(),
+		admit:   newAdmission(opts.MaxRunning, opts.MaxQueued),
 	}, nil
 }
 
@@ -292,6 +294,9 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 		}
 	}
 	rec.Settings = s.asMap()
+	if s.Limits, err = s.Limits.within(e.opts.Ceilings); err != nil {
+		return nil, err
+	}
 	switch {
 	case len(stmts) == 0:
 		return nil, errs.New(errs.Syntax, "empty statement")
@@ -301,12 +306,21 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 		start, _ := rest[1].Span()
 		return nil, errs.At(errs.Analysis, start, "one statement per request (after any SET SESSION statements)")
 	}
-	return e.statement(ctx, rest[0], s, rec)
+	ctx, cancel := s.Limits.deadline(ctx)
+	defer cancel()
+	res, err := e.statement(ctx, rest[0], s, rec)
+	if err == nil {
+		err = s.Limits.checkResult(res)
+	}
+	return res, guarded(ctx, err)
 }
 
 func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record) (*Result, error) {
 	if err := authorize(ctx, st); err != nil {
 		return nil, err
+	}
+	if _, ok := st.(*sql.Query); !ok && s.DryRun {
+		return nil, errs.New(errs.InvalidSetting, "dry_run estimates a query (SELECT or EXPLAIN); this statement has no estimate")
 	}
 	switch st.(type) {
 	case *sql.CreateTable, *sql.DropTable, *sql.AlterTable, *sql.Analyze, *sql.Optimize:
@@ -329,6 +343,12 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	case *sql.ShowCreateTable:
 		return e.showCreateTable(ctx, x)
 	case *sql.Analyze:
+		// ANALYZE reads the table: it waits for admission like a scan.
+		ctx, release, err := e.admitted(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		return e.analyze(ctx, x, rec)
 	case *sql.ShowStats:
 		return e.showStats(ctx, x)

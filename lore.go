@@ -57,6 +57,18 @@ type Options struct {
 	// AllowPaths are the locations (prefixes) a principal that is no admin may read by
 	// path (FROM 'path', read_parquet, delta_scan, iceberg_scan). Default: none.
 	AllowPaths []string
+	// Ceilings are the highest guardrails a statement may run under (SPEC §13): a
+	// request's settings may lower each, never raise it, and a request that sets
+	// none runs under the ceiling. Default: none (zero fields).
+	Ceilings Guardrails
+	// MaxRunning is how many statements that read data run at once; the rest wait
+	// in a first-come first-served queue. Answers from statistics, EXPLAIN, dry runs
+	// and catalog statements read no data and are not queued. Default: GOMAXPROCS.
+	MaxRunning int
+	// MaxQueued is how many statements may wait for admission; one more is refused
+	// with RESOURCE_EXHAUSTED (ErrQueueFull). Default 64; negative: no queue, a
+	// statement that cannot run at once is refused.
+	MaxQueued int
 }
 
 // EnsureDefaults fills unset options with their defaults.
@@ -72,6 +84,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.ResultCacheBytes == 0 {
 		o.ResultCacheBytes = min(o.MemoryLimit/8, 256<<20)
+	}
+	if o.MaxRunning <= 0 {
+		o.MaxRunning = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxQueued == 0 {
+		o.MaxQueued = 64
 	}
 	if o.GCPercent == 0 {
 		o.GCPercent = 400
@@ -109,17 +127,23 @@ type Record struct {
 	Settings  map[string]string `json:"settings"`
 	State     string            `json:"state"`
 	ElapsedMS float64           `json:"elapsed_ms"`
-	Rows      int64             `json:"rows"`
-	Execution Execution         `json:"execution"`
-	Scans     []ScanRecord      `json:"scans"`
-	Error     *RecordError      `json:"error,omitempty"`
+	// QueuedMS is how long of ElapsedMS the statement waited for admission.
+	QueuedMS  float64      `json:"queued_ms,omitempty"`
+	Rows      int64        `json:"rows"`
+	Execution Execution    `json:"execution"`
+	Scans     []ScanRecord `json:"scans"`
+	Error     *RecordError `json:"error,omitempty"`
 	// Subject names who ran the statement (WithPrincipal); empty for the process.
 	Subject string `json:"subject,omitempty"`
+	// Estimate is what a dry run (dry_run = true, Engine.Estimate) found the
+	// statement would read; its Execution.Mode is then "dry_run".
+	Estimate *Estimate `json:"estimate,omitempty"`
 }
 
 // Execution says how a statement was answered.
 type Execution struct {
-	// Mode is "scan" (data read), "context" (answered from statistics) or "cache".
+	// Mode is "scan" (data read), "context" (answered from statistics), "cache", or
+	// "dry_run" (nothing run: the record's Estimate says what would be read).
 	Mode   string `json:"mode"`
 	Detail string `json:"detail,omitempty"`
 	// SourceVersion and CurrentSourceVersion are set when statistics took part.

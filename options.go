@@ -2,6 +2,7 @@ package lore
 
 import (
 	"bufio"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,6 +128,18 @@ var byteUnits = map[string]float64{
 // case: "1073741824", "512MiB", "4GiB", "2GB", "1.5 GiB". Anything else, or a size
 // below 1 MiB, is INVALID_SETTING.
 func ParseMemoryLimit(s string) (int64, error) {
+	n, err := parseBytes(s)
+	if err != nil {
+		return 0, errs.New(errs.InvalidSetting, "invalid memory limit %q: %w", s, err)
+	}
+	if n < 1<<20 {
+		return 0, errs.New(errs.InvalidSetting, "memory limit %q is below 1 MiB", s)
+	}
+	return n, nil
+}
+
+// parseBytes reads a size as ParseMemoryLimit does, with no lower bound.
+func parseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
 	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
@@ -136,14 +149,11 @@ func ParseMemoryLimit(s string) (int64, error) {
 	mult, okUnit := byteUnits[unit]
 	v, err := strconv.ParseFloat(num, 64)
 	if num == "" || err != nil || !okUnit {
-		return 0, errs.New(errs.InvalidSetting, "invalid memory limit %q: want a number of bytes or a size such as 512MiB, 4GiB or 2GB", s)
+		return 0, errors.New("want a number of bytes or a size such as 512MiB, 4GiB or 2GB")
 	}
 	n := v * mult
 	if n > math.MaxInt64/2 {
-		return 0, errs.New(errs.InvalidSetting, "memory limit %q is too large", s)
-	}
-	if n < 1<<20 {
-		return 0, errs.New(errs.InvalidSetting, "memory limit %q is below 1 MiB", s)
+		return 0, errors.New("too large")
 	}
 	return int64(n), nil
 }
@@ -189,5 +199,5 @@ func (o *Options) Validate() error {
 	if o.MemoryLimit < 1<<20 {
 		return errs.New(errs.InvalidSetting, "memory limit %d bytes is below 1 MiB", o.MemoryLimit)
 	}
-	return nil
+	return o.Ceilings.validate()
 }

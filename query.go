@@ -64,14 +64,33 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
 	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics}
+	if s.DryRun {
+		return e.dryRun(ctx, env, node, rec)
+	}
 	if q.Explain && !q.Analyze {
 		return explainResult(plan.Explain(node, estimates(node))), nil
+	}
+	if rec.Execution.Mode != "context" {
+		// The statement reads data: it waits its turn. An answer from statistics
+		// reads none and goes straight on.
+		actx, release, err := e.admitted(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		ctx = actx
+	}
+	var stop func()
+	ctx, env.RowLimit, stop = s.Limits.rowBreaker(ctx)
+	defer stop()
+	if !q.Explain {
+		env.MaxResultRows, env.MaxResultBytes = s.Limits.MaxResultRows, s.Limits.MaxResultBytes
 	}
 	start := time.Now()
 	recs, err := exec.Run(ctx, env, node)
 	rec.Scans = scanRecords(env)
 	if err != nil {
-		return nil, err
+		return nil, guarded(ctx, err)
 	}
 	if q.Explain {
 		ann := estimates(node)

@@ -1,9 +1,11 @@
 package lore
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/sql"
@@ -17,10 +19,16 @@ type settingsValues struct {
 	LateMaterialisation string
 	// MemoryLimit is the statement's own memory limit in bytes (0: the engine's).
 	MemoryLimit int64
-	explicit    map[string]string
+	// Limits are the guardrails the request asked for (zero: none asked); the
+	// statement runs under them bounded by the engine's ceilings (Guardrails.within).
+	Limits Guardrails
+	// DryRun asks for the plan's estimate instead of running the statement.
+	DryRun   bool
+	explicit map[string]string
 }
 
-var settingKeys = []string{"approximate", "late_materialisation", "memory_limit", "result_cache", "use_statistics"}
+var settingKeys = []string{"approximate", "dry_run", "late_materialisation", "max_execution_ms", "max_result_bytes",
+	"max_result_rows", "max_rows_scanned", "memory_limit", "result_cache", "use_statistics"}
 
 func defaultSettings() *settingsValues {
 	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", explicit: map[string]string{}}
@@ -93,6 +101,30 @@ func (s *settingsValues) apply(key, value string, pos int) error {
 			return bad("a size such as 512MiB or 1GiB, at least 1 MiB")
 		}
 		s.MemoryLimit = n
+	case "dry_run":
+		s.DryRun, err = parseBool()
+	case "max_execution_ms":
+		n, ok := parseCount(value)
+		if !ok || n > math.MaxInt64/int64(time.Millisecond) {
+			return bad("a positive number of milliseconds")
+		}
+		s.Limits.MaxExecution = time.Duration(n) * time.Millisecond
+	case "max_rows_scanned", "max_result_rows":
+		n, ok := parseCount(value)
+		if !ok {
+			return bad("a positive number of rows")
+		}
+		if key == "max_rows_scanned" {
+			s.Limits.MaxRowsScanned = n
+		} else {
+			s.Limits.MaxResultRows = n
+		}
+	case "max_result_bytes":
+		n, perr := parseBytes(value)
+		if perr != nil || n < 1 {
+			return bad("a positive size such as 65536, 64KiB or 10MiB")
+		}
+		s.Limits.MaxResultBytes = n
 	default:
 		return errs.At(errs.InvalidSetting, pos, "unknown setting %q (known: %s)", key, strings.Join(settingKeys, ", "))
 	}
@@ -101,6 +133,13 @@ func (s *settingsValues) apply(key, value string, pos int) error {
 	}
 	s.explicit[key] = strings.ToLower(strings.TrimSpace(value))
 	return nil
+}
+
+// parseCount reads a guardrail's count: a positive integer, below 2^53 so that a
+// JSON client holds it exactly.
+func parseCount(value string) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+	return n, err == nil && n > 0 && n < 1<<53
 }
 
 // asMap is the settings as recorded: the ones the request set.

@@ -259,7 +259,7 @@ func (bd *builder) subqueryOnce(x *plan.Subquery) evaluator {
 	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
 		once.Do(func() {
 			val = types.NullOf(x.T)
-			recs, err := bd.run(ctx, x.Plan)
+			recs, err := bd.run(ctx, x.Plan, false)
 			if err != nil {
 				verr = err
 				return
@@ -363,7 +363,7 @@ func (bd *builder) compileInSubquery(x *plan.InSubquery) (evaluator, error) {
 	negate := x.Not
 	return func(ctx context.Context, b *vector.Batch) (arrow.Array, error) {
 		once.Do(func() {
-			recs, err := bd.run(ctx, x.Plan)
+			recs, err := bd.run(ctx, x.Plan, false)
 			if err != nil {
 				serr = err
 				return

@@ -34,6 +34,14 @@ type Env struct {
 	IgnoreStatistics bool
 	// Scans receives one entry per table scan the statement runs, in plan order.
 	Scans []*ScanStats
+	// RowLimit, when set, is the statement's max_rows_scanned breaker: every scan
+	// charges the rows it reads to it.
+	RowLimit *source.RowLimit
+	// MaxResultRows and MaxResultBytes, when positive, bound the statement's result
+	// (max_result_rows, max_result_bytes): the batch that goes past either fails the
+	// statement, which stops there rather than return a truncated result. Bytes are
+	// counted as the result holds them (dictionaries expanded).
+	MaxResultRows, MaxResultBytes int64
 }
 
 // ScanStats are one scan's counters, for the query record.
@@ -58,10 +66,12 @@ type builder struct {
 func Run(ctx context.Context, env *Env, n plan.Node) ([]arrow.Record, error) {
 	bd := &builder{env: env}
 	defer bd.releaseShared()
-	return bd.run(ctx, n)
+	return bd.run(ctx, n, true)
 }
 
-func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error) {
+// run runs n to completion; top says n is the statement's root, whose rows are the
+// result and count against the result limits (a subquery's do not).
+func (bd *builder) run(ctx context.Context, n plan.Node, top bool) ([]arrow.Record, error) {
 	op, err := bd.build(n)
 	if err != nil {
 		return nil, err
@@ -73,6 +83,7 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 	// the size its columns have once dictionaries are expanded, before they are.
 	res := reservation{budget: bd.env.Budget}
 	defer res.release()
+	var rows, size int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
@@ -89,8 +100,15 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 			continue
 		}
 		b = b.Compact()
-		if err := res.grow(batchSize(b)); err != nil {
+		held := batchSize(b)
+		if err := res.grow(held); err != nil {
 			return nil, err
+		}
+		rows, size = rows+int64(b.Rows), size+held
+		if top {
+			if err := bd.env.resultLimits(rows, size); err != nil {
+				return nil, err
+			}
 		}
 		for i, c := range b.Cols {
 			if c == nil {
@@ -101,6 +119,18 @@ func (bd *builder) run(ctx context.Context, n plan.Node) ([]arrow.Record, error)
 		}
 		out = append(out, array.NewRecord(schema, b.Cols, int64(b.Rows)))
 	}
+}
+
+// resultLimits fails a statement whose result has grown to rows and size bytes
+// past MaxResultRows or MaxResultBytes.
+func (env *Env) resultLimits(rows, size int64) error {
+	if env.MaxResultRows > 0 && rows > env.MaxResultRows {
+		return errs.Exceeded("max_result_rows", env.MaxResultRows, "the result has more than %d rows", env.MaxResultRows)
+	}
+	if env.MaxResultBytes > 0 && size > env.MaxResultBytes {
+		return errs.Exceeded("max_result_bytes", env.MaxResultBytes, "the result holds more than %d bytes", env.MaxResultBytes)
+	}
+	return nil
 }
 
 func (bd *builder) build(n plan.Node) (Operator, error) {

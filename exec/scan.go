@@ -84,6 +84,7 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 	switch x := n.(type) {
 	case *plan.Scan:
 		st := &ScanStats{Node: x}
+		st.Counters.Limit = bd.env.RowLimit
 		bd.env.Scans = append(bd.env.Scans, st)
 		p := &pipeline{bd: bd, scan: x, stats: st}
 		for _, d := range x.Deferred {
@@ -126,53 +127,14 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 // run reads every morsel on the env's workers, applies the stages and hands each
 // non-empty batch to sink with the worker's number. It returns the first error.
 func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batch) error) error {
-	scan := p.scan
-	var names []string
-	var pos []int // scan column → position in the read batch, or -1
-	pos = make([]int, len(scan.Cols))
-	for i := range scan.Cols {
-		pos[i] = -1
-		if scan.Required == nil || scan.Required[i] {
-			pos[i] = len(names)
-			names = append(names, scan.Ref.Listing.Schema.Field(i).Name)
-		}
-	}
+	names, pos := scanColumns(p.scan)
 	filters, err := p.filters(ctx)
 	if err != nil {
 		return err
 	}
-	store := p.bd.env.Store
-	if scan.Ref.Store != nil {
-		store = scan.Ref.Store // the table's own storage options
-	}
-	spec := source.ScanSpec{Columns: names, Filters: filters}
-	if ref := scan.Ref; len(filters) > 0 && !p.bd.env.IgnoreStatistics && stats.Current(ref.Stats, ref.Version, ref.Rows) {
-		// The record's per-file bounds rule files out before their footers are read.
-		cols := make([]string, len(filters))
-		for i, f := range filters {
-			cols[i] = f.Column
-		}
-		spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
-	}
-	sp, err := scan.Ref.Listing.Plan(ctx, store, spec, &p.stats.Counters)
+	sp, err := planScan(ctx, p.bd.env, p.scan, names, filters, &p.stats.Counters)
 	if err != nil {
 		return err
-	}
-	if z := scan.Zones; z != nil {
-		// Zones the planner settled from statistics are not read.
-		kept := sp.Morsels[:0:0]
-		for _, m := range sp.Morsels {
-			none, answered := z.Settled(m.File, m.RowGroup)
-			switch {
-			case none:
-				p.stats.Counters.RowGroupsPruned.Add(1)
-			case answered:
-				p.stats.Counters.RowGroupsAnswered.Add(1)
-			default:
-				kept = append(kept, m)
-			}
-		}
-		sp.Morsels = kept
 	}
 	if sp.Morsels, err = p.divide(ctx, sp); err != nil {
 		return err
@@ -245,6 +207,60 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// scanColumns returns the names of the columns scan reads, and for each scan column
+// its position among them, or -1 when the statement needs it not.
+func scanColumns(scan *plan.Scan) (names []string, pos []int) {
+	pos = make([]int, len(scan.Cols))
+	for i := range scan.Cols {
+		pos[i] = -1
+		if scan.Required == nil || scan.Required[i] {
+			pos[i] = len(names)
+			names = append(names, scan.Ref.Listing.Schema.Field(i).Name)
+		}
+	}
+	return names, pos
+}
+
+// planScan lists what scan reads of columns names under filters: the listing's
+// files and row groups that pruning leaves, less the zones the zone planner settled
+// from statistics. It counts what it skipped into c; it reads footers, never data.
+func planScan(ctx context.Context, env *Env, scan *plan.Scan, names []string, filters []source.Predicate, c *source.Counters) (*source.ScanPlan, error) {
+	store := env.Store
+	if scan.Ref.Store != nil {
+		store = scan.Ref.Store // the table's own storage options
+	}
+	spec := source.ScanSpec{Columns: names, Filters: filters}
+	if ref := scan.Ref; len(filters) > 0 && !env.IgnoreStatistics && stats.Current(ref.Stats, ref.Version, ref.Rows) {
+		// The record's per-file bounds rule files out before their footers are read.
+		cols := make([]string, len(filters))
+		for i, f := range filters {
+			cols[i] = f.Column
+		}
+		spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+	}
+	sp, err := scan.Ref.Listing.Plan(ctx, store, spec, c)
+	if err != nil {
+		return nil, err
+	}
+	if z := scan.Zones; z != nil {
+		// Zones the planner settled from statistics are not read.
+		kept := sp.Morsels[:0:0]
+		for _, m := range sp.Morsels {
+			none, answered := z.Settled(m.File, m.RowGroup)
+			switch {
+			case none:
+				c.RowGroupsPruned.Add(1)
+			case answered:
+				c.RowGroupsAnswered.Add(1)
+			default:
+				kept = append(kept, m)
+			}
+		}
+		sp.Morsels = kept
+	}
+	return sp, nil
 }
 
 // filters returns the scan's pruning predicates: its Filters, and its deferred

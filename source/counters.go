@@ -1,6 +1,9 @@
 package source
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Counters are what one scan skipped and read, layer by layer (SPEC §8). They are
 // updated atomically by parallel readers and copied into the query record.
@@ -15,6 +18,36 @@ type Counters struct {
 	RowGroupsRead          atomic.Int64
 	RowsScanned            atomic.Int64
 	CompressedBytesRead    atomic.Int64
+	// Limit, when set, is the statement's max_rows_scanned breaker, shared by all its
+	// scans: every batch read is charged to it and a read past it fails.
+	Limit *RowLimit
+}
+
+// RowLimit is a statement's breaker on the rows its scans read (max_rows_scanned):
+// scans charge every batch they decode, in any worker, and the charge that takes the
+// total past Max fails with the error Trip makes. Safe for concurrent use.
+type RowLimit struct {
+	// Max is the most rows the statement's scans may read.
+	Max int64
+	// Trip makes the error of the charge that went past Max (and may stop the rest
+	// of the statement, e.g. by canceling its context); called once.
+	Trip  func(scanned int64) error
+	total atomic.Int64
+	once  sync.Once
+	err   error
+}
+
+// charge adds rows to the total and fails once the total is past Max.
+func (l *RowLimit) charge(rows int64) error {
+	if l == nil {
+		return nil
+	}
+	n := l.total.Add(rows)
+	if n <= l.Max {
+		return nil
+	}
+	l.once.Do(func() { l.err = l.Trip(n) })
+	return l.err
 }
 
 // Snapshot is a plain copy of Counters, as it appears in a query record.

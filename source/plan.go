@@ -675,6 +675,15 @@ func (fs *fileScan) chunkBytes(rg int) int64 {
 	return n
 }
 
+// ChunkBytes is the compressed size of the column chunks reading m fetches: what
+// Read counts into CompressedBytesRead for a whole row group.
+func (p *ScanPlan) ChunkBytes(m Morsel) int64 {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return 0
+	}
+	return p.files[m.File].chunkBytes(m.RowGroup)
+}
+
 // FetchBytes is what reading m holds in memory ahead of decoding it: from an object
 // store, the chunks of its row group the scan reads, fetched at once (the parquet
 // reader's prefetch); from local disk nothing. A caller that cannot hold that much
@@ -777,6 +786,9 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 	}
 	return f.ReadRowGroupLate(ctx, m.RowGroup, ranges, fs.cols, fileEarly, func(b *vector.Batch, late parquet.Late) error {
 		p.c.RowsScanned.Add(int64(b.Rows))
+		if err := p.c.Limit.charge(int64(b.Rows)); err != nil {
+			return err
+		}
 		var sel []int32
 		if ref.Deleted != nil {
 			if sel = ref.Deleted.Live(at.next(b.Rows), b.Rows, nil); sel != nil && len(sel) == 0 {
