@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
 )
 
 // tableInfo is one registered table in GET /v1/catalog/tables.
@@ -73,6 +74,12 @@ func (s *Server) tableVersion(w http.ResponseWriter, r *http.Request, _ lore.Pri
 // so it changes when either does.
 func (s *Server) tableStatistics(w http.ResponseWriter, r *http.Request, _ lore.Principal) {
 	st, err := s.opts.Engine.Statistics(r.Context(), r.PathValue("name"))
+	if errs.CodeOf(err) == errs.StatisticsUnavailable {
+		// SPEC §9: here the record is the resource asked for, so its absence is 404
+		// (in a statement, STATISTICS_UNAVAILABLE is the statement's fault: 400).
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": bodyOf(err)})
+		return
+	}
 	if err != nil {
 		writeError(w, "", err)
 		return
