@@ -193,7 +193,7 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }
 // the failed statement's record is still written to the query log.
 func (e *Engine) Query(ctx context.Context, text string, settings map[string]string) (*Result, error) {
 	start := time.Now()
-	rec := &Record{ID: newID(), SQL: text, Settings: map[string]string{}, State: "running",
+	rec := &Record{ID: recordID(ctx), SQL: text, Settings: map[string]string{}, State: "running",
 		Execution: Execution{Mode: "scan"}, Scans: []ScanRecord{}}
 	if p, ok := PrincipalOf(ctx); ok {
 		rec.Subject = p.Name

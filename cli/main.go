@@ -55,6 +55,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"sql", "run SQL: an interactive shell, -c TEXT, -f FILE or a script on stdin", runSQL},
+		{"serve", "serve the HTTP API (POST /v1/statement, …; docs/server.md)", runServe},
 		{"analyze", "learn a table's statistics (ANALYZE)", runAnalyze},
 		{"table", "show a table's statistics or detail (table stats|detail NAME)", runTable},
 		{"gen", "generate synthetic tables (gen events …)", runGen},

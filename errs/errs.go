@@ -35,22 +35,29 @@ const (
 	ResourceExhausted     Code = "RESOURCE_EXHAUSTED"
 	Canceled              Code = "CANCELED"
 	Internal              Code = "INTERNAL"
+	// The server's own codes: a request it cannot take, whatever its statement.
+	InvalidRequest  Code = "INVALID_REQUEST"   // a body that is not the API's JSON, a statement too long
+	RequestTooLarge Code = "REQUEST_TOO_LARGE" // a body over the server's limit
+	NotFound        Code = "NOT_FOUND"         // no such endpoint, or no query of that id
+	QueryIDInUse    Code = "QUERY_ID_IN_USE"   // a client query_id that names a running statement
 )
 
 // Status is the HTTP status of a code; the server maps errors to statuses here only.
 func Status(c Code) int {
 	switch c {
 	case Syntax, Analysis, InvalidSetting, StatisticsUnavailable, DescribeFailed,
-		OptimizeInvalid, OptimizeUnsupported:
+		OptimizeInvalid, OptimizeUnsupported, InvalidRequest:
 		return 400
 	case Unauthenticated:
 		return 401
 	case Forbidden:
 		return 403
-	case TableNotFound:
+	case TableNotFound, NotFound:
 		return 404
-	case SourceChanged, OptimizeInProgress:
+	case SourceChanged, OptimizeInProgress, QueryIDInUse:
 		return 409
+	case RequestTooLarge:
+		return 413
 	case CorruptSource:
 		return 422
 	case Canceled:
