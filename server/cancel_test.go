@@ -127,3 +127,32 @@ func TestCancelByDisconnect(t *testing.T) {
 		t.Fatalf("the scan read %v rows of %d: it did not stop", n, slowRows)
 	}
 }
+
+// TestAdmissionQueueFull: with one statement running and no room to queue, a
+// statement that reads data is 503 RESOURCE_EXHAUSTED with Retry-After, and one that
+// statistics answer is not held back; a guardrail's RESOURCE_EXHAUSTED carries no
+// Retry-After (sending it again would fail again).
+func TestAdmissionQueueFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a table of a million rows")
+	}
+	f := newFixture(t, fixtureOptions{rows: slowRows, rowGroupRows: 1 << 14, threads: 2, maxRunning: 1, maxQueued: -1})
+	f.ok(f.admin, "ANALYZE ev")
+	done := make(chan reply, 1)
+	go func() { done <- f.stmt(f.admin, map[string]any{"sql": slowSQL, "query_id": "slow-q"}) }()
+	f.waitRunning("slow-q")
+	time.Sleep(100 * time.Millisecond) // past planning, into its slot
+	r := f.stmt(f.reader, map[string]any{"sql": "SELECT sum(user_id) FROM ev WHERE status = 404", "settings": map[string]string{"result_cache": "false"}})
+	if r.status != 503 || r.code(t) != "RESOURCE_EXHAUSTED" || r.header.Get("Retry-After") == "" {
+		t.Errorf("a scan with the queue full: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if r := f.stmt(f.reader, map[string]any{"sql": "SELECT count(*) FROM ev"}); r.status != 200 {
+		t.Errorf("an answer from statistics with the queue full: %d %s", r.status, r.body)
+	}
+	f.do("DELETE", "/v1/queries/slow-q", f.admin, nil)
+	<-done
+	r = f.stmt(f.reader, map[string]any{"sql": "SELECT user_id FROM ev", "settings": map[string]string{"max_result_rows": "10"}})
+	if r.status != 503 || r.code(t) != "RESOURCE_EXHAUSTED" || r.header.Get("Retry-After") != "" {
+		t.Errorf("a guardrail: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+}

@@ -216,7 +216,8 @@ func writeError(w http.ResponseWriter, id string, err error) {
 
 func writeErrorRecord(w http.ResponseWriter, id string, err error, rec *lore.Record) {
 	code := errs.CodeOf(err)
-	if code == errs.ResourceExhausted {
+	if errors.Is(err, lore.ErrQueueFull) {
+		// The server is busy, not the request too big: it may be sent again.
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, errs.Status(code), struct {

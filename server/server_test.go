@@ -36,9 +36,10 @@ type fixture struct {
 }
 
 type fixtureOptions struct {
-	rows, rowGroupRows int
-	threads            int
-	serverOpts         server.Options
+	rows, rowGroupRows    int
+	threads               int
+	maxRunning, maxQueued int
+	serverOpts            server.Options
 }
 
 func newFixture(t testing.TB, fo fixtureOptions) *fixture {
@@ -68,7 +69,8 @@ func newFixture(t testing.TB, fo fixtureOptions) *fixture {
 	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: int64(fo.rows), Files: 2, Out: f.dir, Seed: 3, RowGroupRows: fo.rowGroupRows}); err != nil {
 		t.Fatal(err)
 	}
-	f.eng, err = lore.Open(context.Background(), lore.Options{Home: home, Threads: fo.threads, NoAutoRefresh: true, GCPercent: -1})
+	f.eng, err = lore.Open(context.Background(), lore.Options{Home: home, Threads: fo.threads, NoAutoRefresh: true, GCPercent: -1,
+		MaxRunning: fo.maxRunning, MaxQueued: fo.maxQueued})
 	if err != nil {
 		t.Fatal(err)
 	}
