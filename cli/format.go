@@ -10,13 +10,13 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"golang.org/x/text/width"
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/jsontext"
 	"github.com/loredb/lore/types"
 )
 
@@ -262,47 +262,6 @@ func writeCSV(b *bufio.Writer, res *lore.Result) error {
 
 // --- json and ndjson ---
 
-// appendJSONString appends s as a JSON string. Unlike encoding/json it leaves <, >
-// and & alone (the output is not embedded in HTML); invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			// Valid JSON, but not valid JavaScript: escape as encoding/json does.
-			dst = append(dst, `\u202`...)
-			dst = append(dst, hex[r&0xF])
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
-
 // appendJSONValue appends v in the json format's value encoding.
 func appendJSONValue(dst []byte, v types.Value) []byte {
 	if v.Null {
@@ -317,14 +276,14 @@ func appendJSONValue(dst []byte, v types.Value) []byte {
 		return append(dst, "false"...)
 	case types.IsFloat(dt):
 		if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
-			return appendJSONString(dst, v.String())
+			return jsontext.AppendString(dst, v.String())
 		}
 		return append(dst, v.String()...)
 	case types.IsInteger(dt) || types.IsDecimal(dt):
 		// Exact text: integers and decimals never pass through a float64.
 		return append(dst, v.String()...)
 	}
-	return appendJSONString(dst, v.String())
+	return jsontext.AppendString(dst, v.String())
 }
 
 func writeJSON(b *bufio.Writer, res *lore.Result) error {
@@ -334,9 +293,9 @@ func writeJSON(b *bufio.Writer, res *lore.Result) error {
 			out = append(out, ',')
 		}
 		out = append(out, `{"name":`...)
-		out = appendJSONString(out, f.Name)
+		out = jsontext.AppendString(out, f.Name)
 		out = append(out, `,"type":`...)
-		out = appendJSONString(out, types.Name(f.Type))
+		out = jsontext.AppendString(out, types.Name(f.Type))
 		out = append(out, '}')
 	}
 	out = append(out, `],"rows":[`...)
@@ -385,7 +344,7 @@ func writeNDJSON(b *bufio.Writer, res *lore.Result) error {
 	fs := fields(res)
 	keys := make([][]byte, len(fs))
 	for i, f := range fs {
-		keys[i] = append(appendJSONString(nil, f.Name), ':')
+		keys[i] = append(jsontext.AppendString(nil, f.Name), ':')
 	}
 	var out []byte
 	return eachRow(res, func(row []types.Value) error {

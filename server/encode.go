@@ -16,6 +16,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/jsontext"
 	"github.com/loredb/lore/types"
 )
 
@@ -96,7 +97,7 @@ func writeNDJSON(w io.Writer, res *lore.Result) error {
 	var keys [][]byte
 	if res.Schema != nil {
 		for _, f := range res.Schema.Fields() {
-			keys = append(keys, append(appendString(nil, f.Name), ':'))
+			keys = append(keys, append(jsontext.AppendString(nil, f.Name), ':'))
 		}
 	}
 	var buf []byte
@@ -210,19 +211,19 @@ func appendValue(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Float64:
 		return appendFloat(dst, a.Value(i), 64)
 	case *array.Decimal128:
-		return appendString(dst, types.FormatDecimal(a.Value(i), a.DataType().(arrow.DecimalType).GetScale()))
+		return jsontext.AppendString(dst, types.FormatDecimal(a.Value(i), a.DataType().(arrow.DecimalType).GetScale()))
 	case *array.Decimal256:
-		return appendString(dst, a.ValueStr(i))
+		return jsontext.AppendString(dst, a.ValueStr(i))
 	case *array.String:
-		return appendString(dst, a.Value(i))
+		return jsontext.AppendString(dst, a.Value(i))
 	case *array.LargeString:
-		return appendString(dst, a.Value(i))
+		return jsontext.AppendString(dst, a.Value(i))
 	case *array.StringView:
-		return appendString(dst, a.Value(i))
+		return jsontext.AppendString(dst, a.Value(i))
 	case *array.Date32:
-		return appendString(dst, types.FormatDate(int32(a.Value(i))))
+		return jsontext.AppendString(dst, types.FormatDate(int32(a.Value(i))))
 	case *array.Date64:
-		return appendString(dst, types.FormatDate(int32(int64(a.Value(i))/86400000)))
+		return jsontext.AppendString(dst, types.FormatDate(int32(int64(a.Value(i))/86400000)))
 	case *array.Timestamp:
 		return appendTimestamp(dst, int64(a.Value(i)), a.DataType().(*arrow.TimestampType))
 	case *array.List:
@@ -239,11 +240,11 @@ func appendValue(dst []byte, arr arrow.Array, i int) []byte {
 	dt := arr.DataType()
 	switch {
 	case types.IsUUID(dt), types.IsTime(dt), dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO:
-		return appendString(dst, types.ValueAt(arr, i).String())
+		return jsontext.AppendString(dst, types.ValueAt(arr, i).String())
 	case types.IsBinary(dt):
-		return appendString(dst, base64.StdEncoding.EncodeToString([]byte(types.ValueAt(arr, i).S)))
+		return jsontext.AppendString(dst, base64.StdEncoding.EncodeToString([]byte(types.ValueAt(arr, i).S)))
 	}
-	return appendString(dst, arr.ValueStr(i))
+	return jsontext.AppendString(dst, arr.ValueStr(i))
 }
 
 func quoted(dst, digits []byte) []byte {
@@ -325,40 +326,11 @@ func appendStruct(dst []byte, a *array.Struct, i int) []byte {
 		if f > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, st.Field(f).Name)
+		dst = jsontext.AppendString(dst, st.Field(f).Name)
 		dst = append(dst, ':')
 		dst = appendValue(dst, a.Field(f), i)
 	}
 	return append(dst, '}')
-}
-
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }
 
 // asciiJSON rewrites JSON text so that every character beyond ASCII is a \u escape:
