@@ -108,7 +108,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	if err != nil {
 		return nil, atStatement(err, st.Start)
 	}
-	l, _, err := e.resolveTable(ctx, t, source.AsOf{})
+	l, store, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	defer func() {
 		qr.Scans = append(qr.Scans, ScanRecord{Table: t.Name, Location: t.Location, Snapshot: counters.Snapshot()})
 	}()
-	rec, err := e.learn(ctx, t, l, before, form.sketches, form.distinct, prev, &counters)
+	rec, err := e.learn(ctx, store, t, l, before, form.sketches, form.distinct, prev, &counters)
 	if err != nil {
 		return nil, err
 	}
@@ -161,17 +161,14 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	return valuesResult(fields, [][]types.Value{row}), nil
 }
 
-// learn builds the record of table t at version v of listing l: the metadata (see
+// learn builds the record of table t at version v of listing l, read through store
+// (the table's, as resolveTable gave it): the metadata (see
 // metadataRecord), then (full) one read of every column for sketches, exact bounds and
 // zone sums, then exact distinct counts of the columns named. prev, a record at the
 // same version or nil, contributes what stays true: a full read's results when this
 // one is metadata-only, and exact counts not taken again. counters, when not nil,
 // count the files considered and the footers opened.
-func (e *Engine) learn(ctx context.Context, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record, counters *source.Counters) (*stats.Record, error) {
-	store, err := e.storeFor(t.Storage)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) learn(ctx context.Context, store storage.Store, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record, counters *source.Counters) (*stats.Record, error) {
 	rec, opened, err := e.metadataRecord(ctx, store, l, v, full)
 	if err != nil {
 		return nil, err

@@ -89,7 +89,7 @@ func (e *Engine) maybeRefresh(ctx context.Context, t catalog.Table, rec *stats.R
 // its stale record: when files were only added, they alone are learnt and folded in
 // (sketches merged); otherwise the whole table is learnt again.
 func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.Record) (string, error) {
-	l, _, err := e.resolveTable(ctx, t, source.AsOf{})
+	l, store, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return "", err
 	}
@@ -102,14 +102,14 @@ func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.R
 	if added, ok := stats.Added(old, l); ok && len(added) > 0 {
 		part := *l
 		part.Files, part.Single = added, false
-		learnt, err := e.learn(ctx, t, &part, v, full, nil, nil, nil)
+		learnt, err := e.learn(ctx, store, t, &part, v, full, nil, nil, nil)
 		if err != nil {
 			return "", err
 		}
 		if rec, err = stats.Fold(old, learnt, l, v, time.Now()); err != nil {
 			return "", err
 		}
-	} else if rec, err = e.learn(ctx, t, l, v, full, nil, nil, nil); err != nil {
+	} else if rec, err = e.learn(ctx, store, t, l, v, full, nil, nil, nil); err != nil {
 		return "", err
 	}
 	if err := e.checkUnmoved(ctx, t, v); err != nil {
