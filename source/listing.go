@@ -42,7 +42,16 @@ type Listing struct {
 	// Lake is the lake table's version; nil for a Parquet listing.
 	Lake *Lake
 
-	rows *listingRows // a Parquet listing's rows, known when it was resolved
+	rows   *listingRows   // a Parquet listing's rows, known when it was resolved
+	digest *listingDigest // a Parquet listing's version, digested when it was resolved
+}
+
+// listingDigest is a Parquet listing's version, for the files of the listing it was
+// resolved as (a listing of some of them digests its own).
+type listingDigest struct {
+	v     Version
+	of    *FileRef
+	count int
 }
 
 // listingRows is the rows of a Parquet listing's files, counted from their footers or
@@ -225,8 +234,11 @@ func ResolveWith(ctx context.Context, store storage.Store, location string, fact
 		return nil, err
 	}
 	key := ""
-	if v, err := l.Version(); err == nil && facts != nil {
-		key = factsKey(location, v)
+	if v, err := l.Version(); err == nil {
+		l.digest = &listingDigest{v: v, of: &l.Files[0], count: len(l.Files)}
+		if facts != nil {
+			key = factsKey(location, v)
+		}
 	}
 	fields, rows, known := []arrow.Field(nil), int64(0), false
 	if key != "" {
@@ -377,23 +389,9 @@ func fieldIndex(fields []arrow.Field, name string) int {
 // listLocation finds the Parquet files of location and the directory their partition paths are
 // relative to.
 func listLocation(ctx context.Context, store storage.Store, location string) ([]storage.ObjectInfo, string, error) {
-	loc := strings.TrimSuffix(location, "/")
-	if loc == "" {
-		loc = location
-	}
-	if hasMeta(loc) {
-		segs := strings.Split(loc, "/")
-		k := slices.IndexFunc(segs, hasMeta)
-		base := strings.Join(segs[:k], "/")
-		if base == "" && k > 0 {
-			base = "/"
-		} else if base == "" {
-			base = "."
-		}
-		// Listed paths come back cleaned ("./data/x" as "data/x"): so must the base
-		// they are matched under.
-		base = storage.Clean(base)
-		pattern := segs[k:]
+	loc, pattern := storage.GlobBase(location)
+	if pattern != nil {
+		base := loc
 		all, err := listOrNone(ctx, store, base)
 		if err != nil {
 			return nil, "", err
@@ -454,7 +452,7 @@ func relative(base, p string) (string, bool) {
 	return p[len(prefix):], true
 }
 
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+func hasMeta(s string) bool { return storage.HasGlob(s) }
 
 // hidden reports a path with a segment that starts with '.' or '_' (checkpoints,
 // _SUCCESS markers, work directories of writers in progress).
