@@ -106,6 +106,9 @@ func (l *Listing) Version() (Version, error) {
 		}
 		return lk.version, nil
 	}
+	if d := l.digest; d != nil && len(l.Files) == d.count && d.count > 0 && &l.Files[0] == d.of {
+		return d.v, nil
+	}
 	h := sha256.New()
 	kind := KindListing
 	if l.Single {
