@@ -36,8 +36,10 @@ type Engine struct {
 	remotes []*s3.Store
 	records recordCache
 	results *resultCache
-	refresh *refresher
-	admit   *admission
+	// listings are the sources' listings, kept while nothing under them changed.
+	listings listingCache
+	refresh  *refresher
+	admit    *admission
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.

@@ -2,8 +2,12 @@ package lore
 
 import "github.com/loredb/lore/storage"
 
-// SetStore replaces the engine's object store (tests observe reads through it).
-func SetStore(e *Engine, s storage.Store) { e.store = s }
+// SetStore replaces the engine's object store (tests observe reads through it); what
+// was read through the old one is forgotten.
+func SetStore(e *Engine, s storage.Store) {
+	e.store = s
+	e.listings.clear()
+}
 
 // SetAnalyzeHook sets the function ANALYZE calls between its work and its final
 // check of the source version; nil removes it.

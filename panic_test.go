@@ -177,6 +177,9 @@ func (s panicStore) Open(ctx context.Context, path string) (storage.Reader, erro
 	return s.Local.Open(ctx, path)
 }
 
+// Watch keeps every listing going to the store: its calls are what the tests observe.
+func (panicStore) Watch(string) (storage.Stamp, bool) { return storage.Stamp{}, false }
+
 // A background statistics refresh that panics is logged, keeps the old record and
 // does not take the process down.
 func TestPanicInARefreshIsLogged(t *testing.T) {

@@ -127,6 +127,17 @@ func (e *Engine) resolve(ctx context.Context, format, location string, at source
 // resolveIn reads a table's source through store as its format defines it, as of at
 // (the latest version when at is zero; Parquet has no other).
 func (e *Engine) resolveIn(ctx context.Context, store storage.Store, format, location string, at source.AsOf) (*source.Listing, error) {
+	read := func() (*source.Listing, error) { return e.read(ctx, store, format, location, at) }
+	if _, inCatalog, _ := catalog.ParseIcebergLocation(location); !at.Latest() || inCatalog {
+		// Time travel reads what it names; a catalog's pointer is a row, not a
+		// file the kernel watches.
+		return read()
+	}
+	return e.listings.resolve(store, format+"\x00"+location, location, read)
+}
+
+// read reads a table's source through store (see resolveIn), without the listing cache.
+func (e *Engine) read(ctx context.Context, store storage.Store, format, location string, at source.AsOf) (*source.Listing, error) {
 	switch format {
 	case "parquet":
 		if !at.Latest() {

@@ -1,0 +1,70 @@
+package lore_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/storage"
+)
+
+// listCounter counts the listings asked of local disk; it watches as local disk does.
+type listCounter struct {
+	storage.Local
+	lists atomic.Int64
+}
+
+func (s *listCounter) List(ctx context.Context, dir string) ([]storage.ObjectInfo, error) {
+	s.lists.Add(1)
+	return s.Local.List(ctx, dir)
+}
+
+// A table on local disk is listed once while nothing under it changes; every change
+// a writer makes is seen by the next statement, which lists again and is answered
+// from what it lists (SPEC §4's staleness rule holds with the listing kept).
+func TestListingKeptWhileUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 1000, 500, true)
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	store := &listCounter{}
+	lore.SetStore(e, store)
+	registerStats(t, e, dir)
+	run(t, e, "ANALYZE t", nil)
+
+	count := func(want, mode string) {
+		t.Helper()
+		res := run(t, e, "SELECT count(*) FROM t", map[string]string{"result_cache": "false"})
+		if got := cell(res, 0, 0); got != want || res.Record.Execution.Mode != mode {
+			t.Fatalf("count %s in mode %s, want %s in mode %s", got, res.Record.Execution.Mode, want, mode)
+		}
+	}
+	count("1000", "context")
+	before := store.lists.Load()
+	for range 5 {
+		count("1000", "context")
+	}
+	if n := store.lists.Load() - before; n != 0 {
+		t.Errorf("an unchanged table was listed %d times by 5 statements", n)
+	}
+
+	// A file lands: the next statement lists, scans, and counts it.
+	writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 700, 500, true)
+	count("1700", "scan")
+	if store.lists.Load() == before {
+		t.Error("a file landed and the table was not listed again")
+	}
+	// A file is replaced under its name by a writer's rename.
+	writeStatsFile(t, filepath.Join(dir, ".b.tmp"), 3, 300, 500, true)
+	if err := os.Rename(filepath.Join(dir, ".b.tmp"), filepath.Join(dir, "b.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	count("1300", "scan")
+	// A file is removed.
+	if err := os.Remove(filepath.Join(dir, "b.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	count("1000", "context")
+}
