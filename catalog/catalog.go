@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -41,6 +42,9 @@ type Catalog struct {
 	writer *sql.DB // exactly one connection; every write transaction runs here
 	reader *sql.DB // query_only connections
 	log    *logWriter
+	// prepared are the reader's statements of the hot path (a table's lookup, its
+	// statistics stamp), prepared once: parsing SQL costs more than running them.
+	prepared sync.Map // query text -> *sql.Stmt
 	// readOnly is set when the catalog could only be opened for reading (a read-only
 	// home): every write is refused with FORBIDDEN and the query log is not kept.
 	readOnly bool
@@ -297,6 +301,10 @@ func (c *Catalog) Close() error {
 	if c.log != nil {
 		errL = c.log.close()
 	}
+	c.prepared.Range(func(_, v any) bool {
+		v.(*sql.Stmt).Close()
+		return true
+	})
 	if c.reader != nil {
 		errR = c.reader.Close()
 	}
@@ -305,6 +313,19 @@ func (c *Catalog) Close() error {
 	}
 	if err := errors.Join(errL, errR, errW); err != nil {
 		return errs.New(errs.Internal, "cannot close catalog at %q: %w", c.path, err)
+	}
+	return nil
+}
+
+// IntegrityCheck runs SQLite's integrity check over the whole catalog database and
+// returns an INTERNAL error naming the first problem it reports.
+func (c *Catalog) IntegrityCheck(ctx context.Context) error {
+	var res string
+	if err := c.reader.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res); err != nil {
+		return c.internal(err, "cannot check the catalog's integrity")
+	}
+	if res != "ok" {
+		return errs.New(errs.Internal, "the catalog at %q fails its integrity check: %s", c.path, res)
 	}
 	return nil
 }
@@ -375,6 +396,22 @@ func (c *Catalog) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 		return c.internal(err, "cannot commit a write")
 	}
 	return nil
+}
+
+// readRow runs the one-row read query on the reader pool, prepared once.
+func (c *Catalog) readRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st, ok := c.prepared.Load(query); ok {
+		return st.(*sql.Stmt).QueryRowContext(ctx, args...)
+	}
+	st, err := c.reader.PrepareContext(ctx, query)
+	if err != nil {
+		return c.reader.QueryRowContext(ctx, query, args...) // which reports the error
+	}
+	if prev, loaded := c.prepared.LoadOrStore(query, st); loaded {
+		st.Close()
+		st = prev.(*sql.Stmt)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 // readTx runs fn in one read-only transaction, so that multi-statement reads see one

@@ -189,7 +189,7 @@ func (c *Catalog) Query(ctx context.Context, id string) (QueryLogEntry, error) {
 	if err := c.FlushLog(ctx); err != nil {
 		return QueryLogEntry{}, err
 	}
-	row := c.reader.QueryRowContext(ctx, `SELECT `+queryLogColumns+` FROM query_log WHERE id = ?`, id)
+	row := c.readRow(ctx, `SELECT `+queryLogColumns+` FROM query_log WHERE id = ?`, id)
 	e, err := scanQueryLog(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return QueryLogEntry{}, fmt.Errorf("query %q: %w", id, ErrQueryNotFound)

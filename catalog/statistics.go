@@ -138,7 +138,7 @@ func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, 
 // its document: the source identity and the computation time, which together change
 // with every write. ok is false when the table has none.
 func (c *Catalog) StatisticsStamp(ctx context.Context, tableID int64) (identity string, computedAtMS int64, ok bool, err error) {
-	row := c.reader.QueryRowContext(ctx, `SELECT source_identity, computed_at_ms FROM table_statistics WHERE table_id = ?`, tableID)
+	row := c.readRow(ctx, `SELECT source_identity, computed_at_ms FROM table_statistics WHERE table_id = ?`, tableID)
 	switch err := row.Scan(&identity, &computedAtMS); {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", 0, false, nil

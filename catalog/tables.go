@@ -211,7 +211,7 @@ func (c *Catalog) Lookup(ctx context.Context, name string) (Table, error) {
 		t       Table
 		storage string
 	)
-	err := c.reader.QueryRowContext(ctx, `SELECT id, name, location, format, storage_options FROM tables WHERE name = ?`, name).
+	err := c.readRow(ctx, `SELECT id, name, location, format, storage_options FROM tables WHERE name = ?`, name).
 		Scan(&t.ID, &t.Name, &t.Location, &t.Format, &storage)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Table{}, errs.New(errs.TableNotFound, "table %q does not exist", name)
