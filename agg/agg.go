@@ -116,6 +116,19 @@ func unsupported(s Spec) error {
 	return errs.New(errs.Analysis, "%s(%s) is not supported", s.Name, types.Name(s.ArgType))
 }
 
+// ZoneSketches says which of a zone's sketches aggregate name reads when it folds a
+// zone in (FromZone): the distinct-count sketch, the quantile sketch. Others read
+// neither, so a caller need not decode them.
+func ZoneSketches(name string) (distinct, quantiles bool) {
+	switch name {
+	case "approx_count_distinct":
+		return true, false
+	case "approx_percentile":
+		return false, true
+	}
+	return false, false
+}
+
 // ResultType is the type of an aggregate's result: BIGINT for the counts; for sum
 // BIGINT of integers, DOUBLE of floats and DECIMAL(38,s) of DECIMAL(p,s); DOUBLE for
 // avg of any numeric type; the argument's type for min and max (any orderable type;

@@ -182,13 +182,14 @@ func tableZone(r *stats.Record, scan *plan.Scan, c *plan.AggCall) (agg.Zone, boo
 	if col.DistinctExact != nil {
 		z.DistinctExact = *col.DistinctExact
 	}
-	if col.Distinct != nil {
+	wantDistinct, wantQuantiles := agg.ZoneSketches(c.Func)
+	if col.Distinct != nil && wantDistinct {
 		h := stats.NewHLL()
 		if err := h.UnmarshalBinary(col.Distinct); err == nil {
 			z.Distinct = h
 		}
 	}
-	if col.Quantiles != nil {
+	if col.Quantiles != nil && wantQuantiles {
 		k := stats.NewKLL()
 		if err := k.UnmarshalBinary(col.Quantiles); err == nil {
 			z.Quantiles = k
