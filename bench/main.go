@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds or all")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, or serve (the query server's load test, over the events data)")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
@@ -64,6 +65,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		s3Parallel = fs.Int("s3-parallel", 0, "store s3: requests one reader has in flight at once (0: Lore's default)")
 		s3Cache    = fs.Int64("s3-cache-bytes", 8<<30, "store s3: the warm engine's disk cache (LORE_CACHE_BYTES)")
 		s3Warm     = fs.Bool("s3-warm", true, "store s3: measure warm runs too (footers cached, disk cache filled), not only cold ones")
+		clients    = fs.Int("clients", 64, "serve: concurrent clients")
+		duration   = fs.Duration("duration", 60*time.Second, "serve: how long the clients send requests")
+		requests   = fs.Int64("requests", 0, "serve: stop after this many requests (0: no bound)")
+		serveMixF  = fs.String("serve-mix", "", "serve: request kinds and weights, e.g. context=100 (default "+defaultServeMix+")")
+		maxRunning = fs.Int("max-running", 0, "serve: the server's limit on running statements (0: cores)")
+		maxQueued  = fs.Int("max-queued", 0, "serve: the server's queue of waiting statements (0: Lore's default)")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
 	fs.Var(loreSettings, "lore-setting", "a Lore setting key=value for every query (repeatable; default use_statistics=false result_cache=false)")
@@ -97,6 +104,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lake := *format // the format --compare-formats sets against Parquet
 	if lake == "parquet" {
 		lake = "delta"
+	}
+	if *suite == "serve" {
+		return runServe(ctx, ServeConfig{Clients: *clients, Duration: *duration, Requests: *requests, Mix: *serveMixF,
+			MaxRunning: *maxRunning, MaxQueued: *maxQueued, CPUProfile: *cpuProfile}, *dataDir, *small, *rows, *files, *jsonOut, stdout, stderr)
 	}
 	var suites []string
 	switch *suite {
@@ -269,4 +280,47 @@ func defaultDataDir() string {
 			return "data"
 		}
 	}
+}
+
+// runServe runs the query server's load test over the events data (--small: the CI
+// size) and prints, or writes as JSON, its report.
+func runServe(ctx context.Context, cfg ServeConfig, dataDir string, small bool, rows int64, files int, jsonOut string, stdout, stderr io.Writer) int {
+	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Requests < 0 {
+		fmt.Fprintln(stderr, "bench: --clients must be at least 1, --duration positive and --requests not negative")
+		return 2
+	}
+	if dataDir == "" {
+		dataDir = defaultDataDir()
+	}
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	ev := EventsConfig{Rows: 10_000_000, Files: 40, DataDir: abs}
+	if small {
+		ev.Rows, ev.Files = 2_000_000, 8
+	}
+	if rows > 0 {
+		ev.Rows = rows
+	}
+	if files > 0 {
+		ev.Files = files
+	}
+	rep, err := RunServe(ctx, ev, cfg, describeMachine(ctx), stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: serve: %v\n", err)
+		return 1
+	}
+	if jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(jsonOut, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintf(stderr, "bench: cannot write %s: %v\n", jsonOut, err)
+			return 1
+		}
+	}
+	if rep.Lost > 0 || rep.MissingFromLog > 0 || !rep.CatalogOK {
+		return 1
+	}
+	return 0
 }
