@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+)
+
+// lore serve --flight-addr serves Flight SQL with the same tokens, prints where, keeps
+// the loopback rule, and stops on its context.
+func TestServeFlightSQL(t *testing.T) {
+	if r := Main([]string{"serve", "--flight-addr", "0.0.0.0:0"}, nil, io.Discard, io.Discard); r != exitUsage {
+		t.Fatalf("Flight SQL beyond loopback without --insecure: exit %d", r)
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- runServe(ctx, &env{stdout: pw, stderr: io.Discard},
+			[]string{"--addr", "127.0.0.1:0", "--flight-addr", "127.0.0.1:0", "--home", t.TempDir()})
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var token, addr string
+	for addr == "" && sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "lore_") {
+			token = strings.TrimSpace(line)
+		}
+		if m := regexp.MustCompile(`grpc://([0-9.:]+)`).FindStringSubmatch(line); m != nil {
+			addr = m[1]
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if token == "" || addr == "" {
+		t.Fatalf("token %q Flight SQL address %q", token, addr)
+	}
+	client, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	call := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
+	info, err := client.Execute(call, "SELECT 41 + 1 AS x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := client.DoGet(call, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rdr.Next() || rdr.RecordBatch().Column(0).(*array.Int32).Value(0) != 42 {
+		t.Fatalf("no 42: %v", rdr.Err())
+	}
+	rdr.Release()
+	cancel()
+	select {
+	case code := <-exit:
+		if code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("lore serve did not stop")
+	}
+}
