@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -79,9 +80,30 @@ func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 	ctx, done := s.logCall(ss.Context(), info.FullMethod)
 	defer func() { done(err) }()
 	if ctx, err = s.authenticate(ctx); err != nil {
+		if info.IsClientStream {
+			awaitFirstMessage(ss)
+		}
 		return err
 	}
 	return h(srv, &authedStream{ServerStream: ss, ctx: ctx})
+}
+
+// awaitFirstMessage receives the first message of a refused client stream (DoPut)
+// before the refusal is sent, waiting a second at most. A client whose stream ended
+// before its first Send gets io.EOF from that Send, and clients that do not then read
+// the stream's status (arrow-go's ExecuteUpdate) would report EOF, not
+// Unauthenticated.
+func awaitFirstMessage(ss grpc.ServerStream) {
+	got := make(chan struct{})
+	go func() {
+		var m flight.FlightData
+		ss.RecvMsg(&m) // ends, at the latest, when the call does
+		close(got)
+	}()
+	select {
+	case <-got:
+	case <-time.After(time.Second):
+	}
 }
 
 // authedStream is a server stream whose context carries the principal.

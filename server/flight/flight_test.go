@@ -465,6 +465,10 @@ func TestReaderCannotChangeTheCatalog(t *testing.T) {
 	if _, res := f.query(f.reader, "SELECT count(*) FROM ev2"); res.batches[0].Column(0).(*array.Int64).Value(0) != 20_000 {
 		t.Fatal("ev2 does not read ev's rows")
 	}
+	// A statement without a result, run as a query, streams its record all the same.
+	if _, res := f.query(f.admin, "DROP TABLE ev2"); res.rows() != 0 || len(res.metadata) != 1 {
+		t.Fatalf("DROP TABLE as a query: %d rows, %d metadata", res.rows(), len(res.metadata))
+	}
 }
 
 func TestSyntaxError(t *testing.T) {
@@ -551,5 +555,18 @@ func TestCachedResultSurvivesStreaming(t *testing.T) {
 		if rec.Execution.Mode != "cache" || values(again) != values(first) || values(first) == "" {
 			t.Fatalf("answer %d (mode %s): %s, first %s", i, rec.Execution.Mode, values(again), values(first))
 		}
+	}
+}
+
+// A batch larger than a gRPC client takes in one message by default (4 MiB) is sent
+// in slices.
+func TestWideBatchesAreSplit(t *testing.T) {
+	f := newFixture(t, loreflight.Options{})
+	_, res := f.query(f.reader, "SELECT repeat('x', 1000) AS s FROM range(20000)")
+	if res.rows() != 20_000 || res.batches[0].Column(0).ValueStr(0) != strings.Repeat("x", 1000) {
+		t.Fatalf("rows %d", res.rows())
+	}
+	if len(res.batches) < 4 || len(res.metadata) != 1 || res.lastMeta == nil {
+		t.Fatalf("%d batches, metadata on %d FlightData", len(res.batches), len(res.metadata))
 	}
 }

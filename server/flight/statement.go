@@ -105,7 +105,34 @@ func (s *Server) DoGetStatement(ctx context.Context, ticket flightsql.StatementQ
 		return nil, nil, statusError(errs.New(errs.NotFound,
 			"no result waits under this ticket: it was fetched already, expired (after %s), or was never issued", s.opts.TicketTTL), "")
 	}
-	return res.Schema, s.stream(ctx, res.Schema, sliceBatches(res.Batches), res.Record), nil
+	return res.Schema, s.streamResult(ctx, res), nil
+}
+
+// streamResult streams a materialised result.
+func (s *Server) streamResult(ctx context.Context, res *lore.Result) <-chan flight.StreamChunk {
+	return s.stream(ctx, res.Schema, splitLarge(sliceBatches(res.Batches), maxMessageBytes), res.Record)
+}
+
+// batchBytes is the size of a batch's buffers (dictionaries aside).
+func batchBytes(b arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range b.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, buf := range d.Buffers() {
+		if buf != nil {
+			n += int64(buf.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
 }
 
 // --- prepared statements ---
@@ -182,7 +209,7 @@ func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd flightsql.Prepa
 	if err != nil {
 		return nil, nil, err
 	}
-	return res.Schema, s.stream(ctx, res.Schema, sliceBatches(res.Batches), res.Record), nil
+	return res.Schema, s.streamResult(ctx, res), nil
 }
 
 // DoPutPreparedStatementQuery is where a client binds parameters: refused, since
@@ -223,12 +250,14 @@ func (s *Server) update(ctx context.Context, text string, txn []byte) (int64, er
 
 // --- streaming ---
 
-// batchIter yields a result's batches in order, then (nil, nil). The engine's
-// materialised results are a slice; a streaming result will be another iterator, and
-// stream does not change.
+// batchIter yields a result's batches in order, then (nil, nil); the caller owns
+// one reference of each batch it is given and releases it. The engine's materialised
+// results are a slice; a streaming result will be another iterator, and stream does
+// not change.
 type batchIter func() (arrow.RecordBatch, error)
 
-// sliceBatches iterates over batches owned by someone else.
+// sliceBatches iterates over batches owned by someone else (the result, which the
+// engine's result cache may share): each is retained for the caller.
 func sliceBatches(batches []arrow.RecordBatch) batchIter {
 	i := 0
 	return func() (arrow.RecordBatch, error) {
@@ -236,17 +265,49 @@ func sliceBatches(batches []arrow.RecordBatch) batchIter {
 			return nil, nil
 		}
 		i++
-		return batches[i-1], nil
+		b := batches[i-1]
+		b.Retain()
+		return b, nil
+	}
+}
+
+// maxMessageBytes bounds the data of one FlightData message: gRPC clients refuse a
+// message over 4 MiB unless told otherwise, and a batch of wide rows is larger.
+const maxMessageBytes = 2 << 20
+
+// splitLarge cuts a batch over maxBytes into row slices of about maxBytes each (by
+// its average row size), so that every message fits a client's default limit.
+func splitLarge(next batchIter, maxBytes int64) batchIter {
+	var cur arrow.RecordBatch
+	var at, step int64
+	return func() (arrow.RecordBatch, error) {
+		if cur == nil {
+			b, err := next()
+			if b == nil || err != nil {
+				return b, err
+			}
+			size, rows := batchBytes(b), b.NumRows()
+			if size <= maxBytes || rows <= 1 {
+				return b, nil
+			}
+			cur, at, step = b, 0, max(1, rows*maxBytes/size)
+		}
+		end := min(at+step, cur.NumRows())
+		part := cur.NewSlice(at, end)
+		if at = end; at == cur.NumRows() {
+			cur.Release()
+			cur = nil
+		}
+		return part, nil
 	}
 }
 
 // stream sends next's batches as stream chunks, in a goroutine, holding one batch
 // back so that the last one can carry the query record (JSON) as its app_metadata:
 // with a streaming result the record is complete only once the last batch is
-// known. A result without rows sends one empty batch to carry it. Each sent batch is
-// retained, as flightsql releases what it writes; the result keeps its own reference
-// (the engine's result cache may hold it). The channel is closed at the end, on an
-// error (sent as a chunk) or when ctx ends.
+// known. A result without rows sends one empty batch to carry it. flightsql releases
+// each batch it writes, the reference next gave. The channel is closed at the end, on
+// an error (sent as a chunk) or when ctx ends.
 func (s *Server) stream(ctx context.Context, schema *arrow.Schema, next batchIter, rec *lore.Record) <-chan flight.StreamChunk {
 	ch := make(chan flight.StreamChunk, 1)
 	send := func(c flight.StreamChunk) bool {
@@ -275,7 +336,6 @@ func (s *Server) stream(ctx context.Context, schema *arrow.Schema, next batchIte
 			if b == nil {
 				break
 			}
-			b.Retain()
 			if pending != nil && !send(flight.StreamChunk{Data: pending}) {
 				b.Release()
 				return
