@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"log/slog"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +16,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/server"
 )
 
 // lore serve --flight-addr serves Flight SQL with the same tokens, prints where, keeps
@@ -72,5 +77,66 @@ func TestServeFlightSQL(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("lore serve did not stop")
+	}
+}
+
+// On shutdown a Flight SQL statement still running at the deadline is canceled: the
+// gRPC server stops gracefully, then for good, and the statement's context ends.
+func TestServeFlightShutdownCancelsAtDeadline(t *testing.T) {
+	home := t.TempDir()
+	tokensPath := filepath.Join(home, "tokens")
+	token, err := server.AddToken(tokensPath, lore.Principal{Name: "root", Role: lore.RoleAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := server.LoadTokens(tokensPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := lore.Open(context.Background(), lore.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	var out strings.Builder
+	served := make(chan error, 1)
+	fl, err := startFlight(&env{stdout: &out, stderr: io.Discard}, serveConfig{flightAddr: "127.0.0.1:0"}, eng, tokens, slog.New(slog.DiscardHandler), served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.close()
+	addr := regexp.MustCompile(`grpc://([0-9.:]+)`).FindStringSubmatch(out.String())
+	if addr == nil {
+		t.Fatalf("printed %q", out.String())
+	}
+	client, err := flightsql.NewClient(addr[1], nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	call := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
+	failed := make(chan error, 1)
+	go func() {
+		_, err := client.Execute(call, "SELECT count(*) FROM range(1000000000000)") // hours
+		failed <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // let it start
+	stopped := make(chan struct{})
+	go func() { fl.stop(200*time.Millisecond, slog.New(slog.DiscardHandler)); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the Flight SQL server did not stop")
+	}
+	select {
+	case err := <-failed:
+		if err == nil {
+			t.Fatal("the statement finished")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the statement still runs")
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
 	}
 }

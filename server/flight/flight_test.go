@@ -570,3 +570,32 @@ func TestWideBatchesAreSplit(t *testing.T) {
 		t.Fatalf("%d batches, metadata on %d FlightData", len(res.batches), len(res.metadata))
 	}
 }
+
+func TestCancelAndRenewWaitingResult(t *testing.T) {
+	f := newFixture(t, loreflight.Options{TicketTTL: time.Second})
+	ctx := as(f.reader)
+	info, err := f.client.Execute(ctx, "SELECT 1 AS x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Renewed twice past its first expiry, the result still waits.
+	for i := 0; i < 2; i++ {
+		time.Sleep(700 * time.Millisecond)
+		ep, err := f.client.RenewFlightEndpoint(ctx, &flight.RenewFlightEndpointRequest{Endpoint: info.Endpoint[0]})
+		if err != nil || ep.ExpirationTime == nil {
+			t.Fatalf("renew %d: %v", i, err)
+		}
+	}
+	if f.srv.Waiting() != 1 {
+		t.Fatal("the renewed result expired")
+	}
+	if r, err := f.client.CancelFlightInfo(as(f.admin), &flight.CancelFlightInfoRequest{Info: info}); err != nil || r.Status != flight.CancelStatusNotCancellable {
+		t.Fatalf("another's cancel: %v %v", r, err)
+	}
+	r, err := f.client.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
+	if err != nil || r.Status != flight.CancelStatusCancelled || f.srv.Waiting() != 0 {
+		t.Fatalf("cancel: %v %v, %d waiting", r, err, f.srv.Waiting())
+	}
+	_, err = readAll(f.client, ctx, info.Endpoint[0].Ticket)
+	wantStatus(t, "a canceled result", err, codes.NotFound, "NOT_FOUND")
+}

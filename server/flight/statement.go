@@ -385,3 +385,57 @@ func newHandle() string {
 	}
 	return hex.EncodeToString(b[:])
 }
+
+// --- a waiting result's lifetime ---
+
+// ticketHandle is the handle of a statement ticket of this server.
+func ticketHandle(t *flight.Ticket) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	tq, err := flightsql.GetStatementQueryTicket(t)
+	if err != nil {
+		return "", false
+	}
+	return string(tq.GetStatementHandle()), true
+}
+
+// CancelFlightInfo drops the results of info's endpoints that still wait for their
+// DoGet (the statement ran at GetFlightInfo: what is left to cancel is the fetch).
+// Nothing waiting, as when it was fetched or expired, is NOT_CANCELLABLE.
+func (s *Server) CancelFlightInfo(ctx context.Context, req *flight.CancelFlightInfoRequest) (flight.CancelFlightInfoResult, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return flight.CancelFlightInfoResult{Status: flight.CancelStatusUnspecified}, err
+	}
+	dropped := false
+	for _, ep := range req.GetInfo().GetEndpoint() {
+		if h, ok := ticketHandle(ep.GetTicket()); ok {
+			if _, ok := s.tickets.take(h, p); ok {
+				dropped = true
+			}
+		}
+	}
+	if !dropped {
+		return flight.CancelFlightInfoResult{Status: flight.CancelStatusNotCancellable}, nil
+	}
+	return flight.CancelFlightInfoResult{Status: flight.CancelStatusCancelled}, nil
+}
+
+// RenewFlightEndpoint gives a waiting result another Options.TicketTTL.
+func (s *Server) RenewFlightEndpoint(ctx context.Context, req *flight.RenewFlightEndpointRequest) (*flight.FlightEndpoint, error) {
+	p, err := principal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ep := req.GetEndpoint()
+	h, ok := ticketHandle(ep.GetTicket())
+	if ok {
+		_, ok = s.tickets.get(h, p)
+	}
+	if !ok {
+		return nil, statusError(errs.New(errs.NotFound, "no result waits under this ticket: it was fetched already, expired, or was never issued"), "")
+	}
+	return &flight.FlightEndpoint{Ticket: ep.GetTicket(), Location: ep.GetLocation(),
+		ExpirationTime: timestamppb.New(time.Now().Add(s.opts.TicketTTL)), AppMetadata: ep.GetAppMetadata()}, nil
+}
