@@ -526,6 +526,7 @@ func TestLargeResultStreamsInBatches(t *testing.T) {
 	if res.rows() != 1_000_000 || info.TotalRecords != 1_000_000 || sum != 999_999*1_000_000/2 {
 		t.Fatalf("rows %d (TotalRecords %d), sum %d", res.rows(), info.TotalRecords, sum)
 	}
+	t.Logf("%d batches", len(res.batches))
 	if len(res.batches) < 10 || len(res.metadata) != 1 || res.lastMeta == nil {
 		t.Fatalf("%d batches, metadata on %d", len(res.batches), len(res.metadata))
 	}
