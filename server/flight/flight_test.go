@@ -511,9 +511,6 @@ func TestRecordAsAppMetadata(t *testing.T) {
 }
 
 func TestLargeResultStreamsInBatches(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a million rows")
-	}
 	f := newFixture(t, loreflight.Options{})
 	info, res := f.query(f.reader, "SELECT * FROM range(1000000)")
 	var sum int64
