@@ -10,12 +10,10 @@ import (
 // held keeps values for a while under random handles: results waiting for their
 // DoGet, prepared statements waiting for their next execution. Every entry belongs to
 // one principal and expires ttl after it was last used, so that a client that never
-// comes back holds nothing for ever; onExpire is called (outside the lock) for an
-// entry that expired rather than was taken. It is safe for concurrent use.
+// comes back holds nothing for ever. It is safe for concurrent use.
 type held[T any] struct {
-	ttl      time.Duration
-	max      int
-	onExpire func(T)
+	ttl time.Duration
+	max int
 
 	mu      sync.Mutex
 	entries map[string]*heldEntry[T]
@@ -27,8 +25,8 @@ type heldEntry[T any] struct {
 	timer *time.Timer
 }
 
-func newHeld[T any](ttl time.Duration, max int, onExpire func(T)) *held[T] {
-	return &held[T]{ttl: ttl, max: max, onExpire: onExpire, entries: map[string]*heldEntry[T]{}}
+func newHeld[T any](ttl time.Duration, max int) *held[T] {
+	return &held[T]{ttl: ttl, max: max, entries: map[string]*heldEntry[T]{}}
 }
 
 // put keeps v under handle for owner; false when max entries are held already.
@@ -47,13 +45,9 @@ func (h *held[T]) put(handle string, owner lore.Principal, v T) bool {
 // expire drops e if it is still the entry under handle.
 func (h *held[T]) expire(handle string, e *heldEntry[T]) {
 	h.mu.Lock()
-	cur, ok := h.entries[handle]
-	if ok && cur == e {
+	defer h.mu.Unlock()
+	if cur, ok := h.entries[handle]; ok && cur == e {
 		delete(h.entries, handle)
-	}
-	h.mu.Unlock()
-	if ok && cur == e && h.onExpire != nil {
-		h.onExpire(e.value)
 	}
 }
 
@@ -101,16 +95,12 @@ func (h *held[T]) len() int {
 	return len(h.entries)
 }
 
-// clear drops every entry, as if each expired.
+// clear drops every entry.
 func (h *held[T]) clear() {
 	h.mu.Lock()
-	all := h.entries
-	h.entries = map[string]*heldEntry[T]{}
-	h.mu.Unlock()
-	for _, e := range all {
+	defer h.mu.Unlock()
+	for _, e := range h.entries {
 		e.timer.Stop()
-		if h.onExpire != nil {
-			h.onExpire(e.value)
-		}
 	}
+	h.entries = map[string]*heldEntry[T]{}
 }

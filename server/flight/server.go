@@ -87,8 +87,8 @@ func New(opts Options) (*Server, error) {
 	s.BaseServer.Alloc = s.mem
 	// Results are owned by the engine (its result cache may share them); dropping one
 	// is letting it go, not releasing its buffers.
-	s.tickets = newHeld[*lore.Result](opts.TicketTTL, opts.MaxTickets, nil)
-	s.prepared = newHeld[string](opts.PreparedTTL, opts.MaxPrepared, nil)
+	s.tickets = newHeld[*lore.Result](opts.TicketTTL, opts.MaxTickets)
+	s.prepared = newHeld[string](opts.PreparedTTL, opts.MaxPrepared)
 	if err := s.registerSQLInfo(); err != nil {
 		return nil, err
 	}
