@@ -14,8 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/server"
+	loreflight "github.com/loredb/lore/server/flight"
 )
 
 // listFlag collects a repeated string flag.
@@ -27,6 +30,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // serveConfig is what "lore serve" was asked to do.
 type serveConfig struct {
 	addr, home, tokens string
+	flightAddr         string // "" when Flight SQL is off
 	insecure           bool
 	memLimit           int64
 	allowPaths         []string
@@ -40,6 +44,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	var c serveConfig
 	var allow listFlag
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:7474", "`host:port` to listen on; beyond loopback needs --insecure (no TLS yet)")
+	fs.StringVar(&c.flightAddr, "flight-addr", "", "`host:port` to serve Arrow Flight SQL on (off by default); beyond loopback needs --insecure")
 	fs.StringVar(&c.home, "home", "", "Lore's home `dir` (default $LORE_HOME, else ./.lore)")
 	fs.StringVar(&c.tokens, "tokens", "", "the tokens `file` (default HOME/tokens; created with a new admin token when missing)")
 	fs.BoolVar(&c.insecure, "insecure", false, "allow listening beyond loopback without TLS: tokens then cross the network in clear")
@@ -56,9 +61,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if c.tokens == "" {
 		c.tokens = filepath.Join(c.home, "tokens")
 	}
-	if !c.insecure && !loopback(c.addr) {
-		fmt.Fprintf(e.stderr, "lore serve: refusing to listen on %s beyond loopback without TLS (TLS is not built yet); pass --insecure to do it anyway\n", c.addr)
-		return exitUsage
+	for _, addr := range []string{c.addr, c.flightAddr} {
+		if addr != "" && !c.insecure && !loopback(addr) {
+			fmt.Fprintf(e.stderr, "lore serve: refusing to listen on %s beyond loopback without TLS (TLS is not built yet); pass --insecure to do it anyway\n", addr)
+			return exitUsage
+		}
 	}
 	sigs, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -105,8 +112,14 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	fmt.Fprintf(e.stdout, "lore serve: listening on http://%s (home %s, tokens %s)\n", ln.Addr(), c.home, c.tokens)
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
+	fl, err := startFlight(e, c, eng, tokens, logger, served)
+	if err != nil {
+		hs.Close()
+		return err
+	}
+	defer fl.close()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -121,7 +134,12 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 		case err := <-served:
 			return err
 		case <-ctx.Done():
-			return shutdown(hs, srv, logger, c.shutdownTimeout)
+			// Both listeners stop at once, under the one deadline.
+			flightDone := make(chan struct{})
+			go func() { fl.stop(c.shutdownTimeout, logger); close(flightDone) }()
+			err := shutdown(hs, srv, logger, c.shutdownTimeout)
+			<-flightDone
+			return err
 		}
 	}
 }
@@ -164,4 +182,58 @@ func shutdown(hs *http.Server, srv *server.Server, logger *slog.Logger, timeout 
 		}
 	}
 	return err
+}
+
+// flightListener is the Flight SQL endpoint of "lore serve", when --flight-addr asks
+// for one; its zero value (Flight SQL off) does nothing.
+type flightListener struct {
+	srv *loreflight.Server
+	gs  *grpc.Server
+}
+
+// startFlight listens on c.flightAddr and serves Flight SQL there with the same
+// engine and tokens as the HTTP API; Serve's end goes to served.
+func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenStore, logger *slog.Logger, served chan<- error) (*flightListener, error) {
+	if c.flightAddr == "" {
+		return &flightListener{}, nil
+	}
+	srv, err := loreflight.New(loreflight.Options{Engine: eng, Tokens: tokens, Logger: logger, Version: version()})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", c.flightAddr)
+	if err != nil {
+		return nil, err
+	}
+	gs := srv.GRPCServer()
+	fmt.Fprintf(e.stdout, "lore serve: Flight SQL listening on grpc://%s\n", ln.Addr())
+	go func() { served <- gs.Serve(ln) }()
+	return &flightListener{srv: srv, gs: gs}, nil
+}
+
+// stop lets running calls finish within timeout (GracefulStop), then ends those
+// still running (Stop cancels their contexts, so their statements stop too).
+func (f *flightListener) stop(timeout time.Duration, logger *slog.Logger) {
+	if f.gs == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { f.gs.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		logger.Warn("Flight SQL calls still running at the deadline were canceled")
+		f.gs.Stop()
+		<-done
+	}
+}
+
+// close stops the gRPC server, if stop has not, and drops the results and prepared
+// statements it holds.
+func (f *flightListener) close() {
+	if f.gs == nil {
+		return
+	}
+	f.gs.Stop()
+	f.srv.Close()
 }
