@@ -200,6 +200,7 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 	if p, ok := PrincipalOf(ctx); ok {
 		rec.Subject = p.Name
 	}
+	rec.Endpoint = endpointOf(ctx)
 	res, err := e.contained(ctx, text, settings, rec)
 	rec.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {

@@ -135,6 +135,9 @@ type Record struct {
 	Error     *RecordError `json:"error,omitempty"`
 	// Subject names who ran the statement (WithPrincipal); empty for the process.
 	Subject string `json:"subject,omitempty"`
+	// Endpoint names what the statement came through (WithEndpoint: "http",
+	// "flight"); empty for the embedding program and the command line.
+	Endpoint string `json:"endpoint,omitempty"`
 	// Estimate is what a dry run (dry_run = true, Engine.Estimate) found the
 	// statement would read; its Execution.Mode is then "dry_run".
 	Estimate *Estimate `json:"estimate,omitempty"`

@@ -31,6 +31,19 @@ func recordID(ctx context.Context) string {
 	return newID()
 }
 
+type endpointKey struct{}
+
+// WithEndpoint names what the statements run with ctx came through ("http",
+// "flight"), for their records and the query log.
+func WithEndpoint(ctx context.Context, endpoint string) context.Context {
+	return context.WithValue(ctx, endpointKey{}, endpoint)
+}
+
+func endpointOf(ctx context.Context) string {
+	e, _ := ctx.Value(endpointKey{}).(string)
+	return e
+}
+
 // LoggedRecord is the record statement id left in the query log, or nil when the log
 // does not hold it (a read-only catalog keeps no log). Query returns no record with
 // an error; a server reads the failed statement's record here.

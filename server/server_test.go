@@ -262,8 +262,8 @@ func TestRoles(t *testing.T) {
 	if rows := m["rows"].([]any); rows[0].([]any)[0] != "20000" {
 		t.Fatalf("rows %v", rows)
 	}
-	if rec := m["record"].(map[string]any); rec["subject"] != "ann" {
-		t.Fatalf("record subject %v", rec["subject"])
+	if rec := m["record"].(map[string]any); rec["subject"] != "ann" || rec["endpoint"] != "http" {
+		t.Fatalf("record subject %v, endpoint %v", rec["subject"], rec["endpoint"])
 	}
 	// Readers read the catalog and freshness endpoints.
 	for _, p := range []string{"/v1/catalog/tables", "/v1/catalog/tables/ev/version"} {

@@ -56,7 +56,7 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, p lore.Princi
 		writeError(w, id, err)
 		return
 	}
-	ctx = lore.WithQueryID(lore.WithPrincipal(ctx, p), id)
+	ctx = lore.WithQueryID(lore.WithEndpoint(lore.WithPrincipal(ctx, p), "http"), id)
 	res, err := s.opts.Engine.Query(ctx, req.SQL, settings)
 	if err != nil {
 		s.failed(w, q, err)

@@ -40,7 +40,7 @@ func (s *Server) authenticate(ctx context.Context) (context.Context, error) {
 	if l, ok := ctx.Value(callLogKey{}).(*callLog); ok {
 		l.subject = p.Name
 	}
-	return lore.WithPrincipal(ctx, p), nil
+	return lore.WithEndpoint(lore.WithPrincipal(ctx, p), "flight"), nil
 }
 
 // bearer is the token of the one authorization value "Bearer <token>".

@@ -208,7 +208,7 @@ func TestStatementQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := f.eng.LoggedRecord(context.Background(), string(tq.GetStatementHandle()))
-	if err != nil || rec.Subject != "ann" || rec.State != "finished" {
+	if err != nil || rec.Subject != "ann" || rec.Endpoint != "flight" || rec.State != "finished" {
 		t.Fatalf("query log: %+v %v", rec, err)
 	}
 }
