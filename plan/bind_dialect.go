@@ -286,7 +286,27 @@ func byName(left, right Node) (Node, Node, error) {
 // one item per column of the input whose name the regular expression matches
 // anywhere (RE2, as DuckDB's), each with the call replaced by that column. It
 // reports false for an item without COLUMNS.
+// hasColumnsCall reports whether expression n holds a COLUMNS call outside a
+// subquery: most select items have none, and are not copied to find out.
+func hasColumnsCall(n *pg.Node) bool {
+	found := false
+	walkPG(n, func(x *pg.Node) bool {
+		if found || x.GetSubLink() != nil {
+			return false
+		}
+		if fc := x.GetFuncCall(); fc != nil && funcName(fc) == "columns" && len(fc.Funcname) == 1 {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
+
 func (b *binder) expandColumns(rt *pg.ResTarget, st *selState) ([]target, bool, error) {
+	if !hasColumnsCall(rt.Val) {
+		return nil, false, nil
+	}
 	val := proto.Clone(rt.Val).(*pg.Node) // the calls are replaced in this copy
 	var calls []*pg.Node
 	walkPG(val, func(x *pg.Node) bool {
