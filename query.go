@@ -23,7 +23,7 @@ import (
 func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record) (*Result, error) {
 	view := newCatalogView(e)
 	var nowUsed bool
-	node, err := plan.Bind(ctx, view, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel, NowUsed: &nowUsed})
+	node, err := plan.Bind(ctx, view, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel, NowUsed: &nowUsed, NoColumnsCall: q.NoColumnsCall})
 	if err != nil {
 		return nil, err
 	}

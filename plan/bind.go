@@ -22,7 +22,8 @@ import (
 // opts.Paths marks the byte positions of FROM items that were written as string
 // literals ('dir/*.parquet'): those name locations, never tables.
 func Bind(ctx context.Context, cat Catalog, sel *pg.SelectStmt, opts BindOptions) (Node, error) {
-	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), nowUsed: opts.NowUsed, paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts, timeTravel: opts.TimeTravel}
+	b := &binder{ctx: ctx, cat: cat, now: time.Now().UTC(), nowUsed: opts.NowUsed, paths: opts.Paths, approximate: opts.Approximate, dialect: opts.Dialect, tryCasts: opts.TryCasts, timeTravel: opts.TimeTravel,
+		noColumnsCall: opts.NoColumnsCall}
 	b.ignoreNulls = maps.Clone(opts.IgnoreNulls)
 	n, err := b.bindQuery(sel, nil)
 	if err != nil {
@@ -62,6 +63,8 @@ type BindOptions struct {
 	// NowUsed, when not nil, is set when the statement reads the current time (now(),
 	// current_date, …): its result depends on when it runs, not only on its data.
 	NowUsed *bool
+	// NoColumnsCall says the statement calls no COLUMNS(…) (sql.Query.NoColumnsCall).
+	NoColumnsCall bool
 }
 
 type binder struct {
@@ -70,11 +73,13 @@ type binder struct {
 	paths       map[int]bool
 	approximate bool
 	dialect     *sql.Dialect
-	timeTravel  map[int]sql.TimeTravel
-	tryCasts    map[int]bool
-	ctes        []map[string]*cteDef
-	now         time.Time
-	nowUsed     *bool
+	// noColumnsCall: the statement calls no COLUMNS(…).
+	noColumnsCall bool
+	timeTravel    map[int]sql.TimeTravel
+	tryCasts      map[int]bool
+	ctes          []map[string]*cteDef
+	now           time.Time
+	nowUsed       *bool
 	// pending holds an aggregating SELECT's correlated subqueries until its
 	// aggregate exists.
 	pending map[*aggState]*pendingSubs

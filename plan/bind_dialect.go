@@ -304,7 +304,7 @@ func hasColumnsCall(n *pg.Node) bool {
 }
 
 func (b *binder) expandColumns(rt *pg.ResTarget, st *selState) ([]target, bool, error) {
-	if !hasColumnsCall(rt.Val) {
+	if b.noColumnsCall || !hasColumnsCall(rt.Val) {
 		return nil, false, nil
 	}
 	val := proto.Clone(rt.Val).(*pg.Node) // the calls are replaced in this copy

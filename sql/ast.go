@@ -43,6 +43,9 @@ type Query struct {
 	// TimeTravel holds the version clauses (VERSION AS OF, TIMESTAMP AS OF) by the
 	// Location of the RangeVar of the table they follow.
 	TimeTravel map[int]TimeTravel
+	// NoColumnsCall is set when the text has no word COLUMNS before a parenthesis:
+	// no select item calls COLUMNS(…), and the binder need not look for one.
+	NoColumnsCall bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

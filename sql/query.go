@@ -68,7 +68,8 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 			return nil, err
 		}
 	}
-	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts, TimeTravel: timeTravel}
+	q := &Query{Start: start, End: end, Text: text[start:end], Dialect: dialect, TryCasts: tryCasts, TimeTravel: timeTravel,
+		NoColumnsCall: !callsWord(text, toks, "columns")}
 	inner := toks
 	if ex := node.GetExplainStmt(); ex != nil {
 		q.Explain = true

@@ -72,6 +72,17 @@ func is(text string, t token, w string) bool {
 	return strings.EqualFold(text[t.start:t.end], w)
 }
 
+// callsWord reports whether a word that names w in any case, quoted or not, appears
+// in toks directly before "(".
+func callsWord(text string, toks []token, w string) bool {
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i+1].kind == tokLParen && isWordToken(toks[i]) && strings.EqualFold(identValue(text, toks[i]), w) {
+			return true
+		}
+	}
+	return false
+}
+
 // identValue returns the name an identifier token denotes: unquoted identifiers and
 // keywords are lower-cased (ASCII only, as PostgreSQL does), double-quoted ones keep
 // their case with "" unescaped.
