@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -27,30 +26,8 @@ func TestServeFlightSQL(t *testing.T) {
 	if r := Main([]string{"serve", "--flight-addr", "0.0.0.0:0"}, nil, io.Discard, io.Discard); r != exitUsage {
 		t.Fatalf("Flight SQL beyond loopback without --insecure: exit %d", r)
 	}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	exit := make(chan int, 1)
-	go func() {
-		exit <- runServe(ctx, &env{stdout: pw, stderr: io.Discard},
-			[]string{"--addr", "127.0.0.1:0", "--flight-addr", "127.0.0.1:0", "--home", t.TempDir()})
-		pw.Close()
-	}()
-	sc := bufio.NewScanner(pr)
-	var token, addr string
-	for addr == "" && sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(strings.TrimSpace(line), "lore_") {
-			token = strings.TrimSpace(line)
-		}
-		if m := regexp.MustCompile(`grpc://([0-9.:]+)`).FindStringSubmatch(line); m != nil {
-			addr = m[1]
-		}
-	}
-	go io.Copy(io.Discard, pr)
-	if token == "" || addr == "" {
-		t.Fatalf("token %q Flight SQL address %q", token, addr)
-	}
+	srv := startServe(t, "--addr", "127.0.0.1:0", "--flight-addr", "127.0.0.1:0", "--home", t.TempDir())
+	token, addr := srv.token, srv.flight
 	client, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -69,15 +46,7 @@ func TestServeFlightSQL(t *testing.T) {
 		t.Fatalf("no 42: %v", rdr.Err())
 	}
 	rdr.Release()
-	cancel()
-	select {
-	case code := <-exit:
-		if code != exitOK {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("lore serve did not stop")
-	}
+	srv.stop()
 }
 
 // On shutdown a Flight SQL statement still running at the deadline is canceled: the

@@ -37,7 +37,7 @@ type sqlRun struct {
 }
 
 func runSQL(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE] [-c SQL | -f FILE] [--format FORMAT]")
+	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE] [--server URL [--token TOKEN]] [-c SQL | -f FILE] [--format FORMAT]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
 	memLimit := addMemoryLimit(fs)
 	command := fs.String("c", "", "run the `SQL` text and exit")
@@ -46,6 +46,8 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	timer := fs.Bool("timer", false, "print each statement's elapsed time and answer mode")
 	settings := settingsFlag{}
 	fs.Var(settings, "set", "a per-statement setting `key=value` (repeatable)")
+	server := fs.String("server", "", "send the statements to the Lore server at `URL` (lore serve) instead of running them here")
+	token := fs.String("token", "", "the server's bearer `token` (default $LORE_TOKEN)")
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -55,17 +57,25 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	if !validFormat(*format) {
 		return usageError(e, fs, "unknown format %q (want %s)", *format, strings.Join(Formats, ", "))
 	}
-	cSet, fSet := false, false
+	cSet, fSet, memSet := false, false, false
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "c":
 			cSet = true
 		case "f":
 			fSet = true
+		case "memory-limit":
+			memSet = true
 		}
 	})
 	if cSet && fSet {
 		return usageError(e, fs, "-c and -f cannot be used together")
+	}
+	if *server == "" && *token != "" {
+		return usageError(e, fs, "--token is the credential of --server; without --server statements run here")
+	}
+	if *server != "" && memSet {
+		return usageError(e, fs, "--memory-limit bounds a local engine; a server has its own (send SET SESSION memory_limit to lower it)")
 	}
 
 	// Read the script before opening the engine, so a missing file fails fast.
@@ -92,14 +102,27 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		text = string(b)
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
-		return exitError
+	var q querier
+	if *server != "" {
+		if *token == "" {
+			*token = os.Getenv("LORE_TOKEN")
+		}
+		rq, err := newRemote(*server, *token)
+		if err != nil {
+			return usageError(e, fs, "%v", err)
+		}
+		q = rq
+	} else {
+		eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
+			return exitError
+		}
+		defer eng.Close()
+		q = eng
 	}
-	defer eng.Close()
 
-	r := &sqlRun{q: eng, format: *format, timer: *timer, settings: settings,
+	r := &sqlRun{q: q, format: *format, timer: *timer, settings: settings,
 		stdout: e.stdout, stderr: e.stderr, timerOut: e.stderr}
 	if interactive {
 		return r.shell(ctx, e.stdin.(*os.File), homeDir(*home))
