@@ -28,6 +28,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type serveConfig struct {
 	addr, home, tokens string
 	insecure           bool
+	metricsOpen        bool
 	memLimit           int64
 	allowPaths         []string
 	shutdownTimeout    time.Duration
@@ -43,6 +44,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&c.home, "home", "", "Lore's home `dir` (default $LORE_HOME, else ./.lore)")
 	fs.StringVar(&c.tokens, "tokens", "", "the tokens `file` (default HOME/tokens; created with a new admin token when missing)")
 	fs.BoolVar(&c.insecure, "insecure", false, "allow listening beyond loopback without TLS: tokens then cross the network in clear")
+	fs.BoolVar(&c.metricsOpen, "metrics-open", false, "serve GET /metrics without a token (default: an admin token is required)")
 	fs.Var(&allow, "allow-path", "a location `prefix` readers may read by path (repeatable; default none)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running statements may take to finish on shutdown before they are canceled")
 	memLimit := addMemoryLimit(fs)
@@ -94,7 +96,7 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 		return err
 	}
 	defer eng.Close()
-	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger})
+	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger, MetricsOpen: c.metricsOpen})
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,10 @@ type registry struct {
 	byID    map[string]*query
 	done    []string // ids of ended statements, oldest first
 	running int
+
+	// ended, when set, is told of every statement that ends (the metrics), once,
+	// outside the lock.
+	ended func(rec *lore.Record, eb *errorBody, elapsed time.Duration)
 }
 
 func newRegistry() *registry { return &registry{byID: map[string]*query{}} }
@@ -63,10 +67,15 @@ func (r *registry) start(q *query) error {
 }
 
 // finish records how statement q ended.
+// It is the one place every statement's end passes, so the metrics observe it here.
 func (r *registry) finish(q *query, state string, rec *lore.Record, eb *errorBody) {
+	elapsed := time.Since(q.started)
+	if r.ended != nil {
+		defer r.ended(rec, eb, elapsed)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	q.state, q.record, q.err, q.elapsed = state, rec, eb, time.Since(q.started)
+	q.state, q.record, q.err, q.elapsed = state, rec, eb, elapsed
 	r.running--
 	r.done = append(r.done, q.id)
 	for len(r.done) > keepDone {

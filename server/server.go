@@ -29,12 +29,16 @@ type Options struct {
 	// MaxStatementBytes bounds a statement's text; a longer one is 400
 	// INVALID_REQUEST. Default 1 MiB.
 	MaxStatementBytes int
+	// MetricsOpen serves GET /metrics without a token, for a Prometheus scraper on
+	// a trusted network; otherwise /metrics needs an admin token.
+	MetricsOpen bool
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
 type Server struct {
 	opts     Options
 	queries  *registry
+	metrics  *metrics
 	draining atomic.Bool
 	handler  http.Handler
 }
@@ -53,7 +57,8 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxStatementBytes <= 0 {
 		opts.MaxStatementBytes = 1 << 20
 	}
-	s := &Server{opts: opts, queries: newRegistry()}
+	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine)}
+	s.queries.ended = s.metrics.observe
 	s.handler = s.routes()
 	return s, nil
 }
@@ -80,6 +85,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.serveMetrics())
 	mux.Handle("POST /v1/statement", s.auth(s.statement))
 	mux.Handle("GET /v1/queries", s.auth(s.listQueries))
 	mux.Handle("GET /v1/queries/{id}", s.auth(s.getQuery))
