@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/loredb/lore"
-	"github.com/loredb/lore/errs"
 )
 
 // metrics are the server's Prometheus metrics (GET /metrics), in a registry of
@@ -140,11 +139,5 @@ func (s *Server) serveMetrics() http.Handler {
 	if s.opts.MetricsOpen {
 		return h
 	}
-	return s.auth(func(w http.ResponseWriter, r *http.Request, p lore.Principal) {
-		if p.Role != lore.RoleAdmin {
-			writeError(w, "", errs.New(errs.Forbidden, "metrics need an admin token (or a server started with --metrics-open)"))
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+	return s.auth(adminOnly(func(w http.ResponseWriter, r *http.Request, _ lore.Principal) { h.ServeHTTP(w, r) }))
 }

@@ -93,6 +93,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /v1/catalog/tables", s.auth(s.tables))
 	mux.Handle("GET /v1/catalog/tables/{name}/version", s.auth(s.tableVersion))
 	mux.Handle("GET /v1/catalog/tables/{name}/statistics", s.auth(s.tableStatistics))
+	mux.Handle("DELETE /v1/cache", s.auth(adminOnly(s.clearCache)))
+	mux.Handle("GET /v1/statistics", s.auth(adminOnly(s.allStatistics)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", errs.New(errs.NotFound, "no endpoint %s %s (see docs/server.md)", r.Method, r.URL.Path))
 	})
