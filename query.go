@@ -27,6 +27,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkUnread(ctx, view.boundLatest()); err != nil {
+		return nil, err
+	}
 	// The tables are bound and their versions pinned: a result kept for exactly
 	// these versions answers without running.
 	key := ""
