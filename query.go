@@ -67,6 +67,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
 	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics}
+	if p := progressOf(ctx); p != nil {
+		env.OnScan = p.addScan
+	}
 	if s.DryRun {
 		return e.dryRun(ctx, env, node, rec)
 	}

@@ -61,6 +61,7 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, p lore.Princi
 	}
 	ctx = lore.WithQueryID(lore.WithPrincipal(ctx, p), id)
 	ctx = lore.WithExpectedVersions(ctx, req.ExpectSourceVersion)
+	ctx = q.track(ctx)
 	res, err := s.opts.Engine.Query(ctx, req.SQL, settings)
 	if err != nil {
 		s.failed(w, q, err)
