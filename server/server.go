@@ -98,7 +98,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", errs.New(errs.NotFound, "no endpoint %s %s (see docs/server.md)", r.Method, r.URL.Path))
 	})
-	return s.accessLog(mux)
+	return s.accessLog(compress(mux))
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
