@@ -29,6 +29,8 @@ type serveConfig struct {
 	addr, home, tokens string
 	insecure           bool
 	metricsOpen        bool
+	rateLimit          float64
+	rateBurst          int
 	memLimit           int64
 	allowPaths         []string
 	shutdownTimeout    time.Duration
@@ -47,6 +49,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&c.metricsOpen, "metrics-open", false, "serve GET /metrics without a token (default: an admin token is required)")
 	fs.Var(&allow, "allow-path", "a location `prefix` readers may read by path (repeatable; default none)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running statements may take to finish on shutdown before they are canceled")
+	rateLimit := fs.String("rate-limit", "", "requests each token may make, as `N/s`, N/m or N/h (default: no limit); over it is 429 RATE_LIMITED")
+	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests a token may make at once within --rate-limit (default: the rate a second, at least 1)")
 	memLimit := addMemoryLimit(fs)
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
@@ -55,6 +59,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
 	}
 	c.home, c.memLimit, c.allowPaths = homeDir(c.home), int64(*memLimit), allow
+	if *rateLimit != "" {
+		var err error
+		if c.rateLimit, err = server.ParseRate(*rateLimit); err != nil {
+			return usageError(e, fs, "--rate-limit: %v", err)
+		}
+	}
 	if c.tokens == "" {
 		c.tokens = filepath.Join(c.home, "tokens")
 	}
@@ -96,7 +106,8 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 		return err
 	}
 	defer eng.Close()
-	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger, MetricsOpen: c.metricsOpen})
+	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger, MetricsOpen: c.metricsOpen,
+		RateLimit: c.rateLimit, RateBurst: c.rateBurst})
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,11 @@ type Options struct {
 	// MetricsOpen serves GET /metrics without a token, for a Prometheus scraper on
 	// a trusted network; otherwise /metrics needs an admin token.
 	MetricsOpen bool
+	// RateLimit, when positive, is how many requests a second each principal (token
+	// name) may make, with bursts of RateBurst (default: the rate, at least 1); a
+	// request over it is 429 RATE_LIMITED with Retry-After.
+	RateLimit float64
+	RateBurst int
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
@@ -39,6 +44,7 @@ type Server struct {
 	opts     Options
 	queries  *registry
 	metrics  *metrics
+	limits   *limiters
 	draining atomic.Bool
 	handler  http.Handler
 }
@@ -59,6 +65,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine)}
 	s.queries.ended = s.metrics.observe
+	s.limits = newLimiters(opts.RateLimit, opts.RateBurst)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -127,6 +134,11 @@ func (s *Server) auth(h authed) http.Handler {
 		}
 		if l, ok := r.Context().Value(logKey{}).(*logFields); ok {
 			l.subject = p.Name
+		}
+		if wait, err := s.limits.allow(p.Name, time.Now()); err != nil {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			writeError(w, "", err)
+			return
 		}
 		h(w, r, p)
 	})
