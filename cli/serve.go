@@ -31,6 +31,8 @@ type serveConfig struct {
 	metricsOpen        bool
 	rateLimit          float64
 	rateBurst          int
+	jwtSecret, jwtKey  string
+	jwt                server.JWTConfig
 	memLimit           int64
 	allowPaths         []string
 	shutdownTimeout    time.Duration
@@ -51,6 +53,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running statements may take to finish on shutdown before they are canceled")
 	rateLimit := fs.String("rate-limit", "", "requests each token may make, as `N/s`, N/m or N/h (default: no limit); over it is 429 RATE_LIMITED")
 	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests a token may make at once within --rate-limit (default: the rate a second, at least 1)")
+	fs.StringVar(&c.jwtSecret, "jwt-hs256-secret-file", "", "accept JWTs signed with HS256 by the secret in `file` (at least 32 bytes)")
+	fs.StringVar(&c.jwtKey, "jwt-rs256-public-key", "", "accept JWTs signed with RS256, checked by the PEM public key in `file`")
+	fs.StringVar(&c.jwt.RoleClaim, "jwt-role-claim", "lore_role", "the JWT `claim` holding the role, admin or reader")
+	fs.StringVar(&c.jwt.Audience, "jwt-audience", "", "when set, the `aud` a JWT must name")
+	fs.StringVar(&c.jwt.Issuer, "jwt-issuer", "", "when set, the `iss` a JWT must have")
 	memLimit := addMemoryLimit(fs)
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
@@ -101,13 +108,19 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	if err != nil {
 		return err
 	}
+	var jwtv *server.JWTVerifier
+	if c.jwtSecret != "" || c.jwtKey != "" {
+		if jwtv, err = server.LoadJWTVerifier(c.jwtSecret, c.jwtKey, c.jwt); err != nil {
+			return fmt.Errorf("JWT: %w", err)
+		}
+	}
 	eng, err := lore.Open(ctx, lore.Options{Home: c.home, MemoryLimit: c.memLimit, AllowPaths: c.allowPaths, Logger: logger})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger, MetricsOpen: c.metricsOpen,
-		RateLimit: c.rateLimit, RateBurst: c.rateBurst})
+		RateLimit: c.rateLimit, RateBurst: c.rateBurst, JWT: jwtv})
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,8 @@ type Options struct {
 	// request over it is 429 RATE_LIMITED with Retry-After.
 	RateLimit float64
 	RateBurst int
+	// JWT, when set, also accepts JSON Web Tokens as bearer tokens (jwt.go).
+	JWT *JWTVerifier
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
@@ -126,10 +128,10 @@ func (s *Server) auth(h authed) http.Handler {
 			writeError(w, "", errs.New(errs.Unauthenticated, "a bearer token is required (Authorization: Bearer <token>)"))
 			return
 		}
-		p, ok := s.opts.Tokens.Lookup(token)
-		if !ok {
+		p, err := s.principal(token)
+		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lore", error="invalid_token"`)
-			writeError(w, "", errs.New(errs.Unauthenticated, "the bearer token is not known"))
+			writeError(w, "", err)
 			return
 		}
 		if l, ok := r.Context().Value(logKey{}).(*logFields); ok {
@@ -142,6 +144,18 @@ func (s *Server) auth(h authed) http.Handler {
 		}
 		h(w, r, p)
 	})
+}
+
+// principal is the principal of a bearer token: one of the tokens file, else a JWT
+// when JWTs are configured.
+func (s *Server) principal(token string) (lore.Principal, error) {
+	if p, ok := s.opts.Tokens.Lookup(token); ok {
+		return p, nil
+	}
+	if s.opts.JWT != nil && looksLikeJWT(token) {
+		return s.opts.JWT.Verify(token)
+	}
+	return lore.Principal{}, errs.New(errs.Unauthenticated, "the bearer token is not known")
 }
 
 func bearer(r *http.Request) (string, bool) {
