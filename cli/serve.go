@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +35,7 @@ type serveConfig struct {
 	rateBurst          int
 	jwtSecret, jwtKey  string
 	jwt                server.JWTConfig
+	tlsCert, tlsKey    string
 	memLimit           int64
 	allowPaths         []string
 	shutdownTimeout    time.Duration
@@ -44,7 +47,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "serve", "[flags]")
 	var c serveConfig
 	var allow listFlag
-	fs.StringVar(&c.addr, "addr", "127.0.0.1:7474", "`host:port` to listen on; beyond loopback needs --insecure (no TLS yet)")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:7474", "`host:port` to listen on; beyond loopback needs TLS or --insecure")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS with the PEM certificate (chain) in `file`; with --tls-key")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `file`")
 	fs.StringVar(&c.home, "home", "", "Lore's home `dir` (default $LORE_HOME, else ./.lore)")
 	fs.StringVar(&c.tokens, "tokens", "", "the tokens `file` (default HOME/tokens; created with a new admin token when missing)")
 	fs.BoolVar(&c.insecure, "insecure", false, "allow listening beyond loopback without TLS: tokens then cross the network in clear")
@@ -75,8 +80,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if c.tokens == "" {
 		c.tokens = filepath.Join(c.home, "tokens")
 	}
-	if !c.insecure && !loopback(c.addr) {
-		fmt.Fprintf(e.stderr, "lore serve: refusing to listen on %s beyond loopback without TLS (TLS is not built yet); pass --insecure to do it anyway\n", c.addr)
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return usageError(e, fs, "--tls-cert and --tls-key go together")
+	}
+	if !c.insecure && c.tlsCert == "" && !loopback(c.addr) {
+		fmt.Fprintf(e.stderr, "lore serve: refusing to listen on %s beyond loopback without TLS (--tls-cert, --tls-key); pass --insecure to do it anyway\n", c.addr)
 		return exitUsage
 	}
 	sigs, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
@@ -124,13 +132,25 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	if err != nil {
 		return err
 	}
+	var cert *certificate
+	if c.tlsCert != "" {
+		if cert, err = loadCertificate(c.tlsCert, c.tlsKey); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	fmt.Fprintf(e.stdout, "lore serve: listening on http://%s (home %s, tokens %s)\n", ln.Addr(), c.home, c.tokens)
+	scheme := "http"
+	if cert != nil {
+		scheme = "https"
+		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cert.get}
+		ln = tls.NewListener(ln, hs.TLSConfig)
+	}
+	fmt.Fprintf(e.stdout, "lore serve: listening on %s://%s (home %s, tokens %s)\n", scheme, ln.Addr(), c.home, c.tokens)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	hup := make(chan os.Signal, 1)
@@ -143,6 +163,13 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 				logger.Error("cannot reload the tokens file; the previous tokens stay", "err", err)
 			} else {
 				logger.Info("tokens reloaded", "tokens", tokens.Len())
+			}
+			if cert != nil {
+				if err := cert.reload(); err != nil {
+					logger.Error("cannot reload the TLS certificate; the previous one stays", "err", err)
+				} else {
+					logger.Info("TLS certificate reloaded")
+				}
 			}
 		case err := <-served:
 			return err
@@ -191,3 +218,26 @@ func shutdown(hs *http.Server, srv *server.Server, logger *slog.Logger, timeout 
 	}
 	return err
 }
+
+// certificate is the server's TLS certificate, read again on SIGHUP so that a
+// renewed one is served without a restart.
+type certificate struct {
+	certFile, keyFile string
+	cur               atomic.Pointer[tls.Certificate]
+}
+
+func loadCertificate(certFile, keyFile string) (*certificate, error) {
+	c := &certificate{certFile: certFile, keyFile: keyFile}
+	return c, c.reload()
+}
+
+func (c *certificate) reload() error {
+	kp, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	if err != nil {
+		return fmt.Errorf("TLS: %w", err)
+	}
+	c.cur.Store(&kp)
+	return nil
+}
+
+func (c *certificate) get(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.cur.Load(), nil }
