@@ -36,6 +36,9 @@ type serveConfig struct {
 	jwtSecret, jwtKey  string
 	jwt                server.JWTConfig
 	tlsCert, tlsKey    string
+	maxRunning         int
+	maxQueued          int
+	ceilings           lore.Guardrails
 	memLimit           int64
 	allowPaths         []string
 	shutdownTimeout    time.Duration
@@ -63,6 +66,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&c.jwt.RoleClaim, "jwt-role-claim", "lore_role", "the JWT `claim` holding the role, admin or reader")
 	fs.StringVar(&c.jwt.Audience, "jwt-audience", "", "when set, the `aud` a JWT must name")
 	fs.StringVar(&c.jwt.Issuer, "jwt-issuer", "", "when set, the `iss` a JWT must have")
+	fs.IntVar(&c.maxRunning, "max-running", 0, "statements that read data running at once (default: GOMAXPROCS); the rest queue")
+	fs.IntVar(&c.maxQueued, "max-queued", 0, "statements that may wait for admission (default 64; negative: none); one more is 503 RESOURCE_EXHAUSTED")
+	var ceilings listFlag
+	fs.Var(&ceilings, "ceiling", "a guardrail ceiling `key=value`: max_execution_ms, max_rows_scanned, max_result_rows or max_result_bytes (repeatable); requests may lower it, never raise it")
 	memLimit := addMemoryLimit(fs)
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
@@ -71,6 +78,20 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
 	}
 	c.home, c.memLimit, c.allowPaths = homeDir(c.home), int64(*memLimit), allow
+	if len(ceilings) > 0 {
+		m := map[string]string{}
+		for _, kv := range ceilings {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return usageError(e, fs, "--ceiling %q: want key=value, as max_execution_ms=30000", kv)
+			}
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		var err error
+		if c.ceilings, err = lore.ParseGuardrails(m); err != nil {
+			return usageError(e, fs, "--ceiling: %v", err)
+		}
+	}
 	if *rateLimit != "" {
 		var err error
 		if c.rateLimit, err = server.ParseRate(*rateLimit); err != nil {
@@ -122,7 +143,8 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 			return fmt.Errorf("JWT: %w", err)
 		}
 	}
-	eng, err := lore.Open(ctx, lore.Options{Home: c.home, MemoryLimit: c.memLimit, AllowPaths: c.allowPaths, Logger: logger})
+	eng, err := lore.Open(ctx, lore.Options{Home: c.home, MemoryLimit: c.memLimit, AllowPaths: c.allowPaths, Logger: logger,
+		MaxRunning: c.maxRunning, MaxQueued: c.maxQueued, Ceilings: c.ceilings})
 	if err != nil {
 		return err
 	}

@@ -67,38 +67,11 @@ func TestServeTLS(t *testing.T) {
 	if r := Main([]string{"serve", "--tls-cert", certFile}, nil, io.Discard, io.Discard); r != exitUsage {
 		t.Fatalf("--tls-cert without --tls-key: exit %d", r)
 	}
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	exit := make(chan int, 1)
-	go func() {
-		exit <- runServe(ctx, &env{stdout: pw, stderr: io.Discard},
-			[]string{"--addr", "0.0.0.0:0", "--home", t.TempDir(), "--tls-cert", certFile, "--tls-key", keyFile})
-		pw.Close()
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-exit:
-		case <-time.After(15 * time.Second):
-			t.Error("lore serve did not stop")
-		}
-	}()
-	sc := bufio.NewScanner(pr)
-	var token, port string
-	for port == "" && sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(strings.TrimSpace(line), "lore_") {
-			token = strings.TrimSpace(line)
-		}
-		if m := regexp.MustCompile(`https://\S*:(\d+) `).FindStringSubmatch(line); m != nil {
-			port = m[1]
-		}
+	url, token := startServe(t, "--addr", "0.0.0.0:0", "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(url, "https://") {
+		t.Fatalf("url %s", url)
 	}
-	go io.Copy(io.Discard, pr)
-	if token == "" || port == "" {
-		t.Fatalf("token %q port %q", token, port)
-	}
-	url := "https://127.0.0.1:" + port
+	port := url[strings.LastIndex(url, ":")+1:]
 	post := func(c *http.Client, url string) (*http.Response, error) {
 		req, _ := http.NewRequest("POST", url+"/v1/statement", strings.NewReader(`{"sql":"SELECT 41 + 1 AS x"}`))
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -127,4 +100,40 @@ func TestServeTLS(t *testing.T) {
 	if resp, err := post(&http.Client{Timeout: 10 * time.Second}, "http://127.0.0.1:"+port); err == nil && resp.StatusCode == 200 {
 		t.Errorf("plain HTTP to the TLS port answered 200")
 	}
+}
+
+// startServe runs lore serve with args in a fresh home until the test ends, and
+// returns its base URL on 127.0.0.1 and the first-start admin token it printed.
+func startServe(t *testing.T, args ...string) (url, token string) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	exit := make(chan int, 1)
+	go func() {
+		exit <- runServe(ctx, &env{stdout: pw, stderr: io.Discard}, append([]string{"--home", t.TempDir()}, args...))
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-exit:
+		case <-time.After(15 * time.Second):
+			t.Error("lore serve did not stop")
+		}
+	})
+	sc := bufio.NewScanner(pr)
+	for url == "" && sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "lore_") {
+			token = strings.TrimSpace(line)
+		}
+		if m := regexp.MustCompile(`(https?)://\S*:(\d+) `).FindStringSubmatch(line); m != nil {
+			url = m[1] + "://127.0.0.1:" + m[2]
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if token == "" || url == "" {
+		t.Fatalf("token %q url %q", token, url)
+	}
+	return url, token
 }
