@@ -37,13 +37,15 @@ type sqlRun struct {
 }
 
 func runSQL(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE] [-c SQL | -f FILE] [--format FORMAT]")
+	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE | --server URL [--token T]] [-c SQL | -f FILE] [--format FORMAT]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
 	memLimit := addMemoryLimit(fs)
 	command := fs.String("c", "", "run the `SQL` text and exit")
 	file := fs.String("f", "", "run the SQL script in `FILE` (- for stdin) and exit")
 	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
 	timer := fs.Bool("timer", false, "print each statement's elapsed time and answer mode")
+	server := fs.String("server", "", "run the statements on the lore serve at `URL` instead of a local engine")
+	token := fs.String("token", "", "the bearer `token` for --server (default $LORE_TOKEN; the variable keeps it out of the process list)")
 	settings := settingsFlag{}
 	fs.Var(settings, "set", "a per-statement setting `key=value` (repeatable)")
 	if status, ok := parseFlags(fs, args); !ok {
@@ -92,14 +94,24 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		text = string(b)
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
-		return exitError
+	var q querier
+	if *server != "" {
+		tok := *token
+		if tok == "" {
+			tok = os.Getenv("LORE_TOKEN")
+		}
+		q = newRemote(*server, tok)
+	} else {
+		eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
+			return exitError
+		}
+		defer eng.Close()
+		q = eng
 	}
-	defer eng.Close()
 
-	r := &sqlRun{q: eng, format: *format, timer: *timer, settings: settings,
+	r := &sqlRun{q: q, format: *format, timer: *timer, settings: settings,
 		stdout: e.stdout, stderr: e.stderr, timerOut: e.stderr}
 	if interactive {
 		return r.shell(ctx, e.stdin.(*os.File), homeDir(*home))
