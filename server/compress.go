@@ -30,8 +30,7 @@ func (z zstdEncoder) Reset(w io.Writer) { z.Encoder.Reset(w) }
 
 var encoderPools = map[string]*sync.Pool{
 	"zstd": {New: func() any {
-		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-			zstd.WithLowerEncoderMem(true))
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 		if err != nil {
 			panic("BUG: zstd options: " + err.Error())
 		}

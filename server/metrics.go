@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/source"
 )
 
 // metrics are the server's Prometheus metrics (GET /metrics), in a registry of
@@ -21,29 +22,33 @@ type metrics struct {
 	statements *prometheus.CounterVec   // mode, status, code
 	latency    *prometheus.HistogramVec // mode
 	cacheHits  prometheus.Counter
-	scan       map[string]prometheus.Counter // by record counter name
+	scan       []prometheus.Counter // as scanCounters
 }
 
 // latencyBuckets span 0.1 ms (a cache hit) to 60 s (a long scan), about three
 // buckets a decade.
 var latencyBuckets = prometheus.ExponentialBucketsRange(0.0001, 60, 18)
 
-// scanCounters name the counters summed over a record's scans, with their help.
-var scanCounters = []struct{ name, help string }{
-	{"files_pruned_by_partition", "Files pruned by partition values before any read."},
-	{"files_considered", "Files scans considered."},
-	{"files_skipped", "Files skipped by their statistics."},
-	{"files_opened", "Files scans opened."},
-	{"row_groups_considered", "Row groups scans considered."},
-	{"row_groups_pruned", "Row groups pruned by footers, zones or bloom filters."},
-	{"row_groups_answered", "Row groups answered from statistics without reading them."},
-	{"row_groups_read", "Row groups read."},
-	{"rows_scanned", "Rows scanned."},
-	{"bytes_read", "Compressed bytes read by scans."},
+// scanCounters name the counters summed over a record's scans, with their help and
+// where a scan's snapshot holds them.
+var scanCounters = []struct {
+	name, help string
+	of         func(source.Snapshot) int64
+}{
+	{"files_pruned_by_partition", "Files pruned by partition values before any read.", func(s source.Snapshot) int64 { return s.FilesPrunedByPartition }},
+	{"files_considered", "Files scans considered.", func(s source.Snapshot) int64 { return s.FilesConsidered }},
+	{"files_skipped", "Files skipped by their statistics.", func(s source.Snapshot) int64 { return s.FilesSkipped }},
+	{"files_opened", "Files scans opened.", func(s source.Snapshot) int64 { return s.FilesOpened }},
+	{"row_groups_considered", "Row groups scans considered.", func(s source.Snapshot) int64 { return s.RowGroupsConsidered }},
+	{"row_groups_pruned", "Row groups pruned by footers, zones or bloom filters.", func(s source.Snapshot) int64 { return s.RowGroupsPruned }},
+	{"row_groups_answered", "Row groups answered from statistics without reading them.", func(s source.Snapshot) int64 { return s.RowGroupsAnswered }},
+	{"row_groups_read", "Row groups read.", func(s source.Snapshot) int64 { return s.RowGroupsRead }},
+	{"rows_scanned", "Rows scanned.", func(s source.Snapshot) int64 { return s.RowsScanned }},
+	{"bytes_read", "Compressed bytes read by scans.", func(s source.Snapshot) int64 { return s.CompressedBytesRead }},
 }
 
 func newMetrics(e *lore.Engine) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(), scan: map[string]prometheus.Counter{}}
+	m := &metrics{reg: prometheus.NewRegistry()}
 	m.statements = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "lore_statements_total",
 		Help: "Statements that ended, by how they were answered (mode), status (finished or failed) and error code.",
@@ -58,8 +63,8 @@ func newMetrics(e *lore.Engine) *metrics {
 	})
 	m.reg.MustRegister(m.statements, m.latency, m.cacheHits)
 	for _, c := range scanCounters {
-		m.scan[c.name] = prometheus.NewCounter(prometheus.CounterOpts{Name: "lore_scan_" + c.name + "_total", Help: c.help})
-		m.reg.MustRegister(m.scan[c.name])
+		m.scan = append(m.scan, prometheus.NewCounter(prometheus.CounterOpts{Name: "lore_scan_" + c.name + "_total", Help: c.help}))
+		m.reg.MustRegister(m.scan[len(m.scan)-1])
 	}
 	m.registerEngine(e)
 	return m
@@ -116,16 +121,10 @@ func (m *metrics) observe(rec *lore.Record, eb *errorBody, elapsed time.Duration
 	if mode == "cache" {
 		m.cacheHits.Inc()
 	}
-	for _, s := range rec.Scans {
-		for name, v := range map[string]int64{
-			"files_pruned_by_partition": s.FilesPrunedByPartition, "files_considered": s.FilesConsidered,
-			"files_skipped": s.FilesSkipped, "files_opened": s.FilesOpened,
-			"row_groups_considered": s.RowGroupsConsidered, "row_groups_pruned": s.RowGroupsPruned,
-			"row_groups_answered": s.RowGroupsAnswered, "row_groups_read": s.RowGroupsRead,
-			"rows_scanned": s.RowsScanned, "bytes_read": s.CompressedBytesRead,
-		} {
-			if v > 0 {
-				m.scan[name].Add(float64(v))
+	for _, sc := range rec.Scans {
+		for i, c := range scanCounters {
+			if v := c.of(sc.Snapshot); v > 0 {
+				m.scan[i].Add(float64(v))
 			}
 		}
 	}
