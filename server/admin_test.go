@@ -38,6 +38,11 @@ func TestClearCache(t *testing.T) {
 	if r := f.do("DELETE", "/v1/cache", f.reader, nil); r.status != 403 || r.code(t) != "FORBIDDEN" {
 		t.Fatalf("reader: %d %s", r.status, r.body)
 	}
+	for _, ep := range [][2]string{{"DELETE", "/v1/cache"}, {"GET", "/v1/statistics"}} {
+		if r := f.do(ep[0], ep[1], "", nil); r.status != 401 || r.code(t) != "UNAUTHENTICATED" {
+			t.Errorf("%s %s without a token: %d %s", ep[0], ep[1], r.status, r.body)
+		}
+	}
 	r := f.do("DELETE", "/v1/cache", f.admin, nil)
 	if m := r.json(t); r.status != 200 || m["results_dropped"] != 1.0 || m["bytes_dropped"].(float64) <= 0 {
 		t.Fatalf("DELETE /v1/cache: %d %s", r.status, r.body)
