@@ -93,10 +93,13 @@ func (a *admission) acquire(ctx context.Context, queued func(time.Duration)) (co
 	w := &waiter{ready: make(chan struct{})}
 	a.queue = append(a.queue, w)
 	a.mu.Unlock()
+	progress := progressOf(ctx)
+	progress.setState(ProgressQueued)
 	start := time.Now()
 	defer func() { queued(time.Since(start)) }()
 	select {
 	case <-w.ready:
+		progress.setState(ProgressRunning)
 		return admitted, a.onceRelease(), nil
 	case <-ctx.Done():
 		a.mu.Lock()

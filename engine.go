@@ -325,6 +325,13 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	if _, ok := st.(*sql.Query); !ok && s.DryRun {
 		return nil, errs.New(errs.InvalidSetting, "dry_run estimates a query (SELECT or EXPLAIN); this statement has no estimate")
 	}
+	if _, ok := st.(*sql.Query); !ok {
+		// No view pins what other statements read: their expectations are
+		// checked against the current versions before they run.
+		if err := e.checkUnread(ctx, nil); err != nil {
+			return nil, err
+		}
+	}
 	switch st.(type) {
 	case *sql.CreateTable, *sql.DropTable, *sql.AlterTable, *sql.Analyze, *sql.Optimize:
 		// What a statement names may be another table, or be learnt anew, after it.

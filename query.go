@@ -27,6 +27,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkUnread(ctx, view.boundLatest()); err != nil {
+		return nil, err
+	}
 	// The tables are bound and their versions pinned: a result kept for exactly
 	// these versions answers without running.
 	key := ""
@@ -64,6 +67,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
 	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics}
+	if p := progressOf(ctx); p != nil {
+		env.OnScan = p.addScan
+	}
 	if s.DryRun {
 		return e.dryRun(ctx, env, node, rec)
 	}

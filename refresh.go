@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loredb/lore/catalog"
@@ -22,6 +23,20 @@ type refresher struct {
 	ctx     context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
+
+	// done and failed count refreshes that ended, for a server's metrics.
+	done, failed atomic.Int64
+}
+
+// RefreshStats count the background statistics refreshes the engine ran (SPEC §4).
+type RefreshStats struct {
+	// Done refreshed a record; Failed left the previous one (an error or a panic).
+	Done, Failed int64
+}
+
+// Refreshes is how many background statistics refreshes have ended so far.
+func (e *Engine) Refreshes() RefreshStats {
+	return RefreshStats{Done: e.refresh.done.Load(), Failed: e.refresh.failed.Load()}
 }
 
 func newRefresher() *refresher {
@@ -71,6 +86,11 @@ func (e *Engine) maybeRefresh(ctx context.Context, t catalog.Table, rec *stats.R
 			label, err = e.refreshTable(r.ctx, t, rec)
 			return err
 		})()
+		if err != nil {
+			r.failed.Add(1)
+		} else {
+			r.done.Add(1)
+		}
 		if p := errs.PanicOf(err); p != nil {
 			e.opts.Logger.Error("statistics refresh panicked; the previous record stays", "table", t.Name,
 				"panic", fmt.Sprint(p.Value), "stack", string(p.Stack))

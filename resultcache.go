@@ -55,14 +55,26 @@ func newResultCache(max int64) *resultCache {
 }
 
 // catalogChanged empties the cache: what a statement names may now be another table.
-func (c *resultCache) catalogChanged() {
+func (c *resultCache) catalogChanged() { c.clear() }
+
+// clear empties the cache and returns what it held. The generation moves on, so a
+// statement that computed its key before is not kept afterwards either.
+func (c *resultCache) clear() (entries int, bytes int64) {
 	c.gen.Add(1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	entries, bytes = c.order.Len(), c.used
 	c.order.Init()
 	clear(c.byKey)
 	c.used = 0
+	return entries, bytes
 }
+
+// ClearResultCache empties the result cache (a server's DELETE /v1/cache) and
+// returns how many results and bytes it dropped. Only results go: footers, the disk
+// cache of object-store reads and statistics records are knowledge of sources, kept
+// current by their versions, and stay.
+func (e *Engine) ClearResultCache() (entries int, bytes int64) { return e.results.clear() }
 
 // key is the cache key of a query over named tables and locations read by path, or
 // "" when it must not be kept.

@@ -57,6 +57,12 @@ func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*
 	// A version that cannot be taken leaves the statement unpinned: it still reads,
 	// and statistics do not answer.
 	ref.Version, _ = l.Version()
+	if at.Latest() {
+		// The expectation is checked against the very version the statement reads.
+		if err := checkExpected(ctx, t.Name, ref.Version); err != nil {
+			return nil, err
+		}
+	}
 	if ref.Stats, err = c.e.statistics(ctx, t.ID); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/loredb/lore"
@@ -74,12 +75,16 @@ func (r *remote) Query(ctx context.Context, sqlText string, settings map[string]
 	}
 	defer rd.Release()
 	res := &lore.Result{Schema: rd.Schema()}
+	res.Batches = []arrow.Record{}
 	for rd.Next() {
 		rec := rd.RecordBatch()
 		rec.Retain()
 		res.Batches = append(res.Batches, rec)
 	}
 	if err := rd.Err(); err != nil {
+		for _, b := range res.Batches {
+			b.Release()
+		}
 		return nil, streamError(resp, err)
 	}
 	// The trailer is read once the body is.
@@ -106,6 +111,16 @@ func (w wireError) err() error {
 	return errs.New(code, "%s", w.Message)
 }
 
+// retryAfter adds a busy server's Retry-After to its error's message.
+func (w *wireError) retryAfter(resp *http.Response) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		w.Message += fmt.Sprintf(" (retry after %s s)", ra)
+	}
+}
+
 // serverError is the coded error of a response that is not a result.
 func serverError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -113,6 +128,7 @@ func serverError(resp *http.Response) error {
 		Error *wireError `json:"error"`
 	}
 	if json.Unmarshal(b, &doc) == nil && doc.Error != nil {
+		doc.Error.retryAfter(resp)
 		return doc.Error.err()
 	}
 	return errs.New(errs.Internal, "the server answered %s: %.200s", resp.Status, b)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,10 +12,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/server"
@@ -32,6 +35,15 @@ type serveConfig struct {
 	addr, home, tokens string
 	flightAddr         string // "" when Flight SQL is off
 	insecure           bool
+	metricsOpen        bool
+	rateLimit          float64
+	rateBurst          int
+	jwtSecret, jwtKey  string
+	jwt                server.JWTConfig
+	tlsCert, tlsKey    string
+	maxRunning         int
+	maxQueued          int
+	ceilings           lore.Guardrails
 	memLimit           int64
 	allowPaths         []string
 	shutdownTimeout    time.Duration
@@ -43,13 +55,27 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "serve", "[flags]")
 	var c serveConfig
 	var allow listFlag
-	fs.StringVar(&c.addr, "addr", "127.0.0.1:7474", "`host:port` to listen on; beyond loopback needs --insecure (no TLS yet)")
-	fs.StringVar(&c.flightAddr, "flight-addr", "", "`host:port` to serve Arrow Flight SQL on (off by default); beyond loopback needs --insecure")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:7474", "`host:port` to listen on; beyond loopback needs TLS or --insecure")
+	fs.StringVar(&c.flightAddr, "flight-addr", "", "`host:port` to serve Arrow Flight SQL on (off by default); beyond loopback needs TLS or --insecure")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS (and Flight SQL over TLS) with the PEM certificate (chain) in `file`; with --tls-key")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `file`")
 	fs.StringVar(&c.home, "home", "", "Lore's home `dir` (default $LORE_HOME, else ./.lore)")
 	fs.StringVar(&c.tokens, "tokens", "", "the tokens `file` (default HOME/tokens; created with a new admin token when missing)")
 	fs.BoolVar(&c.insecure, "insecure", false, "allow listening beyond loopback without TLS: tokens then cross the network in clear")
+	fs.BoolVar(&c.metricsOpen, "metrics-open", false, "serve GET /metrics without a token (default: an admin token is required)")
 	fs.Var(&allow, "allow-path", "a location `prefix` readers may read by path (repeatable; default none)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long running statements may take to finish on shutdown before they are canceled")
+	rateLimit := fs.String("rate-limit", "", "requests each token may make, as `N/s`, N/m or N/h (default: no limit); over it is 429 RATE_LIMITED")
+	fs.IntVar(&c.rateBurst, "rate-burst", 0, "requests a token may make at once within --rate-limit (default: the rate a second, at least 1)")
+	fs.StringVar(&c.jwtSecret, "jwt-hs256-secret-file", "", "accept JWTs signed with HS256 by the secret in `file` (at least 32 bytes)")
+	fs.StringVar(&c.jwtKey, "jwt-rs256-public-key", "", "accept JWTs signed with RS256, checked by the PEM public key in `file`")
+	fs.StringVar(&c.jwt.RoleClaim, "jwt-role-claim", "lore_role", "the JWT `claim` holding the role, admin or reader")
+	fs.StringVar(&c.jwt.Audience, "jwt-audience", "", "when set, the `aud` a JWT must name")
+	fs.StringVar(&c.jwt.Issuer, "jwt-issuer", "", "when set, the `iss` a JWT must have")
+	fs.IntVar(&c.maxRunning, "max-running", 0, "statements that read data running at once (default: GOMAXPROCS); the rest queue")
+	fs.IntVar(&c.maxQueued, "max-queued", 0, "statements that may wait for admission (default 64; negative: none); one more is 503 RESOURCE_EXHAUSTED")
+	var ceilings listFlag
+	fs.Var(&ceilings, "ceiling", "a guardrail ceiling `key=value`: max_execution_ms, max_rows_scanned, max_result_rows or max_result_bytes (repeatable); requests may lower it, never raise it")
 	memLimit := addMemoryLimit(fs)
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
@@ -58,12 +84,35 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
 	}
 	c.home, c.memLimit, c.allowPaths = homeDir(c.home), int64(*memLimit), allow
+	if len(ceilings) > 0 {
+		m := map[string]string{}
+		for _, kv := range ceilings {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return usageError(e, fs, "--ceiling %q: want key=value, as max_execution_ms=30000", kv)
+			}
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		var err error
+		if c.ceilings, err = lore.ParseGuardrails(m); err != nil {
+			return usageError(e, fs, "--ceiling: %v", err)
+		}
+	}
+	if *rateLimit != "" {
+		var err error
+		if c.rateLimit, err = server.ParseRate(*rateLimit); err != nil {
+			return usageError(e, fs, "--rate-limit: %v", err)
+		}
+	}
 	if c.tokens == "" {
 		c.tokens = filepath.Join(c.home, "tokens")
 	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return usageError(e, fs, "--tls-cert and --tls-key go together")
+	}
 	for _, addr := range []string{c.addr, c.flightAddr} {
-		if addr != "" && !c.insecure && !loopback(addr) {
-			fmt.Fprintf(e.stderr, "lore serve: refusing to listen on %s beyond loopback without TLS (TLS is not built yet); pass --insecure to do it anyway\n", addr)
+		if addr != "" && !c.insecure && c.tlsCert == "" && !loopback(addr) {
+			fmt.Fprintf(e.stderr, "lore serve: refusing to listen on %s beyond loopback without TLS (--tls-cert, --tls-key); pass --insecure to do it anyway\n", addr)
 			return exitUsage
 		}
 	}
@@ -96,14 +145,28 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	if err != nil {
 		return err
 	}
-	eng, err := lore.Open(ctx, lore.Options{Home: c.home, MemoryLimit: c.memLimit, AllowPaths: c.allowPaths, Logger: logger})
+	var jwtv *server.JWTVerifier
+	if c.jwtSecret != "" || c.jwtKey != "" {
+		if jwtv, err = server.LoadJWTVerifier(c.jwtSecret, c.jwtKey, c.jwt); err != nil {
+			return fmt.Errorf("JWT: %w", err)
+		}
+	}
+	eng, err := lore.Open(ctx, lore.Options{Home: c.home, MemoryLimit: c.memLimit, AllowPaths: c.allowPaths, Logger: logger,
+		MaxRunning: c.maxRunning, MaxQueued: c.maxQueued, Ceilings: c.ceilings})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger})
+	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, Logger: logger, MetricsOpen: c.metricsOpen,
+		RateLimit: c.rateLimit, RateBurst: c.rateBurst, JWT: jwtv})
 	if err != nil {
 		return err
+	}
+	var cert *certificate
+	if c.tlsCert != "" {
+		if cert, err = loadCertificate(c.tlsCert, c.tlsKey); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
@@ -111,10 +174,16 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	fmt.Fprintf(e.stdout, "lore serve: listening on http://%s (home %s, tokens %s)\n", ln.Addr(), c.home, c.tokens)
+	scheme := "http"
+	if cert != nil {
+		scheme = "https"
+		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cert.get}
+		ln = tls.NewListener(ln, hs.TLSConfig)
+	}
+	fmt.Fprintf(e.stdout, "lore serve: listening on %s://%s (home %s, tokens %s)\n", scheme, ln.Addr(), c.home, c.tokens)
 	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
-	fl, err := startFlight(e, c, eng, tokens, logger, served)
+	fl, err := startFlight(e, c, eng, tokens, cert, logger, served)
 	if err != nil {
 		hs.Close()
 		return err
@@ -130,6 +199,13 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 				logger.Error("cannot reload the tokens file; the previous tokens stay", "err", err)
 			} else {
 				logger.Info("tokens reloaded", "tokens", tokens.Len())
+			}
+			if cert != nil {
+				if err := cert.reload(); err != nil {
+					logger.Error("cannot reload the TLS certificate; the previous one stays", "err", err)
+				} else {
+					logger.Info("TLS certificate reloaded")
+				}
 			}
 		case err := <-served:
 			return err
@@ -193,7 +269,8 @@ type flightListener struct {
 
 // startFlight listens on c.flightAddr and serves Flight SQL there with the same
 // engine and tokens as the HTTP API; Serve's end goes to served.
-func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenStore, logger *slog.Logger, served chan<- error) (*flightListener, error) {
+// With a certificate it speaks TLS (grpc+tls://), with the same certificate as HTTPS.
+func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenStore, cert *certificate, logger *slog.Logger, served chan<- error) (*flightListener, error) {
 	if c.flightAddr == "" {
 		return &flightListener{}, nil
 	}
@@ -205,8 +282,14 @@ func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenSt
 	if err != nil {
 		return nil, err
 	}
-	gs := srv.GRPCServer()
-	fmt.Fprintf(e.stdout, "lore serve: Flight SQL listening on grpc://%s\n", ln.Addr())
+	var opts []grpc.ServerOption
+	scheme := "grpc"
+	if cert != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cert.get})))
+		scheme = "grpc+tls"
+	}
+	gs := srv.GRPCServer(opts...)
+	fmt.Fprintf(e.stdout, "lore serve: Flight SQL listening on %s://%s\n", scheme, ln.Addr())
 	go func() { served <- gs.Serve(ln) }()
 	return &flightListener{srv: srv, gs: gs}, nil
 }
@@ -237,3 +320,26 @@ func (f *flightListener) close() {
 	f.gs.Stop()
 	f.srv.Close()
 }
+
+// certificate is the server's TLS certificate, read again on SIGHUP so that a
+// renewed one is served without a restart.
+type certificate struct {
+	certFile, keyFile string
+	cur               atomic.Pointer[tls.Certificate]
+}
+
+func loadCertificate(certFile, keyFile string) (*certificate, error) {
+	c := &certificate{certFile: certFile, keyFile: keyFile}
+	return c, c.reload()
+}
+
+func (c *certificate) reload() error {
+	kp, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	if err != nil {
+		return fmt.Errorf("TLS: %w", err)
+	}
+	c.cur.Store(&kp)
+	return nil
+}
+
+func (c *certificate) get(*tls.ClientHelloInfo) (*tls.Certificate, error) { return c.cur.Load(), nil }

@@ -49,10 +49,14 @@ type served struct {
 	exit               chan int
 }
 
-// startServe runs lore serve with args until the test ends (or stop), and reads
-// the first-start admin token and where it listens from what it prints.
+// startServe runs lore serve with args (in a fresh home unless they name one) until
+// the test ends (or stop), and reads the first-start admin token and where it
+// listens from what it prints; an address beyond loopback is reached on 127.0.0.1.
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
+	if !slices.Contains(args, "--home") {
+		args = append([]string{"--home", t.TempDir()}, args...)
+	}
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{t: t, cancel: cancel, exit: make(chan int, 1)}
@@ -67,8 +71,8 @@ func startServe(t *testing.T, args ...string) *served {
 		if strings.HasPrefix(strings.TrimSpace(line), "lore_") {
 			s.token = strings.TrimSpace(line)
 		}
-		if m := regexp.MustCompile(`http://[0-9.:]+`).FindString(line); m != "" {
-			s.url = m
+		if m := regexp.MustCompile(`(https?)://\S*:(\d+) `).FindStringSubmatch(line); m != nil {
+			s.url = m[1] + "://127.0.0.1:" + m[2]
 		}
 		if m := regexp.MustCompile(`grpc://([0-9.:]+)`).FindStringSubmatch(line); m != nil {
 			s.flight = m[1]

@@ -37,7 +37,7 @@ type sqlRun struct {
 }
 
 func runSQL(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE] [--server URL [--token TOKEN]] [-c SQL | -f FILE] [--format FORMAT]")
+	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE | --server URL [--token TOKEN]] [-c SQL | -f FILE] [--format FORMAT]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
 	memLimit := addMemoryLimit(fs)
 	command := fs.String("c", "", "run the `SQL` text and exit")
@@ -47,7 +47,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	settings := settingsFlag{}
 	fs.Var(settings, "set", "a per-statement setting `key=value` (repeatable)")
 	server := fs.String("server", "", "send the statements to the Lore server at `URL` (lore serve) instead of running them here")
-	token := fs.String("token", "", "the server's bearer `token` (default $LORE_TOKEN)")
+	token := fs.String("token", "", "the server's bearer `token` (default $LORE_TOKEN, which keeps it out of the process list)")
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
 	}

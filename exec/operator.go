@@ -34,6 +34,9 @@ type Env struct {
 	IgnoreStatistics bool
 	// Scans receives one entry per table scan the statement runs, in plan order.
 	Scans []*ScanStats
+	// OnScan, when set, is told of each scan as it is added to Scans, so that a
+	// statement's live progress can read its counters while it runs.
+	OnScan func(*ScanStats)
 	// RowLimit, when set, is the statement's max_rows_scanned breaker: every scan
 	// charges the rows it reads to it.
 	RowLimit *source.RowLimit

@@ -86,6 +86,9 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		st := &ScanStats{Node: x}
 		st.Counters.Limit = bd.env.RowLimit
 		bd.env.Scans = append(bd.env.Scans, st)
+		if bd.env.OnScan != nil {
+			bd.env.OnScan(st)
+		}
 		p := &pipeline{bd: bd, scan: x, stats: st}
 		for _, d := range x.Deferred {
 			ev, err := bd.compile(d.Value)

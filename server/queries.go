@@ -12,6 +12,7 @@ import (
 
 // Live states of a statement (GET /v1/queries/{id}).
 const (
+	StateQueued   = "QUEUED" // running, but waiting for the engine's admission
 	StateRunning  = "RUNNING"
 	StateFinished = "FINISHED"
 	StateFailed   = "FAILED"
@@ -29,6 +30,8 @@ type query struct {
 	sql     string
 	started time.Time
 	cancel  context.CancelFunc
+	// progress is the engine's live state of the statement (lore.WithProgress).
+	progress *lore.Progress
 
 	// Guarded by registry.mu.
 	state   string
@@ -44,6 +47,10 @@ type registry struct {
 	byID    map[string]*query
 	done    []string // ids of ended statements, oldest first
 	running int
+
+	// ended, when set, is told of every statement that ends (the metrics), once,
+	// outside the lock.
+	ended func(rec *lore.Record, eb *errorBody, elapsed time.Duration)
 }
 
 func newRegistry() *registry { return &registry{byID: map[string]*query{}} }
@@ -57,16 +64,22 @@ func (r *registry) start(q *query) error {
 		return errs.New(errs.QueryIDInUse, "query %q is running; a query id names one statement at a time", q.id)
 	}
 	q.state = StateRunning
+	q.progress = lore.NewProgress()
 	r.byID[q.id] = q
 	r.running++
 	return nil
 }
 
 // finish records how statement q ended.
+// It is the one place every statement's end passes, so the metrics observe it here.
 func (r *registry) finish(q *query, state string, rec *lore.Record, eb *errorBody) {
+	elapsed := time.Since(q.started)
+	if r.ended != nil {
+		defer r.ended(rec, eb, elapsed)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	q.state, q.record, q.err, q.elapsed = state, rec, eb, time.Since(q.started)
+	q.state, q.record, q.err, q.elapsed = state, rec, eb, elapsed
 	r.running--
 	r.done = append(r.done, q.id)
 	for len(r.done) > keepDone {
@@ -96,13 +109,12 @@ func (r *registry) list(state string, owner *lore.Principal) []queryInfo {
 	defer r.mu.Unlock()
 	out := []queryInfo{}
 	for _, q := range r.byID {
-		if state != "" && q.state != state {
-			continue
-		}
 		if owner != nil && q.owner.Name != owner.Name {
 			continue
 		}
-		out = append(out, q.info())
+		if info := q.info(); state == "" || info.State == state {
+			out = append(out, info)
+		}
 	}
 	sortNewestFirst(out)
 	return out
@@ -145,14 +157,16 @@ func (r *registry) Running() int {
 
 // queryInfo is the JSON of GET /v1/queries/{id}.
 type queryInfo struct {
-	QueryID   string       `json:"query_id"`
-	State     string       `json:"state"`
-	Subject   string       `json:"subject"`
-	SQL       string       `json:"sql"`
-	StartedAt time.Time    `json:"started_at"`
-	ElapsedMS float64      `json:"elapsed_ms"`
-	Error     *errorBody   `json:"error,omitempty"`
-	Record    *lore.Record `json:"record,omitempty"`
+	QueryID   string     `json:"query_id"`
+	State     string     `json:"state"`
+	Subject   string     `json:"subject"`
+	SQL       string     `json:"sql"`
+	StartedAt time.Time  `json:"started_at"`
+	ElapsedMS float64    `json:"elapsed_ms"`
+	Error     *errorBody `json:"error,omitempty"`
+	// Progress is a running statement's scans so far.
+	Progress *lore.ProgressSnapshot `json:"progress,omitempty"`
+	Record   *lore.Record           `json:"record,omitempty"`
 
 	owner lore.Principal
 }
@@ -162,9 +176,23 @@ func (q *query) info() queryInfo {
 	if q.state == StateRunning {
 		el = time.Since(q.started)
 	}
-	return queryInfo{QueryID: q.id, State: q.state, Subject: q.owner.Name, SQL: q.sql,
+	info := queryInfo{QueryID: q.id, State: q.state, Subject: q.owner.Name, SQL: q.sql,
 		StartedAt: q.started.UTC(), ElapsedMS: float64(el.Microseconds()) / 1000,
 		Error: q.err, Record: q.record, owner: q.owner}
+	if q.state == StateRunning && q.progress != nil {
+		p := q.progress.Snapshot()
+		if p.State == lore.ProgressQueued {
+			info.State = StateQueued
+		}
+		info.Progress = &p
+	}
+	return info
+}
+
+// track makes the engine report statement q's live state (QUEUED, progress) to the
+// registry: the context to run q with, once start registered q.
+func (q *query) track(ctx context.Context) context.Context {
+	return lore.WithProgress(ctx, q.progress)
 }
 
 func sortNewestFirst(qs []queryInfo) {

@@ -34,14 +34,14 @@ func (s *Server) getQuery(w http.ResponseWriter, r *http.Request, p lore.Princip
 		ElapsedMS: rec.ElapsedMS, Record: rec})
 }
 
-// listQueries answers GET /v1/queries[?state=running|finished|failed|canceled]:
+// listQueries answers GET /v1/queries[?state=queued|running|finished|failed|canceled]:
 // the statements the server holds, newest first; a reader's own only.
 func (s *Server) listQueries(w http.ResponseWriter, r *http.Request, p lore.Principal) {
 	state := strings.ToUpper(r.URL.Query().Get("state"))
 	switch state {
-	case "", StateRunning, StateFinished, StateFailed, StateCanceled:
+	case "", StateQueued, StateRunning, StateFinished, StateFailed, StateCanceled:
 	default:
-		writeError(w, "", errs.New(errs.InvalidRequest, "unknown state %q (want running, finished, failed or canceled)", r.URL.Query().Get("state")))
+		writeError(w, "", errs.New(errs.InvalidRequest, "unknown state %q (want queued, running, finished, failed or canceled)", r.URL.Query().Get("state")))
 		return
 	}
 	var owner *lore.Principal
@@ -61,7 +61,7 @@ func (s *Server) cancelQuery(w http.ResponseWriter, r *http.Request, p lore.Prin
 		writeError(w, id, errs.New(errs.NotFound, "no query %q", id))
 		return
 	}
-	if info.State != StateRunning || !s.queries.cancel(id) {
+	if (info.State != StateRunning && info.State != StateQueued) || !s.queries.cancel(id) {
 		// Canceling what has ended changes nothing: say how it ended.
 		writeJSON(w, http.StatusOK, map[string]string{"query_id": id, "state": info.State})
 		return

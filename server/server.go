@@ -29,12 +29,24 @@ type Options struct {
 	// MaxStatementBytes bounds a statement's text; a longer one is 400
 	// INVALID_REQUEST. Default 1 MiB.
 	MaxStatementBytes int
+	// MetricsOpen serves GET /metrics without a token, for a Prometheus scraper on
+	// a trusted network; otherwise /metrics needs an admin token.
+	MetricsOpen bool
+	// RateLimit, when positive, is how many requests a second each principal (token
+	// name) may make, with bursts of RateBurst (default: the rate, at least 1); a
+	// request over it is 429 RATE_LIMITED with Retry-After.
+	RateLimit float64
+	RateBurst int
+	// JWT, when set, also accepts JSON Web Tokens as bearer tokens (jwt.go).
+	JWT *JWTVerifier
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
 type Server struct {
 	opts     Options
 	queries  *registry
+	metrics  *metrics
+	limits   *limiters
 	draining atomic.Bool
 	handler  http.Handler
 }
@@ -53,7 +65,9 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxStatementBytes <= 0 {
 		opts.MaxStatementBytes = 1 << 20
 	}
-	s := &Server{opts: opts, queries: newRegistry()}
+	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine)}
+	s.queries.ended = s.metrics.observe
+	s.limits = newLimiters(opts.RateLimit, opts.RateBurst)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -80,6 +94,7 @@ func (s *Server) routes() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.serveMetrics())
 	mux.Handle("POST /v1/statement", s.auth(s.statement))
 	mux.Handle("GET /v1/queries", s.auth(s.listQueries))
 	mux.Handle("GET /v1/queries/{id}", s.auth(s.getQuery))
@@ -87,10 +102,12 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /v1/catalog/tables", s.auth(s.tables))
 	mux.Handle("GET /v1/catalog/tables/{name}/version", s.auth(s.tableVersion))
 	mux.Handle("GET /v1/catalog/tables/{name}/statistics", s.auth(s.tableStatistics))
+	mux.Handle("DELETE /v1/cache", s.auth(adminOnly(s.clearCache)))
+	mux.Handle("GET /v1/statistics", s.auth(adminOnly(s.allStatistics)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", errs.New(errs.NotFound, "no endpoint %s %s (see docs/server.md)", r.Method, r.URL.Path))
 	})
-	return s.accessLog(mux)
+	return s.accessLog(compress(mux))
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
@@ -111,17 +128,34 @@ func (s *Server) auth(h authed) http.Handler {
 			writeError(w, "", errs.New(errs.Unauthenticated, "a bearer token is required (Authorization: Bearer <token>)"))
 			return
 		}
-		p, ok := s.opts.Tokens.Lookup(token)
-		if !ok {
+		p, err := s.principal(token)
+		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lore", error="invalid_token"`)
-			writeError(w, "", errs.New(errs.Unauthenticated, "the bearer token is not known"))
+			writeError(w, "", err)
 			return
 		}
 		if l, ok := r.Context().Value(logKey{}).(*logFields); ok {
 			l.subject = p.Name
 		}
+		if wait, err := s.limits.allow(p.Name, time.Now()); err != nil {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			writeError(w, "", err)
+			return
+		}
 		h(w, r, p)
 	})
+}
+
+// principal is the principal of a bearer token: one of the tokens file, else a JWT
+// when JWTs are configured.
+func (s *Server) principal(token string) (lore.Principal, error) {
+	if p, ok := s.opts.Tokens.Lookup(token); ok {
+		return p, nil
+	}
+	if s.opts.JWT != nil && looksLikeJWT(token) {
+		return s.opts.JWT.Verify(token)
+	}
+	return lore.Principal{}, errs.New(errs.Unauthenticated, "the bearer token is not known")
 }
 
 func bearer(r *http.Request) (string, bool) {

@@ -23,6 +23,9 @@ type statementRequest struct {
 	Settings map[string]any `json:"settings"`
 	Format   string         `json:"format"`
 	QueryID  string         `json:"query_id"`
+	// ExpectSourceVersion maps table names to the identity digest (the ETag of
+	// GET /v1/catalog/tables/{name}/version) the statement must read them at.
+	ExpectSourceVersion map[string]string `json:"expect_source_version"`
 }
 
 // maxQueryID bounds a client's query id.
@@ -57,6 +60,8 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, p lore.Princi
 		return
 	}
 	ctx = lore.WithQueryID(lore.WithEndpoint(lore.WithPrincipal(ctx, p), "http"), id)
+	ctx = lore.WithExpectedVersions(ctx, req.ExpectSourceVersion)
+	ctx = q.track(ctx)
 	res, err := s.opts.Engine.Query(ctx, req.SQL, settings)
 	if err != nil {
 		s.failed(w, q, err)

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Response compression: zstd or gzip, whichever the client's Accept-Encoding takes,
+// zstd first (faster and smaller on columnar text). A handler that flushes — a
+// streamed result — flushes the compressor too, so that what it sent reaches the
+// client instead of waiting in a compression window.
+
+// encoder is a compressing writer that can be reused for another response.
+type encoder interface {
+	io.WriteCloser
+	Flush() error
+	Reset(w io.Writer)
+}
+
+// zstdEncoder adapts *zstd.Encoder (its Reset returns nothing here).
+type zstdEncoder struct{ *zstd.Encoder }
+
+func (z zstdEncoder) Reset(w io.Writer) { z.Encoder.Reset(w) }
+
+var encoderPools = map[string]*sync.Pool{
+	"zstd": {New: func() any {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			panic("BUG: zstd options: " + err.Error())
+		}
+		return zstdEncoder{e}
+	}},
+	"gzip": {New: func() any {
+		g, err := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+		if err != nil {
+			panic("BUG: gzip level: " + err.Error())
+		}
+		return g
+	}},
+}
+
+// chooseEncoding is the coding to answer an Accept-Encoding with: zstd, else gzip,
+// else "" (identity). A coding with q=0 is refused; "*" stands for both.
+func chooseEncoding(accept string) string {
+	ok := map[string]bool{}
+	for _, part := range strings.Split(accept, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+			if strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		if name == "*" {
+			for _, c := range []string{"zstd", "gzip"} {
+				if _, set := ok[c]; !set {
+					ok[c] = q > 0
+				}
+			}
+			continue
+		}
+		ok[name] = q > 0
+	}
+	for _, c := range []string{"zstd", "gzip"} {
+		if ok[c] {
+			return c
+		}
+	}
+	return ""
+}
+
+// compress answers in the coding the request accepts; every response says it varies
+// by Accept-Encoding.
+func compress(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Accept-Encoding")
+		coding := chooseEncoding(r.Header.Get("Accept-Encoding"))
+		if coding == "" || r.Method == http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		cw := &compressWriter{ResponseWriter: w, coding: coding}
+		defer cw.close()
+		next.ServeHTTP(cw, r)
+	})
+}
+
+// compressWriter compresses a response's body once its status allows one.
+type compressWriter struct {
+	http.ResponseWriter
+	coding  string
+	enc     encoder // nil until the header is written, and for a body left plain
+	decided bool
+}
+
+func (c *compressWriter) WriteHeader(status int) {
+	if !c.decided {
+		c.decided = true
+		h := c.Header()
+		if status != http.StatusNoContent && status != http.StatusNotModified && status >= 200 && h.Get("Content-Encoding") == "" {
+			h.Set("Content-Encoding", c.coding)
+			h.Del("Content-Length")
+			c.enc = encoderPools[c.coding].Get().(encoder)
+			c.enc.Reset(c.ResponseWriter)
+		}
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *compressWriter) Write(b []byte) (int, error) {
+	if !c.decided {
+		c.WriteHeader(http.StatusOK)
+	}
+	if c.enc == nil {
+		return c.ResponseWriter.Write(b)
+	}
+	return c.enc.Write(b)
+}
+
+// FlushError sends what was compressed so far (http.ResponseController.Flush).
+func (c *compressWriter) FlushError() error {
+	if c.enc != nil {
+		if err := c.enc.Flush(); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Flush is FlushError for http.Flusher.
+func (c *compressWriter) Flush() { _ = c.FlushError() }
+
+// Unwrap lets http.ResponseController reach the connection's other controls.
+func (c *compressWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// close ends the compressed stream and gives the encoder back.
+func (c *compressWriter) close() {
+	if c.enc == nil {
+		return
+	}
+	_ = c.enc.Close()
+	c.enc.Reset(nil)
+	encoderPools[c.coding].Put(c.enc)
+	c.enc = nil
+}
