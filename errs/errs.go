@@ -40,6 +40,7 @@ const (
 	RequestTooLarge Code = "REQUEST_TOO_LARGE" // a body over the server's limit
 	NotFound        Code = "NOT_FOUND"         // no such endpoint, or no query of that id
 	QueryIDInUse    Code = "QUERY_ID_IN_USE"   // a client query_id that names a running statement
+	ResultExpired   Code = "RESULT_EXPIRED"    // a paged result abandoned past the idle timeout
 )
 
 // Status is the HTTP status of a code; the server maps errors to statuses here only.
@@ -58,6 +59,8 @@ func Status(c Code) int {
 		return 409
 	case RequestTooLarge:
 		return 413
+	case ResultExpired:
+		return 410
 	case CorruptSource:
 		return 422
 	case Canceled:

@@ -29,12 +29,24 @@ type Options struct {
 	// MaxStatementBytes bounds a statement's text; a longer one is 400
 	// INVALID_REQUEST. Default 1 MiB.
 	MaxStatementBytes int
+	// PageRows and PageBytes are a json page's default bounds (10,000 rows, 4 MiB);
+	// a request's page_rows and page_bytes may ask for others up to MaxPageRows and
+	// MaxPageBytes (1,000,000 rows, 64 MiB).
+	PageRows, PageBytes       int
+	MaxPageRows, MaxPageBytes int
+	// ResultIdleTimeout is how long a paged result waits for its next page to be
+	// asked for before its statement is canceled (RESULT_EXPIRED). Default 60 s.
+	ResultIdleTimeout time.Duration
+	// MaxOpenResults bounds the paged results open at once; a result that would page
+	// past it is 503 RESOURCE_EXHAUSTED. Default 64.
+	MaxOpenResults int
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
 type Server struct {
 	opts     Options
 	queries  *registry
+	pages    *pageTable
 	draining atomic.Bool
 	handler  http.Handler
 }
@@ -53,7 +65,8 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxStatementBytes <= 0 {
 		opts.MaxStatementBytes = 1 << 20
 	}
-	s := &Server{opts: opts, queries: newRegistry()}
+	opts.pagingDefaults()
+	s := &Server{opts: opts, queries: newRegistry(), pages: newPageTable(opts.MaxOpenResults)}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -81,6 +94,7 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("POST /v1/statement", s.auth(s.statement))
+	mux.Handle("GET /v1/statement/{id}/{token}", s.auth(s.nextPage))
 	mux.Handle("GET /v1/queries", s.auth(s.listQueries))
 	mux.Handle("GET /v1/queries/{id}", s.auth(s.getQuery))
 	mux.Handle("DELETE /v1/queries/{id}", s.auth(s.cancelQuery))
