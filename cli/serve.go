@@ -154,6 +154,11 @@ func shutdown(hs *http.Server, srv *server.Server, logger *slog.Logger, timeout 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := hs.Shutdown(ctx)
+	// Paged results waiting for their next page hold no connection Shutdown waits
+	// for: their statements are canceled now.
+	if n := srv.CloseResults(); n > 0 {
+		logger.Warn("open paged results were canceled", "canceled", n)
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		n := srv.CancelAll()
 		logger.Warn("statements still running at the deadline were canceled", "canceled", n)

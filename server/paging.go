@@ -307,8 +307,8 @@ func (p *paged) expire(gen int) {
 		return
 	}
 	p.closed, p.token = true, ""
-	p.mu.Unlock()
 	p.expired.Store(true)
+	p.mu.Unlock()
 	p.shut(bodyOf(expiredError(p.q.id)))
 }
 
