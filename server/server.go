@@ -35,7 +35,9 @@ type Options struct {
 	PageRows, PageBytes       int
 	MaxPageRows, MaxPageBytes int
 	// ResultIdleTimeout is how long a paged result waits for its next page to be
-	// asked for before its statement is canceled (RESULT_EXPIRED). Default 60 s.
+	// asked for before its statement is canceled (RESULT_EXPIRED), and how long a
+	// streamed result waits for a client that reads nothing before its response is
+	// cut and its statement canceled. Default 60 s.
 	ResultIdleTimeout time.Duration
 	// MaxOpenResults bounds the paged results open at once; a result that would page
 	// past it is 503 RESOURCE_EXHAUSTED. Default 64.

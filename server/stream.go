@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -28,12 +29,16 @@ const (
 // its own status.
 type streamWriter struct {
 	w       http.ResponseWriter
+	rc      *http.ResponseController
 	buf     *bufio.Writer
 	started bool
+	// idle bounds each write: a client that reads nothing for that long is gone, and
+	// its statement is canceled rather than held (with its admission slot) forever.
+	idle time.Duration
 }
 
-func newStreamWriter(w http.ResponseWriter) *streamWriter {
-	sw := &streamWriter{w: w}
+func newStreamWriter(w http.ResponseWriter, idle time.Duration) *streamWriter {
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w), idle: idle}
 	sw.buf = bufio.NewWriterSize(startWriter{sw}, streamBuffer)
 	return sw
 }
@@ -43,7 +48,14 @@ type startWriter struct{ sw *streamWriter }
 
 func (s startWriter) Write(p []byte) (int, error) {
 	s.sw.started = true
+	s.sw.deadline()
 	return s.sw.w.Write(p)
+}
+
+// deadline gives the next write idle to complete. (A ResponseWriter that cannot
+// take a deadline leaves writes unbounded.)
+func (sw *streamWriter) deadline() {
+	sw.rc.SetWriteDeadline(time.Now().Add(sw.idle))
 }
 
 // flush sends what is buffered to the client, once the response has begun: a batch
@@ -55,7 +67,8 @@ func (sw *streamWriter) flush() error {
 	if err := sw.buf.Flush(); err != nil {
 		return err
 	}
-	return http.NewResponseController(sw.w).Flush()
+	sw.deadline()
+	return sw.rc.Flush()
 }
 
 // finish sends everything buffered.
@@ -63,7 +76,10 @@ func (sw *streamWriter) finish() error {
 	if err := sw.buf.Flush(); err != nil {
 		return err
 	}
-	return http.NewResponseController(sw.w).Flush()
+	if sw.started {
+		sw.deadline()
+	}
+	return sw.rc.Flush()
 }
 
 // resultSink encodes the batches QueryStream hands over as they come.
@@ -104,7 +120,7 @@ func (s *Server) streamResult(ctx context.Context, w http.ResponseWriter, q *que
 	h := w.Header()
 	h.Set("Content-Type", formatTypes[format])
 	h.Set("Trailer", recordTrailer)
-	sw := newStreamWriter(w)
+	sw := newStreamWriter(w, s.opts.ResultIdleTimeout)
 	enc := newEncoder(format, sw.buf)
 	rec, err := s.opts.Engine.QueryStream(ctx, q.sql, settings, &resultSink{sw: sw, enc: enc})
 	if err == nil {
@@ -134,7 +150,10 @@ func (s *Server) streamResult(ctx context.Context, w http.ResponseWriter, q *que
 	h.Set(recordTrailer, asciiJSON(doc))
 	if err := sw.finish(); err != nil {
 		s.opts.Logger.Warn("cannot write a result", "query_id", q.id, "format", format, "err", err)
+		panic(http.ErrAbortHandler)
 	}
+	// The deadline stays for the body's end and the trailer, written after the
+	// handler returns; net/http lifts it before the connection's next request.
 }
 
 // ended records in the registry how statement q ended.

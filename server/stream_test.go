@@ -368,6 +368,34 @@ func TestStreamDisconnect(t *testing.T) {
 	}
 }
 
+// TestStreamStalledReader: a client that keeps its connection but stops reading has
+// its response cut after the idle timeout, and its statement is canceled rather than
+// held.
+func TestStreamStalledReader(t *testing.T) {
+	f := newFixture(t, fixtureOptions{rows: 1000, serverOpts: server.Options{ResultIdleTimeout: 200 * time.Millisecond}})
+	resp := f.post(context.Background(), f.reader, map[string]any{"sql": "SELECT * FROM range(100000000)", "format": "csv", "query_id": "stall"})
+	defer resp.Body.Close()
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	// Read nothing more: the socket buffers fill and the server's write waits.
+	state, rec := f.waitEnded("stall")
+	if state != "CANCELED" || rec["error"].(map[string]any)["code"] != "CANCELED" {
+		t.Fatalf("state %s, record %v", state, rec)
+	}
+	// A stream read to its end leaves no deadline on its connection: the next
+	// request on it, after longer than the timeout, is answered.
+	for i := 0; i < 2; i++ {
+		r := f.post(context.Background(), f.reader, map[string]any{"sql": "SELECT * FROM range(1000000)", "format": "csv"})
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil || r.StatusCode != 200 || len(body) < 1000000 {
+			t.Fatalf("request %d on a kept-alive connection: %d %v", i, r.StatusCode, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
 // TestStreamResultCache: a repeated small statement is answered from the cache,
 // streamed or paged; a result too large for the cache is never kept.
 func TestStreamResultCache(t *testing.T) {
