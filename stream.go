@@ -40,6 +40,8 @@ type countingSink struct {
 	rows int64
 }
 
+var _ ResultSink = (*countingSink)(nil)
+
 func (c *countingSink) Schema(s *arrow.Schema) error { return c.sink.Schema(s) }
 
 func (c *countingSink) keepsBatches() bool { return keepsBatches(c.sink) }
@@ -59,6 +61,8 @@ func (c *countingSink) Batch(r arrow.Record) error {
 
 // collector is the sink of Query: it keeps the whole result.
 type collector struct{ res Result }
+
+var _ ResultSink = (*collector)(nil)
 
 func (c *collector) Schema(s *arrow.Schema) error { c.res.Schema = s; return nil }
 
@@ -97,6 +101,8 @@ type cacheCopy struct {
 	schema  *arrow.Schema
 	batches []arrow.Record
 }
+
+var _ ResultSink = (*cacheCopy)(nil)
 
 func (c *cacheCopy) Schema(s *arrow.Schema) error {
 	c.schema = s

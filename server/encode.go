@@ -87,6 +87,8 @@ type ndjsonEncoder struct {
 	buf  []byte
 }
 
+var _ encoder = (*ndjsonEncoder)(nil)
+
 func (e *ndjsonEncoder) begin(schema *arrow.Schema) error {
 	if schema != nil {
 		for _, f := range schema.Fields() {
@@ -134,6 +136,8 @@ type csvEncoder struct {
 	cw  *csv.Writer
 	rec []string
 }
+
+var _ encoder = (*csvEncoder)(nil)
 
 func (e *csvEncoder) begin(schema *arrow.Schema) error {
 	if schema == nil || schema.NumFields() == 0 {
@@ -188,6 +192,8 @@ type arrowEncoder struct {
 	w  *bufio.Writer
 	iw *ipc.Writer
 }
+
+var _ encoder = (*arrowEncoder)(nil)
 
 func (e *arrowEncoder) begin(schema *arrow.Schema) error {
 	if schema == nil {

@@ -65,6 +65,8 @@ type chanSink struct {
 	items chan<- pageItem
 }
 
+var _ lore.ResultSink = chanSink{}
+
 func (c chanSink) Schema(s *arrow.Schema) error { return c.send(pageItem{schema: s}) }
 func (c chanSink) Batch(b arrow.Record) error   { return c.send(pageItem{batch: b}) }
 

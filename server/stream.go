@@ -88,6 +88,8 @@ type resultSink struct {
 	enc encoder
 }
 
+var _ lore.ResultSink = (*resultSink)(nil)
+
 func (s *resultSink) Schema(schema *arrow.Schema) error {
 	return s.written(s.enc.begin(schema))
 }
