@@ -251,6 +251,17 @@ func TestPagingCancelAndCap(t *testing.T) {
 		t.Fatalf("next page of a canceled result: %d %s", r.status, r.body)
 	}
 	f.noOpenResults()
+	// Shutdown closes the results still open.
+	p = f.stmt(f.reader, map[string]any{"sql": "SELECT * FROM range(1000000)", "page_rows": 10, "query_id": "p3"}).page(t)
+	if n := f.srv.CloseResults(); n != 1 {
+		t.Fatalf("CloseResults closed %d", n)
+	}
+	if state, _ := f.waitEnded("p3"); state != "CANCELED" {
+		t.Fatalf("after CloseResults: state %s", state)
+	}
+	if r := f.do("GET", p.NextURI, f.reader, nil); r.status != 499 {
+		t.Fatalf("next page after CloseResults: %d %s", r.status, r.body)
+	}
 }
 
 // TestStreamArrow reads a large arrow result as it streams, with arrow-go's reader,
