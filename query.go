@@ -93,6 +93,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	// The result streams to sink; a copy is kept for the cache while it stays small
 	// enough for the cache to take.
 	copied := &cacheCopy{sink: sink, max: e.results.accepts()}
+	if !env.KeepResult {
+		copied.budget = budget
+	}
 	out := ResultSink(copied)
 	if key == "" {
 		out = sink

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore/exec"
 )
 
 // ResultSink receives a statement's result as QueryStream produces it: Schema once,
@@ -92,10 +94,14 @@ func emit(res *Result, sink ResultSink) error {
 
 // cacheCopy keeps the batches of a streamed result while they stay within what the
 // result cache would accept, so that the result can be kept once it is complete;
-// past that bound it drops its copy and stops keeping.
+// past that bound it drops its copy and stops keeping. The copy is reserved from the
+// statement's budget while the statement runs; when the budget has no room for it,
+// the copy is dropped rather than the statement failed. budget is nil when the sink
+// keeps the batches itself (Query), whose reservation then covers the copy too.
 type cacheCopy struct {
 	sink    ResultSink
 	max     int64
+	budget  *exec.Budget
 	bytes   int64
 	over    bool
 	schema  *arrow.Schema
@@ -111,16 +117,33 @@ func (c *cacheCopy) Schema(s *arrow.Schema) error {
 
 func (c *cacheCopy) Batch(r arrow.Record) error {
 	if !c.over {
+		var n int64
 		for _, col := range r.Columns() {
-			c.bytes += int64(arraySize(col.Data()))
+			n += int64(arraySize(col.Data()))
 		}
-		if c.bytes > c.max {
-			c.over, c.batches = true, nil
+		if c.bytes+n > c.max || c.reserve(n) != nil {
+			c.drop()
 		} else {
+			c.bytes += n
 			c.batches = append(c.batches, r)
 		}
 	}
 	return c.sink.Batch(r)
+}
+
+func (c *cacheCopy) reserve(n int64) error {
+	if c.budget == nil {
+		return nil
+	}
+	return c.budget.Reserve(n)
+}
+
+// drop gives up the copy: the result will not be cached.
+func (c *cacheCopy) drop() {
+	if c.budget != nil {
+		c.budget.Release(c.bytes)
+	}
+	c.over, c.batches, c.bytes = true, nil, 0
 }
 
 // result is the kept copy, or nil when the result outgrew the bound.

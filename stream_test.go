@@ -64,6 +64,18 @@ func TestQueryStream(t *testing.T) {
 		t.Fatalf("logged record %+v: %v", logged, err)
 	}
 
+	// Streamed, the result is held a batch at a time: 8 MB of rows pass through a
+	// statement limited to 2 MiB (the cache's copy gives way), which Query, holding
+	// the result, cannot return.
+	lowMem := map[string]string{"memory_limit": "2MiB"}
+	s = batchSink{}
+	if rec, err := e.QueryStream(ctx, q, lowMem, &s); err != nil || s.rows != n {
+		t.Fatalf("streamed under 2 MiB: %v, %d rows, record %+v", err, s.rows, rec)
+	}
+	if _, err := e.Query(ctx, q, map[string]string{"memory_limit": "2MiB", "result_cache": "false"}); !errors.Is(err, errs.ErrResourceExhausted) {
+		t.Fatalf("collected under 2 MiB: %v", err)
+	}
+
 	// max_result_rows fails the statement after part of the result went out.
 	s = batchSink{}
 	rec, err = e.QueryStream(ctx, q, map[string]string{"max_result_rows": "300000"}, &s)
