@@ -194,6 +194,18 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.catalog }
 // (errs.CodeOf) and, for errors in the text, a byte position (errs.PositionOf);
 // the failed statement's record is still written to the query log.
 func (e *Engine) Query(ctx context.Context, text string, settings map[string]string) (*Result, error) {
+	var c collector
+	rec, err := e.run(ctx, text, settings, &c)
+	if err != nil {
+		return nil, err
+	}
+	c.res.Record = rec
+	return &c.res, nil
+}
+
+// run is the one statement path of Query and QueryStream: it runs the request into
+// sink, finishes its record and writes it to the query log.
+func (e *Engine) run(ctx context.Context, text string, settings map[string]string, sink ResultSink) (*Record, error) {
 	start := time.Now()
 	rec := &Record{ID: recordID(ctx), SQL: text, Settings: map[string]string{}, State: "running",
 		Execution: Execution{Mode: "scan"}, Scans: []ScanRecord{}}
@@ -201,7 +213,8 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 		rec.Subject = p.Name
 	}
 	rec.Endpoint = endpointOf(ctx)
-	res, err := e.contained(ctx, text, settings, rec)
+	counted := &countingSink{sink: sink}
+	err := e.contained(ctx, text, settings, rec, counted)
 	rec.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
 		err = e.panicked(rec, err)
@@ -213,22 +226,18 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 		}
 	} else {
 		rec.State = "finished"
-		rec.Rows = res.NumRows()
-		res.Record = rec
+		rec.Rows = counted.rows
 	}
 	e.logQuery(rec, start)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return rec, err
 }
 
 // contained runs the statement and turns a panic raised anywhere in it (binding,
 // planning, its operators) into an INTERNAL error; the operators' deferred Close
 // calls run as the panic unwinds, so what they held is given back.
-func (e *Engine) contained(ctx context.Context, text string, settings map[string]string, rec *Record) (res *Result, err error) {
+func (e *Engine) contained(ctx context.Context, text string, settings map[string]string, rec *Record, sink ResultSink) (err error) {
 	defer errs.Recover(&err)
-	return e.query(ctx, text, settings, rec)
+	return e.query(ctx, text, settings, rec, sink)
 }
 
 // panicked logs the stack of a panic that failed statement rec, in this goroutine or
@@ -276,14 +285,14 @@ func (e *Engine) logQuery(rec *Record, start time.Time) {
 	e.opts.Logger.Debug("statement", "id", rec.ID, "state", rec.State, "mode", rec.Execution.Mode, "elapsed_ms", rec.ElapsedMS)
 }
 
-func (e *Engine) query(ctx context.Context, text string, settings map[string]string, rec *Record) (*Result, error) {
+func (e *Engine) query(ctx context.Context, text string, settings map[string]string, rec *Record, sink ResultSink) error {
 	stmts, err := sql.Parse(text)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s, err := resolveSettings(settings)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var rest []sql.Statement
 	for i, st := range stmts {
@@ -293,32 +302,37 @@ func (e *Engine) query(ctx context.Context, text string, settings map[string]str
 			break
 		}
 		if err := s.set(set.Key, set.Value, set.Value.Pos); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	rec.Settings = s.asMap()
 	if s.Limits, err = s.Limits.within(e.opts.Ceilings); err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case len(stmts) == 0:
-		return nil, errs.New(errs.Syntax, "empty statement")
+		return errs.New(errs.Syntax, "empty statement")
 	case len(rest) == 0:
-		return nil, errs.New(errs.InvalidSetting, "a request of only SET SESSION statements does nothing; send them before a statement")
+		return errs.New(errs.InvalidSetting, "a request of only SET SESSION statements does nothing; send them before a statement")
 	case len(rest) > 1:
 		start, _ := rest[1].Span()
-		return nil, errs.At(errs.Analysis, start, "one statement per request (after any SET SESSION statements)")
+		return errs.At(errs.Analysis, start, "one statement per request (after any SET SESSION statements)")
 	}
 	ctx, cancel := s.Limits.deadline(ctx)
 	defer cancel()
-	res, err := e.statement(ctx, rest[0], s, rec)
-	if err == nil {
-		err = s.Limits.checkResult(res)
+	res, err := e.statement(ctx, rest[0], s, rec, sink)
+	if err == nil && res != nil {
+		// A result made whole (not streamed by its scan) is checked and handed over.
+		if err = s.Limits.checkResult(res); err == nil {
+			err = emit(res, sink)
+		}
 	}
-	return res, guarded(ctx, err)
+	return guarded(ctx, err)
 }
 
-func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record) (*Result, error) {
+// statement runs st. A query's scan streams its result into sink and returns a nil
+// Result; other statements return their result whole, for query to hand over.
+func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsValues, rec *Record, sink ResultSink) (*Result, error) {
 	if err := authorize(ctx, st); err != nil {
 		return nil, err
 	}
@@ -339,7 +353,7 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	}
 	switch x := st.(type) {
 	case *sql.Query:
-		return e.runQuery(ctx, x, s, rec)
+		return e.runQuery(ctx, x, s, rec, sink)
 	case *sql.CreateTable:
 		return e.createTable(ctx, x)
 	case *sql.DropTable:

@@ -19,8 +19,10 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// runQuery binds, optimizes and runs a SELECT (or explains it).
-func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record) (*Result, error) {
+// runQuery binds, optimizes and runs a SELECT (or explains it). A SELECT that runs
+// streams its result into sink and returns a nil Result; an EXPLAIN, a dry run and a
+// cache hit return theirs whole.
+func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record, sink ResultSink) (*Result, error) {
 	view := newCatalogView(e)
 	var nowUsed bool
 	node, err := plan.Bind(ctx, view, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel, NowUsed: &nowUsed, NoColumnsCall: q.NoColumnsCall})
@@ -89,29 +91,52 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	var stop func()
 	ctx, env.RowLimit, stop = s.Limits.rowBreaker(ctx)
 	defer stop()
-	if !q.Explain {
-		env.MaxResultRows, env.MaxResultBytes = s.Limits.MaxResultRows, s.Limits.MaxResultBytes
+	if q.Explain {
+		return e.explainAnalyze(ctx, env, node, rec)
 	}
+	env.MaxResultRows, env.MaxResultBytes = s.Limits.MaxResultRows, s.Limits.MaxResultBytes
+	env.KeepResult = keepsBatches(sink)
+	// The result streams to sink; a copy is kept for the cache while it stays small
+	// enough for the cache to take.
+	copied := &cacheCopy{sink: sink, max: e.results.accepts()}
+	if !env.KeepResult {
+		copied.budget = budget
+	}
+	out := ResultSink(copied)
+	if key == "" {
+		out = sink
+	}
+	if err := out.Schema(plan.Schema(node)); err != nil {
+		return nil, err
+	}
+	err = exec.Stream(ctx, env, node, out.Batch)
+	rec.Scans = scanRecords(env)
+	if err != nil {
+		return nil, guarded(ctx, err)
+	}
+	if key != "" {
+		e.results.put(key, copied.result(), rec.ID, rec.Execution.Approximate)
+	}
+	return nil, nil
+}
+
+// explainAnalyze runs node and explains it with what its scans read.
+func (e *Engine) explainAnalyze(ctx context.Context, env *exec.Env, node plan.Node, rec *Record) (*Result, error) {
 	start := time.Now()
 	recs, err := exec.Run(ctx, env, node)
 	rec.Scans = scanRecords(env)
 	if err != nil {
 		return nil, guarded(ctx, err)
 	}
-	if q.Explain {
-		ann := estimates(node)
-		for _, sc := range env.Scans {
-			c := sc.Counters.Snapshot()
-			ann[sc.Node] += fmt.Sprintf(" files_pruned_by_partition=%d files_opened=%d row_groups: considered=%d pruned=%d answered=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
-				c.FilesPrunedByPartition, c.FilesOpened, c.RowGroupsConsidered, c.RowGroupsPruned, c.RowGroupsAnswered, c.RowGroupsRead, c.RowsScanned, c.CompressedBytesRead)
-		}
-		text := plan.Explain(node, ann)
-		text += fmt.Sprintf("\nexecution: %.3f ms, %d rows", float64(time.Since(start).Microseconds())/1000, countRows(recs))
-		return explainResult(text), nil
+	ann := estimates(node)
+	for _, sc := range env.Scans {
+		c := sc.Counters.Snapshot()
+		ann[sc.Node] += fmt.Sprintf(" files_pruned_by_partition=%d files_opened=%d row_groups: considered=%d pruned=%d answered=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
+			c.FilesPrunedByPartition, c.FilesOpened, c.RowGroupsConsidered, c.RowGroupsPruned, c.RowGroupsAnswered, c.RowGroupsRead, c.RowsScanned, c.CompressedBytesRead)
 	}
-	res := &Result{Schema: plan.Schema(node), Batches: recs}
-	e.results.put(key, res, rec.ID, rec.Execution.Approximate)
-	return res, nil
+	text := plan.Explain(node, ann)
+	text += fmt.Sprintf("\nexecution: %.3f ms, %d rows", float64(time.Since(start).Microseconds())/1000, countRows(recs))
+	return explainResult(text), nil
 }
 
 // estimates annotates the plan's scans, filters, joins and aggregates with their

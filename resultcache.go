@@ -139,6 +139,10 @@ func (c *resultCache) get(key string) *cachedResult {
 	return nil
 }
 
+// accepts is the largest result, in bytes as put counts them, the cache keeps: one
+// result may not push out most others.
+func (c *resultCache) accepts() int64 { return c.max / 4 }
+
 // put keeps a result computed by query id under key, when it fits.
 func (c *resultCache) put(key string, res *Result, id string, approximate []Approximation) {
 	if key == "" || res == nil {
@@ -150,8 +154,8 @@ func (c *resultCache) put(key string, res *Result, id string, approximate []Appr
 			r.bytes += int64(arraySize(col.Data()))
 		}
 	}
-	if r.bytes > c.max/4 {
-		return // one result would push out most others
+	if r.bytes > c.accepts() {
+		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -71,7 +71,7 @@ func (r *remote) Query(ctx context.Context, sqlText string, settings map[string]
 	}
 	rd, err := ipc.NewReader(resp.Body)
 	if err != nil {
-		return nil, streamError(resp, err)
+		return nil, r.streamError(resp, err)
 	}
 	defer rd.Release()
 	res := &lore.Result{Schema: rd.Schema()}
@@ -85,7 +85,7 @@ func (r *remote) Query(ctx context.Context, sqlText string, settings map[string]
 		for _, b := range res.Batches {
 			b.Release()
 		}
-		return nil, streamError(resp, err)
+		return nil, r.streamError(resp, err)
 	}
 	// The trailer is read once the body is.
 	io.Copy(io.Discard, resp.Body)
@@ -134,22 +134,44 @@ func serverError(resp *http.Response) error {
 	return errs.New(errs.Internal, "the server answered %s: %.200s", resp.Status, b)
 }
 
-// streamError is the error of a result stream that did not end well: the server's
-// error from its trailer when it sent one.
-func streamError(resp *http.Response, cause error) error {
+// streamError is the error of a result stream that broke off after it began: the
+// server cuts such a response (an aborted response sends no trailer), and its
+// statement's error is what GET /v1/queries/{id} says of it.
+func (r *remote) streamError(resp *http.Response, cause error) error {
 	io.Copy(io.Discard, resp.Body)
-	for _, h := range []http.Header{resp.Trailer, resp.Header} {
-		if v := h.Get("X-Lore-Error"); v != "" {
-			var w wireError
-			if json.Unmarshal([]byte(v), &w) == nil && w.Code != "" {
-				return w.err()
-			}
+	if id := resp.Header.Get("X-Lore-Query-Id"); id != "" {
+		if err := r.queryError(id); err != nil {
+			return err
 		}
 	}
 	if errors.Is(cause, io.ErrUnexpectedEOF) || errors.Is(cause, io.EOF) {
 		return errs.New(errs.SourceUnavailable, "the server's result ended before it was complete: %w", cause)
 	}
 	return errs.New(errs.Internal, "cannot read the server's result: %w", cause)
+}
+
+// queryError is the coded error statement id ended with, or nil when the server
+// cannot say.
+func (r *remote) queryError(id string) error {
+	req, err := http.NewRequest(http.MethodGet, r.base+"/v1/queries/"+url.PathEscape(id), nil)
+	if err != nil {
+		return nil
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var info struct {
+		Error *wireError `json:"error"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&info) != nil || info.Error == nil {
+		return nil
+	}
+	return info.Error.err()
 }
 
 // recordOf decodes the query record a result carries in its trailer or header.

@@ -43,6 +43,12 @@ func TestSQLAgainstServer(t *testing.T) {
 	if code != exitError || !strings.Contains(errOut, "SYNTAX_ERROR") || !strings.Contains(errOut, "^") {
 		t.Fatalf("a syntax error: exit %d, %q", code, errOut)
 	}
+	// A statement that fails after its result began to stream: the response is cut,
+	// and the client prints the statement's coded error, not a partial result.
+	code, out, errOut = run("--format", "csv", "-c", "SELECT CAST(CASE WHEN range = 900000 THEN 'x' ELSE '1' END AS INTEGER) AS v FROM range(1000000)")
+	if code != exitError || out != "" || !strings.Contains(errOut, "'x'") {
+		t.Fatalf("an error mid-stream: exit %d, %d bytes out, %q", code, len(out), errOut)
+	}
 	code, _, errOut = run("--token", "lore_not_a_token", "-c", "SELECT 1")
 	if code != exitError || !strings.Contains(errOut, "UNAUTHENTICATED") || strings.Contains(errOut, "lore_not_a_token") {
 		t.Fatalf("a bad token: exit %d, %q", code, errOut)

@@ -183,7 +183,7 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	fmt.Fprintf(e.stdout, "lore serve: listening on %s://%s (home %s, tokens %s)\n", scheme, ln.Addr(), c.home, c.tokens)
 	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
-	fl, err := startFlight(e, c, eng, tokens, cert, logger, served)
+	fl, err := startFlight(e, c, eng, tokens, jwtv, cert, logger, served)
 	if err != nil {
 		hs.Close()
 		return err
@@ -248,6 +248,11 @@ func shutdown(hs *http.Server, srv *server.Server, logger *slog.Logger, timeout 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := hs.Shutdown(ctx)
+	// Paged results waiting for their next page hold no connection Shutdown waits
+	// for: their statements are canceled now.
+	if n := srv.CloseResults(); n > 0 {
+		logger.Warn("open paged results were canceled", "canceled", n)
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		n := srv.CancelAll()
 		logger.Warn("statements still running at the deadline were canceled", "canceled", n)
@@ -268,13 +273,13 @@ type flightListener struct {
 }
 
 // startFlight listens on c.flightAddr and serves Flight SQL there with the same
-// engine and tokens as the HTTP API; Serve's end goes to served.
+// engine, tokens and JWTs as the HTTP API; Serve's end goes to served.
 // With a certificate it speaks TLS (grpc+tls://), with the same certificate as HTTPS.
-func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenStore, cert *certificate, logger *slog.Logger, served chan<- error) (*flightListener, error) {
+func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenStore, jwt *server.JWTVerifier, cert *certificate, logger *slog.Logger, served chan<- error) (*flightListener, error) {
 	if c.flightAddr == "" {
 		return &flightListener{}, nil
 	}
-	srv, err := loreflight.New(loreflight.Options{Engine: eng, Tokens: tokens, Logger: logger, Version: version()})
+	srv, err := loreflight.New(loreflight.Options{Engine: eng, Tokens: tokens, JWT: jwt, Logger: logger, Version: version()})
 	if err != nil {
 		return nil, err
 	}

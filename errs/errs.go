@@ -41,6 +41,7 @@ const (
 	NotFound        Code = "NOT_FOUND"         // no such endpoint, or no query of that id
 	QueryIDInUse    Code = "QUERY_ID_IN_USE"   // a client query_id that names a running statement
 	RateLimited     Code = "RATE_LIMITED"      // a token over the server's request rate
+	ResultExpired   Code = "RESULT_EXPIRED"    // a paged result abandoned past the idle timeout
 )
 
 // Status is the HTTP status of a code; the server maps errors to statuses here only.
@@ -59,6 +60,8 @@ func Status(c Code) int {
 		return 409
 	case RequestTooLarge:
 		return 413
+	case ResultExpired:
+		return 410
 	case RateLimited:
 		return 429
 	case CorruptSource:

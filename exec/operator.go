@@ -45,6 +45,10 @@ type Env struct {
 	// statement, which stops there rather than return a truncated result. Bytes are
 	// counted as the result holds them (dictionaries expanded).
 	MaxResultRows, MaxResultBytes int64
+	// KeepResult says Stream's caller keeps every batch it is handed until the
+	// statement ends (it collects the result): each stays reserved until Stream
+	// returns, as Run's do, rather than being given back when its sink returns.
+	KeepResult bool
 }
 
 // ScanStats are one scan's counters, for the query record.
@@ -65,39 +69,72 @@ type builder struct {
 	subqueries map[*plan.Subquery]evaluator
 }
 
-// Run executes n to completion and returns its rows as records with n's schema.
+// Run executes n to completion and returns its rows as records with n's schema. It
+// is Stream into a slice: the result is reserved from env.Budget as it grows and held
+// until Run returns.
 func Run(ctx context.Context, env *Env, n plan.Node) ([]arrow.Record, error) {
 	bd := &builder{env: env}
 	defer bd.releaseShared()
 	return bd.run(ctx, n, true)
 }
 
+// Stream executes n to completion and hands its rows to sink one record at a time,
+// with n's schema, as the root operator produces them. The next batch is made only
+// after sink returns, so a slow sink slows the statement (backpressure) and the
+// engine holds at most one result batch: each is reserved from env.Budget while it
+// is made and handed over, and given back when sink returns. The result limits
+// (MaxResultRows, MaxResultBytes) count every batch handed over; the batch that goes
+// past one fails the statement before it reaches sink.
+//
+// sink owns the record it is given: the engine keeps no reference to it or its rows
+// once sink returns. Records are Go memory, collected when unreferenced: sink may keep
+// one (and call Retain/Release as Arrow's own users do) but need not release it. An
+// error from sink stops the statement and is Stream's error.
+func Stream(ctx context.Context, env *Env, n plan.Node, sink func(arrow.Record) error) error {
+	bd := &builder{env: env}
+	defer bd.releaseShared()
+	return bd.stream(ctx, n, true, env.KeepResult, sink)
+}
+
 // run runs n to completion; top says n is the statement's root, whose rows are the
 // result and count against the result limits (a subquery's do not).
 func (bd *builder) run(ctx context.Context, n plan.Node, top bool) ([]arrow.Record, error) {
-	op, err := bd.build(n)
+	var out []arrow.Record
+	err := bd.stream(ctx, n, top, true, func(r arrow.Record) error {
+		out = append(out, r)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// stream runs n to completion and hands each non-empty batch to sink as a record,
+// dictionaries expanded. Each batch is reserved, at the size its columns have once
+// expanded, before it is expanded; keep holds every reservation until stream returns
+// (the caller keeps the batches), else each is given back when sink returns.
+func (bd *builder) stream(ctx context.Context, n plan.Node, top, keep bool, sink func(arrow.Record) error) error {
+	op, err := bd.build(n)
+	if err != nil {
+		return err
+	}
 	defer op.Close()
 	schema := plan.Schema(n)
-	var out []arrow.Record
-	// The result is held until the statement ends: it is reserved as it grows, at
-	// the size its columns have once dictionaries are expanded, before they are.
 	res := reservation{budget: bd.env.Budget}
 	defer res.release()
 	var rows, size int64
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
+			return errs.New(errs.Canceled, "statement canceled: %w", err)
 		}
 		failPoint(PointRoot)
 		b, err := op.Next(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if b == nil {
-			return out, nil
+			return nil
 		}
 		if b.Len() == 0 {
 			continue
@@ -105,12 +142,12 @@ func (bd *builder) run(ctx context.Context, n plan.Node, top bool) ([]arrow.Reco
 		b = b.Compact()
 		held := batchSize(b)
 		if err := res.grow(held); err != nil {
-			return nil, err
+			return err
 		}
 		rows, size = rows+int64(b.Rows), size+held
 		if top {
 			if err := bd.env.resultLimits(rows, size); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for i, c := range b.Cols {
@@ -120,7 +157,12 @@ func (bd *builder) run(ctx context.Context, n plan.Node, top bool) ([]arrow.Reco
 			// Results carry the logical types: dictionaries are expanded here.
 			b.Cols[i] = kernels.Decode(c)
 		}
-		out = append(out, array.NewRecord(schema, b.Cols, int64(b.Rows)))
+		if err := sink(array.NewRecord(schema, b.Cols, int64(b.Rows))); err != nil {
+			return err
+		}
+		if !keep {
+			res.release()
+		}
 	}
 }
 

@@ -16,8 +16,8 @@ import (
 // streamed result — flushes the compressor too, so that what it sent reaches the
 // client instead of waiting in a compression window.
 
-// encoder is a compressing writer that can be reused for another response.
-type encoder interface {
+// compressor is a compressing writer that can be reused for another response.
+type compressor interface {
 	io.WriteCloser
 	Flush() error
 	Reset(w io.Writer)
@@ -28,7 +28,7 @@ type zstdEncoder struct{ *zstd.Encoder }
 
 func (z zstdEncoder) Reset(w io.Writer) { z.Encoder.Reset(w) }
 
-var encoderPools = map[string]*sync.Pool{
+var compressorPools = map[string]*sync.Pool{
 	"zstd": {New: func() any {
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 		if err != nil {
@@ -99,7 +99,7 @@ func compress(next http.Handler) http.Handler {
 type compressWriter struct {
 	http.ResponseWriter
 	coding  string
-	enc     encoder // nil until the header is written, and for a body left plain
+	enc     compressor // nil until the header is written, and for a body left plain
 	decided bool
 }
 
@@ -110,7 +110,7 @@ func (c *compressWriter) WriteHeader(status int) {
 		if status != http.StatusNoContent && status != http.StatusNotModified && status >= 200 && h.Get("Content-Encoding") == "" {
 			h.Set("Content-Encoding", c.coding)
 			h.Del("Content-Length")
-			c.enc = encoderPools[c.coding].Get().(encoder)
+			c.enc = compressorPools[c.coding].Get().(compressor)
 			c.enc.Reset(c.ResponseWriter)
 		}
 	}
@@ -143,13 +143,13 @@ func (c *compressWriter) Flush() { _ = c.FlushError() }
 // Unwrap lets http.ResponseController reach the connection's other controls.
 func (c *compressWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
-// close ends the compressed stream and gives the encoder back.
+// close ends the compressed stream and gives the compressor back.
 func (c *compressWriter) close() {
 	if c.enc == nil {
 		return
 	}
 	_ = c.enc.Close()
 	c.enc.Reset(nil)
-	encoderPools[c.coding].Put(c.enc)
+	compressorPools[c.coding].Put(c.enc)
 	c.enc = nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -14,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/jsontext"
 	"github.com/loredb/lore/types"
@@ -34,139 +32,194 @@ type column struct {
 	Type string `json:"type"`
 }
 
-func columnsOf(res *lore.Result) []column {
+func columnsOf(schema *arrow.Schema) []column {
 	out := []column{}
-	if res.Schema == nil {
+	if schema == nil {
 		return out
 	}
-	for _, f := range res.Schema.Fields() {
+	for _, f := range schema.Fields() {
 		out = append(out, column{Name: f.Name, Type: types.Name(f.Type)})
 	}
 	return out
 }
 
-// writeJSONResult writes {"query_id","columns","rows","record"} with every value in
-// its lossless JSON form (appendValue). Rows are written as they are encoded.
-func writeJSONResult(w io.Writer, id string, res *lore.Result) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	head, err := json.Marshal(struct {
-		QueryID string   `json:"query_id"`
-		Columns []column `json:"columns"`
-	}{id, columnsOf(res)})
-	if err != nil {
-		return err
+// appendJSONRow appends row i of b as a JSON array of its values in their lossless
+// form (appendValue).
+func appendJSONRow(buf []byte, b arrow.Record, i int) []byte {
+	buf = append(buf, '[')
+	for c := 0; c < int(b.NumCols()); c++ {
+		if c > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendValue(buf, b.Column(c), i)
 	}
-	bw.Write(head[:len(head)-1])
-	bw.WriteString(`,"rows":[`)
-	var buf []byte
-	first := true
-	for _, b := range res.Batches {
-		for i := 0; i < int(b.NumRows()); i++ {
-			buf = buf[:0]
-			if !first {
+	return append(buf, ']')
+}
+
+// encoder writes a streamed result in one format: begin with the schema, batch for
+// each batch, then end for a complete result or fail for one that stopped.
+type encoder interface {
+	begin(schema *arrow.Schema) error
+	batch(b arrow.Record) error
+	// end completes the stream (Arrow's end-of-stream marker).
+	end() error
+	// fail writes the error frame of a stream that stopped after it began, if the
+	// format has one; the response is then aborted.
+	fail(eb *errorBody)
+}
+
+// newEncoder returns the encoder of a streaming format (arrow, ndjson, csv) over w.
+func newEncoder(format string, w *bufio.Writer) encoder {
+	switch format {
+	case "arrow":
+		return &arrowEncoder{w: w}
+	case "ndjson":
+		return &ndjsonEncoder{w: w}
+	}
+	return &csvEncoder{w: w}
+}
+
+// ndjsonEncoder writes one JSON object per row, keys in column order, values as in
+// the json format. Its error frame is a last line {"error": {...}}.
+type ndjsonEncoder struct {
+	w    *bufio.Writer
+	keys [][]byte
+	buf  []byte
+}
+
+var _ encoder = (*ndjsonEncoder)(nil)
+
+func (e *ndjsonEncoder) begin(schema *arrow.Schema) error {
+	if schema != nil {
+		for _, f := range schema.Fields() {
+			e.keys = append(e.keys, append(jsontext.AppendString(nil, f.Name), ':'))
+		}
+	}
+	return nil
+}
+
+func (e *ndjsonEncoder) batch(b arrow.Record) error {
+	for i := 0; i < int(b.NumRows()); i++ {
+		buf := append(e.buf[:0], '{')
+		for c := range e.keys {
+			if c > 0 {
 				buf = append(buf, ',')
 			}
-			first = false
-			buf = append(buf, '[')
-			for c := 0; c < int(b.NumCols()); c++ {
-				if c > 0 {
-					buf = append(buf, ',')
-				}
-				buf = appendValue(buf, b.Column(c), i)
-			}
-			buf = append(buf, ']')
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
+			buf = append(buf, e.keys[c]...)
+			buf = appendValue(buf, b.Column(c), i)
+		}
+		buf = append(buf, "}\n"...)
+		e.buf = buf
+		if _, err := e.w.Write(buf); err != nil {
+			return err
 		}
 	}
-	rec, err := json.Marshal(res.Record)
-	if err != nil {
-		return err
-	}
-	bw.WriteString(`],"record":`)
-	bw.Write(rec)
-	bw.WriteString("}\n")
-	return bw.Flush()
+	return nil
 }
 
-// writeNDJSON writes one JSON object per row, keys in column order, values as in
-// the json format.
-func writeNDJSON(w io.Writer, res *lore.Result) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var keys [][]byte
-	if res.Schema != nil {
-		for _, f := range res.Schema.Fields() {
-			keys = append(keys, append(jsontext.AppendString(nil, f.Name), ':'))
-		}
+func (e *ndjsonEncoder) end() error { return nil }
+
+func (e *ndjsonEncoder) fail(eb *errorBody) {
+	line, err := json.Marshal(struct {
+		Error *errorBody `json:"error"`
+	}{eb})
+	if err == nil {
+		e.w.Write(append(line, '\n'))
 	}
-	var buf []byte
-	for _, b := range res.Batches {
-		for i := 0; i < int(b.NumRows()); i++ {
-			buf = append(buf[:0], '{')
-			for c := range keys {
-				if c > 0 {
-					buf = append(buf, ',')
-				}
-				buf = append(buf, keys[c]...)
-				buf = appendValue(buf, b.Column(c), i)
-			}
-			buf = append(buf, "}\n"...)
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-		}
-	}
-	return bw.Flush()
 }
 
-// writeCSV writes a header line and RFC 4180 rows: values in their SQL text form
-// (as lore sql --format csv), NULL as an empty field.
-func writeCSV(w io.Writer, res *lore.Result) error {
-	if res.Schema == nil || res.Schema.NumFields() == 0 {
+// csvEncoder writes a header line and RFC 4180 rows: values in their SQL text form
+// (as lore sql --format csv), NULL as an empty field. CSV has no error frame: a
+// stream that stops is aborted, so the client sees an incomplete response.
+type csvEncoder struct {
+	w   *bufio.Writer
+	cw  *csv.Writer
+	rec []string
+}
+
+var _ encoder = (*csvEncoder)(nil)
+
+func (e *csvEncoder) begin(schema *arrow.Schema) error {
+	if schema == nil || schema.NumFields() == 0 {
 		return nil
 	}
-	cw := csv.NewWriter(w)
-	rec := make([]string, res.Schema.NumFields())
-	for i, f := range res.Schema.Fields() {
-		rec[i] = f.Name
+	// Not e.w itself: csv would take our buffer as its own and its Flush would flush
+	// it, beginning the response at the first row.
+	e.cw = csv.NewWriter(writerOnly{e.w})
+	e.rec = make([]string, schema.NumFields())
+	for i, f := range schema.Fields() {
+		e.rec[i] = f.Name
 	}
-	if err := cw.Write(rec); err != nil {
+	if err := e.cw.Write(e.rec); err != nil {
 		return err
 	}
-	for _, b := range res.Batches {
-		for i := 0; i < int(b.NumRows()); i++ {
-			for c := range rec {
-				v := types.ValueAt(b.Column(c), i)
-				rec[c] = ""
-				if !v.Null {
-					rec[c] = v.String()
-				}
-			}
-			if err := cw.Write(rec); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	e.cw.Flush()
+	return e.cw.Error()
 }
 
-// writeArrow writes the result as an Arrow IPC stream.
-func writeArrow(w io.Writer, res *lore.Result) error {
-	schema := res.Schema
+func (e *csvEncoder) batch(b arrow.Record) error {
+	if e.cw == nil {
+		return nil
+	}
+	for i := 0; i < int(b.NumRows()); i++ {
+		for c := range e.rec {
+			v := types.ValueAt(b.Column(c), i)
+			e.rec[c] = ""
+			if !v.Null {
+				e.rec[c] = v.String()
+			}
+		}
+		if err := e.cw.Write(e.rec); err != nil {
+			return err
+		}
+	}
+	e.cw.Flush()
+	return e.cw.Error()
+}
+
+// writerOnly hides all but Write of a writer.
+type writerOnly struct{ w *bufio.Writer }
+
+func (w writerOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
+
+func (e *csvEncoder) end() error      { return nil }
+func (e *csvEncoder) fail(*errorBody) {}
+
+// arrowEncoder writes an Arrow IPC stream. A stream that stops never gets its
+// end-of-stream marker and is aborted: a reader sees an unexpected end, not a
+// shorter result.
+type arrowEncoder struct {
+	w  *bufio.Writer
+	iw *ipc.Writer
+}
+
+var _ encoder = (*arrowEncoder)(nil)
+
+func (e *arrowEncoder) begin(schema *arrow.Schema) error {
 	if schema == nil {
 		schema = arrow.NewSchema(nil, nil)
 	}
-	iw := ipc.NewWriter(w, ipc.WithSchema(schema))
-	for _, b := range res.Batches {
-		if err := iw.Write(b); err != nil {
-			iw.Close()
-			return errs.New(errs.Internal, "cannot write an Arrow batch: %w", err)
+	e.iw = ipc.NewWriter(e.w, ipc.WithSchema(schema))
+	return nil
+}
+
+func (e *arrowEncoder) batch(b arrow.Record) error {
+	if err := e.iw.Write(b); err != nil {
+		return errs.New(errs.Internal, "cannot write an Arrow batch: %w", err)
+	}
+	return nil
+}
+
+func (e *arrowEncoder) end() error {
+	if e.iw == nil {
+		if err := e.begin(nil); err != nil {
+			return err
 		}
 	}
-	return iw.Close()
+	return e.iw.Close()
 }
+
+func (e *arrowEncoder) fail(*errorBody) {}
 
 // appendValue appends row i of arr as lossless typed JSON:
 //

@@ -39,6 +39,19 @@ type Options struct {
 	RateBurst int
 	// JWT, when set, also accepts JSON Web Tokens as bearer tokens (jwt.go).
 	JWT *JWTVerifier
+	// PageRows and PageBytes are a json page's default bounds (10,000 rows, 4 MiB);
+	// a request's page_rows and page_bytes may ask for others up to MaxPageRows and
+	// MaxPageBytes (1,000,000 rows, 64 MiB).
+	PageRows, PageBytes       int
+	MaxPageRows, MaxPageBytes int
+	// ResultIdleTimeout is how long a paged result waits for its next page to be
+	// asked for before its statement is canceled (RESULT_EXPIRED), and how long a
+	// streamed result waits for a client that reads nothing before its response is
+	// cut and its statement canceled. Default 60 s.
+	ResultIdleTimeout time.Duration
+	// MaxOpenResults bounds the paged results open at once; a result that would page
+	// past it is 503 RESOURCE_EXHAUSTED. Default 64.
+	MaxOpenResults int
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
@@ -47,6 +60,7 @@ type Server struct {
 	queries  *registry
 	metrics  *metrics
 	limits   *limiters
+	pages    *pageTable
 	draining atomic.Bool
 	handler  http.Handler
 }
@@ -65,7 +79,8 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxStatementBytes <= 0 {
 		opts.MaxStatementBytes = 1 << 20
 	}
-	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine)}
+	opts.pagingDefaults()
+	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine), pages: newPageTable(opts.MaxOpenResults)}
 	s.queries.ended = s.metrics.observe
 	s.limits = newLimiters(opts.RateLimit, opts.RateBurst)
 	s.handler = s.routes()
@@ -96,6 +111,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.serveMetrics())
 	mux.Handle("POST /v1/statement", s.auth(s.statement))
+	mux.Handle("GET /v1/statement/{id}/{token}", s.auth(s.nextPage))
 	mux.Handle("GET /v1/queries", s.auth(s.listQueries))
 	mux.Handle("GET /v1/queries/{id}", s.auth(s.getQuery))
 	mux.Handle("DELETE /v1/queries/{id}", s.auth(s.cancelQuery))
@@ -146,14 +162,20 @@ func (s *Server) auth(h authed) http.Handler {
 	})
 }
 
-// principal is the principal of a bearer token: one of the tokens file, else a JWT
-// when JWTs are configured.
+// principal is the principal of a bearer token (Authenticate).
 func (s *Server) principal(token string) (lore.Principal, error) {
-	if p, ok := s.opts.Tokens.Lookup(token); ok {
+	return Authenticate(s.opts.Tokens, s.opts.JWT, token)
+}
+
+// Authenticate is the principal of a bearer token: one of the tokens file, else a
+// JWT when jwt is not nil; otherwise UNAUTHENTICATED. The HTTP API and Flight SQL
+// both authenticate here, so a credential means the same on either port.
+func Authenticate(tokens *TokenStore, jwt *JWTVerifier, token string) (lore.Principal, error) {
+	if p, ok := tokens.Lookup(token); ok {
 		return p, nil
 	}
-	if s.opts.JWT != nil && looksLikeJWT(token) {
-		return s.opts.JWT.Verify(token)
+	if jwt != nil && looksLikeJWT(token) {
+		return jwt.Verify(token)
 	}
 	return lore.Principal{}, errs.New(errs.Unauthenticated, "the bearer token is not known")
 }

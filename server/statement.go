@@ -26,6 +26,9 @@ type statementRequest struct {
 	// ExpectSourceVersion maps table names to the identity digest (the ETag of
 	// GET /v1/catalog/tables/{name}/version) the statement must read them at.
 	ExpectSourceVersion map[string]string `json:"expect_source_version"`
+	// PageRows and PageBytes bound a json page (0: the server's default).
+	PageRows  int `json:"page_rows"`
+	PageBytes int `json:"page_bytes"`
 }
 
 // maxQueryID bounds a client's query id.
@@ -42,6 +45,11 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, p lore.Princi
 		writeError(w, "", err)
 		return
 	}
+	limits, err := s.pageLimits(req, format)
+	if err != nil {
+		writeError(w, "", err)
+		return
+	}
 	id := req.QueryID
 	if id == "" {
 		id = newQueryID()
@@ -50,42 +58,50 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request, p lore.Princi
 	if l, ok := r.Context().Value(logKey{}).(*logFields); ok {
 		l.queryID = id
 	}
+	q := &query{id: id, owner: p, sql: req.SQL, started: time.Now()}
+	// The statement runs as the token's principal, under its id, pinned to the
+	// versions it expects, reporting its progress to the registry.
+	annotate := func(ctx context.Context) context.Context {
+		ctx = lore.WithQueryID(lore.WithEndpoint(lore.WithPrincipal(ctx, p), "http"), id)
+		ctx = lore.WithExpectedVersions(ctx, req.ExpectSourceVersion)
+		return q.track(ctx)
+	}
+	if format == "json" {
+		s.startPaged(w, r, q, annotate, settings, limits)
+		return
+	}
 	// The statement's context ends with the request (a client that disconnects
 	// cancels it) or with DELETE /v1/queries/{id}.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	q := &query{id: id, owner: p, sql: req.SQL, started: time.Now(), cancel: cancel}
+	q.cancel = cancel
 	if err := s.queries.start(q); err != nil {
 		writeError(w, id, err)
 		return
 	}
-	ctx = lore.WithQueryID(lore.WithEndpoint(lore.WithPrincipal(ctx, p), "http"), id)
-	ctx = lore.WithExpectedVersions(ctx, req.ExpectSourceVersion)
-	ctx = q.track(ctx)
-	res, err := s.opts.Engine.Query(ctx, req.SQL, settings)
-	if err != nil {
-		s.failed(w, q, err)
-		return
-	}
-	s.queries.finish(q, StateFinished, res.Record, nil)
-	if err := writeResult(w, format, id, res); err != nil {
-		// The status is sent: the client sees a cut response, the log says why.
-		s.opts.Logger.Warn("cannot write a result", "query_id", id, "format", format, "err", err)
-	}
+	s.streamResult(annotate(ctx), w, q, format, settings)
 }
 
-// failed answers a statement that failed, with its record from the query log.
-func (s *Server) failed(w http.ResponseWriter, q *query, err error) {
-	state := StateFailed
-	if errs.CodeOf(err) == errs.Canceled {
-		state = StateCanceled
+// pageLimits are a json request's page bounds: its page_rows and page_bytes, within
+// the server's maxima, else the server's defaults.
+func (s *Server) pageLimits(req statementRequest, format string) (pageLimits, error) {
+	l := pageLimits{rows: s.opts.PageRows, bytes: s.opts.PageBytes}
+	if (req.PageRows != 0 || req.PageBytes != 0) && format != "json" {
+		return l, errs.New(errs.InvalidRequest, "page_rows and page_bytes page the json format; %s streams", format)
 	}
-	rec, lerr := s.opts.Engine.LoggedRecord(context.WithoutCancel(context.Background()), q.id)
-	if lerr != nil {
-		s.opts.Logger.Warn("cannot read a failed statement's record", "query_id", q.id, "err", lerr)
+	switch {
+	case req.PageRows < 0 || req.PageRows > s.opts.MaxPageRows:
+		return l, errs.New(errs.InvalidRequest, "page_rows %d is outside 1 to %d", req.PageRows, s.opts.MaxPageRows)
+	case req.PageBytes < 0 || req.PageBytes > s.opts.MaxPageBytes:
+		return l, errs.New(errs.InvalidRequest, "page_bytes %d is outside 1 to %d", req.PageBytes, s.opts.MaxPageBytes)
 	}
-	s.queries.finish(q, state, rec, bodyOf(err))
-	writeErrorRecord(w, q.id, err, rec)
+	if req.PageRows > 0 {
+		l.rows = req.PageRows
+	}
+	if req.PageBytes > 0 {
+		l.bytes = req.PageBytes
+	}
+	return l, nil
 }
 
 // readStatement decodes and checks the request body, and turns its settings into the
@@ -173,31 +189,6 @@ func chooseFormat(format, accept string) (string, error) {
 		}
 	}
 	return "json", nil
-}
-
-// writeResult writes a finished statement's result in format. Formats other than
-// json carry the record in the X-Lore-Record header (JSON, ASCII only).
-func writeResult(w http.ResponseWriter, format, id string, res *lore.Result) (err error) {
-	defer errs.Recover(&err)
-	h := w.Header()
-	h.Set("Content-Type", formatTypes[format])
-	if format != "json" {
-		rec, err := json.Marshal(res.Record)
-		if err != nil {
-			return err
-		}
-		h.Set("X-Lore-Record", asciiJSON(rec))
-	}
-	w.WriteHeader(http.StatusOK)
-	switch format {
-	case "arrow":
-		return writeArrow(w, res)
-	case "ndjson":
-		return writeNDJSON(w, res)
-	case "csv":
-		return writeCSV(w, res)
-	}
-	return writeJSONResult(w, id, res)
 }
 
 func newQueryID() string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/server"
 )
 
 // callLog is what a call's handlers add to its log line.
@@ -25,17 +26,18 @@ type callLogKey struct{}
 
 // authenticate finds the principal of a call's "authorization: Bearer <token>"
 // metadata and returns the context the call runs in: the principal set with
-// lore.WithPrincipal, so that the engine enforces its role. A missing or unknown
-// token is UNAUTHENTICATED (codes.Unauthenticated).
+// lore.WithPrincipal, so that the engine enforces its role. A token is what it is to
+// the HTTP API (server.Authenticate: the tokens file, else a JWT); a missing or
+// unknown one is UNAUTHENTICATED (codes.Unauthenticated).
 func (s *Server) authenticate(ctx context.Context) (context.Context, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	token, ok := bearer(md.Get("authorization"))
 	if !ok {
 		return nil, statusError(errs.New(errs.Unauthenticated, "a bearer token is required (metadata authorization: Bearer <token>)"), "")
 	}
-	p, ok := s.opts.Tokens.Lookup(token)
-	if !ok {
-		return nil, statusError(errs.New(errs.Unauthenticated, "the bearer token is not known"), "")
+	p, err := server.Authenticate(s.opts.Tokens, s.opts.JWT, token)
+	if err != nil {
+		return nil, statusError(err, "")
 	}
 	if l, ok := ctx.Value(callLogKey{}).(*callLog); ok {
 		l.subject = p.Name

@@ -20,6 +20,8 @@ type Options struct {
 	Engine *lore.Engine
 	// Tokens authenticate calls: the HTTP server's tokens file. Required.
 	Tokens *server.TokenStore
+	// JWT, when set, also accepts JSON Web Tokens, as the HTTP server does.
+	JWT *server.JWTVerifier
 	// Logger receives one line per call and operational messages. Default: discard.
 	Logger *slog.Logger
 	// Version is the server version GetSqlInfo reports. Default "devel".
