@@ -95,31 +95,48 @@ func compress(next http.Handler) http.Handler {
 	})
 }
 
-// compressWriter compresses a response's body once its status allows one.
+// minCompressBytes is the smallest body worth compressing: below it (an answer from
+// statistics, an error, a version) the coding costs both sides more time than the
+// bytes it saves on any network.
+const minCompressBytes = 1024
+
+// compressWriter compresses a response's body once its status allows one and the body
+// has shown it is large enough: the status and the first bytes are held until
+// minCompressBytes have been written, the handler flushes (a stream) or it ends.
 type compressWriter struct {
 	http.ResponseWriter
-	coding  string
-	enc     compressor // nil until the header is written, and for a body left plain
-	decided bool
+	coding    string
+	enc       compressor // nil until committed, and for a body left plain
+	status    int        // the status the handler wrote; 0 before
+	eligible  bool       // the status allows a compressed body
+	held      []byte     // the body's first bytes, until committed
+	committed bool       // the status has gone to the client
 }
 
 func (c *compressWriter) WriteHeader(status int) {
-	if !c.decided {
-		c.decided = true
-		h := c.Header()
-		if status != http.StatusNoContent && status != http.StatusNotModified && status >= 200 && h.Get("Content-Encoding") == "" {
-			h.Set("Content-Encoding", c.coding)
-			h.Del("Content-Length")
-			c.enc = compressorPools[c.coding].Get().(compressor)
-			c.enc.Reset(c.ResponseWriter)
-		}
+	if c.status != 0 {
+		return // as net/http, a second status is ignored
 	}
-	c.ResponseWriter.WriteHeader(status)
+	c.status = status
+	c.eligible = status != http.StatusNoContent && status != http.StatusNotModified && status >= 200 &&
+		c.Header().Get("Content-Encoding") == ""
+	if !c.eligible || status < 200 {
+		c.commit(false)
+	}
 }
 
 func (c *compressWriter) Write(b []byte) (int, error) {
-	if !c.decided {
+	if c.status == 0 {
 		c.WriteHeader(http.StatusOK)
+	}
+	if !c.committed {
+		if len(c.held)+len(b) < minCompressBytes {
+			c.held = append(c.held, b...)
+			return len(b), nil
+		}
+		if err := c.commit(true); err != nil {
+			return 0, err
+		}
 	}
 	if c.enc == nil {
 		return c.ResponseWriter.Write(b)
@@ -127,8 +144,42 @@ func (c *compressWriter) Write(b []byte) (int, error) {
 	return c.enc.Write(b)
 }
 
+// commit sends the status, compressed or not, and the bytes held.
+func (c *compressWriter) commit(compressed bool) error {
+	c.committed = true
+	if compressed && c.eligible {
+		h := c.Header()
+		h.Set("Content-Encoding", c.coding)
+		h.Del("Content-Length")
+		c.enc = compressorPools[c.coding].Get().(compressor)
+		c.enc.Reset(c.ResponseWriter)
+	}
+	c.ResponseWriter.WriteHeader(c.status)
+	held := c.held
+	c.held = nil
+	if len(held) == 0 {
+		return nil
+	}
+	var err error
+	if c.enc != nil {
+		_, err = c.enc.Write(held)
+	} else {
+		_, err = c.ResponseWriter.Write(held)
+	}
+	return err
+}
+
 // FlushError sends what was compressed so far (http.ResponseController.Flush).
 func (c *compressWriter) FlushError() error {
+	if !c.committed {
+		// A handler that flushes streams: its body is compressed, however it starts.
+		if c.status == 0 {
+			c.WriteHeader(http.StatusOK)
+		}
+		if err := c.commit(true); err != nil {
+			return err
+		}
+	}
 	if c.enc != nil {
 		if err := c.enc.Flush(); err != nil {
 			return err
@@ -143,8 +194,12 @@ func (c *compressWriter) Flush() { _ = c.FlushError() }
 // Unwrap lets http.ResponseController reach the connection's other controls.
 func (c *compressWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
-// close ends the compressed stream and gives the compressor back.
+// close sends what is still held (a small body goes plain), ends the compressed
+// stream and gives the compressor back.
 func (c *compressWriter) close() {
+	if !c.committed && c.status != 0 {
+		_ = c.commit(false)
+	}
 	if c.enc == nil {
 		return
 	}

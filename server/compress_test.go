@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -87,14 +88,27 @@ func TestCompression(t *testing.T) {
 			}
 		}
 	}
-	// Errors and other endpoints are compressed too; a 304 has no body to compress.
-	if r := f.stmt(f.reader, map[string]any{"sql": "SELEC"}, "Accept-Encoding", "gzip"); r.status != 400 || r.header.Get("Content-Encoding") != "gzip" ||
-		!bytes.Contains(decode(t, r), []byte("SYNTAX_ERROR")) {
-		t.Errorf("an error: %d %q", r.status, r.header.Get("Content-Encoding"))
+	// A body under minCompressBytes (an error, a version, a small answer) goes plain:
+	// compressing it costs more than it saves. Large errors and other endpoints are
+	// compressed too; a 304 has no body to compress.
+	if r := f.stmt(f.reader, map[string]any{"sql": "SELEC"}, "Accept-Encoding", "gzip"); r.status != 400 || r.header.Get("Content-Encoding") != "" ||
+		!bytes.Contains(r.body, []byte("SYNTAX_ERROR")) {
+		t.Errorf("a small error: %d %q", r.status, r.header.Get("Content-Encoding"))
+	}
+	long := "SELECT " + strings.Repeat("1 + ", 600) + "nonexistent_column FROM ev"
+	if r := f.stmt(f.reader, map[string]any{"sql": long}, "Accept-Encoding", "gzip"); r.status != 400 || r.header.Get("Content-Encoding") != "gzip" ||
+		!bytes.Contains(decode(t, r), []byte("ANALYSIS_ERROR")) {
+		t.Errorf("a large error: %d %q %s", r.status, r.header.Get("Content-Encoding"), r.body)
+	}
+	if r := f.stmt(f.reader, map[string]any{"sql": "SELECT 1"}, "Accept-Encoding", "gzip"); r.status != 200 || r.header.Get("Content-Encoding") != "" {
+		t.Errorf("a small answer: %d %q", r.status, r.header.Get("Content-Encoding"))
 	}
 	v := f.do("GET", "/v1/catalog/tables/ev/version", f.reader, nil, "Accept-Encoding", "zstd")
 	if !bytes.Contains(decode(t, v), []byte("identity_sha256")) {
 		t.Errorf("version: %s", v.body)
+	}
+	if r := f.do("GET", "/v1/catalog/tables", f.reader, nil, "Accept-Encoding", "zstd"); r.status != 200 || !bytes.Contains(decode(t, r), []byte(`"ev"`)) {
+		t.Errorf("tables: %d %s", r.status, r.body)
 	}
 	if r := f.do("GET", "/v1/catalog/tables/ev/version", f.reader, nil, "Accept-Encoding", "zstd", "If-None-Match", v.header.Get("ETag")); r.status != 304 ||
 		r.header.Get("Content-Encoding") != "" || len(r.body) != 0 {
