@@ -23,6 +23,7 @@ import (
 // streams its result into sink and returns a nil Result; an EXPLAIN, a dry run and a
 // cache hit return theirs whole.
 func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, rec *Record, sink ResultSink) (*Result, error) {
+	defer q.CheckUnchanged()
 	view := newCatalogView(e)
 	var nowUsed bool
 	node, err := plan.Bind(ctx, view, q.Select, plan.BindOptions{Paths: q.Paths, Approximate: s.Approximate, Dialect: q.Dialect, IgnoreNulls: q.IgnoreNulls, TryCasts: q.TryCasts, TimeTravel: q.TimeTravel, NowUsed: &nowUsed, NoColumnsCall: q.NoColumnsCall})

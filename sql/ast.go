@@ -46,6 +46,8 @@ type Query struct {
 	// NoColumnsCall is set when the text has no word COLUMNS before a parenthesis:
 	// no select item calls COLUMNS(…), and the binder need not look for one.
 	NoColumnsCall bool
+
+	digest []byte // the tree's encoding when cached, under tests (CheckUnchanged)
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name WITH (key = value, …).

@@ -1,12 +1,10 @@
 package sql
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/loredb/lore/errs"
 )
@@ -108,31 +106,6 @@ func (d *Dialect) Replace(cr *pg.ColumnRef) []*pg.ResTarget {
 		return nil
 	}
 	return d.replace[int(cr.Location)]
-}
-
-func (d *Dialect) clone() *Dialect {
-	if d == nil {
-		return nil
-	}
-	c := &Dialect{all: maps.Clone(d.all), rename: maps.Clone(d.rename), byName: maps.Clone(d.byName), exclude: maps.Clone(d.exclude), percent: maps.Clone(d.percent),
-		structs: maps.Clone(d.structs), maps: maps.Clone(d.maps)}
-	if d.qualify != nil {
-		c.qualify = make(map[int]*pg.Node, len(d.qualify))
-		for k, n := range d.qualify {
-			c.qualify[k] = proto.Clone(n).(*pg.Node)
-		}
-	}
-	if d.replace != nil {
-		c.replace = make(map[int][]*pg.ResTarget, len(d.replace))
-		for k, rs := range d.replace {
-			out := make([]*pg.ResTarget, len(rs))
-			for i, r := range rs {
-				out[i] = proto.Clone(r).(*pg.ResTarget)
-			}
-			c.replace[k] = out
-		}
-	}
-	return c
 }
 
 // dialectLevel is one bracket level of the walk: the SELECT it holds, if any, and

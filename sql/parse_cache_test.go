@@ -7,10 +7,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// TestParseCacheCopies parses a query twice: the second parse comes from the cache,
-// is the same tree, and is a copy (changing one result leaves the next untouched).
-// Texts with other statements are not cached, and the cache stays bounded.
-func TestParseCacheCopies(t *testing.T) {
+// TestParseCacheShares parses a query twice: the second parse comes from the cache,
+// is the same tree, shared (no copy), and a change to it is caught by
+// CheckUnchanged. Texts with other statements are not cached, and the cache stays
+// bounded.
+func TestParseCacheShares(t *testing.T) {
 	const text = "SELECT a, count(*) FROM 'data/*.parquet' WHERE b > 3 GROUP BY a; SELECT 1"
 	first, err := Parse(text)
 	if err != nil {
@@ -27,14 +28,21 @@ func TestParseCacheCopies(t *testing.T) {
 	if !proto.Equal(q1.Select, q2.Select) || q1.Text != q2.Text || len(q1.Paths) != len(q2.Paths) || len(q1.Paths) != 1 {
 		t.Fatalf("cached parse differs: %v / %v", q1, q2)
 	}
+	if q1 == q2 || q1.Select != q2.Select {
+		t.Fatal("each caller should get its own Query sharing one tree")
+	}
+	q2.CheckUnchanged() // unchanged: no panic
+	where := q2.Select.WhereClause
 	q2.Select.WhereClause = nil
-	for k := range q2.Paths {
-		delete(q2.Paths, k)
-	}
-	third, _ := Parse(text)
-	if q3 := third[0].(*Query); q3.Select.WhereClause == nil || len(q3.Paths) != 1 {
-		t.Fatal("a change to a returned tree reached the cache")
-	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a change to a shared tree was not caught")
+			}
+		}()
+		q2.CheckUnchanged()
+	}()
+	q2.Select.WhereClause = where
 	if _, err := Parse("SET SESSION use_statistics = false"); err != nil {
 		t.Fatal(err)
 	}
