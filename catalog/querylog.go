@@ -67,7 +67,9 @@ type logWriter struct {
 	written uint64 // entries whose write has finished (or failed)
 	err     error  // the first failure since the last flush
 	closed  bool
-	wake    chan struct{}
+	// flushing counts the flushes waiting: the writer then writes without gathering.
+	flushing int
+	wake     chan struct{}
 	done    chan struct{} // closed when the goroutine ends
 	changed *sync.Cond    // broadcast when written moves
 }
@@ -94,9 +96,18 @@ func (w *logWriter) add(e QueryLogEntry) error {
 	return nil
 }
 
+// logGather is how long the writer waits, once woken, for more entries to join a
+// small batch: under load one transaction then writes hundreds of entries instead
+// of one, and a commit costs more than the entries it writes.
+const (
+	logGather   = 2 * time.Millisecond
+	logGathered = 256 // entries that make a batch worth writing at once
+)
+
 func (w *logWriter) loop() {
 	defer close(w.done)
 	for range w.wake {
+		w.gather()
 		for {
 			w.mu.Lock()
 			batch := w.pending
@@ -121,13 +132,30 @@ func (w *logWriter) loop() {
 	}
 }
 
+// gather waits up to logGather for a small batch to grow, unless the log closes or a
+// flush waits for it.
+func (w *logWriter) gather() {
+	deadline := time.Now().Add(logGather)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		enough := len(w.pending) >= logGathered || w.closed || w.flushing > 0
+		w.mu.Unlock()
+		if enough {
+			return
+		}
+		time.Sleep(logGather / 8)
+	}
+}
+
 // flush waits for the entries queued before it; the wait ends early when ctx ends.
 func (w *logWriter) flush(ctx context.Context) error {
 	w.mu.Lock()
+	w.flushing++
 	target := w.queued
 	for w.written < target && ctx.Err() == nil {
 		w.changed.Wait()
 	}
+	w.flushing--
 	err := w.err
 	w.err = nil
 	w.mu.Unlock()
