@@ -211,7 +211,11 @@ func RunServe(ctx context.Context, ev EventsConfig, cfg ServeConfig, machine Mac
 	}
 	rep.CatalogOK = eng.Catalog().IntegrityCheck(ctx) == nil
 	l.client.CloseIdleConnections()
-	time.Sleep(200 * time.Millisecond) // the server's connection goroutines end
+	// The server's connection goroutines end at once, its idle statement workers
+	// within their idle time (10 s): wait for them, up to 20 s.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && runtime.NumGoroutine() > goroutines; {
+		time.Sleep(250 * time.Millisecond)
+	}
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)

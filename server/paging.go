@@ -124,7 +124,8 @@ func (s *Server) startPaged(w http.ResponseWriter, r *http.Request, q *query, an
 		writeError(w, q.id, err)
 		return
 	}
-	go p.run(annotate(ctx), settings)
+	ctx = annotate(ctx)
+	s.workers.run(func() { p.run(ctx, settings) })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pg, err := p.next(r.Context())

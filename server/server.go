@@ -61,6 +61,7 @@ type Server struct {
 	metrics  *metrics
 	limits   *limiters
 	pages    *pageTable
+	workers  *workers // run the json statements, whose results page
 	draining atomic.Bool
 	handler  http.Handler
 }
@@ -80,7 +81,8 @@ func New(opts Options) (*Server, error) {
 		opts.MaxStatementBytes = 1 << 20
 	}
 	opts.pagingDefaults()
-	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine), pages: newPageTable(opts.MaxOpenResults)}
+	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine), pages: newPageTable(opts.MaxOpenResults),
+		workers: newWorkers(10 * time.Second)}
 	s.queries.ended = s.metrics.observe
 	s.limits = newLimiters(opts.RateLimit, opts.RateBurst)
 	s.handler = s.routes()
