@@ -68,6 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		clients    = fs.Int("clients", 64, "serve: concurrent clients")
 		duration   = fs.Duration("duration", 60*time.Second, "serve: how long the clients send requests")
 		requests   = fs.Int64("requests", 0, "serve: stop after this many requests (0: no bound)")
+		rate       = fs.Float64("rate", 0, "serve: pace the clients to this many requests/s in all (0: closed loop, as fast as answers come)")
 		serveMixF  = fs.String("serve-mix", "", "serve: request kinds and weights, e.g. context=100 (default "+defaultServeMix+")")
 		maxRunning = fs.Int("max-running", 0, "serve: the server's limit on running statements (0: cores)")
 		maxQueued  = fs.Int("max-queued", 0, "serve: the server's queue of waiting statements (0: Lore's default)")
@@ -106,7 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		lake = "delta"
 	}
 	if *suite == "serve" {
-		return runServe(ctx, ServeConfig{Clients: *clients, Duration: *duration, Requests: *requests, Mix: *serveMixF,
+		return runServe(ctx, ServeConfig{Clients: *clients, Duration: *duration, Requests: *requests, Mix: *serveMixF, Rate: *rate,
 			MaxRunning: *maxRunning, MaxQueued: *maxQueued, CPUProfile: *cpuProfile}, *dataDir, *small, *rows, *files, *jsonOut, stdout, stderr)
 	}
 	var suites []string
@@ -285,8 +286,8 @@ func defaultDataDir() string {
 // runServe runs the query server's load test over the events data (--small: the CI
 // size) and prints, or writes as JSON, its report.
 func runServe(ctx context.Context, cfg ServeConfig, dataDir string, small bool, rows int64, files int, jsonOut string, stdout, stderr io.Writer) int {
-	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Requests < 0 {
-		fmt.Fprintln(stderr, "bench: --clients must be at least 1, --duration positive and --requests not negative")
+	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Requests < 0 || cfg.Rate < 0 {
+		fmt.Fprintln(stderr, "bench: --clients must be at least 1, --duration positive, --requests and --rate not negative")
 		return 2
 	}
 	if dataDir == "" {

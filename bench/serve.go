@@ -34,6 +34,10 @@ type ServeConfig struct {
 	// Mix names the request kinds and their weights ("context=60,cache=15,…");
 	// empty: the default mix.
 	Mix string
+	// Rate, when positive, paces the clients to this many requests a second in all
+	// (open loop: latency at that offered load); 0 sends as fast as answers come
+	// (closed loop: throughput at saturation, latency then is mostly queueing).
+	Rate float64
 	// MaxRunning and MaxQueued are the server's admission limits (0: defaults).
 	MaxRunning, MaxQueued int
 	// CPUProfile, when set, is where a CPU profile of the process during the load
@@ -60,6 +64,9 @@ type outcome struct {
 	lost   string
 	// ids are the query ids of the statements the request sent.
 	ids []string
+	// next is a paged result's next_uri; pages counts the pages read after the first.
+	next  string
+	pages int
 }
 
 // defaultServeMix is the default mix: mostly answers from statistics, as a
@@ -170,7 +177,11 @@ func RunServe(ctx context.Context, ev EventsConfig, cfg ServeConfig, machine Mac
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
 
-	fmt.Fprintf(progress, "serve: %d clients for %s (mix %s)\n", cfg.Clients, cfg.Duration, mixText(kinds))
+	pace := "as fast as answers come"
+	if cfg.Rate > 0 {
+		pace = fmt.Sprintf("%.0f requests/s in all", cfg.Rate)
+	}
+	fmt.Fprintf(progress, "serve: %d clients for %s, %s (mix %s)\n", cfg.Clients, cfg.Duration, pace, mixText(kinds))
 	if cfg.CPUProfile != "" {
 		f, err := os.Create(cfg.CPUProfile)
 		if err != nil {
@@ -245,9 +256,28 @@ func (l *loadTest) drive(ctx context.Context, cfg ServeConfig, kinds []serveKind
 	for c := range cfg.Clients {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(c), 7))
+			var every time.Duration
+			if cfg.Rate > 0 {
+				every = time.Duration(float64(time.Second) * float64(cfg.Clients) / cfg.Rate)
+			}
+			next := start.Add(time.Duration(rng.Int64N(int64(every) + 1)))
 			for n := 0; ctx.Err() == nil; n++ {
 				if cfg.Requests > 0 && sent.Add(1) > cfg.Requests {
 					return
+				}
+				if every > 0 {
+					// The client's next request is due at next; one that is late
+					// goes at once (its schedule is not caught up with a burst).
+					if d := time.Until(next); d > 0 {
+						select {
+						case <-time.After(d):
+						case <-ctx.Done():
+							return
+						}
+					}
+					if next = next.Add(every); next.Before(time.Now()) {
+						next = time.Now()
+					}
 				}
 				pick := rng.IntN(total)
 				i := 0
@@ -319,9 +349,9 @@ var serveKinds = map[string]func(ctx context.Context, l *loadTest, c, n int) out
 	"scan": func(ctx context.Context, l *loadTest, c, n int) outcome {
 		return l.statement(ctx, l.reader, fmt.Sprintf("SELECT category, count(*), avg(amount) FROM events WHERE status = %d GROUP BY category", 200+100*(n%4)), noCache, l.id(c, n))
 	},
-	// A large result.
+	// A large result, read page by page (json pages of 10,000 rows).
 	"large": func(ctx context.Context, l *loadTest, c, n int) outcome {
-		return l.statement(ctx, l.reader, "SELECT * FROM events LIMIT 50000", noCache, l.id(c, n))
+		return l.statement(ctx, l.reader, fmt.Sprintf("SELECT * FROM events WHERE user_id >= %d LIMIT 50000", n%1000), noCache, l.id(c, n))
 	},
 	// ANALYZE of the whole table (admin).
 	"analyze": func(ctx context.Context, l *loadTest, c, n int) outcome {
@@ -376,6 +406,19 @@ func (l *loadTest) statement(ctx context.Context, token, sql string, settings ma
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	o := l.do(req)
+	// A paged result is read to its end, as a client does: an abandoned one would
+	// hold its statement until it expires.
+	for o.next != "" && o.lost == "" && o.code == "" {
+		page, err := http.NewRequestWithContext(ctx, "GET", l.url+o.next, nil)
+		if err != nil {
+			o.lost = err.Error()
+			break
+		}
+		page.Header.Set("Authorization", "Bearer "+token)
+		po := l.do(page)
+		po.pages = o.pages + 1
+		o = po
+	}
 	if id != "" {
 		o.ids = []string{id}
 	}
@@ -407,6 +450,7 @@ func (l *loadTest) do(req *http.Request) outcome {
 				Mode string `json:"mode"`
 			} `json:"execution"`
 		} `json:"record"`
+		NextURI string `json:"next_uri"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		o.lost = fmt.Sprintf("status %d, not JSON: %.200s", resp.StatusCode, b)
@@ -416,6 +460,10 @@ func (l *loadTest) do(req *http.Request) outcome {
 	case resp.StatusCode == http.StatusOK && doc.Error == nil:
 		if doc.Record != nil {
 			o.mode = doc.Record.Execution.Mode
+		}
+		o.next = doc.NextURI
+		if doc.Record == nil && doc.NextURI == "" && req.Method == http.MethodPost {
+			o.lost = "a result with neither its record nor a next_uri"
 		}
 	case doc.Error != nil && doc.Error.Code != "":
 		o.code = doc.Error.Code
@@ -467,8 +515,12 @@ func mixText(kinds []serveKind) string {
 
 // writeServe prints the load test's table.
 func writeServe(w io.Writer, r *ServeReport) {
-	fmt.Fprintf(w, "\nserve: %d clients, %.1f s, %d requests, %.0f requests/s on %d cores (clients on the same machine)\n",
-		r.Config.Clients, r.Seconds, r.Requests, r.PerSecond, r.Machine.Cores)
+	pace := "closed loop"
+	if r.Config.Rate > 0 {
+		pace = fmt.Sprintf("paced at %.0f/s", r.Config.Rate)
+	}
+	fmt.Fprintf(w, "\nserve: %d clients (%s), %.1f s, %d requests, %.0f requests/s on %d cores (clients on the same machine)\n",
+		r.Config.Clients, pace, r.Seconds, r.Requests, r.PerSecond, r.Machine.Cores)
 	fmt.Fprintf(w, "%-8s %9s %9s %9s %9s %9s  %s\n", "kind", "requests", "per_s", "p50_ms", "p99_ms", "max_ms", "statuses / codes / modes")
 	for _, k := range r.Kinds {
 		fmt.Fprintf(w, "%-8s %9d %9.0f %9.2f %9.2f %9.1f  %v %v %v\n", k.Kind, k.Requests, k.PerSecond, k.P50MS, k.P99MS, k.MaxMS, k.Statuses, k.Codes, k.Modes)

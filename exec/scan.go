@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -178,10 +179,13 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					mctx, held = storage.NoPrefetch(ctx), 0
 				}
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
-					// A row group is many batches: a canceled statement stops between them.
+					// A row group is many batches: a canceled statement stops between them,
+					// and a short statement waiting for a processor (an answer from
+					// statistics beside long scans) gets one, rather than a time slice later.
 					if err := ctx.Err(); err != nil {
 						return err
 					}
+					runtime.Gosched()
 					b, err := p.batch(ctx, rb, pos, early, waves, late)
 					if err != nil || b == nil {
 						return err
