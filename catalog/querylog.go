@@ -70,8 +70,8 @@ type logWriter struct {
 	// flushing counts the flushes waiting: the writer then writes without gathering.
 	flushing int
 	wake     chan struct{}
-	done    chan struct{} // closed when the goroutine ends
-	changed *sync.Cond    // broadcast when written moves
+	done     chan struct{} // closed when the goroutine ends
+	changed  *sync.Cond    // broadcast when written moves
 }
 
 func newLogWriter(c *Catalog) *logWriter {
