@@ -144,7 +144,9 @@ func RunServe(ctx context.Context, ev EventsConfig, cfg ServeConfig, machine Mac
 		return nil, err
 	}
 	defer eng.Close()
-	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens})
+	// Idle statement workers end soon after the run, so that the goroutine count
+	// after it says whether anything leaked.
+	srv, err := server.New(server.Options{Engine: eng, Tokens: tokens, WorkerIdle: time.Second})
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +225,7 @@ func RunServe(ctx context.Context, ev EventsConfig, cfg ServeConfig, machine Mac
 	rep.CatalogOK = eng.Catalog().IntegrityCheck(ctx) == nil
 	l.client.CloseIdleConnections()
 	// The server's connection goroutines end at once, its idle statement workers
-	// within their idle time (10 s): wait for them, up to 20 s.
+	// within their idle time: wait for them, up to 20 s.
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && runtime.NumGoroutine() > goroutines; {
 		time.Sleep(250 * time.Millisecond)
 	}

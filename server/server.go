@@ -52,6 +52,9 @@ type Options struct {
 	// MaxOpenResults bounds the paged results open at once; a result that would page
 	// past it is 503 RESOURCE_EXHAUSTED. Default 64.
 	MaxOpenResults int
+	// WorkerIdle is how long a statement worker waits for the next statement before
+	// it ends. Default 10 s.
+	WorkerIdle time.Duration
 }
 
 // Server is the HTTP API over one engine. It is safe for concurrent use.
@@ -81,8 +84,11 @@ func New(opts Options) (*Server, error) {
 		opts.MaxStatementBytes = 1 << 20
 	}
 	opts.pagingDefaults()
+	if opts.WorkerIdle <= 0 {
+		opts.WorkerIdle = 10 * time.Second
+	}
 	s := &Server{opts: opts, queries: newRegistry(), metrics: newMetrics(opts.Engine), pages: newPageTable(opts.MaxOpenResults),
-		workers: newWorkers(10 * time.Second)}
+		workers: newWorkers(opts.WorkerIdle)}
 	s.queries.ended = s.metrics.observe
 	s.limits = newLimiters(opts.RateLimit, opts.RateBurst)
 	s.handler = s.routes()
