@@ -52,23 +52,55 @@ func (o *Options) pagingDefaults() {
 // take bytes bytes of JSON (a page holds at least one row).
 type pageLimits struct{ rows, bytes int }
 
-// pageItem is what the sink hands to the pages: the schema first, then batches.
+// pageItem is what the sink hands to the pages: the schema (with the first batch, if
+// any), then batches; last marks the result's final item.
 type pageItem struct {
 	schema *arrow.Schema
 	batch  arrow.Record
+	last   bool
 }
 
 // chanSink is the ResultSink of a paged statement: it waits until a page takes each
-// item, or until the statement is canceled.
+// item, or until the statement is canceled. It holds one item back until the next
+// comes or the statement ends, so that a small result — the schema, a batch, the end
+// — crosses to the page in one hand-off rather than three: on a busy machine each
+// hand-off waits for a processor.
 type chanSink struct {
 	ctx   context.Context
 	items chan<- pageItem
+	held  *pageItem
 }
 
-var _ lore.ResultSink = chanSink{}
+var _ lore.ResultSink = (*chanSink)(nil)
 
-func (c chanSink) Schema(s *arrow.Schema) error { return c.send(pageItem{schema: s}) }
-func (c chanSink) Batch(b arrow.Record) error   { return c.send(pageItem{batch: b}) }
+func (c *chanSink) Schema(s *arrow.Schema) error {
+	c.held = &pageItem{schema: s}
+	return nil
+}
+
+func (c *chanSink) Batch(b arrow.Record) error {
+	if c.held != nil && c.held.batch == nil {
+		c.held.batch = b // the first batch travels with the schema
+		return nil
+	}
+	if c.held != nil {
+		if err := c.send(*c.held); err != nil {
+			return err
+		}
+	}
+	c.held = &pageItem{batch: b}
+	return nil
+}
+
+// end hands over the item held back, marked last, once the statement succeeded.
+func (c *chanSink) end() {
+	if c.held == nil {
+		return
+	}
+	it := *c.held
+	c.held, it.last = nil, true
+	_ = c.send(it) // canceled: the pages learn it from the statement's end
+}
 
 func (c chanSink) send(it pageItem) error {
 	select {
@@ -97,6 +129,7 @@ type paged struct {
 	columns []column
 	cur     arrow.Record // the batch the next page starts in, from row off
 	off     int
+	sawLast bool   // the item received last was the result's final one
 	token   string // the next page's token; "" once none remains
 	gen     int    // bumped at each page, so that a stale idle timer does nothing
 	timer   *time.Timer
@@ -149,8 +182,12 @@ func (s *Server) startPaged(w http.ResponseWriter, r *http.Request, q *query, an
 
 // run is the statement's goroutine.
 func (p *paged) run(ctx context.Context, settings map[string]string) {
-	rec, err := p.s.opts.Engine.QueryStream(ctx, p.q.sql, settings, chanSink{ctx: ctx, items: p.items})
+	sink := &chanSink{ctx: ctx, items: p.items}
+	rec, err := p.s.opts.Engine.QueryStream(ctx, p.q.sql, settings, sink)
 	p.rec, p.err = rec, err
+	if err == nil {
+		sink.end()
+	}
 	close(p.items)
 	close(p.done)
 	if err != nil {
@@ -201,6 +238,9 @@ func (p *paged) next(ctx context.Context) (page, error) {
 	rows := 0
 	for rows < p.limits.rows && len(pg.rows) < p.limits.bytes {
 		if p.cur == nil {
+			if p.sawLast {
+				return p.end(pg)
+			}
 			it, ok, err := p.recv(ctx)
 			if err != nil {
 				return pg, err
@@ -210,6 +250,9 @@ func (p *paged) next(ctx context.Context) (page, error) {
 			}
 			if it.schema != nil {
 				p.columns = columnsOf(it.schema)
+			}
+			p.sawLast = it.last
+			if it.batch == nil {
 				continue
 			}
 			p.cur, p.off = it.batch, 0
@@ -229,6 +272,9 @@ func (p *paged) next(ctx context.Context) (page, error) {
 	if p.cur == nil {
 		// The page is full at a batch's end: whether another page follows is known
 		// once the next batch comes, or the statement ends.
+		if p.sawLast {
+			return p.end(pg)
+		}
 		it, ok, err := p.recv(ctx)
 		if err != nil {
 			return pg, err
@@ -236,6 +282,7 @@ func (p *paged) next(ctx context.Context) (page, error) {
 		if !ok {
 			return p.end(pg)
 		}
+		p.sawLast = it.last
 		p.cur, p.off = it.batch, 0
 	}
 	return pg, nil
@@ -243,7 +290,11 @@ func (p *paged) next(ctx context.Context) (page, error) {
 
 // end is the last page, or the statement's error when it failed.
 func (p *paged) end(pg page) (page, error) {
-	<-p.done
+	if !p.sawLast {
+		// The statement's end is known when it has ended; an item marked last was
+		// sent after it had, without error.
+		<-p.done
+	}
 	if p.err != nil {
 		return pg, p.err
 	}
