@@ -183,7 +183,7 @@ func serve(ctx context.Context, e *env, c serveConfig) error {
 	fmt.Fprintf(e.stdout, "lore serve: listening on %s://%s (home %s, tokens %s)\n", scheme, ln.Addr(), c.home, c.tokens)
 	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
-	fl, err := startFlight(e, c, eng, tokens, jwtv, cert, logger, served)
+	fl, err := startFlight(e, c, eng, srv, tokens, jwtv, cert, logger, served)
 	if err != nil {
 		hs.Close()
 		return err
@@ -273,13 +273,18 @@ type flightListener struct {
 }
 
 // startFlight listens on c.flightAddr and serves Flight SQL there with the same
-// engine, tokens and JWTs as the HTTP API; Serve's end goes to served.
+// engine, tokens and JWTs as the HTTP API, its statements registered with hs;
+// Serve's end goes to served.
 // With a certificate it speaks TLS (grpc+tls://), with the same certificate as HTTPS.
-func startFlight(e *env, c serveConfig, eng *lore.Engine, tokens *server.TokenStore, jwt *server.JWTVerifier, cert *certificate, logger *slog.Logger, served chan<- error) (*flightListener, error) {
+func startFlight(e *env, c serveConfig, eng *lore.Engine, hs *server.Server, tokens *server.TokenStore, jwt *server.JWTVerifier, cert *certificate, logger *slog.Logger, served chan<- error) (*flightListener, error) {
 	if c.flightAddr == "" {
 		return &flightListener{}, nil
 	}
-	srv, err := loreflight.New(loreflight.Options{Engine: eng, Tokens: tokens, JWT: jwt, Logger: logger, Version: version()})
+	fo := loreflight.Options{Engine: eng, Tokens: tokens, JWT: jwt, Logger: logger, Version: version()}
+	if hs != nil {
+		fo.Tracker = hs // its statements are listed, canceled and counted with the HTTP API's
+	}
+	srv, err := loreflight.New(fo)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func TestServeFlightShutdownCancelsAtDeadline(t *testing.T) {
 	defer eng.Close()
 	var out strings.Builder
 	served := make(chan error, 1)
-	fl, err := startFlight(&env{stdout: &out, stderr: io.Discard}, serveConfig{flightAddr: "127.0.0.1:0"}, eng, tokens, nil, nil, slog.New(slog.DiscardHandler), served)
+	fl, err := startFlight(&env{stdout: &out, stderr: io.Discard}, serveConfig{flightAddr: "127.0.0.1:0"}, eng, nil, tokens, nil, nil, slog.New(slog.DiscardHandler), served)
 	if err != nil {
 		t.Fatal(err)
 	}

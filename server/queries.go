@@ -198,3 +198,27 @@ func (q *query) track(ctx context.Context) context.Context {
 func sortNewestFirst(qs []queryInfo) {
 	slices.SortFunc(qs, func(a, b queryInfo) int { return b.StartedAt.Compare(a.StartedAt) })
 }
+
+// Track registers a statement run outside the HTTP API — a Flight SQL call — as the
+// HTTP API registers its own: GET /v1/queries lists it with its live state and
+// progress, DELETE cancels it, and /metrics counts it. The statement runs with the
+// returned context (canceled by DELETE, carrying the progress the engine reports) and
+// calls end with its record and error when it is over. A running statement's id is
+// refused (QUERY_ID_IN_USE).
+func (s *Server) Track(ctx context.Context, id string, p lore.Principal, sql string) (context.Context, func(rec *lore.Record, err error), error) {
+	ctx, cancel := context.WithCancel(ctx)
+	q := &query{id: id, owner: p, sql: sql, started: time.Now(), cancel: cancel}
+	if err := s.queries.start(q); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	end := func(rec *lore.Record, err error) {
+		defer cancel()
+		if err != nil && rec == nil {
+			// A failed statement's record is in the query log.
+			rec, _ = s.opts.Engine.LoggedRecord(context.WithoutCancel(ctx), id)
+		}
+		s.ended(q, rec, err)
+	}
+	return q.track(ctx), end, nil
+}

@@ -1,6 +1,7 @@
 package flight
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"time"
@@ -22,6 +23,10 @@ type Options struct {
 	Tokens *server.TokenStore
 	// JWT, when set, also accepts JSON Web Tokens, as the HTTP server does.
 	JWT *server.JWTVerifier
+	// Tracker, when set, registers each statement with the HTTP server (server.Track),
+	// so that GET /v1/queries lists and cancels Flight SQL statements too and
+	// /metrics counts them.
+	Tracker Tracker
 	// Logger receives one line per call and operational messages. Default: discard.
 	Logger *slog.Logger
 	// Version is the server version GetSqlInfo reports. Default "devel".
@@ -41,6 +46,13 @@ type Options struct {
 	// one is INVALID_REQUEST. Default 1 MiB.
 	MaxStatementBytes int
 }
+
+// Tracker registers statements with the HTTP server: *server.Server.
+type Tracker interface {
+	Track(ctx context.Context, id string, p lore.Principal, sql string) (context.Context, func(rec *lore.Record, err error), error)
+}
+
+var _ Tracker = (*server.Server)(nil)
 
 // EnsureDefaults fills the zero fields with their defaults.
 func (o *Options) EnsureDefaults() {

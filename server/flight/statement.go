@@ -31,10 +31,20 @@ func (s *Server) run(ctx context.Context, text string, txn []byte) (string, *lor
 	}
 	id := newHandle()
 	noteQueryID(ctx, id)
+	end := func(*lore.Record, error) {}
+	if t := s.opts.Tracker; t != nil {
+		p, _ := principal(ctx)
+		var err error
+		if ctx, end, err = t.Track(ctx, id, p, text); err != nil {
+			return id, nil, statusError(err, id)
+		}
+	}
 	res, err := s.opts.Engine.Query(lore.WithQueryID(ctx, id), text, nil)
 	if err != nil {
+		end(nil, err)
 		return id, nil, statusError(err, id)
 	}
+	end(res.Record, nil)
 	return id, res, nil
 }
 
