@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -165,8 +166,13 @@ func layoutPageBytes(opts LayoutOptions) int64 {
 
 // Write appends rec's rows, which must continue the clustering order.
 func (w *LayoutWriter) Write(rec arrow.Record) error {
-	if !rec.Schema().Equal(w.schema) {
+	if !sameTypes(rec.Schema(), w.schema) {
 		return errs.New(errs.Internal, "record schema %s does not match the files' schema %s", rec.Schema(), w.schema)
+	}
+	if !rec.Schema().Equal(w.schema) {
+		// Only nullability or metadata differ: the files' schema is the one written.
+		rec = array.NewRecord(w.schema, rec.Columns(), rec.NumRows())
+		defer rec.Release()
 	}
 	if rec.NumRows() == 0 {
 		return nil
@@ -195,6 +201,20 @@ func (w *LayoutWriter) Write(rec arrow.Record) error {
 		}
 	}
 	return nil
+}
+
+// sameTypes reports schemas of the same column names and types.
+func sameTypes(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i := range a.NumFields() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkOrder compares each row's clustering key with the one before it, the first

@@ -1,0 +1,238 @@
+package lore_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/parquet"
+)
+
+// fingerprint is what must not change when a table is rewritten: the row count, a
+// column's sum and an order-independent checksum of every row.
+func fingerprint(t *testing.T, e *lore.Engine, table string) string {
+	t.Helper()
+	res := query(t, e, "SELECT count(*), sum(user_id), sum(hash(ts, user_id, category, amount, latency_ms, status, country, flag) % 1000000007) FROM "+table)
+	return cell(res, 0, 0) + "/" + cell(res, 0, 1) + "/" + cell(res, 0, 2)
+}
+
+// parquetFiles lists the visible Parquet files under dir.
+func parquetFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), "_") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// optimizeRow runs OPTIMIZE and returns its result row by column name.
+func optimizeRow(t *testing.T, e *lore.Engine, stmt string) map[string]string {
+	t.Helper()
+	res := query(t, e, stmt)
+	out := map[string]string{}
+	for i, f := range res.Schema.Fields() {
+		out[f.Name] = cell(res, 0, i)
+	}
+	return out
+}
+
+func TestOptimizeClustersEvents(t *testing.T) {
+	dir := events(t, 60_000, 4, 5_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'], bloom = ARRAY['country'])")
+	before := fingerprint(t, e, "ev")
+	oldFiles := parquetFiles(t, dir)
+
+	row := optimizeRow(t, e, "OPTIMIZE ev WITH (row_group_rows = 4000, file_bytes = 400000)")
+	t.Logf("fingerprint %s, result %v", before, row)
+	if row["files_replaced"] != "4" || row["rows"] != "60000" || row["clustered_by"] != "user_id" || row["recovered"] != "false" {
+		t.Fatalf("result row %v", row)
+	}
+	if after := fingerprint(t, e, "ev"); after != before {
+		t.Fatalf("rows changed: %s, was %s", after, before)
+	}
+	files := parquetFiles(t, dir)
+	for _, f := range files {
+		if slices.Contains(oldFiles, f) {
+			t.Fatalf("replaced file %s is still there", f)
+		}
+	}
+	if len(files) < 2 || row["files_written"] != strconv.Itoa(len(files)) {
+		t.Fatalf("files %v, result %v", files, row)
+	}
+	// Across files and row groups, user_id only grows; every row group has at most
+	// 4000 rows, a bloom filter on user_id and country, and the footer says how it
+	// is sorted.
+	var prevMax int64 = -1 << 63
+	groups := 0
+	for _, p := range files {
+		r, err := file.OpenParquetFile(p, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := r.MetaData()
+		if v := md.KeyValueMetadata().FindValue(parquet.LayoutKeyClusteredBy); v == nil || *v != "user_id" {
+			t.Fatalf("%s: clustered_by key %v", p, v)
+		}
+		if !strings.HasPrefix(md.GetCreatedBy(), "lore ") {
+			t.Fatalf("%s: created_by %q", p, md.GetCreatedBy())
+		}
+		bf := r.GetBloomFilterReader()
+		for g := 0; g < md.NumRowGroups(); g++ {
+			groups++
+			rg := md.RowGroup(g)
+			if rg.NumRows() > 4000 {
+				t.Fatalf("%s: row group %d has %d rows", p, g, rg.NumRows())
+			}
+			if sc := rg.SortingColumns(); len(sc) != 1 || sc[0].ColumnIdx != 1 {
+				t.Fatalf("%s: sorting columns %+v", p, sc)
+			}
+			col, _ := rg.ColumnChunk(1)
+			st, err := col.Statistics()
+			if err != nil || st == nil {
+				t.Fatalf("%s: no statistics on user_id", p)
+			}
+			mn, mx := st.(*metadata.Int64Statistics).Min(), st.(*metadata.Int64Statistics).Max()
+			if mn < prevMax {
+				t.Fatalf("%s row group %d: min %d below the previous max %d", p, g, mn, prevMax)
+			}
+			prevMax = mx
+			rgf, err := bf.RowGroup(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := rgf.GetColumnBloomFilter(1)
+			if err != nil || f == nil || !f.CheckHash(metadata.GetHash(f.Hasher(), mn)) {
+				t.Fatalf("%s row group %d: no bloom filter holding %d (%v)", p, g, mn, err)
+			}
+			if f, err := rgf.GetColumnBloomFilter(6); err != nil || f == nil {
+				t.Fatalf("%s row group %d: no bloom filter on country (%v)", p, g, err)
+			}
+		}
+		r.Close()
+	}
+	if row["row_groups"] != strconv.Itoa(groups) {
+		t.Fatalf("result says %s row groups, files hold %d", row["row_groups"], groups)
+	}
+	// The next statement's record is refreshed for the new files: SHOW STATS agrees.
+	if got := cell(query(t, e, "SELECT count(*) FROM ev WHERE user_id = 17"), 0, 0); got == "" {
+		t.Fatal("no answer")
+	}
+}
+
+func TestOptimizeWhereRewritesSelectedFiles(t *testing.T) {
+	dir := events(t, 40_000, 4, 5_000, true) // file k holds the k-th quarter of ts
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	before := fingerprint(t, e, "ev")
+	old := parquetFiles(t, dir)
+	row := optimizeRow(t, e, "OPTIMIZE ev WHERE ts < TIMESTAMP '2024-01-15'")
+	if row["files_replaced"] != "1" {
+		t.Fatalf("result row %v, want one file replaced", row)
+	}
+	now := parquetFiles(t, dir)
+	kept := 0
+	for _, f := range old {
+		if slices.Contains(now, f) {
+			kept++
+		}
+	}
+	if kept != 3 || slices.Contains(now, old[0]) {
+		t.Fatalf("files now %v, were %v", now, old)
+	}
+	if after := fingerprint(t, e, "ev"); after != before {
+		t.Fatalf("rows changed: %s, was %s", after, before)
+	}
+}
+
+func TestOptimizeRewritesPerPartition(t *testing.T) {
+	src := events(t, 30_000, 3, 5_000, false)
+	dir := filepath.Join(t.TempDir(), "part")
+	for i, f := range parquetFiles(t, src) {
+		d := filepath.Join(dir, "region="+string(rune('a'+i%2)))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(f, filepath.Join(d, filepath.Base(f))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE pt WITH (location = '"+dir+"', clustered_by = ARRAY['ts'])")
+	before := fingerprint(t, e, "pt")
+	perRegion := cell(query(t, e, "SELECT string_agg(region || ':' || n, ',' ORDER BY region) FROM (SELECT region, count(*) AS n FROM pt GROUP BY region) x"), 0, 0)
+	row := optimizeRow(t, e, "OPTIMIZE pt")
+	if row["files_replaced"] != "3" || row["files_written"] != "2" {
+		t.Fatalf("result row %v", row)
+	}
+	if after := fingerprint(t, e, "pt"); after != before {
+		t.Fatalf("rows changed: %s, was %s", after, before)
+	}
+	if got := cell(query(t, e, "SELECT string_agg(region || ':' || n, ',' ORDER BY region) FROM (SELECT region, count(*) AS n FROM pt GROUP BY region) x"), 0, 0); got != perRegion {
+		t.Fatalf("rows per partition %s, were %s", got, perRegion)
+	}
+	for _, f := range parquetFiles(t, dir) {
+		if !strings.Contains(f, "region=") {
+			t.Fatalf("file %s left its partition", f)
+		}
+	}
+	// WHERE on the partition column rewrites that partition alone.
+	row = optimizeRow(t, e, "OPTIMIZE pt WHERE region = 'a'")
+	if row["files_replaced"] != "1" {
+		t.Fatalf("result row %v", row)
+	}
+}
+
+func TestOptimizeErrors(t *testing.T) {
+	dir := events(t, 1000, 1, 1000, false)
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE plain WITH (location = '"+dir+"')")
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	cases := []struct {
+		sql  string
+		code errs.Code
+	}{
+		{"OPTIMIZE plain", errs.OptimizeInvalid},
+		{"OPTIMIZE ev WITH (row_group_rows = 0)", errs.OptimizeInvalid},
+		{"OPTIMIZE ev WITH (target = 3)", errs.OptimizeInvalid},
+		{"OPTIMIZE missing", errs.TableNotFound},
+	}
+	for _, c := range cases {
+		_, err := e.Query(context.Background(), c.sql, nil)
+		if errs.CodeOf(err) != c.code {
+			t.Errorf("%s: %v, want %s", c.sql, err, c.code)
+		}
+	}
+	_, err := e.Query(context.Background(), "OPTIMIZE plain", nil)
+	if err == nil || !strings.Contains(err.Error(), "SET CLUSTERED BY") {
+		t.Errorf("no clustered_by: %v does not say how to set it", err)
+	}
+	// A reader may not rewrite.
+	ctx := lore.WithPrincipal(context.Background(), lore.Principal{Name: "r", Role: lore.RoleReader})
+	if _, err := e.Query(ctx, "OPTIMIZE ev", nil); errs.CodeOf(err) != errs.Forbidden {
+		t.Errorf("reader: %v", err)
+	}
+}
