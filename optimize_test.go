@@ -14,6 +14,8 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/internal/publish"
 	"github.com/loredb/lore/parquet"
 )
 
@@ -230,6 +232,40 @@ func TestOptimizeErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "SET CLUSTERED BY") {
 		t.Errorf("no clustered_by: %v does not say how to set it", err)
 	}
+	// A Delta table's files belong to its log.
+	ddir := t.TempDir()
+	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: 1000, Files: 1, Out: ddir, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var schema [][2]string
+	for _, f := range gen.EventsSchema.Fields() {
+		schema = append(schema, [2]string{f.Name, deltaType(t, f.Type)})
+	}
+	deltaCommit(t, ddir, 0, schema, nil, nil, []deltaFile{{path: gen.EventsFileName(0)}})
+	query(t, e, "CREATE TABLE dt WITH (location = '"+ddir+"', format = 'delta', clustered_by = ARRAY['user_id'])")
+	if _, err := e.Query(context.Background(), "OPTIMIZE dt", nil); errs.CodeOf(err) != errs.OptimizeUnsupported {
+		t.Errorf("Delta: %v, want %s", err, errs.OptimizeUnsupported)
+	}
+	// Clustering by a partition column cannot be declared at all.
+	pdir := filepath.Join(t.TempDir(), "p")
+	copyDir(t, dir, filepath.Join(pdir, "region=a"))
+	if _, err := e.Query(context.Background(), "CREATE TABLE pc WITH (location = '"+pdir+"', clustered_by = ARRAY['region'])", nil); err == nil {
+		t.Error("a table clustered by its partition column was created")
+	}
+	// One rewrite at a time: a held lock is 409.
+	lock, err := publish.Acquire(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Query(context.Background(), "OPTIMIZE ev", nil)
+	lock.Release()
+	if errs.CodeOf(err) != errs.OptimizeInProgress {
+		t.Errorf("locked: %v, want %s", err, errs.OptimizeInProgress)
+	}
+	if errs.Status(errs.OptimizeInProgress) != 409 {
+		t.Errorf("OPTIMIZE_IN_PROGRESS is HTTP %d", errs.Status(errs.OptimizeInProgress))
+	}
+	optimizeRow(t, e, "OPTIMIZE ev") // released: it runs
 	// A reader may not rewrite.
 	ctx := lore.WithPrincipal(context.Background(), lore.Principal{Name: "r", Role: lore.RoleReader})
 	if _, err := e.Query(ctx, "OPTIMIZE ev", nil); errs.CodeOf(err) != errs.Forbidden {
