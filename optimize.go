@@ -65,6 +65,8 @@ func parseOptimizeOptions(st *sql.Optimize) (optimizeForm, error) {
 type optimizeResult struct {
 	filesReplaced, filesWritten, rows, rowGroups, bytesBefore, bytesAfter int64
 	recovered                                                             bool
+	// progress, when set, is told the rows written so far.
+	progress func(done int64)
 }
 
 // recoveredMarks remembers the locations whose interrupted rewrite was finished or
@@ -151,6 +153,16 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	opts := parquet.LayoutOptions{
 		RowGroupRows: form.rowGroupRows, RowGroupBytes: form.rowGroupBytes, FileBytes: form.fileBytes,
 		ClusteredBy: t.ClusteredBy, Bloom: t.Bloom, CreatedBy: "lore " + loreVersion(),
+	}
+	if e.opts.Progress != nil {
+		sel := *l
+		sel.Files = make([]source.FileRef, 0, len(files))
+		for _, i := range files {
+			sel.Files = append(sel.Files, l.Files[i])
+		}
+		total, _ := sel.Rows(ctx, store)
+		what := "optimize " + t.Name
+		res.progress = func(done int64) { e.opts.Progress(what, min(done, total), max(total, done)) }
 	}
 	for _, group := range byDirectory(dir, l, files) {
 		if err := e.rewrite(ctx, env, t, dir, l, group, opts, &res); err != nil {
@@ -348,7 +360,7 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 			stage.Discard()
 		}
 	}()
-	n := 0
+	n, done := 0, res.rows
 	w, err := parquet.NewLayoutWriter(plan.Schema(node), func() string {
 		n++
 		return filepath.Join(stage.Dir, fmt.Sprintf("%05d.parquet", n))
@@ -359,6 +371,9 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 	err = exec.Stream(ctx, env, node, func(rec arrow.Record) error {
 		if err := w.Write(rec); err != nil {
 			return err
+		}
+		if done += rec.NumRows(); res.progress != nil {
+			res.progress(done)
 		}
 		if optimizeHook != nil {
 			optimizeHook()
