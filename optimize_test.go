@@ -2,6 +2,7 @@ package lore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,6 +233,11 @@ func TestOptimizeErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "SET CLUSTERED BY") {
 		t.Errorf("no clustered_by: %v does not say how to set it", err)
 	}
+	// A mistake in WHERE is placed in the statement's text.
+	const bad = "OPTIMIZE ev WHERE nope = 1"
+	if _, err := e.Query(context.Background(), bad, nil); err == nil || errs.PositionOf(err) != strings.Index(bad, "nope") {
+		t.Errorf("%s: %v at %d, want an error at %d", bad, err, errs.PositionOf(err), strings.Index(bad, "nope"))
+	}
 	// A Delta table's files belong to its log.
 	ddir := t.TempDir()
 	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: 1000, Files: 1, Out: ddir, Seed: 3}); err != nil {
@@ -270,5 +276,39 @@ func TestOptimizeErrors(t *testing.T) {
 	ctx := lore.WithPrincipal(context.Background(), lore.Principal{Name: "r", Role: lore.RoleReader})
 	if _, err := e.Query(ctx, "OPTIMIZE ev", nil); errs.CodeOf(err) != errs.Forbidden {
 		t.Errorf("reader: %v", err)
+	}
+}
+
+// TestOptimizeConcurrentReaders counts the table over and over while OPTIMIZE
+// rewrites it: a count may fail (its files were replaced under it) but is never
+// another number.
+func TestOptimizeConcurrentReaders(t *testing.T) {
+	dir := events(t, 40_000, 8, 2_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	want := cell(query(t, e, "SELECT count(*) FROM ev"), 0, 0)
+	stop := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		var bad error
+		for {
+			select {
+			case <-stop:
+				done <- bad
+				return
+			default:
+			}
+			res, err := e.Query(context.Background(), "SELECT count(*) FROM ev", map[string]string{"use_statistics": "false", "result_cache": "false"})
+			if err == nil && cell(res, 0, 0) != want && bad == nil {
+				bad = fmt.Errorf("a reader counted %s rows, want %s", cell(res, 0, 0), want)
+			}
+		}
+	}()
+	for i := 0; i < 5; i++ {
+		optimizeRow(t, e, "OPTIMIZE ev WITH (file_bytes = 100000)")
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

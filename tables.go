@@ -154,6 +154,9 @@ func (e *Engine) read(ctx context.Context, store storage.Store, format, location
 		if err := e.recoverLocation(location); err != nil {
 			return nil, err
 		}
+		guard := e.publishing.of(location)
+		guard.RLock()
+		defer guard.RUnlock()
 		return source.ResolveWith(ctx, store, location, source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings")))
 	case "delta":
 		return delta.Open(ctx, store, location, at)
