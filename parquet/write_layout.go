@@ -227,23 +227,31 @@ func (w *LayoutWriter) checkOrder(rec arrow.Record) error {
 	for i, k := range w.keys {
 		cols[i] = rec.Column(k)
 	}
-	key := func(row int) []types.Value {
-		out := make([]types.Value, len(cols))
-		for i, c := range cols {
-			out[i] = types.ValueAt(c, row)
-		}
-		return out
+	// Two keys, reused: the row before and the row at hand.
+	prev, cur := w.last, make([]types.Value, len(cols))
+	if prev == nil {
+		prev = make([]types.Value, len(cols))
 	}
-	prev := w.last
+	has := w.last != nil
 	for row := 0; row < int(rec.NumRows()); row++ {
-		cur := key(row)
-		if prev != nil && compareKeys(prev, cur) > 0 {
+		for i, c := range cols {
+			cur[i] = types.ValueAt(c, row)
+		}
+		if has && compareKeys(prev, cur) > 0 {
 			return errs.New(errs.Internal, "rows arrive out of order on %s: %s after %s (the sort before the writer is wrong)",
 				strings.Join(w.opts.ClusteredBy, ", "), renderKey(cur), renderKey(prev))
 		}
-		prev = cur
+		prev, cur, has = cur, prev, true
 	}
-	w.last = prev
+	// The key kept across batches must not point into this batch's buffers, which
+	// its producer may reuse.
+	w.last = make([]types.Value, len(prev))
+	for i, v := range prev {
+		if v.S != "" {
+			v.S = strings.Clone(v.S)
+		}
+		w.last[i] = v
+	}
 	return nil
 }
 
