@@ -380,7 +380,7 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 	if err != nil {
 		return err
 	}
-	err = exec.Stream(ctx, env, node, func(rec arrow.Record) error {
+	err = writeSorted(ctx, env, node, func(rec arrow.Record) error {
 		if err := w.Write(rec); err != nil {
 			return err
 		}
@@ -423,6 +423,42 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 	res.filesReplaced += int64(len(remove))
 	res.filesWritten += int64(len(written))
 	return nil
+}
+
+// writeSorted runs node and hands its batches to write in another goroutine, so
+// that the sort makes the next batch while the writer encodes this one (the sink of
+// exec.Stream owns its records: they may be kept past its return). At most
+// writeAhead batches wait between them. The first error of either ends both.
+func writeSorted(ctx context.Context, env *exec.Env, node plan.Node, write func(arrow.Record) error) error {
+	const writeAhead = 2
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	batches := make(chan arrow.Record, writeAhead)
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for rec := range batches {
+			if err == nil {
+				if err = write(rec); err != nil {
+					cancel(err)
+				}
+			}
+		}
+		written <- err
+	}()
+	err := exec.Stream(ctx, env, node, func(rec arrow.Record) error {
+		select {
+		case batches <- rec:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	})
+	close(batches)
+	if werr := <-written; werr != nil {
+		return werr
+	}
+	return err
 }
 
 // sortQuery reads a table's file columns (not its partition columns, whose values
