@@ -320,3 +320,42 @@ func TestOptimizeConcurrentReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOptimizeFailsCleanly stops OPTIMIZE midway — past its memory budget, and
+// canceled while writing — and checks that the table is as it was, with nothing
+// staged left behind.
+func TestOptimizeFailsCleanly(t *testing.T) {
+	dir := events(t, 40_000, 4, 5_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	want := fingerprint(t, e, "ev")
+	files := parquetFiles(t, dir)
+	check := func(what string) {
+		t.Helper()
+		if got := fingerprint(t, e, "ev"); got != want {
+			t.Fatalf("%s: the table holds %s, want %s", what, got, want)
+		}
+		if got := parquetFiles(t, dir); !slices.Equal(got, files) {
+			t.Fatalf("%s: files %v, want %v", what, got, files)
+		}
+		if publish.Pending(dir) {
+			t.Fatalf("%s: a staging directory is left", what)
+		}
+	}
+	_, err := e.Query(context.Background(), "OPTIMIZE ev", map[string]string{"memory_limit": "1MiB"})
+	if errs.CodeOf(err) != errs.ResourceExhausted {
+		t.Fatalf("a 1 MiB budget: %v, want %s", err, errs.ResourceExhausted)
+	}
+	check("over budget")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lore.SetOptimizeHook(cancel)
+	defer lore.SetOptimizeHook(nil)
+	_, err = e.Query(ctx, "OPTIMIZE ev WITH (row_group_rows = 1000)", nil)
+	if errs.CodeOf(err) != errs.Canceled {
+		t.Fatalf("canceled: %v, want %s", err, errs.Canceled)
+	}
+	lore.SetOptimizeHook(nil)
+	check("canceled")
+}
