@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -22,7 +23,8 @@ const (
 	LayoutRowGroupRows  = 1 << 20   // rows per row group, at most
 	LayoutRowGroupBytes = 128 << 20 // encoded bytes per row group, about
 	LayoutFileBytes     = 1 << 30   // a file is closed at the first row-group boundary past this
-	LayoutPageBytes     = 1 << 20   // data page size
+	LayoutPageBytes     = 1 << 20   // data page size, at most (see pageRows)
+	LayoutPageRows      = 20_000    // rows per data page, at most
 	LayoutBloomFPP      = 0.01      // bloom filters' false positive probability
 	// LayoutKeyClusteredBy is the footer key naming the clustering columns, comma
 	// separated.
@@ -34,9 +36,6 @@ const (
 	// adaptive filter chooses among: down to 4 KiB, so that a small row group does not
 	// carry a filter sized for a million values.
 	layoutBloomCandidates = 10
-	// layoutChunkRows is how many rows are written between checks of the row group's
-	// encoded size.
-	layoutChunkRows = 16384
 )
 
 // LayoutOptions configure a LayoutWriter. Zero limits take the layout's defaults.
@@ -68,10 +67,11 @@ type WrittenFile struct {
 // first row-group boundary past FileBytes, every file with the column and offset
 // index, bloom filters on the clustering and bloom columns, dictionary encoding,
 // statistics, ZSTD level 3, sorting_columns and the clustering key in the footer.
-// Sizes are the encoded, compressed bytes of the pages closed so far: a row group's
-// open pages and dictionaries are not yet counted, so a limit is reached at most a
-// page per column late. arrow-go's writer cuts pages by bytes only: the layout's
-// 20,000-row page limit is not applied.
+// Data pages hold LayoutPageRows rows (fewer when that many of the widest column's
+// values would pass LayoutPageBytes, judged from the first rows), the last of a row
+// group what is left. Sizes are the encoded, compressed bytes of the pages closed so
+// far: dictionaries are counted when their row group closes, so a limit may be
+// reached a page late.
 //
 // It verifies the clustering order across and within batches: rows out of order are
 // a bug in whoever sorted them, refused with an INTERNAL error rather than written
@@ -80,8 +80,17 @@ type LayoutWriter struct {
 	schema *arrow.Schema
 	opts   LayoutOptions
 	next   func() string // the path of the next file
-	props  *pq.WriterProperties
-	keys   []int // schema indexes of the clustering columns
+	base   []pq.WriterProperty
+	props  *pq.WriterProperties // base with the page length; nil until the first rows
+	keys   []int                // schema indexes of the clustering columns
+	// pageRows is the rows of every data page but a row group's last: chosen from
+	// the first rows written, 0 before.
+	pageRows int64
+
+	// pending are rows written but not yet encoded: pages are cut where each write to
+	// arrow-go's writer ends, so rows are handed over pageRows at a time.
+	pending     []arrow.Record
+	pendingRows int64
 
 	last []types.Value // the clustering key of the last row written; nil before any
 
@@ -115,9 +124,13 @@ func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOption
 		pq.WithDictionaryDefault(true),
 		pq.WithStats(true),
 		pq.WithPageIndexEnabled(true),
-		pq.WithDataPageSize(layoutPageBytes(opts)),
-		// A dictionary larger than a page falls back to plain pages, which count.
-		pq.WithDictionaryPageSizeLimit(layoutPageBytes(opts)),
+		// arrow-go closes a page after a write batch once the page holds this many
+		// bytes: one byte closes one after every batch, and every call to the writer
+		// is one batch of pageRows rows (WithBatchSize, set with the page length).
+		pq.WithDataPageSize(1),
+		// A dictionary larger than this falls back to plain pages, whose bytes count
+		// towards the limits at once.
+		pq.WithDictionaryPageSizeLimit(layoutDictBytes(opts)),
 		pq.WithCompression(compress.Codecs.Zstd),
 		pq.WithCompressionLevel(3),
 		pq.WithStoreDecimalAsInteger(true),
@@ -151,28 +164,42 @@ func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOption
 			pq.WithAdaptiveBloomFilterEnabledFor(name, true),
 			pq.WithBloomFilterCandidatesFor(name, layoutBloomCandidates))
 	}
-	w.props = pq.NewWriterProperties(props...)
+	w.base = props
 	return w, nil
 }
 
-// layoutPageBytes is the data page size: LayoutPageBytes, or a sixteenth of a smaller
-// row-group or file limit (at least 4 KiB). The limits are checked against the bytes
-// of the pages closed so far, so pages must be small beside them for the check to
-// see a row group or file grow.
-func layoutPageBytes(opts LayoutOptions) int64 {
+// layoutDictBytes is the dictionary size past which a column chunk falls back to
+// plain pages: LayoutPageBytes, or a sixteenth of a smaller row-group or file limit
+// (at least 4 KiB). A dictionary counts towards the limits only when its row group
+// closes, so it must be small beside them.
+func layoutDictBytes(opts LayoutOptions) int64 {
 	limit := min(opts.RowGroupBytes, opts.FileBytes) / 16
 	return max(min(LayoutPageBytes, limit), 4<<10)
 }
 
-// Write appends rec's rows, which must continue the clustering order.
+// pageRows is the page length for rows like rec's: LayoutPageRows, or fewer when
+// that many of the widest column's values, unencoded, would pass LayoutPageBytes.
+func pageRows(rec arrow.Record) int64 {
+	widest := int64(1)
+	if n := rec.NumRows(); n > 0 {
+		for _, c := range rec.Columns() {
+			var bytes int64
+			for _, b := range c.Data().Buffers() {
+				if b != nil {
+					bytes += int64(b.Len())
+				}
+			}
+			widest = max(widest, bytes/n)
+		}
+	}
+	return max(min(LayoutPageRows, LayoutPageBytes/widest), 1024)
+}
+
+// Write appends rec's rows, which must continue the clustering order. The writer
+// keeps rec (Retain) until its rows are encoded.
 func (w *LayoutWriter) Write(rec arrow.Record) error {
 	if !sameTypes(rec.Schema(), w.schema) {
 		return errs.New(errs.Internal, "record schema %s does not match the files' schema %s", rec.Schema(), w.schema)
-	}
-	if !rec.Schema().Equal(w.schema) {
-		// Only nullability or metadata differ: the files' schema is the one written.
-		rec = array.NewRecord(w.schema, rec.Columns(), rec.NumRows())
-		defer rec.Release()
 	}
 	if rec.NumRows() == 0 {
 		return nil
@@ -180,18 +207,42 @@ func (w *LayoutWriter) Write(rec arrow.Record) error {
 	if err := w.checkOrder(rec); err != nil {
 		return err
 	}
-	for off := int64(0); off < rec.NumRows(); {
+	if rec.Schema().Equal(w.schema) {
+		rec.Retain()
+	} else {
+		// Only nullability or metadata differ: the files' schema is the one written.
+		rec = array.NewRecord(w.schema, rec.Columns(), rec.NumRows())
+	}
+	if w.props == nil {
+		w.pageRows = pageRows(rec)
+		w.props = pq.NewWriterProperties(append(w.base, pq.WithBatchSize(w.pageRows))...)
+	}
+	w.pending = append(w.pending, rec)
+	w.pendingRows += rec.NumRows()
+	return w.drain(false)
+}
+
+// drain encodes the pending rows a page at a time: whole pages only, or (final)
+// every row.
+func (w *LayoutWriter) drain(final bool) error {
+	for w.pendingRows > 0 {
+		n := min(w.pageRows, w.opts.RowGroupRows-w.inGroup)
+		if w.pendingRows < n && !final {
+			return nil
+		}
+		n = min(n, w.pendingRows)
 		if err := w.ensureGroup(); err != nil {
 			return err
 		}
-		n := min(w.opts.RowGroupRows-w.inGroup, rec.NumRows()-off, layoutChunkRows)
-		part := rec.NewSlice(off, off+n)
-		err := w.fw.WriteBuffered(part)
+		part, err := w.take(n)
+		if err != nil {
+			return err
+		}
+		err = w.fw.WriteBuffered(part)
 		part.Release()
 		if err != nil {
 			return fmt.Errorf("cannot write rows to %q: %w", w.cur.Path, err)
 		}
-		off += n
 		w.inGroup += n
 		w.cur.Rows += n
 		if w.inGroup >= w.opts.RowGroupRows || w.fw.RowGroupTotalCompressedBytes() >= w.opts.RowGroupBytes {
@@ -201,6 +252,55 @@ func (w *LayoutWriter) Write(rec arrow.Record) error {
 		}
 	}
 	return nil
+}
+
+// take removes the first n pending rows as one record: a slice of the first pending
+// record when it holds them, else its columns joined with the next ones'.
+func (w *LayoutWriter) take(n int64) (arrow.Record, error) {
+	var parts []arrow.Record
+	for need := n; need > 0; {
+		r := w.pending[0]
+		if r.NumRows() <= need {
+			parts = append(parts, r)
+			w.pending = w.pending[1:]
+			need -= r.NumRows()
+			continue
+		}
+		parts = append(parts, r.NewSlice(0, need))
+		w.pending[0] = r.NewSlice(need, r.NumRows())
+		r.Release()
+		need = 0
+	}
+	w.pendingRows -= n
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	if len(parts) == 1 {
+		parts[0].Retain()
+		return parts[0], nil
+	}
+	cols := make([]arrow.Array, w.schema.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	arrs := make([]arrow.Array, len(parts))
+	for c := range cols {
+		for i, p := range parts {
+			arrs[i] = p.Column(c)
+		}
+		joined, err := array.Concatenate(arrs, memory.DefaultAllocator)
+		if err != nil {
+			return nil, fmt.Errorf("cannot join rows for a page: %w", err)
+		}
+		cols[c] = joined
+	}
+	return array.NewRecord(w.schema, cols, n), nil
 }
 
 // sameTypes reports schemas of the same column names and types.
@@ -366,6 +466,9 @@ func (w *LayoutWriter) closeFile() error {
 
 // Close finishes the open file and returns every file written, in order.
 func (w *LayoutWriter) Close() ([]WrittenFile, error) {
+	if err := w.drain(true); err != nil {
+		return nil, err
+	}
 	if w.fw != nil {
 		if err := w.closeFile(); err != nil {
 			return nil, err
@@ -376,6 +479,10 @@ func (w *LayoutWriter) Close() ([]WrittenFile, error) {
 
 // Abort stops writing, closing the open file as it is; the caller removes the files.
 func (w *LayoutWriter) Abort() {
+	for _, r := range w.pending {
+		r.Release()
+	}
+	w.pending, w.pendingRows = nil, 0
 	if w.fw != nil {
 		w.fw.Close()
 		w.f.Close()

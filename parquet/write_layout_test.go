@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage"
 )
 
 var layoutSchema = arrow.NewSchema([]arrow.Field{
@@ -148,7 +150,7 @@ func TestLayoutWriterRowGroupBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := layoutBatch(0, 3*layoutChunkRows, false)
+	rec := layoutBatch(0, 49152, false)
 	defer rec.Release()
 	if err := w.Write(rec); err != nil {
 		t.Fatal(err)
@@ -193,5 +195,59 @@ func TestLayoutWriterRefusesDisorder(t *testing.T) {
 	}
 	if err := w2.Write(d); errs.CodeOf(err) != errs.Internal {
 		t.Fatalf("NULL after values: %v, want INTERNAL", err)
+	}
+}
+
+// TestLayoutWriterPages checks that data pages hold LayoutPageRows rows, whatever the
+// batches the rows arrive in: every page of a row group but its last.
+func TestLayoutWriterPages(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewLayoutWriter(layoutSchema, namer(dir), LayoutOptions{RowGroupRows: 50_000, ClusteredBy: []string{"k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows = 123_457
+	for from := 0; from < rows; from += 8192 {
+		rec := layoutBatch(from, min(8192, rows-from), false)
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	files, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Rows != rows || files[0].RowGroups != 3 {
+		t.Fatalf("files %+v", files)
+	}
+	ctx := context.Background()
+	r, err := storage.Local{}.Open(ctx, files[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := Open(ctx, r, files[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g < f.NumRowGroups(); g++ {
+		groupRows := f.RowGroup(g).Rows
+		for c := 0; c < 2; c++ {
+			pages, ok := f.PageIndex(g, c)
+			if !ok {
+				t.Fatalf("row group %d column %d: no page index", g, c)
+			}
+			var sum int64
+			for i, p := range pages {
+				sum += p.Rows
+				if p.Rows != LayoutPageRows && i != len(pages)-1 || p.Rows > LayoutPageRows {
+					t.Fatalf("row group %d column %d page %d holds %d rows", g, c, i, p.Rows)
+				}
+			}
+			if sum != groupRows {
+				t.Fatalf("row group %d column %d: pages hold %d of %d rows", g, c, sum, groupRows)
+			}
+		}
 	}
 }
