@@ -20,8 +20,8 @@ import (
 type optimizeFigures struct {
 	elapsed  time.Duration
 	cpu      time.Duration // user and system time of the process: steadier than elapsed on a busy machine
-	peakRSS  int64 // bytes: the process's resident peak during the rewrite
-	baseRSS  int64 // bytes: resident before it
+	peakRSS  int64         // bytes: the process's resident peak during the rewrite
+	baseRSS  int64         // bytes: resident before it
 	outBytes int64
 	note     string
 }
