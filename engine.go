@@ -40,6 +40,11 @@ type Engine struct {
 	listings listingCache
 	refresh  *refresher
 	admit    *admission
+	// recovered marks the locations whose interrupted OPTIMIZE this engine finished
+	// or rolled back, until an OPTIMIZE of them reports it.
+	recovered recoveredMarks
+	// publishing keeps listings out of a rewrite's publish.
+	publishing publishGuard
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
@@ -379,7 +384,13 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	case *sql.DescribeDetail:
 		return e.describeDetail(ctx, x)
 	case *sql.Optimize:
-		return nil, notYet(x.Start, "OPTIMIZE")
+		// OPTIMIZE reads the whole table: it waits for admission like a scan.
+		ctx, release, err := e.admitted(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		return e.optimize(ctx, x, s, rec)
 	}
 	return nil, errs.New(errs.Analysis, "unsupported statement %T", st)
 }

@@ -149,6 +149,14 @@ func (e *Engine) read(ctx context.Context, store storage.Store, format, location
 		if !at.Latest() {
 			return nil, errs.New(errs.Analysis, "%q is a Parquet location, which has no versions to travel to", location)
 		}
+		// An OPTIMIZE killed while it published is finished (or undone) before
+		// anything reads the files it was replacing.
+		if err := e.recoverLocation(location); err != nil {
+			return nil, err
+		}
+		guard := e.publishing.of(location)
+		guard.RLock()
+		defer guard.RUnlock()
 		return source.ResolveWith(ctx, store, location, source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings")))
 	case "delta":
 		return delta.Open(ctx, store, location, at)

@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, or serve (the query server's load test, over the events data)")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, serve (the query server's load test, over the events data), or optimize (OPTIMIZE of 10M events rows against DuckDB's sorted COPY; --rows, --files)")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
@@ -105,6 +105,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lake := *format // the format --compare-formats sets against Parquet
 	if lake == "parquet" {
 		lake = "delta"
+	}
+	if *suite == "optimize" {
+		if *dataDir == "" {
+			*dataDir = defaultDataDir()
+		}
+		n, k := int64(10_000_000), 10
+		if *rows > 0 {
+			n = *rows
+		}
+		if *files > 0 {
+			k = *files
+		}
+		return runOptimizeBench(ctx, *dataDir, n, k, *threads, stdout, stderr)
 	}
 	if *suite == "serve" {
 		return runServe(ctx, ServeConfig{Clients: *clients, Duration: *duration, Requests: *requests, Mix: *serveMixF, Rate: *rate,

@@ -57,6 +57,7 @@ func commands() []command {
 		{"sql", "run SQL: an interactive shell, -c TEXT, -f FILE or a script on stdin", runSQL},
 		{"serve", "serve the HTTP API (POST /v1/statement, …; docs/server.md)", runServe},
 		{"analyze", "learn a table's statistics (ANALYZE)", runAnalyze},
+		{"optimize", "rewrite a table's files sorted by its clustering columns (OPTIMIZE)", runOptimize},
 		{"table", "show a table's statistics or detail (table stats|detail NAME)", runTable},
 		{"gen", "generate synthetic tables (gen events …)", runGen},
 		{"demo", "build a demo lake and query it", runDemo},

@@ -86,38 +86,9 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 		props = append(props, pq.WithCompressionLevel(level))
 	}
 	if len(opts.SortedBy) > 0 {
-		// A sorting column is named by its leaf index, so the leaves of nested
-		// columns before it count.
-		var leaves func(dt arrow.DataType) int
-		leaves = func(dt arrow.DataType) int {
-			switch t := dt.(type) {
-			case *arrow.StructType:
-				n := 0
-				for _, f := range t.Fields() {
-					n += leaves(f.Type)
-				}
-				return n
-			case *arrow.MapType:
-				return leaves(t.KeyType()) + leaves(t.ItemType())
-			case arrow.ListLikeType:
-				return leaves(t.Elem())
-			}
-			return 1
-		}
-		cols := make([]pq.SortingColumn, 0, len(opts.SortedBy))
-		for _, name := range opts.SortedBy {
-			idx := schema.FieldIndices(name)
-			if len(idx) != 1 {
-				return errs.New(errs.Analysis, "cannot sort %q by %q: no single column of that name", path, name)
-			}
-			if types.IsNested(schema.Field(idx[0]).Type) {
-				return errs.New(errs.Analysis, "cannot sort %q by nested column %q", path, name)
-			}
-			leaf := 0
-			for _, prev := range schema.Fields()[:idx[0]] {
-				leaf += leaves(prev.Type)
-			}
-			cols = append(cols, pq.SortingColumn{ColumnIdx: int32(leaf), NullsFirst: true})
+		cols, err := sortingColumns(schema, opts.SortedBy)
+		if err != nil {
+			return fmt.Errorf("cannot sort %q: %w", path, err)
 		}
 		props = append(props, pq.WithSortingColumns(cols))
 	}
@@ -207,4 +178,42 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 	}
 	committed = true
 	return nil
+}
+
+// sortingColumns names columns of schema as footer sorting columns (ascending, NULLs
+// first). A sorting column is named by its leaf index, so the leaves of nested
+// columns before it count.
+func sortingColumns(schema *arrow.Schema, names []string) ([]pq.SortingColumn, error) {
+	var leaves func(dt arrow.DataType) int
+	leaves = func(dt arrow.DataType) int {
+		switch t := dt.(type) {
+		case *arrow.StructType:
+			n := 0
+			for _, f := range t.Fields() {
+				n += leaves(f.Type)
+			}
+			return n
+		case *arrow.MapType:
+			return leaves(t.KeyType()) + leaves(t.ItemType())
+		case arrow.ListLikeType:
+			return leaves(t.Elem())
+		}
+		return 1
+	}
+	cols := make([]pq.SortingColumn, 0, len(names))
+	for _, name := range names {
+		idx := schema.FieldIndices(name)
+		if len(idx) != 1 {
+			return nil, errs.New(errs.Analysis, "no single column named %q to sort by", name)
+		}
+		if types.IsNested(schema.Field(idx[0]).Type) {
+			return nil, errs.New(errs.Analysis, "cannot sort by nested column %q", name)
+		}
+		leaf := 0
+		for _, prev := range schema.Fields()[:idx[0]] {
+			leaf += leaves(prev.Type)
+		}
+		cols = append(cols, pq.SortingColumn{ColumnIdx: int32(leaf), NullsFirst: true})
+	}
+	return cols, nil
 }
