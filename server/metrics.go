@@ -43,6 +43,9 @@ var scanCounters = []struct {
 	{"row_groups_pruned", "Row groups pruned by footers, zones or bloom filters.", func(s source.Snapshot) int64 { return s.RowGroupsPruned }},
 	{"row_groups_answered", "Row groups answered from statistics without reading them.", func(s source.Snapshot) int64 { return s.RowGroupsAnswered }},
 	{"row_groups_read", "Row groups read.", func(s source.Snapshot) int64 { return s.RowGroupsRead }},
+	{"row_groups_pruned_by_bloom", "Row groups pruned by bloom filters (also counted in row_groups_pruned).", func(s source.Snapshot) int64 { return s.RowGroupsPrunedByBloom }},
+	{"bloom_filters_read", "Bloom filters read.", func(s source.Snapshot) int64 { return s.BloomFiltersRead }},
+	{"bloom_filter_bytes_read", "Bytes of bloom filters read.", func(s source.Snapshot) int64 { return s.BloomFilterBytesRead }},
 	{"rows_scanned", "Rows scanned.", func(s source.Snapshot) int64 { return s.RowsScanned }},
 	{"bytes_read", "Compressed bytes read by scans.", func(s source.Snapshot) int64 { return s.CompressedBytesRead }},
 }

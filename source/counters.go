@@ -16,6 +16,11 @@ type Counters struct {
 	RowGroupsPruned        atomic.Int64
 	RowGroupsAnswered      atomic.Int64
 	RowGroupsRead          atomic.Int64
+	// RowGroupsPrunedByBloom are the row groups of RowGroupsPruned that a bloom
+	// filter ruled out after their statistics admitted them.
+	RowGroupsPrunedByBloom atomic.Int64
+	BloomFiltersRead       atomic.Int64
+	BloomFilterBytesRead   atomic.Int64
 	RowsScanned            atomic.Int64
 	CompressedBytesRead    atomic.Int64
 	// Limit, when set, is the statement's max_rows_scanned breaker, shared by all its
@@ -60,6 +65,9 @@ type Snapshot struct {
 	RowGroupsPruned        int64 `json:"row_groups_pruned"`
 	RowGroupsAnswered      int64 `json:"row_groups_answered"`
 	RowGroupsRead          int64 `json:"row_groups_read"`
+	RowGroupsPrunedByBloom int64 `json:"row_groups_pruned_by_bloom"`
+	BloomFiltersRead       int64 `json:"bloom_filters_read"`
+	BloomFilterBytesRead   int64 `json:"bloom_filter_bytes_read"`
 	RowsScanned            int64 `json:"rows_scanned"`
 	CompressedBytesRead    int64 `json:"compressed_bytes_read"`
 }
@@ -75,6 +83,9 @@ func (c *Counters) Snapshot() Snapshot {
 		RowGroupsPruned:        c.RowGroupsPruned.Load(),
 		RowGroupsAnswered:      c.RowGroupsAnswered.Load(),
 		RowGroupsRead:          c.RowGroupsRead.Load(),
+		RowGroupsPrunedByBloom: c.RowGroupsPrunedByBloom.Load(),
+		BloomFiltersRead:       c.BloomFiltersRead.Load(),
+		BloomFilterBytesRead:   c.BloomFilterBytesRead.Load(),
 		RowsScanned:            c.RowsScanned.Load(),
 		CompressedBytesRead:    c.CompressedBytesRead.Load(),
 	}

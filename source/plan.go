@@ -257,6 +257,8 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			}
 		}
 		fs.filters = ffs
+		blooms := bloomProbes(footer, ffs)
+		var bf *bloomFile
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			c.RowGroupsConsidered.Add(1)
 			info := footer.RowGroup(g)
@@ -267,14 +269,108 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 					break
 				}
 			}
+			if !pruned && len(blooms) > 0 {
+				if bf == nil {
+					bf = &bloomFile{ctx: ctx, store: store, info: ref.Info, footer: footer}
+				}
+				pruned = bf.excludes(g, blooms, c)
+			}
 			if pruned {
 				c.RowGroupsPruned.Add(1)
 				continue
 			}
 			p.Morsels = append(p.Morsels, Morsel{File: fi, RowGroup: g, Rows: info.Rows})
 		}
+		bf.close()
 	}
 	return p, nil
+}
+
+// bloomProbe is an = or IN filter on a file's column, as the column's bloom filters
+// hash its values.
+type bloomProbe struct {
+	col   int
+	probe *parquet.BloomProbe
+}
+
+// bloomProbes are the = and IN filters of ffs whose values convert exactly to the
+// file's physical types, on columns with a bloom filter in some row group.
+func bloomProbes(footer *parquet.File, ffs []fileFilter) []bloomProbe {
+	var out []bloomProbe
+	for _, ff := range ffs {
+		if ff.p.Op != "=" && ff.p.Op != "in" {
+			continue
+		}
+		has := false
+		for g := 0; g < footer.NumRowGroups() && !has; g++ {
+			has = footer.HasBloom(g, ff.col)
+		}
+		if !has {
+			continue
+		}
+		vals := ff.p.Values
+		if ff.p.Op == "=" && len(vals) > 1 {
+			vals = vals[:1]
+		}
+		if probe, ok := footer.BloomProbe(ff.col, vals); ok {
+			out = append(out, bloomProbe{ff.col, probe})
+		}
+	}
+	return out
+}
+
+// bloomFile reads one file's bloom filters during planning, opening the file at the
+// first filter read.
+type bloomFile struct {
+	ctx    context.Context
+	store  storage.Store
+	info   storage.ObjectInfo
+	footer *parquet.File
+	r      storage.Reader
+	f      *parquet.File
+	failed bool
+}
+
+// excludes reports whether a bloom filter of row group g rules out every value of
+// one of the probes, counting the filters read and their bytes. A file that cannot
+// be opened has its filters left unread: the rows are read instead.
+func (b *bloomFile) excludes(g int, probes []bloomProbe, c *Counters) bool {
+	for _, bp := range probes {
+		if !b.footer.HasBloom(g, bp.col) {
+			continue
+		}
+		if b.f == nil && !b.failed {
+			r, err := storage.OpenInfo(b.ctx, b.store, b.info)
+			if err == nil {
+				if b.f, err = b.footer.WithReader(r); err != nil {
+					r.Close()
+				} else {
+					b.r = r
+				}
+			}
+			b.failed = err != nil
+		}
+		if b.f == nil {
+			return false
+		}
+		out, n, read := b.f.BloomExcludes(g, bp.col, bp.probe)
+		c.BloomFilterBytesRead.Add(n)
+		if read {
+			c.BloomFiltersRead.Add(1)
+		}
+		if out {
+			c.RowGroupsPrunedByBloom.Add(1)
+			return true
+		}
+	}
+	return false
+}
+
+// close releases the file bloomFile opened, if any.
+func (b *bloomFile) close() {
+	if b != nil && b.r != nil {
+		b.r.Close()
+	}
 }
 
 // metaExcludes reports whether what the table's metadata states of a file rules it out
