@@ -239,13 +239,19 @@ func planScan(ctx context.Context, env *Env, scan *plan.Scan, names []string, fi
 		store = scan.Ref.Store // the table's own storage options
 	}
 	spec := source.ScanSpec{Columns: names, Filters: filters}
-	if ref := scan.Ref; len(filters) > 0 && !env.IgnoreStatistics && stats.Current(ref.Stats, ref.Version, ref.Rows) {
-		// The record's per-file bounds rule files out before their footers are read.
+	if ref := scan.Ref; len(filters) > 0 && !env.IgnoreStatistics && ref.Stats != nil {
+		// The record's per-file bounds rule files out before their footers are read:
+		// all of them when the record is current, else those of the files it
+		// measured that have not changed since.
 		cols := make([]string, len(filters))
 		for i, f := range filters {
 			cols[i] = f.Column
 		}
-		spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+		if stats.Current(ref.Stats, ref.Version, ref.Rows) {
+			spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+		} else {
+			spec.Known = ref.Stats.UnchangedFileMetas(ref.Listing, cols)
+		}
 	}
 	sp, err := scan.Ref.Listing.Plan(ctx, store, spec, c)
 	if err != nil {

@@ -27,9 +27,11 @@ type Predicate struct {
 type ScanSpec struct {
 	Columns []string    // columns to produce, in this order (file and/or partition columns); may be empty
 	Filters []Predicate // conjunctive; used only to skip work — the caller still filters rows
-	// Known is what the statement's current statistics record states of each file, by
-	// index into Files, for the files whose own metadata states nothing (Meta): a
-	// file it rules out is not opened. nil, or a nil entry, when nothing is known.
+	// Known is what the table's statistics record states of each file, by index into
+	// Files, for the files whose own metadata states nothing (Meta): a file it rules
+	// out is not opened. The record need not be current, but every entry must describe
+	// the very file listed (same path, size and change marker). nil, or a nil entry,
+	// when nothing is known.
 	Known []*FileMeta
 }
 
