@@ -145,9 +145,14 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	}
 	p.order(sp)
 	early, waves := p.early(pos, len(names))
-	stages := p.stages
+	if p.bd.env.LateMaterialisation == "never" {
+		early, waves = nil, nil
+	}
+	// A morsel read with the row filter has batch run the lead filter; one read
+	// whole runs every stage.
+	stages, lateStages := p.stages, p.stages
 	if early != nil && p.lead != nil {
-		stages = stages[1:] // batch runs the lead filter
+		lateStages = lateStages[1:]
 	}
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
@@ -178,6 +183,13 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				if err := p.bd.env.Budget.Reserve(held); err != nil {
 					mctx, held = storage.NoPrefetch(ctx), 0
 				}
+				early, stages := early, stages
+				if p.rowFilter(sp, sp.Morsels[i], early) {
+					stages = lateStages
+				} else {
+					early = nil
+				}
+				c := &p.stats.Counters
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
 					// A row group is many batches: a canceled statement stops between them,
 					// and a short statement waiting for a processor (an answer from
@@ -187,6 +199,12 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					}
 					runtime.Gosched()
 					b, err := p.batch(ctx, rb, pos, early, waves, late)
+					if early != nil {
+						c.RowFilterRowsExamined.Add(int64(rb.Len()))
+						if b != nil {
+							c.RowFilterRowsAdmitted.Add(int64(b.Len()))
+						}
+					}
 					if err != nil || b == nil {
 						return err
 					}
@@ -214,6 +232,28 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// LateRatio is the rule of late materialisation "auto" (SPEC §8): a row group is read
+// with the row filter when the rest of the projection holds at least this many times
+// the compressed bytes of the filter's columns — below it, the filter saves too
+// little decoding to pay for the second pass over the row group.
+const LateRatio = 4
+
+// rowFilter reports whether morsel m is read with the row filter: there are early
+// columns (a filter to run first), and the setting forces it or the rule admits it.
+func (p *pipeline) rowFilter(sp *source.ScanPlan, m source.Morsel, early []bool) bool {
+	if early == nil {
+		return false
+	}
+	switch p.bd.env.LateMaterialisation {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	e, l := sp.SplitBytes(m, early)
+	return l >= LateRatio*e
 }
 
 // scanColumns returns the names of the columns scan reads, and for each scan column

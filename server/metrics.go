@@ -48,6 +48,10 @@ var scanCounters = []struct {
 	{"bloom_filter_bytes_read", "Bytes of bloom filters read.", func(s source.Snapshot) int64 { return s.BloomFilterBytesRead }},
 	{"rows_scanned", "Rows scanned.", func(s source.Snapshot) int64 { return s.RowsScanned }},
 	{"bytes_read", "Compressed bytes read by scans.", func(s source.Snapshot) int64 { return s.CompressedBytesRead }},
+	{"pages_skipped", "Pages the page index ruled out.", func(s source.Snapshot) int64 { return s.PagesSkipped }},
+	{"compressed_bytes_selected", "Compressed bytes of the pages the page index left to read.", func(s source.Snapshot) int64 { return s.CompressedBytesSelected }},
+	{"row_filter_rows_examined", "Rows a row filter (late materialisation) examined.", func(s source.Snapshot) int64 { return s.RowFilterRowsExamined }},
+	{"row_filter_rows_admitted", "Rows a row filter admitted, whose other columns were then decoded.", func(s source.Snapshot) int64 { return s.RowFilterRowsAdmitted }},
 }
 
 func newMetrics(e *lore.Engine) *metrics {

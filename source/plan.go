@@ -406,6 +406,14 @@ type fileFilter struct {
 // under the spec's filters: pages whose statistics exclude a filter are left out. nil
 // means the whole row group.
 func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.RowRange {
+	ranges, _ := p.pageRanges(f, fs, m)
+	return ranges
+}
+
+// pageRanges is rowRanges, with the number of pages of the filtered columns the page
+// index ruled out in the whole row group.
+func (p *ScanPlan) pageRanges(f *parquet.File, fs *fileScan, m Morsel) ([]parquet.RowRange, int64) {
+	var skipped int64
 	var ranges []parquet.RowRange
 	if !m.Whole() || m.Rows != f.RowGroup(m.RowGroup).Rows {
 		ranges = []parquet.RowRange{{First: m.First, Rows: m.Rows}}
@@ -418,6 +426,7 @@ func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.
 		var keep []parquet.RowRange
 		for _, pg := range pages {
 			if prunes(pg.Stats, pg.Rows, ff.p) {
+				skipped++
 				continue
 			}
 			if n := len(keep); n > 0 && keep[n-1].First+keep[n-1].Rows == pg.FirstRow {
@@ -426,16 +435,18 @@ func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.
 				keep = append(keep, parquet.RowRange{First: pg.FirstRow, Rows: pg.Rows})
 			}
 		}
-		if ranges == nil {
+		switch {
+		case ranges == nil:
 			ranges = keep
-		} else {
+		case len(ranges) > 0:
 			ranges = intersect(ranges, keep)
 		}
 		if len(ranges) == 0 {
-			return []parquet.RowRange{}
+			// No row is left; the other filters' pages are still counted.
+			ranges = []parquet.RowRange{}
 		}
 	}
-	return ranges
+	return ranges, skipped
 }
 
 // intersect returns the rows in both a and b, ranges in order.
@@ -782,6 +793,32 @@ func (p *ScanPlan) ChunkBytes(m Morsel) int64 {
 	return p.files[m.File].chunkBytes(m.RowGroup)
 }
 
+// SplitBytes is the compressed size of the chunks of m's row group that the spec's
+// columns with early[i] set read, and of those the other columns read: what the rule
+// of late materialisation weighs (a partition column weighs nothing, and a file column
+// both early and late columns feed counts as early).
+func (p *ScanPlan) SplitBytes(m Morsel, early []bool) (earlyBytes, lateBytes int64) {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return 0, 0
+	}
+	fs := p.files[m.File]
+	info := fs.footer.RowGroup(m.RowGroup)
+	isEarly := make([]bool, len(fs.cols))
+	for i, o := range p.outs {
+		if o.partition < 0 && fs.slot[i] >= 0 && (i >= p.nout || (i < len(early) && early[i])) {
+			isEarly[fs.slot[i]] = true
+		}
+	}
+	for k, j := range fs.cols {
+		if isEarly[k] {
+			earlyBytes += info.Columns[j].CompressedBytes
+		} else {
+			lateBytes += info.Columns[j].CompressedBytes
+		}
+	}
+	return earlyBytes, lateBytes
+}
+
 // FetchBytes is what reading m holds in memory ahead of decoding it: from an object
 // store, the chunks of its row group the scan reads, fetched at once (the parquet
 // reader's prefetch); from local disk nothing. A caller that cannot hold that much
@@ -871,7 +908,16 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 		return a, nil
 	}
-	ranges := p.rowRanges(f, fs, m)
+	ranges, skipped := p.pageRanges(f, fs, m)
+	if m.Whole() {
+		// Counted once per row group, with its first part, over the whole group.
+		p.c.PagesSkipped.Add(skipped)
+		whole := ranges
+		if m.Rows != f.RowGroup(m.RowGroup).Rows {
+			whole, _ = p.pageRanges(f, fs, Morsel{File: m.File, RowGroup: m.RowGroup, Rows: f.RowGroup(m.RowGroup).Rows})
+		}
+		p.c.CompressedBytesSelected.Add(f.SelectedBytes(m.RowGroup, fs.cols, whole))
+	}
 	if ranges != nil && len(ranges) == 0 {
 		return nil // the page index rules out every row
 	}
