@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -76,5 +77,35 @@ func TestBloomFiltersPruneThroughSQL(t *testing.T) {
 		if s.RowGroupsRead != c.read || s.RowGroupsPrunedByBloom != 4-c.read || s.BloomFiltersRead == 0 || s.BloomFilterBytesRead == 0 {
 			t.Errorf("%s: counters %+v", c.sql, s)
 		}
+	}
+}
+
+// TestSetBloomShown: the bloom columns ALTER TABLE … SET BLOOM stores (they take
+// effect when OPTIMIZE next writes the table) show in DESCRIBE DETAIL and SHOW CREATE
+// TABLE, and SET BLOOM () clears them.
+func TestSetBloomShown(t *testing.T) {
+	e := open(t, lore.Options{Home: t.TempDir()})
+	dir, err := filepath.Abs("tests/testdata/people.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	query(t, e, fmt.Sprintf("CREATE TABLE p WITH (location = '%s', format = 'parquet')", dir))
+	detail := func() string {
+		res := query(t, e, "DESCRIBE DETAIL p")
+		return cell(res, 0, res.Schema.FieldIndices("bloom")[0])
+	}
+	if got := detail(); got != "[]" {
+		t.Errorf("bloom before SET BLOOM: %s", got)
+	}
+	query(t, e, "ALTER TABLE p SET BLOOM (name, city)")
+	if got := detail(); got != "[name, city]" {
+		t.Errorf("DESCRIBE DETAIL bloom: %s", got)
+	}
+	if got := cell(query(t, e, "SHOW CREATE TABLE p"), 0, 0); !strings.Contains(got, "bloom = ARRAY['name', 'city']") {
+		t.Errorf("SHOW CREATE TABLE: %s", got)
+	}
+	query(t, e, "ALTER TABLE p SET BLOOM ()")
+	if got := detail(); got != "[]" {
+		t.Errorf("bloom after SET BLOOM (): %s", got)
 	}
 }
