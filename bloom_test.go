@@ -14,21 +14,20 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/storage/s3/s3test"
 )
 
-// TestBloomFiltersPruneThroughSQL: a point query on a column with bloom filters reads
-// only the row group that holds the value, and says so in the record; the answers
-// are those of a scan without the filters.
-func TestBloomFiltersPruneThroughSQL(t *testing.T) {
-	dir := t.TempDir()
+// writeBloomFile writes four row groups of 250 rows whose keys interleave: group g
+// holds k with k % 4 == g, so the statistics of every group admit every key; every
+// fiftieth row's key is NULL. k and name have bloom filters.
+func writeBloomFile(t *testing.T, path string) {
+	t.Helper()
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer b.Release()
-	// Four row groups whose keys interleave: group g holds k with k % 4 == g, so the
-	// statistics of every group admit every key.
 	for g := range 4 {
 		for i := range 250 {
 			k := int64(4*i + g)
@@ -42,7 +41,7 @@ func TestBloomFiltersPruneThroughSQL(t *testing.T) {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	f, err := os.Create(filepath.Join(dir, "t.parquet"))
+	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +56,14 @@ func TestBloomFiltersPruneThroughSQL(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestBloomFiltersPruneThroughSQL: a point query on a column with bloom filters reads
+// only the row group that holds the value, and says so in the record; the answers
+// are those of a scan without the filters.
+func TestBloomFiltersPruneThroughSQL(t *testing.T) {
+	dir := t.TempDir()
+	writeBloomFile(t, filepath.Join(dir, "t.parquet"))
 	e := open(t, lore.Options{Home: t.TempDir(), NoAutoRefresh: true})
 	query(t, e, fmt.Sprintf("CREATE TABLE b WITH (location = '%s', format = 'parquet')", dir))
 	settings := map[string]string{"result_cache": "false"}
@@ -107,5 +114,41 @@ func TestSetBloomShown(t *testing.T) {
 	query(t, e, "ALTER TABLE p SET BLOOM ()")
 	if got := detail(); got != "[]" {
 		t.Errorf("bloom after SET BLOOM (): %s", got)
+	}
+}
+
+// TestBloomFiltersOverS3: from object storage, a bloom filter takes at most one ranged
+// GET (the footer records its length), and the point lookup fetches the chunks of the one
+// row group left.
+func TestBloomFiltersOverS3(t *testing.T) {
+	dir := t.TempDir()
+	writeBloomFile(t, filepath.Join(dir, "t.parquet"))
+	srv := s3test.Start(t, "lake")
+	srv.Upload(t, dir, "s3://lake/bloom")
+	cfg := srv.Config()
+	e := open(t, lore.Options{Home: t.TempDir(), S3: &cfg, NoAutoRefresh: true})
+	query(t, e, "CREATE TABLE b WITH (location = 's3://lake/bloom', format = 'parquet')")
+	settings := map[string]string{"result_cache": "false"}
+	run(t, e, "SELECT count(*) FROM b WHERE name = 'n1'", settings) // the footer is cached
+	srv.Reset()
+	res := run(t, e, "SELECT count(*), min(name) FROM b WHERE k = 401", settings)
+	if got := cell(res, 0, 0); got != "1" {
+		t.Fatalf("count = %s", got)
+	}
+	s := res.Record.Scans[0].Snapshot
+	if s.BloomFiltersRead != 4 || s.RowGroupsPrunedByBloom != 3 || s.RowGroupsRead != 1 {
+		t.Fatalf("counters %+v", s)
+	}
+	gets := 0
+	for _, l := range srv.Log() {
+		if strings.HasPrefix(l, "GET /lake/bloom/t.parquet") {
+			gets++
+		}
+	}
+	// At most one ranged GET per filter (the store's reader may fetch neighbouring
+	// filters in one), and at most two for the row group read (its chunks, in one
+	// prefetch, or piece by piece).
+	if gets < 1 || gets > 4+2 {
+		t.Errorf("%d GETs for 4 bloom filters and 1 row group:\n%s", gets, strings.Join(srv.Log(), "\n"))
 	}
 }
