@@ -3,6 +3,7 @@ package lore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -94,5 +95,50 @@ func BenchmarkFileSkipping10k(b *testing.B) {
 			}
 			b.ReportMetric(float64(opened)/float64(b.N), "files_opened/op")
 		})
+	}
+}
+
+// TestFileSkippingStaleRewrite: on a table of 1,200 files a point query opens only
+// the file that holds the value; after one file is rewritten to hold it too (the
+// record is stale and still has the old file's bounds) that file is read as well — a
+// changed file is never skipped by bounds it no longer has — and the others stay
+// skipped.
+func TestFileSkippingStaleRewrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 1,200 files")
+	}
+	ctx := context.Background()
+	const files = 1200
+	dir := filepath.Join(t.TempDir(), "events")
+	if err := gen.Events(ctx, gen.EventsOptions{Rows: 2 * files, Files: files, Out: dir, Seed: 9, ClusteredBy: "ts"}); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, lore.Options{Home: t.TempDir(), NoAutoRefresh: true})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	query(t, e, "ANALYZE ev")
+	ts := cell(run(t, e, "SELECT ts::VARCHAR FROM ev ORDER BY ts LIMIT 1 OFFSET 1201", noCache), 0, 0)
+	lookup := "SELECT count(*) FROM ev WHERE ts = '" + ts + "'"
+	settings := map[string]string{"result_cache": "false"}
+	res := run(t, e, lookup, settings)
+	s := res.Record.Scans[0].Snapshot
+	if got := cell(res, 0, 0); got != "1" || s.FilesConsidered != files || s.FilesOpened > 2 {
+		t.Fatalf("lookup: count %s, counters %+v", got, s)
+	}
+	// File 0 becomes a copy of file 600, which holds ts.
+	b, err := os.ReadFile(filepath.Join(dir, gen.EventsFileName(600)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0 := filepath.Join(dir, gen.EventsFileName(0))
+	if err := os.WriteFile(f0+".tmp", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(f0+".tmp", f0); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, e, lookup, settings)
+	s = res.Record.Scans[0].Snapshot
+	if got := cell(res, 0, 0); got != "2" || s.FilesOpened > 3 || s.FilesSkipped < files-3 {
+		t.Fatalf("after rewriting file 0: count %s (want 2), counters %+v", got, s)
 	}
 }
