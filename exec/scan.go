@@ -177,6 +177,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					p.stats.Counters.RowGroupsPruned.Add(1)
 					continue
 				}
+				if sp.BloomExcludes(ctx, sp.Morsels[i]) {
+					continue // counted by the plan, once per row group
+				}
 				// What an object store's read fetches ahead is held from the budget;
 				// when the budget cannot hold it, the morsel is read piece by piece.
 				mctx, held := ctx, sp.FetchBytes(sp.Morsels[i])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -135,6 +136,9 @@ type ScanPlan struct {
 	keyOut  map[int]int // for each column an equality delete compares, its output
 	files   []*fileScan // per listing file; nil when pruned by partition
 	c       *Counters
+
+	bloomMu sync.Mutex
+	bloomed map[[2]int]*bloomAnswer // by file and row group: see BloomExcludes
 }
 
 // output says where one produced column comes from.
@@ -148,6 +152,7 @@ type output struct {
 type fileScan struct {
 	footer  *parquet.File
 	filters []fileFilter     // the spec's filters on this file's columns
+	blooms  []bloomProbe     // the = and IN filters its bloom filters can check
 	cols    []int            // distinct file columns read, as indexes into the file's schema
 	slot    []int            // for each output, its index in cols (file columns only; absent for a column the file lacks)
 	casts   []arrow.DataType // for each entry of cols, the type to cast to, or nil
@@ -259,8 +264,7 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			}
 		}
 		fs.filters = ffs
-		blooms := bloomProbes(footer, ffs)
-		var bf *bloomFile
+		fs.blooms = bloomProbes(footer, ffs)
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			c.RowGroupsConsidered.Add(1)
 			info := footer.RowGroup(g)
@@ -271,19 +275,12 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 					break
 				}
 			}
-			if !pruned && len(blooms) > 0 {
-				if bf == nil {
-					bf = &bloomFile{ctx: ctx, store: store, info: ref.Info, footer: footer}
-				}
-				pruned = bf.excludes(g, blooms, c)
-			}
 			if pruned {
 				c.RowGroupsPruned.Add(1)
 				continue
 			}
 			p.Morsels = append(p.Morsels, Morsel{File: fi, RowGroup: g, Rows: info.Rows})
 		}
-		bf.close()
 	}
 	return p, nil
 }
@@ -321,58 +318,69 @@ func bloomProbes(footer *parquet.File, ffs []fileFilter) []bloomProbe {
 	return out
 }
 
-// bloomFile reads one file's bloom filters during planning, opening the file at the
-// first filter read.
-type bloomFile struct {
-	ctx    context.Context
-	store  storage.Store
-	info   storage.ObjectInfo
-	footer *parquet.File
-	r      storage.Reader
-	f      *parquet.File
-	failed bool
+// BloomExcludes reports whether a bloom filter of morsel m's row group rules out
+// every value of one of the spec's = or IN filters (SPEC §8): the row group then
+// holds no row the scan wants. The filters are read the first time any morsel of the
+// row group asks — by the scan's workers, in parallel, and only for row groups the
+// statistics and the zones left — and the answer is kept for its other parts. That
+// first time counts BloomFiltersRead, BloomFilterBytesRead and, for a row group ruled
+// out, RowGroupsPrunedByBloom and RowGroupsPruned. A file that cannot be opened has
+// its filters left unread: its rows are read instead, and fail there if they must.
+func (p *ScanPlan) BloomExcludes(ctx context.Context, m Morsel) bool {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil || len(p.files[m.File].blooms) == 0 {
+		return false
+	}
+	p.bloomMu.Lock()
+	if p.bloomed == nil {
+		p.bloomed = map[[2]int]*bloomAnswer{}
+	}
+	a, ok := p.bloomed[[2]int{m.File, m.RowGroup}]
+	if !ok {
+		a = &bloomAnswer{}
+		p.bloomed[[2]int{m.File, m.RowGroup}] = a
+	}
+	p.bloomMu.Unlock()
+	a.once.Do(func() { a.excludes = p.checkBlooms(ctx, m) })
+	return a.excludes
 }
 
-// excludes reports whether a bloom filter of row group g rules out every value of
-// one of the probes, counting the filters read and their bytes. A file that cannot
-// be opened has its filters left unread: the rows are read instead.
-func (b *bloomFile) excludes(g int, probes []bloomProbe, c *Counters) bool {
-	for _, bp := range probes {
-		if !b.footer.HasBloom(g, bp.col) {
+// bloomAnswer is what the bloom filters of one row group said, worked out once.
+type bloomAnswer struct {
+	once     sync.Once
+	excludes bool
+}
+
+// checkBlooms reads the bloom filters of m's row group for the file's probes, in
+// order, until one rules the row group out.
+func (p *ScanPlan) checkBlooms(ctx context.Context, m Morsel) bool {
+	fs := p.files[m.File]
+	var f *parquet.File
+	for _, bp := range fs.blooms {
+		if !fs.footer.HasBloom(m.RowGroup, bp.col) {
 			continue
 		}
-		if b.f == nil && !b.failed {
-			r, err := storage.OpenInfo(b.ctx, b.store, b.info)
-			if err == nil {
-				if b.f, err = b.footer.WithReader(r); err != nil {
-					r.Close()
-				} else {
-					b.r = r
-				}
+		if f == nil {
+			r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
+			if err != nil {
+				return false
 			}
-			b.failed = err != nil
+			defer r.Close()
+			if f, err = fs.footer.WithReader(r); err != nil {
+				return false
+			}
 		}
-		if b.f == nil {
-			return false
-		}
-		out, n, read := b.f.BloomExcludes(g, bp.col, bp.probe)
-		c.BloomFilterBytesRead.Add(n)
+		out, n, read := f.BloomExcludes(m.RowGroup, bp.col, bp.probe)
+		p.c.BloomFilterBytesRead.Add(n)
 		if read {
-			c.BloomFiltersRead.Add(1)
+			p.c.BloomFiltersRead.Add(1)
 		}
 		if out {
-			c.RowGroupsPrunedByBloom.Add(1)
+			p.c.RowGroupsPrunedByBloom.Add(1)
+			p.c.RowGroupsPruned.Add(1)
 			return true
 		}
 	}
 	return false
-}
-
-// close releases the file bloomFile opened, if any.
-func (b *bloomFile) close() {
-	if b != nil && b.r != nil {
-		b.r.Close()
-	}
 }
 
 // metaExcludes reports whether what the table's metadata states of a file rules it out
