@@ -397,9 +397,10 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		{Name: "num_files", Type: types.Int64}, {Name: "size_in_bytes", Type: types.Int64},
 		{Name: "row_count", Type: types.Int64}, {Name: "delta_version", Type: types.Int64},
 		{Name: "iceberg_snapshot_id", Type: types.Int64}, {Name: "partition_columns", Type: types.String},
-		{Name: "clustered_by", Type: types.String}, {Name: "bloom", Type: types.String},
-		{Name: "analyzed_at", Type: types.TimestampTZ},
+		{Name: "clustered_by", Type: types.String}, {Name: "analyzed_at", Type: types.TimestampTZ},
 		{Name: "source_version", Type: types.String},
+		// After SPEC §4's columns, so that readers by position keep theirs.
+		{Name: "bloom", Type: types.String},
 	}
 	row := []types.Value{
 		types.StringValue(t.Format), types.StringValue(t.Location),
@@ -407,8 +408,8 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		types.IntValue(int64(len(l.Files))), types.IntValue(size),
 		rowCount, lakeNumber(l, source.KindDelta),
 		lakeNumber(l, source.KindIceberg), list(l.Partitions),
-		list(t.ClusteredBy), list(t.Bloom), analyzedAt,
-		types.StringValue(version.Label()),
+		list(t.ClusteredBy), analyzedAt,
+		types.StringValue(version.Label()), list(t.Bloom),
 	}
 	return valuesResult(fields, [][]types.Value{row}), nil
 }
