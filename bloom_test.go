@@ -85,6 +85,11 @@ func TestBloomFiltersPruneThroughSQL(t *testing.T) {
 			t.Errorf("%s: counters %+v", c.sql, s)
 		}
 	}
+	// EXPLAIN ANALYZE names the layer.
+	plan := resultText(run(t, e, "EXPLAIN ANALYZE SELECT count(*) FROM b WHERE k = 401", settings))
+	if !strings.Contains(plan, "bloom: read=4") || !strings.Contains(plan, "pruned=3") {
+		t.Errorf("EXPLAIN ANALYZE:\n%s", plan)
+	}
 }
 
 // TestSetBloomShown: the bloom columns ALTER TABLE … SET BLOOM stores (they take
