@@ -317,3 +317,54 @@ func TestBloomOtherWriters(t *testing.T) {
 		}
 	}
 }
+
+// TestBloomTimestampUnits: a timestamp column stored in milliseconds is read as
+// microseconds; a value is checked against its filter in the file's unit, and a value
+// with a fraction of a millisecond — which no row can equal, but which has no exact
+// counterpart to hash — leaves the filter unused rather than guess.
+func TestBloomTimestampUnits(t *testing.T) {
+	dir := t.TempDir()
+	ms := &arrow.TimestampType{Unit: arrow.Millisecond}
+	sch := arrow.NewSchema([]arrow.Field{{Name: "ts", Type: ms, Nullable: true}, {Name: "i32", Type: arrow.PrimitiveTypes.Int32}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for g := range 2 {
+		for i := range 100 {
+			b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000_000 + int64(2*i+g)))
+			b.Field(1).(*array.Int32Builder).Append(int32(i))
+			b.Field(2).(*array.StringBuilder).Append("x")
+		}
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	f, err := os.Create(filepath.Join(dir, "ts.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(sch, f, pq.NewWriterProperties(pq.WithMaxRowGroupLength(100), pq.WithBloomFilterEnabled(true)), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l := resolve(t, dir)
+	typ := l.Schema.Field(0).Type
+	if u := typ.(*arrow.TimestampType).Unit; u != arrow.Microsecond {
+		t.Fatalf("ts is read in %s", u)
+	}
+	micros := func(us int64) Predicate {
+		return Predicate{Column: "ts", Op: "=", Values: []types.Value{{Type: typ, I: us}}}
+	}
+	kept, s := planBloom(t, l, micros((1_700_000_000_000+7)*1000))
+	if len(kept) != 1 || kept[0] != 1 || s.RowGroupsPrunedByBloom != 1 {
+		t.Errorf("a whole millisecond of group 1: kept %v, counters %+v", kept, s)
+	}
+	kept, s = planBloom(t, l, micros((1_700_000_000_000+7)*1000+1))
+	if len(kept) != 2 || s.BloomFiltersRead != 0 {
+		t.Errorf("a fraction of a millisecond: kept %v, counters %+v", kept, s)
+	}
+}
