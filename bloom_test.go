@@ -45,7 +45,7 @@ func writeBloomFile(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := pq.NewWriterProperties(pq.WithMaxRowGroupLength(250), pq.WithBloomFilterEnabled(true), pq.WithBloomFilterNDV(1000))
+	props := pq.NewWriterProperties(pq.WithMaxRowGroupLength(250), pq.WithBloomFilterEnabled(true), pq.WithBloomFilterNDV(250), pq.WithBloomFilterFPP(0.01))
 	w, err := pqarrow.NewFileWriter(sch, f, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)

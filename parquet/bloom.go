@@ -224,6 +224,16 @@ func (f *File) HasBloom(rg, c int) bool {
 	return ok
 }
 
+// BloomBytes is the size the footer records for the bloom filter of column c in row
+// group rg, header included; 0 when it records none (older writers do not).
+func (f *File) BloomBytes(rg, c int) int64 {
+	leaf, ok := f.bloomChunk(rg, c)
+	if !ok {
+		return 0
+	}
+	return f.bloomLength(rg, leaf)
+}
+
 // bloomChunk is the leaf column index of column c when its chunk in row group rg has
 // a bloom filter that lies within the file, unencrypted.
 func (f *File) bloomChunk(rg, c int) (int, bool) {

@@ -344,6 +344,10 @@ func (p *ScanPlan) BloomExcludes(ctx context.Context, m Morsel) bool {
 	return a.excludes
 }
 
+// smallBloom is the size up to which a bloom filter is read whatever the size of the
+// chunks it guards: one small read, about what reading them would take.
+const smallBloom = 64 << 10
+
 // bloomAnswer is what the bloom filters of one row group said, worked out once.
 type bloomAnswer struct {
 	once     sync.Once
@@ -357,6 +361,11 @@ func (p *ScanPlan) checkBlooms(ctx context.Context, m Morsel) bool {
 	var f *parquet.File
 	for _, bp := range fs.blooms {
 		if !fs.footer.HasBloom(m.RowGroup, bp.col) {
+			continue
+		}
+		if n := fs.footer.BloomBytes(m.RowGroup, bp.col); n > smallBloom && n > fs.chunkBytes(m.RowGroup) {
+			// Reading the filter would cost more than reading what it guards (a
+			// writer that sized it for far more values than the row group holds).
 			continue
 		}
 		if f == nil {
