@@ -399,6 +399,8 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		{Name: "iceberg_snapshot_id", Type: types.Int64}, {Name: "partition_columns", Type: types.String},
 		{Name: "clustered_by", Type: types.String}, {Name: "analyzed_at", Type: types.TimestampTZ},
 		{Name: "source_version", Type: types.String},
+		// After SPEC §4's columns, so that readers by position keep theirs.
+		{Name: "bloom", Type: types.String},
 	}
 	row := []types.Value{
 		types.StringValue(t.Format), types.StringValue(t.Location),
@@ -407,7 +409,7 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		rowCount, lakeNumber(l, source.KindDelta),
 		lakeNumber(l, source.KindIceberg), list(l.Partitions),
 		list(t.ClusteredBy), analyzedAt,
-		types.StringValue(version.Label()),
+		types.StringValue(version.Label()), list(t.Bloom),
 	}
 	return valuesResult(fields, [][]types.Value{row}), nil
 }

@@ -69,7 +69,8 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	}
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
-	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics}
+	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics,
+		LateMaterialisation: s.LateMaterialisation}
 	if p := progressOf(ctx); p != nil {
 		env.OnScan = p.addScan
 	}
@@ -134,10 +135,27 @@ func (e *Engine) explainAnalyze(ctx context.Context, env *exec.Env, node plan.No
 		c := sc.Counters.Snapshot()
 		ann[sc.Node] += fmt.Sprintf(" files_pruned_by_partition=%d files_opened=%d row_groups: considered=%d pruned=%d answered=%d read=%d rows_scanned=%d compressed_bytes_read=%d",
 			c.FilesPrunedByPartition, c.FilesOpened, c.RowGroupsConsidered, c.RowGroupsPruned, c.RowGroupsAnswered, c.RowGroupsRead, c.RowsScanned, c.CompressedBytesRead)
+		ann[sc.Node] += lowerLayers(c)
 	}
 	text := plan.Explain(node, ann)
 	text += fmt.Sprintf("\nexecution: %.3f ms, %d rows", float64(time.Since(start).Microseconds())/1000, countRows(recs))
 	return explainResult(text), nil
+}
+
+// lowerLayers is what the bloom filters, the page index and the row filter of a scan
+// did (SPEC §8), for EXPLAIN ANALYZE: only the layers that did something are named.
+func lowerLayers(c source.Snapshot) string {
+	var b strings.Builder
+	if c.BloomFiltersRead > 0 {
+		fmt.Fprintf(&b, " bloom: read=%d bytes=%d pruned=%d", c.BloomFiltersRead, c.BloomFilterBytesRead, c.RowGroupsPrunedByBloom)
+	}
+	if c.PagesSkipped > 0 || c.CompressedBytesSelected != c.CompressedBytesRead {
+		fmt.Fprintf(&b, " pages_skipped=%d compressed_bytes_selected=%d", c.PagesSkipped, c.CompressedBytesSelected)
+	}
+	if c.RowFilterRowsExamined > 0 {
+		fmt.Fprintf(&b, " row_filter: examined=%d admitted=%d", c.RowFilterRowsExamined, c.RowFilterRowsAdmitted)
+	}
+	return b.String()
 }
 
 // estimates annotates the plan's scans, filters, joins and aggregates with their

@@ -14,8 +14,9 @@ import (
 
 // TestRecordBoundsSkipFilesBeforeFooters: once ANALYZE has recorded a table's
 // per-file bounds, a filtered scan opens only the files they admit, with no footer in
-// memory (a new process): the others are skipped unopened. A record that is not
-// current, or use_statistics = false, skips nothing that way; every answer is the same.
+// memory (a new process): the others are skipped unopened. A record that is
+// stale keeps the bounds of the files that have not changed since; use_statistics =
+// false skips nothing that way; every answer is the same.
 func TestRecordBoundsSkipFilesBeforeFooters(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "events")
@@ -53,7 +54,8 @@ func TestRecordBoundsSkipFilesBeforeFooters(t *testing.T) {
 	if got != want || s.FilesOpened != 20 {
 		t.Fatalf("with use_statistics = false: %s (want %s), %+v", got, want, s)
 	}
-	// Touch one file: the record is stale and rules nothing out.
+	// Rewrite one file: the record is stale, and rules out every other file still
+	// (their change markers are those it measured); the rewritten one is opened.
 	f := filepath.Join(dir, gen.EventsFileName(0))
 	b, err := os.ReadFile(f)
 	if err != nil {
@@ -66,7 +68,7 @@ func TestRecordBoundsSkipFilesBeforeFooters(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, got = scanOf(map[string]string{"result_cache": "false"})
-	if got != want || s.FilesOpened != 20 {
+	if got != want || s.FilesOpened > 3 || s.FilesSkipped < 17 {
 		t.Fatalf("with a stale record: %s (want %s), %+v", got, want, s)
 	}
 }

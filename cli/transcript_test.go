@@ -25,7 +25,7 @@ func TestSQLTranscripts(t *testing.T) {
 	masks := []*regexp.Regexp{
 		regexp.MustCompile(`"id":"[0-9a-f]+"`),
 		regexp.MustCompile(`"elapsed_ms":[0-9.e+-]+`),
-		regexp.MustCompile(`"compressed_bytes_read":[0-9]+`),
+		regexp.MustCompile(`"compressed_bytes_(read|selected)":[0-9]+`),
 		regexp.MustCompile(`"location":"[^"]*"`),
 		regexp.MustCompile(`"sql":"(\\.|[^"\\])*"`),
 	}

@@ -32,6 +32,12 @@ type Env struct {
 	// IgnoreStatistics keeps statistics records from skipping files (the statement
 	// set use_statistics = false): only the files' own metadata and footers prune.
 	IgnoreStatistics bool
+	// LateMaterialisation is the late_materialisation setting: "always" runs the row
+	// filter (a scan's filter columns decoded first, the rest only for the rows they
+	// admit) wherever a filter can, "never" decodes every column of every row, and
+	// "auto" (or "") runs it on a row group when the rest of the projection holds at
+	// least LateRatio times the compressed bytes of the filter's columns.
+	LateMaterialisation string
 	// Scans receives one entry per table scan the statement runs, in plan order.
 	Scans []*ScanStats
 	// OnScan, when set, is told of each scan as it is added to Scans, so that a

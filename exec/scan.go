@@ -145,9 +145,14 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	}
 	p.order(sp)
 	early, waves := p.early(pos, len(names))
-	stages := p.stages
+	if p.bd.env.LateMaterialisation == "never" {
+		early, waves = nil, nil
+	}
+	// A morsel read with the row filter has batch run the lead filter; one read
+	// whole runs every stage.
+	stages, lateStages := p.stages, p.stages
 	if early != nil && p.lead != nil {
-		stages = stages[1:] // batch runs the lead filter
+		lateStages = lateStages[1:]
 	}
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
@@ -172,12 +177,22 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					p.stats.Counters.RowGroupsPruned.Add(1)
 					continue
 				}
+				if sp.BloomExcludes(ctx, sp.Morsels[i]) {
+					continue // counted by the plan, once per row group
+				}
 				// What an object store's read fetches ahead is held from the budget;
 				// when the budget cannot hold it, the morsel is read piece by piece.
 				mctx, held := ctx, sp.FetchBytes(sp.Morsels[i])
 				if err := p.bd.env.Budget.Reserve(held); err != nil {
 					mctx, held = storage.NoPrefetch(ctx), 0
 				}
+				early, stages := early, stages
+				if p.rowFilter(sp, sp.Morsels[i], early) {
+					stages = lateStages
+				} else {
+					early = nil
+				}
+				c := &p.stats.Counters
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
 					// A row group is many batches: a canceled statement stops between them,
 					// and a short statement waiting for a processor (an answer from
@@ -187,6 +202,12 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					}
 					runtime.Gosched()
 					b, err := p.batch(ctx, rb, pos, early, waves, late)
+					if early != nil {
+						c.RowFilterRowsExamined.Add(int64(rb.Len()))
+						if b != nil {
+							c.RowFilterRowsAdmitted.Add(int64(b.Len()))
+						}
+					}
 					if err != nil || b == nil {
 						return err
 					}
@@ -216,6 +237,28 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	return ctx.Err()
 }
 
+// LateRatio is the rule of late materialisation "auto" (SPEC §8): a row group is read
+// with the row filter when the rest of the projection holds at least this many times
+// the compressed bytes of the filter's columns — below it, the filter saves too
+// little decoding to pay for the second pass over the row group.
+const LateRatio = 4
+
+// rowFilter reports whether morsel m is read with the row filter: there are early
+// columns (a filter to run first), and the setting forces it or the rule admits it.
+func (p *pipeline) rowFilter(sp *source.ScanPlan, m source.Morsel, early []bool) bool {
+	if early == nil {
+		return false
+	}
+	switch p.bd.env.LateMaterialisation {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	e, l := sp.SplitBytes(m, early)
+	return l >= LateRatio*e
+}
+
 // scanColumns returns the names of the columns scan reads, and for each scan column
 // its position among them, or -1 when the statement needs it not.
 func scanColumns(scan *plan.Scan) (names []string, pos []int) {
@@ -239,13 +282,19 @@ func planScan(ctx context.Context, env *Env, scan *plan.Scan, names []string, fi
 		store = scan.Ref.Store // the table's own storage options
 	}
 	spec := source.ScanSpec{Columns: names, Filters: filters}
-	if ref := scan.Ref; len(filters) > 0 && !env.IgnoreStatistics && stats.Current(ref.Stats, ref.Version, ref.Rows) {
-		// The record's per-file bounds rule files out before their footers are read.
+	if ref := scan.Ref; len(filters) > 0 && !env.IgnoreStatistics && ref.Stats != nil {
+		// The record's per-file bounds rule files out before their footers are read:
+		// all of them when the record is current, else those of the files it
+		// measured that have not changed since.
 		cols := make([]string, len(filters))
 		for i, f := range filters {
 			cols[i] = f.Column
 		}
-		spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+		if stats.Current(ref.Stats, ref.Version, ref.Rows) {
+			spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+		} else {
+			spec.Known = ref.Stats.UnchangedFileMetas(ref.Listing, cols)
+		}
 	}
 	sp, err := scan.Ref.Listing.Plan(ctx, store, spec, c)
 	if err != nil {

@@ -64,6 +64,9 @@ type pageIndexes struct {
 	// 64 KiB of the file): no read at all then. Never more than that tail.
 	kept   []byte
 	keptAt int64
+	// sizes are the data pages of the chunks whose offset index was read for
+	// SelectedBytes, by row group and column; nil for a chunk without one.
+	sizes map[[2]int][]pageSize
 }
 
 // indexRegion finds the bytes spanned by every page index of the file.
@@ -220,3 +223,116 @@ func (b pageBounds) IsSetMax() bool           { return true }
 func (b pageBounds) IsSetMin() bool           { return true }
 func (b pageBounds) IsSetNullCount() bool     { return false }
 func (b pageBounds) IsSetDistinctCount() bool { return false }
+
+// SelectedBytes is the compressed size of what reading rows of row group rg fetches
+// of columns cols: for a column with an offset index, its pages that hold any of
+// rows (and its dictionary page, when any is fetched); for one without, the whole
+// chunk. nil rows means every row: every chunk whole.
+func (f *File) SelectedBytes(rg int, cols []int, rows []RowRange) int64 {
+	if rg < 0 || rg >= len(f.groups) {
+		return 0
+	}
+	var n int64
+	for _, c := range cols {
+		if c < 0 || c >= len(f.cols) {
+			continue
+		}
+		chunk := f.groups[rg].Columns[c].CompressedBytes
+		if rows == nil {
+			n += chunk
+			continue
+		}
+		pages, ok := f.pageSizes(rg, c)
+		if !ok {
+			n += chunk
+			continue
+		}
+		var data, selected int64
+		for i, pg := range pages {
+			data += pg.size
+			end := f.groups[rg].Rows
+			if i+1 < len(pages) {
+				end = pages[i+1].first
+			}
+			if overlaps(rows, pg.first, end) {
+				selected += pg.size
+			}
+		}
+		if selected > 0 && chunk > data {
+			selected += chunk - data // the dictionary page, before the data pages
+		}
+		n += selected
+	}
+	return n
+}
+
+// overlaps reports whether any of rows (in order) meets [first, end).
+func overlaps(rows []RowRange, first, end int64) bool {
+	for _, r := range rows {
+		if r.First < end && r.First+r.Rows > first {
+			return true
+		}
+	}
+	return false
+}
+
+// pageSize is one data page of a chunk as its offset index records it.
+type pageSize struct {
+	first int64 // its first row within the row group
+	size  int64 // compressed, header included
+}
+
+// pageSizes returns the data pages of column c in row group rg from its offset
+// index, read once and kept like the page index; ok is false for a nested column or
+// a chunk without a usable offset index.
+func (f *File) pageSizes(rg, c int) (pages []pageSize, ok bool) {
+	key := [2]int{rg, c}
+	f.index.mu.Lock()
+	got, seen := f.index.sizes[key]
+	f.index.mu.Unlock()
+	if seen {
+		return got, got != nil
+	}
+	pages, read := f.readPageSizes(rg, c)
+	if read {
+		f.index.mu.Lock()
+		if f.index.sizes == nil {
+			f.index.sizes = map[[2]int][]pageSize{}
+		}
+		f.index.sizes[key] = pages
+		f.index.mu.Unlock()
+	}
+	return pages, pages != nil
+}
+
+// readPageSizes reads the offset index of column c in row group rg; read is false
+// when the file could not be read, an answer not to keep.
+func (f *File) readPageSizes(rg, c int) (pages []pageSize, read bool) {
+	col := f.cols[c]
+	if col.leaf == nil || f.src == nil {
+		return nil, f.src != nil
+	}
+	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
+	if err != nil || cc.CryptoMetadata() != nil || cc.GetOffsetIndexLocation() == nil {
+		return nil, true
+	}
+	defer func() {
+		if p := recover(); p != nil { // the library panics on an index it cannot parse
+			pages, read = nil, true
+		}
+	}()
+	b, err := f.readIndex(cc.GetOffsetIndexLocation())
+	if err != nil {
+		return nil, false
+	}
+	locs := metadata.NewOffsetIndex(b, pq.NewReaderProperties(memory.DefaultAllocator), nil).GetPageLocations()
+	total := f.groups[rg].Rows
+	for i, loc := range locs {
+		if loc.FirstRowIndex < 0 || loc.FirstRowIndex >= max(total, 1) || loc.CompressedPageSize < 0 ||
+			(i == 0 && loc.FirstRowIndex != 0) || (i > 0 && loc.FirstRowIndex <= locs[i-1].FirstRowIndex) {
+			return nil, true
+		}
+		pages = append(pages, pageSize{first: loc.FirstRowIndex, size: int64(loc.CompressedPageSize)})
+	}
+	return pages, true
+}

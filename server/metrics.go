@@ -43,8 +43,15 @@ var scanCounters = []struct {
 	{"row_groups_pruned", "Row groups pruned by footers, zones or bloom filters.", func(s source.Snapshot) int64 { return s.RowGroupsPruned }},
 	{"row_groups_answered", "Row groups answered from statistics without reading them.", func(s source.Snapshot) int64 { return s.RowGroupsAnswered }},
 	{"row_groups_read", "Row groups read.", func(s source.Snapshot) int64 { return s.RowGroupsRead }},
+	{"row_groups_pruned_by_bloom", "Row groups pruned by bloom filters (also counted in row_groups_pruned).", func(s source.Snapshot) int64 { return s.RowGroupsPrunedByBloom }},
+	{"bloom_filters_read", "Bloom filters read.", func(s source.Snapshot) int64 { return s.BloomFiltersRead }},
+	{"bloom_filter_bytes_read", "Bytes of bloom filters read.", func(s source.Snapshot) int64 { return s.BloomFilterBytesRead }},
 	{"rows_scanned", "Rows scanned.", func(s source.Snapshot) int64 { return s.RowsScanned }},
 	{"bytes_read", "Compressed bytes read by scans.", func(s source.Snapshot) int64 { return s.CompressedBytesRead }},
+	{"pages_skipped", "Pages the page index ruled out.", func(s source.Snapshot) int64 { return s.PagesSkipped }},
+	{"compressed_bytes_selected", "Compressed bytes of the pages the page index left to read.", func(s source.Snapshot) int64 { return s.CompressedBytesSelected }},
+	{"row_filter_rows_examined", "Rows a row filter (late materialisation) examined.", func(s source.Snapshot) int64 { return s.RowFilterRowsExamined }},
+	{"row_filter_rows_admitted", "Rows a row filter admitted, whose other columns were then decoded.", func(s source.Snapshot) int64 { return s.RowFilterRowsAdmitted }},
 }
 
 func newMetrics(e *lore.Engine) *metrics {

@@ -105,7 +105,8 @@ type FileMeta struct {
 	Rows int64 // rows in the file before deletes, -1 when not stated
 	// Columns are per Schema field bounds and null counts typed like the table's
 	// column, for skipping the file before its footer is read; HasMinMax and
-	// HasNullCount say what is known. nil when nothing is.
+	// HasNullCount say what is known. nil when nothing is. Only in ScanSpec.Known may
+	// it be shorter than the schema: the fields past its end are unknown.
 	Columns []parquet.ColumnStats
 }
 

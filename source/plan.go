@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -27,9 +28,11 @@ type Predicate struct {
 type ScanSpec struct {
 	Columns []string    // columns to produce, in this order (file and/or partition columns); may be empty
 	Filters []Predicate // conjunctive; used only to skip work — the caller still filters rows
-	// Known is what the statement's current statistics record states of each file, by
-	// index into Files, for the files whose own metadata states nothing (Meta): a
-	// file it rules out is not opened. nil, or a nil entry, when nothing is known.
+	// Known is what the table's statistics record states of each file, by index into
+	// Files, for the files whose own metadata states nothing (Meta): a file it rules
+	// out is not opened. The record need not be current, but every entry must describe
+	// the very file listed (same path, size and change marker). nil, or a nil entry,
+	// when nothing is known.
 	Known []*FileMeta
 }
 
@@ -133,6 +136,9 @@ type ScanPlan struct {
 	keyOut  map[int]int // for each column an equality delete compares, its output
 	files   []*fileScan // per listing file; nil when pruned by partition
 	c       *Counters
+
+	bloomMu sync.Mutex
+	bloomed map[[2]int]*bloomAnswer // by file and row group: see BloomExcludes
 }
 
 // output says where one produced column comes from.
@@ -146,6 +152,7 @@ type output struct {
 type fileScan struct {
 	footer  *parquet.File
 	filters []fileFilter     // the spec's filters on this file's columns
+	blooms  []bloomProbe     // the = and IN filters its bloom filters can check
 	cols    []int            // distinct file columns read, as indexes into the file's schema
 	slot    []int            // for each output, its index in cols (file columns only; absent for a column the file lacks)
 	casts   []arrow.DataType // for each entry of cols, the type to cast to, or nil
@@ -257,6 +264,7 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 			}
 		}
 		fs.filters = ffs
+		fs.blooms = bloomProbes(footer, ffs)
 		for g := 0; g < footer.NumRowGroups(); g++ {
 			c.RowGroupsConsidered.Add(1)
 			info := footer.RowGroup(g)
@@ -275,6 +283,113 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 		}
 	}
 	return p, nil
+}
+
+// bloomProbe is an = or IN filter on a file's column, as the column's bloom filters
+// hash its values.
+type bloomProbe struct {
+	col   int
+	probe *parquet.BloomProbe
+}
+
+// bloomProbes are the = and IN filters of ffs whose values convert exactly to the
+// file's physical types, on columns with a bloom filter in some row group.
+func bloomProbes(footer *parquet.File, ffs []fileFilter) []bloomProbe {
+	var out []bloomProbe
+	for _, ff := range ffs {
+		if ff.p.Op != "=" && ff.p.Op != "in" {
+			continue
+		}
+		has := false
+		for g := 0; g < footer.NumRowGroups() && !has; g++ {
+			has = footer.HasBloom(g, ff.col)
+		}
+		if !has {
+			continue
+		}
+		vals := ff.p.Values
+		if ff.p.Op == "=" && len(vals) > 1 {
+			vals = vals[:1]
+		}
+		if probe, ok := footer.BloomProbe(ff.col, vals); ok {
+			out = append(out, bloomProbe{ff.col, probe})
+		}
+	}
+	return out
+}
+
+// BloomExcludes reports whether a bloom filter of morsel m's row group rules out
+// every value of one of the spec's = or IN filters (SPEC §8): the row group then
+// holds no row the scan wants. The filters are read the first time any morsel of the
+// row group asks — by the scan's workers, in parallel, and only for row groups the
+// statistics and the zones left — and the answer is kept for its other parts. That
+// first time counts BloomFiltersRead, BloomFilterBytesRead and, for a row group ruled
+// out, RowGroupsPrunedByBloom and RowGroupsPruned. A file that cannot be opened has
+// its filters left unread: its rows are read instead, and fail there if they must.
+func (p *ScanPlan) BloomExcludes(ctx context.Context, m Morsel) bool {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil || len(p.files[m.File].blooms) == 0 {
+		return false
+	}
+	p.bloomMu.Lock()
+	if p.bloomed == nil {
+		p.bloomed = map[[2]int]*bloomAnswer{}
+	}
+	a, ok := p.bloomed[[2]int{m.File, m.RowGroup}]
+	if !ok {
+		a = &bloomAnswer{}
+		p.bloomed[[2]int{m.File, m.RowGroup}] = a
+	}
+	p.bloomMu.Unlock()
+	a.once.Do(func() { a.excludes = p.checkBlooms(ctx, m) })
+	return a.excludes
+}
+
+// smallBloom is the size up to which a bloom filter is read whatever the size of the
+// chunks it guards: one small read, about what reading them would take.
+const smallBloom = 64 << 10
+
+// bloomAnswer is what the bloom filters of one row group said, worked out once.
+type bloomAnswer struct {
+	once     sync.Once
+	excludes bool
+}
+
+// checkBlooms reads the bloom filters of m's row group for the file's probes, in
+// order, until one rules the row group out.
+func (p *ScanPlan) checkBlooms(ctx context.Context, m Morsel) bool {
+	fs := p.files[m.File]
+	var f *parquet.File
+	for _, bp := range fs.blooms {
+		if !fs.footer.HasBloom(m.RowGroup, bp.col) {
+			continue
+		}
+		if n := fs.footer.BloomBytes(m.RowGroup, bp.col); n > smallBloom && n > fs.chunkBytes(m.RowGroup) {
+			// Reading the filter would cost more than reading what it guards (a
+			// writer that sized it for far more values than the row group holds).
+			continue
+		}
+		if f == nil {
+			r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
+			if err != nil {
+				return false
+			}
+			defer r.Close()
+			if f, err = fs.footer.WithReader(r); err != nil {
+				return false
+			}
+		}
+		out, n, read := f.BloomExcludes(m.RowGroup, bp.col, bp.probe)
+		p.c.BloomFilterBytesRead.Add(n)
+		if read {
+			p.c.BloomFiltersRead.Add(1)
+		}
+		if out {
+			p.c.RowGroupsPrunedByBloom.Add(1)
+			p.c.RowGroupsPruned.Add(1)
+			return true
+		}
+	}
+	return false
 }
 
 // metaExcludes reports whether what the table's metadata states of a file rules it out
@@ -308,6 +423,14 @@ type fileFilter struct {
 // under the spec's filters: pages whose statistics exclude a filter are left out. nil
 // means the whole row group.
 func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.RowRange {
+	ranges, _ := p.pageRanges(f, fs, m)
+	return ranges
+}
+
+// pageRanges is rowRanges, with the number of pages of the filtered columns the page
+// index ruled out in the whole row group.
+func (p *ScanPlan) pageRanges(f *parquet.File, fs *fileScan, m Morsel) ([]parquet.RowRange, int64) {
+	var skipped int64
 	var ranges []parquet.RowRange
 	if !m.Whole() || m.Rows != f.RowGroup(m.RowGroup).Rows {
 		ranges = []parquet.RowRange{{First: m.First, Rows: m.Rows}}
@@ -320,6 +443,7 @@ func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.
 		var keep []parquet.RowRange
 		for _, pg := range pages {
 			if prunes(pg.Stats, pg.Rows, ff.p) {
+				skipped++
 				continue
 			}
 			if n := len(keep); n > 0 && keep[n-1].First+keep[n-1].Rows == pg.FirstRow {
@@ -328,16 +452,18 @@ func (p *ScanPlan) rowRanges(f *parquet.File, fs *fileScan, m Morsel) []parquet.
 				keep = append(keep, parquet.RowRange{First: pg.FirstRow, Rows: pg.Rows})
 			}
 		}
-		if ranges == nil {
+		switch {
+		case ranges == nil:
 			ranges = keep
-		} else {
+		case len(ranges) > 0:
 			ranges = intersect(ranges, keep)
 		}
 		if len(ranges) == 0 {
-			return []parquet.RowRange{}
+			// No row is left; the other filters' pages are still counted.
+			ranges = []parquet.RowRange{}
 		}
 	}
-	return ranges
+	return ranges, skipped
 }
 
 // intersect returns the rows in both a and b, ranges in order.
@@ -684,6 +810,32 @@ func (p *ScanPlan) ChunkBytes(m Morsel) int64 {
 	return p.files[m.File].chunkBytes(m.RowGroup)
 }
 
+// SplitBytes is the compressed size of the chunks of m's row group that the spec's
+// columns with early[i] set read, and of those the other columns read: what the rule
+// of late materialisation weighs (a partition column weighs nothing, and a file column
+// both early and late columns feed counts as early).
+func (p *ScanPlan) SplitBytes(m Morsel, early []bool) (earlyBytes, lateBytes int64) {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return 0, 0
+	}
+	fs := p.files[m.File]
+	info := fs.footer.RowGroup(m.RowGroup)
+	isEarly := make([]bool, len(fs.cols))
+	for i, o := range p.outs {
+		if o.partition < 0 && fs.slot[i] >= 0 && (i >= p.nout || (i < len(early) && early[i])) {
+			isEarly[fs.slot[i]] = true
+		}
+	}
+	for k, j := range fs.cols {
+		if isEarly[k] {
+			earlyBytes += info.Columns[j].CompressedBytes
+		} else {
+			lateBytes += info.Columns[j].CompressedBytes
+		}
+	}
+	return earlyBytes, lateBytes
+}
+
 // FetchBytes is what reading m holds in memory ahead of decoding it: from an object
 // store, the chunks of its row group the scan reads, fetched at once (the parquet
 // reader's prefetch); from local disk nothing. A caller that cannot hold that much
@@ -773,7 +925,16 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		}
 		return a, nil
 	}
-	ranges := p.rowRanges(f, fs, m)
+	ranges, skipped := p.pageRanges(f, fs, m)
+	if m.Whole() {
+		// Counted once per row group, with its first part, over the whole group.
+		p.c.PagesSkipped.Add(skipped)
+		whole := ranges
+		if m.Rows != f.RowGroup(m.RowGroup).Rows {
+			whole, _ = p.pageRanges(f, fs, Morsel{File: m.File, RowGroup: m.RowGroup, Rows: f.RowGroup(m.RowGroup).Rows})
+		}
+		p.c.CompressedBytesSelected.Add(f.SelectedBytes(m.RowGroup, fs.cols, whole))
+	}
 	if ranges != nil && len(ranges) == 0 {
 		return nil // the page index rules out every row
 	}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -245,6 +246,52 @@ func (r *Record) FileMetas(l *source.Listing, columns []string) []*source.FileMe
 	if !r.PerFileComplete || len(r.PerFile) != len(l.Files) {
 		return nil
 	}
+	for k, pf := range r.PerFile {
+		if pf.Path != l.Files[k].Info.Path {
+			return nil
+		}
+	}
+	return r.fileMetas(l, columns, func(k int) int { return k })
+}
+
+// UnchangedFileMetas is FileMetas for a record that may not describe l's version
+// (stale): a file of l that the record lists with the same path, size and change
+// marker is the file the record measured, and keeps its recorded bounds; any other
+// file (added or rewritten since) has a nil entry, and is read as if nothing were
+// known of it. nil when the record does not list its files one by one, or no file
+// is unchanged.
+func (r *Record) UnchangedFileMetas(l *source.Listing, columns []string) []*source.FileMeta {
+	if !r.PerFileComplete || len(r.PerFile) == 0 {
+		return nil
+	}
+	byPath := make(map[string]int, len(r.PerFile))
+	for k, pf := range r.PerFile {
+		byPath[pf.Path] = k
+	}
+	match := make([]int, len(l.Files))
+	same := 0
+	for i, ref := range l.Files {
+		match[i] = -1
+		k, ok := byPath[ref.Info.Path]
+		if !ok || r.PerFile[k].Bytes != ref.Info.Size {
+			continue
+		}
+		m, err := source.ChangeMarker(ref.Info)
+		if err != nil || r.PerFile[k].Marker != hex.EncodeToString([]byte(m)) {
+			continue
+		}
+		match[i] = k
+		same++
+	}
+	if same == 0 {
+		return nil
+	}
+	return r.fileMetas(l, columns, func(i int) int { return match[i] })
+}
+
+// fileMetas builds the file metadata of l's files from the record's per-file entries:
+// file i of l is entry at(i) of PerFile, or unknown when at(i) is negative.
+func (r *Record) fileMetas(l *source.Listing, columns []string, at func(i int) int) []*source.FileMeta {
 	type wanted struct {
 		field, col int
 		codec      Codec
@@ -262,12 +309,26 @@ func (r *Record) FileMetas(l *source.Listing, columns []string) []*source.FileMe
 		}
 		ws = append(ws, wanted{i[0], j, codec})
 	}
+	// Columns reach only as far as the last wanted column, and every file's come
+	// from one allocation: a table of 10,000 files is planned many times a second.
+	width := 0
+	for _, w := range ws {
+		width = max(width, w.field+1)
+	}
+	metas := make([]source.FileMeta, len(l.Files))
+	cols := make([]parquet.ColumnStats, width*len(l.Files))
 	out := make([]*source.FileMeta, len(l.Files))
-	for k, pf := range r.PerFile {
-		if pf.Path != l.Files[k].Info.Path {
-			return nil
+	for i := range l.Files {
+		k := at(i)
+		if k < 0 {
+			continue
 		}
-		m := &source.FileMeta{Rows: pf.Rows, Columns: make([]parquet.ColumnStats, l.Schema.NumFields())}
+		pf := r.PerFile[k]
+		m := &metas[i]
+		m.Rows = pf.Rows
+		if width > 0 {
+			m.Columns = cols[i*width : (i+1)*width : (i+1)*width]
+		}
 		for _, w := range ws {
 			if w.col >= len(pf.Columns) {
 				continue
@@ -285,7 +346,7 @@ func (r *Record) FileMetas(l *source.Listing, columns []string) []*source.FileMe
 				cs.HasMinMax, cs.Min, cs.Max, cs.MinExact, cs.MaxExact = true, lo, hi, zc.BoundsExact, zc.BoundsExact
 			}
 		}
-		out[k] = m
+		out[i] = m
 	}
 	return out
 }

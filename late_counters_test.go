@@ -1,0 +1,91 @@
+package lore_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+
+	"github.com/loredb/lore"
+)
+
+// TestLateMaterialisationRule: with auto, the row filter runs where the rest of the
+// projection outweighs the filter's columns at least four to one (a small key beside
+// a long payload) and not where it does not (the filter on the payload itself);
+// always and never force it. The counters say which ran, and how many rows the
+// filter kept; every answer is the same.
+func TestLateMaterialisationRule(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "late.parquet")
+	writeLateFile(t, path, 20_000, 4, 20)
+	e := open(t, lore.Options{})
+	registerStats(t, e, path)
+	for _, c := range []struct {
+		sql  string
+		auto bool // whether auto runs the row filter
+	}{
+		{"SELECT count(*), sum(length(payload)) FROM t WHERE k = 77", true},
+		{"SELECT count(*), sum(k) FROM t WHERE payload LIKE '%123:%'", false},
+	} {
+		var answer string
+		for _, mode := range []string{"auto", "always", "never"} {
+			res := run(t, e, c.sql, map[string]string{"late_materialisation": mode, "result_cache": "false"})
+			if answer == "" {
+				answer = resultText(res)
+			} else if got := resultText(res); got != answer {
+				t.Errorf("%s with %s: %s, want %s", c.sql, mode, got, answer)
+			}
+			s := res.Record.Scans[0]
+			ran := mode == "always" || mode == "auto" && c.auto
+			switch {
+			case ran && (s.RowFilterRowsExamined != 20_000 || s.RowFilterRowsAdmitted >= s.RowFilterRowsExamined):
+				t.Errorf("%s with %s: the row filter examined %d rows, admitted %d", c.sql, mode, s.RowFilterRowsExamined, s.RowFilterRowsAdmitted)
+			case !ran && (s.RowFilterRowsExamined != 0 || s.RowFilterRowsAdmitted != 0):
+				t.Errorf("%s with %s: a row filter ran (%d rows examined)", c.sql, mode, s.RowFilterRowsExamined)
+			}
+			if ran && fmt.Sprint(s.RowFilterRowsAdmitted) != cell(res, 0, 0) {
+				t.Errorf("%s with %s: admitted %d rows, the count is %s", c.sql, mode, s.RowFilterRowsAdmitted, cell(res, 0, 0))
+			}
+		}
+	}
+}
+
+// TestPageCounters: on a file sorted by id with a page index, a narrow range skips
+// most pages of id, and the bytes selected are a small part of the bytes of the
+// chunks; without a filter nothing is skipped and every byte is selected.
+func TestPageCounters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sorted.parquet")
+	const rows = 50_000
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := 0; i < rows; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("value %d", i))
+	}
+	writeRecord(t, path, b, pq.NewWriterProperties(pq.WithDataPageSize(2048), pq.WithBatchSize(100),
+		pq.WithMaxRowGroupLength(rows), pq.WithStats(true), pq.WithPageIndexEnabled(true), pq.WithDictionaryDefault(false)))
+	e := open(t, lore.Options{})
+	registerStats(t, e, path)
+	res := run(t, e, "SELECT count(*), min(v) FROM t WHERE id BETWEEN 20000 AND 20100", map[string]string{"result_cache": "false"})
+	if got := cell(res, 0, 0); got != "101" {
+		t.Fatalf("count = %s", got)
+	}
+	s := res.Record.Scans[0]
+	if s.PagesSkipped < 10 || s.CompressedBytesSelected <= 0 || s.CompressedBytesSelected*10 > s.CompressedBytesRead {
+		t.Errorf("narrow range: pages skipped %d, bytes selected %d of %d", s.PagesSkipped, s.CompressedBytesSelected, s.CompressedBytesRead)
+	}
+	res = run(t, e, "SELECT count(*), min(v) FROM t WHERE length(v) > 3", map[string]string{"result_cache": "false"})
+	s = res.Record.Scans[0]
+	if s.PagesSkipped != 0 || s.CompressedBytesSelected != s.CompressedBytesRead {
+		t.Errorf("no pushed filter: pages skipped %d, bytes selected %d of %d", s.PagesSkipped, s.CompressedBytesSelected, s.CompressedBytesRead)
+	}
+}
