@@ -152,6 +152,19 @@ func TestOptimizeClustersEvents(t *testing.T) {
 	if stale := cell(show, 0, show.Schema.NumFields()-1); stale != "false" {
 		t.Fatalf("the record is still stale after the refresh (%s)", stale)
 	}
+
+	// What the layout is for: a point lookup on the clustering column reads at most
+	// two row groups (the files' bounds and the row groups' skip the rest), and one on
+	// a bloom column prunes row groups by their filters.
+	noCache := map[string]string{"result_cache": "false"}
+	res := run(t, e, "SELECT count(*) FROM ev WHERE user_id = 4242", noCache)
+	if sc := res.Record.Scans; len(sc) != 1 || sc[0].RowGroupsRead > 2 {
+		t.Fatalf("a point lookup on the clustering column read %+v", res.Record.Scans)
+	}
+	res = run(t, e, "SELECT count(*) FROM ev WHERE country = 'QQ'", noCache)
+	if sc := res.Record.Scans; len(sc) != 1 || sc[0].RowGroupsRead != 0 || sc[0].RowGroupsPrunedByBloom == 0 {
+		t.Fatalf("a lookup of an absent value on a bloom column read %+v", res.Record.Scans)
+	}
 }
 
 func TestOptimizeWhereRewritesSelectedFiles(t *testing.T) {
