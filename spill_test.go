@@ -1,0 +1,189 @@
+package lore_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/types"
+)
+
+// digestSink hashes a streamed result row by row, in order, without keeping it, so
+// that a result far larger than a tiny memory budget can be compared.
+type digestSink struct {
+	h    hash.Hash
+	rows int64
+	// cancel, when set, is called once rows passes cancelAt.
+	cancel   func()
+	cancelAt int64
+}
+
+func newDigest() *digestSink { return &digestSink{h: sha256.New()} }
+
+func (d *digestSink) Schema(*arrow.Schema) error { return nil }
+
+func (d *digestSink) Batch(r arrow.Record) error {
+	var sb strings.Builder
+	for i := 0; i < int(r.NumRows()); i++ {
+		sb.Reset()
+		for c := 0; c < int(r.NumCols()); c++ {
+			sb.WriteString(types.ValueAt(r.Column(c), i).String())
+			sb.WriteByte('|')
+		}
+		sb.WriteByte('\n')
+		d.h.Write([]byte(sb.String()))
+	}
+	d.rows += r.NumRows()
+	if d.cancel != nil && d.rows > d.cancelAt {
+		d.cancel()
+	}
+	return nil
+}
+
+func (d *digestSink) sum() string { return hex.EncodeToString(d.h.Sum(nil)) }
+
+// spillEngine opens an engine over n events rows whose spill directory is returned.
+func spillEngine(t *testing.T, rows int64, opts lore.Options) (*lore.Engine, string) {
+	t.Helper()
+	dir := events(t, rows, 4, 50_000, false)
+	if opts.SpillDir == "" {
+		opts.SpillDir = filepath.Join(t.TempDir(), "spill")
+	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = 2 << 30
+	}
+	e := open(t, opts)
+	query(t, e, fmt.Sprintf("CREATE TABLE events WITH (location = '%s', format = 'parquet')", dir))
+	return e, opts.SpillDir
+}
+
+// streamDigest runs stmt under settings and returns its result's digest and record.
+func streamDigest(t *testing.T, e *lore.Engine, stmt string, settings map[string]string) (string, int64, *lore.Record) {
+	t.Helper()
+	d := newDigest()
+	rec, err := e.QueryStream(context.Background(), stmt, settings, d)
+	if err != nil {
+		var p *errs.PanicError
+		if errors.As(err, &p) {
+			t.Log(string(p.Stack))
+		}
+		t.Fatalf("%s (settings %v): %v", stmt, settings, err)
+	}
+	return d.sum(), d.rows, rec
+}
+
+// spillEmpty fails unless the spill directory holds nothing.
+func spillEmpty(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Fatalf("spill directory %s holds %d entries after the statement, want none", dir, len(entries))
+	}
+}
+
+// sortShapes are ORDER BYs over many types whose keys order every distinct row, so
+// that the in-memory and the spilling sort must return the same sequence.
+var sortShapes = []string{
+	"SELECT ts, user_id, category, amount, CAST(amount AS DECIMAL(12,2)) AS d, flag, country, status, latency_ms FROM events " +
+		"ORDER BY category DESC, amount NULLS FIRST, d, ts, user_id, status, latency_ms, flag, country",
+	"SELECT * FROM events ORDER BY flag NULLS FIRST, CAST(latency_ms AS DECIMAL(12,3)) DESC NULLS LAST, ts DESC, user_id, amount, category, country, status",
+	"SELECT country, ts, amount FROM events ORDER BY country, ts, amount NULLS FIRST LIMIT 150000",
+}
+
+// testSortSpill checks every sort shape under a tiny budget against the in-memory
+// sort, row for row, and that the spilling run spilled and left nothing behind.
+func testSortSpill(t *testing.T, rows int64, limit string) {
+	e, spill := spillEngine(t, rows, lore.Options{})
+	for _, stmt := range sortShapes {
+		want, n, rec := streamDigest(t, e, stmt, map[string]string{"result_cache": "false"})
+		if rec.Execution.SpilledBytes != 0 {
+			t.Fatalf("%s spilled %d bytes in memory", stmt, rec.Execution.SpilledBytes)
+		}
+		got, m, rec := streamDigest(t, e, stmt, map[string]string{"memory_limit": limit, "result_cache": "false"})
+		if got != want || m != n {
+			t.Fatalf("%s under memory_limit %s: %d rows, digest %s; in memory %d rows, %s", stmt, limit, m, got, n, want)
+		}
+		if rec.Execution.SpilledBytes == 0 || rec.Execution.SpillFiles < 2 {
+			t.Fatalf("%s under memory_limit %s did not spill: %+v", stmt, limit, rec.Execution)
+		}
+		t.Logf("%d rows, spilled %d bytes in %d files", m, rec.Execution.SpilledBytes, rec.Execution.SpillFiles)
+		spillEmpty(t, spill)
+	}
+}
+
+// TestSortSpillShort: the sort shapes over 300,000 rows with a 2 MiB budget (runs
+// merged in more than one pass).
+func TestSortSpillShort(t *testing.T) { testSortSpill(t, 300_000, "2MiB") }
+
+// TestSortSpill: the sort shapes over 2M rows with a 4 MiB budget.
+func TestSortSpill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sorts 2M rows several times")
+	}
+	testSortSpill(t, 2_000_000, "4MiB")
+}
+
+// TestSpillCleanup: spill files are removed when a spilling statement fails and
+// when it is canceled, and stale directories of a dead process are removed when an
+// engine opens.
+func TestSpillCleanup(t *testing.T) {
+	e, spill := spillEngine(t, 200_000, lore.Options{})
+	stmt := "SELECT * FROM events ORDER BY category, ts"
+	// An error after the runs are written: a division by zero in the output.
+	bad := "SELECT CAST(category AS INTEGER) FROM (" + stmt + ")"
+	if _, err := e.QueryStream(context.Background(), bad, map[string]string{"memory_limit": "2MiB"}, newDigest()); err == nil {
+		t.Fatal("division by zero succeeded")
+	}
+	spillEmpty(t, spill)
+	ctx, cancel := context.WithCancel(context.Background())
+	d := newDigest()
+	d.cancel, d.cancelAt = cancel, 10_000
+	if _, err := e.QueryStream(ctx, stmt, map[string]string{"memory_limit": "2MiB"}, d); errs.CodeOf(err) != errs.Canceled {
+		t.Fatalf("canceled spilling sort: %v", err)
+	}
+	spillEmpty(t, spill)
+
+	// A directory left by a process that no longer runs (pid 2^22+1 is above the
+	// kernel's limit) is removed at open; one of a live process stays.
+	stale := filepath.Join(spill, fmt.Sprintf("%d-1", 1<<22+1))
+	live := filepath.Join(spill, "1-1")
+	for _, d := range []string{stale, live} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "sort-1.arrows"), []byte("x"), 0o600)
+	}
+	open(t, lore.Options{SpillDir: spill})
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale spill directory kept: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("a live process's spill directory was removed: %v", err)
+	}
+}
+
+// TestSpillLimit: a statement that needs more spill space than the engine's bound
+// fails with RESOURCE_EXHAUSTED and leaves nothing behind.
+func TestSpillLimit(t *testing.T) {
+	e, spill := spillEngine(t, 200_000, lore.Options{SpillLimit: 1 << 20})
+	_, err := e.QueryStream(context.Background(), "SELECT * FROM events ORDER BY category, ts", map[string]string{"memory_limit": "2MiB"}, newDigest())
+	var le *errs.Error
+	if !errors.As(err, &le) || le.Code != errs.ResourceExhausted || !strings.Contains(err.Error(), "spill") {
+		t.Fatalf("past the spill limit: %v", err)
+	}
+	spillEmpty(t, spill)
+}
