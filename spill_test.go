@@ -166,6 +166,51 @@ func TestGroupSpill(t *testing.T) {
 	testGroupSpill(t, 2_000_000, "16MiB")
 }
 
+// joinShapes are joins whose build side is about the whole table.
+var joinShapes = []string{
+	"SELECT a.user_id, a.ts, a.amount, b.category, b.flag FROM events a JOIN events b ON a.ts = b.ts AND a.user_id = b.user_id AND a.status = b.status",
+	"SELECT a.user_id, a.country, b.latency_ms FROM events a LEFT JOIN (SELECT * FROM events WHERE status = 200) b ON a.ts = b.ts AND a.user_id = b.user_id AND a.category = b.category",
+	"SELECT a.user_id, a.category, b.ts, b.country, b.category FROM (SELECT * FROM events WHERE status <> 200) a FULL JOIN (SELECT * FROM events WHERE flag) b ON a.ts = b.ts AND a.user_id = b.user_id",
+	"SELECT * FROM events a WHERE NOT EXISTS (SELECT 1 FROM events b WHERE b.user_id = a.user_id AND b.country = a.country AND b.category = a.category AND b.status <> 500)",
+	"SELECT * FROM events a WHERE EXISTS (SELECT 1 FROM events b WHERE b.user_id = a.user_id AND b.category = a.category AND b.ts > a.ts AND b.status <> 404)",
+}
+
+// testJoinSpill checks every join shape under a tiny budget against the in-memory
+// join, as multisets of rows.
+func testJoinSpill(t *testing.T, rows int64, limit string) {
+	e, spill := spillEngine(t, rows, lore.Options{})
+	spilled := 0
+	for _, stmt := range joinShapes {
+		want, n, rec := streamDigest(t, e, stmt, map[string]string{"result_cache": "false"})
+		if rec.Execution.SpilledBytes != 0 {
+			t.Fatalf("%s spilled %d bytes in memory", stmt, rec.Execution.SpilledBytes)
+		}
+		got, m, rec := streamDigest(t, e, stmt, map[string]string{"memory_limit": limit, "result_cache": "false"})
+		if got != want || m != n {
+			t.Fatalf("%s under memory_limit %s: %d rows, digest %s; in memory %d rows, %s", stmt, limit, m, got, n, want)
+		}
+		if rec.Execution.SpilledBytes > 0 {
+			spilled++
+		}
+		t.Logf("%d rows, spilled %d bytes in %d files", m, rec.Execution.SpilledBytes, rec.Execution.SpillFiles)
+		spillEmpty(t, spill)
+	}
+	if spilled < 3 {
+		t.Fatalf("%d of the join shapes spilled", spilled)
+	}
+}
+
+// TestJoinSpillShort: the join shapes over 300,000 rows with a 4 MiB budget.
+func TestJoinSpillShort(t *testing.T) { testJoinSpill(t, 300_000, "4MiB") }
+
+// TestJoinSpill: the join shapes over 2M rows with a 16 MiB budget.
+func TestJoinSpill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("joins 2M rows several times")
+	}
+	testJoinSpill(t, 2_000_000, "16MiB")
+}
+
 // testSortSpill checks every sort shape under a tiny budget against the in-memory
 // sort, row for row, and that the spilling run spilled and left nothing behind.
 func testSortSpill(t *testing.T, rows int64, limit string) {
