@@ -17,6 +17,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/gen"
 	"github.com/loredb/lore/types"
 )
 
@@ -69,17 +70,29 @@ func (d *digestSink) sum() string {
 }
 
 // spillEngine opens an engine over n events rows whose spill directory is returned.
-func spillEngine(t *testing.T, rows int64, opts lore.Options) (*lore.Engine, string) {
+func spillEngine(t testing.TB, rows int64, opts lore.Options) (*lore.Engine, string) {
 	t.Helper()
-	dir := events(t, rows, 4, 50_000, false)
+	dir := filepath.Join(t.TempDir(), "events")
+	if err := gen.Events(context.Background(), gen.EventsOptions{Rows: rows, Files: 4, Out: dir, Seed: 7, RowGroupRows: 50_000}); err != nil {
+		t.Fatal(err)
+	}
 	if opts.SpillDir == "" {
 		opts.SpillDir = filepath.Join(t.TempDir(), "spill")
 	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = 2 << 30
 	}
-	e := open(t, opts)
-	query(t, e, fmt.Sprintf("CREATE TABLE events WITH (location = '%s', format = 'parquet')", dir))
+	if opts.Home == "" {
+		opts.Home = t.TempDir()
+	}
+	e, err := lore.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, err := e.Query(context.Background(), fmt.Sprintf("CREATE TABLE events WITH (location = '%s', format = 'parquet')", dir), nil); err != nil {
+		t.Fatal(err)
+	}
 	return e, opts.SpillDir
 }
 
@@ -293,4 +306,71 @@ func TestSpillLimit(t *testing.T) {
 		t.Fatalf("past the spill limit: %v", err)
 	}
 	spillEmpty(t, spill)
+}
+
+// TestTPCHSpill runs the 22 TPC-H queries at scale factor 0.1 (LORE_TPCH_SF
+// overrides) in memory and under budgets of 64 MiB and 4 MiB (LORE_TPCH_SPILL_LIMIT
+// sets one instead), and compares the answers as multisets of rows. At SF 0.1 no
+// query needs to spill under 64 MiB; under 4 MiB the sorts, aggregates and joins of
+// six of them do. The in-memory answers are checked against DuckDB by tests/oracle.
+func TestTPCHSpill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates TPC-H at SF 0.1 and runs it twice")
+	}
+	sf, limits := 0.1, []string{"64MiB", "4MiB"}
+	if s := os.Getenv("LORE_TPCH_SF"); s != "" {
+		fmt.Sscan(s, &sf)
+	}
+	if s := os.Getenv("LORE_TPCH_SPILL_LIMIT"); s != "" {
+		limits = []string{s}
+	}
+	dir := t.TempDir()
+	if err := gen.TPCH(context.Background(), gen.TPCHOptions{SF: sf, Out: dir, Files: 2}); err != nil {
+		t.Fatal(err)
+	}
+	spill := filepath.Join(t.TempDir(), "spill")
+	e := open(t, lore.Options{MemoryLimit: 4 << 30, SpillDir: spill})
+	for _, tbl := range gen.TPCHTables {
+		query(t, e, fmt.Sprintf("CREATE TABLE %s WITH (location = '%s', format = 'parquet')", tbl, filepath.Join(dir, tbl)))
+	}
+	files, err := filepath.Glob(filepath.Join("bench", "queries", "tpch", "q*.sql"))
+	if err != nil || len(files) != 22 {
+		t.Fatalf("want the 22 queries in bench/queries/tpch/: %d, %v", len(files), err)
+	}
+	for _, limit := range limits {
+		tpchUnder(t, e, files, limit, spill)
+	}
+}
+
+// tpchUnder compares each TPC-H query under memory_limit limit with its in-memory
+// answer.
+func tpchUnder(t *testing.T, e *lore.Engine, files []string, limit, spill string) {
+	spilled := 0
+	for _, path := range files {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmt := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(text)), ";"))
+		run := func(settings map[string]string) (string, int64, *lore.Record) {
+			d := newDigest()
+			d.unordered = true
+			rec, err := e.QueryStream(context.Background(), stmt, settings, d)
+			if err != nil {
+				t.Fatalf("%s (settings %v): %v", filepath.Base(path), settings, err)
+			}
+			return d.sum(), d.rows, rec
+		}
+		want, n, _ := run(map[string]string{"result_cache": "false"})
+		got, m, rec := run(map[string]string{"result_cache": "false", "memory_limit": limit})
+		if got != want || m != n {
+			t.Errorf("%s under memory_limit %s: %d rows, digest %s; in memory %d rows, %s", filepath.Base(path), limit, m, got, n, want)
+		}
+		if rec.Execution.SpilledBytes > 0 {
+			spilled++
+		}
+		t.Logf("%s: %d rows, spilled %d bytes in %d files", filepath.Base(path), m, rec.Execution.SpilledBytes, rec.Execution.SpillFiles)
+		spillEmpty(t, spill)
+	}
+	t.Logf("%d of 22 queries spilled under %s", spilled, limit)
 }

@@ -224,7 +224,12 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		j.next[r] = j.first[id]
 		j.first[id] = r
 	}
-	return j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
+	err = j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
+	if errs.CodeOf(err) == errs.ResourceExhausted && j.canSpill() {
+		// The rows fit but not with their table: they are split after all.
+		return j.spillBuilt(ctx)
+	}
+	return err
 }
 
 func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {

@@ -113,6 +113,20 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator) (*vector.Batch, 
 	return out, j.res.resize(held)
 }
 
+// spillBuilt splits the build side already read, and its table dropped.
+func (j *hashJoin) spillBuilt(ctx context.Context) error {
+	b := j.build
+	j.build, j.table, j.first, j.next, j.matched, j.buildKeyCols, j.buildValid = nil, nil, nil, nil, nil, nil, nil
+	j.buildHasNullKey = false
+	j.grace = &graceJoin{j: j}
+	err := j.grace.add(ctx, b, true)
+	j.res.release()
+	if err != nil {
+		return err
+	}
+	return j.grace.finish(true)
+}
+
 // add writes b's rows (a build batch, or a probe batch) to the files their keys
 // hash to.
 func (g *graceJoin) add(ctx context.Context, b *vector.Batch, build bool) error {
