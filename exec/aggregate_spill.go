@@ -187,9 +187,11 @@ func (h *hashAggregate) freeze(s *aggState, res reservation) *frozenState {
 // large, with sp the partitions of the rest of the input: the work left is to
 // aggregate them, then emit final.
 func (h *hashAggregate) startSpill(final *aggState, sp *aggSpill) error {
+	// The workers' states were merged into final: what they held is given back
+	// and final's size taken instead.
+	h.res.release()
 	res := reservation{budget: h.res.budget}
 	err := res.resize(final.memory())
-	h.res.release()
 	f := h.freeze(final, res)
 	tasks, ferr := sp.finish()
 	h.tasks = append(tasks, aggTask{emit: f})
