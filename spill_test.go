@@ -277,6 +277,19 @@ func TestSpillCleanup(t *testing.T) {
 	}
 	spillEmpty(t, spill)
 
+	// A spilling aggregate and a spilling join canceled once their output starts,
+	// with partition files still to read.
+	for _, q := range []string{groupShapes[1], joinShapes[0]} {
+		ctx, cancel := context.WithCancel(context.Background())
+		d := newDigest()
+		d.cancel, d.cancelAt = cancel, 1
+		if _, err := e.QueryStream(ctx, q, map[string]string{"memory_limit": "4MiB"}, d); errs.CodeOf(err) != errs.Canceled {
+			t.Fatalf("canceled %s: %v", q, err)
+		}
+		cancel()
+		spillEmpty(t, spill)
+	}
+
 	// A directory left by a process that no longer runs (pid 2^22+1 is above the
 	// kernel's limit) is removed at open; one of a live process stays.
 	stale := filepath.Join(spill, fmt.Sprintf("%d-1", 1<<22+1))

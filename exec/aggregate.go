@@ -565,7 +565,7 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 			total += x
 		}
 		err := h.res.resize(total)
-		if h.shouldFreeze(total, err) {
+		if h.shouldFreeze(total, h.res.held, groupsOf(states[w]), err) {
 			// From here on rows go to partition files; the states are frozen.
 			h.spilling.CompareAndSwap(nil, h.newAggSpill(0))
 			return nil
@@ -676,7 +676,7 @@ func (h *hashAggregate) sequential(ctx context.Context, in Operator) (*aggState,
 		if err := h.update(ctx, final, b); err != nil {
 			return nil, err
 		}
-		if err := h.res.resize(final.memory()); h.shouldFreeze(final.memory(), err) {
+		if err := h.res.resize(final.memory()); h.shouldFreeze(final.memory(), h.res.held, groupsOf(final), err) {
 			h.spilling.Store(h.newAggSpill(0))
 		} else if err != nil {
 			return nil, err

@@ -32,7 +32,7 @@ const (
 )
 
 // aggFreezeShare: a state is frozen when it holds more than this part of what the
-// budget has left (the rest is for the partitions' states).
+// budget leaves it (the rest is for the partitions' states).
 const aggFreezeShare = 4
 
 // aggSpill is one level of partition files being written.
@@ -64,30 +64,33 @@ func (h *hashAggregate) canSpill() bool {
 		h.node.Seeds == nil && h.keyFilter == nil
 }
 
-// shouldFreeze reports whether a state holding held bytes (whose reservation failed
-// with err, or not) is to be frozen.
-func (h *hashAggregate) shouldFreeze(held int64, err error) bool {
+// shouldFreeze reports whether a state of groups groups holding held bytes, of
+// which reserved are reserved (whose reservation failed with err, or not), is to be
+// frozen. A state of fewer than a batch of groups is mostly its scratch space, which
+// a fresh state would take again: it is frozen only when the budget is out.
+func (h *hashAggregate) shouldFreeze(held, reserved int64, groups int, err error) bool {
 	if !h.canSpill() {
 		return false
 	}
 	if err != nil {
 		return errs.CodeOf(err) == errs.ResourceExhausted && held > 0
 	}
-	return held > h.freezeAt()
+	return held > h.freezeAt(reserved) && groups >= vector.BatchSize
 }
 
-// freezeAt is the size past which a state being built is frozen.
-func (h *hashAggregate) freezeAt() int64 {
-	left := h.res.budget.Limit() - h.frozenHeld()
-	return max(left/aggFreezeShare, 1<<16)
-}
-
-func (h *hashAggregate) frozenHeld() int64 {
-	var n int64
-	for _, f := range h.frozen {
-		n += f.res.held
+// groupsOf is the number of groups of a state.
+func groupsOf(s *aggState) int {
+	if s == nil || s.keys == nil {
+		return 0
 	}
-	return n
+	return s.keys.Len()
+}
+
+// freezeAt is the size past which a state being built, holding reserved bytes of
+// the budget, is frozen: a share of what it could have, the budget that the
+// statement's other operators and the frozen states leave.
+func (h *hashAggregate) freezeAt(reserved int64) int64 {
+	return max((h.res.budget.Free()+reserved)/aggFreezeShare, 1<<16)
 }
 
 func (h *hashAggregate) newAggSpill(depth int) *aggSpill { return &aggSpill{h: h, depth: depth} }
@@ -272,13 +275,16 @@ func (h *hashAggregate) aggregatePartition(ctx context.Context, t aggTask) error
 		if err != nil {
 			return fail(err)
 		}
-		if !h.shouldFreeze(s.memory(), reserveErr) {
+		if !h.shouldFreeze(s.memory(), res.held, groupsOf(s), reserveErr) {
 			if reserveErr != nil {
 				return fail(reserveErr)
 			}
 			continue
 		}
 		if t.depth+1 >= maxAggSpillDepth {
+			if reserveErr == nil {
+				continue // no deeper split: the state grows while the budget lasts
+			}
 			return fail(errs.New(errs.ResourceExhausted,
 				"grouped aggregate does not fit the statement's memory limit of %d bytes even split %d ways", h.res.budget.Limit(), 1<<(aggFanBits*maxAggSpillDepth)))
 		}

@@ -26,8 +26,8 @@ const (
 	joinFanOut        = 16
 	joinFanBits       = 4
 	maxJoinSpillDepth = 4
-	// joinBuildShare is the part of the budget a build side may hold before it
-	// spills: the table and the concatenated rows come on top of the batches.
+	// joinBuildShare is the part of the free budget a build side may hold before
+	// it spills: the table and the concatenated rows come on top of the batches.
 	joinBuildShare = 3
 )
 
@@ -54,7 +54,8 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator) (*vector.Batch, 
 	if !j.canSpill() {
 		return drain(ctx, op, j.buildWidth, &j.res)
 	}
-	share := j.res.budget.Limit() / joinBuildShare
+	// A share of what the statement's other operators leave.
+	share := (j.res.budget.Free() + j.res.held) / joinBuildShare
 	var buf []*vector.Batch
 	var held int64
 	for {
