@@ -66,8 +66,8 @@ func (h *hashAggregate) canSpill() bool {
 
 // shouldFreeze reports whether a state of groups groups holding held bytes, of
 // which reserved are reserved (whose reservation failed with err, or not), is to be
-// frozen. A state of fewer than a batch of groups is mostly its scratch space, which
-// a fresh state would take again: it is frozen only when the budget is out.
+// frozen. A state of fewer than minFreezeGroups groups is mostly its scratch space,
+// which a fresh state would take again: it is frozen only when the budget is out.
 func (h *hashAggregate) shouldFreeze(held, reserved int64, groups int, err error) bool {
 	if !h.canSpill() {
 		return false
@@ -75,8 +75,12 @@ func (h *hashAggregate) shouldFreeze(held, reserved int64, groups int, err error
 	if err != nil {
 		return errs.CodeOf(err) == errs.ResourceExhausted && held > 0
 	}
-	return held > h.freezeAt(reserved) && groups >= vector.BatchSize
+	return held > h.freezeAt(reserved) && groups >= minFreezeGroups
 }
+
+// minFreezeGroups is the fewest groups a state must have to be frozen before the
+// budget is out: below it, its size is mostly scratch space for a batch.
+const minFreezeGroups = 256
 
 // groupsOf is the number of groups of a state.
 func groupsOf(s *aggState) int {
