@@ -26,7 +26,9 @@ type Engine struct {
 	opts    Options
 	catalog *catalog.Catalog
 	budget  *exec.Budget
-	store   storage.Store
+	// spill is where statements spill what their memory budget cannot hold.
+	spill *exec.SpillSpace
+	store storage.Store
 	// stores are the stores of tables registered with their own storage options,
 	// by the options' key: one per distinct configuration, shared by its tables.
 	storesMu sync.Mutex
@@ -80,6 +82,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		opts:    opts,
 		catalog: cat,
 		budget:  exec.NewBudget(opts.MemoryLimit),
+		spill:   exec.NewSpillSpace(opts.SpillDir, opts.SpillLimit),
 		store:   store,
 		stores:  map[string]storage.Store{},
 		remotes: []*s3.Store{remote},

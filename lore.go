@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 
@@ -50,6 +51,13 @@ type Options struct {
 	// CacheBytes bounds the local disk cache of what is read from object stores, under
 	// Home/cache. Default: $LORE_CACHE_BYTES (a size such as 10GiB), else no cache.
 	CacheBytes int64
+	// SpillDir is where statements larger than their memory budget spill (external
+	// sorts). Default: $LORE_TMP, else Home/tmp.
+	SpillDir string
+	// SpillLimit bounds the bytes all statements' spill files may hold at once; a
+	// statement that needs more fails with RESOURCE_EXHAUSTED. Default:
+	// $LORE_SPILL_LIMIT (a size such as 64GiB), else 64 GiB.
+	SpillLimit int64
 	// ResultCacheBytes bounds the results kept to answer the same query over the same
 	// source versions again (the result_cache setting). Default: an eighth of the
 	// memory limit, at most 256 MiB; negative keeps none.
@@ -78,6 +86,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = defaultMemoryLimit()
+	}
+	if o.SpillDir == "" {
+		o.SpillDir = filepath.Join(o.Home, "tmp")
+	}
+	if o.SpillLimit <= 0 {
+		o.SpillLimit = defaultSpillLimit
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
@@ -155,6 +169,10 @@ type Execution struct {
 	Approximate          []Approximation `json:"approximate,omitempty"`
 	// CachedFrom is, for mode "cache", the id of the query that computed the result.
 	CachedFrom string `json:"cached_from,omitempty"`
+	// SpilledBytes and SpillFiles count what the statement wrote to spill files
+	// because its memory budget could not hold it.
+	SpilledBytes int64 `json:"spilled_bytes,omitempty"`
+	SpillFiles   int64 `json:"spill_files,omitempty"`
 }
 
 // Approximation labels one estimated result.

@@ -157,7 +157,12 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	}
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
-	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: store, IgnoreStatistics: true}
+	// The sort spills past the budget, so a table larger than memory is rewritten.
+	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: store, IgnoreStatistics: true, Spill: e.spill.Statement()}
+	defer func() {
+		qr.Execution.SpilledBytes, qr.Execution.SpillFiles = env.Spill.Bytes.Load(), env.Spill.Files.Load()
+		env.Spill.Close()
+	}()
 	if p := progressOf(ctx); p != nil {
 		env.OnScan = p.addScan
 	}

@@ -339,7 +339,9 @@ func TestOptimizeConcurrentReaders(t *testing.T) {
 // staged left behind.
 func TestOptimizeFailsCleanly(t *testing.T) {
 	dir := events(t, 40_000, 4, 5_000, false)
-	e := open(t, lore.Options{})
+	// Past the memory budget the sort spills; a spill bound of 1 KiB makes the
+	// rewrite fail instead.
+	e := open(t, lore.Options{SpillLimit: 1 << 10})
 	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
 	want := fingerprint(t, e, "ev")
 	files := parquetFiles(t, dir)
@@ -357,7 +359,7 @@ func TestOptimizeFailsCleanly(t *testing.T) {
 	}
 	_, err := e.Query(context.Background(), "OPTIMIZE ev", map[string]string{"memory_limit": "1MiB"})
 	if errs.CodeOf(err) != errs.ResourceExhausted {
-		t.Fatalf("a 1 MiB budget: %v, want %s", err, errs.ResourceExhausted)
+		t.Fatalf("a 1 MiB budget and a 1 KiB spill bound: %v, want %s", err, errs.ResourceExhausted)
 	}
 	check("over budget")
 
@@ -371,4 +373,23 @@ func TestOptimizeFailsCleanly(t *testing.T) {
 	}
 	lore.SetOptimizeHook(nil)
 	check("canceled")
+}
+
+// A table larger than the statement's memory budget is rewritten all the same: the
+// sort spills, and the rows are the table's.
+func TestOptimizeSpills(t *testing.T) {
+	dir := events(t, 40_000, 4, 5_000, false)
+	e := open(t, lore.Options{})
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	want := fingerprint(t, e, "ev")
+	res, err := e.Query(context.Background(), "OPTIMIZE ev", map[string]string{"memory_limit": "1MiB"})
+	if err != nil {
+		t.Fatalf("OPTIMIZE under 1 MiB: %v", err)
+	}
+	if res.Record.Execution.SpilledBytes == 0 {
+		t.Fatalf("nothing spilled under a 1 MiB budget: %+v", res.Record.Execution)
+	}
+	if got := fingerprint(t, e, "ev"); got != want {
+		t.Fatalf("the table holds %s, want %s", got, want)
+	}
 }

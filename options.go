@@ -179,6 +179,9 @@ func (o *Options) fromEnvironment() error {
 		}
 		o.S3 = &c
 	}
+	if err := o.spillFromEnvironment(); err != nil {
+		return err
+	}
 	v := os.Getenv(memoryLimitEnv)
 	if o.MemoryLimit > 0 || v == "" {
 		return nil
@@ -200,4 +203,31 @@ func (o *Options) Validate() error {
 		return errs.New(errs.InvalidSetting, "memory limit %d bytes is below 1 MiB", o.MemoryLimit)
 	}
 	return o.Ceilings.validate()
+}
+
+// The environment variables that set the spill directory and bound when Options
+// leave them unset.
+const (
+	spillDirEnv   = "LORE_TMP"
+	spillLimitEnv = "LORE_SPILL_LIMIT"
+)
+
+// defaultSpillLimit bounds spill files when nothing else does: far more than any
+// memory budget, far less than a disk that also holds the data.
+const defaultSpillLimit = 64 << 30
+
+// spillFromEnvironment takes the spill directory from $LORE_TMP and the spill bound
+// from $LORE_SPILL_LIMIT when the options leave them unset.
+func (o *Options) spillFromEnvironment() error {
+	if o.SpillDir == "" {
+		o.SpillDir = os.Getenv(spillDirEnv)
+	}
+	if v := os.Getenv(spillLimitEnv); o.SpillLimit == 0 && v != "" {
+		n, err := parseBytes(v)
+		if err != nil {
+			return errs.New(errs.InvalidSetting, "%s: invalid size %q: %w", spillLimitEnv, v, err)
+		}
+		o.SpillLimit = n
+	}
+	return nil
 }

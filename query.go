@@ -70,7 +70,11 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
 	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: e.store, IgnoreStatistics: !s.UseStatistics,
-		LateMaterialisation: s.LateMaterialisation}
+		LateMaterialisation: s.LateMaterialisation, Spill: e.spill.Statement()}
+	defer func() {
+		rec.Execution.SpilledBytes, rec.Execution.SpillFiles = env.Spill.Bytes.Load(), env.Spill.Files.Load()
+		env.Spill.Close()
+	}()
 	if p := progressOf(ctx); p != nil {
 		env.OnScan = p.addScan
 	}

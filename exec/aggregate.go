@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -56,6 +57,12 @@ type hashAggregate struct {
 	filterCols []int
 	// computed: a group key or argument is more than a column.
 	computed bool
+	// spilling, once the groups outgrew the budget, takes the rest of the input
+	// (aggregate_spill.go); frozen are the states that take no new group, and
+	// tasks what is left to do to finish.
+	spilling atomic.Pointer[aggSpill]
+	frozen   []*frozenState
+	tasks    []aggTask
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -468,6 +475,13 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			}
 		}
 	}
+	if sp := h.spilling.Load(); sp != nil {
+		h.spilling.Store(nil)
+		if err := h.startSpill(final, sp); err != nil {
+			return err
+		}
+		return h.nextSpilled(ctx)
+	}
 	if len(h.node.Sets) > 0 {
 		out, err := h.groupingSets(final)
 		h.out = out
@@ -500,6 +514,11 @@ func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
 			return nil, err
 		}
 	}
+	if len(h.out) == 0 && len(h.tasks) > 0 {
+		if err := h.nextSpilled(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if len(h.out) == 0 {
 		return nil, nil
 	}
@@ -510,6 +529,7 @@ func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
 
 func (h *hashAggregate) Close() {
 	h.out = nil
+	h.closeSpill()
 	h.res.release()
 }
 
@@ -520,6 +540,9 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 	mem := make([]int64, len(states))
 	var memMu sync.Mutex
 	err := run(func(w int, b *vector.Batch) error {
+		if sp := h.spilling.Load(); sp != nil {
+			return sp.add(ctx, b)
+		}
 		if states[w] == nil {
 			s, err := h.newState()
 			if err != nil {
@@ -541,7 +564,13 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 		for _, x := range mem {
 			total += x
 		}
-		return h.res.resize(total)
+		err := h.res.resize(total)
+		if h.shouldFreeze(total, h.res.held, groupsOf(states[w]), err) {
+			// From here on rows go to partition files; the states are frozen.
+			h.spilling.CompareAndSwap(nil, h.newAggSpill(0))
+			return nil
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -638,10 +667,18 @@ func (h *hashAggregate) sequential(ctx context.Context, in Operator) (*aggState,
 		if b.Len() == 0 {
 			continue
 		}
+		if sp := h.spilling.Load(); sp != nil {
+			if err := sp.add(ctx, b); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := h.update(ctx, final, b); err != nil {
 			return nil, err
 		}
-		if err := h.res.resize(final.memory()); err != nil {
+		if err := h.res.resize(final.memory()); h.shouldFreeze(final.memory(), h.res.held, groupsOf(final), err) {
+			h.spilling.Store(h.newAggSpill(0))
+		} else if err != nil {
 			return nil, err
 		}
 	}

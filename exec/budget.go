@@ -64,6 +64,15 @@ func (b *Budget) Release(n int64) {
 	}
 }
 
+// Free is the number of bytes not reserved now (0 for no budget: nothing is
+// known to be free).
+func (b *Budget) Free() int64 {
+	if b == nil {
+		return 0
+	}
+	return max(b.limit-b.used.Load(), 0)
+}
+
 // Used is the number of bytes reserved now.
 func (b *Budget) Used() int64 { return b.used.Load() }
 

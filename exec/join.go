@@ -79,6 +79,11 @@ type hashJoin struct {
 	// tailRows the build rows its tail has still to emit.
 	cur      *probeState
 	tailRows []int32
+	// grace, when the build side did not fit the budget, holds both sides split
+	// into partition files (join_spill.go); depth is how many times the rows this
+	// join reads were split already.
+	grace *graceJoin
+	depth int
 }
 
 func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
@@ -143,8 +148,8 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	op := j.pendingBuild
 	j.pendingBuild = nil
 	defer op.Close()
-	b, err := drain(ctx, op, j.buildWidth, &j.res)
-	if err != nil {
+	b, err := j.drainBuild(ctx, op)
+	if err != nil || j.grace != nil {
 		return err
 	}
 	j.build = b
@@ -219,7 +224,12 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		j.next[r] = j.first[id]
 		j.first[id] = r
 	}
-	return j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
+	err = j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
+	if errs.CodeOf(err) == errs.ResourceExhausted && j.canSpill() {
+		// The rows fit but not with their table: they are split after all.
+		return j.spillBuilt(ctx)
+	}
+	return err
 }
 
 func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
@@ -229,6 +239,15 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			return nil, err
 		}
 		j.probeCols = j.probeColumns()
+		if j.grace != nil {
+			err := j.grace.partitionProbe(ctx, j.probe)
+			j.probe.Close()
+			j.probe = nil
+			if err != nil {
+				return nil, err
+			}
+			return j.grace.nextBatch(ctx)
+		}
 		j.filterProbeAggregate()
 		// A probe side whose batches the workers make (a pipeline, a join probed by
 		// them) is probed by those workers, each with a reader of the build table.
@@ -240,6 +259,9 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 			j.spent, j.probe = j.probe, nil
 			j.probeInParallel(ctx, run, p)
 		}
+	}
+	if j.grace != nil {
+		return j.grace.nextBatch(ctx)
 	}
 	if j.ch != nil {
 		select {
@@ -494,6 +516,9 @@ func (j *hashJoin) parallelProbe(ctx context.Context) (parallelRun, *pipeline, b
 		return nil, nil, false, err
 	}
 	j.probeCols = j.probeColumns()
+	if j.grace != nil {
+		return j.graceRun(run), p, true, nil
+	}
 	return func(ctx context.Context, sink func(w int, b *vector.Batch) error) error {
 		return j.probeWorkers(ctx, run, p, sink)
 	}, p, true, nil
@@ -1065,6 +1090,9 @@ func (j *hashJoin) Close() {
 	j.cur = nil
 	j.pending = nil
 	j.tailRows = nil
+	if j.grace != nil {
+		j.grace.close()
+	}
 	j.res.release()
 }
 

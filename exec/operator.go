@@ -55,6 +55,11 @@ type Env struct {
 	// statement ends (it collects the result): each stays reserved until Stream
 	// returns, as Run's do, rather than being given back when its sink returns.
 	KeepResult bool
+	// Spill, when set, is where the statement's sorts, grouped aggregates and hash
+	// joins write what does not fit its budget (sort_spill.go, aggregate_spill.go,
+	// join_spill.go). Without it they fail with RESOURCE_EXHAUSTED instead. The
+	// caller closes it when the statement ends, which removes every file.
+	Spill *Spill
 }
 
 // ScanStats are one scan's counters, for the query record.

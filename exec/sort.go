@@ -29,6 +29,11 @@ type sortOp struct {
 	res   reservation
 	out   []*vector.Batch
 	done  bool
+	// merge, when the input did not fit the budget, merges its sorted runs.
+	merge *merger
+	runs  []*spillFile
+	// chunk is the rows per batch of the first run written.
+	chunk int
 	// bound, when the first key is a column of the scan below, passes the top-N's
 	// worst kept key to the scan, which then reads only rows that can beat it.
 	bound *dynamicBound
@@ -75,41 +80,16 @@ const topNMax = 100_000
 func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 	if !s.done {
 		s.done = true
-		var all *vector.Batch
-		var err error
-		if s.limit >= 0 && s.limit <= topNMax {
-			all, err = s.topN(ctx)
-		} else {
-			all, err = drain(ctx, s.in, len(s.node.Input.Columns()), &s.res)
-		}
-		s.in.Close()
-		if err != nil {
+		if err := s.start(ctx); err != nil {
 			return nil, err
 		}
-		if all.Rows == 0 {
-			return nil, nil
+	}
+	if s.merge != nil {
+		b, err := s.merge.next(ctx)
+		if b != nil {
+			b.Cols = b.Cols[:s.merge.width]
 		}
-		// The ordering and its normalized keys (two words, for most keys) and radix
-		// buffers, then the sorted copy of the rows, are held with the rows.
-		if err := s.res.resize(s.res.held + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
-			return nil, err
-		}
-		perm, _, err := s.order(ctx, all)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.res.resize(s.res.held + batchSize(all)*int64(len(perm))/int64(all.Rows)); err != nil {
-			return nil, err
-		}
-		// The rows are gathered in sort order a batch at a time: gathering millions
-		// takes a while, and a canceled statement stops between batches.
-		for lo := 0; lo < len(perm); lo += vector.BatchSize {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			hi := min(lo+vector.BatchSize, len(perm))
-			s.out = append(s.out, (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm[lo:hi]}).Compact())
-		}
+		return b, err
 	}
 	if len(s.out) == 0 {
 		return nil, nil
@@ -119,24 +99,90 @@ func (s *sortOp) Next(ctx context.Context) (*vector.Batch, error) {
 	return b, nil
 }
 
+// start reads the whole input and orders it: in memory, into s.out, or, when it
+// did not fit the budget, as sorted runs on disk merged by s.merge.
+func (s *sortOp) start(ctx context.Context) error {
+	var all *vector.Batch
+	var err error
+	if s.limit >= 0 && s.limit <= topNMax {
+		all, err = s.topN(ctx)
+	} else {
+		all, s.runs, err = s.gather(ctx)
+	}
+	s.in.Close()
+	if err != nil {
+		return err
+	}
+	if s.runs != nil {
+		runs := s.runs
+		s.runs = nil
+		s.merge, err = s.mergeRuns(ctx, runs, len(s.node.Input.Columns()))
+		return err
+	}
+	if all.Rows == 0 {
+		return nil
+	}
+	// The ordering and its normalized keys (two words, for most keys) and radix
+	// buffers, then the sorted copy of the rows, are held with the rows.
+	if err := s.res.resize(s.res.held + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
+		return err
+	}
+	perm, _, err := s.order(ctx, all)
+	if err != nil {
+		return err
+	}
+	if err := s.res.resize(s.res.held + batchSize(all)*int64(len(perm))/int64(all.Rows)); err != nil {
+		return err
+	}
+	// The rows are gathered in sort order a batch at a time: gathering millions
+	// takes a while, and a canceled statement stops between batches.
+	for lo := 0; lo < len(perm); lo += vector.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+vector.BatchSize, len(perm))
+		s.out = append(s.out, (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm[lo:hi]}).Compact())
+	}
+	return nil
+}
+
 // order returns the positions of b's rows in sort order, cut to the limit, and the
 // first sort key's values. Ties keep their input order.
 func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Array, error) {
+	cols, err := s.keyColumns(ctx, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	perm, err := s.orderKeys(ctx, cols, b.Rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	return perm, cols[0], nil
+}
+
+// keyColumns evaluates the sort keys over b, dictionaries expanded.
+func (s *sortOp) keyColumns(ctx context.Context, b *vector.Batch) ([]arrow.Array, error) {
 	cols := make([]arrow.Array, len(s.keys))
 	for i, k := range s.keys {
 		a, err := k(ctx, b)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		cols[i] = kernels.Decode(a)
 	}
+	return cols, nil
+}
+
+// orderKeys returns the positions of rows rows in the order of their keys cols, cut
+// to the limit. Ties keep their input order.
+func (s *sortOp) orderKeys(ctx context.Context, cols []arrow.Array, rows int) ([]int32, error) {
 	failPoint(PointSort)
 	// Sorting millions of rows takes seconds: a canceled statement interrupts it.
 	it := &interrupt{ctx: ctx}
 	var perm []int32
 	if err := it.run(func() {
-		if sk := normalizeKeys(cols, s.node.Keys, len(cols), b.Rows); sk != nil {
-			perm = sk.sort(it, b.Rows)
+		if sk := normalizeKeys(cols, s.node.Keys, len(cols), rows); sk != nil {
+			perm = sk.sort(it, rows)
 			return
 		}
 		cmps := make([]func(i, j int) int, len(cols))
@@ -145,7 +191,7 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 		}
 		// An unstable sort with the position as the last key is a stable sort, and
 		// pattern-defeating quicksort is much faster than a merge-based stable sort.
-		perm = vector.Identity(b.Rows)
+		perm = vector.Identity(rows)
 		gosort.SortFunc(perm, func(x, y int32) int {
 			it.tick()
 			for _, c := range cmps {
@@ -156,12 +202,12 @@ func (s *sortOp) order(ctx context.Context, b *vector.Batch) ([]int32, arrow.Arr
 			return cmp.Compare(x, y)
 		})
 	}); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if s.limit >= 0 && int64(len(perm)) > s.limit {
 		perm = perm[:s.limit]
 	}
-	return perm, cols[0], nil
+	return perm, nil
 }
 
 // topN reads the input keeping only candidates for the first limit rows: batches are
@@ -262,6 +308,13 @@ func batchSize(b *vector.Batch) int64 {
 func (s *sortOp) Close() {
 	s.in.Close()
 	s.out = nil
+	for _, r := range s.runs {
+		r.remove()
+	}
+	s.runs = nil
+	if s.merge != nil {
+		s.merge.close()
+	}
 	s.res.release()
 }
 

@@ -1,0 +1,484 @@
+package exec
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// External merge sort. A sort whose input does not fit its share of the statement's
+// budget sorts what it holds, writes it to a spill file as a sorted run (the rows
+// with their sort keys after them, so the merge need not evaluate them again),
+// releases it and reads on. At the end the runs are merged, a batch at a time, into
+// the output: runs come in input order and ties go to the earlier run, so the sort
+// stays stable and its result is the in-memory sort's, row for row. When there are
+// more runs than can be merged at once within the budget, groups of them are first
+// merged into longer runs.
+
+// runShare is the part of the statement's budget one run may hold: sorting a run
+// also holds its keys, the ordering and a sorted chunk, and the operators around the
+// sort hold their own.
+const runShare = 4
+
+// chunksPerRun is how many batches a run is written as: the merge holds one batch of
+// each run it merges, so smaller batches let it merge more runs at once.
+const chunksPerRun = 16
+
+// maxFanIn bounds the runs merged at once, whatever the budget.
+const maxFanIn = 64
+
+// gather reads the sort's input. When it fits the run share, it is returned whole
+// (runs is nil); else it is written as sorted runs, the last one included, and
+// returned as them.
+func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error) {
+	width := len(s.node.Input.Columns())
+	var buf []*vector.Batch
+	var held int64
+	var runs []*spillFile
+	spill := s.bd.env.Spill
+	runMax := int64(-1)
+	if spill != nil && s.res.budget != nil {
+		runMax = s.res.budget.Limit() / runShare
+	}
+	flush := func() error {
+		run, err := s.writeRun(ctx, buf, held)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+		buf, held = nil, 0
+		s.res.release()
+		return nil
+	}
+	for {
+		b, err := s.in.Next(ctx)
+		if err != nil {
+			return nil, runs, err
+		}
+		if b == nil {
+			break
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		b = b.Compact()
+		n := batchSize(b)
+		if runMax >= 0 && held > 0 && held+n > runMax {
+			if err := flush(); err != nil {
+				return nil, runs, err
+			}
+		}
+		if err := s.res.grow(n); err != nil {
+			if runMax < 0 || held == 0 || errs.CodeOf(err) != errs.ResourceExhausted {
+				return nil, runs, err
+			}
+			if err := flush(); err != nil {
+				return nil, runs, err
+			}
+			if err := s.res.grow(n); err != nil {
+				return nil, runs, err
+			}
+		}
+		buf = append(buf, b)
+		held += n
+	}
+	if runs == nil {
+		if len(buf) < 2 {
+			all, err := concatBatches(ctx, buf, width)
+			return all, nil, err
+		}
+		// Concatenating copies the rows: both are held until the parts are dropped.
+		if err := s.res.resize(2 * held); err != nil {
+			return nil, nil, err
+		}
+		all, err := concatBatches(ctx, buf, width)
+		if err != nil {
+			return nil, nil, err
+		}
+		return all, nil, s.res.resize(held)
+	}
+	if held > 0 {
+		if err := flush(); err != nil {
+			return nil, runs, err
+		}
+	}
+	return nil, runs, nil
+}
+
+// writeRun sorts buf (held bytes) and writes it to a new spill file, its sort keys
+// appended to each row.
+func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, held int64) (*spillFile, error) {
+	width := len(s.node.Input.Columns())
+	all, err := concatBatches(ctx, buf, width)
+	if err != nil {
+		return nil, err
+	}
+	// The concatenated copy (of more than one batch), the keys and their ordering
+	// are held while the run is sorted and written.
+	copied := held
+	if len(buf) < 2 {
+		copied = 0
+	}
+	if err := s.res.resize(held + copied + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
+		return nil, err
+	}
+	keys, err := s.keyColumns(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	perm, err := s.orderKeys(ctx, keys, all.Rows)
+	if err != nil {
+		return nil, err
+	}
+	cols := append(append([]arrow.Array(nil), all.Cols...), mergeKeys(keys)...)
+	run, err := s.bd.env.Spill.newSpillFile("sort", len(cols))
+	if err != nil {
+		return nil, err
+	}
+	chunk := max(128, min(vector.BatchSize, all.Rows/chunksPerRun+1))
+	if s.chunk == 0 {
+		s.chunk = chunk
+	}
+	for lo := 0; lo < len(perm); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			run.remove()
+			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
+		}
+		hi := min(lo+chunk, len(perm))
+		if err := run.write(&vector.Batch{Cols: cols, Rows: all.Rows, Sel: perm[lo:hi]}); err != nil {
+			run.remove()
+			return nil, err
+		}
+	}
+	if err := run.finish(); err != nil {
+		run.remove()
+		return nil, err
+	}
+	return run, nil
+}
+
+// mergeKeys are sort key columns as the merge compares them: nested values as their
+// order-preserving encodings.
+func mergeKeys(keys []arrow.Array) []arrow.Array {
+	out := make([]arrow.Array, len(keys))
+	for i, k := range keys {
+		if kernels.NestedOrderable(k.DataType()) {
+			k = kernels.NestedKeys(k)
+		}
+		out[i] = k
+	}
+	return out
+}
+
+// merger merges sorted runs: each source holds the batch of its run being read and
+// the position of its next row; a heap orders the sources by that row.
+type merger struct {
+	s       *sortOp
+	width   int // columns of the rows; the sort keys follow them
+	sources []*mergeSource
+	heap    []int
+	res     reservation
+	limit   int64 // rows still to return, or -1
+	// rows is the most rows an output batch has.
+	rows int
+}
+
+type mergeSource struct {
+	run  *spillFile
+	r    *spillReader
+	b    *vector.Batch
+	row  int
+	size int64
+	keys []arrow.Array
+	cmps []func(i int, o arrow.Array, j int) int
+}
+
+// load reads the source's next batch; b is nil at the end of its run.
+func (m *merger) load(src *mergeSource) error {
+	m.res.resize(m.res.held - src.size)
+	src.b, src.row, src.size = nil, 0, 0
+	b, err := src.r.next()
+	if err != nil || b == nil {
+		return err
+	}
+	src.size = batchSize(b)
+	if err := m.res.grow(src.size); err != nil {
+		return err
+	}
+	src.b = b
+	src.keys = b.Cols[m.width:]
+	src.cmps = src.cmps[:0]
+	for i, k := range src.keys {
+		src.cmps = append(src.cmps, crossComparator(k, m.s.node.Keys[i]))
+	}
+	return nil
+}
+
+// less orders sources x and y by their next rows, ties by run (input) order.
+func (m *merger) less(x, y int) bool {
+	a, b := m.sources[x], m.sources[y]
+	for i, c := range a.cmps {
+		if r := c(a.row, b.keys[i], b.row); r != 0 {
+			return r < 0
+		}
+	}
+	return x < y
+}
+
+// newMerger opens runs for merging.
+func (s *sortOp) newMerger(runs []*spillFile, width int, limit int64) (*merger, error) {
+	m := &merger{s: s, width: width, res: reservation{budget: s.res.budget}, limit: limit, rows: vector.BatchSize}
+	for _, run := range runs {
+		r, err := run.reader()
+		if err != nil {
+			m.close()
+			return nil, err
+		}
+		src := &mergeSource{run: run, r: r}
+		m.sources = append(m.sources, src)
+		if err := m.load(src); err != nil {
+			m.close()
+			return nil, err
+		}
+		if src.b != nil {
+			m.push(len(m.sources) - 1)
+		}
+	}
+	return m, nil
+}
+
+func (m *merger) push(x int) {
+	m.heap = append(m.heap, x)
+	i := len(m.heap) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !m.less(m.heap[i], m.heap[p]) {
+			break
+		}
+		m.heap[i], m.heap[p] = m.heap[p], m.heap[i]
+		i = p
+	}
+}
+
+// down restores the heap after its top changed.
+func (m *merger) down() {
+	h := m.heap
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && m.less(h[r], h[l]) {
+			c = r
+		}
+		if !m.less(h[c], h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// segment is consecutive rows [lo, hi) of one source batch taken into an output
+// batch.
+type segment struct {
+	b      *vector.Batch
+	lo, hi int
+}
+
+// next returns the next up to BatchSize merged rows with all their columns (keys
+// included), or nil when every run is read.
+func (m *merger) next(ctx context.Context) (*vector.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
+	}
+	want := m.rows
+	if m.limit >= 0 {
+		want = int(min(int64(want), m.limit))
+	}
+	var segs []segment
+	open := make(map[int]int) // source -> its segment in segs, for its current batch
+	segOf := make([]int32, 0, want)
+	offOf := make([]int32, 0, want)
+	for len(segOf) < want && len(m.heap) > 0 {
+		x := m.heap[0]
+		src := m.sources[x]
+		si, ok := open[x]
+		if !ok || segs[si].b != src.b {
+			si = len(segs)
+			segs = append(segs, segment{b: src.b, lo: src.row, hi: src.row})
+			open[x] = si
+		}
+		segOf = append(segOf, int32(si))
+		offOf = append(offOf, int32(segs[si].hi-segs[si].lo))
+		segs[si].hi++
+		src.row++
+		if src.row == src.b.Rows {
+			if err := m.load(src); err != nil {
+				return nil, err
+			}
+			if src.b == nil {
+				m.heap[0] = m.heap[len(m.heap)-1]
+				m.heap = m.heap[:len(m.heap)-1]
+			}
+		}
+		if len(m.heap) > 0 {
+			m.down()
+		}
+	}
+	if len(segOf) == 0 {
+		return nil, nil
+	}
+	if m.limit >= 0 {
+		m.limit -= int64(len(segOf))
+	}
+	parts := make([]*vector.Batch, len(segs))
+	base := make([]int32, len(segs))
+	at := int32(0)
+	for i, sg := range segs {
+		cols := make([]arrow.Array, len(sg.b.Cols))
+		for c, a := range sg.b.Cols {
+			if a != nil {
+				cols[c] = array.NewSlice(a, int64(sg.lo), int64(sg.hi))
+			}
+		}
+		parts[i] = &vector.Batch{Cols: cols, Rows: sg.hi - sg.lo}
+		base[i] = at
+		at += int32(sg.hi - sg.lo)
+	}
+	all, err := concatBatches(ctx, parts, len(segs[0].b.Cols))
+	if err != nil {
+		return nil, err
+	}
+	sel := make([]int32, len(segOf))
+	for t, si := range segOf {
+		sel[t] = base[si] + offOf[t]
+	}
+	return (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: sel}).Compact(), nil
+}
+
+// close removes the merged runs.
+func (m *merger) close() {
+	for _, src := range m.sources {
+		src.run.remove()
+	}
+	m.sources, m.heap = nil, nil
+	m.res.release()
+}
+
+// mergeRuns merges runs until at most fanIn remain, each merge of fanIn runs writing
+// one longer run, and returns the merger of what remains.
+func (s *sortOp) mergeRuns(ctx context.Context, runs []*spillFile, width int) (*merger, error) {
+	// The merge holds one batch of each run, a run's batches being a
+	// chunksPerRun-th of the run share: so many fill half the budget.
+	fanIn := min(maxFanIn, chunksPerRun*runShare/2)
+	keyed := width + len(s.keys)
+	for len(runs) > fanIn {
+		m, err := s.newMerger(runs[:fanIn], width, -1)
+		if err != nil {
+			return nil, err
+		}
+		// Longer runs are written in batches as small as the first runs'.
+		m.rows = s.chunk
+		out, err := s.bd.env.Spill.newSpillFile("merge", keyed)
+		if err == nil {
+			err = copyMerged(ctx, m, out)
+		}
+		m.close()
+		if err != nil {
+			if out != nil {
+				out.remove()
+			}
+			for _, r := range runs[fanIn:] {
+				r.remove()
+			}
+			return nil, err
+		}
+		runs = append(runs[fanIn:], out)
+	}
+	limit := int64(-1)
+	if s.limit >= 0 {
+		limit = s.limit
+	}
+	return s.newMerger(runs, width, limit)
+}
+
+// copyMerged writes m's rows to out.
+func copyMerged(ctx context.Context, m *merger, out *spillFile) error {
+	for {
+		b, err := m.next(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return out.finish()
+		}
+		if err := out.write(b); err != nil {
+			return err
+		}
+	}
+}
+
+// crossComparator compares row i of a with row j of another array of a's type, by
+// key k, NULLs placed as k asks.
+func crossComparator(a arrow.Array, k plan.SortKey) func(i int, o arrow.Array, j int) int {
+	base := crossValues(a)
+	sign, nullSign := 1, 1
+	if k.Desc {
+		sign = -1
+	}
+	if k.NullsFirst {
+		nullSign = -1
+	}
+	return func(i int, o arrow.Array, j int) int {
+		ni, nj := a.IsNull(i), o.IsNull(j)
+		switch {
+		case ni && nj:
+			return 0
+		case ni:
+			return nullSign
+		case nj:
+			return -nullSign
+		}
+		return sign * base(i, o, j)
+	}
+}
+
+// crossValues compares non-NULL row i of a with row j of o, typed once per column.
+// The array a is fixed (a source's batch); o varies.
+func crossValues(a arrow.Array) func(i int, o arrow.Array, j int) int {
+	switch x := a.(type) {
+	case *array.Int32:
+		return func(i int, o arrow.Array, j int) int { return cmp.Compare(x.Value(i), o.(*array.Int32).Value(j)) }
+	case *array.Int64:
+		return func(i int, o arrow.Array, j int) int { return cmp.Compare(x.Value(i), o.(*array.Int64).Value(j)) }
+	case *array.Float64:
+		return func(i int, o arrow.Array, j int) int {
+			return types.CompareFloat(x.Value(i), o.(*array.Float64).Value(j))
+		}
+	case *array.Date32:
+		return func(i int, o arrow.Array, j int) int { return cmp.Compare(x.Value(i), o.(*array.Date32).Value(j)) }
+	case *array.Timestamp:
+		return func(i int, o arrow.Array, j int) int { return cmp.Compare(x.Value(i), o.(*array.Timestamp).Value(j)) }
+	case *array.String:
+		return func(i int, o arrow.Array, j int) int { return cmp.Compare(x.Value(i), o.(*array.String).Value(j)) }
+	case *array.Binary:
+		return func(i int, o arrow.Array, j int) int { return bytes.Compare(x.Value(i), o.(*array.Binary).Value(j)) }
+	case *array.Decimal128:
+		return func(i int, o arrow.Array, j int) int { return x.Value(i).Cmp(o.(*array.Decimal128).Value(j)) }
+	}
+	return func(i int, o arrow.Array, j int) int {
+		return types.Compare(types.ValueAt(a, i), types.ValueAt(o, j))
+	}
+}
