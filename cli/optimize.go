@@ -20,19 +20,9 @@ func runOptimize(ctx context.Context, e *env, args []string) int {
 	rgRows := fs.Int64("row-group-rows", 0, "rows per row group, at most (default 1048576)")
 	rgBytes := fs.Int64("row-group-bytes", 0, "encoded bytes per row group, about (default 128 MiB)")
 	fileBytes := fs.Int64("file-bytes", 0, "a file is closed at the first row group past this many bytes (default 1 GiB)")
-	name, args, ok := tableName(args)
+	name, status, ok := tableCommand(e, fs, args, format)
 	if !ok {
-		if len(args) > 0 && strings.Contains(args[0], "help") {
-			fs.Usage()
-			return exitOK
-		}
-		return usageError(e, fs, "want one table name")
-	}
-	if status, ok := parseFlags(fs, args); !ok {
 		return status
-	}
-	if fs.NArg() > 0 || !validFormat(*format) {
-		return usageError(e, fs, "unexpected argument or unknown format")
 	}
 	var opts []string
 	for _, o := range []struct {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -55,19 +56,9 @@ func runAnalyze(ctx context.Context, e *env, args []string) int {
 	sketches := fs.Bool("sketches", false, "read every column once for distinct-count and quantile sketches")
 	distinct := fs.Bool("distinct", false, "count every column's distinct values exactly")
 	columns := fs.String("columns", "", "count these `columns`' distinct values exactly (comma-separated)")
-	name, args, ok := tableName(args)
+	name, status, ok := tableCommand(e, fs, args, format)
 	if !ok {
-		if len(args) > 0 && strings.Contains(args[0], "help") {
-			fs.Usage()
-			return exitOK
-		}
-		return usageError(e, fs, "want one table name")
-	}
-	if status, ok := parseFlags(fs, args); !ok {
 		return status
-	}
-	if fs.NArg() > 0 || !validFormat(*format) {
-		return usageError(e, fs, "unexpected argument or unknown format")
 	}
 	var opts []string
 	if *sketches {
@@ -117,4 +108,25 @@ func runOne(ctx context.Context, e *env, what string, opts lore.Options, format,
 		return exitError
 	}
 	return exitOK
+}
+
+// tableCommand reads the arguments of a command on one table (lore analyze, lore
+// optimize): the table's name, then fs's flags, of which format must name an output
+// format. ok is false when the command should end with status (help, a usage error).
+func tableCommand(e *env, fs *flag.FlagSet, args []string, format *string) (name string, status int, ok bool) {
+	name, args, ok = tableName(args)
+	if !ok {
+		if len(args) > 0 && strings.Contains(args[0], "help") {
+			fs.Usage()
+			return "", exitOK, false
+		}
+		return "", usageError(e, fs, "want one table name"), false
+	}
+	if status, ok := parseFlags(fs, args); !ok {
+		return "", status, false
+	}
+	if fs.NArg() > 0 || !validFormat(*format) {
+		return "", usageError(e, fs, "unexpected argument or unknown format"), false
+	}
+	return name, 0, true
 }
