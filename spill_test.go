@@ -142,12 +142,13 @@ var groupShapes = []string{
 	"SELECT category || country AS k, status, count(*), sum(CAST(latency_ms AS DECIMAL(14,2))) FROM events GROUP BY 1, 2",
 }
 
-// testGroupSpill checks every group shape under a tiny budget against the
-// in-memory aggregate, as multisets of rows.
-func testGroupSpill(t *testing.T, rows int64, limit string) {
+// testMultisetSpill checks every statement of shapes under a tiny budget against the
+// in-memory run, as multisets of rows, and that at least `least` of them spilled and
+// left nothing behind.
+func testMultisetSpill(t *testing.T, shapes []string, rows int64, limit string, least int) {
 	e, spill := spillEngine(t, rows, lore.Options{})
 	spilled := 0
-	for _, stmt := range groupShapes {
+	for _, stmt := range shapes {
 		want, n, rec := streamDigest(t, e, stmt, map[string]string{"result_cache": "false"})
 		if rec.Execution.SpilledBytes != 0 {
 			t.Fatalf("%s spilled %d bytes in memory", stmt, rec.Execution.SpilledBytes)
@@ -159,12 +160,17 @@ func testGroupSpill(t *testing.T, rows int64, limit string) {
 		if rec.Execution.SpilledBytes > 0 {
 			spilled++
 		}
-		t.Logf("%d groups, spilled %d bytes in %d files", m, rec.Execution.SpilledBytes, rec.Execution.SpillFiles)
+		t.Logf("%d rows, spilled %d bytes in %d files", m, rec.Execution.SpilledBytes, rec.Execution.SpillFiles)
 		spillEmpty(t, spill)
 	}
-	if spilled < 2 {
-		t.Fatalf("%d of the group shapes spilled, want at least the two of many groups", spilled)
+	if spilled < least {
+		t.Fatalf("%d of the shapes spilled, want at least %d", spilled, least)
 	}
+}
+
+// testGroupSpill: the group shapes; at least the two of many groups spill.
+func testGroupSpill(t *testing.T, rows int64, limit string) {
+	testMultisetSpill(t, groupShapes, rows, limit, 2)
 }
 
 // TestGroupSpillShort: the group shapes over 300,000 rows with an 8 MiB budget (a batch of 8,192 new groups with distinct counts takes about 2 MiB).
@@ -188,29 +194,9 @@ var joinShapes = []string{
 	"SELECT * FROM events a WHERE EXISTS (SELECT 1 FROM events b WHERE b.user_id = a.user_id AND b.category = a.category AND b.ts > a.ts AND b.status <> 404)",
 }
 
-// testJoinSpill checks every join shape under a tiny budget against the in-memory
-// join, as multisets of rows.
+// testJoinSpill: the join shapes; at least three spill.
 func testJoinSpill(t *testing.T, rows int64, limit string) {
-	e, spill := spillEngine(t, rows, lore.Options{})
-	spilled := 0
-	for _, stmt := range joinShapes {
-		want, n, rec := streamDigest(t, e, stmt, map[string]string{"result_cache": "false"})
-		if rec.Execution.SpilledBytes != 0 {
-			t.Fatalf("%s spilled %d bytes in memory", stmt, rec.Execution.SpilledBytes)
-		}
-		got, m, rec := streamDigest(t, e, stmt, map[string]string{"memory_limit": limit, "result_cache": "false"})
-		if got != want || m != n {
-			t.Fatalf("%s under memory_limit %s: %d rows, digest %s; in memory %d rows, %s", stmt, limit, m, got, n, want)
-		}
-		if rec.Execution.SpilledBytes > 0 {
-			spilled++
-		}
-		t.Logf("%d rows, spilled %d bytes in %d files", m, rec.Execution.SpilledBytes, rec.Execution.SpillFiles)
-		spillEmpty(t, spill)
-	}
-	if spilled < 3 {
-		t.Fatalf("%d of the join shapes spilled", spilled)
-	}
+	testMultisetSpill(t, joinShapes, rows, limit, 3)
 }
 
 // TestJoinSpillShort: the join shapes over 300,000 rows with a 4 MiB budget.
