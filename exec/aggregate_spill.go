@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -13,23 +12,15 @@ import (
 
 // A grouped aggregate whose groups outgrow its share of the budget spills (hybrid
 // hash aggregation). Its state at that moment is frozen: no new group joins it.
-// Every later input row is written, as it came, to one of aggFanOut spill files
+// Every later input row is written, as it came, to one of spillFanOut spill files
 // chosen by the hash of its group key. Then each file is aggregated alone: its rows
 // whose group a frozen state holds are folded into that state (so no group is ever
 // split between two states, and no accumulator needs to be written to disk), the
 // others into a fresh state for the file, which is emitted when the file is done. A
 // file whose own state outgrows what is left of the budget freezes that state in
 // turn and splits the rest of the file by further bits of the hash, down to
-// maxAggSpillDepth levels; past that the statement fails with RESOURCE_EXHAUSTED.
+// maxSpillDepth levels; past that the statement fails with RESOURCE_EXHAUSTED.
 // The frozen states are emitted last, each once nothing more can reach it.
-
-// aggFanOut is the number of partitions a spilling aggregate splits rows into at
-// each level; aggFanBits its log2.
-const (
-	aggFanOut        = 16
-	aggFanBits       = 4
-	maxAggSpillDepth = 4
-)
 
 // aggFreezeShare: a state is frozen when it holds more than this part of what the
 // budget leaves it (the rest is for the partitions' states).
@@ -39,8 +30,7 @@ const aggFreezeShare = 4
 type aggSpill struct {
 	h     *hashAggregate
 	depth int
-	mu    [aggFanOut]sync.Mutex
-	parts [aggFanOut]*spillFile
+	parts partitionFiles
 }
 
 // aggTask is the next thing a spilling aggregate does: aggregate a partition file,
@@ -124,64 +114,22 @@ func (sp *aggSpill) add(ctx context.Context, b *vector.Batch) error {
 	if err != nil {
 		return err
 	}
-	hashes := make([]uint64, b.Rows)
-	kernels.HashColumns(keys, nil, hashes)
-	var sels [aggFanOut][]int32
-	shift := 64 - aggFanBits*(sp.depth+1)
-	for r, hv := range hashes {
-		p := (hv >> shift) % aggFanOut
-		sels[p] = append(sels[p], int32(r))
-	}
-	for p, sel := range sels {
-		if len(sel) == 0 {
-			continue
-		}
-		if err := sp.write(p, &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (sp *aggSpill) write(p int, b *vector.Batch) error {
-	sp.mu[p].Lock()
-	defer sp.mu[p].Unlock()
-	if sp.parts[p] == nil {
-		f, err := sp.h.bd.env.Spill.newSpillFile("aggregate", len(b.Cols))
-		if err != nil {
-			return err
-		}
-		sp.parts[p] = f
-	}
-	return sp.parts[p].write(b)
+	return sp.parts.add(sp.h.bd.env.Spill, "aggregate", len(b.Cols), sp.depth, b, keys)
 }
 
 // finish ends the partition files and returns the tasks that aggregate them.
 func (sp *aggSpill) finish() ([]aggTask, error) {
 	var tasks []aggTask
-	for _, f := range sp.parts {
+	for _, f := range sp.parts.files {
 		if f != nil {
 			tasks = append(tasks, aggTask{file: f, depth: sp.depth})
 		}
 	}
-	for _, f := range sp.parts {
-		if f != nil {
-			if err := f.finish(); err != nil {
-				return tasks, err
-			}
-		}
-	}
-	return tasks, nil
+	return tasks, sp.parts.finish()
 }
 
 // remove deletes the partition files.
-func (sp *aggSpill) remove() {
-	for _, f := range sp.parts {
-		if f != nil {
-			f.remove()
-		}
-	}
-}
+func (sp *aggSpill) remove() { sp.parts.remove() }
 
 // freeze makes s (held under res) a frozen state.
 func (h *hashAggregate) freeze(s *aggState, res reservation) *frozenState {
@@ -285,12 +233,12 @@ func (h *hashAggregate) aggregatePartition(ctx context.Context, t aggTask) error
 			}
 			continue
 		}
-		if t.depth+1 >= maxAggSpillDepth {
+		if t.depth+1 >= maxSpillDepth {
 			if reserveErr == nil {
 				continue // no deeper split: the state grows while the budget lasts
 			}
 			return fail(errs.New(errs.ResourceExhausted,
-				"grouped aggregate does not fit the statement's memory limit of %d bytes even split %d ways", h.res.budget.Limit(), 1<<(aggFanBits*maxAggSpillDepth)))
+				"grouped aggregate does not fit the statement's memory limit of %d bytes even split %d ways", h.res.budget.Limit(), 1<<(spillFanBits*maxSpillDepth)))
 		}
 		frozen = h.freeze(s, res)
 		res = reservation{}

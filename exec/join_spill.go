@@ -2,30 +2,25 @@ package exec
 
 import (
 	"context"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/loredb/lore/errs"
-	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/vector"
 )
 
 // Grace hash join. A join whose build side outgrows its share of the statement's
-// budget writes the build rows, those held and those still to come, to joinFanOut
+// budget writes the build rows, those held and those still to come, to spillFanOut
 // spill files by the hash of their join key, then the probe rows to as many files
 // by the hash of theirs. Rows that can match have equal keys, so they are in files
 // of the same number: each pair of files is then joined alone, by a join like this
 // one over the two files, which spills again (by further bits of the hash) when
-// its build file is still too large, down to maxJoinSpillDepth levels. Every build
+// its build file is still too large, down to maxSpillDepth levels. Every build
 // row and every probe row is in exactly one pair, so outer, semi and anti joins
 // emit their unmatched rows once. NOT IN (null-aware anti join) depends on the
 // whole build side and does not spill; neither does a join without keys.
 
 const (
-	joinFanOut        = 16
-	joinFanBits       = 4
-	maxJoinSpillDepth = 4
 	// joinBuildShare is the part of the free budget a build side may hold before
 	// it spills: the table and the concatenated rows come on top of the batches.
 	joinBuildShare = 3
@@ -34,9 +29,8 @@ const (
 // graceJoin is a spilling join's partition files and where it is in them.
 type graceJoin struct {
 	j      *hashJoin
-	mu     [joinFanOut]sync.Mutex
-	build  [joinFanOut]*spillFile
-	probe  [joinFanOut]*spillFile
+	build  partitionFiles
+	probe  partitionFiles
 	next   int       // the next pair of files to join
 	sub    *hashJoin // the join of the current pair
 	probed bool      // the probe side is partitioned
@@ -45,7 +39,7 @@ type graceJoin struct {
 // canSpill reports whether the join may partition its sides to disk.
 func (j *hashJoin) canSpill() bool {
 	return j.bd.env.Spill != nil && j.res.budget != nil && len(j.buildKeys) > 0 && !j.node.NullAwareAnti &&
-		j.depth < maxJoinSpillDepth
+		j.depth < maxSpillDepth
 }
 
 // drainBuild reads the build side whole, as drain does, unless it outgrows the
@@ -148,54 +142,16 @@ func (g *graceJoin) add(ctx context.Context, b *vector.Batch, build bool) error 
 		}
 		keys[i] = a
 	}
-	hashes := make([]uint64, b.Rows)
-	kernels.HashColumns(keys, nil, hashes)
-	var sels [joinFanOut][]int32
-	shift := 64 - joinFanBits*(j.depth+1)
-	for r, h := range hashes {
-		p := (h >> shift) % joinFanOut
-		sels[p] = append(sels[p], int32(r))
-	}
-	for p, sel := range sels {
-		if len(sel) == 0 {
-			continue
-		}
-		if err := g.write(files, p, width, what, &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (g *graceJoin) write(files *[joinFanOut]*spillFile, p, width int, what string, b *vector.Batch) error {
-	g.mu[p].Lock()
-	defer g.mu[p].Unlock()
-	if files[p] == nil {
-		f, err := g.j.bd.env.Spill.newSpillFile(what, width)
-		if err != nil {
-			return err
-		}
-		files[p] = f
-	}
-	return files[p].write(b)
+	return files.add(j.bd.env.Spill, what, width, j.depth, b, keys)
 }
 
 // finish ends the build (or probe) files.
 func (g *graceJoin) finish(build bool) error {
-	files := &g.probe
 	if build {
-		files = &g.build
-	} else {
-		g.probed = true
+		return g.build.finish()
 	}
-	for _, f := range files {
-		if f != nil {
-			if err := f.finish(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	g.probed = true
+	return g.probe.finish()
 }
 
 // partitionProbe writes the whole probe side to the probe files.
@@ -228,13 +184,13 @@ func (g *graceJoin) nextBatch(ctx context.Context) (*vector.Batch, error) {
 			g.sub.Close()
 			g.sub = nil
 		}
-		if g.next == joinFanOut {
+		if g.next == spillFanOut {
 			return nil, nil
 		}
 		p := g.next
 		g.next++
-		build, probe := g.build[p], g.probe[p]
-		g.build[p], g.probe[p] = nil, nil
+		build, probe := g.build.files[p], g.probe.files[p]
+		g.build.files[p], g.probe.files[p] = nil, nil
 		if build == nil && probe == nil {
 			continue
 		}
@@ -248,14 +204,8 @@ func (g *graceJoin) close() {
 		g.sub.Close()
 		g.sub = nil
 	}
-	for p := range g.build {
-		if g.build[p] != nil {
-			g.build[p].remove()
-		}
-		if g.probe[p] != nil {
-			g.probe[p].remove()
-		}
-	}
+	g.build.remove()
+	g.probe.remove()
 }
 
 // pairJoin is a join like j over one pair of partition files, one level deeper.

@@ -335,3 +335,76 @@ func (r *spillReader) next() (*vector.Batch, error) {
 	}
 	return b, nil
 }
+
+// The operators that spill by partitioning (the grouped aggregate, the hash join)
+// split rows into spillFanOut files at each level, by spillFanBits further bits of
+// their key's hash, down to maxSpillDepth levels.
+const (
+	spillFanOut   = 16
+	spillFanBits  = 4
+	maxSpillDepth = 4
+)
+
+// partitionFiles are one level's spill files of a partitioning operator, one per
+// partition, each created when a row first goes to it. Workers write at once.
+type partitionFiles struct {
+	mu    [spillFanOut]sync.Mutex
+	files [spillFanOut]*spillFile
+}
+
+// add writes b's rows, whose keys are keys, to the files of the partitions their
+// key hashes select at level depth; width is the number of columns the files hold.
+func (pf *partitionFiles) add(sp *Spill, what string, width, depth int, b *vector.Batch, keys []arrow.Array) error {
+	hashes := make([]uint64, b.Rows)
+	kernels.HashColumns(keys, nil, hashes)
+	var sels [spillFanOut][]int32
+	shift := 64 - spillFanBits*(depth+1)
+	for r, h := range hashes {
+		p := (h >> shift) % spillFanOut
+		sels[p] = append(sels[p], int32(r))
+	}
+	for p, sel := range sels {
+		if len(sel) == 0 {
+			continue
+		}
+		if err := pf.write(sp, what, width, p, &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (pf *partitionFiles) write(sp *Spill, what string, width, p int, b *vector.Batch) error {
+	pf.mu[p].Lock()
+	defer pf.mu[p].Unlock()
+	if pf.files[p] == nil {
+		f, err := sp.newSpillFile(what, width)
+		if err != nil {
+			return err
+		}
+		pf.files[p] = f
+	}
+	return pf.files[p].write(b)
+}
+
+// finish ends every file written.
+func (pf *partitionFiles) finish() error {
+	for _, f := range pf.files {
+		if f != nil {
+			if err := f.finish(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// remove deletes every file still held.
+func (pf *partitionFiles) remove() {
+	for p, f := range pf.files {
+		if f != nil {
+			f.remove()
+			pf.files[p] = nil
+		}
+	}
+}
