@@ -38,7 +38,7 @@ func (c *listingCache) resolve(store storage.Store, key, location string, read f
 	c.mu.Lock()
 	w, hit := c.byKey[key]
 	c.mu.Unlock()
-	if hit && w.stamp.Unchanged() {
+	if hit && stamp.UnchangedSince(w.stamp) {
 		return w.l, nil
 	}
 	l, err := read()

@@ -42,6 +42,16 @@ func (s Stamp) Unchanged() bool {
 	return unchanged(s)
 }
 
+// UnchangedSince reports whether nothing under the location changed between old and
+// s, a stamp of the same location that Watch took after it. Watch has just read the
+// kernel's queue, so this asks the system nothing more than Watch did.
+func (s Stamp) UnchangedSince(old Stamp) bool {
+	if s.root == nil || old.root != s.root {
+		return false
+	}
+	return unchangedSince(old)
+}
+
 // GlobBase splits a location with glob characters (* ? [) in a segment into the
 // directory before the first such segment and the pattern's segments after it;
 // pattern is nil for a location without one.

@@ -132,6 +132,16 @@ func unchanged(s Stamp) bool {
 	return r.ok && !r.rewalk && r.changed <= s.seq && r.same()
 }
 
+// unchangedSince is unchanged without reading the queue or the root again: the
+// caller's Watch of the same root just did both.
+func unchangedSince(s Stamp) bool {
+	w := theWatcher()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := s.root
+	return r.ok && !r.rewalk && r.changed <= s.seq
+}
+
 // same reports whether the root's path still names the directory or file walked: a
 // path whose component (a symbolic link, a renamed parent) now leads elsewhere is
 // another root.

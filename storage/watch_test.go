@@ -47,9 +47,15 @@ func TestWatchSeesEveryChange(t *testing.T) {
 		if !s.Unchanged() {
 			t.Fatalf("%s: a fresh stamp is changed", c.name)
 		}
+		if again, _ := storage.Watch(storage.Local{}, dir); !again.UnchangedSince(s) {
+			t.Fatalf("%s: a second stamp says a change came before any", c.name)
+		}
 		c.fn()
 		if s.Unchanged() {
 			t.Errorf("%s: the stamp is unchanged", c.name)
+		}
+		if later, _ := storage.Watch(storage.Local{}, dir); later.UnchangedSince(s) {
+			t.Errorf("%s: a later stamp says nothing changed since", c.name)
 		}
 	}
 	// Reading is no change.
