@@ -4,8 +4,8 @@ import "strings"
 
 // Watcher is a store that can tell that nothing under a location changed since a
 // moment, without listing it again: the kernel reports every change to the
-// directories it watches. A caller takes a Stamp before it reads a location; while
-// the stamp is Unchanged, what it read then is what it would read now.
+// directories it watches. A caller takes a Stamp before it reads a location; while a
+// later stamp is UnchangedSince it, what it read then is what it would read now.
 type Watcher interface {
 	// Watch starts watching location (a file, a directory with everything under
 	// it, or a glob's base directory) if it is not yet watched, and returns a stamp
@@ -31,20 +31,11 @@ type Stamp struct {
 	seq  uint64
 }
 
-// Unchanged reports whether nothing under the stamp's location has changed since the
-// stamp was taken. Every change made before the call is seen by it: the kernel
-// queues a change's notification before the call that made it returns, and
-// Unchanged reads the queue.
-func (s Stamp) Unchanged() bool {
-	if s.root == nil {
-		return false
-	}
-	return unchanged(s)
-}
-
 // UnchangedSince reports whether nothing under the location changed between old and
-// s, a stamp of the same location that Watch took after it. Watch has just read the
-// kernel's queue, so this asks the system nothing more than Watch did.
+// s, a stamp of the same location that Watch took after it. Every change made before
+// Watch took s is seen: the kernel queues a change's notification before the call
+// that made it returns, and Watch reads the queue (and checks that the location's
+// path still names what was walked), so this asks the system nothing more.
 func (s Stamp) UnchangedSince(old Stamp) bool {
 	if s.root == nil || old.root != s.root {
 		return false

@@ -123,17 +123,8 @@ func (Local) Watch(location string) (Stamp, bool) {
 	return Stamp{root: r, seq: w.seq}, true
 }
 
-func unchanged(s Stamp) bool {
-	w := theWatcher()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.drain()
-	r := s.root
-	return r.ok && !r.rewalk && r.changed <= s.seq && r.same()
-}
-
-// unchangedSince is unchanged without reading the queue or the root again: the
-// caller's Watch of the same root just did both.
+// unchangedSince reports whether s's root saw no change after s was taken; the
+// caller's Watch of the same root has just read the queue and checked the root.
 func unchangedSince(s Stamp) bool {
 	w := theWatcher()
 	w.mu.Lock()
