@@ -158,7 +158,8 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	budget := e.budget.Child(s.MemoryLimit)
 	defer budget.Close()
 	// The sort spills past the budget, so a table larger than memory is rewritten.
-	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: store, IgnoreStatistics: true, Spill: e.spill.Statement()}
+	env := &exec.Env{Budget: budget, Threads: e.opts.Threads, Store: store, IgnoreStatistics: true, Spill: e.spill.Statement(),
+		SortBatchRows: parquet.LayoutPageRows}
 	defer func() {
 		qr.Execution.SpilledBytes, qr.Execution.SpillFiles = env.Spill.Bytes.Load(), env.Spill.Files.Load()
 		env.Spill.Close()
@@ -397,6 +398,10 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 		}
 		return nil
 	})
+	if err == nil {
+		// A statement canceled after its last batch was handed over publishes nothing.
+		err = ctx.Err()
+	}
 	if err != nil {
 		w.Abort()
 		return guarded(ctx, err)

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/loredb/lore"
 )
 
 func main() {
@@ -40,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, serve (the query server's load test, over the events data), or optimize (OPTIMIZE of 10M events rows against DuckDB's sorted COPY; --rows, --files)")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, serve (the query server's load test, over the events data), or optimize (OPTIMIZE of 10M events rows against DuckDB's sorted COPY, then point lookups; --rows, --files, --memory)")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
@@ -72,6 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		serveMixF  = fs.String("serve-mix", "", "serve: request kinds and weights, e.g. context=100 (default "+defaultServeMix+")")
 		maxRunning = fs.Int("max-running", 0, "serve: the server's limit on running statements (0: cores)")
 		maxQueued  = fs.Int("max-queued", 0, "serve: the server's queue of waiting statements (0: Lore's default)")
+		memory     = fs.String("memory", "4GiB", "optimize: the memory budget of both engines (Lore's memory limit, DuckDB's memory_limit)")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
 	fs.Var(loreSettings, "lore-setting", "a Lore setting key=value for every query (repeatable; default use_statistics=false result_cache=false)")
@@ -117,7 +120,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if *files > 0 {
 			k = *files
 		}
-		return runOptimizeBench(ctx, *dataDir, n, k, *threads, stdout, stderr)
+		budget, err := lore.ParseMemoryLimit(*memory)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: --memory: %v\n", err)
+			return 2
+		}
+		return runOptimizeBench(ctx, OptimizeConfig{Rows: n, Files: k, Threads: *threads, Memory: budget, Rounds: *rounds, CPUProfile: *cpuProfile},
+			*dataDir, stdout, stderr)
 	}
 	if *suite == "serve" {
 		return runServe(ctx, ServeConfig{Clients: *clients, Duration: *duration, Requests: *requests, Mix: *serveMixF, Rate: *rate,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,20 @@ import (
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/gen"
 )
+
+// OptimizeConfig is one run of the optimize suite.
+type OptimizeConfig struct {
+	Rows    int64
+	Files   int
+	Threads int
+	// Memory is both engines' memory budget in bytes: Lore's memory limit and
+	// DuckDB's memory_limit.
+	Memory int64
+	// Rounds is the timed runs of each lookup, after one warm-up.
+	Rounds int
+	// CPUProfile, when set, is the file Lore's rewrite is profiled into.
+	CPUProfile string
+}
 
 // optimizeFigures are one engine's rewrite of the events table sorted by user_id.
 type optimizeFigures struct {
@@ -26,51 +41,79 @@ type optimizeFigures struct {
 	note     string
 }
 
+// lookupUsers are the user_id values the point lookups ask for: users of the
+// generator's Zipf tail, each with a handful of rows.
+var lookupUsers = []int64{123_457, 456_790, 876_543}
+
 // runOptimizeBench rewrites an events table in arrival order sorted by user_id: Lore's
 // OPTIMIZE (the layout: bloom filters, page index, row groups of 2^20 rows) against
 // DuckDB's COPY (SELECT * … ORDER BY user_id) TO … (FORMAT parquet), each on its own
-// copy of the files, one after the other in this process. Peak resident memory is
-// the kernel's high-water mark, reset before each run.
-func runOptimizeBench(ctx context.Context, dataDir string, rows int64, files, threads int, stdout, stderr io.Writer) int {
-	src := filepath.Join(dataDir, fmt.Sprintf("events-arrival-%d-%d", rows, files))
+// copy of the files, one after the other in this process, under the same memory
+// budget. Peak resident memory is the kernel's high-water mark, reset before each
+// run. Then point lookups on user_id — Lore on its rewritten table, DuckDB on the
+// arrival-order files, as a user who had not rewritten them would run — and, after
+// ANALYZE, a range aggregate answered from zones.
+func runOptimizeBench(ctx context.Context, cfg OptimizeConfig, dataDir string, stdout, stderr io.Writer) int {
+	src := filepath.Join(dataDir, fmt.Sprintf("events-arrival-%d-%d", cfg.Rows, cfg.Files))
 	err := ensureData(src, stderr, func(out string, report func(done, total int64)) error {
-		return gen.Events(ctx, gen.EventsOptions{Rows: rows, Files: files, Out: out, Seed: 1, Progress: report})
+		return gen.Events(ctx, gen.EventsOptions{Rows: cfg.Rows, Files: cfg.Files, Out: out, Seed: 1, Progress: report})
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: cannot generate the events data: %v\n", err)
 		return 1
 	}
-	info, err := dataInfo(src)
-	if err != nil {
+	if err := optimizeBench(ctx, cfg, src, dataDir, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
+	return 0
+}
+
+func optimizeBench(ctx context.Context, cfg OptimizeConfig, src, dataDir string, stdout, stderr io.Writer) error {
+	info, err := dataInfo(src)
+	if err != nil {
+		return err
+	}
 	scratch, err := os.MkdirTemp(dataDir, "optimize-")
 	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
+		return err
 	}
 	defer os.RemoveAll(scratch)
 
 	loreDir := filepath.Join(scratch, "lore")
 	if err := copyParquet(src, loreDir); err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
+		return err
 	}
-	lf, err := optimizeLore(ctx, loreDir, filepath.Join(scratch, "home"), threads)
+	eng, err := lore.Open(ctx, lore.Options{Home: filepath.Join(scratch, "home"), Threads: cfg.Threads, MemoryLimit: cfg.Memory})
 	if err != nil {
-		fmt.Fprintf(stderr, "bench: lore: %v\n", err)
-		return 1
+		return err
 	}
-	os.RemoveAll(loreDir)
+	defer eng.Close()
+	fmt.Fprintln(stderr, "lore: OPTIMIZE …")
+	lf, err := optimizeLore(ctx, eng, loreDir, cfg.CPUProfile)
+	if err != nil {
+		return fmt.Errorf("lore: %w", err)
+	}
 	debug.FreeOSMemory()
-	df, err := optimizeDuck(ctx, src, filepath.Join(scratch, "duck.parquet"), threads)
+	duck, err := openDuckDB(ctx, cfg.Threads, []Table{{Name: "events", Dir: src}})
 	if err != nil {
-		fmt.Fprintf(stderr, "bench: duckdb: %v\n", err)
-		return 1
+		return err
 	}
-	fmt.Fprintf(stdout, "optimize: %d events rows in %d files (%d bytes), sorted by user_id, %d threads\n",
-		rows, info.Files, info.Bytes, threads)
+	defer duck.close()
+	for _, s := range []string{fmt.Sprintf("SET memory_limit = '%dMiB'", cfg.Memory>>20),
+		"SET temp_directory = " + sqlString(filepath.Join(scratch, "duck-tmp"))} {
+		if _, err := duck.db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("duckdb: %s: %w", s, err)
+		}
+	}
+	fmt.Fprintln(stderr, "duckdb: COPY … ORDER BY user_id …")
+	df, err := optimizeDuck(ctx, duck, filepath.Join(scratch, "duck.parquet"))
+	if err != nil {
+		return fmt.Errorf("duckdb: %w", err)
+	}
+	os.Remove(filepath.Join(scratch, "duck.parquet"))
+	fmt.Fprintf(stdout, "optimize: %d events rows in %d files (%d bytes), sorted by user_id, %d threads, memory budget %d MiB\n",
+		cfg.Rows, info.Files, info.Bytes, cfg.Threads, cfg.Memory>>20)
 	fmt.Fprintf(stdout, "%-8s %10s %10s %14s %14s %14s  %s\n", "engine", "seconds", "cpu_s", "peak_rss_mib", "base_rss_mib", "out_bytes", "")
 	for _, r := range []struct {
 		name string
@@ -79,18 +122,100 @@ func runOptimizeBench(ctx context.Context, dataDir string, rows int64, files, th
 		fmt.Fprintf(stdout, "%-8s %10.2f %10.2f %14.0f %14.0f %14d  %s\n", r.name, r.f.elapsed.Seconds(), r.f.cpu.Seconds(),
 			float64(r.f.peakRSS)/(1<<20), float64(r.f.baseRSS)/(1<<20), r.f.outBytes, r.f.note)
 	}
-	return 0
+	fmt.Fprintf(stdout, "optimize ratio lore/duckdb: %.2f (seconds), %.2f (cpu)\n",
+		lf.elapsed.Seconds()/df.elapsed.Seconds(), lf.cpu.Seconds()/df.cpu.Seconds())
+	return lookupBench(ctx, cfg, &loreEngine{eng: eng, settings: map[string]string{"result_cache": "false"}}, duck, stdout)
 }
 
-func optimizeLore(ctx context.Context, dir, home string, threads int) (optimizeFigures, error) {
-	var f optimizeFigures
-	e, err := lore.Open(ctx, lore.Options{Home: home, Threads: threads})
-	if err != nil {
-		return f, err
+// lookupBench times point lookups and, after ANALYZE, a range aggregate on user_id:
+// Lore on the rewritten table, DuckDB on the arrival-order files. It prints the
+// median of cfg.Rounds runs after a warm-up, the ratio, and what Lore read.
+func lookupBench(ctx context.Context, cfg OptimizeConfig, l *loreEngine, d *duckEngine, stdout io.Writer) error {
+	type query struct{ name, sql string }
+	var qs []query
+	for _, u := range lookupUsers {
+		qs = append(qs,
+			query{fmt.Sprintf("agg user_id=%d", u), fmt.Sprintf("SELECT count(*), sum(amount) FROM events WHERE user_id = %d", u)},
+			query{fmt.Sprintf("rows user_id=%d", u), fmt.Sprintf("SELECT * FROM events WHERE user_id = %d ORDER BY ts", u)})
 	}
-	defer e.Close()
+	fmt.Fprintf(stdout, "\n%-28s %10s %10s %8s  %s\n", "lookup (after OPTIMIZE)", "lore_ms", "duckdb_ms", "ratio", "lore read")
+	timeQ := func(e interface {
+		run(context.Context, string, bool) ([][]string, int, error)
+	}, q string) (float64, [][]string, error) {
+		var ms []float64
+		var rows [][]string
+		for i := 0; i <= cfg.Rounds; i++ {
+			start := time.Now()
+			out, _, err := e.run(ctx, q, true)
+			if err != nil {
+				return 0, nil, err
+			}
+			if i > 0 {
+				ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+			}
+			rows = out
+		}
+		return median(ms), rows, nil
+	}
+	report := func(name, q string) error {
+		lm, lrows, err := timeQ(l, q)
+		if err != nil {
+			return fmt.Errorf("lore: %s: %w", q, err)
+		}
+		read := describeRead(l.last)
+		dm, drows, err := timeQ(d, q)
+		if err != nil {
+			return fmt.Errorf("duckdb: %s: %w", q, err)
+		}
+		if len(lrows) != len(drows) {
+			read += fmt.Sprintf(" (ROW COUNTS DIFFER: lore %d, duckdb %d)", len(lrows), len(drows))
+		}
+		fmt.Fprintf(stdout, "%-28s %10.2f %10.2f %7.1fx  %s\n", name, lm, dm, dm/lm, read)
+		return nil
+	}
+	for _, q := range qs {
+		if err := report(q.name, q.sql); err != nil {
+			return err
+		}
+	}
+	if _, _, err := l.run(ctx, "ANALYZE events", false); err != nil {
+		return fmt.Errorf("lore: ANALYZE: %w", err)
+	}
+	l.settings["use_statistics"] = "true"
+	if err := report("narrow range agg (ANALYZEd)", "SELECT count(*), sum(amount) FROM events WHERE user_id BETWEEN 400000 AND 400999"); err != nil {
+		return err
+	}
+	return report("wide range agg (ANALYZEd)", "SELECT count(*), sum(amount) FROM events WHERE user_id BETWEEN 1000 AND 500000")
+}
+
+// describeRead says how Lore answered its last statement and what its scans read.
+func describeRead(r *lore.Record) string {
+	if r == nil {
+		return ""
+	}
+	var groups, files int64
+	for _, s := range r.Scans {
+		groups += s.RowGroupsRead
+		files += s.FilesOpened
+	}
+	return fmt.Sprintf("mode=%s row_groups_read=%d files_opened=%d", r.Execution.Mode, groups, files)
+}
+
+func optimizeLore(ctx context.Context, e *lore.Engine, dir, cpuProfile string) (optimizeFigures, error) {
+	var f optimizeFigures
 	if _, err := e.Query(ctx, "CREATE TABLE events WITH (location = "+sqlString(dir)+", clustered_by = ARRAY['user_id'])", nil); err != nil {
 		return f, err
+	}
+	if cpuProfile != "" {
+		pf, err := os.Create(cpuProfile)
+		if err != nil {
+			return f, err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return f, err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	f.baseRSS = resetPeakRSS()
 	start, cpu0 := time.Now(), cpuTime()
@@ -108,19 +233,17 @@ func optimizeLore(ctx context.Context, dir, home string, threads int) (optimizeF
 			f.note += fld.Name + "=" + res.Batches[0].Column(i).ValueStr(0) + " "
 		}
 	}
+	if ex := res.Record.Execution; ex.SpilledBytes > 0 {
+		f.note += fmt.Sprintf("spilled=%dMiB ", ex.SpilledBytes>>20)
+	}
 	return f, nil
 }
 
-func optimizeDuck(ctx context.Context, src, out string, threads int) (optimizeFigures, error) {
+func optimizeDuck(ctx context.Context, d *duckEngine, out string) (optimizeFigures, error) {
 	var f optimizeFigures
-	d, err := openDuckDB(ctx, threads, []Table{{Name: "events", Dir: src}})
-	if err != nil {
-		return f, err
-	}
-	defer d.close()
 	f.baseRSS = resetPeakRSS()
 	start, cpu0 := time.Now(), cpuTime()
-	_, err = d.db.ExecContext(ctx, "COPY (SELECT * FROM events ORDER BY user_id) TO "+sqlString(out)+" (FORMAT parquet)")
+	_, err := d.db.ExecContext(ctx, "COPY (SELECT * FROM events ORDER BY user_id) TO "+sqlString(out)+" (FORMAT parquet)")
 	f.elapsed, f.cpu = time.Since(start), cpuTime()-cpu0
 	f.peakRSS = peakRSS()
 	if err != nil {

@@ -60,6 +60,10 @@ type Env struct {
 	// join_spill.go). Without it they fail with RESOURCE_EXHAUSTED instead. The
 	// caller closes it when the statement ends, which removes every file.
 	Spill *Spill
+	// SortBatchRows, when positive, is the rows per batch a sort hands on instead of
+	// vector.BatchSize: OPTIMIZE asks for its writer's page length, so that each
+	// batch is encoded as one page without being joined with the next.
+	SortBatchRows int
 }
 
 // ScanStats are one scan's counters, for the query record.

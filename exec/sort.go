@@ -34,6 +34,8 @@ type sortOp struct {
 	runs  []*spillFile
 	// chunk is the rows per batch of the first run written.
 	chunk int
+	// rowBytes is the input's bytes per row, once read.
+	rowBytes int64
 	// bound, when the first key is a column of the scan below, passes the top-N's
 	// worst kept key to the scan, which then reads only rows that can beat it.
 	bound *dynamicBound
@@ -124,7 +126,7 @@ func (s *sortOp) start(ctx context.Context) error {
 	}
 	// The ordering and its normalized keys (two words, for most keys) and radix
 	// buffers, then the sorted copy of the rows, are held with the rows.
-	if err := s.res.resize(s.res.held + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
+	if err := s.res.resize(s.res.held + runKeyBytes*int64(all.Rows)); err != nil {
 		return err
 	}
 	perm, _, err := s.order(ctx, all)
@@ -136,14 +138,28 @@ func (s *sortOp) start(ctx context.Context) error {
 	}
 	// The rows are gathered in sort order a batch at a time: gathering millions
 	// takes a while, and a canceled statement stops between batches.
-	for lo := 0; lo < len(perm); lo += vector.BatchSize {
+	rows := s.batchRows()
+	for lo := 0; lo < len(perm); lo += rows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		hi := min(lo+vector.BatchSize, len(perm))
+		hi := min(lo+rows, len(perm))
 		s.out = append(s.out, (&vector.Batch{Cols: all.Cols, Rows: all.Rows, Sel: perm[lo:hi]}).Compact())
 	}
 	return nil
+}
+
+// batchRows is the rows per batch the sort hands on: vector.BatchSize, or more when
+// Env.SortBatchRows asks and a batch of them is small beside the budget.
+func (s *sortOp) batchRows() int {
+	n := s.bd.env.SortBatchRows
+	if n <= vector.BatchSize {
+		return vector.BatchSize
+	}
+	if s.res.budget != nil && s.rowBytes > 0 {
+		n = int(min(int64(n), s.res.budget.Limit()/(runShare*s.rowBytes)))
+	}
+	return max(n, vector.BatchSize)
 }
 
 // order returns the positions of b's rows in sort order, cut to the limit, and the

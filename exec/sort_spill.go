@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,16 +19,19 @@ import (
 // External merge sort. A sort whose input does not fit its share of the statement's
 // budget sorts what it holds, writes it to a spill file as a sorted run (the rows
 // with their sort keys after them, so the merge need not evaluate them again),
-// releases it and reads on. At the end the runs are merged, a batch at a time, into
+// releases it and reads on; runs are sorted and written in the background while the
+// input is read (runWriter). At the end the runs are merged, a batch at a time, into
 // the output: runs come in input order and ties go to the earlier run, so the sort
 // stays stable and its result is the in-memory sort's, row for row. When there are
 // more runs than can be merged at once within the budget, groups of them are first
 // merged into longer runs.
 
 // runShare is the part of the statement's budget one run may hold: sorting a run
-// also holds its keys, the ordering and a sorted chunk, and the operators around the
-// sort hold their own.
-const runShare = 4
+// also holds a copy, its keys and the ordering while the next run is read, the
+// operators around the sort hold their own, and the garbage collector, whose soft
+// limit is the engine's memory limit, needs room above what is live. Smaller runs
+// also sort faster: gathering a run's rows in key order reads it at random.
+const runShare = 8
 
 // chunksPerRun is how many batches a run is written as: the merge holds one batch of
 // each run it merges, so smaller batches let it merge more runs at once.
@@ -38,31 +42,68 @@ const maxFanIn = 64
 
 // gather reads the sort's input. When it fits the run share, it is returned whole
 // (runs is nil); else it is written as sorted runs, the last one included, and
-// returned as them.
+// returned as them. Runs are sorted and written by background goroutines (up to
+// one fewer than the statement's threads, at least one) while the input is read
+// on, each run holding its own part of the budget.
 func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error) {
 	width := len(s.node.Input.Columns())
 	var buf []*vector.Batch
-	var held int64
-	var runs []*spillFile
+	var held, allBytes, allRows int64
+	defer func() {
+		if allRows > 0 {
+			s.rowBytes = max(1, allBytes/allRows)
+		}
+	}()
 	spill := s.bd.env.Spill
 	runMax := int64(-1)
 	if spill != nil && s.res.budget != nil {
 		runMax = s.res.budget.Limit() / runShare
 	}
-	flush := func() error {
-		run, err := s.writeRun(ctx, buf, held)
-		if err != nil {
-			return err
+	w := newRunWriter(s, max(1, s.bd.env.Threads-1))
+	fail := func(err error) (*vector.Batch, []*spillFile, error) {
+		runs, _ := w.wait()
+		for _, r := range runs {
+			r.remove()
 		}
-		runs = append(runs, run)
-		buf, held = nil, 0
+		return nil, nil, err
+	}
+	// flush hands what is held to a run writer, its reservation with it.
+	flush := func() error {
+		rows := 0
+		for _, b := range buf {
+			rows += b.Rows
+		}
+		if s.chunk == 0 {
+			s.chunk = runChunk(rows)
+		}
+		// The run's whole need is reserved here, before the input reads on: the
+		// rows, their concatenated copy (of more than one batch), the keys and
+		// their ordering.
+		need := held + int64(runKeyBytes*rows)
+		if len(buf) > 1 {
+			need += held
+		}
+		res := reservation{budget: s.res.budget}
 		s.res.release()
-		return nil
+		if err := res.grow(need); err != nil {
+			if errs.CodeOf(err) != errs.ResourceExhausted {
+				return err
+			}
+			if err := w.idle(); err != nil {
+				return err
+			}
+			if err := res.grow(need); err != nil {
+				return err
+			}
+		}
+		err := w.start(ctx, buf, res)
+		buf, held = nil, 0
+		return err
 	}
 	for {
 		b, err := s.in.Next(ctx)
 		if err != nil {
-			return nil, runs, err
+			return fail(err)
 		}
 		if b == nil {
 			break
@@ -72,26 +113,33 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		}
 		b = b.Compact()
 		n := batchSize(b)
+		allBytes, allRows = allBytes+n, allRows+int64(b.Rows)
 		if runMax >= 0 && held > 0 && held+n > runMax {
 			if err := flush(); err != nil {
-				return nil, runs, err
+				return fail(err)
 			}
 		}
 		if err := s.res.grow(n); err != nil {
-			if runMax < 0 || held == 0 || errs.CodeOf(err) != errs.ResourceExhausted {
-				return nil, runs, err
+			if runMax < 0 || errs.CodeOf(err) != errs.ResourceExhausted {
+				return fail(err)
 			}
-			if err := flush(); err != nil {
-				return nil, runs, err
+			// Out of budget: the runs being written give theirs back when done.
+			if held > 0 {
+				if err := flush(); err != nil {
+					return fail(err)
+				}
+			}
+			if err := w.idle(); err != nil {
+				return fail(err)
 			}
 			if err := s.res.grow(n); err != nil {
-				return nil, runs, err
+				return fail(err)
 			}
 		}
 		buf = append(buf, b)
 		held += n
 	}
-	if runs == nil {
+	if w.count() == 0 {
 		if len(buf) < 2 {
 			all, err := concatBatches(ctx, buf, width)
 			return all, nil, err
@@ -108,30 +156,116 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 	}
 	if held > 0 {
 		if err := flush(); err != nil {
-			return nil, runs, err
+			return fail(err)
 		}
+	}
+	runs, err := w.wait()
+	if err != nil {
+		for _, r := range runs {
+			r.remove()
+		}
+		return nil, nil, err
 	}
 	return nil, runs, nil
 }
 
+// runKeyBytes is what sorting holds per row of a run besides the row: its keys,
+// normalized, their ordering and the radix sort's buffers.
+const runKeyBytes = 4 + 2*8 + 2*8 + 4
+
+// runChunk is the rows per batch a run of rows rows is written in.
+func runChunk(rows int) int { return max(128, min(vector.BatchSize, rows/chunksPerRun+1)) }
+
+// runWriter sorts and writes runs in background goroutines, at most par at once,
+// and keeps them in the order they were started: ties between runs go to the
+// earlier one, so that order keeps the sort stable.
+type runWriter struct {
+	s    *sortOp
+	slot chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	runs []*spillFile
+	err  error
+	// keys serializes the evaluation of the sort keys, whose compiled expressions
+	// are not for concurrent use.
+	keys sync.Mutex
+}
+
+func newRunWriter(s *sortOp, par int) *runWriter {
+	return &runWriter{s: s, slot: make(chan struct{}, par)}
+}
+
+// start writes buf as the next run, once a slot is free, and then releases res,
+// which holds what writing it needs. It returns the error of a run that failed
+// before, without starting.
+func (w *runWriter) start(ctx context.Context, buf []*vector.Batch, res reservation) error {
+	w.slot <- struct{}{}
+	w.mu.Lock()
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		<-w.slot
+		res.release()
+		return err
+	}
+	i := len(w.runs)
+	w.runs = append(w.runs, nil)
+	w.mu.Unlock()
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		run, err := w.s.writeRun(ctx, buf, &w.keys)
+		res.release()
+		w.mu.Lock()
+		w.runs[i] = run
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+		<-w.slot
+	}()
+	return nil
+}
+
+// count is the runs started.
+func (w *runWriter) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.runs)
+}
+
+// idle waits until no run is being written and returns the first error of one.
+func (w *runWriter) idle() error {
+	w.wg.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// wait waits for every run and returns those written, in order.
+func (w *runWriter) wait() ([]*spillFile, error) {
+	err := w.idle()
+	var runs []*spillFile
+	for _, r := range w.runs {
+		if r != nil {
+			runs = append(runs, r)
+		}
+	}
+	return runs, err
+}
+
 // writeRun sorts buf (held bytes) and writes it to a new spill file, its sort keys
-// appended to each row.
-func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, held int64) (*spillFile, error) {
+// appended to each row, in batches of s.chunk rows. The caller has reserved what it
+// holds meanwhile; the keys are evaluated under keyMu.
+func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex) (*spillFile, error) {
 	width := len(s.node.Input.Columns())
 	all, err := concatBatches(ctx, buf, width)
 	if err != nil {
 		return nil, err
 	}
-	// The concatenated copy (of more than one batch), the keys and their ordering
-	// are held while the run is sorted and written.
-	copied := held
-	if len(buf) < 2 {
-		copied = 0
-	}
-	if err := s.res.resize(held + copied + (4+2*8+2*8+4)*int64(all.Rows)); err != nil {
-		return nil, err
-	}
+	keyMu.Lock()
 	keys, err := s.keyColumns(ctx, all)
+	keyMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +278,7 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, held int64) 
 	if err != nil {
 		return nil, err
 	}
-	chunk := max(128, min(vector.BatchSize, all.Rows/chunksPerRun+1))
-	if s.chunk == 0 {
-		s.chunk = chunk
-	}
+	chunk := s.chunk
 	for lo := 0; lo < len(perm); lo += chunk {
 		if err := ctx.Err(); err != nil {
 			run.remove()
@@ -236,7 +367,7 @@ func (m *merger) less(x, y int) bool {
 
 // newMerger opens runs for merging.
 func (s *sortOp) newMerger(runs []*spillFile, width int, limit int64) (*merger, error) {
-	m := &merger{s: s, width: width, res: reservation{budget: s.res.budget}, limit: limit, rows: vector.BatchSize}
+	m := &merger{s: s, width: width, res: reservation{budget: s.res.budget}, limit: limit, rows: s.batchRows()}
 	for _, run := range runs {
 		r, err := run.reader()
 		if err != nil {
@@ -297,7 +428,7 @@ type segment struct {
 	lo, hi int
 }
 
-// next returns the next up to BatchSize merged rows with all their columns (keys
+// next returns the next up to m.rows merged rows with all their columns (keys
 // included), or nil when every run is read.
 func (m *merger) next(ctx context.Context) (*vector.Batch, error) {
 	if err := ctx.Err(); err != nil {
@@ -380,9 +511,13 @@ func (m *merger) close() {
 // mergeRuns merges runs until at most fanIn remain, each merge of fanIn runs writing
 // one longer run, and returns the merger of what remains.
 func (s *sortOp) mergeRuns(ctx context.Context, runs []*spillFile, width int) (*merger, error) {
-	// The merge holds one batch of each run, a run's batches being a
-	// chunksPerRun-th of the run share: so many fill half the budget.
-	fanIn := min(maxFanIn, chunksPerRun*runShare/2)
+	// The merge holds one batch of each run (its rows and their keys): as many as
+	// fill half the budget, at least two.
+	fanIn := maxFanIn
+	if b := s.res.budget; b != nil && s.rowBytes > 0 {
+		batch := 2 * int64(s.chunk) * s.rowBytes
+		fanIn = int(max(2, min(int64(maxFanIn), b.Limit()/2/batch)))
+	}
 	keyed := width + len(s.keys)
 	for len(runs) > fanIn {
 		m, err := s.newMerger(runs[:fanIn], width, -1)

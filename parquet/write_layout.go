@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
@@ -67,11 +66,13 @@ type WrittenFile struct {
 // first row-group boundary past FileBytes, every file with the column and offset
 // index, bloom filters on the clustering and bloom columns, dictionary encoding,
 // statistics, ZSTD level 3, sorting_columns and the clustering key in the footer.
-// Data pages hold LayoutPageRows rows (fewer when that many of the widest column's
-// values would pass LayoutPageBytes, judged from the first rows), the last of a row
-// group what is left. Sizes are the encoded, compressed bytes of the pages closed so
-// far: dictionaries are counted when their row group closes, so a limit may be
-// reached a page late.
+// Data pages hold at most LayoutPageRows rows (fewer when that many of the widest
+// column's values would pass LayoutPageBytes, judged from the first rows); a page
+// ends early where a written batch ends if it is at least half full, and the last
+// of a row group holds what is left. Columns are encoded in parallel (one goroutine
+// each) when none is nested. Sizes are the encoded, compressed bytes of the pages
+// closed so far: dictionaries are counted when their row group closes, so a limit
+// may be reached a page late.
 //
 // It verifies the clustering order across and within batches: rows out of order are
 // a bug in whoever sorted them, refused with an INTERNAL error rather than written
@@ -95,7 +96,7 @@ type LayoutWriter struct {
 	last []types.Value // the clustering key of the last row written; nil before any
 
 	f       *os.File
-	fw      *pqarrow.FileWriter
+	enc     fileEncoder
 	cur     WrittenFile
 	inGroup int64 // rows in the open row group
 	grouped bool  // a row group is open
@@ -136,6 +137,14 @@ func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOption
 		pq.WithStoreDecimalAsInteger(true),
 		pq.WithMaxRowGroupLength(opts.RowGroupRows),
 		pq.WithMaxBloomFilterBytes(layoutBloomMaxBytes),
+	}
+	// A column whose dictionary and indices would not be smaller than its plain
+	// values (timestamps, measurements: mostly distinct) falls back to plain pages at
+	// its first page instead of hashing every value of the row group first.
+	for _, f := range schema.Fields() {
+		if !types.IsNested(f.Type) {
+			props = append(props, pq.WithDictionaryCostFallbackFor(f.Name, true))
+		}
 	}
 	for _, name := range opts.ClusteredBy {
 		idx := schema.FieldIndices(name)
@@ -231,6 +240,11 @@ func (w *LayoutWriter) drain(final bool) error {
 			return nil
 		}
 		n = min(n, w.pendingRows)
+		// A page ends where a batch does when that leaves it at least half full:
+		// batches of about a page's rows are then encoded as they came, not joined.
+		if first := w.pending[0].NumRows(); first < n && 2*first >= w.pageRows {
+			n = first
+		}
 		if err := w.ensureGroup(); err != nil {
 			return err
 		}
@@ -238,14 +252,16 @@ func (w *LayoutWriter) drain(final bool) error {
 		if err != nil {
 			return err
 		}
-		err = w.fw.WriteBuffered(part)
+		err = w.enc.writePage(part)
 		part.Release()
 		if err != nil {
 			return fmt.Errorf("cannot write rows to %q: %w", w.cur.Path, err)
 		}
 		w.inGroup += n
 		w.cur.Rows += n
-		if w.inGroup >= w.opts.RowGroupRows || w.fw.RowGroupTotalCompressedBytes() >= w.opts.RowGroupBytes {
+		// An estimate past the limit is confirmed by the exact count.
+		if w.inGroup >= w.opts.RowGroupRows ||
+			w.enc.rowGroupBytes(false) >= w.opts.RowGroupBytes && w.enc.rowGroupBytes(true) >= w.opts.RowGroupBytes {
 			if err := w.closeGroup(); err != nil {
 				return err
 			}
@@ -384,24 +400,23 @@ func renderKey(k []types.Value) string {
 
 // ensureGroup opens a file and a row group when none is open.
 func (w *LayoutWriter) ensureGroup() error {
-	if w.fw == nil {
+	if w.enc == nil {
 		path := w.next()
 		f, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("cannot create %q: %w", path, err)
 		}
-		// The writer gets f without its Close, so that the file is synced before it
+		// The encoder gets f without its Close, so that the file is synced before it
 		// is closed.
-		fw, err := pqarrow.NewFileWriter(w.schema, struct{ io.Writer }{f}, w.props,
-			pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		enc, err := newFileEncoder(w.schema, struct{ io.Writer }{f}, w.props)
 		if err != nil {
 			f.Close()
 			return fmt.Errorf("cannot start Parquet file %q: %w", path, err)
 		}
-		w.f, w.fw, w.cur = f, fw, WrittenFile{Path: path}
+		w.f, w.enc, w.cur = f, enc, WrittenFile{Path: path}
 	}
 	if !w.grouped {
-		if err := w.fw.NewBufferedRowGroupChecked(); err != nil {
+		if err := w.enc.newRowGroup(); err != nil {
 			return fmt.Errorf("cannot start row group in %q: %w", w.cur.Path, err)
 		}
 		w.cur.RowGroups++
@@ -413,7 +428,10 @@ func (w *LayoutWriter) ensureGroup() error {
 // closeGroup ends the open row group, and the file when it has grown past FileBytes.
 func (w *LayoutWriter) closeGroup() error {
 	w.grouped, w.inGroup = false, 0
-	if w.fw.TotalCompressedBytes() >= w.opts.FileBytes {
+	if err := w.enc.closeRowGroup(); err != nil {
+		return fmt.Errorf("cannot finish a row group of %q: %w", w.cur.Path, err)
+	}
+	if w.enc.fileBytes() >= w.opts.FileBytes {
 		return w.closeFile()
 	}
 	return nil
@@ -421,8 +439,8 @@ func (w *LayoutWriter) closeGroup() error {
 
 // closeFile finishes the open file: footer, sync, close.
 func (w *LayoutWriter) closeFile() error {
-	fw, f := w.fw, w.f
-	w.fw, w.f, w.grouped, w.inGroup = nil, nil, false, 0
+	enc, f := w.enc, w.f
+	w.enc, w.f, w.grouped, w.inGroup = nil, nil, false, 0
 	kv := map[string]string{}
 	for k, v := range w.opts.KeyValue {
 		kv[k] = v
@@ -435,14 +453,11 @@ func (w *LayoutWriter) closeFile() error {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
-		if err := fw.AppendKeyValueMetadata(k, kv[k]); err != nil {
-			fw.Close()
-			f.Close()
-			return fmt.Errorf("cannot add footer metadata %q to %q: %w", k, w.cur.Path, err)
-		}
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = [2]string{k, kv[k]}
 	}
-	if err := fw.Close(); err != nil {
+	if err := enc.finish(pairs); err != nil {
 		f.Close()
 		return fmt.Errorf("cannot finish Parquet file %q: %w", w.cur.Path, err)
 	}
@@ -469,7 +484,7 @@ func (w *LayoutWriter) Close() ([]WrittenFile, error) {
 	if err := w.drain(true); err != nil {
 		return nil, err
 	}
-	if w.fw != nil {
+	if w.enc != nil {
 		if err := w.closeFile(); err != nil {
 			return nil, err
 		}
@@ -483,9 +498,9 @@ func (w *LayoutWriter) Abort() {
 		r.Release()
 	}
 	w.pending, w.pendingRows = nil, 0
-	if w.fw != nil {
-		w.fw.Close()
+	if w.enc != nil {
+		w.enc.abort()
 		w.f.Close()
-		w.fw, w.f, w.grouped, w.inGroup = nil, nil, false, 0
+		w.enc, w.f, w.grouped, w.inGroup = nil, nil, false, 0
 	}
 }
