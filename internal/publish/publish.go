@@ -62,6 +62,9 @@ type Stage struct {
 	Location string
 	ID       string
 	Dir      string
+	// manifested: the manifest is written, so the rewrite is to be finished, by
+	// Publish or by the next recovery, never discarded.
+	manifested bool
 }
 
 // NewStage makes the staging directory of rewrite id under location.
@@ -74,8 +77,15 @@ func NewStage(location, id string) (*Stage, error) {
 }
 
 // Discard removes the staging directory and what it holds: the rewrite is abandoned
-// before its manifest was written.
-func (s *Stage) Discard() error { return os.RemoveAll(s.Dir) }
+// before its manifest was written. Once the manifest is written it does nothing:
+// some new files may be in place and some replaced files gone, and only finishing
+// the manifest (Recover) leaves each row once.
+func (s *Stage) Discard() error {
+	if s.manifested {
+		return nil
+	}
+	return os.RemoveAll(s.Dir)
+}
 
 // Publish writes m's manifest and carries it out (see the package comment).
 func (s *Stage) Publish(m Manifest) error {
@@ -98,6 +108,7 @@ func (s *Stage) Publish(m Manifest) error {
 	if err := os.Rename(tmp, filepath.Join(s.Dir, manifestName)); err != nil {
 		return errs.New(errs.Internal, "cannot write manifest in %q: %w", s.Dir, err)
 	}
+	s.manifested = true
 	if err := syncDir(s.Dir); err != nil {
 		return err
 	}

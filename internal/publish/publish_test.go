@@ -126,3 +126,34 @@ func TestLockIsExclusive(t *testing.T) {
 	}
 	l3.Release()
 }
+
+// A publish that fails after its manifest is written is finished by recovery, never
+// discarded by its caller: some of its files may be in place already.
+func TestDiscardKeepsAManifestedRewrite(t *testing.T) {
+	loc := t.TempDir()
+	write(t, filepath.Join(loc, "old1.parquet"), "old")
+	write(t, filepath.Join(loc, "old2.parquet"), "old")
+	s, _ := NewStage(loc, "a")
+	write(t, filepath.Join(s.Dir, "0.parquet"), "new")
+	write(t, filepath.Join(s.Dir, "1.parquet"), "new")
+	m := Manifest{Add: []Move{{"0.parquet", "n0.parquet"}, {"1.parquet", "n1.parquet"}}, Remove: []string{"old1.parquet", "old2.parquet"}}
+	FailPoint = func(step string) {
+		if step == "renamed" {
+			panic("failed")
+		}
+	}
+	func() {
+		defer func() { recover() }()
+		s.Publish(m)
+	}()
+	FailPoint = nil
+	if err := s.Discard(); err != nil || !Pending(loc) {
+		t.Fatalf("Discard after the manifest: %v, pending %v", err, Pending(loc))
+	}
+	if _, err := Recover(loc); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, loc); !slices.Equal(got, []string{Dir, "n0.parquet", "n1.parquet"}) {
+		t.Fatalf("location holds %v", got)
+	}
+}
