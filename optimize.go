@@ -95,18 +95,6 @@ func (m *recoveredMarks) take(location string) bool {
 	return ok
 }
 
-// publishGuard keeps this engine's listings of a location from falling between a
-// rewrite's renames and its deletes, where they would list both the new files and the
-// ones they replace: a listing is read under the location's read lock, the publish
-// runs under its write lock. (Another process listing the directory then is not
-// kept out; see docs/layout.md.)
-type publishGuard struct{ m sync.Map } // location → *sync.RWMutex
-
-func (g *publishGuard) of(location string) *sync.RWMutex {
-	mu, _ := g.m.LoadOrStore(filepath.Clean(location), new(sync.RWMutex))
-	return mu.(*sync.RWMutex)
-}
-
 // optimizeHook, when set (by tests), is called after each batch OPTIMIZE writes.
 var optimizeHook func()
 
@@ -417,11 +405,7 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 		res.bytesAfter += f.Bytes
 	}
 	m.Remove = remove
-	guard := e.publishing.of(location)
-	guard.Lock()
-	err = stage.Publish(m)
-	guard.Unlock()
-	if err != nil {
+	if err := stage.Publish(m); err != nil {
 		return err
 	}
 	published = true
@@ -495,10 +479,7 @@ func (e *Engine) recoverLocation(location string) error {
 		return err
 	}
 	defer lock.Release()
-	guard := e.publishing.of(location)
-	guard.Lock()
 	done, err := publish.Recover(location)
-	guard.Unlock()
 	if done {
 		e.recovered.mark(location)
 		e.opts.Logger.Warn("finished or rolled back an interrupted OPTIMIZE", "location", location)

@@ -10,9 +10,15 @@
 // One rewrite per location at a time: Acquire takes LOCATION/_lore_optimize/lock with
 // flock, which the kernel releases when its holder dies, so a lock left by a killed
 // process is simply taken.
+//
+// Listings: the renames, deletes and the manifest's removal run under a second,
+// short lock (the publish lock, a flock on LOCATION/_lore_optimize), which every Lore
+// process's listing of the location takes shared through View, so that no listing
+// holds both a new file and one it replaces (view.go).
 package publish
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +27,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loredb/lore/errs"
 )
@@ -137,9 +144,20 @@ func validate(m Manifest) error {
 func local(p string) bool { return p != "" && filepath.IsLocal(filepath.FromSlash(p)) }
 
 // finish carries out a written manifest: renames, deletes, then the staging directory
-// goes. Every step may have been done before (by a process killed later): a staged
-// file already gone was renamed, a removed file already gone was deleted.
+// goes, all under the location's publish lock (view.go), so that no Lore listing
+// sees the files between. Every step may have been done before (by a process killed
+// later): a staged file already gone was renamed, a removed file already gone was
+// deleted.
 func finish(location, dir string, m Manifest) error {
+	root := filepath.Join(location, Dir)
+	d, err := lockDir(context.Background(), root, true, time.Now().Add(publishWait))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		unlock(d)
+		d.Close()
+	}()
 	dirs := map[string]bool{}
 	for _, a := range m.Add {
 		from := filepath.Join(dir, filepath.FromSlash(a.Staged))
