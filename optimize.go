@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -69,32 +68,6 @@ type optimizeResult struct {
 	progress func(done int64)
 }
 
-// recoveredMarks remembers the locations whose interrupted rewrite was finished or
-// rolled back by this engine and not yet reported by an OPTIMIZE of them. It lives in
-// memory: an engine restarted after the recovery reports nothing.
-type recoveredMarks struct {
-	mu  sync.Mutex
-	set map[string]bool
-}
-
-func (m *recoveredMarks) mark(location string) {
-	m.mu.Lock()
-	if m.set == nil {
-		m.set = map[string]bool{}
-	}
-	m.set[location] = true
-	m.mu.Unlock()
-}
-
-// take reports and forgets a mark.
-func (m *recoveredMarks) take(location string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ok := m.set[location]
-	delete(m.set, location)
-	return ok
-}
-
 // optimizeHook, when set (by tests), is called after each batch OPTIMIZE writes.
 var optimizeHook func()
 
@@ -118,10 +91,11 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	}
 	defer lock.Release()
 	var res optimizeResult
-	if res.recovered, err = publish.Recover(dir); err != nil {
+	if _, err = publish.Recover(dir); err != nil {
 		return nil, err
 	}
-	res.recovered = e.recovered.take(dir) || res.recovered
+	// Kept on disk by whichever process recovered, until an OPTIMIZE succeeds.
+	res.recovered = publish.Recovered(dir)
 	l, store, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return nil, err
@@ -172,6 +146,12 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	for _, group := range byDirectory(dir, l, files) {
 		if err := e.rewrite(ctx, env, t, dir, l, group, opts, &res); err != nil {
 			return nil, err
+		}
+	}
+	if res.recovered {
+		if err := publish.ClearRecovered(dir); err != nil {
+			// The next OPTIMIZE reports it again; this one's rewrite stands.
+			e.opts.Logger.Warn("cannot clear the recovered mark", "location", dir, "err", err)
 		}
 	}
 	fields := []arrow.Field{
@@ -481,7 +461,6 @@ func (e *Engine) recoverLocation(location string) error {
 	defer lock.Release()
 	done, err := publish.Recover(location)
 	if done {
-		e.recovered.mark(location)
 		e.opts.Logger.Warn("finished or rolled back an interrupted OPTIMIZE", "location", location)
 	}
 	return err

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -157,4 +159,47 @@ func TestOptimizeOtherProcessReads(t *testing.T) {
 		t.Fatalf("the other process counted only %d times:\n%s", counts, report)
 	}
 	t.Logf("the other process: %s", summary)
+}
+
+// TestOptimizeRecoveredAcrossProcesses kills an OPTIMIZE half way through its
+// publish, has a second process settle it by reading the table, and checks that a
+// third process (this one, whose engine never saw the recovery) reports it: its
+// first OPTIMIZE says recovered=true, the next false.
+func TestOptimizeRecoveredAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary twice")
+	}
+	dir := filepath.Join(t.TempDir(), "events")
+	copyDir(t, events(t, 40_000, 5, 4_000, false), dir)
+	home := t.TempDir()
+	e := open(t, lore.Options{Home: home})
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	want := cell(query(t, e, "SELECT count(*) FROM ev"), 0, 0)
+	e.Close()
+
+	crash := exec.Command(os.Args[0], "-test.run", "^TestOptimizeCrashChild$", "-test.count=1")
+	crash.Env = append(os.Environ(), "LORE_CRASH_HOME="+home, "LORE_CRASH_STEP=deleted", "LORE_CRASH_AT=1")
+	out, err := crash.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || !ee.Sys().(syscall.WaitStatus).Signaled() {
+		t.Fatalf("the OPTIMIZE was not killed (%v): %s", err, out)
+	}
+	if !publish.Pending(dir) || publish.Recovered(dir) {
+		t.Fatalf("after the kill: pending %v, recovered %v", publish.Pending(dir), publish.Recovered(dir))
+	}
+
+	out, err = readerChild(dir, "LORE_READER_MODE=once").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "count "+want+"\n") {
+		t.Fatalf("the reading process (%v), want count %s:\n%s", err, want, out)
+	}
+	if publish.Pending(dir) || !publish.Recovered(dir) {
+		t.Fatalf("after the read: pending %v, recovered %v", publish.Pending(dir), publish.Recovered(dir))
+	}
+
+	e3 := open(t, lore.Options{Home: home})
+	if row := optimizeRow(t, e3, "OPTIMIZE ev"); row["recovered"] != "true" || row["rows"] != want {
+		t.Fatalf("the first OPTIMIZE after the recovery reports %v", row)
+	}
+	if row := optimizeRow(t, e3, "OPTIMIZE ev"); row["recovered"] != "false" {
+		t.Fatalf("the second OPTIMIZE after the recovery reports %v", row)
+	}
 }

@@ -211,7 +211,8 @@ func Pending(location string) bool {
 }
 
 // Recover finishes or rolls back every rewrite of location that did not end; the
-// caller holds the location's lock. It reports whether there was any.
+// caller holds the location's lock. It reports whether there was any, and leaves
+// that on disk for Recovered.
 func Recover(location string) (bool, error) {
 	root := filepath.Join(location, Dir)
 	ents, err := os.ReadDir(root)
@@ -225,6 +226,12 @@ func Recover(location string) (bool, error) {
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
+		}
+		if !any {
+			// Before anything changes: a recovery killed part way is reported too.
+			if err := markRecovered(location); err != nil {
+				return false, err
+			}
 		}
 		any = true
 		dir := filepath.Join(root, e.Name())

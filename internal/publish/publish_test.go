@@ -317,3 +317,36 @@ func TestViewWithoutRewrites(t *testing.T) {
 		t.Fatalf("location holds %v", got)
 	}
 }
+
+// The recovered mark is on disk from before a recovery changes anything until it is
+// cleared; a recovery with nothing to do leaves none.
+func TestRecoveredMark(t *testing.T) {
+	loc := t.TempDir()
+	killedAt(t, loc, "deleted")
+	if Recovered(loc) {
+		t.Fatal("marked before any recovery")
+	}
+	// A recovery killed part way leaves the mark too.
+	FailPoint = func(s string) {
+		if s == "renamed" {
+			panic("killed")
+		}
+	}
+	func() {
+		defer func() { recover() }()
+		Recover(loc)
+	}()
+	FailPoint = nil
+	if !Recovered(loc) || !Pending(loc) {
+		t.Fatalf("recovery killed: recovered %v, pending %v", Recovered(loc), Pending(loc))
+	}
+	if ok, err := Recover(loc); err != nil || !ok || !Recovered(loc) {
+		t.Fatalf("Recover = %v, %v; recovered %v", ok, err, Recovered(loc))
+	}
+	if err := ClearRecovered(loc); err != nil || Recovered(loc) {
+		t.Fatalf("ClearRecovered = %v; recovered %v", err, Recovered(loc))
+	}
+	if ok, err := Recover(loc); err != nil || ok || Recovered(loc) {
+		t.Fatalf("Recover with nothing to do = %v, %v; recovered %v", ok, err, Recovered(loc))
+	}
+}
