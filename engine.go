@@ -42,11 +42,6 @@ type Engine struct {
 	listings listingCache
 	refresh  *refresher
 	admit    *admission
-	// recovered marks the locations whose interrupted OPTIMIZE this engine finished
-	// or rolled back, until an OPTIMIZE of them reports it.
-	recovered recoveredMarks
-	// publishing keeps listings out of a rewrite's publish.
-	publishing publishGuard
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.

@@ -68,3 +68,28 @@ func TestListingKeptWhileUnchanged(t *testing.T) {
 	}
 	count("1000", "context")
 }
+
+// A table OPTIMIZE rewrote is listed under the publish lock of its _lore_optimize
+// directory; taking that lock is no change, so the listing is kept all the same.
+func TestListingKeptAfterOptimize(t *testing.T) {
+	dir := events(t, 10_000, 2, 2_000, false)
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	store := &listCounter{}
+	lore.SetStore(e, store)
+	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
+	query(t, e, "OPTIMIZE ev")
+	if _, err := os.Stat(filepath.Join(dir, "_lore_optimize")); err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{"result_cache": "false", "use_statistics": "false"}
+	if got := cell(run(t, e, "SELECT count(*) FROM ev", settings), 0, 0); got != "10000" {
+		t.Fatalf("count %s", got)
+	}
+	before := store.lists.Load()
+	for range 5 {
+		run(t, e, "SELECT count(*) FROM ev", settings)
+	}
+	if n := store.lists.Load() - before; n != 0 {
+		t.Errorf("an optimized, unchanged table was listed %d times by 5 statements", n)
+	}
+}

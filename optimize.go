@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -69,44 +68,6 @@ type optimizeResult struct {
 	progress func(done int64)
 }
 
-// recoveredMarks remembers the locations whose interrupted rewrite was finished or
-// rolled back by this engine and not yet reported by an OPTIMIZE of them. It lives in
-// memory: an engine restarted after the recovery reports nothing.
-type recoveredMarks struct {
-	mu  sync.Mutex
-	set map[string]bool
-}
-
-func (m *recoveredMarks) mark(location string) {
-	m.mu.Lock()
-	if m.set == nil {
-		m.set = map[string]bool{}
-	}
-	m.set[location] = true
-	m.mu.Unlock()
-}
-
-// take reports and forgets a mark.
-func (m *recoveredMarks) take(location string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ok := m.set[location]
-	delete(m.set, location)
-	return ok
-}
-
-// publishGuard keeps this engine's listings of a location from falling between a
-// rewrite's renames and its deletes, where they would list both the new files and the
-// ones they replace: a listing is read under the location's read lock, the publish
-// runs under its write lock. (Another process listing the directory then is not
-// kept out; see docs/layout.md.)
-type publishGuard struct{ m sync.Map } // location → *sync.RWMutex
-
-func (g *publishGuard) of(location string) *sync.RWMutex {
-	mu, _ := g.m.LoadOrStore(filepath.Clean(location), new(sync.RWMutex))
-	return mu.(*sync.RWMutex)
-}
-
 // optimizeHook, when set (by tests), is called after each batch OPTIMIZE writes.
 var optimizeHook func()
 
@@ -130,10 +91,11 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	}
 	defer lock.Release()
 	var res optimizeResult
-	if res.recovered, err = publish.Recover(dir); err != nil {
+	if _, err = publish.Recover(dir); err != nil {
 		return nil, err
 	}
-	res.recovered = e.recovered.take(dir) || res.recovered
+	// Kept on disk by whichever process recovered, until an OPTIMIZE succeeds.
+	res.recovered = publish.Recovered(dir)
 	l, store, err := e.resolveTable(ctx, t, source.AsOf{})
 	if err != nil {
 		return nil, err
@@ -185,6 +147,12 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 	for _, group := range byDirectory(dir, l, files) {
 		if err := e.rewrite(ctx, env, t, dir, l, group, opts, &res); err != nil {
 			return nil, err
+		}
+	}
+	if res.recovered {
+		if err := publish.ClearRecovered(dir); err != nil {
+			// The next OPTIMIZE reports it again; this one's rewrite stands.
+			e.opts.Logger.Warn("cannot clear the recovered mark", "location", dir, "err", err)
 		}
 	}
 	fields := []arrow.Field{
@@ -422,11 +390,7 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 		res.bytesAfter += f.Bytes
 	}
 	m.Remove = remove
-	guard := e.publishing.of(location)
-	guard.Lock()
-	err = stage.Publish(m)
-	guard.Unlock()
-	if err != nil {
+	if err := stage.Publish(m); err != nil {
 		return err
 	}
 	published = true
@@ -500,12 +464,8 @@ func (e *Engine) recoverLocation(location string) error {
 		return err
 	}
 	defer lock.Release()
-	guard := e.publishing.of(location)
-	guard.Lock()
 	done, err := publish.Recover(location)
-	guard.Unlock()
 	if done {
-		e.recovered.mark(location)
 		e.opts.Logger.Warn("finished or rolled back an interrupted OPTIMIZE", "location", location)
 	}
 	return err

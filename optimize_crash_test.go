@@ -99,6 +99,9 @@ func TestOptimizeCrash(t *testing.T) {
 			if got := fingerprint(t, e2, "ev"); got != want {
 				t.Fatalf("after OPTIMIZE the table holds %s, want %s", got, want)
 			}
+			if row := optimizeRow(t, e2, "OPTIMIZE ev"); row["recovered"] != "false" {
+				t.Fatalf("the OPTIMIZE after the one that reported the recovery reports %v", row)
+			}
 			if leftovers, _ := filepath.Glob(filepath.Join(dir, publish.Dir, "*", "*")); len(leftovers) > 0 {
 				t.Fatalf("staging left behind: %v", leftovers)
 			}

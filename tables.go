@@ -10,6 +10,7 @@ import (
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/publish"
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/delta"
@@ -154,10 +155,20 @@ func (e *Engine) read(ctx context.Context, store storage.Store, format, location
 		if err := e.recoverLocation(location); err != nil {
 			return nil, err
 		}
-		guard := e.publishing.of(location)
-		guard.RLock()
-		defer guard.RUnlock()
-		return source.ResolveWith(ctx, store, location, source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings")))
+		facts := source.FactsDir(filepath.Join(e.opts.Home, "cache", "listings"))
+		if storage.Scheme(location) != "" {
+			return source.ResolveWith(ctx, store, location, facts)
+		}
+		// Every Lore process lists a local directory before or after each
+		// publish of a rewrite into it, never between (internal/publish).
+		dir, _ := storage.GlobBase(location)
+		var l *source.Listing
+		err := publish.View(ctx, dir, func() error { return e.recoverLocation(dir) }, func() error {
+			var err error
+			l, err = source.ResolveWith(ctx, store, location, facts)
+			return err
+		})
+		return l, err
 	case "delta":
 		return delta.Open(ctx, store, location, at)
 	case "iceberg":

@@ -10,9 +10,15 @@
 // One rewrite per location at a time: Acquire takes LOCATION/_lore_optimize/lock with
 // flock, which the kernel releases when its holder dies, so a lock left by a killed
 // process is simply taken.
+//
+// Listings: the renames, deletes and the manifest's removal run under a second,
+// short lock (the publish lock, a flock on LOCATION/_lore_optimize), which every Lore
+// process's listing of the location takes shared through View, so that no listing
+// holds both a new file and one it replaces (view.go).
 package publish
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +27,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/loredb/lore/errs"
 )
@@ -62,6 +69,9 @@ type Stage struct {
 	Location string
 	ID       string
 	Dir      string
+	// manifested: the manifest is written, so the rewrite is to be finished, by
+	// Publish or by the next recovery, never discarded.
+	manifested bool
 }
 
 // NewStage makes the staging directory of rewrite id under location.
@@ -74,8 +84,15 @@ func NewStage(location, id string) (*Stage, error) {
 }
 
 // Discard removes the staging directory and what it holds: the rewrite is abandoned
-// before its manifest was written.
-func (s *Stage) Discard() error { return os.RemoveAll(s.Dir) }
+// before its manifest was written. Once the manifest is written it does nothing:
+// some new files may be in place and some replaced files gone, and only finishing
+// the manifest (Recover) leaves each row once.
+func (s *Stage) Discard() error {
+	if s.manifested {
+		return nil
+	}
+	return os.RemoveAll(s.Dir)
+}
 
 // Publish writes m's manifest and carries it out (see the package comment).
 func (s *Stage) Publish(m Manifest) error {
@@ -98,6 +115,7 @@ func (s *Stage) Publish(m Manifest) error {
 	if err := os.Rename(tmp, filepath.Join(s.Dir, manifestName)); err != nil {
 		return errs.New(errs.Internal, "cannot write manifest in %q: %w", s.Dir, err)
 	}
+	s.manifested = true
 	if err := syncDir(s.Dir); err != nil {
 		return err
 	}
@@ -126,9 +144,20 @@ func validate(m Manifest) error {
 func local(p string) bool { return p != "" && filepath.IsLocal(filepath.FromSlash(p)) }
 
 // finish carries out a written manifest: renames, deletes, then the staging directory
-// goes. Every step may have been done before (by a process killed later): a staged
-// file already gone was renamed, a removed file already gone was deleted.
+// goes, all under the location's publish lock (view.go), so that no Lore listing
+// sees the files between. Every step may have been done before (by a process killed
+// later): a staged file already gone was renamed, a removed file already gone was
+// deleted.
 func finish(location, dir string, m Manifest) error {
+	root := filepath.Join(location, Dir)
+	d, err := lockDir(context.Background(), root, true, time.Now().Add(publishWait))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		unlock(d)
+		d.Close()
+	}()
 	dirs := map[string]bool{}
 	for _, a := range m.Add {
 		from := filepath.Join(dir, filepath.FromSlash(a.Staged))
@@ -182,7 +211,8 @@ func Pending(location string) bool {
 }
 
 // Recover finishes or rolls back every rewrite of location that did not end; the
-// caller holds the location's lock. It reports whether there was any.
+// caller holds the location's lock. It reports whether there was any, and leaves
+// that on disk for Recovered.
 func Recover(location string) (bool, error) {
 	root := filepath.Join(location, Dir)
 	ents, err := os.ReadDir(root)
@@ -196,6 +226,12 @@ func Recover(location string) (bool, error) {
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
+		}
+		if !any {
+			// Before anything changes: a recovery killed part way is reported too.
+			if err := markRecovered(location); err != nil {
+				return false, err
+			}
 		}
 		any = true
 		dir := filepath.Join(root, e.Name())
