@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math/bits"
+	"slices"
 )
 
 // The bounds search answers "which recorded files can hold a value of a column in
@@ -68,30 +69,36 @@ func levelStarts(lo []byte) string {
 	return string(doc)
 }
 
-// boundsSearch is the query of FilesMatching, the upper bound ?4 left out when
-// unbounded (text "" or the condition): ?1 table, ?2 column, ?3 lo or NULL, ?4 hi,
-// ?5 levelStarts(lo). The first part searches each level of the (level, min) index
-// from its start to hi, keeping the rows whose max reaches lo; the second reads the
-// rows without usable bounds from their partial index (every recorded file has a row
-// per column, so a file without bounds is a row found, not a row missing). The file
-// ids found then find the paths by primary key; UNION drops a file found twice.
+// boundsSearch is the bounds search of one column, the file ids of the files that
+// can match; hi is the upper bound's condition, or "" for none. Its parameters: ?1
+// table, ?2 column, ?3 lo or NULL, ?4 hi, ?5 levelStarts(lo). The first part searches
+// each level of the (level, min) index from its start up to hi, keeping the rows whose
+// max reaches lo; the second reads the rows without usable bounds from their partial
+// index (every recorded file has a row per column, so a file without bounds is a row
+// found, not a row missing). UNION drops a file found twice.
 func boundsSearch(hi string) string {
-	return `SELECT f.path FROM (
-		SELECT s.file_id FROM json_each(?5) AS l
+	return `SELECT s.file_id FROM json_each(?5) AS l
 			CROSS JOIN file_column_stats s INDEXED BY file_column_stats_by_level
 				ON s.table_id = ?1 AND s.column_id = ?2 AND s.level = l.key
 					AND s.min >= unhex(l.value)` + hi + `
 					AND s.max >= coalesce(?3, x'') AND s.level IS NOT NULL
 		UNION
 		SELECT s.file_id FROM file_column_stats s INDEXED BY file_column_stats_unbounded
-			WHERE s.table_id = ?1 AND s.column_id = ?2 AND s.level IS NULL
-	) AS m CROSS JOIN table_files f ON f.table_id = ?1 AND f.file_id = m.file_id
-	ORDER BY f.path`
+			WHERE s.table_id = ?1 AND s.column_id = ?2 AND s.level IS NULL`
+}
+
+// pathsOf is a bounds search's files as paths, found by primary key, in path order.
+func pathsOf(search string) string {
+	return `SELECT f.path FROM (` + search + `) AS m
+		CROSS JOIN table_files f ON f.table_id = ?1 AND f.file_id = m.file_id
+		ORDER BY f.path`
 }
 
 var (
-	boundsSearchBelow = boundsSearch(` AND s.min <= ?4`) // with an upper bound
-	boundsSearchAbove = boundsSearch(``)                 // from lo up
+	idsBelow   = boundsSearch(` AND s.min <= ?4`) // with an upper bound
+	idsAbove   = boundsSearch(``)                 // from lo up
+	pathsBelow = pathsOf(idsBelow)
+	pathsAbove = pathsOf(idsAbove)
 )
 
 // FilesMatching returns the paths of the recorded files of table tableID whose
@@ -101,9 +108,9 @@ var (
 // compare as bytes, which is the order of SPEC §3's encoding; a caller that trusts a
 // floating column's bounds only after a full read asks only then.
 func (c *Catalog) FilesMatching(ctx context.Context, tableID int64, columnID int, lo, hi []byte) ([]string, error) {
-	query := boundsSearchBelow
+	query := pathsBelow
 	if hi == nil {
-		query = boundsSearchAbove
+		query = pathsAbove
 	}
 	var out []string
 	err := c.readTx(ctx, func(tx *sql.Tx) error {
@@ -122,6 +129,116 @@ func (c *Catalog) FilesMatching(ctx context.Context, tableID int64, columnID int
 		return closeRows(rows)
 	})
 	return out, err
+}
+
+// ColumnRange is a range of one column's values, in the bounds encoding: nil Lo or
+// Hi is unbounded.
+type ColumnRange struct {
+	ColumnID int
+	Lo, Hi   []byte
+}
+
+// FileIDsMatching returns, in order, the ids (positions in the record's Files) of the
+// recorded files of table tableID that can hold a row in every one of ranges, by the
+// bounds search of each range (every file when there are none). It answers for the record whose source identity and
+// computation time are given: ok is false, and nothing is returned, when the
+// table's record is another (written since the caller read it) or none — its file
+// ids would name other files.
+func (c *Catalog) FileIDsMatching(ctx context.Context, tableID int64, identity string, computedAtMS int64,
+	ranges []ColumnRange) (ids []int, ok bool, err error) {
+	err = c.readTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM table_statistics
+			WHERE table_id = ? AND source_identity = ? AND computed_at_ms = ?`,
+			tableID, identity, computedAtMS).Scan(&n); err != nil {
+			return c.internal(err, "cannot read the statistics of table %d", tableID)
+		}
+		if ok = n == 1; !ok {
+			return nil
+		}
+		if len(ranges) == 0 {
+			var err error
+			ids, err = c.allFileIDs(ctx, tx, tableID)
+			return err
+		}
+		for k, r := range ranges {
+			found, err := c.fileIDs(ctx, tx, tableID, r)
+			if err != nil {
+				return err
+			}
+			if k == 0 {
+				ids = found
+			} else {
+				ids = intersect(ids, found)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return ids, ok, nil
+}
+
+// fileIDs is the bounds search of one range, its file ids in order.
+func (c *Catalog) fileIDs(ctx context.Context, tx *sql.Tx, tableID int64, r ColumnRange) ([]int, error) {
+	query := idsBelow
+	if r.Hi == nil {
+		query = idsAbove
+	}
+	rows, err := tx.QueryContext(ctx, query, tableID, r.ColumnID, blob(r.Lo), blob(r.Hi), levelStarts(r.Lo))
+	if err != nil {
+		return nil, c.internal(err, "cannot query the file bounds of table %d", tableID)
+	}
+	var ids []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, c.internal(err, "cannot query the file bounds of table %d", tableID)
+		}
+		ids = append(ids, id)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, err
+	}
+	slices.Sort(ids) // UNION's order is SQLite's choice
+	return slices.Compact(ids), nil
+}
+
+// allFileIDs is the ids of every recorded file of the table, in order.
+func (c *Catalog) allFileIDs(ctx context.Context, tx *sql.Tx, tableID int64) ([]int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT file_id FROM table_files WHERE table_id = ? ORDER BY file_id`, tableID)
+	if err != nil {
+		return nil, c.internal(err, "cannot read the files of table %d", tableID)
+	}
+	var ids []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, c.internal(err, "cannot read the files of table %d", tableID)
+		}
+		ids = append(ids, id)
+	}
+	return ids, closeRows(rows)
+}
+
+// intersect is the ids in both sorted lists a and b, in order.
+func intersect(a, b []int) []int {
+	out := a[:0]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }
 
 // setLevels gives the bounded rows of file_column_stats their level (migration 4):

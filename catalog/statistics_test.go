@@ -284,3 +284,40 @@ func TestBoundsSearchMigration(t *testing.T) {
 		t.Error("the record that is not JSON was deleted, not only its files")
 	}
 }
+
+// TestFileIDsMatching: the ranges of several columns are all met by the files
+// returned, and a record other than the one the caller names answers nothing.
+func TestFileIDsMatching(t *testing.T) {
+	c, _ := openTest(t)
+	ctx := context.Background()
+	tb, _, _ := c.CreateTable(ctx, sampleTable("events"), false)
+	s := sampleStatistics(tb.ID)
+	if err := c.PutStatistics(ctx, "events", s); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ranges []ColumnRange
+		want   []int
+	}{
+		{nil, []int{0, 1, 2}},
+		{[]ColumnRange{{ColumnID: 0, Lo: key(5), Hi: key(5)}}, []int{0, 2}},
+		// b.parquet states nothing of column 2: it may hold "n".
+		{[]ColumnRange{{ColumnID: 2, Lo: []byte("n")}}, []int{1, 2}},
+		{[]ColumnRange{{ColumnID: 0, Lo: key(5), Hi: key(5)}, {ColumnID: 2, Lo: []byte("n")}}, []int{2}},
+		{[]ColumnRange{{ColumnID: 0, Lo: key(40)}, {ColumnID: 0, Hi: key(0)}}, []int{2}},
+	} {
+		got, ok, err := c.FileIDsMatching(ctx, tb.ID, s.SourceIdentity, s.ComputedAtMS, tc.ranges)
+		if err != nil || !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: %v %v %v, want %v", tc.ranges, got, ok, err, tc.want)
+		}
+	}
+	for _, stamp := range []struct {
+		identity string
+		at       int64
+	}{{"other", s.ComputedAtMS}, {s.SourceIdentity, s.ComputedAtMS + 1}} {
+		got, ok, err := c.FileIDsMatching(ctx, tb.ID, stamp.identity, stamp.at, nil)
+		if err != nil || ok || got != nil {
+			t.Errorf("another record %v: %v %v %v", stamp, got, ok, err)
+		}
+	}
+}

@@ -443,7 +443,7 @@ func TestFileBoundsRangeQueryUsesIndex(t *testing.T) {
 	if err := c.PutStatistics(ctx, "events", benchFiles(tb.ID, 100)); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{boundsSearchBelow, boundsSearchAbove} {
+	for _, q := range []string{pathsBelow, pathsAbove} {
 		rows, err := c.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, tb.ID, 3, key(5), key(5), levelStarts(key(5)))
 		if err != nil {
 			t.Fatal(err)
