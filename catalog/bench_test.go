@@ -70,7 +70,8 @@ func benchFiles(id int64, n int) Statistics {
 
 // BenchmarkFilesMatching10k asks the bounds index of a table of 10,000 files which
 // files can match a point (one file matches, beside the few without bounds) and a
-// wide range (half the files).
+// wide range (half the files): as paths (FilesMatching) and as the file ids a scan
+// asks for (FileIDsMatching).
 func BenchmarkFilesMatching10k(b *testing.B) {
 	ctx := context.Background()
 	c := benchCatalog(b)
@@ -78,7 +79,8 @@ func BenchmarkFilesMatching10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := c.PutStatistics(ctx, "events", benchFiles(tb.ID, 10_000)); err != nil {
+	s := benchFiles(tb.ID, 10_000)
+	if err := c.PutStatistics(ctx, "events", s); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
@@ -98,6 +100,19 @@ func BenchmarkFilesMatching10k(b *testing.B) {
 				}
 				if len(paths) < bc.want-10 || len(paths) > bc.want+10 {
 					b.Fatalf("%d files match, want about %d", len(paths), bc.want)
+				}
+			}
+		})
+		b.Run("ids-"+bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			r := []ColumnRange{{ColumnID: 3, Lo: bc.lo, Hi: bc.hi}}
+			for b.Loop() {
+				ids, ok, err := c.FileIDsMatching(ctx, tb.ID, s.SourceIdentity, s.ComputedAtMS, r)
+				if err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				if len(ids) < bc.want-10 || len(ids) > bc.want+10 {
+					b.Fatalf("%d files match, want about %d", len(ids), bc.want)
 				}
 			}
 		})
