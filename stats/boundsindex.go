@@ -35,8 +35,11 @@ func (r *Record) IndexedFileMetas(ctx context.Context, l *source.Listing, filter
 	for i, f := range filters {
 		columns[i] = f.Column
 	}
+	if index == nil || !r.listsFilesOf(l) {
+		return r.FileMetas(l, columns), nil
+	}
 	ranges := r.ranges(l, filters)
-	if index == nil || len(ranges) == 0 || !r.listsFilesOf(l) {
+	if len(ranges) == 0 {
 		return r.FileMetas(l, columns), nil
 	}
 	files, ok, err := index(ctx, ranges)
