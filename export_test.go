@@ -25,3 +25,7 @@ func ProcKB(path, key string) int64 { return procKB(path, key) }
 // SetOptimizeHook sets the function OPTIMIZE calls after each batch it writes; nil
 // removes it.
 func SetOptimizeHook(f func()) { optimizeHook = f }
+
+// SetBoundsIndexMinFiles sets the fewest files for which a scan asks the catalog's
+// bounds index, and returns the setting it replaced.
+func SetBoundsIndexMinFiles(n int64) int64 { return boundsIndexMinFiles.Swap(n) }

@@ -3,6 +3,7 @@ package lore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/stats"
@@ -80,4 +81,27 @@ func (e *Engine) putStatistics(ctx context.Context, t catalog.Table, rec *stats.
 		row.Files = append(row.Files, sf)
 	}
 	return e.catalog.PutStatistics(ctx, t.Name, row)
+}
+
+// boundsIndexMinFiles is the fewest files for which a scan asks the catalog's bounds
+// index which files can match (docs/pruning.md). The index's answer costs about
+// 0.15 ms whatever the table, checking the record's bounds in memory about 0.25 µs a
+// file: below about a thousand files the memory check is the cheaper. Tests lower it.
+var boundsIndexMinFiles = func() *atomic.Int64 {
+	var n atomic.Int64
+	n.Store(1000)
+	return &n
+}()
+
+// boundsIndex asks the catalog's bounds index which files of rec, the record of
+// table tableID, can match: it answers only while the catalog holds that very record.
+func (e *Engine) boundsIndex(tableID int64, rec *stats.Record) stats.BoundsIndex {
+	identity, computedAt := rec.SourceVersion.IdentitySHA256, rec.ComputedAtMS
+	return func(ctx context.Context, ranges []stats.ColumnRange) ([]int, bool, error) {
+		cr := make([]catalog.ColumnRange, len(ranges))
+		for i, r := range ranges {
+			cr[i] = catalog.ColumnRange{ColumnID: r.Column, Lo: r.Lo, Hi: r.Hi}
+		}
+		return e.catalog.FileIDsMatching(ctx, tableID, identity, computedAt, cr)
+	}
 }

@@ -67,6 +67,9 @@ func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*
 	if ref.Stats, err = c.e.statistics(ctx, t.ID); err != nil {
 		return nil, err
 	}
+	if ref.Stats != nil && int64(len(l.Files)) >= boundsIndexMinFiles.Load() {
+		ref.Bounds = c.e.boundsIndex(t.ID, ref.Stats)
+	}
 	if at.Latest() {
 		// An older version never refreshes the record of the latest.
 		c.e.maybeRefresh(ctx, t, ref.Stats, ref.Version)

@@ -16,6 +16,9 @@ type migration struct {
 	version int
 	name    string
 	stmts   []string
+	// then, when set, runs after stmts in the same transaction: for a step that
+	// computes values SQL cannot.
+	then func(ctx context.Context, tx *sql.Tx) error
 }
 
 // migrations is the schema history. Versions start at 1 and increase by one.
@@ -161,6 +164,46 @@ var migrations = []migration{
 	{version: 3, name: "table storage options", stmts: []string{
 		`ALTER TABLE tables ADD COLUMN storage_options TEXT NOT NULL DEFAULT '{}'`,
 	}},
+
+	// "Which files can match" becomes index searches that visit about the matching
+	// entries only (docs/format/catalog.md, "The bounds search").
+	//
+	// A file that has no usable bounds for a column may hold anything, so the search
+	// returns it; it used to find those files by a NOT EXISTS per recorded file, which
+	// visits every file. Now every recorded file has a row per column of the record —
+	// one that states nothing when nothing is known — and the rows without usable
+	// bounds have their own partial index, searched by (table, column). Existing
+	// records gain the rows they lacked: a column's ids are 0 … n-1, n the columns of
+	// the record's document. A document that is not JSON (which no build reads back as
+	// a record) cannot say n; its per-file rows are dropped, so that nothing keeps half
+	// of what the search relies on.
+	//
+	// A range [lo, hi] was a search of the (max, min) index from lo up, which visits
+	// every file above lo: half of the files for a point in the middle of a clustered
+	// table. Now each bounded row has a level, the bit length of the width of its
+	// bounds' first eight bytes, and the (level, min) index is searched, level by
+	// level, only from lo less the level's width.
+	{version: 4, name: "bounds search", stmts: []string{
+		`DELETE FROM table_files WHERE table_id IN (
+			SELECT table_id FROM table_statistics WHERE NOT json_valid(CAST(document AS TEXT)))`,
+		`WITH RECURSIVE record_columns (table_id, column_id, n) AS (
+			SELECT table_id, 0, json_array_length(CAST(document AS TEXT), '$.columns')
+				FROM table_statistics WHERE json_valid(CAST(document AS TEXT))
+			UNION ALL
+			SELECT table_id, column_id + 1, n FROM record_columns WHERE column_id + 1 < n)
+		INSERT INTO file_column_stats (table_id, file_id, column_id)
+			SELECT f.table_id, f.file_id, c.column_id
+				FROM table_files f JOIN record_columns c ON c.table_id = f.table_id
+				WHERE c.column_id < c.n
+			ON CONFLICT (table_id, file_id, column_id) DO NOTHING`,
+		`ALTER TABLE file_column_stats ADD COLUMN level INTEGER CHECK (level BETWEEN 0 AND 64)`,
+		`CREATE INDEX file_column_stats_unbounded
+			ON file_column_stats (table_id, column_id, file_id) WHERE level IS NULL`,
+		`CREATE INDEX file_column_stats_by_level
+			ON file_column_stats (table_id, column_id, level, min, max) WHERE level IS NOT NULL`,
+		`DROP INDEX file_column_stats_by_min`,
+		`DROP INDEX file_column_stats_by_max`,
+	}, then: setLevels},
 }
 
 // LatestSchemaVersion is the newest catalog schema version this build knows.
@@ -218,6 +261,11 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 			}
 			for _, stmt := range m.stmts {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return c.internal(err, "cannot apply migration %d (%s)", m.version, m.name)
+				}
+			}
+			if m.then != nil {
+				if err := m.then(ctx, tx); err != nil {
 					return c.internal(err, "cannot apply migration %d (%s)", m.version, m.name)
 				}
 			}

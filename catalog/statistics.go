@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 
 	"github.com/loredb/lore/errs"
 )
@@ -78,21 +79,20 @@ func (c *Catalog) PutStatistics(ctx context.Context, name string, s Statistics) 
 		}
 		defer fileStmt.Close()
 		colStmt, err := tx.PrepareContext(ctx, `INSERT INTO file_column_stats
-			(table_id, file_id, column_id, min, max, bounds_exact, null_count, has_nan) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			(table_id, file_id, column_id, min, max, bounds_exact, null_count, has_nan, level)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return c.internal(err, "cannot write the file statistics of %q", name)
 		}
 		defer colStmt.Close()
+		columns := recordColumns(s.Files)
 		for id, f := range s.Files {
 			if _, err := fileStmt.ExecContext(ctx, s.TableID, id, f.Path, f.Rows, f.Bytes, f.LastModifiedMS); err != nil {
 				return c.internal(err, "cannot write file %q of %q", f.Path, name)
 			}
-			for _, fc := range f.Columns {
-				if fc.Min == nil && fc.Max == nil && fc.NullCount == nil && !fc.HasNaN {
-					continue // nothing known
-				}
+			for _, fc := range fileColumns(f, columns) {
 				if _, err := colStmt.ExecContext(ctx, s.TableID, id, fc.ColumnID, blob(fc.Min), blob(fc.Max),
-					fc.BoundsExact, fc.NullCount, fc.HasNaN); err != nil {
+					fc.BoundsExact, fc.NullCount, fc.HasNaN, levelOf(fc.Min, fc.Max, fc.HasNaN)); err != nil {
 					return c.internal(err, "cannot write the statistics of file %q of %q", f.Path, name)
 				}
 			}
@@ -105,6 +105,37 @@ func (c *Catalog) PutStatistics(ctx context.Context, name string, s Statistics) 
 			"files":          len(s.Files),
 		})
 	})
+}
+
+// recordColumns are the column ids any of files states something of, in order.
+func recordColumns(files []StatisticsFile) []int {
+	var ids []int
+	for _, f := range files {
+		for _, fc := range f.Columns {
+			ids = append(ids, fc.ColumnID)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// fileColumns are f's rows of file_column_stats: one per column of columns, in that
+// order, a column f states nothing of (or its first statement of a repeated column)
+// as a row without bounds. Every file has a row per column so that the files without
+// bounds for a column are found by an index search (FilesMatching), not by looking
+// for the rows that are not there.
+func fileColumns(f StatisticsFile, columns []int) []FileColumnStats {
+	out := make([]FileColumnStats, len(columns))
+	stated := make([]bool, len(columns))
+	for i, id := range columns {
+		out[i].ColumnID = id
+	}
+	for _, fc := range f.Columns {
+		if i, ok := slices.BinarySearch(columns, fc.ColumnID); ok && !stated[i] {
+			out[i], stated[i] = fc, true
+		}
+	}
+	return out
 }
 
 // blob stores nil as NULL and an empty bound (the empty string) as an empty BLOB.
@@ -146,38 +177,4 @@ func (c *Catalog) StatisticsStamp(ctx context.Context, tableID int64) (identity 
 		return "", 0, false, c.internal(err, "cannot read the statistics of table %d", tableID)
 	}
 	return identity, computedAtMS, true, nil
-}
-
-// FilesMatching returns the paths of the recorded files of table tableID whose
-// bounds of column columnID may hold a value in [lo, hi] (nil lo or hi: unbounded),
-// in path order, answered from the bounds index. A file without bounds for the
-// column may hold anything and is returned.
-func (c *Catalog) FilesMatching(ctx context.Context, tableID int64, columnID int, lo, hi []byte) ([]string, error) {
-	var out []string
-	err := c.readTx(ctx, func(tx *sql.Tx) error {
-		// Files whose bounds meet [lo, hi]: a range scan of the (max, min) index; then
-		// files with no bounds for the column, which may hold anything.
-		rows, err := tx.QueryContext(ctx, `SELECT f.path FROM table_files f
-			WHERE f.table_id = ?1 AND (
-				f.file_id IN (SELECT s.file_id FROM file_column_stats s INDEXED BY file_column_stats_by_max
-					WHERE s.table_id = ?1 AND s.column_id = ?2 AND s.max >= coalesce(?3, x'') AND s.min IS NOT NULL
-						AND (?4 IS NULL OR s.min <= ?4))
-				OR NOT EXISTS (SELECT 1 FROM file_column_stats s
-					WHERE s.table_id = ?1 AND s.file_id = f.file_id AND s.column_id = ?2
-						AND s.min IS NOT NULL AND s.max IS NOT NULL))
-			ORDER BY f.path`, tableID, columnID, blob(lo), blob(hi))
-		if err != nil {
-			return c.internal(err, "cannot query the file bounds of table %d", tableID)
-		}
-		for rows.Next() {
-			var p string
-			if err := rows.Scan(&p); err != nil {
-				rows.Close()
-				return c.internal(err, "cannot query the file bounds of table %d", tableID)
-			}
-			out = append(out, p)
-		}
-		return closeRows(rows)
-	})
-	return out, err
 }

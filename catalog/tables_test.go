@@ -428,14 +428,23 @@ func TestDropCascades(t *testing.T) {
 	}
 }
 
+// TestFileBoundsRangeQueryUsesIndex: the bounds search (FilesMatching's queries, with
+// an upper bound and without) reads file_column_stats and table_files by index
+// searches only — the bounded rows by (level, min) range, the files without bounds
+// through their partial index, the paths by primary key — and never scans either
+// table, which would visit every file.
 func TestFileBoundsRangeQueryUsesIndex(t *testing.T) {
 	ctx := context.Background()
 	c, _ := openTest(t)
-	for _, q := range []string{
-		`SELECT file_id FROM file_column_stats WHERE table_id = 1 AND column_id = 0 AND max > x'05'`,
-		`SELECT file_id FROM file_column_stats WHERE table_id = 1 AND column_id = 0 AND min < x'05'`,
-	} {
-		rows, err := c.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q)
+	tb, _, err := c.CreateTable(ctx, sampleTable("events"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PutStatistics(ctx, "events", benchFiles(tb.ID, 100)); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{pathsBelow, pathsAbove} {
+		rows, err := c.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, tb.ID, 3, key(5), key(5), levelStarts(key(5)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,8 +459,19 @@ func TestFileBoundsRangeQueryUsesIndex(t *testing.T) {
 		}
 		rows.Close()
 		joined := strings.Join(plan, "; ")
-		if !strings.Contains(joined, "USING COVERING INDEX file_column_stats_by_") {
-			t.Errorf("%s\nplan: %s", q, joined)
+		for _, want := range []string{
+			"SEARCH s USING COVERING INDEX file_column_stats_by_level (table_id=? AND column_id=? AND level=? AND min>?",
+			"SEARCH s USING INDEX file_column_stats_unbounded (table_id=? AND column_id=?)",
+			"SEARCH f USING PRIMARY KEY (table_id=? AND file_id=?)",
+		} {
+			if !strings.Contains(joined, want) {
+				t.Errorf("plan lacks %q:\n%s", want, joined)
+			}
+		}
+		for _, step := range plan {
+			if strings.HasPrefix(step, "SCAN s") || strings.HasPrefix(step, "SCAN f") {
+				t.Errorf("plan scans a table: %s\n%s", step, joined)
+			}
 		}
 	}
 }

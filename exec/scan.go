@@ -284,15 +284,16 @@ func planScan(ctx context.Context, env *Env, scan *plan.Scan, names []string, fi
 	spec := source.ScanSpec{Columns: names, Filters: filters}
 	if ref := scan.Ref; len(filters) > 0 && !env.IgnoreStatistics && ref.Stats != nil {
 		// The record's per-file bounds rule files out before their footers are read:
-		// all of them when the record is current, else those of the files it
-		// measured that have not changed since.
-		cols := make([]string, len(filters))
-		for i, f := range filters {
-			cols[i] = f.Column
-		}
+		// all of them when the record is current (found by the catalog's bounds
+		// index where it answers the filters), else those of the files it measured
+		// that have not changed since.
 		if stats.Current(ref.Stats, ref.Version, ref.Rows) {
-			spec.Known = ref.Stats.FileMetas(ref.Listing, cols)
+			spec.Known, spec.Excluded = ref.Stats.IndexedFileMetas(ctx, ref.Listing, filters, ref.Bounds)
 		} else {
+			cols := make([]string, len(filters))
+			for i, f := range filters {
+				cols[i] = f.Column
+			}
 			spec.Known = ref.Stats.UnchangedFileMetas(ref.Listing, cols)
 		}
 	}

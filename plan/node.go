@@ -54,6 +54,9 @@ type TableRef struct {
 	Version source.Version
 	// Stats is the table's statistics record, current or not, or nil.
 	Stats *stats.Record
+	// Bounds, when set, asks the catalog's bounds index which of Stats' files can
+	// match a scan's filters.
+	Bounds stats.BoundsIndex
 	// Store, when set, is the store the table's files are read through (a table
 	// registered with its own storage options); nil is the statement's.
 	Store storage.Store

@@ -34,6 +34,11 @@ type ScanSpec struct {
 	// the very file listed (same path, size and change marker). nil, or a nil entry,
 	// when nothing is known.
 	Known []*FileMeta
+	// Excluded marks, by index into Files, the files the table's statistics record
+	// rules out by its bounds (found by the catalog's bounds index): they are not
+	// opened. Like Known, every file it marks must be the very file the record
+	// measured. nil when nothing is excluded this way.
+	Excluded []bool
 }
 
 // Morsel is one unit of parallel work: a row group of a file, or a range of its rows
@@ -237,6 +242,10 @@ func (l *Listing) Plan(ctx context.Context, store storage.Store, spec ScanSpec, 
 				c.FilesSkipped.Add(1)
 				continue
 			}
+		}
+		if ref.Meta == nil && fi < len(spec.Excluded) && spec.Excluded[fi] {
+			c.FilesSkipped.Add(1)
+			continue
 		}
 		if ref.Meta == nil && fi < len(spec.Known) {
 			ref.Meta = spec.Known[fi]

@@ -243,13 +243,8 @@ const (
 // other column is left unknown. nil when the record does not list l's files one by
 // one. A floating column gives no bounds unless a full read found no NaN in it.
 func (r *Record) FileMetas(l *source.Listing, columns []string) []*source.FileMeta {
-	if !r.PerFileComplete || len(r.PerFile) != len(l.Files) {
+	if !r.listsFilesOf(l) {
 		return nil
-	}
-	for k, pf := range r.PerFile {
-		if pf.Path != l.Files[k].Info.Path {
-			return nil
-		}
 	}
 	return r.fileMetas(l, columns, func(k int) int { return k })
 }
@@ -315,8 +310,14 @@ func (r *Record) fileMetas(l *source.Listing, columns []string, at func(i int) i
 	for _, w := range ws {
 		width = max(width, w.field+1)
 	}
-	metas := make([]source.FileMeta, len(l.Files))
-	cols := make([]parquet.ColumnStats, width*len(l.Files))
+	n := 0
+	for i := range l.Files {
+		if at(i) >= 0 {
+			n++
+		}
+	}
+	metas := make([]source.FileMeta, n)
+	cols := make([]parquet.ColumnStats, width*n)
 	out := make([]*source.FileMeta, len(l.Files))
 	for i := range l.Files {
 		k := at(i)
@@ -324,10 +325,12 @@ func (r *Record) fileMetas(l *source.Listing, columns []string, at func(i int) i
 			continue
 		}
 		pf := r.PerFile[k]
-		m := &metas[i]
+		m := &metas[0]
+		metas = metas[1:]
 		m.Rows = pf.Rows
 		if width > 0 {
-			m.Columns = cols[i*width : (i+1)*width : (i+1)*width]
+			m.Columns = cols[:width:width]
+			cols = cols[width:]
 		}
 		for _, w := range ws {
 			if w.col >= len(pf.Columns) {
