@@ -47,7 +47,7 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 	spill := s.bd.env.Spill
 	runMax := int64(-1)
 	if spill != nil && s.res.budget != nil {
-		runMax = s.res.budget.Limit() / runShare
+		runMax = s.res.budget.Limit() / (runShare * max(s.share, 1))
 	}
 	flush := func() error {
 		run, err := s.writeRun(ctx, buf, held)
