@@ -34,6 +34,9 @@ type sortOp struct {
 	runs  []*spillFile
 	// chunk is the rows per batch of the first run written.
 	chunk int
+	// keyCols are, per key, the column of the rows a run's key is (a column key
+	// is not written twice), or -1 for a key written after the rows' columns.
+	keyCols []int
 	// bound, when the first key is a column of the scan below, passes the top-N's
 	// worst kept key to the scan, which then reads only rows that can beat it.
 	bound *dynamicBound

@@ -139,7 +139,7 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, held int64) 
 	if err != nil {
 		return nil, err
 	}
-	cols := append(append([]arrow.Array(nil), all.Cols...), mergeKeys(keys)...)
+	cols := append(append([]arrow.Array(nil), all.Cols...), s.spilledKeys(all, mergeKeys(keys))...)
 	run, err := s.bd.env.Spill.newSpillFile("sort", len(cols))
 	if err != nil {
 		return nil, err
@@ -164,6 +164,46 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, held int64) 
 		return nil, err
 	}
 	return run, nil
+}
+
+// spilledKeys returns the key columns a run is written with after the rows'
+// columns: the keys that are not one of those columns. The first run decides which
+// are (s.keyCols), for every run.
+func (s *sortOp) spilledKeys(all *vector.Batch, keys []arrow.Array) []arrow.Array {
+	if s.keyCols == nil {
+		s.keyCols = make([]int, len(keys))
+		for i, k := range s.node.Keys {
+			s.keyCols[i] = -1
+			// A column key is the column itself, which the run holds already, unless
+			// the merge compares an encoding of its values.
+			if c, ok := k.E.(*plan.ColRef); ok && c.Idx < len(all.Cols) && all.Cols[c.Idx] != nil && !kernels.NestedOrderable(c.T) {
+				s.keyCols[i] = c.Idx
+			}
+		}
+	}
+	var out []arrow.Array
+	for i, k := range keys {
+		if s.keyCols[i] < 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// runKeys returns the key columns of a batch of a run: the rows' own columns for
+// column keys, the columns after the rows' (width of them) for the others.
+func (s *sortOp) runKeys(b *vector.Batch, width int) []arrow.Array {
+	out := make([]arrow.Array, len(s.keyCols))
+	j := width
+	for i, c := range s.keyCols {
+		if c >= 0 {
+			out[i] = b.Cols[c]
+			continue
+		}
+		out[i] = b.Cols[j]
+		j++
+	}
+	return out
 }
 
 // mergeKeys are sort key columns as the merge compares them: nested values as their
@@ -215,7 +255,7 @@ func (m *merger) load(src *mergeSource) error {
 		return err
 	}
 	src.b = b
-	src.keys = b.Cols[m.width:]
+	src.keys = m.s.runKeys(b, m.width)
 	src.cmps = src.cmps[:0]
 	for i, k := range src.keys {
 		src.cmps = append(src.cmps, crossComparator(k, m.s.node.Keys[i]))
@@ -383,7 +423,12 @@ func (s *sortOp) mergeRuns(ctx context.Context, runs []*spillFile, width int) (*
 	// The merge holds one batch of each run, a run's batches being a
 	// chunksPerRun-th of the run share: so many fill half the budget.
 	fanIn := min(maxFanIn, chunksPerRun*runShare/2)
-	keyed := width + len(s.keys)
+	keyed := width
+	for _, c := range s.keyCols {
+		if c < 0 {
+			keyed++
+		}
+	}
 	for len(runs) > fanIn {
 		m, err := s.newMerger(runs[:fanIn], width, -1)
 		if err != nil {
