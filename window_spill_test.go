@@ -63,15 +63,20 @@ func TestWindowSpill(t *testing.T) {
 }
 
 // TestWindowSpillLimits: a partition larger than the budget still fails, with
-// RESOURCE_EXHAUSTED; and a spilling window that fails computing a function or is
+// RESOURCE_EXHAUSTED, whether the window spills or (without PARTITION BY) not; and a spilling window that fails computing a function or is
 // canceled leaves no file behind.
 func TestWindowSpillLimits(t *testing.T) {
 	e, spill := spillEngine(t, 100_000, lore.Options{})
 	settings := map[string]string{"memory_limit": "3MiB"}
 	stmt := "SELECT ts, sum(amount) OVER (ORDER BY ts) FROM events"
-	_, err := e.QueryStream(context.Background(), stmt, settings, newDigest())
-	if errs.CodeOf(err) != errs.ResourceExhausted || !strings.Contains(err.Error(), "window") {
+	if _, err := e.QueryStream(context.Background(), stmt, settings, newDigest()); errs.CodeOf(err) != errs.ResourceExhausted {
 		t.Fatalf("a window of one partition larger than the budget: %v", err)
+	}
+	spillEmpty(t, spill)
+	stmt = "SELECT ts, sum(amount) OVER (PARTITION BY status ORDER BY ts) FROM events"
+	_, err := e.QueryStream(context.Background(), stmt, settings, newDigest())
+	if errs.CodeOf(err) != errs.ResourceExhausted || !strings.Contains(err.Error(), "window's partitions") {
+		t.Fatalf("a window of partitions larger than the budget: %v", err)
 	}
 	spillEmpty(t, spill)
 	bad := "SELECT user_id, max(CAST(category AS INTEGER)) OVER (PARTITION BY user_id) FROM events"

@@ -77,10 +77,15 @@ func (w *windowOp) read(ctx context.Context) (batches []*vector.Batch, spill boo
 	}
 }
 
-// windowSpillable reports whether funcs can be evaluated in sorted passes: every
-// partition and order key can be sorted by.
+// windowSpillable reports whether funcs can be evaluated in sorted passes: each
+// has partitions, and every partition and order key can be sorted by. A function
+// without PARTITION BY has one partition of every row, which spilling would have to
+// hold whole too, beside the sort's merge: it is computed in memory.
 func windowSpillable(funcs []plan.WindowCall) bool {
 	for _, f := range funcs {
+		if len(f.Partition) == 0 {
+			return false
+		}
 		for _, p := range f.Partition {
 			if !orderable(p.Type()) {
 				return false
