@@ -42,6 +42,9 @@ var windowShapes = []string{
 	"SELECT user_id, ts, category, row_number() OVER (PARTITION BY user_id % 997, category ORDER BY country DESC, ts, user_id, amount), " +
 		"max(amount) OVER (PARTITION BY user_id % 997, category ORDER BY country DESC RANGE UNBOUNDED PRECEDING) " +
 		"FROM events ORDER BY user_id, ts, category, amount, latency_ms, status, country, flag",
+	// Partitions by lists, which the sort orders by their encodings.
+	"SELECT user_id, ts, row_number() OVER (PARTITION BY user_id, string_split(country || '_' || category, '_') ORDER BY " + windowOrderKeys + "), " +
+		"count(*) OVER (PARTITION BY string_split(CAST(user_id % 1000 AS VARCHAR) || '-' || country, '-')) FROM events",
 }
 
 // testWindowSpill checks the window shapes under a small budget against the
