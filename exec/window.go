@@ -80,15 +80,7 @@ func (w *windowOp) start(ctx context.Context) error {
 		return err
 	}
 	// The input's batches go on with their slices of the results.
-	off := int64(0)
-	for _, b := range batches {
-		cols := append(b.Cols[:len(b.Cols):len(b.Cols)], make([]arrow.Array, len(results))...)
-		for i, c := range results {
-			cols[len(b.Cols)+i] = array.NewSlice(c, off, off+int64(b.Rows))
-		}
-		w.out = append(w.out, &vector.Batch{Cols: cols, Rows: b.Rows})
-		off += int64(b.Rows)
-	}
+	w.out = withResults(batches, results)
 	return nil
 }
 
@@ -137,8 +129,22 @@ func (w *windowOp) results(ctx context.Context, all *vector.Batch, funcs []plan.
 // are appended to the input's own batches.
 func (w *windowOp) input(ctx context.Context, batches []*vector.Batch) (*vector.Batch, error) {
 	held := w.res.held
-	width := len(w.node.Input.Columns())
-	used := windowColumns(w.node.Funcs)
+	all, err := concatBatches(ctx, readColumns(batches, windowColumns(w.node.Funcs)), len(w.node.Input.Columns()))
+	if err != nil {
+		return nil, err
+	}
+	if len(batches) > 1 {
+		// The concatenated columns are copies.
+		if err := w.res.resize(held + batchSize(all)); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
+// readColumns returns batches with only the columns in used (all when used is
+// nil), the others nil.
+func readColumns(batches []*vector.Batch, used map[int]bool) []*vector.Batch {
 	read := make([]*vector.Batch, len(batches))
 	for k, b := range batches {
 		cols := b.Cols
@@ -152,17 +158,23 @@ func (w *windowOp) input(ctx context.Context, batches []*vector.Batch) (*vector.
 		}
 		read[k] = &vector.Batch{Cols: cols, Rows: b.Rows}
 	}
-	all, err := concatBatches(ctx, read, width)
-	if err != nil {
-		return nil, err
-	}
-	if len(batches) > 1 {
-		// The concatenated columns are copies.
-		if err := w.res.resize(held + batchSize(all)); err != nil {
-			return nil, err
+	return read
+}
+
+// withResults returns batches, in order, each with its slice of the results (one
+// column per function over all their rows) appended.
+func withResults(batches []*vector.Batch, results []arrow.Array) []*vector.Batch {
+	out := make([]*vector.Batch, len(batches))
+	off := int64(0)
+	for k, b := range batches {
+		cols := append(b.Cols[:len(b.Cols):len(b.Cols)], make([]arrow.Array, len(results))...)
+		for i, c := range results {
+			cols[len(b.Cols)+i] = array.NewSlice(c, off, off+int64(b.Rows))
 		}
+		out[k] = &vector.Batch{Cols: cols, Rows: b.Rows}
+		off += int64(b.Rows)
 	}
-	return all, nil
+	return out
 }
 
 // windowColumns returns the input columns funcs read, or nil when one of their

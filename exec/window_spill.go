@@ -381,22 +381,28 @@ func (p *windowPass) compute(ctx context.Context, cut int) error {
 		}
 	}
 	p.pending, p.rows, p.held, p.starts = rest, p.rows-cut, restHeld, starts
-	all, err := concatBatches(ctx, chunk, p.width)
+	// As in memory, the functions read one batch of the columns they use, and
+	// their results are appended to the rows' own batches: the other columns are
+	// not copied.
+	var chunkHeld int64
+	for _, b := range chunk {
+		chunkHeld += batchSize(b)
+	}
+	all, err := concatBatches(ctx, readColumns(chunk, windowColumns(p.funcs)), p.width)
 	if err != nil {
 		return err
 	}
-	// The chunk's rows are held once concatenated, the rest still pending.
-	if err := p.res.resize(restHeld + batchSize(all)); err != nil {
+	if len(chunk) > 1 {
+		chunkHeld += batchSize(all)
+	}
+	if err := p.res.resize(restHeld + chunkHeld); err != nil {
 		return tooLarge(err, all.Rows)
 	}
 	results, err := p.w.results(ctx, all, p.funcs, &p.res)
 	if err != nil {
 		return tooLarge(err, all.Rows)
 	}
-	cols := append(all.Cols[:len(all.Cols):len(all.Cols)], results...)
-	for lo := 0; lo < all.Rows; lo += vector.BatchSize {
-		p.out = append(p.out, sliceBatch(&vector.Batch{Cols: cols, Rows: all.Rows}, lo, min(lo+vector.BatchSize, all.Rows)))
-	}
+	p.out = withResults(chunk, results)
 	return nil
 }
 
