@@ -17,7 +17,7 @@ import (
 // Windows larger than memory. The in-memory window holds its whole input, and per
 // row of it the ordering, frames and results of a function. When that would not fit
 // the statement's budget, the functions are evaluated in passes, one per ordering
-// (consecutive functions ordering the rows alike share one): a pass sorts its input
+// (functions ordering the rows alike share one): a pass sorts its input
 // by the partition and order keys with the sort ORDER BY uses, which spills sorted
 // runs and merges them, and then computes its functions over a few whole partitions
 // at a time as they come out of the merge, with the same code as in memory. Only the
@@ -105,6 +105,9 @@ func windowSpillable(funcs []plan.WindowCall) bool {
 type windowSpill struct {
 	last  Operator
 	width int // the input's columns; the row number follows them
+	// at are the columns of the last pass's batches that hold the functions'
+	// results, in the functions' order.
+	at []int
 }
 
 // startSpill chains the passes over the batches already read and the rest of the
@@ -114,25 +117,29 @@ func (w *windowOp) startSpill(read []*vector.Batch) (*windowSpill, error) {
 	cols := append(append([]plan.Column(nil), w.node.Input.Columns()...), plan.Column{Name: "#row", Type: types.Int64})
 	var op Operator = &numberedOp{w: w, read: read}
 	seq := &plan.ColRef{Idx: width, T: types.Int64, Name: "#row"}
-	funcs := w.node.Funcs
-	for lo := 0; lo < len(funcs); {
-		hi := lo + 1
-		for hi < len(funcs) && sameOrdering(funcs[hi-1], funcs[hi]) {
-			hi++
+	ws := &windowSpill{width: width, at: make([]int, len(w.node.Funcs))}
+	for _, group := range orderingGroups(w.node.Funcs) {
+		var funcs []plan.WindowCall
+		for _, i := range group {
+			ws.at[i] = len(cols)
+			funcs = append(funcs, w.node.Funcs[i])
+			cols = append(cols, w.node.Cols[width+i])
 		}
-		f := funcs[lo]
+		f := funcs[0]
 		keys := make([]plan.SortKey, 0, len(f.Partition)+len(f.Order)+1)
 		for _, p := range f.Partition {
 			keys = append(keys, plan.SortKey{E: p})
 		}
 		keys = append(append(keys, f.Order...), plan.SortKey{E: seq})
-		s, err := w.bd.newSort(&plan.Sort{Input: columnsNode(cols), Keys: keys}, -1, op)
+		in := columnsNode(cols[:len(cols)-len(funcs)])
+		s, err := w.bd.newSort(&plan.Sort{Input: in, Keys: keys}, -1, op)
 		if err != nil {
 			op.Close()
 			return nil, err
 		}
 		s.share = 2
-		pass := &windowPass{w: w, sort: s, funcs: funcs[lo:hi], width: len(cols), res: reservation{budget: w.res.budget}}
+		pass := &windowPass{w: w, sort: s, funcs: funcs, width: len(in), res: reservation{budget: w.res.budget}}
+		op = pass
 		for _, p := range f.Partition {
 			ev, err := w.bd.compile(p)
 			if err != nil {
@@ -141,20 +148,42 @@ func (w *windowOp) startSpill(read []*vector.Batch) (*windowSpill, error) {
 			}
 			pass.parts = append(pass.parts, ev)
 		}
-		op = pass
-		cols = append(cols, w.node.Cols[width+lo:width+hi]...)
-		lo = hi
 	}
-	return &windowSpill{last: op, width: width}, nil
+	ws.last = op
+	return ws, nil
 }
 
-// next returns the last pass's next batch without the row numbers.
+// orderingGroups groups the functions (by index, in order of first appearance) that
+// order the rows alike, each group to be computed by one pass: a function's result
+// depends on its own ordering only, so functions of one ordering need not be
+// neighbours to share a sort.
+func orderingGroups(funcs []plan.WindowCall) [][]int {
+	var groups [][]int
+	for i, f := range funcs {
+		k := 0
+		for k < len(groups) && !sameOrdering(funcs[groups[k][0]], f) {
+			k++
+		}
+		if k == len(groups) {
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	return groups
+}
+
+// next returns the last pass's next batch: the input's columns, without the row
+// numbers, and the functions' results in the functions' order.
 func (ws *windowSpill) next(ctx context.Context) (*vector.Batch, error) {
 	b, err := ws.last.Next(ctx)
 	if b == nil || err != nil {
 		return nil, err
 	}
-	cols := append(b.Cols[:ws.width:ws.width], b.Cols[ws.width+1:]...)
+	cols := make([]arrow.Array, ws.width, ws.width+len(ws.at))
+	copy(cols, b.Cols[:ws.width])
+	for _, c := range ws.at {
+		cols = append(cols, b.Cols[c])
+	}
 	return &vector.Batch{Cols: cols, Rows: b.Rows, Sel: b.Sel}, nil
 }
 

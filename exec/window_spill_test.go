@@ -91,8 +91,8 @@ func windowRows(t *testing.T, env *Env, node *plan.Window, batches []*vector.Bat
 
 // A window that does not fit its budget spills and gives every row the results the
 // in-memory evaluation gives it: over partitions small and large, orders with ties
-// (which both break by input order) and NULLs, several orderings, and functions of
-// every kind.
+// (which both break by input order) and NULLs, several orderings (one of them
+// again after others), and functions of every kind.
 func TestWindowSpillEqualsMemory(t *testing.T) {
 	const n = 120_000
 	batches, in := spillWindowInput(n)
@@ -116,6 +116,8 @@ func TestWindowSpillEqualsMemory(t *testing.T) {
 			Frame: rows, T: types.Int64},
 		{Func: "count", Agg: &plan.AggCall{Func: "count_star", T: types.Int64}, Partition: []plan.Expr{k, s}, T: types.Int64,
 			Frame: plan.Frame{Start: plan.FrameBound{Kind: plan.UnboundedPreceding}, End: plan.FrameBound{Kind: plan.UnboundedFollowing}}},
+		// The first functions' ordering again, computed in their pass.
+		{Func: "dense_rank", Partition: part, Order: byO, T: types.Int64},
 	}
 	cols := append([]plan.Column(nil), in.Cols...)
 	for i, f := range funcs {
@@ -129,6 +131,9 @@ func TestWindowSpillEqualsMemory(t *testing.T) {
 	got := windowRows(t, &Env{Budget: NewBudget(4 << 20), Spill: sp}, node, batches)
 	if sp.Bytes.Load() == 0 {
 		t.Fatal("the window did not spill")
+	}
+	if g := fmt.Sprint(orderingGroups(funcs)); g != "[[0 1 2 3 4 7] [5] [6]]" {
+		t.Fatalf("orderings %s", g)
 	}
 	sp.Close()
 	if len(got) != n || len(want) != n {
