@@ -15,9 +15,10 @@ import (
 // evaluation must agree row for row.
 const windowOrderKeys = "ts, category, amount, latency_ms, status, country, flag"
 
-// windowShapes are windows over many small partitions (users, most of a few rows)
-// and a few large ones (the first users hold tens of thousands), of every kind of
-// function, over strings, NULLs and decimals. Sums and averages are of decimals: a
+// windowShapes are windows over many small partitions (a user's events of one
+// category, most of a few rows) and a few large ones (the first users' hold
+// thousands: more than a pass computes at once), of every kind of function, over
+// strings, NULLs and decimals. Sums and averages are of decimals: a
 // float sum's last bits depend on how the rows are grouped when added.
 var windowShapes = []string{
 	// Ranking and navigation over one window, and ranks over ties.
@@ -56,8 +57,8 @@ func testWindowSpill(t *testing.T, rows int64, limit string) {
 // TestWindowSpillShort: the window shapes over 50,000 rows with a 3 MiB budget.
 func TestWindowSpillShort(t *testing.T) { testWindowSpill(t, 50_000, "3MiB") }
 
-// TestWindowSpill: the window shapes over 2M rows (the largest user has 56,000)
-// with a 16 MiB budget.
+// TestWindowSpill: the window shapes over 2M rows (the largest user has 56,000,
+// about 5,000 in one category) with a 16 MiB budget.
 func TestWindowSpill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("windows over 2M rows several times")
