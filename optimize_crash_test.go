@@ -53,12 +53,13 @@ func TestOptimizeCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-runs the test binary a dozen times")
 	}
-	base := events(t, 40_000, 5, 4_000, false)
+	// 100,000 rows: OPTIMIZE writes them in five batches of a page's rows.
+	base := events(t, 100_000, 5, 4_000, false)
 	steps := []struct {
 		step string
 		at   int
 	}{
-		{"write", 1}, {"write", 2 + rand.IntN(3)}, {"staged", 1}, {"manifest", 1},
+		{"write", 1}, {"write", 2 + rand.IntN(4)}, {"staged", 1}, {"manifest", 1},
 		{"renamed", 1}, {"renamed", 2}, {"deleted", 1}, {"deleted", 4}, {"cleanup", 1},
 	}
 	for _, c := range steps {

@@ -178,7 +178,7 @@ func lookupBench(ctx context.Context, cfg OptimizeConfig, l *loreEngine, d *duck
 			return err
 		}
 	}
-	if _, _, err := l.run(ctx, "ANALYZE events", false); err != nil {
+	if _, _, err := l.run(ctx, "ANALYZE events WITH (sketches = true)", false); err != nil {
 		return fmt.Errorf("lore: ANALYZE: %w", err)
 	}
 	l.settings["use_statistics"] = "true"

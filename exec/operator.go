@@ -55,9 +55,9 @@ type Env struct {
 	// statement ends (it collects the result): each stays reserved until Stream
 	// returns, as Run's do, rather than being given back when its sink returns.
 	KeepResult bool
-	// Spill, when set, is where the statement's sorts, grouped aggregates and hash
-	// joins write what does not fit its budget (sort_spill.go, aggregate_spill.go,
-	// join_spill.go). Without it they fail with RESOURCE_EXHAUSTED instead. The
+	// Spill, when set, is where the statement's sorts, windows, grouped aggregates
+	// and hash joins write what does not fit its budget (sort_spill.go,
+	// window_spill.go, aggregate_spill.go, join_spill.go). Without it they fail with RESOURCE_EXHAUSTED instead. The
 	// caller closes it when the statement ends, which removes every file.
 	Spill *Spill
 	// SortBatchRows, when positive, is the rows per batch a sort hands on instead of

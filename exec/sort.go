@@ -36,15 +36,44 @@ type sortOp struct {
 	chunk int
 	// rowBytes is the input's bytes per row, once read.
 	rowBytes int64
+	// keyCols are, per key, the column of the rows a run's key is (a column key
+	// is not written twice), or -1 for a key written after the rows' columns.
+	keyCols []int
 	// bound, when the first key is a column of the scan below, passes the top-N's
 	// worst kept key to the scan, which then reads only rows that can beat it.
 	bound *dynamicBound
+	// share, when above 1, makes the sort's runs, and so its merge, hold a
+	// share-th of what they would: a spilling window chains sorts, two of which
+	// (one merging, the next writing runs) hold memory at once beside the window's
+	// own partitions.
+	share int64
 }
 
 func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
-	s := &sortOp{bd: bd, node: x, limit: limit, res: reservation{budget: bd.env.Budget}}
+	in, err := bd.build(x.Input)
+	if err != nil {
+		return nil, err
+	}
+	s, err := bd.newSort(x, limit, in)
+	if err != nil {
+		in.Close()
+		return nil, err
+	}
+	if po, ok := in.(*pipelineOp); ok && limit >= 0 && limit <= topNMax && !x.Keys[0].NullsFirst && types.IsOrderable(x.Keys[0].E.Type()) {
+		if scan, col, ok := plan.ScanColumn(x.Input, x.Keys[0].E); ok && scan == po.p.scan {
+			s.bound = &dynamicBound{col: col, op: keepOp(x.Keys[0])}
+			po.p.bounds = &dynamicBounds{list: []*dynamicBound{s.bound}, rows: true}
+		}
+	}
+	return s, nil
+}
+
+// newSort returns the sort of in's rows by x's keys (x.Input describes in's
+// columns), cut to limit rows unless limit is negative.
+func (bd *builder) newSort(x *plan.Sort, limit int64, in Operator) (*sortOp, error) {
+	s := &sortOp{bd: bd, node: x, limit: limit, res: reservation{budget: bd.env.Budget}, in: in}
 	for _, k := range x.Keys {
-		if t := k.E.Type(); !types.IsOrderable(t) && t.ID() != arrow.NULL && t.ID() != arrow.INTERVAL_MONTH_DAY_NANO && !kernels.NestedOrderable(t) {
+		if !orderable(k.E.Type()) {
 			return nil, errs.New(errs.Analysis, "cannot order by a value of type %s", types.Name(k.E.Type()))
 		}
 		ev, err := bd.compile(k.E)
@@ -53,18 +82,12 @@ func (bd *builder) buildSort(x *plan.Sort, limit int64) (Operator, error) {
 		}
 		s.keys = append(s.keys, ev)
 	}
-	in, err := bd.build(x.Input)
-	if err != nil {
-		return nil, err
-	}
-	s.in = in
-	if po, ok := in.(*pipelineOp); ok && limit >= 0 && limit <= topNMax && !x.Keys[0].NullsFirst && types.IsOrderable(x.Keys[0].E.Type()) {
-		if scan, col, ok := plan.ScanColumn(x.Input, x.Keys[0].E); ok && scan == po.p.scan {
-			s.bound = &dynamicBound{col: col, op: keepOp(x.Keys[0])}
-			po.p.bounds = &dynamicBounds{list: []*dynamicBound{s.bound}, rows: true}
-		}
-	}
 	return s, nil
+}
+
+// orderable reports whether a sort can order by values of type t.
+func orderable(t arrow.DataType) bool {
+	return types.IsOrderable(t) || t.ID() == arrow.NULL || t.ID() == arrow.INTERVAL_MONTH_DAY_NANO || kernels.NestedOrderable(t)
 }
 
 // keepOp is the comparison with the worst kept key that a row's first sort key k

@@ -57,7 +57,7 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 	spill := s.bd.env.Spill
 	runMax := int64(-1)
 	if spill != nil && s.res.budget != nil {
-		runMax = s.res.budget.Limit() / runShare
+		runMax = s.res.budget.Limit() / (runShare * max(s.share, 1))
 	}
 	w := newRunWriter(s, max(1, s.bd.env.Threads-1))
 	fail := func(err error) (*vector.Batch, []*spillFile, error) {
@@ -186,8 +186,7 @@ type runWriter struct {
 	mu   sync.Mutex
 	runs []*spillFile
 	err  error
-	// keys serializes the evaluation of the sort keys, whose compiled expressions
-	// are not for concurrent use.
+	// keys serializes the evaluation of the sort keys (see writeRun).
 	keys sync.Mutex
 }
 
@@ -263,8 +262,14 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.
 	if err != nil {
 		return nil, err
 	}
+	// Under keyMu: the keys' compiled expressions, and the first run's choice of
+	// the keys it writes (s.keyCols), are not for concurrent use.
 	keyMu.Lock()
 	keys, err := s.keyColumns(ctx, all)
+	var spilled []arrow.Array
+	if err == nil {
+		spilled = s.spilledKeys(all, mergeKeys(keys))
+	}
 	keyMu.Unlock()
 	if err != nil {
 		return nil, err
@@ -273,7 +278,7 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.
 	if err != nil {
 		return nil, err
 	}
-	cols := append(append([]arrow.Array(nil), all.Cols...), mergeKeys(keys)...)
+	cols := append(append([]arrow.Array(nil), all.Cols...), spilled...)
 	run, err := s.bd.env.Spill.newSpillFile("sort", len(cols))
 	if err != nil {
 		return nil, err
@@ -295,6 +300,46 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.
 		return nil, err
 	}
 	return run, nil
+}
+
+// spilledKeys returns the key columns a run is written with after the rows'
+// columns: the keys that are not one of those columns. The first run decides which
+// are (s.keyCols), for every run.
+func (s *sortOp) spilledKeys(all *vector.Batch, keys []arrow.Array) []arrow.Array {
+	if s.keyCols == nil {
+		s.keyCols = make([]int, len(keys))
+		for i, k := range s.node.Keys {
+			s.keyCols[i] = -1
+			// A column key is the column itself, which the run holds already, unless
+			// the merge compares an encoding of its values.
+			if c, ok := k.E.(*plan.ColRef); ok && c.Idx < len(all.Cols) && all.Cols[c.Idx] != nil && !kernels.NestedOrderable(c.T) {
+				s.keyCols[i] = c.Idx
+			}
+		}
+	}
+	var out []arrow.Array
+	for i, k := range keys {
+		if s.keyCols[i] < 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// runKeys returns the key columns of a batch of a run: the rows' own columns for
+// column keys, the columns after the rows' (width of them) for the others.
+func (s *sortOp) runKeys(b *vector.Batch, width int) []arrow.Array {
+	out := make([]arrow.Array, len(s.keyCols))
+	j := width
+	for i, c := range s.keyCols {
+		if c >= 0 {
+			out[i] = b.Cols[c]
+			continue
+		}
+		out[i] = b.Cols[j]
+		j++
+	}
+	return out
 }
 
 // mergeKeys are sort key columns as the merge compares them: nested values as their
@@ -346,7 +391,7 @@ func (m *merger) load(src *mergeSource) error {
 		return err
 	}
 	src.b = b
-	src.keys = b.Cols[m.width:]
+	src.keys = m.s.runKeys(b, m.width)
 	src.cmps = src.cmps[:0]
 	for i, k := range src.keys {
 		src.cmps = append(src.cmps, crossComparator(k, m.s.node.Keys[i]))
@@ -512,13 +557,18 @@ func (m *merger) close() {
 // one longer run, and returns the merger of what remains.
 func (s *sortOp) mergeRuns(ctx context.Context, runs []*spillFile, width int) (*merger, error) {
 	// The merge holds one batch of each run (its rows and their keys): as many as
-	// fill half the budget, at least two.
+	// fill half the budget, or half its share of it, at least two.
 	fanIn := maxFanIn
 	if b := s.res.budget; b != nil && s.rowBytes > 0 {
 		batch := 2 * int64(s.chunk) * s.rowBytes
-		fanIn = int(max(2, min(int64(maxFanIn), b.Limit()/2/batch)))
+		fanIn = int(max(2, min(int64(maxFanIn), b.Limit()/2/int64(max(s.share, 1))/batch)))
 	}
-	keyed := width + len(s.keys)
+	keyed := width
+	for _, c := range s.keyCols {
+		if c < 0 {
+			keyed++
+		}
+	}
 	for len(runs) > fanIn {
 		m, err := s.newMerger(runs[:fanIn], width, -1)
 		if err != nil {

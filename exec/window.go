@@ -24,6 +24,9 @@ type windowOp struct {
 	res  reservation
 	out  []*vector.Batch
 	done bool
+	// spill, when the input did not fit the budget, evaluates the functions a few
+	// partitions at a time over the input sorted on disk.
+	spill *windowSpill
 }
 
 func (bd *builder) buildWindow(x *plan.Window) (Operator, error) {
@@ -37,57 +40,12 @@ func (bd *builder) buildWindow(x *plan.Window) (Operator, error) {
 func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	if !w.done {
 		w.done = true
-		batches, all, err := w.input(ctx)
-		w.in.Close()
-		if err != nil {
+		if err := w.start(ctx); err != nil {
 			return nil, err
 		}
-		if all.Rows == 0 {
-			return nil, nil
-		}
-		var results []arrow.Array
-		// A function whose window orders the rows as the one before it does (q51's
-		// two running maxima) takes that function's ordering instead of sorting again.
-		var prev *windowOrder
-		for i, f := range w.node.Funcs {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if i == 0 || !sameOrdering(w.node.Funcs[i-1], f) {
-				prev = nil
-			}
-			// While it is computed a function holds, per row, its ordering, peers,
-			// frame and result index; an aggregate's states reserve on their own.
-			held := w.res.held
-			work := int64(all.Rows) * windowRowBytes
-			if err := w.res.grow(work); err != nil {
-				return nil, err
-			}
-			it := &interrupt{ctx: ctx}
-			if prev == nil {
-				if prev, err = w.order(ctx, it, all, f); err != nil {
-					return nil, err
-				}
-			}
-			c, err := w.compute(ctx, it, all, f, prev)
-			if err != nil {
-				return nil, err
-			}
-			if err := w.res.resize(held + heldSize(c)); err != nil {
-				return nil, err
-			}
-			results = append(results, c)
-		}
-		// The input's batches go on with their slices of the results.
-		off := int64(0)
-		for _, b := range batches {
-			cols := append(b.Cols[:len(b.Cols):len(b.Cols)], make([]arrow.Array, len(results))...)
-			for i, c := range results {
-				cols[len(b.Cols)+i] = array.NewSlice(c, off, off+int64(b.Rows))
-			}
-			w.out = append(w.out, &vector.Batch{Cols: cols, Rows: b.Rows})
-			off += int64(b.Rows)
-		}
+	}
+	if w.spill != nil {
+		return w.spill.next(ctx)
 	}
 	if len(w.out) == 0 {
 		return nil, nil
@@ -97,16 +55,96 @@ func (w *windowOp) Next(ctx context.Context) (*vector.Batch, error) {
 	return b, nil
 }
 
-// input reads the whole input, keeping its batches, and returns them with one batch
-// of all their rows. That batch holds only the columns the functions read: the
-// others are not copied, as the results are appended to the input's own batches.
-func (w *windowOp) input(ctx context.Context) ([]*vector.Batch, *vector.Batch, error) {
-	batches, held, err := collect(ctx, w.in, &w.res)
+// start reads the input and computes the functions over it in memory, or, when it
+// does not fit the budget, sets up the spilling evaluation.
+func (w *windowOp) start(ctx context.Context) error {
+	batches, spill, err := w.read(ctx)
 	if err != nil {
-		return nil, nil, err
+		w.in.Close()
+		return err
 	}
-	width := len(w.node.Input.Columns())
-	used := windowColumns(w.node.Funcs)
+	if spill {
+		w.spill, err = w.startSpill(batches)
+		return err
+	}
+	w.in.Close()
+	all, err := w.input(ctx, batches)
+	if err != nil {
+		return err
+	}
+	if all.Rows == 0 {
+		return nil
+	}
+	results, err := w.results(ctx, all, w.node.Funcs, &w.res)
+	if err != nil {
+		return err
+	}
+	// The input's batches go on with their slices of the results.
+	w.out = withResults(batches, results)
+	return nil
+}
+
+// results computes funcs over all, whose rows are whole partitions, and returns
+// their columns in all's row order. What they hold is reserved in res.
+func (w *windowOp) results(ctx context.Context, all *vector.Batch, funcs []plan.WindowCall, res *reservation) ([]arrow.Array, error) {
+	var results []arrow.Array
+	// A function whose window orders the rows as the one before it does (q51's
+	// two running maxima) takes that function's ordering instead of sorting again.
+	var prev *windowOrder
+	for i, f := range funcs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if i == 0 || !sameOrdering(funcs[i-1], f) {
+			prev = nil
+		}
+		// While it is computed a function holds, per row, its ordering, peers,
+		// frame and result index; an aggregate's states reserve on their own.
+		held := res.held
+		work := int64(all.Rows) * windowRowBytes
+		if err := res.grow(work); err != nil {
+			return nil, err
+		}
+		it := &interrupt{ctx: ctx}
+		if prev == nil {
+			var err error
+			if prev, err = w.order(ctx, it, all, f); err != nil {
+				return nil, err
+			}
+		}
+		c, err := w.compute(ctx, it, all, f, prev, res)
+		if err != nil {
+			return nil, err
+		}
+		if err := res.resize(held + heldSize(c)); err != nil {
+			return nil, err
+		}
+		results = append(results, c)
+	}
+	return results, nil
+}
+
+// input returns one batch of all the rows of the input's batches. That batch holds
+// only the columns the functions read: the others are not copied, as the results
+// are appended to the input's own batches.
+func (w *windowOp) input(ctx context.Context, batches []*vector.Batch) (*vector.Batch, error) {
+	held := w.res.held
+	all, err := concatBatches(ctx, readColumns(batches, windowColumns(w.node.Funcs)), len(w.node.Input.Columns()))
+	if err != nil {
+		return nil, err
+	}
+	if len(batches) > 1 {
+		// The concatenated columns are copies.
+		if err := w.res.resize(held + batchSize(all)); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
+// readColumns returns batches with only the columns in used (all when used is
+// nil), the others nil.
+func readColumns(batches []*vector.Batch, used map[int]bool) []*vector.Batch {
 	read := make([]*vector.Batch, len(batches))
 	for k, b := range batches {
 		cols := b.Cols
@@ -120,17 +158,23 @@ func (w *windowOp) input(ctx context.Context) ([]*vector.Batch, *vector.Batch, e
 		}
 		read[k] = &vector.Batch{Cols: cols, Rows: b.Rows}
 	}
-	all, err := concatBatches(ctx, read, width)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(batches) > 1 {
-		// The concatenated columns are copies.
-		if err := w.res.resize(held + batchSize(all)); err != nil {
-			return nil, nil, err
+	return read
+}
+
+// withResults returns batches, in order, each with its slice of the results (one
+// column per function over all their rows) appended.
+func withResults(batches []*vector.Batch, results []arrow.Array) []*vector.Batch {
+	out := make([]*vector.Batch, len(batches))
+	off := int64(0)
+	for k, b := range batches {
+		cols := append(b.Cols[:len(b.Cols):len(b.Cols)], make([]arrow.Array, len(results))...)
+		for i, c := range results {
+			cols[len(b.Cols)+i] = array.NewSlice(c, off, off+int64(b.Rows))
 		}
+		out[k] = &vector.Batch{Cols: cols, Rows: b.Rows}
+		off += int64(b.Rows)
 	}
-	return batches, all, nil
+	return out
 }
 
 // windowColumns returns the input columns funcs read, or nil when one of their
@@ -166,6 +210,9 @@ func windowColumns(funcs []plan.WindowCall) map[int]bool {
 const windowRowBytes = 4 + 2*4 + 6*4 + 4 + 4 + 1 + 2*8 + 3*8 + 2*8 + 2*8 + 4
 
 func (w *windowOp) Close() {
+	if w.spill != nil {
+		w.spill.close()
+	}
 	w.in.Close()
 	w.out = nil
 	w.res.release()
@@ -309,7 +356,7 @@ func sameOrdering(a, b plan.WindowCall) bool {
 }
 
 // compute evaluates one window function over all rows, ordered by o.
-func (w *windowOp) compute(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder) (arrow.Array, error) {
+func (w *windowOp) compute(ctx context.Context, it *interrupt, all *vector.Batch, f plan.WindowCall, o *windowOrder, res *reservation) (arrow.Array, error) {
 	switch f.Func {
 	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile":
 		return w.ranking(ctx, it, all, f, o)
@@ -348,7 +395,7 @@ func (w *windowOp) compute(ctx context.Context, it *interrupt, all *vector.Batch
 		keep = trueRows(c)
 	}
 	growing := f.Frame.Start.Kind == plan.UnboundedPreceding && f.Frame.Exclude == plan.ExcludeNoOthers
-	return windowAggregate(it, &w.res, f.Agg.Spec(), args, keep, o, fr, growing)
+	return windowAggregate(it, res, f.Agg.Spec(), args, keep, o, fr, growing)
 }
 
 // trueRows reports, per row of a BOOLEAN column, whether it is true (not false, not
