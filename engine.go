@@ -178,7 +178,9 @@ func tuneCollector(opts Options) {
 		debug.SetGCPercent(opts.GCPercent)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(opts.MemoryLimit)
+		// Seven eighths: what the runtime holds beyond the live heap (spans freed
+		// but not yet returned, fragmentation, stacks) stays within the limit.
+		debug.SetMemoryLimit(opts.MemoryLimit - opts.MemoryLimit/8)
 	}
 }
 

@@ -35,7 +35,7 @@ type Options struct {
 	// read: rows done of rows in all): what names the work. Calls never overlap.
 	Progress func(what string, done, total int64)
 	// GCPercent is the Go garbage collector's target (debug.SetGCPercent) set by Open
-	// for the whole process, with the memory limit as the collector's soft limit:
+	// for the whole process, with 7/8 of the memory limit as the collector's soft limit:
 	// scans allocate batch after batch over a small live heap, and the default of 100
 	// collects far more often than memory requires. Default 400; negative leaves the
 	// collector alone, as do the GOGC and GOMEMLIMIT environment variables when set.

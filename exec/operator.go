@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
@@ -549,9 +551,13 @@ func concatBatches(ctx context.Context, batches []*vector.Batch, ncols int) (*ve
 			out.Cols[i] = c
 			continue
 		}
+		if c := unifiedDictionary(p, rows); c != nil {
+			out.Cols[i] = c
+			continue
+		}
 		// Dictionaries are expanded where rows are materialised: each part may carry
-		// its own (or its whole column chunk's) dictionary, and unifying them costs
-		// more than the strings they stand for.
+		// its own (or its whole column chunk's) dictionary, and unifying large ones
+		// costs more than the strings they stand for.
 		for j := range p {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -600,6 +606,101 @@ func sharedDictionary(parts []arrow.Array, rows int) arrow.Array {
 	}
 	defer ind.Release()
 	return array.NewDictionaryArray(first.DataType(), ind, first.Dictionary())
+}
+
+// unifiedDictionary concatenates string dictionaries whose distinct dictionaries are
+// together small beside the rows (at most one entry per 16 rows, as a column chunk's
+// dictionary of a low-cardinality column is): the result is a dictionary over their
+// union, its indices remapped. Gathering the rows later (a sort's output) then moves
+// four-byte indices instead of strings scattered over the whole input. It returns nil
+// when the parts do not qualify.
+func unifiedDictionary(parts []arrow.Array, rows int) arrow.Array {
+	if len(parts) < 2 {
+		return nil
+	}
+	first, ok := parts[0].(*array.Dictionary)
+	if !ok || first.Dictionary().DataType().ID() != arrow.STRING || first.Indices().DataType().ID() != arrow.INT32 {
+		return nil
+	}
+	// The distinct dictionaries (by their data: each call of Dictionary makes a
+	// new array), each with its indices' new values.
+	remap := map[arrow.ArrayData][]int32{}
+	var dicts []*array.String
+	entries := 0
+	for _, p := range parts {
+		d, ok := p.(*array.Dictionary)
+		if !ok || !arrow.TypeEqual(d.DataType(), first.DataType()) {
+			return nil
+		}
+		dict := d.Dictionary()
+		if _, seen := remap[dict.Data()]; !seen {
+			remap[dict.Data()] = nil
+			dicts = append(dicts, dict.(*array.String))
+			if entries += dict.Len(); entries*16 > rows {
+				return nil
+			}
+		}
+	}
+	at := map[string]int32{}
+	b := array.NewStringBuilder(vector.Allocator)
+	defer b.Release()
+	for _, dict := range dicts {
+		to := make([]int32, dict.Len())
+		for j := range to {
+			if dict.IsNull(j) {
+				to[j] = -1
+				continue
+			}
+			v := dict.Value(j)
+			k, ok := at[v]
+			if !ok {
+				k = int32(len(at))
+				at[v] = k
+				b.Append(v)
+			}
+			to[j] = k
+		}
+		remap[dict.Data()] = to
+	}
+	values := make([]int32, rows)
+	var validity []byte
+	nulls, row := 0, 0
+	for _, p := range parts {
+		d := p.(*array.Dictionary)
+		to := remap[d.Dictionary().Data()]
+		ind := d.Indices().(*array.Int32).Int32Values()
+		for j, v := range ind {
+			k := int32(-1)
+			if d.IsValid(j) {
+				k = to[v]
+			}
+			if k < 0 {
+				// A NULL row, or a row whose dictionary entry is NULL.
+				if validity == nil {
+					validity = make([]byte, bitutil.BytesForBits(int64(rows)))
+					bitutil.SetBitsTo(validity, 0, int64(row), true)
+				}
+				nulls++
+				k = 0
+			} else if validity != nil {
+				bitutil.SetBit(validity, row)
+			}
+			values[row] = k
+			row++
+		}
+	}
+	dict := b.NewArray()
+	defer dict.Release()
+	var vbuf *memory.Buffer
+	if validity != nil {
+		vbuf = memory.NewBufferBytes(validity)
+	}
+	data := array.NewData(arrow.PrimitiveTypes.Int32, rows,
+		[]*memory.Buffer{vbuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(values))}, nil, nulls, 0)
+	defer data.Release()
+	ind := array.MakeFromData(data)
+	defer ind.Release()
+	return array.NewDictionaryArray(first.DataType(), ind, dict)
 }
 
 // heldSize estimates the bytes the rows of a hold, as a plain array: a slice

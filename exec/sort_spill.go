@@ -31,7 +31,7 @@ import (
 // operators around the sort hold their own, and the garbage collector, whose soft
 // limit is the engine's memory limit, needs room above what is live. Smaller runs
 // also sort faster: gathering a run's rows in key order reads it at random.
-const runShare = 8
+const runShare = 16
 
 // chunksPerRun is how many batches a run is written as: the merge holds one batch of
 // each run it merges, so smaller batches let it merge more runs at once.
@@ -59,7 +59,7 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 	if spill != nil && s.res.budget != nil {
 		runMax = s.res.budget.Limit() / (runShare * max(s.share, 1))
 	}
-	w := newRunWriter(s, max(1, s.bd.env.Threads-1))
+	w := newRunWriter(s, max(1, s.bd.env.Threads))
 	fail := func(err error) (*vector.Batch, []*spillFile, error) {
 		runs, _ := w.wait()
 		for _, r := range runs {
