@@ -68,23 +68,8 @@ func TestRecoverRollsBackWithoutManifest(t *testing.T) {
 
 func TestRecoverFinishesHalfDone(t *testing.T) {
 	loc := t.TempDir()
-	write(t, filepath.Join(loc, "old1.parquet"), "old")
-	write(t, filepath.Join(loc, "old2.parquet"), "old")
-	s, _ := NewStage(loc, "a")
-	write(t, filepath.Join(s.Dir, "0.parquet"), "new")
-	write(t, filepath.Join(s.Dir, "1.parquet"), "new")
-	m := Manifest{Add: []Move{{"0.parquet", "n0.parquet"}, {"1.parquet", "n1.parquet"}}, Remove: []string{"old1.parquet", "old2.parquet"}}
 	// Killed after the manifest, one rename and one delete.
-	FailPoint = func(step string) {
-		if step == "deleted" {
-			panic("killed")
-		}
-	}
-	func() {
-		defer func() { recover() }()
-		s.Publish(m)
-	}()
-	FailPoint = nil
+	killedAt(t, loc, "deleted")
 	if ok, err := Recover(loc); err != nil || !ok {
 		t.Fatalf("Recover = %v, %v", ok, err)
 	}
@@ -133,22 +118,7 @@ func TestLockIsExclusive(t *testing.T) {
 // discarded by its caller: some of its files may be in place already.
 func TestDiscardKeepsAManifestedRewrite(t *testing.T) {
 	loc := t.TempDir()
-	write(t, filepath.Join(loc, "old1.parquet"), "old")
-	write(t, filepath.Join(loc, "old2.parquet"), "old")
-	s, _ := NewStage(loc, "a")
-	write(t, filepath.Join(s.Dir, "0.parquet"), "new")
-	write(t, filepath.Join(s.Dir, "1.parquet"), "new")
-	m := Manifest{Add: []Move{{"0.parquet", "n0.parquet"}, {"1.parquet", "n1.parquet"}}, Remove: []string{"old1.parquet", "old2.parquet"}}
-	FailPoint = func(step string) {
-		if step == "renamed" {
-			panic("failed")
-		}
-	}
-	func() {
-		defer func() { recover() }()
-		s.Publish(m)
-	}()
-	FailPoint = nil
+	s := killedAt(t, loc, "renamed")
 	if err := s.Discard(); err != nil || !Pending(loc) {
 		t.Fatalf("Discard after the manifest: %v, pending %v", err, Pending(loc))
 	}
