@@ -17,7 +17,8 @@ import (
 )
 
 // External merge sort. A sort whose input does not fit its share of the statement's
-// budget sorts what it holds, writes it to a spill file as a sorted run (the rows
+// budget (memoryShare) sorts what it holds, in parts of runShare, and writes each to
+// a spill file as a sorted run (the rows
 // with their sort keys after them, so the merge need not evaluate them again),
 // releases it and reads on; runs are sorted and written in the background while the
 // input is read (runWriter). At the end the runs are merged, a batch at a time, into
@@ -28,10 +29,14 @@ import (
 
 // runShare is the part of the statement's budget one run may hold: sorting a run
 // also holds a copy, its keys and the ordering while the next run is read, the
-// operators around the sort hold their own, and the garbage collector, whose soft
-// limit is the engine's memory limit, needs room above what is live. Smaller runs
+// operators around the sort hold their own, and the garbage collector needs room
+// above what is live under its soft limit. Smaller runs
 // also sort faster: gathering a run's rows in key order reads it at random.
 const runShare = 16
+
+// memoryShare is the part of the statement's budget a sort's rows may hold for it to
+// sort them in memory, without runs.
+const memoryShare = 4
 
 // chunksPerRun is how many batches a run is written as: the merge holds one batch of
 // each run it merges, so smaller batches let it merge more runs at once.
@@ -40,9 +45,9 @@ const chunksPerRun = 16
 // maxFanIn bounds the runs merged at once, whatever the budget.
 const maxFanIn = 64
 
-// gather reads the sort's input. When it fits the run share, it is returned whole
-// (runs is nil); else it is written as sorted runs, the last one included, and
-// returned as them. Runs are sorted and written by background goroutines (up to
+// gather reads the sort's input. When it fits memoryShare of the budget, it is
+// returned whole (runs is nil); else it is written as sorted runs of runShare of the
+// budget, the last one included, and returned as them. Runs are sorted and written by background goroutines (up to
 // one fewer than the statement's threads, at least one) while the input is read
 // on, each run holding its own part of the budget.
 func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error) {
@@ -55,9 +60,12 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		}
 	}()
 	spill := s.bd.env.Spill
-	runMax := int64(-1)
+	// The sort stays in memory while its rows fit memMax; past that it spills, in
+	// runs of runMax.
+	runMax, memMax := int64(-1), int64(-1)
 	if spill != nil && s.res.budget != nil {
 		runMax = s.res.budget.Limit() / (runShare * max(s.share, 1))
+		memMax = s.res.budget.Limit() / (memoryShare * max(s.share, 1))
 	}
 	w := newRunWriter(s, max(1, s.bd.env.Threads))
 	fail := func(err error) (*vector.Batch, []*spillFile, error) {
@@ -67,10 +75,11 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		}
 		return nil, nil, err
 	}
-	// flush hands what is held to a run writer, its reservation with it.
-	flush := func() error {
+	// flushRun hands part (bytes of what is held) to a run writer, its reservation
+	// with it.
+	flushRun := func(part []*vector.Batch, bytes int64) error {
 		rows := 0
-		for _, b := range buf {
+		for _, b := range part {
 			rows += b.Rows
 		}
 		if s.chunk == 0 {
@@ -79,12 +88,14 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		// The run's whole need is reserved here, before the input reads on: the
 		// rows, their concatenated copy (of more than one batch), the keys and
 		// their ordering.
-		need := held + int64(runKeyBytes*rows)
-		if len(buf) > 1 {
-			need += held
+		need := bytes + int64(runKeyBytes*rows)
+		if len(part) > 1 {
+			need += bytes
 		}
 		res := reservation{budget: s.res.budget}
-		s.res.release()
+		if err := s.res.resize(s.res.held - bytes); err != nil {
+			return err
+		}
 		if err := res.grow(need); err != nil {
 			if errs.CodeOf(err) != errs.ResourceExhausted {
 				return err
@@ -96,9 +107,27 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 				return err
 			}
 		}
-		err := w.start(ctx, buf, res)
+		return w.start(ctx, part, res)
+	}
+	// flush writes what is held as runs of at most runMax bytes.
+	flush := func() error {
+		var part []*vector.Batch
+		var bytes int64
+		for _, b := range buf {
+			n := batchSize(b)
+			if len(part) > 0 && bytes+n > runMax {
+				if err := flushRun(part, bytes); err != nil {
+					return err
+				}
+				part, bytes = nil, 0
+			}
+			part, bytes = append(part, b), bytes+n
+		}
 		buf, held = nil, 0
-		return err
+		if len(part) == 0 {
+			return nil
+		}
+		return flushRun(part, bytes)
 	}
 	for {
 		b, err := s.in.Next(ctx)
@@ -114,7 +143,11 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		b = b.Compact()
 		n := batchSize(b)
 		allBytes, allRows = allBytes+n, allRows+int64(b.Rows)
-		if runMax >= 0 && held > 0 && held+n > runMax {
+		limit := memMax
+		if w.count() > 0 {
+			limit = runMax
+		}
+		if runMax >= 0 && held > 0 && held+n > limit {
 			if err := flush(); err != nil {
 				return fail(err)
 			}
