@@ -31,7 +31,7 @@ type sortOp struct {
 	done  bool
 	// merge, when the input did not fit the budget, merges its sorted runs.
 	merge *merger
-	runs  []*spillFile
+	runs  []sortedRun
 	// chunk is the rows per batch of the first run written.
 	chunk int
 	// rowBytes is the input's bytes per row, once read.

@@ -50,7 +50,7 @@ const maxFanIn = 64
 // budget, the last one included, and returned as them. Runs are sorted and written by background goroutines (up to
 // one fewer than the statement's threads, at least one) while the input is read
 // on, each run holding its own part of the budget.
-func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error) {
+func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []sortedRun, error) {
 	width := len(s.node.Input.Columns())
 	var buf []*vector.Batch
 	var held, allBytes, allRows int64
@@ -68,7 +68,7 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		memMax = s.res.budget.Limit() / (memoryShare * max(s.share, 1))
 	}
 	w := newRunWriter(s, max(1, s.bd.env.Threads))
-	fail := func(err error) (*vector.Batch, []*spillFile, error) {
+	fail := func(err error) (*vector.Batch, []sortedRun, error) {
 		runs, _ := w.wait()
 		for _, r := range runs {
 			r.remove()
@@ -173,6 +173,10 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []*spillFile, error
 		held += n
 	}
 	if w.count() == 0 {
+		if s.bd.env.Threads > 1 && allRows >= 2*int64(pieceRows) {
+			runs, err := s.sortPieces(ctx, buf, held, int(allRows))
+			return nil, runs, err
+		}
 		if len(buf) < 2 {
 			all, err := concatBatches(ctx, buf, width)
 			return all, nil, err
@@ -275,25 +279,51 @@ func (w *runWriter) idle() error {
 }
 
 // wait waits for every run and returns those written, in order.
-func (w *runWriter) wait() ([]*spillFile, error) {
+func (w *runWriter) wait() ([]sortedRun, error) {
 	err := w.idle()
-	var runs []*spillFile
+	var runs []sortedRun
 	for _, r := range w.runs {
 		if r != nil {
-			runs = append(runs, r)
+			runs = append(runs, spilledRun{r})
 		}
 	}
 	return runs, err
 }
 
-// writeRun sorts buf (held bytes) and writes it to a new spill file, its sort keys
-// appended to each row, in batches of s.chunk rows. The caller has reserved what it
-// holds meanwhile; the keys are evaluated under keyMu.
+// writeRun sorts buf and writes it to a new spill file, its sort keys appended to
+// each row, in batches of s.chunk rows. The caller has reserved what it holds
+// meanwhile; the keys are evaluated under keyMu.
 func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex) (*spillFile, error) {
+	var run *spillFile
+	err := s.sortRun(ctx, buf, keyMu, func(b *vector.Batch) error {
+		if run == nil {
+			var err error
+			if run, err = s.bd.env.Spill.newSpillFile("sort", len(b.Cols)); err != nil {
+				return err
+			}
+		}
+		return run.write(b)
+	})
+	if err == nil && run != nil {
+		err = run.finish()
+	}
+	if err != nil {
+		if run != nil {
+			run.remove()
+		}
+		return nil, err
+	}
+	return run, nil
+}
+
+// sortRun sorts buf and hands emit its rows in order, in batches of s.chunk rows
+// (selections over the sorted rows), each with the sort keys that are not one of its
+// columns after them. The keys are evaluated under keyMu.
+func (s *sortOp) sortRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex, emit func(*vector.Batch) error) error {
 	width := len(s.node.Input.Columns())
 	all, err := concatBatches(ctx, buf, width)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Under keyMu: the keys' compiled expressions, and the first run's choice of
 	// the keys it writes (s.keyCols), are not for concurrent use.
@@ -305,34 +335,119 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.
 	}
 	keyMu.Unlock()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	perm, err := s.orderKeys(ctx, keys, all.Rows)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cols := append(append([]arrow.Array(nil), all.Cols...), spilled...)
-	run, err := s.bd.env.Spill.newSpillFile("sort", len(cols))
-	if err != nil {
-		return nil, err
-	}
-	chunk := s.chunk
-	for lo := 0; lo < len(perm); lo += chunk {
+	for lo := 0; lo < len(perm); lo += s.chunk {
 		if err := ctx.Err(); err != nil {
-			run.remove()
-			return nil, errs.New(errs.Canceled, "statement canceled: %w", err)
+			return errs.New(errs.Canceled, "statement canceled: %w", err)
 		}
-		hi := min(lo+chunk, len(perm))
-		if err := run.write(&vector.Batch{Cols: cols, Rows: all.Rows, Sel: perm[lo:hi]}); err != nil {
-			run.remove()
-			return nil, err
+		hi := min(lo+s.chunk, len(perm))
+		if err := emit(&vector.Batch{Cols: cols, Rows: all.Rows, Sel: perm[lo:hi]}); err != nil {
+			return err
 		}
 	}
-	if err := run.finish(); err != nil {
-		run.remove()
+	return nil
+}
+
+// sortedRun is a sorted run the merge reads: a spill file (spilledRun), or sorted
+// batches in memory (memRun).
+type sortedRun interface {
+	open() (runReader, error)
+	remove()
+}
+
+// runReader reads a run's batches in order; nil at its end.
+type runReader interface {
+	next() (*vector.Batch, error)
+}
+
+// spilledRun is a run written to a spill file.
+type spilledRun struct{ *spillFile }
+
+func (r spilledRun) open() (runReader, error) { return r.reader() }
+
+// memRun is a run sorted in memory: its batches, each dropped once read.
+type memRun struct {
+	batches []*vector.Batch
+}
+
+func (r *memRun) open() (runReader, error) { return r, nil }
+
+func (r *memRun) next() (*vector.Batch, error) {
+	if len(r.batches) == 0 {
+		return nil, nil
+	}
+	b := r.batches[0]
+	r.batches[0] = nil
+	r.batches = r.batches[1:]
+	return b, nil
+}
+
+func (r *memRun) remove() { r.batches = nil }
+
+// pieceRows is the rows of each part an input that fits memory is cut into when
+// the statement has more than one thread: the parts are sorted at once, each
+// gathering its rows within its own small span of memory, and merged. Tests lower it.
+var pieceRows = 1 << 20
+
+// sortPieces sorts buf (rows rows, held bytes, reserved) in parts of about pieceRows
+// rows (at most maxFanIn parts), one goroutine a thread, and returns them as runs in
+// memory, in input order.
+func (s *sortOp) sortPieces(ctx context.Context, buf []*vector.Batch, held int64, rows int) ([]sortedRun, error) {
+	per := max(pieceRows, rows/maxFanIn+1)
+	var parts [][]*vector.Batch
+	n := 0
+	for _, b := range buf {
+		if len(parts) == 0 || n >= per {
+			parts, n = append(parts, nil), 0
+		}
+		parts[len(parts)-1] = append(parts[len(parts)-1], b)
+		n += b.Rows
+	}
+	// The parts' concatenated copies, keys and orderings, then their sorted rows.
+	if err := s.res.resize(2*held + runKeyBytes*int64(rows)); err != nil {
 		return nil, err
 	}
-	return run, nil
+	s.chunk = runChunk(per)
+	runs := make([]*memRun, len(parts))
+	slot := make(chan struct{}, max(1, s.bd.env.Threads))
+	var keyMu sync.Mutex
+	var wg sync.WaitGroup
+	var first error
+	var mu sync.Mutex
+	for i, part := range parts {
+		slot <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slot }()
+			run := &memRun{}
+			err := s.sortRun(ctx, part, &keyMu, func(b *vector.Batch) error {
+				run.batches = append(run.batches, b.Compact())
+				return nil
+			})
+			mu.Lock()
+			if err != nil && first == nil {
+				first = err
+			}
+			mu.Unlock()
+			runs[i] = run
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	out := make([]sortedRun, len(runs))
+	for i, r := range runs {
+		out[i] = r
+	}
+	return out, s.res.resize(held)
 }
 
 // spilledKeys returns the key columns a run is written with after the rows'
@@ -402,8 +517,8 @@ type merger struct {
 }
 
 type mergeSource struct {
-	run  *spillFile
-	r    *spillReader
+	run  sortedRun
+	r    runReader
 	b    *vector.Batch
 	row  int
 	size int64
@@ -444,10 +559,10 @@ func (m *merger) less(x, y int) bool {
 }
 
 // newMerger opens runs for merging.
-func (s *sortOp) newMerger(runs []*spillFile, width int, limit int64) (*merger, error) {
+func (s *sortOp) newMerger(runs []sortedRun, width int, limit int64) (*merger, error) {
 	m := &merger{s: s, width: width, res: reservation{budget: s.res.budget}, limit: limit, rows: s.batchRows()}
 	for _, run := range runs {
-		r, err := run.reader()
+		r, err := run.open()
 		if err != nil {
 			m.close()
 			return nil, err
@@ -588,13 +703,17 @@ func (m *merger) close() {
 
 // mergeRuns merges runs until at most fanIn remain, each merge of fanIn runs writing
 // one longer run, and returns the merger of what remains.
-func (s *sortOp) mergeRuns(ctx context.Context, runs []*spillFile, width int) (*merger, error) {
+func (s *sortOp) mergeRuns(ctx context.Context, runs []sortedRun, width int) (*merger, error) {
 	// The merge holds one batch of each run (its rows and their keys): as many as
 	// fill half the budget, or half its share of it, at least two.
 	fanIn := maxFanIn
 	if b := s.res.budget; b != nil && s.rowBytes > 0 {
 		batch := 2 * int64(s.chunk) * s.rowBytes
 		fanIn = int(max(2, min(int64(maxFanIn), b.Limit()/2/int64(max(s.share, 1))/batch)))
+	}
+	if _, ok := runs[0].(*memRun); ok {
+		// Parts sorted in memory (sortPieces, at most maxFanIn) are held already.
+		fanIn = len(runs)
 	}
 	keyed := width
 	for _, c := range s.keyCols {
@@ -623,7 +742,7 @@ func (s *sortOp) mergeRuns(ctx context.Context, runs []*spillFile, width int) (*
 			}
 			return nil, err
 		}
-		runs = append(runs[fanIn:], out)
+		runs = append(runs[fanIn:], spilledRun{out})
 	}
 	limit := int64(-1)
 	if s.limit >= 0 {
