@@ -605,7 +605,7 @@ func sharedDictionary(parts []arrow.Array, rows int) arrow.Array {
 		return nil
 	}
 	defer ind.Release()
-	return array.NewDictionaryArray(first.DataType(), ind, first.Dictionary())
+	return warmDictionary(array.NewDictionaryArray(first.DataType(), ind, first.Dictionary()))
 }
 
 // unifiedDictionary concatenates string dictionaries whose distinct dictionaries are
@@ -622,8 +622,8 @@ func unifiedDictionary(parts []arrow.Array, rows int) arrow.Array {
 	if !ok || first.Dictionary().DataType().ID() != arrow.STRING || first.Indices().DataType().ID() != arrow.INT32 {
 		return nil
 	}
-	// The distinct dictionaries (by their data: each call of Dictionary makes a
-	// new array), each with its indices' new values.
+	// The distinct dictionaries (by their data: parts over one dictionary are
+	// different arrays), each with its indices' new values.
 	remap := map[arrow.ArrayData][]int32{}
 	var dicts []*array.String
 	entries := 0
@@ -700,7 +700,16 @@ func unifiedDictionary(parts []arrow.Array, rows int) arrow.Array {
 	defer data.Release()
 	ind := array.MakeFromData(data)
 	defer ind.Release()
-	return array.NewDictionaryArray(first.DataType(), ind, dict)
+	return warmDictionary(array.NewDictionaryArray(first.DataType(), ind, dict))
+}
+
+// warmDictionary makes d's dictionary array, which arrow-go otherwise makes on the
+// first call of Dictionary: a concatenated column may be read by many goroutines at
+// once (a join's build side by its probe workers), and that first call is not safe
+// for them to race on.
+func warmDictionary(d *array.Dictionary) *array.Dictionary {
+	d.Dictionary()
+	return d
 }
 
 // heldSize estimates the bytes the rows of a hold, as a plain array: a slice
