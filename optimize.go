@@ -413,7 +413,7 @@ func writeSorted(ctx context.Context, env *exec.Env, node plan.Node, write func(
 		var err error
 		for rec := range batches {
 			if err == nil {
-				if err = write(rec); err != nil {
+				if err = errs.Safe(func() error { return write(rec) })(); err != nil {
 					cancel(err)
 				}
 			}

@@ -250,7 +250,11 @@ func (w *runWriter) start(ctx context.Context, buf []*vector.Batch, res reservat
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		run, err := w.s.writeRun(ctx, buf, &w.keys)
+		var run *spillFile
+		err := errs.Safe(func() (err error) {
+			run, err = w.s.writeRun(ctx, buf, &w.keys)
+			return err
+		})()
 		res.release()
 		w.mu.Lock()
 		w.runs[i] = run
@@ -427,10 +431,12 @@ func (s *sortOp) sortPieces(ctx context.Context, buf []*vector.Batch, held int64
 			defer wg.Done()
 			defer func() { <-slot }()
 			run := &memRun{}
-			err := s.sortRun(ctx, part, &keyMu, func(b *vector.Batch) error {
-				run.batches = append(run.batches, b.Compact())
-				return nil
-			})
+			err := errs.Safe(func() error {
+				return s.sortRun(ctx, part, &keyMu, func(b *vector.Batch) error {
+					run.batches = append(run.batches, b.Compact())
+					return nil
+				})
+			})()
 			mu.Lock()
 			if err != nil && first == nil {
 				first = err

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
 )
 
@@ -158,7 +159,7 @@ func (w *columnWorker) run(ctx context.Context, cw file.ColumnChunkWriter, nulla
 				def = defLevels(def, arr)
 				levels = def
 			}
-			if err := pqarrow.WriteArrowToColumn(ctx, cw, arr, levels, nil, nullable); err != nil {
+			if err := writeColumn(ctx, cw, arr, levels, nullable); err != nil {
 				w.err = err
 				e.failed.Store(true)
 			}
@@ -168,6 +169,13 @@ func (w *columnWorker) run(ctx context.Context, cw file.ColumnChunkWriter, nulla
 		arr.Release()
 		e.pending.Done()
 	}
+}
+
+// writeColumn encodes arr into cw, a panic of the encoder returned as an error: it
+// runs on a goroutine of its own, where a panic would end the process.
+func writeColumn(ctx context.Context, cw file.ColumnChunkWriter, arr arrow.Array, levels []int16, nullable bool) (err error) {
+	defer errs.Recover(&err)
+	return pqarrow.WriteArrowToColumn(ctx, cw, arr, levels, nil, nullable)
 }
 
 // defLevels fills buf with arr's definition levels.
