@@ -59,8 +59,9 @@ type Env struct {
 	KeepResult bool
 	// Spill, when set, is where the statement's sorts, windows, grouped aggregates
 	// and hash joins write what does not fit its budget (sort_spill.go,
-	// window_spill.go, aggregate_spill.go, join_spill.go). Without it they fail with RESOURCE_EXHAUSTED instead. The
-	// caller closes it when the statement ends, which removes every file.
+	// window_spill.go, aggregate_spill.go, join_spill.go). Without it they fail
+	// with RESOURCE_EXHAUSTED instead. The caller closes it when the statement
+	// ends, which removes every file.
 	Spill *Spill
 	// SortBatchRows, when positive, is the rows per batch a sort hands on instead of
 	// vector.BatchSize: OPTIMIZE asks for its writer's page length, so that each

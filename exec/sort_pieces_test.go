@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"context"
 	gosort "slices"
 	"testing"
 
@@ -22,25 +21,15 @@ func sortedRows(t *testing.T, env *Env, node *plan.Sort, batches []*vector.Batch
 		}
 		s.keys = append(s.keys, ev)
 	}
-	defer s.Close()
 	var out []string
-	for {
-		b, err := s.Next(context.Background())
-		if err != nil {
-			t.Fatal(err)
+	eachRow(t, s, func(b *vector.Batch, r int) {
+		row := ""
+		for _, c := range b.Cols {
+			row += types.ValueAt(c, r).String() + "|"
 		}
-		if b == nil {
-			return out
-		}
-		b = b.Compact()
-		for r := range b.Rows {
-			row := ""
-			for _, c := range b.Cols {
-				row += types.ValueAt(c, r).String() + "|"
-			}
-			out = append(out, row)
-		}
-	}
+		out = append(out, row)
+	})
+	return out
 }
 
 // An input that fits memory, sorted in parts at once and merged, comes out row for

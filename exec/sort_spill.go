@@ -46,10 +46,11 @@ const chunksPerRun = 16
 const maxFanIn = 64
 
 // gather reads the sort's input. When it fits memoryShare of the budget, it is
-// returned whole (runs is nil); else it is written as sorted runs of runShare of the
-// budget, the last one included, and returned as them. Runs are sorted and written by background goroutines (up to
-// one fewer than the statement's threads, at least one) while the input is read
-// on, each run holding its own part of the budget.
+// returned whole (runs is nil), or, when it is large and the statement has more
+// than one thread, as parts sorted in memory (sortPieces); else it is written as
+// sorted runs of runShare of the budget, the last one included, and returned as them.
+// Runs are sorted and written by background goroutines (as many as the statement's
+// threads) while the input is read on, each run holding its own part of the budget.
 func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []sortedRun, error) {
 	width := len(s.node.Input.Columns())
 	var buf []*vector.Batch
@@ -67,7 +68,7 @@ func (s *sortOp) gather(ctx context.Context) (*vector.Batch, []sortedRun, error)
 		runMax = s.res.budget.Limit() / (runShare * max(s.share, 1))
 		memMax = s.res.budget.Limit() / (memoryShare * max(s.share, 1))
 	}
-	w := newRunWriter(s, max(1, s.bd.env.Threads))
+	w := newRunWriter(s, s.writeRun)
 	fail := func(err error) (*vector.Batch, []sortedRun, error) {
 		runs, _ := w.wait()
 		for _, r := range runs {
@@ -213,22 +214,23 @@ const runKeyBytes = 4 + 2*8 + 2*8 + 4
 // runChunk is the rows per batch a run of rows rows is written in.
 func runChunk(rows int) int { return max(128, min(vector.BatchSize, rows/chunksPerRun+1)) }
 
-// runWriter sorts and writes runs in background goroutines, at most par at once,
-// and keeps them in the order they were started: ties between runs go to the
-// earlier one, so that order keeps the sort stable.
+// runWriter sorts runs in background goroutines, as many at once as the statement
+// has threads, each into a spill file or memory as write makes it, and keeps them in
+// the order they were started: ties between runs go to the earlier one, so that
+// order keeps the sort stable.
 type runWriter struct {
-	s    *sortOp
-	slot chan struct{}
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	runs []*spillFile
-	err  error
-	// keys serializes the evaluation of the sort keys (see writeRun).
+	write func(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex) (sortedRun, error)
+	slot  chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	runs  []sortedRun
+	err   error
+	// keys serializes the evaluation of the sort keys (see sortRun).
 	keys sync.Mutex
 }
 
-func newRunWriter(s *sortOp, par int) *runWriter {
-	return &runWriter{s: s, slot: make(chan struct{}, par)}
+func newRunWriter(s *sortOp, write func(context.Context, []*vector.Batch, *sync.Mutex) (sortedRun, error)) *runWriter {
+	return &runWriter{write: write, slot: make(chan struct{}, max(1, s.bd.env.Threads))}
 }
 
 // start writes buf as the next run, once a slot is free, and then releases res,
@@ -250,9 +252,9 @@ func (w *runWriter) start(ctx context.Context, buf []*vector.Batch, res reservat
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		var run *spillFile
+		var run sortedRun
 		err := errs.Safe(func() (err error) {
-			run, err = w.s.writeRun(ctx, buf, &w.keys)
+			run, err = w.write(ctx, buf, &w.keys)
 			return err
 		})()
 		res.release()
@@ -288,7 +290,7 @@ func (w *runWriter) wait() ([]sortedRun, error) {
 	var runs []sortedRun
 	for _, r := range w.runs {
 		if r != nil {
-			runs = append(runs, spilledRun{r})
+			runs = append(runs, r)
 		}
 	}
 	return runs, err
@@ -297,7 +299,7 @@ func (w *runWriter) wait() ([]sortedRun, error) {
 // writeRun sorts buf and writes it to a new spill file, its sort keys appended to
 // each row, in batches of s.chunk rows. The caller has reserved what it holds
 // meanwhile; the keys are evaluated under keyMu.
-func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex) (*spillFile, error) {
+func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex) (sortedRun, error) {
 	var run *spillFile
 	err := s.sortRun(ctx, buf, keyMu, func(b *vector.Batch) error {
 		if run == nil {
@@ -315,6 +317,22 @@ func (s *sortOp) writeRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.
 		if run != nil {
 			run.remove()
 		}
+		return nil, err
+	}
+	if run == nil {
+		return nil, nil // no rows
+	}
+	return spilledRun{run}, nil
+}
+
+// memoryRun sorts buf into batches held in memory (see writeRun).
+func (s *sortOp) memoryRun(ctx context.Context, buf []*vector.Batch, keyMu *sync.Mutex) (sortedRun, error) {
+	run := &memRun{}
+	err := s.sortRun(ctx, buf, keyMu, func(b *vector.Batch) error {
+		run.batches = append(run.batches, b.Compact())
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return run, nil
@@ -418,42 +436,18 @@ func (s *sortOp) sortPieces(ctx context.Context, buf []*vector.Batch, held int64
 		return nil, err
 	}
 	s.chunk = runChunk(per)
-	runs := make([]*memRun, len(parts))
-	slot := make(chan struct{}, max(1, s.bd.env.Threads))
-	var keyMu sync.Mutex
-	var wg sync.WaitGroup
-	var first error
-	var mu sync.Mutex
-	for i, part := range parts {
-		slot <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slot }()
-			run := &memRun{}
-			err := errs.Safe(func() error {
-				return s.sortRun(ctx, part, &keyMu, func(b *vector.Batch) error {
-					run.batches = append(run.batches, b.Compact())
-					return nil
-				})
-			})()
-			mu.Lock()
-			if err != nil && first == nil {
-				first = err
-			}
-			mu.Unlock()
-			runs[i] = run
-		}()
+	// The parts' memory is reserved above, not by each run.
+	w := newRunWriter(s, s.memoryRun)
+	for _, part := range parts {
+		if err := w.start(ctx, part, reservation{}); err != nil {
+			break
+		}
 	}
-	wg.Wait()
-	if first != nil {
-		return nil, first
+	runs, err := w.wait()
+	if err != nil {
+		return nil, err
 	}
-	out := make([]sortedRun, len(runs))
-	for i, r := range runs {
-		out[i] = r
-	}
-	return out, s.res.resize(held)
+	return runs, s.res.resize(held)
 }
 
 // spilledKeys returns the key columns a run is written with after the rows'

@@ -68,23 +68,33 @@ func spillWindowInput(n int) ([]*vector.Batch, *plan.Stored) {
 func windowRows(t *testing.T, env *Env, node *plan.Window, batches []*vector.Batch) map[int64][]string {
 	t.Helper()
 	w := &windowOp{bd: &builder{env: env}, node: node, in: &batchesOp{batches: batches}, res: reservation{budget: env.Budget}}
-	defer w.Close()
 	out := map[int64][]string{}
+	eachRow(t, w, func(b *vector.Batch, r int) {
+		var row []string
+		for _, c := range b.Cols {
+			row = append(row, types.ValueAt(c, r).String())
+		}
+		out[b.Cols[0].(*array.Int64).Value(r)] = row
+	})
+	return out
+}
+
+// eachRow runs op to its end, calls f with each of its rows (a compacted batch and
+// the row's position in it), and closes op.
+func eachRow(t *testing.T, op Operator, f func(b *vector.Batch, r int)) {
+	t.Helper()
+	defer op.Close()
 	for {
-		b, err := w.Next(context.Background())
+		b, err := op.Next(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if b == nil {
-			return out
+			return
 		}
 		b = b.Compact()
 		for r := range b.Rows {
-			var row []string
-			for _, c := range b.Cols {
-				row = append(row, types.ValueAt(c, r).String())
-			}
-			out[b.Cols[0].(*array.Int64).Value(r)] = row
+			f(b, r)
 		}
 	}
 }
