@@ -63,6 +63,8 @@ type hashAggregate struct {
 	spilling atomic.Pointer[aggSpill]
 	frozen   []*frozenState
 	tasks    []aggTask
+	// radix is whether the workers' groups are partitioned (aggregate_radix.go).
+	radix atomic.Int32
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -142,50 +144,63 @@ func (h *hashAggregate) newState() (*aggState, error) {
 
 // update folds one batch into s.
 func (h *hashAggregate) update(ctx context.Context, s *aggState, b *vector.Batch) error {
+	b, keys, args, filters, err := h.prepare(ctx, s.filter, &s.kids, b)
+	if b == nil || err != nil {
+		return err
+	}
+	return h.foldState(s, b, keys, args, filters)
+}
+
+// prepare evaluates the group keys, arguments and FILTER conditions of b and drops
+// the rows the key filter (read through filter, with scratch kids) rules out. It
+// returns the batch whose rows are to be folded (nil when none is).
+func (h *hashAggregate) prepare(ctx context.Context, filter *kernels.KeyTable, kids *[]uint32, b *vector.Batch) (_ *vector.Batch, keys []arrow.Array, args [][]arrow.Array, filters []arrow.Array, err error) {
 	failPoint(PointAggregateUpdate)
 	// Computed keys and arguments are not evaluated for many rows no one reads.
 	if b.Sel != nil && h.computed && len(b.Sel)*4 < b.Rows {
 		b = b.Compact()
 	}
-	var keys, filters []arrow.Array
-	var args [][]arrow.Array
-	b, err := onKeptRows(b, func(b *vector.Batch) (err error) {
+	b, err = onKeptRows(b, func(b *vector.Batch) (err error) {
 		keys, args, filters, err = h.evaluate(ctx, b)
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
+	if filter == nil || len(h.node.Groups) == 0 {
+		return b, keys, args, filters, nil
+	}
+	n := b.Len()
+	fkeys := make([]arrow.Array, len(h.filterCols))
+	for k, c := range h.filterCols {
+		fkeys[k] = keys[c]
+	}
+	*kids = grow(*kids, n)
+	fids := (*kids)[:n]
+	filter.Find(fkeys, b.Sel, fids)
+	sel := make([]int32, 0, n)
+	for k, id := range fids {
+		if id == kernels.NotFound {
+			continue
+		}
+		if b.Sel == nil {
+			sel = append(sel, int32(k))
+		} else {
+			sel = append(sel, b.Sel[k])
+		}
+	}
+	if len(sel) == 0 {
+		return nil, nil, nil, nil, nil
+	}
+	return &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}, keys, args, filters, nil
+}
+
+// foldState folds the rows of b, whose keys, arguments and FILTER conditions are
+// evaluated, into s.
+func (h *hashAggregate) foldState(s *aggState, b *vector.Batch, keys []arrow.Array, args [][]arrow.Array, filters []arrow.Array) error {
 	var ids []uint32
 	if s.keys != nil {
 		n := b.Len()
-		if s.filter != nil {
-			fkeys := make([]arrow.Array, len(h.filterCols))
-			for k, c := range h.filterCols {
-				fkeys[k] = keys[c]
-			}
-			if cap(s.kids) < n {
-				s.kids = make([]uint32, n)
-			}
-			fids := s.kids[:n]
-			s.filter.Find(fkeys, b.Sel, fids)
-			sel := make([]int32, 0, n)
-			for k, id := range fids {
-				if id == kernels.NotFound {
-					continue
-				}
-				if b.Sel == nil {
-					sel = append(sel, int32(k))
-				} else {
-					sel = append(sel, b.Sel[k])
-				}
-			}
-			if len(sel) == 0 {
-				return nil
-			}
-			b = &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
-			n = len(sel)
-		}
 		if cap(s.ids) < n {
 			s.ids = make([]uint32, n)
 		}
@@ -418,11 +433,12 @@ func (h *hashAggregate) merge(s, other *aggState) error {
 
 func (h *hashAggregate) compute(ctx context.Context) error {
 	var final *aggState
+	var parts []*aggState
 	if p, ok, err := h.bd.pipelineOf(h.node.Input); err != nil {
 		return err
 	} else if ok {
 		bounds := h.runningBounds(p)
-		if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
+		if final, parts, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 			return p.run(ctx, sink)
 		}, bounds); err != nil {
 			return err
@@ -441,12 +457,27 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			if final, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
+			if final, parts, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 				return run(ctx, sink)
 			}, nil); err != nil {
 				return err
 			}
 		} else if final, err = h.sequential(ctx, in); err != nil {
+			return err
+		}
+	}
+	return h.finish(ctx, final, parts)
+}
+
+// finish hands on the groups of the merged state final or of the merged partitions
+// parts, after the zones' partials, or begins the spilled part of the work.
+func (h *hashAggregate) finish(ctx context.Context, final *aggState, parts []*aggState) error {
+	if parts != nil {
+		if h.spilling.Load() == nil {
+			return h.emitParts(parts)
+		}
+		var err error
+		if final, err = h.collapse(parts); err != nil {
 			return err
 		}
 	}
@@ -507,6 +538,26 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 	return nil
 }
 
+// emitParts hands on the groups of the merged partitions, one partition after
+// another.
+func (h *hashAggregate) emitParts(parts []*aggState) error {
+	for _, s := range parts {
+		if s == nil || s.keys.Len() == 0 {
+			continue
+		}
+		cols := append([]arrow.Array(nil), s.keys.Keys()...)
+		for _, acc := range s.accs {
+			a, err := acc.Final()
+			if err != nil {
+				return err
+			}
+			cols = append(cols, a)
+		}
+		h.out = append(h.out, slices(&vector.Batch{Cols: cols, Rows: s.keys.Len()})...)
+	}
+	return nil
+}
+
 func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
 	if !h.started {
 		h.started = true
@@ -534,29 +585,44 @@ func (h *hashAggregate) Close() {
 }
 
 // inParallel folds the batches that run hands to its sink, one partial state per
-// worker, and returns the merged state (nil when no batch came).
-func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int, b *vector.Batch) error) error, bounds []*dynamicBound) (*aggState, error) {
+// worker, and returns the merged state (nil when no batch came), or, when the
+// workers partitioned their groups, the merged partitions, whose keys are disjoint.
+func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int, b *vector.Batch) error) error, bounds []*dynamicBound) (*aggState, []*aggState, error) {
 	states := make([]*aggState, max(1, h.bd.env.Threads))
+	radix := make([]*radixState, len(states))
 	mem := make([]int64, len(states))
 	var memMu sync.Mutex
 	err := run(func(w int, b *vector.Batch) error {
 		if sp := h.spilling.Load(); sp != nil {
 			return sp.add(ctx, b)
 		}
-		if states[w] == nil {
-			s, err := h.newState()
-			if err != nil {
+		if states[w] == nil && radix[w] == nil {
+			if h.partitioned(ctx, b) {
+				radix[w] = h.newRadixState()
+			} else {
+				s, err := h.newState()
+				if err != nil {
+					return err
+				}
+				states[w] = s
+			}
+		}
+		var m int64
+		var groups int
+		if r := radix[w]; r != nil {
+			if err := h.updateRadix(ctx, r, b); err != nil {
 				return err
 			}
-			states[w] = s
+			m, groups = r.memory(), r.groups()
+		} else {
+			if err := h.update(ctx, states[w], b); err != nil {
+				return err
+			}
+			if err := tightenBounds(bounds, states[w].accs); err != nil {
+				return err
+			}
+			m, groups = states[w].memory(), groupsOf(states[w])
 		}
-		if err := h.update(ctx, states[w], b); err != nil {
-			return err
-		}
-		if err := tightenBounds(bounds, states[w].accs); err != nil {
-			return err
-		}
-		m := states[w].memory()
 		memMu.Lock()
 		defer memMu.Unlock()
 		mem[w] = m
@@ -565,7 +631,7 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 			total += x
 		}
 		err := h.res.resize(total)
-		if h.shouldFreeze(total, h.res.held, groupsOf(states[w]), err) {
+		if h.shouldFreeze(total, h.res.held, groups, err) {
 			// From here on rows go to partition files; the states are frozen.
 			h.spilling.CompareAndSwap(nil, h.newAggSpill(0))
 			return nil
@@ -573,7 +639,11 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if h.radix.Load() == radixPartitioned {
+		parts, err := h.mergeRadix(ctx, radix)
+		return nil, parts, err
 	}
 	var final *aggState
 	for _, s := range states {
@@ -585,13 +655,13 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := h.merge(final, s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return final, nil
+	return final, nil, nil
 }
 
 // runningBounds hands the scan of an ungrouped aggregate made only of MIN and MAX
