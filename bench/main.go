@@ -19,9 +19,6 @@ import (
 )
 
 func main() {
-	if status, ok := ChildMain(os.Args[1:]); ok {
-		os.Exit(status)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -22,206 +21,32 @@ import (
 )
 
 // The processes mode measures each engine as a whole process, as a user runs it:
-// Lore as the lore CLI (`lore sql -f q.sql`), DuckDB as this program re-executed in
-// a hidden child mode that opens an in-memory DuckDB with the same views and runs
-// the query. Both write every row as CSV to a pipe the harness reads.
+// Lore as the lore CLI (`lore sql -f q.sql`), DuckDB as internal/duckchild, a
+// small program linking DuckDB alone that opens an in-memory DuckDB with the same
+// views and runs the query (no DuckDB CLI is installed here; this harness's own
+// binary would do, but it links Lore too, which would be charged to DuckDB). Both
+// write every row as CSV to a pipe the harness reads.
 //
-// Peak RSS comes from the rusage of a launcher process (this program again, in a
-// second hidden mode) that forks the engine's process and waits for it. The
+// Peak RSS is the ru_maxrss of the engine's process as reported by a small
+// launcher (internal/launch, built once) that starts it and waits for it. The
 // launcher exists because Go starts children with vfork: the kernel then counts
 // the parent's high-water mark in the child's ru_maxrss, so the harness's own
-// memory (a flavour it just wrote) would be reported as the engine's. The launcher
-// is small, and its own high-water mark is reported beside the child's: a child's
-// peak at or below it is shown with "≤".
+// memory (this binary links DuckDB and Lore: about 80 MiB resident at start) would be
+// charged to the engine. The launcher's own high-water mark is reported beside
+// the child's: a child's peak at or below it is shown with "≤".
 
-// The hidden child modes, given as the first argument.
-const (
-	duckChildMode = "duckdb-child"
-	launchMode    = "launch-child"
-)
-
-// ChildMain runs a hidden child mode when args (os.Args[1:]) name one, and
-// reports whether it did and the exit status.
-func ChildMain(args []string) (int, bool) {
-	if len(args) == 0 {
-		return 0, false
-	}
-	switch args[0] {
-	case duckChildMode:
-		return duckChild(args[1:], os.Stdout, os.Stderr), true
-	case launchMode:
-		return launchChild(args[1:], os.Stderr), true
-	}
-	return 0, false
-}
-
-// childTable is a table as the DuckDB child receives it.
+// childTable is a table as the DuckDB child (internal/duckchild) receives it.
 type childTable struct {
-	Name string `json:"name"`
-	Dir  string `json:"dir"`
+	Name  string   `json:"name"`
+	Files []string `json:"files"`
 }
 
-// duckChild opens an in-memory DuckDB as the harness does (threads, UTC, no file
-// cache, a view per table over its files), runs the query of one file and writes
-// its rows as CSV to stdout.
-func duckChild(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet(duckChildMode, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	threads := fs.Int("threads", 2, "DuckDB's threads")
-	tablesFile := fs.String("tables", "", "JSON file of the tables: [{name, dir}]")
-	queryFile := fs.String("f", "", "the query's file")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "%s: %v\n", duckChildMode, err)
-		return 1
-	}
-	var specs []childTable
-	b, err := os.ReadFile(*tablesFile)
-	if err != nil {
-		return fail(err)
-	}
-	if err := json.Unmarshal(b, &specs); err != nil {
-		return fail(fmt.Errorf("%s: %w", *tablesFile, err))
-	}
-	q, err := os.ReadFile(*queryFile)
-	if err != nil {
-		return fail(err)
-	}
-	tables := make([]Table, len(specs))
-	for i, t := range specs {
-		tables[i] = Table{Name: t.Name, Dir: t.Dir}
-	}
-	ctx := context.Background()
-	d, err := openDuckDB(ctx, *threads, tables)
-	if err != nil {
-		return fail(err)
-	}
-	defer d.close()
-	w := bufio.NewWriterSize(stdout, 1<<16)
-	if err := d.writeCSV(ctx, strings.TrimSuffix(strings.TrimSpace(string(q)), ";"), w); err != nil {
-		return fail(err)
-	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
-	}
-	return 0
-}
-
-// writeCSV runs q and writes a header and its rows as CSV, each value rendered as
-// the in-process comparison renders it (NULL as an empty field, as Lore's CLI).
-func (d *duckEngine) writeCSV(ctx context.Context, q string, w io.Writer) error {
-	rows, err := d.db.QueryContext(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	cts, err := rows.ColumnTypes()
-	if err != nil {
-		return err
-	}
-	cw := csv.NewWriter(w)
-	head := make([]string, len(cts))
-	for i, ct := range cts {
-		head[i] = ct.Name()
-	}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	vals := make([]any, len(cts))
-	ptrs := make([]any, len(cts))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	rec := make([]string, len(cts))
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		for i, v := range vals {
-			if v == nil {
-				rec[i] = ""
-				continue
-			}
-			s, err := renderDuck(v, cts[i].DatabaseTypeName())
-			if err != nil {
-				return fmt.Errorf("column %d: %w", i+1, err)
-			}
-			rec[i] = s
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// launchReport is what the launcher learnt about the process it ran.
+// launchReport is what internal/launch writes about the process it ran.
 type launchReport struct {
-	// MaxRSSKiB is the child's ru_maxrss.
-	MaxRSSKiB int64 `json:"max_rss_kib"`
-	// LauncherHWMKiB is the launcher's own high-water mark when it started the
-	// child, which the child's ru_maxrss cannot be below.
+	MaxRSSKiB      int64   `json:"max_rss_kib"`
 	LauncherHWMKiB int64   `json:"launcher_hwm_kib"`
 	WallMS         float64 `json:"wall_ms"`
 	ExitCode       int     `json:"exit_code"`
-}
-
-// launchChild runs the command after "--" with this process's standard streams,
-// waits for it and writes a launchReport as JSON to the --report file.
-func launchChild(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet(launchMode, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	report := fs.String("report", "", "file that receives the report")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	argv := fs.Args()
-	if len(argv) == 0 || *report == "" {
-		fmt.Fprintf(stderr, "%s: want --report FILE -- command...\n", launchMode)
-		return 2
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
-	hwm := selfHWMKiB()
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		fmt.Fprintf(stderr, "%s: %v\n", launchMode, err)
-		return 1
-	}
-	rep := launchReport{LauncherHWMKiB: hwm, WallMS: float64(wall.Microseconds()) / 1000, ExitCode: cmd.ProcessState.ExitCode()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rep.MaxRSSKiB = int64(ru.Maxrss) // KiB on Linux
-	}
-	b, _ := json.Marshal(rep)
-	if err := os.WriteFile(*report, b, 0o644); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", launchMode, err)
-		return 1
-	}
-	return 0
-}
-
-// selfHWMKiB is this process's VmHWM from /proc/self/status (0 when unknown).
-func selfHWMKiB() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for l := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 // ProcessRun is one engine's processes for one query.
@@ -263,8 +88,9 @@ type ProcessSuiteResult struct {
 type procEnv struct {
 	dir      string // scratch directory
 	lore     string // the built lore binary
+	launcher string // the built launcher (internal/launch)
 	home     string // Lore's home with the tables created
-	self     string // this program
+	duck     string // the built DuckDB child (internal/duckchild)
 	tables   string // the tables' JSON file for the DuckDB child
 	settings []string
 	threads  int
@@ -315,15 +141,11 @@ func prepareProcesses(ctx context.Context, cfg Config, s *Suite, progress io.Wri
 	if _, err := os.Stat(filepath.Join(root, "cmd", "lore")); err != nil {
 		return nil, fmt.Errorf("cannot find the repository's cmd/lore from %q: %w", root, err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	dir, err := os.MkdirTemp("", "lore-bench-proc-")
 	if err != nil {
 		return nil, err
 	}
-	pe := &procEnv{dir: dir, lore: filepath.Join(dir, "lore"), home: filepath.Join(dir, "home"), self: self,
+	pe := &procEnv{dir: dir, lore: filepath.Join(dir, "lore"), launcher: filepath.Join(dir, "launch"), home: filepath.Join(dir, "home"), duck: filepath.Join(dir, "duckchild"),
 		tables: filepath.Join(dir, "tables.json"), threads: cfg.Threads, timeout: cfg.Timeout}
 	fail := func(err error) (*procEnv, error) {
 		os.RemoveAll(dir)
@@ -335,6 +157,13 @@ func prepareProcesses(ctx context.Context, cfg Config, s *Suite, progress io.Wri
 	if out, err := build.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("cannot build lore: %v\n%s", err, out))
 	}
+	for _, b := range []struct{ out, pkg string }{{pe.launcher, "./internal/launch"}, {pe.duck, "./internal/duckchild"}} {
+		build = exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
+		build.Dir = filepath.Join(root, "bench")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fail(fmt.Errorf("cannot build %s: %v\n%s", b.pkg, err, out))
+		}
+	}
 	eng, err := openLore(ctx, pe.home, cfg.Threads, nil, s.Tables)
 	if err != nil {
 		return fail(err)
@@ -344,7 +173,11 @@ func prepareProcesses(ctx context.Context, cfg Config, s *Suite, progress io.Wri
 	}
 	var specs []childTable
 	for _, t := range s.Tables {
-		specs = append(specs, childTable{Name: t.Name, Dir: t.Dir})
+		files, err := parquetFiles(t.Dir)
+		if err != nil {
+			return fail(err)
+		}
+		specs = append(specs, childTable{Name: t.Name, Files: files})
 	}
 	b, _ := json.Marshal(specs)
 	if err := os.WriteFile(pe.tables, b, 0o644); err != nil {
@@ -372,7 +205,7 @@ func (pe *procEnv) measure(ctx context.Context, q Query, rounds int) (ProcessQue
 		return qr, err
 	}
 	loreArgv := append([]string{pe.lore, "sql", "--home", pe.home, "--format", "csv", "-f", file}, pe.settings...)
-	duckArgv := []string{pe.self, duckChildMode, "--threads", strconv.Itoa(pe.threads), "--tables", pe.tables, "-f", duckFile}
+	duckArgv := []string{pe.duck, "--threads", strconv.Itoa(pe.threads), "--tables", pe.tables, "-f", duckFile}
 	for i := range rounds + 1 {
 		for _, side := range []struct {
 			argv []string
@@ -427,7 +260,7 @@ func (pe *procEnv) launch(ctx context.Context, argv []string) (int, launchReport
 	defer cancel()
 	reportFile := filepath.Join(pe.dir, "launch.json")
 	os.Remove(reportFile)
-	cmd := exec.CommandContext(rctx, pe.self, append([]string{launchMode, "--report", reportFile, "--"}, argv...)...)
+	cmd := exec.CommandContext(rctx, pe.launcher, append([]string{"--report", reportFile, "--"}, argv...)...)
 	// Lore's CLI runs GOMAXPROCS workers; DuckDB's child sets its threads itself.
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(pe.threads))
 	// Killing the launcher must take the engine with it.
