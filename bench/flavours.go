@@ -383,7 +383,27 @@ func describeFooter(path string) (string, error) {
 	for _, e := range cc.Encodings() {
 		encs = append(encs, e.String())
 	}
-	return fmt.Sprintf("%s: %d rows in %d row groups (the first %d rows), %s; %s %s [%s]; created by %q",
+	return fmt.Sprintf("%s: %d rows in %d row groups (the first %d rows), %s; %s %s [%s], %s; created by %q",
 		filepath.Base(path), md.NumRows, md.NumRowGroups(), rg.NumRows(), cc.Compression(),
-		schema.Column(col).Name(), schema.Column(col).PhysicalType(), strings.Join(encs, " "), md.GetCreatedBy()), nil
+		schema.Column(col).Name(), schema.Column(col).PhysicalType(), strings.Join(encs, " "),
+		dataPageKind(r.RowGroup(0), col), md.GetCreatedBy()), nil
+}
+
+// dataPageKind says whether the first data page of a column chunk is a v1 or a v2
+// page (the footer does not record it; the page header does).
+func dataPageKind(rg *file.RowGroupReader, col int) string {
+	pr, err := rg.GetColumnPageReader(col)
+	if err != nil {
+		return "data pages unknown"
+	}
+	defer pr.Close()
+	for pr.Next() {
+		switch pr.Page().Type() {
+		case file.PageTypeDataPage:
+			return "v1 data pages"
+		case file.PageTypeDataPageV2:
+			return "v2 data pages"
+		}
+	}
+	return "no data page"
 }

@@ -23,8 +23,8 @@ func TestFlavoursTiny(t *testing.T) {
 	footers := map[string][]string{
 		"duckdb":        {"ZSTD", "PLAIN_DICTIONARY", "DuckDB"},
 		"duckdb-snappy": {"SNAPPY", "PLAIN_DICTIONARY", "DuckDB"},
-		"arrow":         {"SNAPPY", "RLE_DICTIONARY", "FIXED_LEN_BYTE_ARRAY"},
-		"spark":         {"SNAPPY", "PLAIN_DICTIONARY", "l_quantity INT64"},
+		"arrow":         {"SNAPPY", "RLE_DICTIONARY", "FIXED_LEN_BYTE_ARRAY", "v2 data pages"},
+		"spark":         {"SNAPPY", "PLAIN_DICTIONARY", "l_quantity INT64", "v1 data pages"},
 		"small-files":   {"SNAPPY", "59 rows"},
 	}
 	for _, f := range Flavours {
