@@ -31,9 +31,10 @@ var Flavours = []string{"lore", "duckdb", "duckdb-snappy", "arrow", "spark", "sm
 // the other tables get files in proportion to their rows.
 const defaultSmallFiles = 1000
 
-// sparkRowsPerFile is the rows one file of the spark flavour holds at most: a
-// Spark job writes one file per task, and a task of a job reading the generated
-// text holds about this many lineitem rows (lineitem at SF 1 makes 8 files).
+// sparkRowsPerFile is about the rows one file of the spark flavour holds (the
+// table's rows over it, rounded, make its files): a Spark job writes one file per
+// task, and a task of a job reading the generated text holds about this many
+// lineitem rows (lineitem at SF 1 makes 8 files).
 const sparkRowsPerFile = 750_000
 
 // sparkRowGroupBytes is parquet-mr's default row group size (parquet.block.size).
@@ -96,7 +97,7 @@ func flavourAbout(flavour string, files, smallFiles int) string {
 		return fmt.Sprintf("written Spark-style by arrow-go pqarrow with parquet-mr conventions: format version 1.0 (PLAIN_DICTIONARY "+
 			"dictionary encodings), v1 data pages, snappy, 1 MiB pages and dictionary pages, row groups up to ~128 MiB "+
 			"(rows from the source's uncompressed bytes per row), decimals as INT32/INT64, dates INT32 DATE, no Arrow schema, "+
-			"one file per %d rows", sparkRowsPerFile)
+			"one file per about %d rows", sparkRowsPerFile)
 	case "small-files":
 		return fmt.Sprintf("written by arrow-go pqarrow, snappy, lineitem in %d files and the other tables in proportion to their rows "+
 			"(at least one file)", smallFiles)
@@ -161,7 +162,7 @@ func arrowLayoutFor(flavour, srcTable, table string, smallFiles int, src string)
 			arrow: pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema())}, nil
 	case "spark":
 		perRow := max(int64(1), bytes/max(rows, 1))
-		return arrowLayout{files: int(max(1, (rows+sparkRowsPerFile-1)/sparkRowsPerFile)),
+		return arrowLayout{files: int(max(1, (rows+sparkRowsPerFile/2)/sparkRowsPerFile)),
 			props: []pq.WriterProperty{snappy, pq.WithVersion(pq.V1_0), pq.WithDataPageVersion(pq.DataPageV1),
 				pq.WithDataPageSize(1 << 20), pq.WithDictionaryPageSizeLimit(1 << 20), pq.WithDictionaryDefault(true),
 				pq.WithMaxRowGroupLength(max(1, sparkRowGroupBytes/perRow)), pq.WithStoreDecimalAsInteger(true),
