@@ -339,7 +339,7 @@ func (s *ProcessSuiteResult) summarise() {
 // WriteProcessTable writes the processes mode's table of one suite.
 func WriteProcessTable(w io.Writer, s *ProcessSuiteResult) {
 	d := s.Data
-	fmt.Fprintf(w, "\nsuite %s, each query a fresh process per engine (lore sql -f; DuckDB in a child of this program): %s, %d files, %s (%s)\n\n",
+	fmt.Fprintf(w, "\nsuite %s, each query a fresh process per engine (lore sql -f; DuckDB in internal/duckchild): %s, %d files, %s (%s)\n\n",
 		s.Suite, d.Description, d.Files, bytesText(d.Bytes), d.Dir)
 	head := []string{"query", "lore peak RSS MiB", "duckdb peak RSS MiB", "lore/duckdb RSS", "lore wall ms", "duckdb wall ms", "lore/duckdb wall", "rows", "rows equal"}
 	var body [][]string
