@@ -31,9 +31,10 @@ import (
 // launcher (internal/launch, built once) that starts it and waits for it. The
 // launcher exists because Go starts children with vfork: the kernel then counts
 // the parent's high-water mark in the child's ru_maxrss, so the harness's own
-// memory (this binary links DuckDB and Lore: about 80 MiB resident at start) would be
-// charged to the engine. The launcher's own high-water mark is reported beside
-// the child's: a child's peak at or below it is shown with "≤".
+// memory (about 80 MiB resident at start, this binary linking DuckDB and Lore, and
+// more after writing a flavour) would be charged to the engine. The launcher's
+// own high-water mark (a few MiB) is reported beside the child's: a child's peak
+// at or below it is shown with "≤".
 
 // childTable is a table as the DuckDB child (internal/duckchild) receives it.
 type childTable struct {
