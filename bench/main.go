@@ -74,6 +74,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		serveMixF  = fs.String("serve-mix", "", "serve: request kinds and weights, e.g. context=100 (default "+defaultServeMix+")")
 		maxRunning = fs.Int("max-running", 0, "serve: the server's limit on running statements (0: cores)")
 		maxQueued  = fs.Int("max-queued", 0, "serve: the server's queue of waiting statements (0: Lore's default)")
+		flavourF   = fs.String("flavour", "lore", "tpch: the files' flavour, "+strings.Join(Flavours, ", ")+", or all (each in turn, then a summary)")
+		smallFiles = fs.Int("small-files", defaultSmallFiles, "tpch flavour small-files: the number of lineitem files (other tables in proportion)")
+		processes  = fs.Bool("processes", false, "tpch: run each query in a fresh process per engine (the lore CLI, and this program as a DuckDB child) and report peak RSS and wall time")
 		memory     = fs.String("memory", "4GiB", "optimize: the memory budget of both engines (Lore's memory limit, DuckDB's memory_limit)")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
@@ -95,6 +98,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if (*format != "parquet" || *compareFmt) && *suite != "tpch" {
 		fmt.Fprintln(stderr, "bench: --format delta or iceberg and --compare-formats apply to --suite tpch only")
+		return 2
+	}
+	if !validFlavour(*flavourF) {
+		fmt.Fprintf(stderr, "bench: unknown flavour %q (want %s or all)\n", *flavourF, strings.Join(Flavours, ", "))
+		return 2
+	}
+	if *smallFiles < 1 {
+		fmt.Fprintln(stderr, "bench: --small-files must be at least 1")
+		return 2
+	}
+	if *processes && (*suite != "tpch" || *compareFmt || *store != "local" || *format != "parquet") {
+		fmt.Fprintln(stderr, "bench: --processes applies to --suite tpch on local Parquet files, without --compare-formats")
 		return 2
 	}
 	if *store != "local" && *store != "s3" {
@@ -142,6 +157,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unknown suite %q (want events, statistics, tpch, joins, ds or all)\n", *suite)
 		return 2
 	}
+	// Each TPC-H flavour is a suite of its own: "tpch" names the one --flavour
+	// chooses, "tpch:<flavour>" the others.
+	flavours := []string{*flavourF}
+	if *flavourF == "all" {
+		flavours = Flavours
+	}
+	if i := slices.Index(suites, "tpch"); i >= 0 {
+		var names []string
+		for _, f := range flavours {
+			names = append(names, "tpch:"+f)
+		}
+		suites = slices.Replace(suites, i, i+1, names...)
+	}
 	if *dataDir == "" {
 		*dataDir = defaultDataDir()
 	}
@@ -173,16 +201,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := Config{Threads: *threads, Rounds: *rounds, Timeout: *timeout, LoreSettings: loreSettings,
 		CPUProfile: *cpuProfile, Progress: stderr}
 	failed := false
+	var flavourResults []*SuiteResult
+	var processResults []*ProcessSuiteResult
 	for _, name := range suites {
 		var s *Suite
 		var err error
+		name, flavour, _ := strings.Cut(name, ":")
 		switch name {
 		case "events":
 			s, err = EventsSuite(ctx, ev, stderr)
 		case "statistics":
 			s, err = StatisticsSuite(ctx, ev, stderr)
 		case "tpch":
-			cfg := TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs}
+			cfg := TPCHConfig{SF: *sf, Files: *tpchFiles, DataDir: abs, Flavour: flavour, SmallFiles: *smallFiles, Threads: *threads}
 			if *format != "parquet" || *compareFmt {
 				cfg.Lake = lake
 			}
@@ -200,7 +231,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		if err == nil && cfg.CPUProfile != "" && len(suites) > 1 {
 			// One profile per suite.
-			cfg.CPUProfile = profileName(*cpuProfile, name)
+			cfg.CPUProfile = profileName(*cpuProfile, s.Name)
 		}
 		if err == nil && *store == "s3" {
 			sc := StoreConfig{Latency: *s3Latency, Bandwidth: int64(*s3MiBps * (1 << 20)), Coalesce: *s3Coalesce, Part: *s3Part, Parallel: *s3Parallel,
@@ -215,6 +246,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 					}
 				}
 				return 0
+			}
+		}
+		if err == nil && *processes {
+			var pr *ProcessSuiteResult
+			if pr, err = RunProcesses(ctx, cfg, s); err == nil {
+				processResults = append(processResults, pr)
+				rep.Processes = append(rep.Processes, pr)
+				WriteProcessTable(stdout, pr)
+				continue
 			}
 		}
 		if err == nil && *compareFmt {
@@ -246,6 +286,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		rep.Suites = append(rep.Suites, res)
 		WriteTable(stdout, res)
+		if name == "tpch" {
+			flavourResults = append(flavourResults, res)
+		}
+	}
+	if len(flavours) > 1 {
+		WriteFlavourSummary(stdout, flavours, flavourResults, processResults)
 	}
 	fmt.Fprintf(stdout, "\nmemory: %s\n", memoryNote)
 	if *jsonOut != "" {
@@ -285,22 +331,27 @@ func profileName(p, suite string) string {
 	return strings.TrimSuffix(p, ext) + "-" + suite + ext
 }
 
-// defaultDataDir is data/ next to the bench module's go.mod, found from the
-// working directory (the module itself or the repository root), else ./data.
+// defaultDataDir is data/ next to the bench module's go.mod, else ./data.
 func defaultDataDir() string {
+	return filepath.Join(benchModuleDir(), "data")
+}
+
+// benchModuleDir is the directory of the bench module's go.mod, found from the
+// working directory (the module itself or the repository root), else ".".
+func benchModuleDir() string {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "data"
+		return "."
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		for _, cand := range []string{d, filepath.Join(d, "bench")} {
 			if b, err := os.ReadFile(filepath.Join(cand, "go.mod")); err == nil &&
 				strings.Contains(string(b), "module github.com/loredb/lore/bench\n") {
-				return filepath.Join(cand, "data")
+				return cand
 			}
 		}
 		if filepath.Dir(d) == d {
-			return "data"
+			return "."
 		}
 	}
 }

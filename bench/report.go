@@ -21,6 +21,8 @@ type Report struct {
 	MemoryNote     string            `json:"memory_note"`
 	Notes          []string          `json:"notes,omitempty"`
 	Suites         []*SuiteResult    `json:"suites"`
+	// Processes are the suites run with --processes.
+	Processes []*ProcessSuiteResult `json:"processes,omitempty"`
 	// SuiteErrors are suites that could not run at all (no data, no generator).
 	SuiteErrors map[string]string `json:"suite_errors,omitempty"`
 }

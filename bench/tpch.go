@@ -23,6 +23,13 @@ type TPCHConfig struct {
 	// the same files (in a directory beside the data set's, named with -delta or
 	// -iceberg), which Lore reads.
 	Lake string
+	// Flavour is the file flavour (Flavours; "" is "lore"): the other flavours are
+	// written once from the lore flavour's files into their own directory.
+	Flavour string
+	// SmallFiles is the small-files flavour's number of lineitem files (0: 1,000).
+	SmallFiles int
+	// Threads are DuckDB's threads when it writes a flavour (0: 2).
+	Threads int
 }
 
 // tpchTables are the eight TPC-H tables; the generator writes each under
@@ -111,12 +118,41 @@ func TPCHSuite(ctx context.Context, cfg TPCHConfig, progress io.Writer) (*Suite,
 	if err != nil {
 		return nil, fmt.Errorf("cannot generate the TPC-H data: %w", err)
 	}
+	flavour := cfg.Flavour
+	if flavour == "" {
+		flavour = "lore"
+	}
+	smallFiles := cfg.SmallFiles
+	if smallFiles <= 0 {
+		smallFiles = defaultSmallFiles
+	}
+	if flavour != "lore" {
+		src := dir
+		dir = flavourDir(cfg.DataDir, cfg.SF, flavour, smallFiles)
+		err := ensureData(dir, progress, func(out string, _ func(done, total int64)) error {
+			return writeFlavour(ctx, flavour, src, out, max(cfg.Threads, 2), smallFiles)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot write the TPC-H %s flavour: %w", flavour, err)
+		}
+	}
 	info, err := dataInfo(dir)
 	if err != nil {
 		return nil, err
 	}
-	info.Description = fmt.Sprintf("TPC-H SF %g, %d files per table", cfg.SF, cfg.Files)
-	s := &Suite{Name: "tpch", Queries: qs, Data: info}
+	info.Description = fmt.Sprintf("TPC-H SF %g, flavour %s: %s", cfg.SF, flavour, flavourAbout(flavour, cfg.Files, smallFiles))
+	if files, err := parquetFiles(filepath.Join(dir, "lineitem")); err == nil && len(files) > 0 {
+		foot, err := describeFooter(files[0])
+		if err != nil {
+			return nil, err
+		}
+		info.Description += "; lineitem " + foot
+	}
+	name := "tpch"
+	if flavour != "lore" {
+		name += "-" + flavour
+	}
+	s := &Suite{Name: name, Queries: qs, Data: info}
 	for _, t := range tpchTables {
 		s.Tables = append(s.Tables, Table{Name: t, Dir: filepath.Join(dir, t)})
 	}
