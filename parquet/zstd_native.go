@@ -86,12 +86,19 @@ const libzstdMinVersion = 10400
 type libzstd struct {
 	fns     C.lore_zstd
 	version uint
-	ctxs    sync.Pool // of *zstdCtx
+
+	// free holds the decompression contexts not in use. A context is used by one
+	// goroutine at a time. They are kept, not pooled in a sync.Pool: a scan
+	// allocates fast enough to run the collector every few milliseconds, which
+	// would empty the pool and have every decoder create, and fault in, a new
+	// context of some 100 KiB for its next page.
+	mu   sync.Mutex
+	free []unsafe.Pointer
 }
 
-// zstdCtx is one decompression context; a context is used by one goroutine at a
-// time (the pool hands it out), and freed when the pool drops it.
-type zstdCtx struct{ p unsafe.Pointer }
+// zstdKeepContexts is how many idle contexts per processor are kept; beyond that a
+// context is freed when it is put back.
+const zstdKeepContexts = 2
 
 // loadLibzstd loads libzstd.so.1 once; it is nil when the library is absent, lacks
 // a function, or is older than 1.4.0.
@@ -127,14 +134,9 @@ var errNoContext = errors.New("libzstd cannot allocate a decompression context")
 // content size, as the format allows) into dst and returns the bytes written. It
 // never writes past len(dst): a frame that decodes to more is an error.
 func (z *libzstd) decode(dst, src []byte) ([]byte, error) {
-	ctx, _ := z.ctxs.Get().(*zstdCtx)
+	ctx := z.context()
 	if ctx == nil {
-		p := C.lore_zstd_create(&z.fns)
-		if p == nil {
-			return nil, errNoContext
-		}
-		ctx = &zstdCtx{p: p}
-		runtime.AddCleanup(ctx, func(p unsafe.Pointer) { C.lore_zstd_free(&z.fns, p) }, p)
+		return nil, errNoContext
 	}
 	var dp, sp unsafe.Pointer
 	if len(dst) > 0 {
@@ -143,8 +145,8 @@ func (z *libzstd) decode(dst, src []byte) ([]byte, error) {
 	if len(src) > 0 {
 		sp = unsafe.Pointer(&src[0])
 	}
-	r := C.lore_zstd_decompress(&z.fns, ctx.p, dp, C.size_t(len(dst)), sp, C.size_t(len(src)))
-	z.ctxs.Put(ctx)
+	r := C.lore_zstd_decompress(&z.fns, ctx, dp, C.size_t(len(dst)), sp, C.size_t(len(src)))
+	z.release(ctx)
 	if r.failed != 0 {
 		return nil, fmt.Errorf("zstd: %s", C.GoString(C.lore_zstd_error_name(&z.fns, r.n)))
 	}
@@ -153,4 +155,31 @@ func (z *libzstd) decode(dst, src []byte) ([]byte, error) {
 		panic(fmt.Sprintf("BUG: libzstd wrote %d bytes into %d", n, len(dst)))
 	}
 	return dst[:n], nil
+}
+
+// context takes an idle decompression context, or creates one; it is nil when
+// libzstd cannot allocate it.
+func (z *libzstd) context() unsafe.Pointer {
+	z.mu.Lock()
+	if n := len(z.free); n > 0 {
+		ctx := z.free[n-1]
+		z.free = z.free[:n-1]
+		z.mu.Unlock()
+		return ctx
+	}
+	z.mu.Unlock()
+	return C.lore_zstd_create(&z.fns)
+}
+
+// release gives back a context taken with context.
+func (z *libzstd) release(ctx unsafe.Pointer) {
+	z.mu.Lock()
+	if len(z.free) < zstdKeepContexts*runtime.GOMAXPROCS(0) {
+		z.free = append(z.free, ctx)
+		ctx = nil
+	}
+	z.mu.Unlock()
+	if ctx != nil {
+		C.lore_zstd_free(&z.fns, ctx)
+	}
 }
