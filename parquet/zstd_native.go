@@ -102,9 +102,13 @@ const zstdKeepContexts = 2
 
 // loadLibzstd loads libzstd.so.1 once; it is nil when the library is absent, lacks
 // a function, or is older than 1.4.0.
-var loadLibzstd = sync.OnceValue(func() *libzstd {
+var loadLibzstd = sync.OnceValue(func() *libzstd { return openLibzstd("libzstd.so.1") })
+
+// openLibzstd loads the library file name (a name dlopen searches for, or a path);
+// it is nil when that is not a libzstd of 1.4.0 or later.
+func openLibzstd(file string) *libzstd {
 	z := &libzstd{}
-	name := C.CString("libzstd.so.1")
+	name := C.CString(file)
 	defer C.free(unsafe.Pointer(name))
 	if C.lore_zstd_open(name, &z.fns) == 0 {
 		return nil
@@ -115,7 +119,7 @@ var loadLibzstd = sync.OnceValue(func() *libzstd {
 		return nil
 	}
 	return z
-})
+}
 
 // nativeZstdVersion is the version of the system library in use ("1.5.4"), or ""
 // when pages are decoded by the pure-Go decoder.

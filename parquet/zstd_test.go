@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -436,5 +437,34 @@ func benchZstd(b *testing.B, bodies [][]byte, sizes []int) {
 				}
 			}
 		})
+	}
+}
+
+// TestZstdChoice checks which decoder a page goes to: the system library for a
+// page of a kilobyte or more when it is loaded, the pure-Go decoder for smaller
+// pages, for a caller without a destination, and for every page in a process
+// started with LORE_ZSTD=go.
+func TestZstdChoice(t *testing.T) {
+	big, small, dst := make([]byte, 4096), make([]byte, 100), make([]byte, 1<<20)
+	if os.Getenv("LORE_ZSTD_CHILD") != "" {
+		if nativeZstd(dst, big) != nil {
+			t.Fatal("LORE_ZSTD=go: a page went to libzstd")
+		}
+		return
+	}
+	z := needLibzstd(t)
+	t.Logf("libzstd %s", nativeZstdVersion())
+	if os.Getenv("LORE_ZSTD") == "" {
+		if nativeZstd(dst, big) != z {
+			t.Error("a page of 4 KiB did not go to libzstd")
+		}
+	}
+	if nativeZstd(dst, small) != nil || nativeZstd(nil, big) != nil {
+		t.Error("a page of 100 bytes, or one without a destination, went to libzstd")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestZstdChoice$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LORE_ZSTD=go", "LORE_ZSTD_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("with LORE_ZSTD=go: %v\n%s", err, out)
 	}
 }
