@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -199,18 +200,21 @@ func TestZstdNativeMatchesGo(t *testing.T) {
 	sameDecoding(t, z, "no bytes into room", nil, 100)
 }
 
-// zstdPages is every Zstandard-compressed page body of the file data (the
-// compressed part of it: a V2 page's levels are left out) with the length it
-// decompresses to.
-func zstdPages(t testing.TB, data []byte, name string) (bodies [][]byte, sizes []int) {
+// compressedPages is every page body of the file data compressed with codec (the
+// compressed part of it), with the length it decompresses to; of leaf only, unless
+// that is negative.
+func compressedPages(data []byte, name string, codec compress.Compression, only int) (bodies [][]byte, sizes []int) {
 	f, err := Open(context.Background(), newMem(data), name)
 	if err != nil {
 		return nil, nil // a file the reader refuses has no pages to compare
 	}
 	for rg := 0; rg < f.NumRowGroups(); rg++ {
 		for leaf := 0; leaf < f.meta.Schema.NumColumns(); leaf++ {
+			if only >= 0 && leaf != only {
+				continue
+			}
 			cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-			if err != nil || cc.Compression() != compress.Codecs.Zstd {
+			if err != nil || cc.Compression() != codec {
 				continue
 			}
 			w, err := f.chunkWalker(rg, leaf)
@@ -241,9 +245,12 @@ func zstdPages(t testing.TB, data []byte, name string) (bodies [][]byte, sizes [
 	return bodies, sizes
 }
 
-// writeZstdFile writes a Lore file of rows rows (integers, decimals-as-doubles,
-// dates, short strings) compressed with zstd, and returns its bytes.
-func writeZstdFile(t testing.TB, rows int) []byte {
+// writeZstdFile writes a Lore file of rows rows (integers, doubles, dates, short
+// strings) compressed with zstd, and returns its bytes.
+func writeZstdFile(t testing.TB, rows int) []byte { return writeTestFile(t, rows, "zstd") }
+
+// writeTestFile writes the file of writeZstdFile compressed with codec.
+func writeTestFile(t testing.TB, rows int, codec string) []byte {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "key", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "price", Type: arrow.PrimitiveTypes.Float64},
@@ -275,7 +282,7 @@ func writeZstdFile(t testing.TB, rows int) []byte {
 			done += n
 		}
 		return nil
-	}, WriteOptions{Compression: "zstd", RowGroupRows: int64(rows)})
+	}, WriteOptions{Compression: codec, RowGroupRows: int64(rows)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +317,7 @@ func TestZstdNativeMatchesGoOnPages(t *testing.T) {
 	}
 	pages, damagedPages, differed := 0, 0, 0
 	for name, data := range files {
-		bodies, sizes := zstdPages(t, data, name)
+		bodies, sizes := compressedPages(data, name, compress.Codecs.Zstd, -1)
 		for i, body := range bodies {
 			what := fmt.Sprintf("%s page %d", name, i)
 			if pages%8 == 0 {
@@ -363,13 +370,13 @@ func TestZstdReadsAlike(t *testing.T) {
 	}
 }
 
-// BenchmarkZstdPages decompresses every Zstandard page of a file with each decoder
-// (the bytes per second are the decompressed bytes): a file Lore writes, or the file
-// LORE_ZSTD_BENCH_FILE names (a DuckDB-written lineitem, say).
+// BenchmarkZstdPages decompresses the Zstandard pages of a file with each decoder
+// (the bytes per second are the decompressed bytes), all of them and column by
+// column: a file Lore writes, or the file LORE_ZSTD_BENCH_FILE names (a
+// DuckDB-written lineitem, say).
 func BenchmarkZstdPages(b *testing.B) {
 	var data []byte
-	name := os.Getenv("LORE_ZSTD_BENCH_FILE")
-	if name != "" {
+	if name := os.Getenv("LORE_ZSTD_BENCH_FILE"); name != "" {
 		var err error
 		if data, err = os.ReadFile(name); err != nil {
 			b.Fatal(err)
@@ -377,13 +384,19 @@ func BenchmarkZstdPages(b *testing.B) {
 	} else {
 		data = writeZstdFile(b, 300_000)
 	}
-	bodies, sizes := zstdPages(b, data, "bench.parquet")
-	total := 0
-	for _, n := range sizes {
-		total += n
+	f, err := Open(context.Background(), newMem(data), "bench.parquet")
+	if err != nil {
+		b.Fatal(err)
 	}
-	b.Logf("%d pages, %d MB decompressed", len(bodies), total>>20)
-	benchZstd(b, bodies, sizes)
+	bodies, sizes := compressedPages(data, "bench.parquet", compress.Codecs.Zstd, -1)
+	b.Run("column=all", func(b *testing.B) { benchZstd(b, bodies, sizes) })
+	for leaf := 0; leaf < f.meta.Schema.NumColumns(); leaf++ {
+		bodies, sizes := compressedPages(data, "bench.parquet", compress.Codecs.Zstd, leaf)
+		if len(bodies) == 0 {
+			continue
+		}
+		b.Run("column="+f.meta.Schema.Column(leaf).Name(), func(b *testing.B) { benchZstd(b, bodies, sizes) })
+	}
 }
 
 // BenchmarkZstdSmallPages decompresses pages of a few sizes with each decoder, to
@@ -467,4 +480,81 @@ func TestZstdChoice(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("with LORE_ZSTD=go: %v\n%s", err, out)
 	}
+}
+
+// BenchmarkSnappyPages decompresses every Snappy page of a file Lore writes, or of
+// the file LORE_SNAPPY_BENCH_FILE names, with the codec Lore registers (klauspost's
+// snappy package, its S2 assembly decoder), for comparison with BenchmarkZstdPages.
+func BenchmarkSnappyPages(b *testing.B) {
+	var data []byte
+	if name := os.Getenv("LORE_SNAPPY_BENCH_FILE"); name != "" {
+		var err error
+		if data, err = os.ReadFile(name); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		data = writeTestFile(b, 300_000, "snappy")
+	}
+	bodies, sizes := compressedPages(data, "bench.parquet", compress.Codecs.Snappy, -1)
+	total, most := 0, 0
+	for _, n := range sizes {
+		total += n
+		most = max(most, n)
+	}
+	codec, err := compress.GetCodec(compress.Codecs.Snappy)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]byte, most)
+	b.ReportAllocs()
+	b.SetBytes(int64(total))
+	for b.Loop() {
+		for i, body := range bodies {
+			if _, err := compress.Decode(codec, dst[:sizes[i]], body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestZstdConcurrent decodes different frames from many goroutines at once through
+// the codec: each gets its own decompression context, so every output is its own
+// frame's.
+func TestZstdConcurrent(t *testing.T) {
+	needLibzstd(t)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plains, frames [][]byte
+	for i := range 8 {
+		plain := []byte(strings.Repeat(fmt.Sprintf("goroutine %d writes its own page; ", i), 2000+i*300))
+		plains = append(plains, plain)
+		frames = append(frames, enc.EncodeAll(plain, nil))
+	}
+	codec, err := compress.GetCodec(compress.Codecs.Zstd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withZstd(true, func() {
+		var wg sync.WaitGroup
+		errc := make(chan error, len(frames))
+		for i := range frames {
+			wg.Go(func() {
+				dst := make([]byte, len(plains[i]))
+				for range 50 {
+					out, err := compress.Decode(codec, dst, frames[i])
+					if err != nil || !bytes.Equal(out, plains[i]) {
+						errc <- fmt.Errorf("goroutine %d: %v (equal %v)", i, err, bytes.Equal(out, plains[i]))
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Error(err)
+		}
+	})
 }
