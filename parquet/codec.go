@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -76,6 +77,36 @@ func (c boundedZstd) Decode(dst, src []byte) []byte {
 }
 
 func (boundedZstd) DecodeWithError(dst, src []byte) ([]byte, error) {
+	if z := nativeZstd(dst, src); z != nil {
+		return z.decode(dst, src)
+	}
+	return goZstd(dst, src)
+}
+
+// nativeZstd is the system library when it should decode src into dst: it is
+// loaded, not turned off (LORE_ZSTD=go), and there is a destination to bound its
+// output. Under nativeZstdMin compressed bytes the pure-Go decoder is kept, as the
+// call into C costs more than it saves there.
+func nativeZstd(dst, src []byte) *libzstd {
+	if dst == nil || len(src) < nativeZstdMin || zstdPureGo {
+		return nil
+	}
+	return loadLibzstd()
+}
+
+// zstdPureGo turns the system library off: LORE_ZSTD=go in the environment decodes
+// every Zstandard page with the pure-Go decoder, for tests and diagnosis.
+var zstdPureGo = os.Getenv("LORE_ZSTD") == "go"
+
+// nativeZstdMin is the smallest compressed page the system library decodes. Below
+// about a kilobyte the pure-Go decoder is as fast or faster (libzstd resets more
+// state per frame, and each call crosses into C); above it libzstd pulls ahead
+// (BenchmarkZstdSmallPages). Tests set it to 0 to send every page to the library.
+var nativeZstdMin = 1 << 10
+
+// goZstd decodes src into dst with the pure-Go decoder, refusing output longer
+// than dst (or, without a destination, than the largest page accepted).
+func goZstd(dst, src []byte) ([]byte, error) {
 	get := zstdDecoder
 	if dst == nil {
 		get = zstdAnySize

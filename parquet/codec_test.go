@@ -117,15 +117,17 @@ func TestDecompressionBombs(t *testing.T) {
 					}
 					bad := bytes.Clone(good)
 					copy(bad[p.body:], bomb(int(p.compressed)))
-					for _, path := range []int{pathPages, pathTyped, pathLibrary} {
-						var alloc uint64
-						var err error
-						withPath(path, func() { alloc, err = readMeasured(bad) })
-						if errs.CodeOf(err) != errs.CorruptSource {
-							t.Fatalf("%s path: got %v, want CORRUPT_SOURCE", pathNames[path], err)
-						}
-						if alloc > 64<<20 {
-							t.Errorf("%s path: reading allocated %d MiB", pathNames[path], alloc>>20)
+					for _, native := range []bool{false, true} {
+						for _, path := range []int{pathPages, pathTyped, pathLibrary} {
+							var alloc uint64
+							var err error
+							withZstd(native, func() { withPath(path, func() { alloc, err = readMeasured(bad) }) })
+							if errs.CodeOf(err) != errs.CorruptSource {
+								t.Fatalf("%s path, %s zstd: got %v, want CORRUPT_SOURCE", pathNames[path], zstdModes[native], err)
+							}
+							if alloc > 64<<20 {
+								t.Errorf("%s path, %s zstd: reading allocated %d MiB", pathNames[path], zstdModes[native], alloc>>20)
+							}
 						}
 					}
 					return
@@ -235,9 +237,10 @@ func TestDictionaryCountOverPage(t *testing.T) {
 	}
 }
 
-// TestZstdDecodesWithinLength checks the bounded Zstandard codec: a frame is decoded
-// into the destination's room (capacity past its length lets the decoder run its
-// fast path), but output beyond the destination's length is still refused.
+// TestZstdDecodesWithinLength checks the bounded Zstandard codec, with each
+// decoder: a frame is decoded into the destination's room (capacity past its length
+// lets the pure-Go decoder run its fast path), but output beyond the destination's
+// length is still refused.
 func TestZstdDecodesWithinLength(t *testing.T) {
 	codec, err := compress.GetCodec(compress.Codecs.Zstd)
 	if err != nil {
@@ -248,13 +251,20 @@ func TestZstdDecodesWithinLength(t *testing.T) {
 	dec := codec.(interface {
 		DecodeWithError(dst, src []byte) ([]byte, error)
 	})
-	roomy := make([]byte, len(plain), len(plain)+decodeHeadroom)
-	out, err := dec.DecodeWithError(roomy, frame)
-	if err != nil || !bytes.Equal(out, plain) {
-		t.Fatalf("decoding into a roomy destination: %v (equal %v)", err, bytes.Equal(out, plain))
-	}
-	short := make([]byte, len(plain)-1, len(plain)+decodeHeadroom)
-	if out, err := dec.DecodeWithError(short, frame); err == nil {
-		t.Fatalf("a frame of %d bytes decoded into a destination of %d: %d bytes", len(plain), len(short), len(out))
+	for _, native := range []bool{false, true} {
+		withZstd(native, func() {
+			roomy := make([]byte, len(plain), len(plain)+decodeHeadroom)
+			out, err := dec.DecodeWithError(roomy, frame)
+			if err != nil || !bytes.Equal(out, plain) {
+				t.Fatalf("%s: decoding into a roomy destination: %v (equal %v)", zstdModes[native], err, bytes.Equal(out, plain))
+			}
+			if &out[0] != &roomy[0] {
+				t.Errorf("%s: did not decode in place", zstdModes[native])
+			}
+			short := make([]byte, len(plain)-1, len(plain)+decodeHeadroom)
+			if out, err := dec.DecodeWithError(short, frame); err == nil {
+				t.Fatalf("%s: a frame of %d bytes decoded into a destination of %d: %d bytes", zstdModes[native], len(plain), len(short), len(out))
+			}
+		})
 	}
 }
