@@ -135,6 +135,15 @@ func ZoneSketches(name string) (distinct, quantiles bool) {
 // floats order NaN greatest). Unsupported combinations are ANALYSIS_ERRORs naming the
 // function and the type.
 func ResultType(s Spec) (arrow.DataType, error) {
+	t, err := resultType(wideSpec(s))
+	if err != nil {
+		return nil, err
+	}
+	return types.Narrow(t), nil
+}
+
+// resultType is ResultType of a spec whose decimals are 128-bit.
+func resultType(s Spec) (arrow.DataType, error) {
 	if s.Name == "count_star" {
 		return types.Int64, nil
 	}
@@ -144,14 +153,14 @@ func ResultType(s Spec) (arrow.DataType, error) {
 	if s.Distinct || len(s.Order) > 0 {
 		inner := s
 		inner.Distinct, inner.Order = false, nil
-		return ResultType(inner)
+		return resultType(inner)
 	}
 	arg := types.Unwrap(s.ArgType)
 	if inner, ok := distinctOfName(s.Name); ok {
 		if !distinctType(arg) {
 			return nil, errs.New(errs.Analysis, "%s(DISTINCT %s) is not supported", inner, types.Name(arg))
 		}
-		return ResultType(Spec{Name: inner, ArgType: s.ArgType})
+		return resultType(Spec{Name: inner, ArgType: s.ArgType})
 	}
 	switch s.Name {
 	case "count":
@@ -203,6 +212,23 @@ func New(s Spec) (Accumulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if wide := wideSpec(s); !sameSpecTypes(wide, s) && !reads64(s) {
+		inner, err := newAcc(wide)
+		if err != nil {
+			return nil, err
+		}
+		return &wideAcc{inner: inner, result: result}, nil
+	}
+	return newAcc(s)
+}
+
+// newAcc is New of a spec whose 64-bit decimals (if any) the accumulator reads
+// itself.
+func newAcc(s Spec) (Accumulator, error) {
+	result, err := resultType(wideSpec(s))
+	if err != nil {
+		return nil, err
+	}
 	var arg arrow.DataType
 	if s.ArgType != nil {
 		arg = types.Unwrap(s.ArgType)
@@ -229,8 +255,9 @@ func New(s Spec) (Accumulator, error) {
 		switch {
 		case types.IsInteger(arg):
 			return &intSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
-		case arg.ID() == arrow.DECIMAL128:
-			return &decSumAcc{spec: s, scale: arg.(*arrow.Decimal128Type).Scale, avg: avg}, nil
+		case arg.ID() == arrow.DECIMAL128 || arg.ID() == arrow.DECIMAL64:
+			_, scale, _ := types.DecimalParams(arg)
+			return &decSumAcc{spec: s, scale: scale, avg: avg}, nil
 		default:
 			return &floatSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
 		}

@@ -363,6 +363,10 @@ func (a *decSumAcc) update(arg arrow.Array, sel []int32, groups []uint32, into u
 	if n == 0 {
 		return nil
 	}
+	if vals.DataType().ID() == arrow.DECIMAL64 {
+		a.update64(rawValues[int64](vals), s, g, n, into)
+		return nil
+	}
 	if vals.DataType().ID() != arrow.DECIMAL128 {
 		return typeMismatch(a.spec, arg)
 	}
@@ -400,6 +404,45 @@ func (a *decSumAcc) update(arg arrow.Array, sel []int32, groups []uint32, into u
 
 // sumInto adds the n values nums[s[k]] (nums[k] when s is nil) to p, the sum kept in
 // registers meanwhile; the result is negative when the sum overflowed.
+// update64 folds 64-bit values into the 128-bit sums: n values of at most 18
+// digits cannot overflow 128 bits for any n a batch can hold.
+func (a *decSumAcc) update64(nums []int64, s []int32, g []uint32, n int, into uint32) {
+	st := a.st
+	if g == nil {
+		p := &st[into]
+		lo, hi := p.lo, p.hi
+		if s == nil {
+			for _, x := range nums[:n] {
+				l, c := bits.Add64(lo, uint64(x), 0)
+				hi += x>>63 + int64(c)
+				lo = l
+			}
+		} else {
+			for _, i := range s[:n] {
+				x := nums[i]
+				l, c := bits.Add64(lo, uint64(x), 0)
+				hi += x>>63 + int64(c)
+				lo = l
+			}
+		}
+		p.lo, p.hi = lo, hi
+		p.cnt += int64(n)
+		return
+	}
+	for k, grp := range g[:n] {
+		i := k
+		if s != nil {
+			i = int(s[k])
+		}
+		x := nums[i]
+		p := &st[grp]
+		l, c := bits.Add64(p.lo, uint64(x), 0)
+		p.hi += x>>63 + int64(c)
+		p.lo = l
+		p.cnt++
+	}
+}
+
 func sumInto(p *sum128, nums []decimal128.Num, s []int32, n int) (ovf int64) {
 	lo, hi := p.lo, p.hi
 	if s == nil {

@@ -72,7 +72,8 @@ func minMaxFromZone(a Accumulator, z *Zone, g uint32, isMax bool) (bool, error) 
 		a.Resize(int(g) + 1)
 		return true, nil // no value to fold in
 	}
-	arr := kernels.ConstArray(v, 1)
+	// Min and max accumulators hold decimals in 128 bits (wide.go).
+	arr := kernels.WidenDecimal(kernels.ConstArray(v, 1))
 	a.Resize(int(g) + 1)
 	if err := a.Update(arr, nil, []uint32{g}); err != nil {
 		return false, err

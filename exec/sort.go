@@ -442,6 +442,8 @@ func valueComparator(a arrow.Array) func(i, j int) int {
 		}
 	case *array.Decimal128:
 		return func(i, j int) int { return x.Value(i).Cmp(x.Value(j)) }
+	case *array.Decimal64:
+		return func(i, j int) int { return cmp.Compare(x.Value(i), x.Value(j)) }
 	case *array.MonthDayNanoInterval:
 		v := x.MonthDayNanoIntervalValues()
 		return func(i, j int) int { return types.CompareInterval(v[i], v[j]) }
@@ -602,6 +604,10 @@ func orderedWords(a arrow.Array) ([]uint64, bool) {
 	case *array.Int64:
 		for i, v := range x.Int64Values() {
 			out[i] = signed(v)
+		}
+	case *array.Decimal64:
+		for i, v := range x.Values() {
+			out[i] = signed(int64(v))
 		}
 	case *array.Uint8:
 		for i, v := range x.Uint8Values() {

@@ -814,6 +814,8 @@ func crossValues(a arrow.Array) func(i int, o arrow.Array, j int) int {
 		return func(i int, o arrow.Array, j int) int { return bytes.Compare(x.Value(i), o.(*array.Binary).Value(j)) }
 	case *array.Decimal128:
 		return func(i int, o arrow.Array, j int) int { return x.Value(i).Cmp(o.(*array.Decimal128).Value(j)) }
+	case *array.Decimal64:
+		return func(i int, o arrow.Array, j int) int { return cmp.Compare(x.Value(i), o.(*array.Decimal64).Value(j)) }
 	}
 	return func(i int, o arrow.Array, j int) int {
 		return types.Compare(types.ValueAt(a, i), types.ValueAt(o, j))

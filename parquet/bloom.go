@@ -101,7 +101,7 @@ func plainKeys(col column, dt arrow.DataType, v types.Value) ([][]byte, bool) {
 	case pq.Types.FixedLenByteArray:
 		size := col.leaf.TypeLength()
 		switch {
-		case types.IsDecimal(dt) && arrow.TypeEqual(dt, vt) && dt.ID() == arrow.DECIMAL128:
+		case sameDecimalScale(dt, vt):
 			b, ok := fixedDecimal(v.D, size)
 			return [][]byte{b}, ok
 		case types.IsUUID(dt) && types.IsUUID(vt) && len(v.S) == size,
@@ -134,7 +134,7 @@ func intOf(col column, dt, vt arrow.DataType, v types.Value) (int64, bool) {
 			return 0, false
 		}
 		return int64(v.U), true
-	case types.IsDecimal(dt) && arrow.TypeEqual(dt, vt) && dt.ID() == arrow.DECIMAL128:
+	case sameDecimalScale(dt, vt):
 		n := int64(v.D.LowBits())
 		if decimal128.FromI64(n) != v.D {
 			return 0, false
@@ -333,4 +333,12 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.r.ReadAt(p, off)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// sameDecimalScale reports whether dt and vt are decimal types of one scale, whose
+// scaled integers mean the same whatever their precisions and widths.
+func sameDecimalScale(dt, vt arrow.DataType) bool {
+	_, ds, ok1 := types.DecimalParams(dt)
+	_, vs, ok2 := types.DecimalParams(vt)
+	return ok1 && ok2 && ds == vs
 }

@@ -13,6 +13,8 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/loredb/lore/types"
 )
 
 // A column chunk is read by the first of three paths that takes it:
@@ -127,7 +129,7 @@ func (f *File) typedKind(c int) (decodeKind, bool) {
 		}
 		return 0, false
 	case arrow.DECIMAL128:
-		if !arrow.TypeEqual(inferred, want) {
+		if !arrow.TypeEqual(inferred, types.Wide(want)) {
 			return 0, false
 		}
 		return kindDecimal, true
@@ -313,11 +315,21 @@ func (c *typedReader[T]) next(n int64) (arrow.Array, error) {
 		}
 		data = memory.NewBufferBytes(bytesOf(vals))
 	case kindDecimal:
+		narrow := c.want.ID() == arrow.DECIMAL64
 		switch v := any(vals).(type) {
 		case []int32:
-			data = memory.NewBufferBytes(bytesOf(widenDecimal(v)))
+			if narrow {
+				data = memory.NewBufferBytes(bytesOf(widenInt32(v)))
+			} else {
+				data = memory.NewBufferBytes(bytesOf(widenDecimal(v)))
+			}
 		case []int64:
-			data = memory.NewBufferBytes(bytesOf(widenDecimal(v)))
+			if narrow {
+				// v is the reader's scratch space: the array gets a copy.
+				data = memory.NewBufferBytes(bytesOf(append([]int64(nil), v...)))
+			} else {
+				data = memory.NewBufferBytes(bytesOf(widenDecimal(v)))
+			}
 		default:
 			return nil, fmt.Errorf("BUG: decimal from %T", vals)
 		}
@@ -380,6 +392,15 @@ func millisToMicros(v []int64) error {
 		v[i] = x * 1000
 	}
 	return nil
+}
+
+// widenInt32 copies int32 values into int64s.
+func widenInt32(v []int32) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
 }
 
 func widenDecimal[T int32 | int64](v []T) []decimal128.Num {

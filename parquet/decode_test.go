@@ -521,7 +521,8 @@ func checkWritten(t *testing.T, batches []*vector.Batch, rows int, null func(int
 				bt.Cols[4].(*array.Boolean).Value(r) == (i%3 == 0) &&
 				bt.Cols[5].(*array.Date32).Value(r) == arrow.Date32(i-500) &&
 				bt.Cols[6].(*array.Timestamp).Value(r) == arrow.Timestamp((int64(i)*86_400_017-5)*1000) &&
-				bt.Cols[7].(*array.Decimal128).Value(r) == decimal128.FromI64(int64(i)*1234-99_999) &&
+				bt.Cols[7].DataType().ID() == arrow.DECIMAL64 &&
+				types.ValueAt(bt.Cols[7], r).D == decimal128.FromI64(int64(i)*1234-99_999) &&
 				bt.Cols[8].(*array.Int16).Value(r) == int16(i) &&
 				bt.Cols[9].(*array.Uint8).Value(r) == uint8(i) &&
 				bt.Cols[10].(*array.Int64).Value(r) == int64(i) &&

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -26,9 +27,15 @@ func normalType(dt arrow.DataType) arrow.DataType {
 			return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: t.TimeZone}
 		}
 		return dt
+	case *arrow.Decimal32Type:
+		return types.Decimal(t.Precision, t.Scale)
+	case *arrow.Decimal64Type:
+		return types.Decimal(t.Precision, t.Scale)
+	case *arrow.Decimal128Type:
+		return types.Decimal(t.Precision, t.Scale)
 	case *arrow.Decimal256Type:
 		if t.Precision <= 38 {
-			return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}
+			return types.Decimal(t.Precision, t.Scale)
 		}
 		// Wider decimals have no Lore type; like DuckDB, read them as doubles.
 		return types.Float64
@@ -132,7 +139,26 @@ func normalize(arr arrow.Array, want arrow.DataType) (arrow.Array, error) {
 			return fixedToInterval(a)
 		}
 		return toBinary(a, a.Value), nil
+	case *array.Decimal128:
+		if want.ID() == arrow.DECIMAL64 {
+			return narrowDecimal(a, want)
+		}
+	case *array.Decimal32:
+		if want.ID() == arrow.DECIMAL64 {
+			out := make([]int64, a.Len())
+			for i := range out {
+				out[i] = int64(a.Value(i))
+			}
+			return decimal64Array(a, want, out), nil
+		}
 	case *array.Decimal256:
+		if want.ID() == arrow.DECIMAL64 {
+			wide, err := normalize(arr, types.Wide(want))
+			if err != nil {
+				return nil, err
+			}
+			return narrowDecimal(wide.(*array.Decimal128), want)
+		}
 		if want.ID() == arrow.FLOAT64 {
 			scale := have.(*arrow.Decimal256Type).Scale
 			b := array.NewFloat64Builder(memory.DefaultAllocator)
@@ -217,4 +243,34 @@ func toBinary(a arrow.Array, value func(int) []byte) arrow.Array {
 		}
 	}
 	return b.NewArray()
+}
+
+// narrowDecimal converts a 128-bit decimal array to the 64-bit decimal type want
+// (of the same scale). A value with more digits than 64 bits hold — which the
+// file's precision rules out, unless the file is wrong — is an error.
+func narrowDecimal(a *array.Decimal128, want arrow.DataType) (arrow.Array, error) {
+	out := make([]int64, a.Len())
+	for i := range out {
+		v := a.Value(i)
+		lo := int64(v.LowBits())
+		if v.HighBits() != lo>>63 && a.IsValid(i) {
+			return nil, fmt.Errorf("decimal value %s does not fit %s", v.ToString(want.(arrow.DecimalType).GetScale()), types.Name(want))
+		}
+		out[i] = lo
+	}
+	return decimal64Array(a, want, out), nil
+}
+
+// decimal64Array makes an array of the 64-bit decimal type want from values and
+// the validity of like, an array of as many rows.
+func decimal64Array(like arrow.Array, want arrow.DataType, vals []int64) arrow.Array {
+	var valid *memory.Buffer
+	if like.NullN() > 0 {
+		bits := make([]byte, bitutil.BytesForBits(int64(like.Len())))
+		bitutil.CopyBitmap(like.NullBitmapBytes(), like.Data().Offset(), like.Len(), bits, 0)
+		valid = memory.NewBufferBytes(bits)
+	}
+	d := array.NewData(want, like.Len(), []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(vals))}, nil, like.NullN(), 0)
+	defer d.Release()
+	return array.MakeFromData(d)
 }

@@ -108,6 +108,10 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
 	}
 	kind, _ := f.typedKind(c)
 	switch {
+	case kind == kindDecimal && want.ID() == arrow.DECIMAL64 && p.ptype == pq.Types.Int32:
+		return newFixedColumn(p, want, 4, plainWiden32), nil
+	case kind == kindDecimal && want.ID() == arrow.DECIMAL64:
+		return newFixedColumn(p, want, 8, plainCopy[int64]), nil
 	case kind == kindDecimal && p.ptype == pq.Types.Int32:
 		return newFixedColumn(p, want, 4, plainDecimal32), nil
 	case kind == kindDecimal:
@@ -837,6 +841,15 @@ func plainCopy[V int32 | int64 | float32 | float64](src []byte, dst []V) error {
 func plainMicros(src []byte, dst []int64) error {
 	copy(bytesOf(dst), src)
 	return millisToMicros(dst)
+}
+
+// plainWiden32 reads INT32 values as int64 (a DECIMAL of up to 9 digits as a 64-bit
+// decimal).
+func plainWiden32(src []byte, dst []int64) error {
+	for i := range dst {
+		dst[i] = int64(int32(binary.LittleEndian.Uint32(src[4*i:])))
+	}
+	return nil
 }
 
 func plainDecimal32(src []byte, dst []decimal128.Num) error {

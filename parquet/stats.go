@@ -122,7 +122,7 @@ func intBounds(a, b int64, dt, read arrow.DataType) (lo, hi types.Value, ok bool
 		lo.I, ok2 = rescale(a, from.Unit, to.Unit)
 		hi.I, ok3 = rescale(b, from.Unit, to.Unit)
 		return lo, hi, ok2 && ok3
-	case types.IsDecimal(dt) && dt.ID() == arrow.DECIMAL128:
+	case types.IsDecimal(dt):
 		lo.D, hi.D = decimal128.FromI64(a), decimal128.FromI64(b)
 		return lo, hi, true
 	}
@@ -168,7 +168,7 @@ func bytesBounds(a, b []byte, dt arrow.DataType) (lo, hi types.Value, ok bool) {
 	case types.IsString(dt) || types.IsBinary(dt):
 		lo.S, hi.S = string(a), string(b)
 		return lo, hi, true
-	case dt.ID() == arrow.DECIMAL128:
+	case types.IsDecimal(dt):
 		var ok1, ok2 bool
 		lo.D, ok1 = decimalFromBigEndian(a)
 		hi.D, ok2 = decimalFromBigEndian(b)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // WriteOptions configure WriteFile. The zero value is valid.
@@ -48,6 +49,8 @@ const WriteDefaultRowGroupRows = 1 << 20
 // renamed into place only when complete, so a reader never sees a partial file at
 // path; on any error the staged file is removed.
 func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record) error) error, opts WriteOptions) error {
+	// The library writes 128-bit decimals only (small ones as INT32 and INT64).
+	schema = vector.WideSchema(schema)
 	var (
 		codec compress.Compression
 		level int // 0: the codec's default
@@ -121,6 +124,7 @@ func WriteFile(path string, schema *arrow.Schema, fn func(emit func(arrow.Record
 	var inGroup int64 // rows in the open row group
 	started := false
 	emit := func(rec arrow.Record) error {
+		rec = vector.WideRecord(rec)
 		if !rec.Schema().Equal(schema) {
 			return errs.New(errs.Internal, "record schema %s does not match file schema %s", rec.Schema(), schema)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // The layout's defaults (SPEC §8 "The layout").
@@ -107,6 +108,8 @@ type LayoutWriter struct {
 // call per file. Files are written in place and synced when closed; staging them
 // where no reader looks is the caller's business.
 func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOptions) (*LayoutWriter, error) {
+	// The library writes 128-bit decimals only (small ones as INT32 and INT64).
+	schema = vector.WideSchema(schema)
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = LayoutRowGroupRows
 	}
@@ -207,6 +210,7 @@ func pageRows(rec arrow.Record) int64 {
 // Write appends rec's rows, which must continue the clustering order. The writer
 // keeps rec (Retain) until its rows are encoded.
 func (w *LayoutWriter) Write(rec arrow.Record) error {
+	rec = vector.WideRecord(rec)
 	if !sameTypes(rec.Schema(), w.schema) {
 		return errs.New(errs.Internal, "record schema %s does not match the files' schema %s", rec.Schema(), w.schema)
 	}

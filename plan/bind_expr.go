@@ -1394,7 +1394,7 @@ func decimalLiteral(s string) (types.Value, bool) {
 	if prec > 38 {
 		return types.Value{}, false
 	}
-	dt := &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}
+	dt := types.Decimal(int32(prec), int32(scale))
 	v, err := kernels.ParseLiteral(s, dt)
 	if err != nil {
 		return types.Value{}, false

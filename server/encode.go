@@ -11,11 +11,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/jsontext"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // Formats a statement's result can take, with their content types.
@@ -199,12 +201,13 @@ func (e *arrowEncoder) begin(schema *arrow.Schema) error {
 	if schema == nil {
 		schema = arrow.NewSchema(nil, nil)
 	}
-	e.iw = ipc.NewWriter(e.w, ipc.WithSchema(schema))
+	// Decimals go out in 128 bits, which every Arrow reader takes.
+	e.iw = ipc.NewWriter(e.w, ipc.WithSchema(vector.WideSchema(schema)))
 	return nil
 }
 
 func (e *arrowEncoder) batch(b arrow.Record) error {
-	if err := e.iw.Write(b); err != nil {
+	if err := e.iw.Write(vector.WideRecord(b)); err != nil {
 		return errs.New(errs.Internal, "cannot write an Arrow batch: %w", err)
 	}
 	return nil
@@ -265,6 +268,8 @@ func appendValue(dst []byte, arr arrow.Array, i int) []byte {
 		return appendFloat(dst, a.Value(i), 64)
 	case *array.Decimal128:
 		return jsontext.AppendString(dst, types.FormatDecimal(a.Value(i), a.DataType().(arrow.DecimalType).GetScale()))
+	case *array.Decimal64:
+		return jsontext.AppendString(dst, types.FormatDecimal(decimal128.FromI64(int64(a.Value(i))), a.DataType().(arrow.DecimalType).GetScale()))
 	case *array.Decimal256:
 		return jsontext.AppendString(dst, a.ValueStr(i))
 	case *array.String:

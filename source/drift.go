@@ -44,7 +44,7 @@ func Widen(a, b arrow.DataType) (dt arrow.DataType, ok bool) {
 		if p > maxDecimalDigits {
 			return nil, false
 		}
-		return &arrow.Decimal128Type{Precision: p, Scale: scale}, true
+		return types.Decimal(p, scale), true
 	case types.IsString(a) && types.IsString(b):
 		return types.String, true
 	case types.IsBinary(a) && types.IsBinary(b):
@@ -85,9 +85,8 @@ func widerInteger(a, b arrow.DataType) (arrow.DataType, bool) {
 // decimalDigits is a decimal's precision and scale, or an integer's as a decimal of
 // scale 0.
 func decimalDigits(dt arrow.DataType) (precision, scale int32, ok bool) {
-	switch t := dt.(type) {
-	case *arrow.Decimal128Type:
-		return t.Precision, t.Scale, true
+	if p, s, ok := types.DecimalParams(dt); ok {
+		return p, s, true
 	}
 	if !types.IsInteger(dt) {
 		return 0, 0, false
@@ -138,7 +137,8 @@ func WidenValue(v types.Value, to arrow.DataType) (out types.Value, exact, ok bo
 	case types.IsFloat(from) && types.IsFloat(to):
 		out.F = v.F
 	case types.IsDecimal(from) && types.IsFloat(to):
-		out.F = v.D.ToFloat64(from.(*arrow.Decimal128Type).Scale)
+		_, fs, _ := types.DecimalParams(from)
+		out.F = v.D.ToFloat64(fs)
 		return out, false, true
 	case types.IsDecimal(to):
 		_, sf, okF := decimalDigits(from)

@@ -193,6 +193,16 @@ func keyAppender(a arrow.Array) func(b []byte, i int) []byte {
 			b = binary.BigEndian.AppendUint64(append(b, 1), uint64(d.HighBits()))
 			return binary.BigEndian.AppendUint64(b, d.LowBits())
 		}
+	case *array.Decimal64:
+		// Keyed as the 128-bit value, like the case above.
+		return func(b []byte, i int) []byte {
+			if x.IsNull(i) {
+				return append(b, 0)
+			}
+			d := int64(x.Value(i))
+			b = binary.BigEndian.AppendUint64(append(b, 1), uint64(d>>63))
+			return binary.BigEndian.AppendUint64(b, uint64(d))
+		}
 	}
 	return func(b []byte, i int) []byte { return appendValue(b, types.ValueAt(a, i)) }
 }

@@ -104,5 +104,9 @@ func castArray(ctx context.Context, a arrow.Array, to arrow.DataType) (arrow.Arr
 		defer d.Release()
 		return array.MakeFromData(d), nil
 	}
+	if types.IsDecimal(from) || types.IsDecimal(to) {
+		// Lore's casts take decimals of either width.
+		return kernels.Cast(a, to)
+	}
 	return compute.CastArray(ctx, a, compute.SafeCastOptions(to))
 }

@@ -63,7 +63,8 @@ func CodecFor(dt arrow.DataType) (c Codec, ok bool) {
 		return Codec{types.Date, encodeSigned, decodeSigned}, true
 	case arrow.DATE32, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
 		return Codec{dt, encodeSigned, decodeSigned}, true
-	case arrow.DECIMAL128:
+	case arrow.DECIMAL64, arrow.DECIMAL128:
+		// Both widths encode as 128 bits: a record's bounds read alike in either.
 		return Codec{dt, encodeDecimal, decodeDecimal}, true
 	}
 	return Codec{}, false
@@ -116,7 +117,7 @@ func widthOf(dt arrow.DataType) int {
 		return 4
 	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.TIME64:
 		return 8
-	case arrow.DECIMAL128:
+	case arrow.DECIMAL64, arrow.DECIMAL128:
 		return 16
 	case arrow.FIXED_SIZE_BINARY:
 		return dt.(*arrow.FixedSizeBinaryType).ByteWidth
@@ -325,9 +326,9 @@ func decodeBytes(dt arrow.DataType, b []byte) (types.Value, error) {
 // with the sign bit flipped, the signed-integer rule at 128 bits. Only values of the
 // codec's scale are taken: the scaled integer means nothing without it.
 func encodeDecimal(dt arrow.DataType, v types.Value) ([]byte, bool) {
-	vt, ok := types.Unwrap(v.Type).(*arrow.Decimal128Type)
-	want := dt.(*arrow.Decimal128Type)
-	if !ok || vt.Scale != want.Scale || !fitsPrecision(v.D, want.Precision) {
+	_, vs, ok := types.DecimalParams(v.Type)
+	wp, ws, _ := types.DecimalParams(dt)
+	if !ok || vs != ws || !fitsPrecision(v.D, wp) {
 		return nil, false
 	}
 	b := make([]byte, 16)
@@ -342,7 +343,7 @@ func decodeDecimal(dt arrow.DataType, b []byte) (types.Value, error) {
 	}
 	hi := binary.BigEndian.Uint64(b[0:]) ^ (1 << 63)
 	d := decimal128.New(int64(hi), binary.BigEndian.Uint64(b[8:]))
-	if p := dt.(*arrow.Decimal128Type).Precision; !fitsPrecision(d, p) {
+	if p, _, _ := types.DecimalParams(dt); !fitsPrecision(d, p) {
 		return types.Value{}, errs.New(errs.Internal, "cannot decode a %s bound: %s has more than %d digits",
 			types.Name(dt), d.BigInt(), p)
 	}

@@ -102,8 +102,11 @@ func HashValue(v types.Value) uint64 {
 		return hash8(v.U)
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
 		return hash8(floatBits(v.F))
-	case arrow.DECIMAL128:
-		return hashDecimal(v.D.LowBits(), v.D.HighBits(), dt.(*arrow.Decimal128Type).Scale)
+	case arrow.DECIMAL64, arrow.DECIMAL128:
+		// A value hashes alike in either width, so that sketches of one column
+		// merge whichever width read it.
+		_, scale, _ := types.DecimalParams(dt)
+		return hashDecimal(v.D.LowBits(), v.D.HighBits(), scale)
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return hashInterval(v.Iv)
 	}
@@ -183,6 +186,10 @@ func HashColumn(arr arrow.Array, sel []int32, out []uint64) {
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		vals := a.Values()
 		forRows(sel, out, func(i int) uint64 { return hashDecimal(vals[i].LowBits(), vals[i].HighBits(), scale) })
+	case *array.Decimal64:
+		scale := a.DataType().(*arrow.Decimal64Type).Scale
+		vals := a.Values()
+		forRows(sel, out, func(i int) uint64 { return hashDecimal(uint64(vals[i]), int64(vals[i])>>63, scale) })
 	case *array.MonthDayNanoInterval:
 		vals := a.MonthDayNanoIntervalValues()
 		forRows(sel, out, func(i int) uint64 { return hashInterval(vals[i]) })

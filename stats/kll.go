@@ -806,8 +806,9 @@ func KLLValue(v types.Value) (float64, bool) {
 		return float64(v.U), true
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
 		return v.F, v.F == v.F
-	case arrow.DECIMAL128:
-		return decimalFloat(v.D, dt.(*arrow.Decimal128Type).Scale), true
+	case arrow.DECIMAL64, arrow.DECIMAL128:
+		_, scale, _ := types.DecimalParams(dt)
+		return decimalFloat(v.D, scale), true
 	}
 	return 0, false
 }
@@ -817,7 +818,7 @@ func KLLSupports(dt arrow.DataType) bool {
 	switch types.Unwrap(dt).ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL64, arrow.DECIMAL128,
 		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64:
 		return true
 	}
@@ -874,7 +875,7 @@ func (s *KLL) AddColumn(arr arrow.Array, sel []int32) bool {
 		addNumbers(s, arr, a.Time64Values(), sel)
 	case *array.Timestamp:
 		addNumbers(s, arr, a.TimestampValues(), sel)
-	case *array.Date64, *array.Float16, *array.Decimal128:
+	case *array.Date64, *array.Float16, *array.Decimal64, *array.Decimal128:
 		// Rare types: through the boxed conversion, which defines them.
 		forValid(arr, sel, func(i int) {
 			if x, ok := KLLValue(types.ValueAt(arr, i)); ok {

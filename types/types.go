@@ -42,6 +42,8 @@ func Name(dt arrow.DataType) string {
 		return Name(t.ValueType)
 	case *UUIDType:
 		return "UUID"
+	case *arrow.Decimal64Type:
+		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
 	case *arrow.Decimal128Type:
 		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale)
 	case *arrow.Decimal256Type:
@@ -171,7 +173,10 @@ var reservedWords = func() map[string]bool {
 // PostgreSQL and DuckDB spellings are accepted.
 func Parse(name string) (arrow.DataType, error) {
 	if t, ok, err := parseNested(strings.TrimSpace(name)); ok {
-		return t, err
+		if err != nil {
+			return nil, err
+		}
+		return WideInside(t), nil
 	}
 	n := strings.ToUpper(strings.Join(strings.Fields(name), " "))
 	n = strings.TrimPrefix(n, "PG_CATALOG.")
@@ -180,7 +185,7 @@ func Parse(name string) (arrow.DataType, error) {
 		if err != nil {
 			return nil, err
 		}
-		return arrow.ListOf(elem), nil
+		return WideInside(arrow.ListOf(elem)), nil
 	}
 	if strings.HasPrefix(n, "DECIMAL") || strings.HasPrefix(n, "NUMERIC") {
 		p, s := int32(18), int32(3)
@@ -201,7 +206,7 @@ func Parse(name string) (arrow.DataType, error) {
 		} else if n != "DECIMAL" && n != "NUMERIC" {
 			return nil, fmt.Errorf("unknown type %q", name)
 		}
-		return &arrow.Decimal128Type{Precision: p, Scale: s}, nil
+		return Decimal(p, s), nil
 	}
 	if i := strings.IndexByte(n, '('); i >= 0 {
 		if !strings.HasSuffix(n, ")") {
@@ -306,10 +311,104 @@ func IsFloat(dt arrow.DataType) bool {
 	return false
 }
 
+// Decimal is the type of DECIMAL(p,s): 64-bit values up to 18 digits, which every
+// int64 holds, and 128-bit values above. Every decimal type Lore makes comes from
+// here, so that one precision has one type: values read from files, computed, cast
+// and stored agree on it.
+func Decimal(p, s int32) arrow.DataType {
+	if p <= MaxDecimal64Digits {
+		return &arrow.Decimal64Type{Precision: p, Scale: s}
+	}
+	return &arrow.Decimal128Type{Precision: p, Scale: s}
+}
+
+// MaxDecimal64Digits is the largest precision held in 64 bits.
+const MaxDecimal64Digits = 18
+
+// DecimalParams returns the precision and scale of a decimal type (false for other
+// types).
+func DecimalParams(dt arrow.DataType) (p, s int32, ok bool) {
+	d, ok := Unwrap(dt).(arrow.DecimalType)
+	if !ok {
+		return 0, 0, false
+	}
+	return d.GetPrecision(), d.GetScale(), true
+}
+
+// Wide is dt, when a 64-bit decimal type, as the 128-bit type of the same precision
+// and scale, for code that computes in 128 bits; any other type is returned as it
+// is. Only top-level values are 64-bit: the decimals inside nested types are 128-bit
+// (see WideInside).
+func Wide(dt arrow.DataType) arrow.DataType {
+	if t, ok := dt.(*arrow.Decimal64Type); ok {
+		return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}
+	}
+	return dt
+}
+
+// Narrow is dt, when a 128-bit decimal type of at most 18 digits, as its 64-bit
+// type (see Decimal); any other type is returned as it is.
+func Narrow(dt arrow.DataType) arrow.DataType {
+	if t, ok := dt.(*arrow.Decimal128Type); ok && t.Precision <= MaxDecimal64Digits {
+		return &arrow.Decimal64Type{Precision: t.Precision, Scale: t.Scale}
+	}
+	return dt
+}
+
+// WideInside is a nested type with the decimals among its elements, fields, keys and
+// values (at any depth) 128-bit, as nested values keep them; any other type is
+// returned as it is.
+func WideInside(dt arrow.DataType) arrow.DataType {
+	if !IsNested(dt) {
+		return dt
+	}
+	return mapDecimals(dt, Wide)
+}
+
+// mapDecimals rebuilds dt with f applied to each decimal type in it, returning dt
+// itself when f changes none.
+func mapDecimals(dt arrow.DataType, f func(arrow.DataType) arrow.DataType) arrow.DataType {
+	switch t := dt.(type) {
+	case *arrow.Decimal64Type, *arrow.Decimal128Type:
+		return f(dt)
+	case *arrow.ListType:
+		if e := mapDecimals(t.Elem(), f); e != t.Elem() {
+			return arrow.ListOfField(arrow.Field{Name: t.ElemField().Name, Type: e, Nullable: t.ElemField().Nullable, Metadata: t.ElemField().Metadata})
+		}
+	case *arrow.LargeListType:
+		if e := mapDecimals(t.Elem(), f); e != t.Elem() {
+			return arrow.LargeListOfField(arrow.Field{Name: t.ElemField().Name, Type: e, Nullable: t.ElemField().Nullable, Metadata: t.ElemField().Metadata})
+		}
+	case *arrow.FixedSizeListType:
+		if e := mapDecimals(t.Elem(), f); e != t.Elem() {
+			return arrow.FixedSizeListOfField(t.Len(), arrow.Field{Name: t.ElemField().Name, Type: e, Nullable: t.ElemField().Nullable, Metadata: t.ElemField().Metadata})
+		}
+	case *arrow.MapType:
+		k, v := mapDecimals(t.KeyType(), f), mapDecimals(t.ItemType(), f)
+		if k != t.KeyType() || v != t.ItemType() {
+			m := arrow.MapOf(k, v)
+			m.KeysSorted = t.KeysSorted
+			return m
+		}
+	case *arrow.StructType:
+		fields := t.Fields()
+		changed := false
+		for i, fd := range fields {
+			if ft := mapDecimals(fd.Type, f); ft != fd.Type {
+				fields[i].Type, changed = ft, true
+			}
+		}
+		if changed {
+			return arrow.StructOf(fields...)
+		}
+	}
+	return dt
+}
+
 // IsDecimal reports a decimal type.
 func IsDecimal(dt arrow.DataType) bool {
 	switch Unwrap(dt).ID() {
-	case arrow.DECIMAL128, arrow.DECIMAL256:
+	case arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
 		return true
 	}
 	return false

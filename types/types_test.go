@@ -13,14 +13,14 @@ import (
 func TestNamesRoundTrip(t *testing.T) {
 	for _, dt := range []arrow.DataType{Boolean, Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64,
 		Float32, Float64, String, Binary, Date, Timestamp, TimestampTZ, Interval,
-		&arrow.Decimal128Type{Precision: 15, Scale: 2}, &arrow.TimestampType{Unit: arrow.Nanosecond},
+		Decimal(15, 2), Decimal(25, 2), &arrow.TimestampType{Unit: arrow.Nanosecond},
 		arrow.ListOf(Int64)} {
 		back, err := Parse(Name(dt))
 		if err != nil || !arrow.TypeEqual(back, dt) {
 			t.Errorf("%s: Parse(Name) = %v, %v", dt, back, err)
 		}
 	}
-	for name, want := range map[string]arrow.DataType{"int": Int32, "varchar(10)": String, "numeric(10)": &arrow.Decimal128Type{Precision: 10},
+	for name, want := range map[string]arrow.DataType{"int": Int32, "varchar(10)": String, "numeric(10)": &arrow.Decimal64Type{Precision: 10}, "decimal(30,2)": &arrow.Decimal128Type{Precision: 30, Scale: 2},
 		"double precision": Float64, "TIMESTAMPTZ": TimestampTZ, "text": String} {
 		if got, err := Parse(name); err != nil || !arrow.TypeEqual(got, want) {
 			t.Errorf("Parse(%q) = %v, %v", name, got, err)

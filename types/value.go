@@ -111,6 +111,8 @@ func ValueAt(arr arrow.Array, i int) Value {
 		return Value{Type: dt, I: int64(a.Value(i))}
 	case *array.Decimal128:
 		return Value{Type: dt, D: a.Value(i)}
+	case *array.Decimal64:
+		return Value{Type: dt, D: decimal128.FromI64(int64(a.Value(i)))}
 	case *array.MonthDayNanoInterval:
 		return Value{Type: dt, Iv: a.Value(i)}
 	}

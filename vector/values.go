@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 
 	"github.com/loredb/lore/types"
@@ -69,6 +70,8 @@ func AppendValue(b array.Builder, v types.Value) {
 		x.Append(arrow.Time32(v.I))
 	case *array.Decimal128Builder:
 		x.Append(v.D)
+	case *array.Decimal64Builder:
+		x.Append(decimal.Decimal64(v.D.LowBits()))
 	case *array.MonthDayNanoIntervalBuilder:
 		x.Append(v.Iv)
 	case *array.NullBuilder:

@@ -242,45 +242,68 @@ func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x,
 	return fixedArray(dt, out, valid, nulls)
 }
 
-// arithDecimal evaluates + - * % over decimals. For + - and % both arguments have
-// the result's scale already (the caller cast them); for * the result scale is the
-// sum of the argument scales. Results beyond the result precision are an error.
-func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arrow.Array, error) {
+// arithDecimal evaluates + - * % over decimals of either width, into the width of
+// the result type res. For + - and % both arguments have the result's scale already
+// (the caller cast them); for * the result scale is the sum of the argument scales.
+// Results beyond the result precision are an error.
+func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array, error) {
 	n := x.Len()
-	a, b := x.(*array.Decimal128).Values(), y.(*array.Decimal128).Values()
-	b = b[:len(a)]
-	out := make([]decimal128.Num, n)
+	rp, _, _ := types.DecimalParams(res)
+	xp, xs, _ := types.DecimalParams(x.DataType())
+	yp, ys, _ := types.DecimalParams(y.DataType())
 	valid, nulls := andValidity(n, x, y)
-	xp := x.DataType().(*arrow.Decimal128Type).Precision
-	yp := y.DataType().(*arrow.Decimal128Type).Precision
 	// Operands that fit in int64 — by their type, or else by this batch's values —
 	// are computed in 64-bit words.
-	small := (xp <= 18 || allInt64(a)) && (yp <= 18 || allInt64(b))
+	a, aSmall := decimalInt64s(x, xp)
+	b, bSmall := decimalInt64s(y, yp)
+	small := aSmall && bSmall
 	// Whether a result can exceed the result's precision at all: a sum of p-digit
 	// numbers has at most p+1 digits, a product of p- and q-digit numbers p+q; a sum
 	// of two int64 has at most 20 digits, their product at most 38.
 	check := true
 	switch op {
 	case opAdd, opSub:
-		check = res.Precision < max(xp, yp)+1 && !(small && res.Precision >= 20)
+		check = rp < max(xp, yp)+1 && !(small && rp >= 20)
 	case opMul:
-		check = res.Precision < xp+yp && !(small && res.Precision >= 38)
+		check = rp < xp+yp && !(small && rp >= 38)
 	}
+	narrow := res.ID() == arrow.DECIMAL64
 	if small && !check && op != opMod {
 		// Operands of 64 bits whose results cannot overflow: one typed loop per
 		// operator over every row (NULL rows compute values no one reads).
+		b = b[:len(a)]
+		if narrow {
+			// The result has at most 18 digits: int64 arithmetic is exact.
+			out := make([]int64, n)
+			switch op {
+			case opAdd:
+				for i := range a {
+					out[i] = a[i] + b[i]
+				}
+			case opSub:
+				for i := range a {
+					out[i] = a[i] - b[i]
+				}
+			case opMul:
+				for i := range a {
+					out[i] = a[i] * b[i]
+				}
+			}
+			return decimalArray(res, out, valid, nulls), nil
+		}
+		out := make([]decimal128.Num, n)
 		switch op {
 		case opAdd:
 			for i := range a {
-				out[i] = addInt64(int64(a[i].LowBits()), int64(b[i].LowBits()))
+				out[i] = addInt64(a[i], b[i])
 			}
 		case opSub:
 			for i := range a {
-				out[i] = subInt64(int64(a[i].LowBits()), int64(b[i].LowBits()))
+				out[i] = subInt64(a[i], b[i])
 			}
 		case opMul:
 			for i := range a {
-				out[i] = mulInt64(int64(a[i].LowBits()), int64(b[i].LowBits()))
+				out[i] = mulInt64(a[i], b[i])
 			}
 		}
 		return decimalArray(res, out, valid, nulls), nil
@@ -289,31 +312,43 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 		valid = make([]byte, bitmapLen(n))
 		bitutil.SetBitsTo(valid, 0, int64(n), true)
 	}
-	for i, p := range a {
-		q := b[i]
+	var out128 []decimal128.Num
+	var out64 []int64
+	if narrow {
+		out64 = make([]int64, n)
+	} else {
+		out128 = make([]decimal128.Num, n)
+	}
+	for i := range n {
 		if !isValid(valid, 0, i) {
 			continue
+		}
+		var p, q decimal128.Num
+		if small {
+			p, q = decimal128.FromI64(a[i]), decimal128.FromI64(b[i])
+		} else {
+			p, q = decimalAt(x, i), decimalAt(y, i)
 		}
 		var r decimal128.Num
 		ok := true
 		switch op {
 		case opAdd:
 			if small {
-				r = addInt64(int64(p.LowBits()), int64(q.LowBits()))
+				r = addInt64(a[i], b[i])
 			} else {
 				r = p.Add(q)
 				ok = addFits(p, q, r)
 			}
 		case opSub:
 			if small {
-				r = subInt64(int64(p.LowBits()), int64(q.LowBits()))
+				r = subInt64(a[i], b[i])
 			} else {
 				r = p.Sub(q)
 				ok = addFits(p, q.Negate(), r)
 			}
 		case opMul:
 			if small {
-				r = mulInt64(int64(p.LowBits()), int64(q.LowBits()))
+				r = mulInt64(a[i], b[i])
 			} else {
 				r, ok = decMul(p, q)
 			}
@@ -324,21 +359,27 @@ func arithDecimal(op arithOp, res *arrow.Decimal128Type, x, y arrow.Array) (arro
 				continue
 			}
 			if small {
-				r = decimal128.FromI64(int64(p.LowBits()) % int64(q.LowBits()))
+				r = decimal128.FromI64(a[i] % b[i])
 			} else {
 				r = decimal128.FromBigInt(new(big.Int).Rem(p.BigInt(), q.BigInt()))
 			}
 		}
-		if !ok || (check && !fitsWide(r, res.Precision)) {
-			return nil, outOfRange(types.FormatDecimal(p, x.DataType().(*arrow.Decimal128Type).Scale)+" "+op.symbol()+" "+
-				types.FormatDecimal(q, y.DataType().(*arrow.Decimal128Type).Scale), res)
+		if !ok || ((check || narrow) && !fitsWide(r, rp)) {
+			return nil, outOfRange(types.FormatDecimal(p, xs)+" "+op.symbol()+" "+types.FormatDecimal(q, ys), res)
 		}
-		out[i] = r
+		if narrow {
+			out64[i] = int64(r.LowBits())
+		} else {
+			out128[i] = r
+		}
 	}
 	if op == opMod && nulls == 0 {
 		valid = nil
 	}
-	return decimalArray(res, out, valid, nulls), nil
+	if narrow {
+		return decimalArray(res, out64, valid, nulls), nil
+	}
+	return decimalArray(res, out128, valid, nulls), nil
 }
 
 // fitsWide is decFits, quick for the common case of a value that fits in 64 bits and
@@ -387,6 +428,13 @@ func negate(x arrow.Array) (arrow.Array, error) {
 		out := make([]decimal128.Num, n)
 		for i, v := range a.Values() {
 			out[i] = v.Negate()
+		}
+		return decimalArray(x.DataType(), out, valid, nulls), nil
+	case *array.Decimal64:
+		// At most 18 digits: the negation of every valid value is an int64.
+		out := make([]int64, n)
+		for i, v := range a.Values() {
+			out[i] = -int64(v)
 		}
 		return decimalArray(x.DataType(), out, valid, nulls), nil
 	case *array.MonthDayNanoInterval:

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 func wantErr(t *testing.T, name, msg string, args ...arrow.Array) {
@@ -245,9 +246,21 @@ func TestTimestampIntervalOverflow(t *testing.T) {
 func TestSmallDecimalArithmetic(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	const n = 2000
-	xt, yt := &arrow.Decimal128Type{Precision: 15, Scale: 2}, &arrow.Decimal128Type{Precision: 15, Scale: 2}
-	xb := array.NewDecimal128Builder(memory.DefaultAllocator, xt)
-	yb := array.NewDecimal128Builder(memory.DefaultAllocator, yt)
+	// Operands stored in 64 bits, in 128 bits with at most 18 digits' values, and
+	// one of each.
+	for _, tc := range []struct{ xt, yt arrow.DataType }{
+		{dec(15, 2), dec(15, 2)},
+		{dec(20, 2), dec(20, 2)},
+		{dec(15, 2), dec(20, 2)},
+	} {
+		smallArithmetic(t, r, tc.xt, tc.yt)
+	}
+}
+
+func smallArithmetic(t *testing.T, r *rand.Rand, xt, yt arrow.DataType) {
+	const n = 2000
+	xb := array.NewBuilder(memory.DefaultAllocator, xt)
+	yb := array.NewBuilder(memory.DefaultAllocator, yt)
 	xs, ys := make([]int64, n), make([]int64, n)
 	for i := 0; i < n; i++ {
 		xs[i] = r.Int64N(2e14) - 1e14
@@ -255,9 +268,9 @@ func TestSmallDecimalArithmetic(t *testing.T) {
 		if i%13 == 0 {
 			xb.AppendNull()
 		} else {
-			xb.Append(decimal128.FromI64(xs[i]))
+			vector.AppendValue(xb, types.Value{Type: xt, D: decimal128.FromI64(xs[i])})
 		}
-		yb.Append(decimal128.FromI64(ys[i]))
+		vector.AppendValue(yb, types.Value{Type: yt, D: decimal128.FromI64(ys[i])})
 	}
 	x, y := array.NewSlice(xb.NewArray(), 1, n), array.NewSlice(yb.NewArray(), 1, n)
 	for _, op := range []string{"+", "-", "*"} {
@@ -269,7 +282,10 @@ func TestSmallDecimalArithmetic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := out.(*array.Decimal128)
+		if !arrow.TypeEqual(out.DataType(), fn.Result) {
+			t.Fatalf("%s %s %s: result of %s, declared %s", types.Name(xt), op, types.Name(yt), out.DataType(), fn.Result)
+		}
+		res := out
 		for i := 0; i < x.Len(); i++ {
 			if x.IsNull(i) != res.IsNull(i) {
 				t.Fatalf("%s row %d: NULL mismatch", op, i)
@@ -287,7 +303,7 @@ func TestSmallDecimalArithmetic(t *testing.T) {
 			case "*":
 				want.Mul(a, b)
 			}
-			if got := res.Value(i).BigInt(); got.Cmp(want) != 0 {
+			if got := types.ValueAt(res, i).D.BigInt(); got.Cmp(want) != 0 {
 				t.Fatalf("%s row %d: %s, want %s", op, i, got, want)
 			}
 		}

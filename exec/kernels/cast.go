@@ -81,6 +81,9 @@ func Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
 	if from.ID() == arrow.NULL {
 		return nullArray(to, n), nil
 	}
+	if from.ID() == arrow.DECIMAL64 || to.ID() == arrow.DECIMAL64 {
+		return castDecimal64(arr, to)
+	}
 	if types.IsString(from) && types.IsNested(to) || types.IsNested(from) && types.IsString(to) {
 		return castNestedText(arr, to, false)
 	}

@@ -22,7 +22,14 @@ import (
 //     are WITH TIME ZONE when either is;
 //   - strings (plain, large, view) are VARCHAR; binaries are BLOB.
 func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
-	a, b = types.Unwrap(a), types.Unwrap(b)
+	t, ok := commonType(a, b)
+	return types.Narrow(t), ok
+}
+
+// commonType is CommonType with decimals in their 128-bit types, as the kernels
+// that compute in 128 bits declare them.
+func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
+	a, b = types.Wide(types.Unwrap(a)), types.Wide(types.Unwrap(b))
 	if a.ID() == arrow.NULL {
 		return canonical(b), true
 	}
@@ -76,7 +83,7 @@ func canonical(dt arrow.DataType) arrow.DataType {
 	case arrow.FLOAT16:
 		return types.Float32
 	}
-	return dt
+	return types.Wide(dt)
 }
 
 func isDateLike(dt arrow.DataType) bool {

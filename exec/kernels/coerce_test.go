@@ -7,7 +7,7 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-func dec(p, s int32) arrow.DataType { return &arrow.Decimal128Type{Precision: p, Scale: s} }
+func dec(p, s int32) arrow.DataType { return types.Decimal(p, s) }
 
 func TestCommonType(t *testing.T) {
 	tsMS := &arrow.TimestampType{Unit: arrow.Millisecond}

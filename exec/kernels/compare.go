@@ -122,6 +122,13 @@ func CompareConst(op string, arr arrow.Array, v types.Value) (*array.Boolean, er
 				bitutil.SetBit(bits, i)
 			}
 		}
+	case *array.Decimal64:
+		c, ok := fitsInt64(v.D)
+		if !ok {
+			// A constant beyond 64 bits: compare in 128.
+			return CompareConst(op, WidenDecimal(arr), v)
+		}
+		cmpVC(o, int64sOf(a), c, bits)
 	case *array.Decimal128:
 		vals := a.Values()
 		if c, ok := fitsInt64(v.D); ok && a.DataType().(*arrow.Decimal128Type).Precision <= 18 {
@@ -341,7 +348,16 @@ func compareArrays(o cmpOp, x, y arrow.Array) (*array.Boolean, error) {
 				bitutil.SetBit(bits, i)
 			}
 		}
+	case *array.Decimal64:
+		bv, ok := y.(*array.Decimal64)
+		if !ok {
+			return compareArrays(o, WidenDecimal(x), y)
+		}
+		cmpVV(o, int64sOf(a), int64sOf(bv), bits)
 	case *array.Decimal128:
+		if _, ok := y.(*array.Decimal64); ok {
+			return compareArrays(o, x, WidenDecimal(y))
+		}
 		bv := y.(*array.Decimal128).Values()
 		for i, v := range a.Values() {
 			if o.holds(v.Cmp(bv[i])) {
@@ -461,9 +477,9 @@ func SelectConst(op string, arr arrow.Array, v types.Value, sel []int32) (out []
 	at, vt := types.Unwrap(arr.DataType()), types.Unwrap(v.Type)
 	if !arrow.TypeEqual(at, vt) {
 		// Decimals of one scale are scaled integers alike, whatever their precisions.
-		ad, ok1 := at.(*arrow.Decimal128Type)
-		vd, ok2 := vt.(*arrow.Decimal128Type)
-		if !ok1 || !ok2 || ad.Scale != vd.Scale {
+		_, as, ok1 := types.DecimalParams(at)
+		_, vs, ok2 := types.DecimalParams(vt)
+		if !ok1 || !ok2 || as != vs {
 			return nil, false
 		}
 	}
@@ -493,6 +509,12 @@ func SelectConst(op string, arr arrow.Array, v types.Value, sel []int32) (out []
 		out = selectVC(o, a.Date32Values(), arrow.Date32(v.I), sel, out)
 	case *array.Timestamp:
 		out = selectVC(o, a.TimestampValues(), arrow.Timestamp(v.I), sel, out)
+	case *array.Decimal64:
+		c, fits := fitsInt64(v.D)
+		if !fits {
+			return nil, false
+		}
+		out = selectVC(o, int64sOf(a), c, sel, out)
 	case *array.Decimal128:
 		c, fits := fitsInt64(v.D)
 		if !fits || a.DataType().(*arrow.Decimal128Type).Precision > 18 {

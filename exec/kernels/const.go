@@ -61,6 +61,8 @@ func ConstArray(v types.Value, n int) arrow.Array {
 		return fixedArray(dt, fill(n, v.F), valid, nulls)
 	case arrow.DECIMAL128:
 		return decimalArray(dt, fill(n, v.D), valid, nulls)
+	case arrow.DECIMAL64:
+		return decimalArray(dt, fill(n, int64(v.D.LowBits())), valid, nulls)
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return decimalArray(dt, fill(n, v.Iv), valid, nulls)
 	case arrow.STRING, arrow.BINARY:
@@ -168,6 +170,8 @@ func constantValue(arr arrow.Array) bool {
 	case *array.Timestamp:
 		return allSame(a.TimestampValues())
 	case *array.Decimal128:
+		return allSame(a.Values())
+	case *array.Decimal64:
 		return allSame(a.Values())
 	case *array.MonthDayNanoInterval:
 		return allSame(a.MonthDayNanoIntervalValues())

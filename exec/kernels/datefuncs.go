@@ -79,7 +79,7 @@ func bindDateSub(c *call) (*Function, error) {
 	if len(c.args) != 3 || !stringish(c.args[0]) || !temporalish(c.args[1]) || !temporalish(c.args[2]) {
 		return nil, c.mismatch()
 	}
-	t, ok := CommonType(c.args[1], c.args[2])
+	t, ok := commonType(c.args[1], c.args[2])
 	if !ok {
 		return nil, c.mismatch()
 	}
@@ -165,7 +165,7 @@ func bindAge(c *call) (*Function, error) {
 	if len(c.args) != 2 || !temporalish(c.args[0]) || !temporalish(c.args[1]) {
 		return nil, c.mismatch()
 	}
-	t, ok := CommonType(c.args[0], c.args[1])
+	t, ok := commonType(c.args[0], c.args[1])
 	if !ok {
 		return nil, c.mismatch()
 	}

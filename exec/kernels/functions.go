@@ -279,9 +279,15 @@ func floatKernel(op arithOp, ft arrow.DataType) kernel {
 // scale with one more integer digit, * adds scales and precisions, % uses the
 // common type, // is done in DOUBLE; precision is capped at 38.
 func bindDecimalArith(c *call, op arithOp, a, b *arrow.Decimal128Type) (*Function, error) {
+	// The kernel reads and writes 64-bit decimals itself: its arguments and result
+	// are the types of the values as they are stored.
 	mk := func(args []arrow.DataType, res *arrow.Decimal128Type) *Function {
-		return newFunction(c, args, res, func(in []arrow.Array, n int) (arrow.Array, error) {
-			return arithDecimal(op, res, in[0], in[1])
+		for i := range args {
+			args[i] = types.Narrow(args[i])
+		}
+		out := types.Narrow(res)
+		return newFunction(c, args, out, func(in []arrow.Array, n int) (arrow.Array, error) {
+			return arithDecimal(op, out, in[0], in[1])
 		}, true)
 	}
 	switch op {
@@ -413,10 +419,12 @@ func bindCompare(op cmpOp) binder {
 		if len(c.args) != 2 {
 			return nil, c.mismatch()
 		}
-		ct, ok := CommonType(c.args[0], c.args[1])
+		ct, ok := commonType(c.args[0], c.args[1])
 		if !ok || !orderable(ct) {
 			return nil, c.mismatch()
 		}
+		// Decimals compare as they are stored, in 64 bits up to 18 digits.
+		ct = types.Narrow(ct)
 		return newFunction(c, []arrow.DataType{ct, ct}, types.Boolean, func(args []arrow.Array, n int) (arrow.Array, error) {
 			return compareArrays(op, args[0], args[1])
 		}, true), nil
@@ -428,10 +436,12 @@ func bindDistinct(want bool) binder {
 		if len(c.args) != 2 {
 			return nil, c.mismatch()
 		}
-		ct, ok := CommonType(c.args[0], c.args[1])
+		ct, ok := commonType(c.args[0], c.args[1])
 		if !ok || !orderable(ct) {
 			return nil, c.mismatch()
 		}
+		// Decimals compare as they are stored, in 64 bits up to 18 digits.
+		ct = types.Narrow(ct)
 		return newFunction(c, []arrow.DataType{ct, ct}, types.Boolean, func(args []arrow.Array, n int) (arrow.Array, error) {
 			return distinctFrom(args[0], args[1], want)
 		}, false), nil
@@ -747,7 +757,7 @@ func bindNullIf(c *call) (*Function, error) {
 	if len(c.args) != 2 {
 		return nil, c.mismatch()
 	}
-	ct, ok := CommonType(c.args[0], c.args[1])
+	ct, ok := commonType(c.args[0], c.args[1])
 	if !ok || !orderable(ct) {
 		return nil, c.mismatch()
 	}
@@ -829,7 +839,7 @@ func bindDateDiff(c *call) (*Function, error) {
 	if len(c.args) != 3 || !stringish(c.args[0]) || !temporalish(c.args[1]) || !temporalish(c.args[2]) {
 		return nil, c.mismatch()
 	}
-	t, ok := CommonType(c.args[1], c.args[2])
+	t, ok := commonType(c.args[1], c.args[2])
 	if !ok {
 		return nil, c.mismatch()
 	}

@@ -107,7 +107,8 @@ func hashKindOf(dt arrow.DataType) (k hashKind, ok bool) {
 		arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT32, arrow.FLOAT64,
-		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DURATION:
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DURATION,
+		arrow.DECIMAL64:
 		return hashKindWord, true
 	case arrow.DECIMAL128:
 		return hashKindWide, true
@@ -294,6 +295,8 @@ func hashGatherWords(arr arrow.Array, pos []int32, out []uint64) {
 		hashGatherInts(a.TimestampValues(), pos, out)
 	case *array.Duration:
 		hashGatherInts(a.DurationValues(), pos, out)
+	case *array.Decimal64:
+		hashGatherInts(int64sOf(a), pos, out)
 	case *array.Float32:
 		hashGatherFloats(a.Float32Values(), pos, out)
 	case *array.Float64:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/types"
@@ -79,6 +80,13 @@ func mk(t testing.TB, dt arrow.DataType, vals ...any) arrow.Array {
 				t.Fatalf("bad decimal %q: %v", v, err)
 			}
 			bb.Append(n)
+		case *array.Decimal64Builder:
+			d := dt.(*arrow.Decimal64Type)
+			n, err := decimal128.FromString(v.(string), d.Precision, d.Scale)
+			if err != nil {
+				t.Fatalf("bad decimal %q: %v", v, err)
+			}
+			bb.Append(decimal.Decimal64(n.LowBits()))
 		case *array.MonthDayNanoIntervalBuilder:
 			iv, ok := parseInterval(v.(string))
 			if !ok {

@@ -856,6 +856,8 @@ func (t *KeyTable) lookupRawInts(col arrow.Array, sel []int32, ids []uint32, ins
 		ktProbeWords(t, a.Date32Values(), sel, nil, nil, ids, insert)
 	case *array.Timestamp:
 		ktProbeWords(t, a.TimestampValues(), sel, nil, nil, ids, insert)
+	case *array.Decimal64:
+		ktProbeWords(t, int64sOf(a), sel, nil, nil, ids, insert)
 	case *array.Uint64:
 		ktProbeWords(t, a.Uint64Values(), sel, nil, nil, ids, insert)
 	case *array.Uint32:
@@ -1162,7 +1164,7 @@ func (c *ktColumn) array(dt arrow.DataType, n int) arrow.Array {
 		return build(ktWordsBuffer[int16](w[:n]))
 	case arrow.INT32, arrow.DATE32, arrow.TIME32:
 		return build(ktWordsBuffer[int32](w[:n]))
-	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION, arrow.DECIMAL64:
 		return build(ktWordsBuffer[int64](w[:n]))
 	case arrow.UINT8:
 		return build(ktWordsBuffer[uint8](w[:n]))

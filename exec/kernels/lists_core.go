@@ -70,7 +70,7 @@ func commonElem(a, b arrow.DataType) (arrow.DataType, bool) {
 	if isNullType(a) {
 		return b, true
 	}
-	return CommonType(a, b)
+	return commonType(a, b)
 }
 
 // elemsAs returns the child array of x as type t, cast when it differs.

@@ -54,6 +54,8 @@ func elemOrder(arr arrow.Array) (func(i, j int) int, bool) {
 		return func(i, j int) int { return cmp.Compare(boolInt(a.Value(i)), boolInt(a.Value(j))) }, true
 	case *array.Decimal128:
 		return func(i, j int) int { return a.Value(i).Cmp(a.Value(j)) }, true
+	case *array.Decimal64:
+		return orderOf(int64sOf(a)), true
 	case *array.Null:
 		return func(i, j int) int { return 0 }, true
 	}

@@ -140,7 +140,7 @@ func IfElse(cond *array.Boolean, then, els arrow.Array) arrow.Array {
 	}
 	if !arrow.TypeEqual(then.DataType(), els.DataType()) {
 		// Callers cast both branches to their common type; tolerate one that did not.
-		ct, ok := CommonType(then.DataType(), els.DataType())
+		ct, ok := commonType(then.DataType(), els.DataType())
 		if !ok {
 			panic("BUG: IfElse of " + then.DataType().String() + " and " + els.DataType().String())
 		}

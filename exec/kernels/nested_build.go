@@ -144,7 +144,7 @@ func commonNested(a, b arrow.DataType) (arrow.DataType, bool) {
 		if !ok {
 			return nil, false
 		}
-		e, ok := CommonType(at.Elem(), bt.Elem())
+		e, ok := commonType(at.Elem(), bt.Elem())
 		if !ok {
 			return nil, false
 		}
@@ -160,7 +160,7 @@ func commonNested(a, b arrow.DataType) (arrow.DataType, bool) {
 			if !strings.EqualFold(fa.Name, fb.Name) {
 				return nil, false
 			}
-			t, ok := CommonType(fa.Type, fb.Type)
+			t, ok := commonType(fa.Type, fb.Type)
 			if !ok {
 				return nil, false
 			}
@@ -172,11 +172,11 @@ func commonNested(a, b arrow.DataType) (arrow.DataType, bool) {
 		if !ok {
 			return nil, false
 		}
-		k, ok := CommonType(at.KeyType(), bt.KeyType())
+		k, ok := commonType(at.KeyType(), bt.KeyType())
 		if !ok {
 			return nil, false
 		}
-		v, ok := CommonType(at.ItemType(), bt.ItemType())
+		v, ok := commonType(at.ItemType(), bt.ItemType())
 		if !ok {
 			return nil, false
 		}

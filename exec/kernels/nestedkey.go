@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/types"
@@ -66,7 +67,7 @@ func nestedKeyable(dt arrow.DataType) bool {
 	case arrow.NULL, arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64,
 		arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION,
-		arrow.DECIMAL128, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
+		arrow.DECIMAL64, arrow.DECIMAL128, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		// Intervals are left out: DuckDB compares them normalised (a month is 30
 		// days), which a lossless encoding of their fields does not give.
 		return true
@@ -174,6 +175,13 @@ func encodeNested(arr arrow.Array) nkColumn {
 		for _, d := range a.Values() {
 			c.data = binary.BigEndian.AppendUint64(c.data, uint64(d.HighBits())^(1<<63))
 			c.data = binary.BigEndian.AppendUint64(c.data, d.LowBits())
+			c.offs = append(c.offs, len(c.data))
+		}
+	case *array.Decimal64:
+		// Encoded as the 128-bit value: equal values key alike in either width.
+		for _, d := range int64sOf(a) {
+			c.data = binary.BigEndian.AppendUint64(c.data, uint64(d>>63)^(1<<63))
+			c.data = binary.BigEndian.AppendUint64(c.data, uint64(d))
 			c.offs = append(c.offs, len(c.data))
 		}
 	case *array.String:
@@ -461,6 +469,9 @@ func decodeNestedKey(b []byte, bld array.Builder) []byte {
 	case *array.Decimal128Builder:
 		hi := int64(binary.BigEndian.Uint64(b) ^ 1<<63)
 		x.Append(decimal128.New(hi, binary.BigEndian.Uint64(b[8:])))
+		return b[16:]
+	case *array.Decimal64Builder:
+		x.Append(decimal.Decimal64(binary.BigEndian.Uint64(b[8:])))
 		return b[16:]
 	case *array.StringBuilder:
 		s, rest := nkUnescape(b)

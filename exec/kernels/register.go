@@ -17,7 +17,7 @@ func Register(name string, args []arrow.DataType, result arrow.DataType, eval fu
 			return nil, c.mismatch()
 		}
 		for i, a := range c.args {
-			if ct, ok := CommonType(a, args[i]); !ok || !arrow.TypeEqual(ct, canonical(args[i])) {
+			if ct, ok := commonType(a, args[i]); !ok || !arrow.TypeEqual(ct, canonical(args[i])) {
 				return nil, c.mismatch()
 			}
 		}

@@ -92,7 +92,11 @@ func ResolveConst(name string, args []arrow.DataType, consts []*types.Value) (*F
 			c.consts[i] = consts[i]
 		}
 	}
-	return b(c)
+	f, err := b(c)
+	if err != nil {
+		return nil, err
+	}
+	return narrowResult(f), nil
 }
 
 // constString is the value of constant argument i when it is a non-NULL string.
@@ -292,7 +296,7 @@ func commonOf(ts []arrow.DataType) (arrow.DataType, bool) {
 	ct := arrow.DataType(types.Null)
 	for _, t := range ts {
 		var ok bool
-		if ct, ok = CommonType(ct, t); !ok {
+		if ct, ok = commonType(ct, t); !ok {
 			return nil, false
 		}
 	}

@@ -78,9 +78,9 @@ func widenedDecimal(e plan.Expr) (plan.Expr, bool) {
 	if !ok {
 		return nil, false
 	}
-	from, ok1 := types.Unwrap(c.E.Type()).(*arrow.Decimal128Type)
-	to, ok2 := types.Unwrap(c.To).(*arrow.Decimal128Type)
-	if !ok1 || !ok2 || from.Scale != to.Scale || from.Precision > to.Precision {
+	fp, fs, ok1 := types.DecimalParams(c.E.Type())
+	tp, ts, ok2 := types.DecimalParams(c.To)
+	if !ok1 || !ok2 || fs != ts || fp > tp {
 		return nil, false
 	}
 	return c.E, true
@@ -93,12 +93,12 @@ func narrowed(e plan.Expr, dt arrow.DataType) (plan.Expr, bool) {
 	if !ok || l.V.Null {
 		return nil, false
 	}
-	from, ok1 := types.Unwrap(l.V.Type).(*arrow.Decimal128Type)
-	to, ok2 := types.Unwrap(dt).(*arrow.Decimal128Type)
-	if !ok1 || !ok2 || from.Scale != to.Scale {
+	_, fs, ok1 := types.DecimalParams(l.V.Type)
+	tp, ts, ok2 := types.DecimalParams(dt)
+	if !ok1 || !ok2 || fs != ts {
 		return nil, false
 	}
-	if !l.V.D.FitsInPrecision(to.Precision) {
+	if !l.V.D.FitsInPrecision(tp) {
 		return nil, false
 	}
 	v := l.V

@@ -18,6 +18,7 @@ import (
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/sql"
+	"github.com/loredb/lore/vector"
 )
 
 // run runs one statement as ctx's principal under a new query id, so that it shows
@@ -88,7 +89,7 @@ func (s *Server) flightInfoOf(ctx context.Context, text string, txn []byte, desc
 			s.opts.MaxTickets, s.opts.TicketTTL), id)
 	}
 	return &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(res.Schema, s.mem),
+		Schema:           flight.SerializeSchema(vector.WideSchema(res.Schema), s.mem),
 		FlightDescriptor: desc,
 		Endpoint: []*flight.FlightEndpoint{{
 			Ticket:         &flight.Ticket{Ticket: ticket},
@@ -115,7 +116,7 @@ func (s *Server) DoGetStatement(ctx context.Context, ticket flightsql.StatementQ
 		return nil, nil, statusError(errs.New(errs.NotFound,
 			"no result waits under this ticket: it was fetched already, expired (after %s), or was never issued", s.opts.TicketTTL), "")
 	}
-	return res.Schema, s.streamResult(ctx, res), nil
+	return vector.WideSchema(res.Schema), s.streamResult(ctx, res), nil
 }
 
 // streamResult streams a materialised result.
@@ -219,7 +220,7 @@ func (s *Server) DoGetPreparedStatement(ctx context.Context, cmd flightsql.Prepa
 	if err != nil {
 		return nil, nil, err
 	}
-	return res.Schema, s.streamResult(ctx, res), nil
+	return vector.WideSchema(res.Schema), s.streamResult(ctx, res), nil
 }
 
 // DoPutPreparedStatementQuery is where a client binds parameters: refused, since
@@ -350,10 +351,11 @@ func (s *Server) stream(ctx context.Context, schema *arrow.Schema, next batchIte
 				b.Release()
 				return
 			}
-			pending = b
+			// Decimals go out in 128 bits, which every Arrow reader takes.
+			pending = vector.WideRecord(b)
 		}
 		if pending == nil {
-			pending = emptyBatch(s, schema)
+			pending = emptyBatch(s, vector.WideSchema(schema))
 		}
 		send(flight.StreamChunk{Data: pending, AppMetadata: recordJSON(s, rec)})
 	}()

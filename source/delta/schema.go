@@ -172,13 +172,14 @@ func parseType(raw json.RawMessage, depth int) (arrow.DataType, error) {
 			}
 			fields[i] = arrow.Field{Name: f.Name, Type: dt, Nullable: f.Nullable}
 		}
-		return arrow.StructOf(fields...), nil
+		// Decimals inside nested values are 128-bit (types.WideInside).
+		return types.WideInside(arrow.StructOf(fields...)), nil
 	case "array":
 		elem, err := parseType(ct.ElementType, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		return arrow.ListOfField(arrow.Field{Name: "element", Type: elem, Nullable: ct.ContainsNull}), nil
+		return types.WideInside(arrow.ListOfField(arrow.Field{Name: "element", Type: elem, Nullable: ct.ContainsNull})), nil
 	case "map":
 		k, err := parseType(ct.KeyType, depth+1)
 		if err != nil {
@@ -188,7 +189,13 @@ func parseType(raw json.RawMessage, depth int) (arrow.DataType, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := arrow.MapOf(k, v)
+		m := arrow.MapOf(types.WideInside(k), types.WideInside(v))
+		if t, ok := k.(*arrow.Decimal64Type); ok {
+			m = arrow.MapOf(types.Wide(t), types.WideInside(v))
+		}
+		if t, ok := v.(*arrow.Decimal64Type); ok {
+			m = arrow.MapOf(m.KeyType(), types.Wide(t))
+		}
 		m.SetItemNullable(ct.ValueContainsNull)
 		return m, nil
 	}
@@ -228,12 +235,12 @@ func primitive(name string) (arrow.DataType, error) {
 		precision, err1 := strconv.Atoi(strings.TrimSpace(p))
 		scale, err2 := strconv.Atoi(strings.TrimSpace(s))
 		if ok && err1 == nil && err2 == nil && precision >= 1 && precision <= 38 && scale >= 0 && scale <= precision {
-			return &arrow.Decimal128Type{Precision: int32(precision), Scale: int32(scale)}, nil
+			return types.Decimal(int32(precision), int32(scale)), nil
 		}
 		return nil, fmt.Errorf("invalid decimal type %q", name)
 	}
 	if name == "decimal" {
-		return &arrow.Decimal128Type{Precision: 10, Scale: 0}, nil
+		return types.Decimal(10, 0), nil
 	}
 	return nil, fmt.Errorf("type %q is not supported", name)
 }

@@ -414,7 +414,7 @@ func exactBounds(dt arrow.DataType, lo, hi types.Value, text bool) bool {
 		return false
 	case types.IsString(dt), types.IsBinary(dt):
 		return len(lo.S) < 32 && len(hi.S) < 32
-	case dt.ID() == arrow.DECIMAL128 || dt.ID() == arrow.DECIMAL256:
+	case types.IsDecimal(dt):
 		return !text || dt.(arrow.DecimalType).GetPrecision() <= 15
 	}
 	return true

@@ -37,7 +37,7 @@ func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
 		if t.Precision() < 1 || t.Precision() > 38 || t.Scale() < 0 || t.Scale() > t.Precision() {
 			return nil, fmt.Errorf("decimal(%d, %d) is not a valid decimal", t.Precision(), t.Scale())
 		}
-		return &arrow.Decimal128Type{Precision: int32(t.Precision()), Scale: int32(t.Scale())}, nil
+		return types.Decimal(int32(t.Precision()), int32(t.Scale())), nil
 	case ice.DateType:
 		return types.Date, nil
 	case ice.TimeType:
@@ -65,13 +65,14 @@ func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
 			}
 			fields = append(fields, arrow.Field{Name: f.Name, Type: dt, Nullable: true})
 		}
-		return arrow.StructOf(fields...), nil
+		// Decimals inside nested values are 128-bit (types.WideInside).
+		return types.WideInside(arrow.StructOf(fields...)), nil
 	case *ice.ListType:
 		dt, err := arrowType(t.Element, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		return arrow.ListOfField(arrow.Field{Name: "element", Type: dt, Nullable: !t.ElementRequired}), nil
+		return types.WideInside(arrow.ListOfField(arrow.Field{Name: "element", Type: dt, Nullable: !t.ElementRequired})), nil
 	case *ice.MapType:
 		k, err := arrowType(t.KeyType, depth+1)
 		if err != nil {
@@ -81,7 +82,7 @@ func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
 		if err != nil {
 			return nil, err
 		}
-		return arrow.MapOf(k, v), nil
+		return types.WideInside(arrow.MapOf(k, v)), nil
 	}
 	return nil, fmt.Errorf("the Iceberg type %s is not one Lore reads", t)
 }

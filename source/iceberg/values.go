@@ -57,7 +57,7 @@ func boundValue(b []byte, dt arrow.DataType) (types.Value, bool) {
 		default:
 			return v, false
 		}
-	case dt.ID() == arrow.DECIMAL128:
+	case types.IsDecimal(dt):
 		d, ok := bigEndianDecimal(b)
 		if !ok {
 			return v, false
@@ -147,7 +147,7 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 	case string:
 		v.S = x
 	case []byte:
-		if dt.ID() == arrow.DECIMAL128 {
+		if types.IsDecimal(dt) {
 			d, ok := bigEndianDecimal(x)
 			if !ok {
 				return bad()
@@ -165,10 +165,11 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 	case ice.Decimal:
 		return decimalValue(x.Val, x.Scale, dt)
 	case *big.Rat:
-		if dt.ID() != arrow.DECIMAL128 {
+		_, ds, ok := types.DecimalParams(dt)
+		if !ok {
 			return bad()
 		}
-		scale := int64(dt.(*arrow.Decimal128Type).Scale)
+		scale := int64(ds)
 		n := new(big.Int).Mul(x.Num(), new(big.Int).Exp(big.NewInt(10), big.NewInt(scale), nil))
 		if new(big.Int).Rem(n, x.Denom()).Sign() != 0 {
 			return bad()
@@ -198,7 +199,7 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 		if types.IsUUID(dt) && len(v.S) != 16 {
 			return bad()
 		}
-	case dt.ID() == arrow.DECIMAL128:
+	case types.IsDecimal(dt):
 		if _, ok := x.([]byte); !ok {
 			if _, ok := x.(*big.Rat); !ok {
 				return bad()
@@ -220,10 +221,11 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 
 // decimalValue rescales an unscaled decimal to the column's scale.
 func decimalValue(d decimal128.Num, scale int, dt arrow.DataType) (types.Value, error) {
-	t, ok := dt.(*arrow.Decimal128Type)
+	_, tscale, ok := types.DecimalParams(dt)
 	if !ok {
 		return types.Value{}, fmt.Errorf("decimal partition value for a %s column", types.Name(dt))
 	}
+	t := struct{ Scale int32 }{tscale}
 	if int32(scale) != t.Scale {
 		r, err := d.Rescale(int32(scale), t.Scale)
 		if err != nil {
