@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/loredb/lore"
@@ -386,6 +387,16 @@ func TestFormats(t *testing.T) {
 		t.Fatalf("csv: %d %s", r.status, r.body)
 	}
 	checkRecord(r)
+	// Decimals held in 64 bits go to Arrow clients as 128-bit decimals.
+	r = f.stmt(f.reader, map[string]any{"sql": "SELECT CAST(12.5 AS DECIMAL(10,2)) AS d", "format": "arrow"})
+	rd, err := ipc.NewReader(bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rd.Next() || rd.Schema().Field(0).Type.ID() != arrow.DECIMAL128 || rd.Record().Column(0).ValueStr(0) != "12.5" {
+		t.Fatalf("a DECIMAL(10,2) over Arrow: %v %v", rd.Schema(), rd.Err())
+	}
+	rd.Release()
 	// A record with text beyond ASCII still reads back from its header.
 	r = f.stmt(f.reader, map[string]any{"sql": "SELECT 'é𝄞' AS s", "format": "csv"})
 	var rec lore.Record

@@ -15,6 +15,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 func TestHash8MatchesXXH3(t *testing.T) {
@@ -393,5 +394,25 @@ func BenchmarkHashColumn(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)*rows/b.Elapsed().Seconds()/1e6, "Mvalues/s")
 		})
+	}
+}
+
+// A decimal hashes alike whether its array is 64-bit or 128-bit: sketches built
+// from either width merge.
+func TestDecimalHashIsWidthFree(t *testing.T) {
+	dt := types.Decimal(12, 2)
+	b := array.NewBuilder(memory.DefaultAllocator, dt)
+	for _, v := range []int64{0, -1, 123456789, -99999999999} {
+		vector.AppendValue(b, types.Value{Type: dt, D: decimal128.FromI64(v)})
+	}
+	narrow := b.NewArray()
+	wide := vector.WideArray(narrow)
+	h64, h128 := make([]uint64, narrow.Len()), make([]uint64, narrow.Len())
+	HashColumn(narrow, nil, h64)
+	HashColumn(wide, nil, h128)
+	for i := range h64 {
+		if h64[i] != h128[i] || h64[i] != HashValue(types.ValueAt(narrow, i)) {
+			t.Errorf("row %d: %x in 64 bits, %x in 128, %x as a value", i, h64[i], h128[i], HashValue(types.ValueAt(narrow, i)))
+		}
 	}
 }

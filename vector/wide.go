@@ -15,7 +15,7 @@ import (
 // scale and value, for what takes only 128-bit decimals (the Parquet writer, Arrow
 // clients); an array without one is returned as it is.
 func WideArray(arr arrow.Array) arrow.Array {
-	if types.Wide(arr.DataType()) == arr.DataType() {
+	if wideType(arr.DataType()) == arr.DataType() {
 		return arr
 	}
 	d := wideData(arr.Data())
@@ -28,7 +28,7 @@ func WideArray(arr arrow.Array) arrow.Array {
 // of as many slots, the offset's included.
 func wideData(d arrow.ArrayData) arrow.ArrayData {
 	dt := d.DataType()
-	wide := types.Wide(dt)
+	wide := wideType(dt)
 	if wide == dt {
 		d.Retain()
 		return d
@@ -77,7 +77,7 @@ func WideSchema(schema *arrow.Schema) *arrow.Schema {
 	fields := schema.Fields()
 	changed := false
 	for i, f := range fields {
-		if w := types.Wide(f.Type); w != f.Type {
+		if w := wideType(f.Type); w != f.Type {
 			fields[i].Type, changed = w, true
 		}
 	}
@@ -86,4 +86,12 @@ func WideSchema(schema *arrow.Schema) *arrow.Schema {
 	}
 	md := schema.Metadata()
 	return arrow.NewSchema(fields, &md)
+}
+
+// wideType is dt with its 64-bit decimals, at the top or nested, widened.
+func wideType(dt arrow.DataType) arrow.DataType {
+	if types.IsNested(dt) {
+		return types.WideInside(dt)
+	}
+	return types.Wide(dt)
 }
