@@ -14,6 +14,8 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/loredb/lore/types"
 )
 
 // The page path: for a flat column chunk in PLAIN and dictionary encodings, Lore
@@ -62,6 +64,10 @@ func (f *File) pageKind(rg, c int) pageMode {
 		if k, ok := f.typedKind(c); ok && (k == kindCopy || k == kindMicros || k == kindDecimal) {
 			return pageFixed
 		}
+	case pq.Types.FixedLenByteArray:
+		if flbaDecimal(col.leaf, f.schema.Field(c).Type) {
+			return pageFixed
+		}
 	case pq.Types.ByteArray:
 		want := f.schema.Field(c).Type
 		if inferred := byteArrayType(col.leaf); inferred != nil && arrow.TypeEqual(inferred, col.read) &&
@@ -105,6 +111,13 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
 		return &dictColumn{chunkPages: p, want: want}, nil
 	case pageStrings:
 		return &stringColumn{chunkPages: p, want: want}, nil
+	}
+	if p.ptype == pq.Types.FixedLenByteArray {
+		size := col.leaf.TypeLength()
+		if want.ID() == arrow.DECIMAL64 {
+			return newFixedColumn(p, want, size, plainFLBA64), nil
+		}
+		return newFixedColumn(p, want, size, plainFLBA128), nil
 	}
 	kind, _ := f.typedKind(c)
 	switch {
@@ -841,6 +854,67 @@ func plainCopy[V int32 | int64 | float32 | float64](src []byte, dst []V) error {
 func plainMicros(src []byte, dst []int64) error {
 	copy(bytesOf(dst), src)
 	return millisToMicros(dst)
+}
+
+// flbaDecimal reports whether a FIXED_LEN_BYTE_ARRAY leaf is a decimal the page
+// path decodes into want: big-endian two's complement integers of at most 8 bytes
+// for a 64-bit decimal, 16 for a 128-bit one, of the type's scale.
+func flbaDecimal(leaf *schema.Column, want arrow.DataType) bool {
+	d, ok := leaf.LogicalType().(*schema.DecimalLogicalType)
+	if !ok {
+		return false
+	}
+	p, s, isDec := types.DecimalParams(want)
+	if !isDec || p != d.Precision() || s != d.Scale() {
+		return false
+	}
+	n := leaf.TypeLength()
+	switch want.ID() {
+	case arrow.DECIMAL64:
+		return n >= 1 && n <= 8
+	case arrow.DECIMAL128:
+		return n >= 1 && n <= 16
+	}
+	return false
+}
+
+// plainFLBA64 reads big-endian two's-complement integers of len(src)/len(dst)
+// bytes each (at most 8), as a FIXED_LEN_BYTE_ARRAY decimal stores them.
+func plainFLBA64(src []byte, dst []int64) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	n := len(src) / len(dst)
+	shift := uint(64 - 8*n)
+	for i := range dst {
+		var v uint64
+		for _, x := range src[i*n : (i+1)*n] {
+			v = v<<8 | uint64(x)
+		}
+		dst[i] = int64(v<<shift) >> shift // sign-extend from n bytes
+	}
+	return nil
+}
+
+// plainFLBA128 is plainFLBA64 for integers of up to 16 bytes.
+func plainFLBA128(src []byte, dst []decimal128.Num) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	n := len(src) / len(dst)
+	for i := range dst {
+		b := src[i*n : (i+1)*n]
+		var hi, lo uint64
+		if b[0]&0x80 != 0 {
+			hi, lo = ^uint64(0), ^uint64(0)
+		}
+		for _, x := range b {
+			hi = hi<<8 | lo>>56
+			lo = lo<<8 | uint64(x)
+		}
+		dst[i] = decimal128.New(int64(hi), lo)
+	}
+	return nil
 }
 
 // plainWiden32 reads INT32 values as int64 (a DECIMAL of up to 9 digits as a 64-bit
