@@ -39,7 +39,12 @@ func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, 
 	if err != nil || !ok {
 		return nil, err
 	}
-	rec, err := stats.Unmarshal(row.Document)
+	// The head alone: a statement answered from the table-level partials never
+	// needs the per-file list and the zones, whose size grows with the files.
+	detail := func() ([]byte, error) {
+		return e.catalog.StatisticsDetail(context.Background(), tableID, row.SourceIdentity, row.ComputedAtMS)
+	}
+	rec, err := stats.UnmarshalHead(row.Document, detail)
 	if err != nil {
 		// A document this build cannot read (another version, damage) is no record:
 		// statements read the data, and the next ANALYZE writes a new one.
@@ -57,7 +62,7 @@ func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, 
 
 // putStatistics stores rec as the statistics record of table t.
 func (e *Engine) putStatistics(ctx context.Context, t catalog.Table, rec *stats.Record) error {
-	doc, err := rec.Marshal()
+	doc, detail, err := rec.MarshalParts()
 	if err != nil {
 		return err
 	}
@@ -71,6 +76,7 @@ func (e *Engine) putStatistics(ctx context.Context, t catalog.Table, rec *stats.
 		RowCount:        rec.Rows,
 		ComputedAtMS:    rec.ComputedAtMS,
 		Document:        doc,
+		Detail:          detail,
 	}
 	for _, f := range rec.PerFile {
 		sf := catalog.StatisticsFile{Path: f.Path, Rows: f.Rows, Bytes: f.Bytes, LastModifiedMS: f.LastModifiedMS}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/gen"
+
+	_ "modernc.org/sqlite" // the query log of the home, read only
 )
 
 // ColdstartConfig is one run of the coldstart suite.
@@ -162,25 +164,36 @@ func initEnd(trace []byte) float64 {
 
 // recordElapsed fills each run's elapsed_ms from the query log of home: the
 // newest len(runs) records, which the timed processes wrote, each of which must
-// have been answered from statistics.
+// have been answered from statistics. The catalog is read with plain SQL, read
+// only, so that a binary given by --lore-bin with another catalog schema version
+// is measured all the same (the query_log columns read here are those of schema
+// version 1).
 func recordElapsed(ctx context.Context, home string, runs []coldRun) error {
-	c, err := catalog.Open(ctx, filepath.Join(home, "catalog.db"))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "catalog.db")+"?mode=ro")
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	entries, err := c.RecentQueries(ctx, len(runs))
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT sql, mode, elapsed_ms FROM query_log ORDER BY seq DESC LIMIT ?`, len(runs))
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot read the query log: %w", err)
 	}
-	if len(entries) != len(runs) {
-		return fmt.Errorf("the query log holds %d records, want %d", len(entries), len(runs))
-	}
-	for i, e := range entries {
-		if e.SQL != coldstartSQL || e.Mode != "context" {
-			return fmt.Errorf("statement %q ran in mode %q, want context", e.SQL, e.Mode)
+	defer rows.Close()
+	n := 0
+	for ; rows.Next() && n < len(runs); n++ {
+		var text, mode string
+		if err := rows.Scan(&text, &mode, &runs[n].elapsedMS); err != nil {
+			return fmt.Errorf("cannot read the query log: %w", err)
 		}
-		runs[i].elapsedMS = e.ElapsedMS
+		if text != coldstartSQL || mode != "context" {
+			return fmt.Errorf("statement %q ran in mode %q, want context", text, mode)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("cannot read the query log: %w", err)
+	}
+	if n != len(runs) {
+		return fmt.Errorf("the query log holds %d records, want %d", n, len(runs))
 	}
 	return nil
 }

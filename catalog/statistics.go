@@ -21,7 +21,12 @@ type Statistics struct {
 	Depth           string // "metadata" or "full"
 	RowCount        int64
 	ComputedAtMS    int64
-	Document        []byte
+	// Document is the record's document: with document version 3 its head, the
+	// per-file list and zones being in Detail; before, the whole record.
+	Document []byte
+	// Detail is the per-file list and the zones of a version 3 record; nil for an
+	// older record, and never filled by Statistics (StatisticsDetail reads it).
+	Detail []byte
 	// Files are the per-file bounds, in path order; empty when the record lists no
 	// files one by one (too many files).
 	Files []StatisticsFile
@@ -63,13 +68,14 @@ func (c *Catalog) PutStatistics(ctx context.Context, name string, s Statistics) 
 			return c.internal(err, "cannot replace the statistics of %q", name)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO table_statistics
-			(table_id, document_version, source_kind, source_identity, depth, row_count, computed_at_ms, document)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			(table_id, document_version, source_kind, source_identity, depth, row_count, computed_at_ms, document, detail)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (table_id) DO UPDATE SET document_version = excluded.document_version,
 				source_kind = excluded.source_kind, source_identity = excluded.source_identity,
 				depth = excluded.depth, row_count = excluded.row_count,
-				computed_at_ms = excluded.computed_at_ms, document = excluded.document`,
-			s.TableID, s.DocumentVersion, s.SourceKind, s.SourceIdentity, s.Depth, s.RowCount, s.ComputedAtMS, s.Document); err != nil {
+				computed_at_ms = excluded.computed_at_ms, document = excluded.document, detail = excluded.detail`,
+			s.TableID, s.DocumentVersion, s.SourceKind, s.SourceIdentity, s.Depth, s.RowCount, s.ComputedAtMS, s.Document,
+			blob(s.Detail)); err != nil {
 			return c.internal(err, "cannot write the statistics of %q", name)
 		}
 		fileStmt, err := tx.PrepareContext(ctx, `INSERT INTO table_files
@@ -147,7 +153,7 @@ func blob(b []byte) any {
 }
 
 // Statistics returns the statistics record of the table with id tableID (without
-// Files); ok is false when the table has none.
+// Files and without Detail); ok is false when the table has none.
 func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, ok bool, err error) {
 	err = c.readTx(ctx, func(tx *sql.Tx) error {
 		row := tx.QueryRowContext(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
@@ -163,6 +169,24 @@ func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, 
 		return nil
 	})
 	return s, ok, err
+}
+
+// StatisticsDetail returns the Detail of the table's statistics record whose source
+// identity and computation time are identity and computedAtMS: the detail of that
+// very record, never of one written since. A record replaced since, or one without
+// a detail, is STATISTICS_UNAVAILABLE.
+func (c *Catalog) StatisticsDetail(ctx context.Context, tableID int64, identity string, computedAtMS int64) ([]byte, error) {
+	var detail []byte
+	row := c.readRow(ctx, `SELECT detail FROM table_statistics
+		WHERE table_id = ? AND source_identity = ? AND computed_at_ms = ? AND detail IS NOT NULL`,
+		tableID, identity, computedAtMS)
+	switch err := row.Scan(&detail); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, errs.New(errs.StatisticsUnavailable, "the statistics record of table %d was replaced or has no detail", tableID)
+	case err != nil:
+		return nil, c.internal(err, "cannot read the statistics of table %d", tableID)
+	}
+	return detail, nil
 }
 
 // StatisticsStamp identifies the table's current statistics record without reading
