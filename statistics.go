@@ -25,19 +25,17 @@ type cachedRecord struct {
 
 // statistics returns the table's statistics record, or nil when it has none.
 func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, error) {
-	identity, computedAt, ok, err := e.catalog.StatisticsStamp(ctx, tableID)
+	// One read of the row: the head is small, so reading it with the stamp costs
+	// no more than a separate stamp query before it would.
+	row, ok, err := e.catalog.Statistics(ctx, tableID)
 	if err != nil || !ok {
 		return nil, err
 	}
 	e.records.mu.Lock()
 	c, hit := e.records.byID[tableID]
 	e.records.mu.Unlock()
-	if hit && c.identity == identity && c.computedAt == computedAt {
+	if hit && c.identity == row.SourceIdentity && c.computedAt == row.ComputedAtMS {
 		return c.rec, nil
-	}
-	row, ok, err := e.catalog.Statistics(ctx, tableID)
-	if err != nil || !ok {
-		return nil, err
 	}
 	// The head alone: a statement answered from the table-level partials never
 	// needs the per-file list and the zones, whose size grows with the files.

@@ -154,21 +154,22 @@ func blob(b []byte) any {
 
 // Statistics returns the statistics record of the table with id tableID (without
 // Files and without Detail); ok is false when the table has none.
+//
+// One prepared single-row read: a record of document version 3 keeps only its head
+// in document, small whatever the number of files, so that reading it costs about
+// what its stamp (StatisticsStamp) would, and a caller holding a decoded record
+// compares the stamp of this row with it rather than asking twice.
 func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, ok bool, err error) {
-	err = c.readTx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
-			COALESCE(row_count, -1), computed_at_ms, document FROM table_statistics WHERE table_id = ?`, tableID)
-		switch err := row.Scan(&s.TableID, &s.DocumentVersion, &s.SourceKind, &s.SourceIdentity, &s.Depth,
-			&s.RowCount, &s.ComputedAtMS, &s.Document); {
-		case errors.Is(err, sql.ErrNoRows):
-			return nil
-		case err != nil:
-			return c.internal(err, "cannot read the statistics of table %d", tableID)
-		}
-		ok = true
-		return nil
-	})
-	return s, ok, err
+	row := c.readRow(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
+		COALESCE(row_count, -1), computed_at_ms, document FROM table_statistics WHERE table_id = ?`, tableID)
+	switch err := row.Scan(&s.TableID, &s.DocumentVersion, &s.SourceKind, &s.SourceIdentity, &s.Depth,
+		&s.RowCount, &s.ComputedAtMS, &s.Document); {
+	case errors.Is(err, sql.ErrNoRows):
+		return Statistics{}, false, nil
+	case err != nil:
+		return Statistics{}, false, c.internal(err, "cannot read the statistics of table %d", tableID)
+	}
+	return s, true, nil
 }
 
 // StatisticsDetail returns the Detail of the table's statistics record whose source
