@@ -1,9 +1,11 @@
 package stats
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -260,18 +262,16 @@ func Unmarshal(doc []byte) (*Record, error) {
 // read with a nil detail function is a whole document (Marshal) and is decoded
 // whole.
 func UnmarshalHead(doc []byte, detail func() ([]byte, error)) (*Record, error) {
-	var head struct {
-		DocumentVersion int `json:"document_version"`
+	version, err := documentVersion(doc)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(doc, &head); err != nil {
-		return nil, corruptRecord("%v", err)
-	}
-	switch head.DocumentVersion {
+	switch version {
 	case 1, 2:
 		detail = nil // inline
 	case DocumentVersion:
 	default:
-		return nil, corruptRecord("document version %d is not %d", head.DocumentVersion, DocumentVersion)
+		return nil, corruptRecord("document version %d is not %d", version, DocumentVersion)
 	}
 	r := &Record{}
 	if err := json.Unmarshal(doc, r); err != nil {
@@ -285,10 +285,34 @@ func UnmarshalHead(doc []byte, detail func() ([]byte, error)) (*Record, error) {
 		r.detail = &lazyDetail{load: detail}
 		return r, nil
 	}
-	if err := r.checkDetail(head.DocumentVersion); err != nil {
+	if err := r.checkDetail(version); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// versionPrefix starts every document Marshal and MarshalParts write: the version
+// is the first field of Record.
+const versionPrefix = `{"document_version":`
+
+// documentVersion reads a document's version without decoding the rest: from the
+// prefix every document Lore writes starts with, or else (a document written by
+// hand, reformatted) by decoding the one field — which scans the whole document, a
+// cost that grows with its sketches.
+func documentVersion(doc []byte) (int, error) {
+	if rest, ok := bytes.CutPrefix(doc, []byte(versionPrefix)); ok {
+		end := bytes.IndexAny(rest, ",}")
+		if v, err := strconv.Atoi(string(rest[:max(end, 0)])); end > 0 && err == nil {
+			return v, nil
+		}
+	}
+	var head struct {
+		DocumentVersion int `json:"document_version"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return 0, corruptRecord("%v", err)
+	}
+	return head.DocumentVersion, nil
 }
 
 // LoadDetail makes PerFile and Zones of a record read by UnmarshalHead available; it

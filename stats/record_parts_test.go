@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -81,6 +82,17 @@ func TestRecordOldDocumentsStillRead(t *testing.T) {
 	if !reflect.DeepEqual(back, r) {
 		t.Fatalf("version 2:\n%+v\nwant\n%+v", back, r)
 	}
+	// Reformatted, its version is not where Lore writes it: it is still found.
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, doc, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = Unmarshal(indented.Bytes()); err != nil || !reflect.DeepEqual(back, r) {
+		t.Fatalf("version 2 indented: %v\n%+v\nwant\n%+v", err, back, r)
+	}
+	if _, err := Unmarshal([]byte(`{"document_version":4,"columns":[]}`)); errs.CodeOf(err) != errs.Internal {
+		t.Fatalf("version 4 by its prefix: %v", err)
+	}
 	// A whole version 3 document (Marshal) read without a detail function is whole.
 	doc, err = r.Marshal()
 	if err != nil {
@@ -151,5 +163,59 @@ func TestRecordCopiedBeforeDetail(t *testing.T) {
 	}
 	if err := c.LoadDetail(); err == nil {
 		t.Fatal("a copy made before the detail was loaded went unnoticed")
+	}
+}
+
+// benchRecord is a record shaped like ANALYZE's of an events table: eight columns,
+// files files of one row group each, every bound set.
+func benchRecord(files int) *Record {
+	r := testRecord()
+	n := int64(0)
+	col := ZoneColumn{NullCount: &n, Min: []byte("gAYN1xFtfFU="), Max: []byte("gAYN6VxxfGo="), BoundsExact: true}
+	cols := make([]ZoneColumn, len(r.Columns))
+	for i := range cols {
+		cols[i] = col
+	}
+	r.Files, r.PerFile, r.Zones = files, nil, nil
+	for f := range files {
+		r.PerFile = append(r.PerFile, File{Path: fmt.Sprintf("/lake/events/part-%05d.parquet", f), Rows: 10_000,
+			Bytes: 300_000, Marker: "6c3a0000000000000000", Columns: cols})
+		r.Zones = append(r.Zones, Zone{File: f, Rows: 10_000, Columns: cols})
+	}
+	return r
+}
+
+// BenchmarkRecordDecode is what a statement answered from the table-level partials
+// decodes of a record of files files: the whole document (version 2, and Unmarshal)
+// against the head alone (version 3, UnmarshalHead with the detail left unread).
+func BenchmarkRecordDecode(b *testing.B) {
+	for _, files := range []int{20, 100, 1000} {
+		r := benchRecord(files)
+		whole, err := r.Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		head, detail, err := r.MarshalParts()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("files=%d/whole", files), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(whole)))
+			for b.Loop() {
+				if _, err := Unmarshal(whole); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("files=%d/head", files), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(head)))
+			for b.Loop() {
+				if _, err := UnmarshalHead(head, func() ([]byte, error) { return detail, nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
