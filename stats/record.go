@@ -60,10 +60,10 @@ type Record struct {
 	PartitionColumns  []string       `json:"partition_columns"`
 	Columns           []Column       `json:"columns"`
 	// PerFile and Zones are the detail: on a record read from its head alone
-	// (UnmarshalHead) they are empty until LoadDetail.
-	PerFile         []File `json:"per_file,omitempty"`
+	// (UnmarshalHead) they are empty until LoadDetail. A head has both null.
+	PerFile         []File `json:"per_file"`
 	PerFileComplete bool   `json:"per_file_complete"`
-	Zones           []Zone `json:"zones,omitempty"`
+	Zones           []Zone `json:"zones"`
 
 	// detail, when set, reads PerFile and Zones on first need.
 	detail *lazyDetail
@@ -217,8 +217,8 @@ func (r *Record) Marshal() ([]byte, error) {
 	return json.Marshal(r)
 }
 
-// MarshalParts encodes the record as it is stored: its head (a document without
-// per_file and zones) and its detail ({"per_file": …, "zones": …}).
+// MarshalParts encodes the record as it is stored: its head (the document with
+// per_file and zones null) and its detail ({"per_file": …, "zones": …}).
 func (r *Record) MarshalParts() (head, detail []byte, err error) {
 	if err := r.checkWritable(); err != nil {
 		return nil, nil, err

@@ -21,7 +21,7 @@ func TestRecordPartsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(head, []byte(`"per_file"`)) || bytes.Contains(head, []byte(`"zones"`)) {
+	if !bytes.Contains(head, []byte(`"per_file":null`)) || !bytes.Contains(head, []byte(`"zones":null`)) {
 		t.Fatalf("the head holds detail: %s", head)
 	}
 	if !bytes.Contains(detail, []byte(`"per_file"`)) || !bytes.Contains(detail, []byte(`"zones"`)) {
