@@ -25,15 +25,15 @@ type cachedRecord struct {
 
 // statistics returns the table's statistics record, or nil when it has none.
 func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, error) {
-	// One read of the row: the head is small, so reading it with the stamp costs
-	// no more than a separate stamp query before it would.
-	row, ok, err := e.catalog.Statistics(ctx, tableID)
-	if err != nil || !ok {
-		return nil, err
-	}
+	// One read of the row, which leaves the document out while the cached record
+	// is still the table's.
 	e.records.mu.Lock()
 	c, hit := e.records.byID[tableID]
 	e.records.mu.Unlock()
+	row, ok, err := e.catalog.StatisticsSince(ctx, tableID, c.identity, c.computedAt)
+	if err != nil || !ok {
+		return nil, err
+	}
 	if hit && c.identity == row.SourceIdentity && c.computedAt == row.ComputedAtMS {
 		return c.rec, nil
 	}

@@ -154,14 +154,21 @@ func blob(b []byte) any {
 
 // Statistics returns the statistics record of the table with id tableID (without
 // Files and without Detail); ok is false when the table has none.
-//
-// One prepared single-row read: a record of document version 3 keeps only its head
-// in document, small whatever the number of files, so that reading it costs about
-// what its stamp (StatisticsStamp) would, and a caller holding a decoded record
-// compares the stamp of this row with it rather than asking twice.
 func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, ok bool, err error) {
+	return c.StatisticsSince(ctx, tableID, "", 0)
+}
+
+// StatisticsSince is Statistics for a caller that holds the decoded record of stamp
+// (identity, computedAtMS; an empty identity is none): when the table's record still
+// has that stamp, Document is left nil and only the row's other columns are read. One prepared single-row
+// read either way: the caller learns in one round trip whether its copy is current
+// and, when it is not, gets the new one — and a current copy costs no read of the
+// document, which holds the sketches (tens of KB on a wide table).
+func (c *Catalog) StatisticsSince(ctx context.Context, tableID int64, identity string, computedAtMS int64) (s Statistics, ok bool, err error) {
 	row := c.readRow(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
-		COALESCE(row_count, -1), computed_at_ms, document FROM table_statistics WHERE table_id = ?`, tableID)
+		COALESCE(row_count, -1), computed_at_ms,
+		CASE WHEN ?1 <> '' AND source_identity = ?1 AND computed_at_ms = ?2 THEN NULL ELSE document END
+		FROM table_statistics WHERE table_id = ?3`, identity, computedAtMS, tableID)
 	switch err := row.Scan(&s.TableID, &s.DocumentVersion, &s.SourceKind, &s.SourceIdentity, &s.Depth,
 		&s.RowCount, &s.ComputedAtMS, &s.Document); {
 	case errors.Is(err, sql.ErrNoRows):
