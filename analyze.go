@@ -184,7 +184,11 @@ func (e *Engine) learn(ctx context.Context, store storage.Store, t catalog.Table
 			return nil, err
 		}
 	case prev != nil && prev.Depth == stats.DepthFull:
-		// prev is shared with running statements: copy what this one may change.
+		// prev is shared with running statements: copy what this one may change
+		// (its detail loaded first, or the copy would have none).
+		if err := prev.LoadDetail(); err != nil {
+			return nil, err
+		}
 		carried := *prev
 		carried.Columns = slices.Clone(prev.Columns)
 		carried.ComputedAtMS = rec.ComputedAtMS

@@ -18,9 +18,14 @@ const maxListings = 1024
 // log or an Iceberg metadata file again. The first change under the location makes
 // the next statement read it afresh, so the staleness rule (SPEC §4) holds as if
 // every statement had listed.
+//
+// A location is watched from its second resolution on: setting a watch up walks the
+// location's directories once more, and a process that resolves a location once —
+// a lore sql -c answering from statistics — would pay for it and never use it.
 type listingCache struct {
 	mu    sync.Mutex
 	byKey map[string]watchedListing
+	seen  map[string]bool // keys resolved once, without a watch
 }
 
 type watchedListing struct {
@@ -31,6 +36,19 @@ type watchedListing struct {
 // resolve returns the listing read() gives for location in store, from the cache
 // when nothing under location changed since it was read.
 func (c *listingCache) resolve(store storage.Store, key, location string, read func() (*source.Listing, error)) (*source.Listing, error) {
+	c.mu.Lock()
+	_, cached := c.byKey[key]
+	first := !cached && !c.seen[key]
+	if first {
+		if c.seen == nil || len(c.seen) >= maxListings {
+			c.seen = map[string]bool{}
+		}
+		c.seen[key] = true
+	}
+	c.mu.Unlock()
+	if first {
+		return read()
+	}
 	stamp, ok := storage.Watch(store, location)
 	if !ok {
 		return read()
@@ -57,6 +75,6 @@ func (c *listingCache) resolve(store storage.Store, key, location string, read f
 // clear forgets every listing.
 func (c *listingCache) clear() {
 	c.mu.Lock()
-	c.byKey = nil
+	c.byKey, c.seen = nil, nil
 	c.mu.Unlock()
 }

@@ -93,3 +93,42 @@ func TestListingKeptAfterOptimize(t *testing.T) {
 		t.Errorf("an optimized, unchanged table was listed %d times by 5 statements", n)
 	}
 }
+
+// An engine watches a location from its second resolution on: the first statement
+// lists it without a watch (a process that runs one statement never uses one), the
+// second lists it and sets the watch, and from the third on an unchanged location
+// is not listed; a change between the first two is seen all the same.
+func TestListingWatchedFromTheSecondResolution(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "a.parquet"), 1, 1000, 500, true)
+	home := t.TempDir()
+	setup := open(t, lore.Options{Home: home, NoAutoRefresh: true})
+	registerStats(t, setup, dir)
+	run(t, setup, "ANALYZE t", nil)
+	setup.Close()
+
+	e := open(t, lore.Options{Home: home, NoAutoRefresh: true})
+	store := &listCounter{}
+	lore.SetStore(e, store)
+	count := func(want string) int64 {
+		t.Helper()
+		before := store.lists.Load()
+		res := run(t, e, "SELECT count(*) FROM t", map[string]string{"result_cache": "false"})
+		if got := cell(res, 0, 0); got != want {
+			t.Fatalf("count %s, want %s", got, want)
+		}
+		return store.lists.Load() - before
+	}
+	if n := count("1000"); n == 0 {
+		t.Fatal("the first statement did not list the table")
+	}
+	writeStatsFile(t, filepath.Join(dir, "b.parquet"), 2, 700, 500, true)
+	if n := count("1700"); n == 0 {
+		t.Fatal("the second statement did not list the table")
+	}
+	for range 3 {
+		if n := count("1700"); n != 0 {
+			t.Fatalf("a watched, unchanged table was listed %d times", n)
+		}
+	}
+}

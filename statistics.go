@@ -25,21 +25,24 @@ type cachedRecord struct {
 
 // statistics returns the table's statistics record, or nil when it has none.
 func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, error) {
-	identity, computedAt, ok, err := e.catalog.StatisticsStamp(ctx, tableID)
-	if err != nil || !ok {
-		return nil, err
-	}
+	// One read of the row, which leaves the document out while the cached record
+	// is still the table's.
 	e.records.mu.Lock()
 	c, hit := e.records.byID[tableID]
 	e.records.mu.Unlock()
-	if hit && c.identity == identity && c.computedAt == computedAt {
-		return c.rec, nil
-	}
-	row, ok, err := e.catalog.Statistics(ctx, tableID)
+	row, ok, err := e.catalog.StatisticsSince(ctx, tableID, c.identity, c.computedAt)
 	if err != nil || !ok {
 		return nil, err
 	}
-	rec, err := stats.Unmarshal(row.Document)
+	if hit && c.identity == row.SourceIdentity && c.computedAt == row.ComputedAtMS {
+		return c.rec, nil
+	}
+	// The head alone: a statement answered from the table-level partials never
+	// needs the per-file list and the zones, whose size grows with the files.
+	detail := func() ([]byte, error) {
+		return e.catalog.StatisticsDetail(context.Background(), tableID, row.SourceIdentity, row.ComputedAtMS)
+	}
+	rec, err := stats.UnmarshalHead(row.Document, detail)
 	if err != nil {
 		// A document this build cannot read (another version, damage) is no record:
 		// statements read the data, and the next ANALYZE writes a new one.
@@ -57,7 +60,7 @@ func (e *Engine) statistics(ctx context.Context, tableID int64) (*stats.Record, 
 
 // putStatistics stores rec as the statistics record of table t.
 func (e *Engine) putStatistics(ctx context.Context, t catalog.Table, rec *stats.Record) error {
-	doc, err := rec.Marshal()
+	doc, detail, err := rec.MarshalParts()
 	if err != nil {
 		return err
 	}
@@ -71,6 +74,7 @@ func (e *Engine) putStatistics(ctx context.Context, t catalog.Table, rec *stats.
 		RowCount:        rec.Rows,
 		ComputedAtMS:    rec.ComputedAtMS,
 		Document:        doc,
+		Detail:          detail,
 	}
 	for _, f := range rec.PerFile {
 		sf := catalog.StatisticsFile{Path: f.Path, Rows: f.Rows, Bytes: f.Bytes, LastModifiedMS: f.LastModifiedMS}

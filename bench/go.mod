@@ -7,6 +7,7 @@ require (
 	github.com/apache/iceberg-go v0.7.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/loredb/lore v0.0.0
+	modernc.org/sqlite v1.57.0
 )
 
 require (
@@ -81,7 +82,6 @@ require (
 	modernc.org/libc v1.74.4 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
-	modernc.org/sqlite v1.57.0 // indirect
 )
 
 // The harness links DuckDB; Lore itself never does. It measures the Lore in this

@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, serve (the query server's load test, over the events data), or optimize (OPTIMIZE of 10M events rows against DuckDB's sorted COPY, then point lookups; --rows, --files, --memory)")
+		suite      = fs.String("suite", "events", "suite to run: events, statistics, tpch, joins, ds, all, serve (the query server's load test, over the events data), coldstart (a fresh `lore sql -c` process answering from statistics, timed whole; --rows, --files, --rounds processes, --lore-bin), or optimize (OPTIMIZE of 10M events rows against DuckDB's sorted COPY, then point lookups; --rows, --files, --memory)")
 		small      = fs.Bool("small", false, "events: the CI-sized data set (2M rows in 8 files) instead of 100M rows in 100 files")
 		rows       = fs.Int64("rows", 0, "events: rows (overrides the size chosen by --small)")
 		files      = fs.Int("files", 0, "events: files (overrides the size chosen by --small)")
@@ -77,6 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		flavourF   = fs.String("flavour", "lore", "tpch: the files' flavour, "+strings.Join(Flavours, ", ")+", or all (each in turn, then a summary)")
 		smallFiles = fs.Int("small-files", defaultSmallFiles, "tpch flavour small-files: the number of lineitem files (other tables in proportion)")
 		processes  = fs.Bool("processes", false, "tpch: run each query in a fresh process per engine (the lore CLI, and this program as a DuckDB child) and report peak RSS and wall time")
+		loreBin    = fs.String("lore-bin", "", "coldstart: the lore binary to time (default: build ./cmd/lore of the Lore module)")
 		memory     = fs.String("memory", "4GiB", "optimize: the memory budget of both engines (Lore's memory limit, DuckDB's memory_limit)")
 	)
 	loreSettings := settingsFlag{"use_statistics": "false", "result_cache": "false"}
@@ -142,6 +143,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return runOptimizeBench(ctx, OptimizeConfig{Rows: n, Files: k, Threads: *threads, Memory: budget, Rounds: *rounds, CPUProfile: *cpuProfile},
 			*dataDir, stdout, stderr)
+	}
+	if *suite == "coldstart" {
+		cc := ColdstartConfig{Rows: 1_000_000, Files: 100, Runs: 31, Binary: *loreBin, DataDir: *dataDir}
+		if cc.DataDir == "" {
+			cc.DataDir = defaultDataDir()
+		}
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "rows":
+				cc.Rows = *rows
+			case "files":
+				cc.Files = *files
+			case "rounds":
+				cc.Runs = *rounds
+			}
+		})
+		return runColdstart(ctx, cc, stdout, stderr)
 	}
 	if *suite == "serve" {
 		return runServe(ctx, ServeConfig{Clients: *clients, Duration: *duration, Requests: *requests, Mix: *serveMixF, Rate: *rate,

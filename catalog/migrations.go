@@ -204,6 +204,14 @@ var migrations = []migration{
 		`DROP INDEX file_column_stats_by_min`,
 		`DROP INDEX file_column_stats_by_max`,
 	}, then: setLevels},
+
+	// A statistics record of document version 3 is stored in two parts: the head in
+	// document, the per-file list and the zones in detail, so that a statement
+	// answered from the table-level partials reads and decodes the head alone. A
+	// record written before has its detail inline in document and detail NULL.
+	{version: 5, name: "statistics detail", stmts: []string{
+		`ALTER TABLE table_statistics ADD COLUMN detail BLOB`,
+	}},
 }
 
 // LatestSchemaVersion is the newest catalog schema version this build knows.

@@ -70,12 +70,15 @@ type logWriter struct {
 	// flushing counts the flushes waiting: the writer then writes without gathering.
 	flushing int
 	wake     chan struct{}
-	done     chan struct{} // closed when the goroutine ends
-	changed  *sync.Cond    // broadcast when written moves
+	// hurry ends the writer's gathering at once: a full batch, a flush or close is
+	// waiting. Buffered; a token left over only makes one batch smaller.
+	hurry   chan struct{}
+	done    chan struct{} // closed when the goroutine ends
+	changed *sync.Cond    // broadcast when written moves
 }
 
 func newLogWriter(c *Catalog) *logWriter {
-	w := &logWriter{c: c, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	w := &logWriter{c: c, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1), done: make(chan struct{})}
 	w.changed = sync.NewCond(&w.mu)
 	go w.loop()
 	return w
@@ -92,6 +95,9 @@ func (w *logWriter) add(e QueryLogEntry) error {
 	select {
 	case w.wake <- struct{}{}:
 	default:
+	}
+	if len(w.pending) >= logGathered {
+		w.hasten()
 	}
 	return nil
 }
@@ -135,15 +141,27 @@ func (w *logWriter) loop() {
 // gather waits up to logGather for a small batch to grow, unless the log closes or a
 // flush waits for it.
 func (w *logWriter) gather() {
-	deadline := time.Now().Add(logGather)
-	for time.Now().Before(deadline) {
-		w.mu.Lock()
-		enough := len(w.pending) >= logGathered || w.closed || w.flushing > 0
-		w.mu.Unlock()
-		if enough {
-			return
-		}
-		time.Sleep(logGather / 8)
+	w.mu.Lock()
+	enough := len(w.pending) >= logGathered || w.closed || w.flushing > 0
+	w.mu.Unlock()
+	if enough {
+		return
+	}
+	// Woken by hurry rather than by polling: a process that logs one statement and
+	// closes (lore sql -c) waits for the write, not for a sleep to run out.
+	t := time.NewTimer(logGather)
+	defer t.Stop()
+	select {
+	case <-w.hurry:
+	case <-t.C:
+	}
+}
+
+// hasten ends a gathering in progress (or the next one).
+func (w *logWriter) hasten() {
+	select {
+	case w.hurry <- struct{}{}:
+	default:
 	}
 }
 
@@ -151,6 +169,7 @@ func (w *logWriter) gather() {
 func (w *logWriter) flush(ctx context.Context) error {
 	w.mu.Lock()
 	w.flushing++
+	w.hasten()
 	target := w.queued
 	for w.written < target && ctx.Err() == nil {
 		w.changed.Wait()
@@ -173,6 +192,7 @@ func (w *logWriter) close() error {
 		return nil
 	}
 	w.closed = true
+	w.hasten()
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:

@@ -21,7 +21,12 @@ type Statistics struct {
 	Depth           string // "metadata" or "full"
 	RowCount        int64
 	ComputedAtMS    int64
-	Document        []byte
+	// Document is the record's document: with document version 3 its head, the
+	// per-file list and zones being in Detail; before, the whole record.
+	Document []byte
+	// Detail is the per-file list and the zones of a version 3 record; nil for an
+	// older record, and never filled by Statistics (StatisticsDetail reads it).
+	Detail []byte
 	// Files are the per-file bounds, in path order; empty when the record lists no
 	// files one by one (too many files).
 	Files []StatisticsFile
@@ -63,13 +68,14 @@ func (c *Catalog) PutStatistics(ctx context.Context, name string, s Statistics) 
 			return c.internal(err, "cannot replace the statistics of %q", name)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO table_statistics
-			(table_id, document_version, source_kind, source_identity, depth, row_count, computed_at_ms, document)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			(table_id, document_version, source_kind, source_identity, depth, row_count, computed_at_ms, document, detail)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (table_id) DO UPDATE SET document_version = excluded.document_version,
 				source_kind = excluded.source_kind, source_identity = excluded.source_identity,
 				depth = excluded.depth, row_count = excluded.row_count,
-				computed_at_ms = excluded.computed_at_ms, document = excluded.document`,
-			s.TableID, s.DocumentVersion, s.SourceKind, s.SourceIdentity, s.Depth, s.RowCount, s.ComputedAtMS, s.Document); err != nil {
+				computed_at_ms = excluded.computed_at_ms, document = excluded.document, detail = excluded.detail`,
+			s.TableID, s.DocumentVersion, s.SourceKind, s.SourceIdentity, s.Depth, s.RowCount, s.ComputedAtMS, s.Document,
+			blob(s.Detail)); err != nil {
 			return c.internal(err, "cannot write the statistics of %q", name)
 		}
 		fileStmt, err := tx.PrepareContext(ctx, `INSERT INTO table_files
@@ -147,22 +153,48 @@ func blob(b []byte) any {
 }
 
 // Statistics returns the statistics record of the table with id tableID (without
-// Files); ok is false when the table has none.
+// Files and without Detail); ok is false when the table has none.
 func (c *Catalog) Statistics(ctx context.Context, tableID int64) (s Statistics, ok bool, err error) {
-	err = c.readTx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
-			COALESCE(row_count, -1), computed_at_ms, document FROM table_statistics WHERE table_id = ?`, tableID)
-		switch err := row.Scan(&s.TableID, &s.DocumentVersion, &s.SourceKind, &s.SourceIdentity, &s.Depth,
-			&s.RowCount, &s.ComputedAtMS, &s.Document); {
-		case errors.Is(err, sql.ErrNoRows):
-			return nil
-		case err != nil:
-			return c.internal(err, "cannot read the statistics of table %d", tableID)
-		}
-		ok = true
-		return nil
-	})
-	return s, ok, err
+	return c.StatisticsSince(ctx, tableID, "", 0)
+}
+
+// StatisticsSince is Statistics for a caller that holds the decoded record of stamp
+// (identity, computedAtMS; an empty identity is none): when the table's record still
+// has that stamp, Document is left nil and only the row's other columns are read. One prepared single-row
+// read either way: the caller learns in one round trip whether its copy is current
+// and, when it is not, gets the new one — and a current copy costs no read of the
+// document, which holds the sketches (tens of KB on a wide table).
+func (c *Catalog) StatisticsSince(ctx context.Context, tableID int64, identity string, computedAtMS int64) (s Statistics, ok bool, err error) {
+	row := c.readRow(ctx, `SELECT table_id, document_version, source_kind, source_identity, depth,
+		COALESCE(row_count, -1), computed_at_ms,
+		CASE WHEN ?1 <> '' AND source_identity = ?1 AND computed_at_ms = ?2 THEN NULL ELSE document END
+		FROM table_statistics WHERE table_id = ?3`, identity, computedAtMS, tableID)
+	switch err := row.Scan(&s.TableID, &s.DocumentVersion, &s.SourceKind, &s.SourceIdentity, &s.Depth,
+		&s.RowCount, &s.ComputedAtMS, &s.Document); {
+	case errors.Is(err, sql.ErrNoRows):
+		return Statistics{}, false, nil
+	case err != nil:
+		return Statistics{}, false, c.internal(err, "cannot read the statistics of table %d", tableID)
+	}
+	return s, true, nil
+}
+
+// StatisticsDetail returns the Detail of the table's statistics record whose source
+// identity and computation time are identity and computedAtMS: the detail of that
+// very record, never of one written since. A record replaced since, or one without
+// a detail, is STATISTICS_UNAVAILABLE.
+func (c *Catalog) StatisticsDetail(ctx context.Context, tableID int64, identity string, computedAtMS int64) ([]byte, error) {
+	var detail []byte
+	row := c.readRow(ctx, `SELECT detail FROM table_statistics
+		WHERE table_id = ? AND source_identity = ? AND computed_at_ms = ? AND detail IS NOT NULL`,
+		tableID, identity, computedAtMS)
+	switch err := row.Scan(&detail); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, errs.New(errs.StatisticsUnavailable, "the statistics record of table %d was replaced or has no detail", tableID)
+	case err != nil:
+		return nil, c.internal(err, "cannot read the statistics of table %d", tableID)
+	}
+	return detail, nil
 }
 
 // StatisticsStamp identifies the table's current statistics record without reading

@@ -321,3 +321,38 @@ func TestFileIDsMatching(t *testing.T) {
 		}
 	}
 }
+
+// StatisticsSince leaves the document out exactly when the caller's stamp is the
+// record's, and reads it when the record was replaced.
+func TestStatisticsSinceReadsTheDocumentOnlyWhenReplaced(t *testing.T) {
+	c, _ := openTest(t)
+	tb, _, err := c.CreateTable(context.Background(), sampleTable("t"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Statistics{TableID: tb.ID, DocumentVersion: 3, SourceKind: "listing", SourceIdentity: "abc",
+		Depth: "metadata", RowCount: 5, ComputedAtMS: 10, Document: []byte(`{"document_version":3}`), Detail: []byte(`{}`)}
+	if err := c.PutStatistics(context.Background(), "t", s); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		identity string
+		at       int64
+		withDoc  bool
+	}{{"abc", 10, false}, {"", 0, true}, {"abc", 11, true}, {"abd", 10, true}} {
+		got, ok, err := c.StatisticsSince(context.Background(), tb.ID, tc.identity, tc.at)
+		if err != nil || !ok || got.SourceIdentity != "abc" || got.ComputedAtMS != 10 || got.RowCount != 5 {
+			t.Fatalf("%+v: %+v %v %v", tc, got, ok, err)
+		}
+		if (got.Document != nil) != tc.withDoc {
+			t.Errorf("%+v: document %q", tc, got.Document)
+		}
+	}
+	detail, err := c.StatisticsDetail(context.Background(), tb.ID, "abc", 10)
+	if err != nil || string(detail) != `{}` {
+		t.Fatalf("detail %q, %v", detail, err)
+	}
+	if _, err := c.StatisticsDetail(context.Background(), tb.ID, "abc", 9); errs.CodeOf(err) != errs.StatisticsUnavailable {
+		t.Fatalf("the detail of another record: %v", err)
+	}
+}

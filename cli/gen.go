@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/internal/startup"
 )
 
 // generators are the table kinds "lore gen" knows, by name.
@@ -18,6 +19,8 @@ var generators = map[string]func(ctx context.Context, e *env, args []string) int
 }
 
 func runGen(ctx context.Context, e *env, args []string) int {
+	// No engine sets the collector's target for the generators: the default's.
+	startup.Restore()
 	fs := newFlags(e, "gen", "KIND [flags]   (kinds: events, tpch)")
 	if status, ok := parseFlags(fs, args); !ok {
 		return status

@@ -66,7 +66,7 @@ func (r *Record) IndexedFileMetas(ctx context.Context, l *source.Listing, filter
 
 // listsFilesOf reports whether the record lists l's files one by one, in l's order.
 func (r *Record) listsFilesOf(l *source.Listing) bool {
-	if !r.PerFileComplete || len(r.PerFile) != len(l.Files) {
+	if r.LoadDetail() != nil || !r.PerFileComplete || len(r.PerFile) != len(l.Files) {
 		return false
 	}
 	for k, pf := range r.PerFile {

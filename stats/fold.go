@@ -15,7 +15,7 @@ import (
 // file listed) and the same columns; ok is false otherwise (a file removed or
 // rewritten, a schema change, an incomplete file list), when only recomputing will do.
 func Added(old *Record, l *source.Listing) (added []source.FileRef, ok bool) {
-	if old == nil || !old.PerFileComplete || len(old.PerFile) != old.Files {
+	if old == nil || old.LoadDetail() != nil || !old.PerFileComplete || len(old.PerFile) != old.Files {
 		return nil, false
 	}
 	fields := l.Schema.Fields()
@@ -56,6 +56,11 @@ func Added(old *Record, l *source.Listing) (added []source.FileRef, ok bool) {
 // Counts add up, bounds widen, sketches merge; exact distinct counts do not survive.
 // old and part are not changed.
 func Fold(old, part *Record, l *source.Listing, v source.Version, now time.Time) (*Record, error) {
+	for _, r := range []*Record{old, part} {
+		if err := r.LoadDetail(); err != nil {
+			return nil, err
+		}
+	}
 	if len(old.Columns) != len(part.Columns) || old.Depth != part.Depth {
 		return nil, errs.New(errs.Internal, "BUG: folding a record of %d columns at %s into one of %d at %s",
 			len(part.Columns), part.Depth, len(old.Columns), old.Depth)

@@ -1,10 +1,13 @@
 package stats
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/parquet"
@@ -14,10 +17,18 @@ import (
 
 // DocumentVersion is the version of the statistics object's JSON document
 // (docs/format/statistics.md). A document of another version is refused, never guessed
-// at, with one exception: version 1 is version 2 without zones of whole files, and is
-// read as such. Builds that know only version 1 refuse version 2, whose zones they
-// would take for row groups.
-const DocumentVersion = 2
+// at, with two exceptions: version 1 is version 2 without zones of whole files, and
+// version 2 is version 3 with its detail inline; both are read. Builds that know only
+// version 1 refuse version 2, whose zones they would take for row groups; builds that
+// know only version 2 refuse version 3, whose head alone they would take for a record
+// without zones.
+//
+// Version 3 stores a record in two parts (MarshalParts): the head — every table-level
+// fact, the columns' partials and sketches — and the detail — the per-file list and
+// the zones — so that an answer from the table-level partials decodes the head only,
+// whatever the number of files. Marshal writes both parts as one document, as
+// version 2 did.
+const DocumentVersion = 3
 
 // Depths of a record: what ANALYZE read to make it.
 const (
@@ -48,9 +59,24 @@ type Record struct {
 	LastModifiedMS    int64          `json:"last_modified_ms"`
 	PartitionColumns  []string       `json:"partition_columns"`
 	Columns           []Column       `json:"columns"`
-	PerFile           []File         `json:"per_file"`
-	PerFileComplete   bool           `json:"per_file_complete"`
-	Zones             []Zone         `json:"zones"`
+	// PerFile and Zones are the detail: on a record read from its head alone
+	// (UnmarshalHead) they are empty until LoadDetail. A head has both null.
+	PerFile         []File `json:"per_file"`
+	PerFileComplete bool   `json:"per_file_complete"`
+	Zones           []Zone `json:"zones"`
+
+	// detail, when set, reads PerFile and Zones on first need.
+	detail *lazyDetail
+}
+
+// lazyDetail is the detail of a record read from its head: loaded once, by whichever
+// statement needs it first, and shared by every statement holding the record.
+type lazyDetail struct {
+	once    sync.Once
+	load    func() ([]byte, error)
+	perFile []File
+	zones   []Zone
+	err     error
 }
 
 // WholeFile is the RowGroup of a zone that is a whole file.
@@ -60,6 +86,9 @@ const WholeFile = -1
 // or "zones" when it has both kinds.
 func (r *Record) ZoneUnit() string {
 	files, groups := false, false
+	if r.LoadDetail() != nil {
+		return "zones"
+	}
 	for _, z := range r.Zones {
 		if z.RowGroup == WholeFile {
 			files = true
@@ -180,49 +209,177 @@ func Current(r *Record, pinned source.Version, exactRows int64) bool {
 	return r != nil && r.SourceVersion.Same(pinned) && exactRows >= 0 && r.Rows == exactRows
 }
 
-// Marshal encodes the record as its JSON document.
+// Marshal encodes the record as one JSON document, the detail inline.
 func (r *Record) Marshal() ([]byte, error) {
-	if r.DocumentVersion != DocumentVersion {
-		return nil, errs.New(errs.Internal, "BUG: statistics document version %d", r.DocumentVersion)
+	if err := r.checkWritable(); err != nil {
+		return nil, err
 	}
 	return json.Marshal(r)
 }
 
-// Unmarshal decodes a statistics document, refusing versions this build does not know.
+// MarshalParts encodes the record as it is stored: its head (the document with
+// per_file and zones null) and its detail ({"per_file": …, "zones": …}).
+func (r *Record) MarshalParts() (head, detail []byte, err error) {
+	if err := r.checkWritable(); err != nil {
+		return nil, nil, err
+	}
+	h := *r
+	h.PerFile, h.Zones, h.detail = nil, nil, nil
+	if head, err = json.Marshal(&h); err != nil {
+		return nil, nil, err
+	}
+	if detail, err = json.Marshal(recordDetail{PerFile: r.PerFile, Zones: r.Zones}); err != nil {
+		return nil, nil, err
+	}
+	return head, detail, nil
+}
+
+// checkWritable loads the detail of a record read from its head, so that what is
+// written is the whole record, and refuses a record of another version.
+func (r *Record) checkWritable() error {
+	if r.DocumentVersion != DocumentVersion {
+		return errs.New(errs.Internal, "BUG: statistics document version %d", r.DocumentVersion)
+	}
+	return r.LoadDetail()
+}
+
+// recordDetail is the detail document of a version 3 record.
+type recordDetail struct {
+	PerFile []File `json:"per_file"`
+	Zones   []Zone `json:"zones"`
+}
+
+// Unmarshal decodes a statistics document with its detail inline (Marshal, or a
+// version 1 or 2 document), refusing versions this build does not know.
 func Unmarshal(doc []byte) (*Record, error) {
-	var head struct {
-		DocumentVersion int `json:"document_version"`
+	return UnmarshalHead(doc, nil)
+}
+
+// UnmarshalHead decodes a record's head, refusing versions this build does not know.
+// A version 1 or 2 document holds its detail inline and is decoded whole. A version
+// 3 head is decoded alone; when detail is not nil, LoadDetail calls it (once) for the
+// detail document that MarshalParts wrote beside the head. A head without detail
+// read with a nil detail function is a whole document (Marshal) and is decoded
+// whole.
+func UnmarshalHead(doc []byte, detail func() ([]byte, error)) (*Record, error) {
+	version, err := documentVersion(doc)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(doc, &head); err != nil {
-		return nil, corruptRecord("%v", err)
-	}
-	if head.DocumentVersion != DocumentVersion && head.DocumentVersion != 1 {
-		return nil, corruptRecord("document version %d is not %d", head.DocumentVersion, DocumentVersion)
+	switch version {
+	case 1, 2:
+		detail = nil // inline
+	case DocumentVersion:
+	default:
+		return nil, corruptRecord("document version %d is not %d", version, DocumentVersion)
 	}
 	r := &Record{}
 	if err := json.Unmarshal(doc, r); err != nil {
 		return nil, corruptRecord("%v", err)
 	}
-	for _, z := range r.Zones {
-		if z.RowGroup < WholeFile || (z.RowGroup == WholeFile && head.DocumentVersion == 1) {
-			return nil, corruptRecord("a zone of file %d has row group %d", z.File, z.RowGroup)
+	r.DocumentVersion = DocumentVersion
+	if detail != nil {
+		if len(r.PerFile) > 0 || len(r.Zones) > 0 {
+			return nil, corruptRecord("a head holds its detail as well")
+		}
+		r.detail = &lazyDetail{load: detail}
+		return r, nil
+	}
+	if err := r.checkDetail(version); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// versionPrefix starts every document Marshal and MarshalParts write: the version
+// is the first field of Record.
+const versionPrefix = `{"document_version":`
+
+// documentVersion reads a document's version without decoding the rest: from the
+// prefix every document Lore writes starts with, or else (a document written by
+// hand, reformatted) by decoding the one field — which scans the whole document, a
+// cost that grows with its sketches.
+func documentVersion(doc []byte) (int, error) {
+	if rest, ok := bytes.CutPrefix(doc, []byte(versionPrefix)); ok {
+		end := bytes.IndexAny(rest, ",}")
+		if v, err := strconv.Atoi(string(rest[:max(end, 0)])); end > 0 && err == nil {
+			return v, nil
 		}
 	}
-	r.DocumentVersion = DocumentVersion
+	var head struct {
+		DocumentVersion int `json:"document_version"`
+	}
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return 0, corruptRecord("%v", err)
+	}
+	return head.DocumentVersion, nil
+}
+
+// LoadDetail makes PerFile and Zones of a record read by UnmarshalHead available; it
+// does nothing for any other record. Call it before reading either field, and before
+// copying the record (a copy made before has them empty for good). It is safe for
+// concurrent use. An error (a detail that cannot be read or disagrees with the head)
+// leaves both fields empty: the caller must then use neither, as if the record knew
+// nothing finer than the table.
+func (r *Record) LoadDetail() error {
+	l := r.detail
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() {
+		l.perFile, l.zones, l.err = r.decodeDetail(l.load)
+		if l.err == nil {
+			r.PerFile, r.Zones = l.perFile, l.zones
+		}
+	})
+	if l.err == nil && r.PerFile == nil && r.Zones == nil && (len(l.perFile) > 0 || len(l.zones) > 0) {
+		return errs.New(errs.Internal, "BUG: a statistics record was copied before its detail was loaded")
+	}
+	return l.err
+}
+
+// decodeDetail reads and checks the detail of a version 3 record.
+func (r *Record) decodeDetail(load func() ([]byte, error)) ([]File, []Zone, error) {
+	doc, err := load()
+	if err != nil {
+		return nil, nil, err
+	}
+	var d recordDetail
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, nil, corruptRecord("detail: %v", err)
+	}
+	// Checked on a copy: the record's own fields are set only once the detail is
+	// known to agree with the head.
+	c := Record{Files: r.Files, Columns: r.Columns, PerFile: d.PerFile, Zones: d.Zones}
+	if err := c.checkDetail(DocumentVersion); err != nil {
+		return nil, nil, err
+	}
+	return d.PerFile, d.Zones, nil
+}
+
+// checkDetail refuses a detail that disagrees with the head: a per-file list of
+// another length than the file count, or a file or zone with another number of
+// columns. version is the document's (zones of whole files came with version 2).
+func (r *Record) checkDetail(version int) error {
+	for _, z := range r.Zones {
+		if z.RowGroup < WholeFile || (z.RowGroup == WholeFile && version == 1) {
+			return corruptRecord("a zone of file %d has row group %d", z.File, z.RowGroup)
+		}
+	}
 	if len(r.PerFile) > 0 && len(r.PerFile) != r.Files {
-		return nil, corruptRecord("%d files listed of %d", len(r.PerFile), r.Files)
+		return corruptRecord("%d files listed of %d", len(r.PerFile), r.Files)
 	}
 	for _, f := range r.PerFile {
 		if len(f.Columns) != len(r.Columns) {
-			return nil, corruptRecord("file %q has %d columns of %d", f.Path, len(f.Columns), len(r.Columns))
+			return corruptRecord("file %q has %d columns of %d", f.Path, len(f.Columns), len(r.Columns))
 		}
 	}
 	for _, z := range r.Zones {
 		if len(z.Columns) != len(r.Columns) {
-			return nil, corruptRecord("a zone has %d columns of %d", len(z.Columns), len(r.Columns))
+			return corruptRecord("a zone has %d columns of %d", len(z.Columns), len(r.Columns))
 		}
 	}
-	return r, nil
+	return nil
 }
 
 func corruptRecord(format string, args ...any) error {
@@ -256,7 +413,7 @@ func (r *Record) FileMetas(l *source.Listing, columns []string) []*source.FileMe
 // known of it. nil when the record does not list its files one by one, or no file
 // is unchanged.
 func (r *Record) UnchangedFileMetas(l *source.Listing, columns []string) []*source.FileMeta {
-	if !r.PerFileComplete || len(r.PerFile) == 0 {
+	if r.LoadDetail() != nil || !r.PerFileComplete || len(r.PerFile) == 0 {
 		return nil
 	}
 	byPath := make(map[string]int, len(r.PerFile))

@@ -10,7 +10,8 @@ import (
 	"github.com/loredb/lore/source"
 )
 
-func TestRecordDocumentRoundTrip(t *testing.T) {
+// testRecord is a record with every kind of field set, its detail included.
+func testRecord() *Record {
 	n0, n3, d := int64(0), int64(3), int64(42)
 	h := NewHLL()
 	h.AddHash(12345)
@@ -33,6 +34,11 @@ func TestRecordDocumentRoundTrip(t *testing.T) {
 		PerFileComplete: true,
 		Zones:           []Zone{{File: 1, RowGroup: 0, Rows: 5, Columns: []ZoneColumn{{Sum: "12.5"}, {}, {}}}},
 	}
+	return r
+}
+
+func TestRecordDocumentRoundTrip(t *testing.T) {
+	r := testRecord()
 	doc, err := r.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +62,7 @@ func TestRecordDocumentRoundTrip(t *testing.T) {
 
 func TestRecordRefusesOtherVersionsAndBadShapes(t *testing.T) {
 	for _, doc := range []string{
-		`{"document_version": 3}`,
+		`{"document_version": 4}`,
 		`{}`,
 		`not json`,
 		`{"document_version": 1, "files": 2, "columns": [{"name": "a"}], "per_file": [{"path": "x", "columns": [{}]}]}`,
@@ -69,7 +75,7 @@ func TestRecordRefusesOtherVersionsAndBadShapes(t *testing.T) {
 			t.Errorf("%s: %v", doc, err)
 		}
 	}
-	// A version 1 document is read as version 2, and written back as such.
+	// A version 1 document is read as version 2, and written back as the current one.
 	r, err := Unmarshal([]byte(`{"document_version": 1, "columns": [{"name": "a"}], "zones": [{"row_group": 0, "columns": [{}]}]}`))
 	if err != nil || r.DocumentVersion != DocumentVersion {
 		t.Fatalf("a version 1 document: %+v, %v", r, err)
@@ -77,7 +83,7 @@ func TestRecordRefusesOtherVersionsAndBadShapes(t *testing.T) {
 	if _, err := r.Marshal(); err != nil {
 		t.Fatal(err)
 	}
-	bad := &Record{DocumentVersion: 3}
+	bad := &Record{DocumentVersion: 4}
 	if _, err := bad.Marshal(); err == nil {
 		t.Fatal("a record of an unknown version was written")
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/loredb/lore/cli"
+	_ "github.com/loredb/lore/internal/startup" // before the packages whose init allocates
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -152,8 +152,8 @@ func partials(rows int64, zc stats.ZoneColumn, dt arrow.DataType) agg.Zone {
 // does not suffice.
 func foldZones(acc agg.Accumulator, r *stats.Record, scan *plan.Scan, c *plan.AggCall) (bool, error) {
 	idx, dt, ok := argColumn(r, scan, c)
-	if !ok {
-		return false, nil
+	if !ok || r.LoadDetail() != nil {
+		return false, nil // a detail that does not read answers nothing
 	}
 	for _, zone := range r.Zones {
 		z := agg.UnknownZone(zone.Rows)

@@ -67,6 +67,9 @@ func PlanZones(n plan.Node, use bool) (plan.Node, *Zones, error) {
 		scan.Zones = &plan.ZoneSkip{Stale: true}
 		return n, nil, nil
 	}
+	if rec.LoadDetail() != nil {
+		return n, nil, nil // a detail that does not read decides nothing: every zone is read
+	}
 	// The record's column of each scan column, and its codec.
 	recCol := make([]int, len(scan.Cols))
 	codecs := make([]*stats.Codec, len(scan.Cols))

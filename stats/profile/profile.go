@@ -52,6 +52,9 @@ const (
 // are returned as they are (CORRUPT_SOURCE naming the file); ctx is checked between
 // batches.
 func Full(ctx context.Context, store storage.Store, l *source.Listing, rec *stats.Record, opt Options) error {
+	if err := rec.LoadDetail(); err != nil {
+		return err
+	}
 	if l == nil || rec == nil {
 		return errs.New(errs.Internal, "BUG: profile.Full without a listing or a record")
 	}
