@@ -860,7 +860,7 @@ func plainMicros(src []byte, dst []int64) error {
 // path decodes into want: big-endian two's complement integers of at most 8 bytes
 // for a 64-bit decimal, 16 for a 128-bit one, of the type's scale.
 func flbaDecimal(leaf *schema.Column, want arrow.DataType) bool {
-	d, ok := leaf.LogicalType().(*schema.DecimalLogicalType)
+	d, ok := leaf.LogicalType().(schema.DecimalLogicalType)
 	if !ok {
 		return false
 	}
