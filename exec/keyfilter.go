@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
@@ -155,46 +154,60 @@ func newFilterOf(hashes []uint64) *keyFilter {
 	return f
 }
 
-// mask tests every row of the key columns keys (of one batch): false where a key is
-// NULL or the row's key is certainly not a build key. ok is false when the filter
-// has stopped testing.
-func (f *keyFilter) mask(keys []arrow.Array) (*array.Boolean, bool) {
+// selectRows tests the rows sel of the key columns of one batch (rows 0..rows-1
+// when sel is nil) and returns those, in order, whose key is not NULL and may be a
+// build key: the selection of the batch the filter passes on. ok is false when the
+// filter has stopped testing. Rows a filter before it dropped are not hashed.
+func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int) (out []int32, ok bool) {
 	if f.off.Load() || len(keys) == 0 {
 		return nil, false
 	}
-	n := keys[0].Len()
+	n := rows
+	if sel != nil {
+		n = len(sel)
+	}
 	buf := scratchWords.Get().(*[]uint64)
 	defer scratchWords.Put(buf)
 	if cap(*buf) < n {
 		*buf = make([]uint64, n)
 	}
 	hashes := (*buf)[:n]
-	kernels.HashColumns(keys, nil, hashes)
-	out := make([]byte, (n+7)/8)
-	passed := 0
+	kernels.HashColumns(keys, sel, hashes)
+	nulls := false
+	for _, k := range keys {
+		nulls = nulls || k.NullN() > 0
+	}
+	out = make([]int32, n)
+	kept := 0
 	for i, h := range hashes {
+		row := int32(i)
+		if sel != nil {
+			row = sel[i]
+		}
 		h = mix(h)
 		b := probeBits(h)
+		out[kept] = row
 		if f.words[h>>f.shift]&b == b {
-			out[i>>3] |= 1 << (i & 7)
-			passed++
+			kept++
 		}
 	}
-	for _, k := range keys {
-		if k.NullN() == 0 {
-			continue
-		}
-		for i := 0; i < n; i++ {
-			if k.IsNull(i) && out[i>>3]&(1<<(i&7)) != 0 {
-				out[i>>3] &^= 1 << (i & 7)
-				passed--
+	out = out[:kept]
+	if nulls {
+		k := 0
+		for _, row := range out {
+			valid := true
+			for _, c := range keys {
+				valid = valid && c.IsValid(int(row))
+			}
+			if valid {
+				out[k] = row
+				k++
 			}
 		}
+		out = out[:k]
 	}
-	f.judge(n, passed)
-	d := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, memory.NewBufferBytes(out)}, nil, 0, 0)
-	defer d.Release()
-	return array.NewBooleanData(d), true
+	f.judge(n, len(out))
+	return out, true
 }
 
 // judge counts the rows tested and passed, and turns the filter off once it has

@@ -81,32 +81,30 @@ func TestKeyFilterHasNoFalseNegatives(t *testing.T) {
 			hashes := make([]uint64, n)
 			kernels.HashColumns(keys, valid, hashes)
 			f := newFilterOf(hashes)
-			m, ok := f.mask(keys)
-			if !ok {
-				t.Fatalf("%s: keys not tested", kind)
-			}
+			m := passing(t, f, keys, nil, n+1)
 			for i := 0; i < n; i++ {
-				if !m.Value(i) {
+				if !m[int32(i)] {
 					t.Fatalf("%s n=%d: build key %d ruled out", kind, n, i)
 				}
 			}
-			if m.Value(n) {
+			if m[int32(n)] {
 				t.Errorf("%s n=%d: a NULL key passes", kind, n)
+			}
+			// Under a selection only the selected rows are tested and kept.
+			var odd []int32
+			for i := 1; i <= n; i += 2 {
+				odd = append(odd, int32(i))
+			}
+			for row := range passing(t, newFilterOf(hashes), keys, odd, n+1) {
+				if row%2 == 0 || row == int32(n) {
+					t.Fatalf("%s n=%d: row %d passes a selection of the odd non-NULL rows", kind, n, row)
+				}
 			}
 			// Other keys: a fresh filter, so that the first one's count of rows kept
 			// does not switch it off.
 			f = newFilterOf(hashes)
 			others := keyColumns(t, r, kind, 20_000, map[string]bool{})
-			pm, ok := f.mask(others)
-			if !ok {
-				t.Fatalf("%s: keys not tested", kind)
-			}
-			passed := 0
-			for i := 0; i < 20_000; i++ {
-				if pm.Value(i) {
-					passed++
-				}
-			}
+			passed := len(passing(t, f, others, nil, 20_000))
 			if rate := float64(passed) / 20_000; rate > 0.05 {
 				t.Errorf("%s n=%d: %.1f%% of absent keys pass", kind, n, 100*rate)
 			}
@@ -127,14 +125,14 @@ func TestKeyFilterStopsWhenItKeepsEverything(t *testing.T) {
 	kernels.HashColumns(keys, valid, hashes)
 	useful, useless := newFilterOf(hashes), newFilterOf(hashes)
 	for range 2 * filterTrial / 10_000 {
-		if _, ok := useless.mask(keys); !ok {
+		if _, ok := useless.selectRows(keys, nil, 10_000); !ok {
 			break
 		}
-		if _, ok := useful.mask(keyColumns(t, r, "int64", 10_000, map[string]bool{})); !ok {
+		if _, ok := useful.selectRows(keyColumns(t, r, "int64", 10_000, map[string]bool{}), nil, 10_000); !ok {
 			t.Fatal("a filter that drops most rows stopped testing")
 		}
 	}
-	if _, ok := useless.mask(keys); ok {
+	if _, ok := useless.selectRows(keys, nil, 10_000); ok {
 		t.Error("a filter that keeps every row still tests")
 	}
 }
@@ -168,4 +166,22 @@ func TestKeyRange(t *testing.T) {
 	if _, _, ok := keyRange(fb.NewArray(), []int32{0, 1}); ok {
 		t.Error("a range of floats (NaN has no place in it)")
 	}
+}
+
+// passing is the set of rows of keys (rows in all, or the rows sel) that filter f
+// passes; it fails the test when f does not test them.
+func passing(t *testing.T, f *keyFilter, keys []arrow.Array, sel []int32, rows int) map[int32]bool {
+	t.Helper()
+	out, ok := f.selectRows(keys, sel, rows)
+	if !ok {
+		t.Fatal("keys not tested")
+	}
+	m := map[int32]bool{}
+	for i, r := range out {
+		if i > 0 && out[i-1] >= r {
+			t.Fatalf("rows out of order: %v", out)
+		}
+		m[r] = true
+	}
+	return m
 }

@@ -618,11 +618,11 @@ func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
 		for i, c := range m.cols {
 			keys[i] = b.Cols[c]
 		}
-		if mask, ok := m.mask(keys); ok {
-			var err error
-			if b, err = selectTrue(b, mask); err != nil || b.Len() == 0 {
-				return nil, err
+		if sel, ok := m.selectRows(keys, b.Sel, b.Rows); ok {
+			if len(sel) == 0 {
+				return nil, nil
 			}
+			b = &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
 		}
 	}
 	return b, nil
