@@ -438,6 +438,7 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 		return err
 	} else if ok {
 		bounds := h.runningBounds(p)
+		p.recycle = h.keepsNoInput()
 		if final, parts, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 			return p.run(ctx, sink)
 		}, bounds); err != nil {
@@ -536,6 +537,36 @@ func (h *hashAggregate) finish(ctx context.Context, final *aggState, parts []*ag
 	}
 	h.out = slices(&vector.Batch{Cols: cols, Rows: rows})
 	return nil
+}
+
+// keepsNoInput reports whether the aggregate keeps nothing of a batch once it has
+// folded it in: its keys are copied into its key tables, and its aggregates are
+// counts, sums, averages and extremes of fixed-width values, whose states are
+// numbers. (An extreme of strings, a list, a DISTINCT or an ordered aggregate may
+// keep values that point into the batch.)
+func (h *hashAggregate) keepsNoInput() bool {
+	for _, sp := range h.specs {
+		if sp.Distinct || len(sp.Order) > 0 || len(sp.ArgTypes) > 0 {
+			return false
+		}
+		switch sp.Name {
+		case "count_star":
+			continue
+		case "count", "sum", "avg", "min", "max":
+		default:
+			return false
+		}
+		if sp.ArgType == nil {
+			return false
+		}
+		switch t := types.Unwrap(sp.ArgType); {
+		case types.IsInteger(t), types.IsFloat(t), types.IsDecimal(t):
+		case t.ID() == arrow.DATE32 || t.ID() == arrow.TIMESTAMP || t.ID() == arrow.BOOL:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // emitParts hands on the groups of the merged partitions, one partition after

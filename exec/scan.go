@@ -34,6 +34,9 @@ type pipeline struct {
 	leadSteps []stage
 	// bounds, when set, are filters its consumer learns as the scan runs.
 	bounds *dynamicBounds
+	// recycle is set by a consumer that keeps nothing of a batch once its sink
+	// returns: the workers' reads then reuse the batches' buffers (source.Recycler).
+	recycle bool
 	// members are the Bloom filters of the build keys of the hash joins this
 	// pipeline's rows go through (the join it probes and the joins above it in a
 	// chain whose keys are its columns).
@@ -166,6 +169,12 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
+		// A consumer that keeps nothing of a batch lets the worker's reads reuse its
+		// buffers for the next one.
+		var rc *source.Recycler
+		if p.recycle {
+			rc = &source.Recycler{}
+		}
 		// A worker's panic fails the statement like any error (errs.Safe).
 		work := errs.Safe(func() error {
 			for {
@@ -186,6 +195,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				if err := p.bd.env.Budget.Reserve(held); err != nil {
 					mctx, held = storage.NoPrefetch(ctx), 0
 				}
+				if rc != nil {
+					mctx = source.WithRecycler(mctx, rc)
+				}
 				early, stages := early, stages
 				if p.rowFilter(sp, sp.Morsels[i], early) {
 					stages = lateStages
@@ -194,6 +206,10 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				}
 				c := &p.stats.Counters
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
+					if rc != nil {
+						// Whatever becomes of this batch, nothing holds it after the sink.
+						defer rc.Recycle()
+					}
 					// A row group is many batches: a canceled statement stops between them,
 					// and a short statement waiting for a processor (an answer from
 					// statistics beside long scans) gets one, rather than a time slice later.

@@ -94,7 +94,7 @@ func byteArrayType(leaf *schema.Column) arrow.DataType {
 }
 
 // pageColumn returns a reader on the page path for column c of row group rg, or nil.
-func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
+func (f *File) pageColumn(rdr *file.Reader, rg, c int, rc *Recycler) (colReader, error) {
 	pk := f.pageKind(rg, c)
 	if pk == pageNone {
 		return nil, nil
@@ -115,30 +115,30 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int) (colReader, error) {
 	if p.ptype == pq.Types.FixedLenByteArray {
 		size := col.leaf.TypeLength()
 		if want.ID() == arrow.DECIMAL64 {
-			return newFixedColumn(p, want, size, plainFLBA64), nil
+			return newFixedColumn(p, want, size, plainFLBA64).lending(rc), nil
 		}
-		return newFixedColumn(p, want, size, plainFLBA128), nil
+		return newFixedColumn(p, want, size, plainFLBA128).lending(rc), nil
 	}
 	kind, _ := f.typedKind(c)
 	switch {
 	case kind == kindDecimal && want.ID() == arrow.DECIMAL64 && p.ptype == pq.Types.Int32:
-		return newFixedColumn(p, want, 4, plainWiden32), nil
+		return newFixedColumn(p, want, 4, plainWiden32).lending(rc), nil
 	case kind == kindDecimal && want.ID() == arrow.DECIMAL64:
-		return newFixedColumn(p, want, 8, plainCopy[int64]), nil
+		return newFixedColumn(p, want, 8, plainCopy[int64]).lending(rc), nil
 	case kind == kindDecimal && p.ptype == pq.Types.Int32:
-		return newFixedColumn(p, want, 4, plainDecimal32), nil
+		return newFixedColumn(p, want, 4, plainDecimal32).lending(rc), nil
 	case kind == kindDecimal:
-		return newFixedColumn(p, want, 8, plainDecimal64), nil
+		return newFixedColumn(p, want, 8, plainDecimal64).lending(rc), nil
 	case kind == kindMicros:
-		return newFixedColumn(p, want, 8, plainMicros), nil
+		return newFixedColumn(p, want, 8, plainMicros).lending(rc), nil
 	case p.ptype == pq.Types.Int32:
-		return newFixedColumn(p, want, 4, plainCopy[int32]), nil
+		return newFixedColumn(p, want, 4, plainCopy[int32]).lending(rc), nil
 	case p.ptype == pq.Types.Int64:
-		return newFixedColumn(p, want, 8, plainCopy[int64]), nil
+		return newFixedColumn(p, want, 8, plainCopy[int64]).lending(rc), nil
 	case p.ptype == pq.Types.Float:
-		return newFixedColumn(p, want, 4, plainCopy[float32]), nil
+		return newFixedColumn(p, want, 4, plainCopy[float32]).lending(rc), nil
 	case p.ptype == pq.Types.Double:
-		return newFixedColumn(p, want, 8, plainCopy[float64]), nil
+		return newFixedColumn(p, want, 8, plainCopy[float64]).lending(rc), nil
 	}
 	return nil, fmt.Errorf("BUG: no page decoder for %s as %s", p.ptype, want)
 }
@@ -344,10 +344,17 @@ type fixedColumn[V any] struct {
 	dict    []V
 	scratch []uint32
 	valid   []bool
+	rc      *Recycler // lends the values of next's batches, or nil
 }
 
 func newFixedColumn[V any](p chunkPages, want arrow.DataType, size int, plain func([]byte, []V) error) *fixedColumn[V] {
 	return &fixedColumn[V]{chunkPages: p, want: want, size: size, decode: plain, scratch: make([]uint32, 1024)}
+}
+
+// lending makes c take its batches' values from rc (see Recycler).
+func (c *fixedColumn[V]) lending(rc *Recycler) *fixedColumn[V] {
+	c.rc = rc
+	return c
 }
 
 func (c *fixedColumn[V]) setDict(data []byte, n int) error {
@@ -359,7 +366,7 @@ func (c *fixedColumn[V]) setDict(data []byte, n int) error {
 }
 
 func (c *fixedColumn[V]) next(n int64) (arrow.Array, error) {
-	vals := make([]V, n)
+	vals := values[V](c.rc, int(n))
 	if c.maxDef > 0 && int64(len(c.valid)) < n {
 		c.valid = make([]bool, n)
 	}

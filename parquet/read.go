@@ -435,7 +435,7 @@ func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.F
 		return &int96Reader{r: r, maxDef: col.leaf.MaxDefinitionLevel(),
 			vals: make([]pq.Int96, vector.BatchSize), defs: make([]int16, vector.BatchSize)}, nil
 	}
-	if r, err := f.pageColumn(rdr, rg, c); r != nil || err != nil {
+	if r, err := f.pageColumn(rdr, rg, c, recyclerFrom(ctx)); r != nil || err != nil {
 		return r, err
 	}
 	if r, err := f.typedColumn(rdr, rg, c); r != nil || err != nil {

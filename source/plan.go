@@ -1131,3 +1131,12 @@ func (l *Listing) countRows(ctx context.Context, store storage.Store) (int64, er
 	}
 	return n, nil
 }
+
+// Recycler lends a scan's batch buffers back to it once its consumer has let go of
+// them (parquet.Recycler).
+type Recycler = parquet.Recycler
+
+// WithRecycler returns ctx whose scans lend their batches' value buffers from r.
+func WithRecycler(ctx context.Context, r *Recycler) context.Context {
+	return parquet.WithRecycler(ctx, r)
+}
