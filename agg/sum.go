@@ -402,10 +402,8 @@ func (a *decSumAcc) update(arg arrow.Array, sel []int32, groups []uint32, into u
 	return nil
 }
 
-// sumInto adds the n values nums[s[k]] (nums[k] when s is nil) to p, the sum kept in
-// registers meanwhile; the result is negative when the sum overflowed.
-// update64 folds 64-bit values into the 128-bit sums: n values of at most 18
-// digits cannot overflow 128 bits for any n a batch can hold.
+// update64 folds 64-bit values into the 128-bit sums. Values of at most 18 digits
+// cannot carry a sum past 128 bits before some 10^20 of them have been added.
 func (a *decSumAcc) update64(nums []int64, s []int32, g []uint32, n int, into uint32) {
 	st := a.st
 	if g == nil {
@@ -443,6 +441,8 @@ func (a *decSumAcc) update64(nums []int64, s []int32, g []uint32, n int, into ui
 	}
 }
 
+// sumInto adds the n values nums[s[k]] (nums[k] when s is nil) to p, the sum kept in
+// registers meanwhile; the result is negative when the sum overflowed.
 func sumInto(p *sum128, nums []decimal128.Num, s []int32, n int) (ovf int64) {
 	lo, hi := p.lo, p.hi
 	if s == nil {
