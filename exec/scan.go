@@ -37,6 +37,9 @@ type pipeline struct {
 	// recycle is set by a consumer that keeps nothing of a batch once its sink
 	// returns: the workers' reads then reuse the batches' buffers (source.Recycler).
 	recycle bool
+	// filtered and kept count the rows the filters have seen and let through so far,
+	// in either way of reading: the measured selectivity rowFilter weighs.
+	filtered, kept atomic.Int64
 	// members are the Bloom filters of the build keys of the hash joins this
 	// pipeline's rows go through (the join it probes and the joins above it in a
 	// chain whose keys are its columns).
@@ -225,10 +228,23 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						}
 					}
 					if err != nil || b == nil {
+						if err == nil && p.lead != nil {
+							p.filtered.Add(int64(rb.Len()))
+						}
 						return err
 					}
-					if b, err = runStages(ctx, stages, b); err != nil || b == nil {
+					in := rb.Len()
+					if b, err = runStages(ctx, stages, b); err != nil {
 						return err
+					}
+					if p.lead != nil {
+						p.filtered.Add(int64(in))
+						if b != nil {
+							p.kept.Add(int64(b.Len()))
+						}
+					}
+					if b == nil {
+						return nil
 					}
 					failPoint(PointScanWorker)
 					return sink(w, b)
@@ -272,7 +288,19 @@ func (p *pipeline) rowFilter(sp *source.ScanPlan, m source.Morsel, early []bool)
 		return false
 	}
 	e, l := sp.SplitBytes(m, early)
-	return l >= LateRatio*e
+	if l >= LateRatio*e {
+		return true
+	}
+	// Once the filters have seen a batch's worth of rows, what they keep says what the
+	// row filter saves: the rest of the projection's rows they drop. It is worth a
+	// second pass when that is at least a LateRatio-th of the filter's columns (a point
+	// lookup drops nearly every row, so it reads late whatever its columns' sizes).
+	seen := p.filtered.Load()
+	if seen < int64(vector.BatchSize) {
+		return false
+	}
+	dropped := 1 - float64(p.kept.Load())/float64(seen)
+	return float64(l)*dropped*LateRatio >= float64(e)
 }
 
 // scanColumns returns the names of the columns scan reads, and for each scan column
