@@ -402,6 +402,15 @@ func dateTrunc(res arrow.DataType) func(args []arrow.Array, n int) (arrow.Array,
 		}
 		pc := partCache{fn: "date_trunc"}
 		valid, nulls := andValidity(n, args...)
+		if ts, ok := args[1].(*array.Timestamp); ok && n > 0 && args[0].IsValid(0) && constantValue(args[0]) {
+			part, err := pc.get(parts.Value(0))
+			if err != nil {
+				return nil, err
+			}
+			if out, ok := truncTimestamps(part, ts, res, valid, nulls); ok {
+				return out, nil
+			}
+		}
 		var outTs []int64
 		var outDates []int32
 		var per int64
@@ -445,6 +454,62 @@ func dateTrunc(res arrow.DataType) func(args []arrow.Array, n int) (arrow.Array,
 		}
 		return fixedArray(res, outTs, valid, nulls), nil
 	}
+}
+
+// truncTimestamps is date_trunc of timestamps to one part of fixed width — a day
+// or shorter — in one loop of floor divisions: into a DATE for a day, else into
+// timestamps of the argument's unit. ok is false for other parts and result types,
+// which the general loop takes.
+func truncTimestamps(part string, a *array.Timestamp, res arrow.DataType, valid []byte, nulls int) (arrow.Array, bool) {
+	per := types.UnitsPerSecond(a.DataType().(*arrow.TimestampType).Unit)
+	var q int64
+	switch part {
+	case "day":
+		q = 86400 * per
+	case "hour":
+		q = 3600 * per
+	case "minute":
+		q = 60 * per
+	case "second":
+		q = per
+	case "millisecond":
+		q = per / 1000
+	case "microsecond":
+		q = per / 1_000_000
+	}
+	if q <= 0 {
+		return nil, false
+	}
+	vals := a.TimestampValues()
+	switch t := res.(type) {
+	case *arrow.Date32Type:
+		if part != "day" {
+			return nil, false
+		}
+		out := make([]int32, len(vals))
+		for i, v := range vals {
+			if s := types.TimestampInfSign(int64(v)); s != 0 {
+				out[i] = int32(s) * types.DateInfinity
+				continue
+			}
+			out[i] = int32(floorDiv(int64(v), q))
+		}
+		return fixedArray(res, out, valid, nulls), true
+	case *arrow.TimestampType:
+		if types.UnitsPerSecond(t.Unit) != per {
+			return nil, false
+		}
+		out := make([]int64, len(vals))
+		for i, v := range vals {
+			if types.TimestampInfSign(int64(v)) != 0 {
+				out[i] = int64(v)
+				continue
+			}
+			out[i] = floorDiv(int64(v), q) * q
+		}
+		return fixedArray(res, out, valid, nulls), true
+	}
+	return nil, false
 }
 
 // dateDiffKernel is date_diff(part, a, b): the number of part boundaries crossed
