@@ -6,12 +6,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
 )
 
 // normalType is the Lore type a column the library reads as dt is delivered in (see
@@ -149,7 +149,7 @@ func normalize(arr arrow.Array, want arrow.DataType) (arrow.Array, error) {
 			for i := range out {
 				out[i] = int64(a.Value(i))
 			}
-			return decimal64Array(a, want, out), nil
+			return vector.Decimal64Array(a, want, out), nil
 		}
 	case *array.Decimal256:
 		if want.ID() == arrow.DECIMAL64 {
@@ -249,28 +249,9 @@ func toBinary(a arrow.Array, value func(int) []byte) arrow.Array {
 // (of the same scale). A value with more digits than 64 bits hold — which the
 // file's precision rules out, unless the file is wrong — is an error.
 func narrowDecimal(a *array.Decimal128, want arrow.DataType) (arrow.Array, error) {
-	out := make([]int64, a.Len())
-	for i := range out {
-		v := a.Value(i)
-		lo := int64(v.LowBits())
-		if v.HighBits() != lo>>63 && a.IsValid(i) {
-			return nil, fmt.Errorf("decimal value %s does not fit %s", v.ToString(want.(arrow.DecimalType).GetScale()), types.Name(want))
-		}
-		out[i] = lo
+	out, v, ok := vector.NarrowDecimal(a, want)
+	if !ok {
+		return nil, fmt.Errorf("decimal value %s does not fit %s", v.ToString(want.(arrow.DecimalType).GetScale()), types.Name(want))
 	}
-	return decimal64Array(a, want, out), nil
-}
-
-// decimal64Array makes an array of the 64-bit decimal type want from values and
-// the validity of like, an array of as many rows.
-func decimal64Array(like arrow.Array, want arrow.DataType, vals []int64) arrow.Array {
-	var valid *memory.Buffer
-	if like.NullN() > 0 {
-		bits := make([]byte, bitutil.BytesForBits(int64(like.Len())))
-		bitutil.CopyBitmap(like.NullBitmapBytes(), like.Data().Offset(), like.Len(), bits, 0)
-		valid = memory.NewBufferBytes(bits)
-	}
-	d := array.NewData(want, like.Len(), []*memory.Buffer{valid, memory.NewBufferBytes(bytesOf(vals))}, nil, like.NullN(), 0)
-	defer d.Release()
-	return array.MakeFromData(d)
+	return out, nil
 }

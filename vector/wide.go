@@ -2,9 +2,12 @@ package vector
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/types"
@@ -94,4 +97,38 @@ func wideType(dt arrow.DataType) arrow.DataType {
 		return types.WideInside(dt)
 	}
 	return types.Wide(dt)
+}
+
+// NarrowDecimal returns a 128-bit decimal array as an array of the 64-bit decimal
+// type to (of the same scale), or the first valid value that needs more than 64
+// bits and false.
+func NarrowDecimal(a *array.Decimal128, to arrow.DataType) (arrow.Array, decimal128.Num, bool) {
+	vals := a.Values()
+	out := make([]int64, len(vals))
+	for i, v := range vals {
+		lo := int64(v.LowBits())
+		if v.HighBits() != lo>>63 && a.IsValid(i) {
+			return nil, v, false
+		}
+		out[i] = lo
+	}
+	return Decimal64Array(a, to, out), decimal128.Num{}, true
+}
+
+// Decimal64Array makes an array of the 64-bit decimal type to from values and the
+// validity of like, an array of as many rows.
+func Decimal64Array(like arrow.Array, to arrow.DataType, vals []int64) arrow.Array {
+	var valid *memory.Buffer
+	if like.NullN() > 0 {
+		bits := make([]byte, bitutil.BytesForBits(int64(like.Len())))
+		bitutil.CopyBitmap(like.NullBitmapBytes(), like.Data().Offset(), like.Len(), bits, 0)
+		valid = memory.NewBufferBytes(bits)
+	}
+	var data []byte
+	if len(vals) > 0 {
+		data = unsafe.Slice((*byte)(unsafe.Pointer(&vals[0])), 8*len(vals))
+	}
+	d := array.NewData(to, like.Len(), []*memory.Buffer{valid, memory.NewBufferBytes(data)}, nil, like.NullN(), 0)
+	defer d.Release()
+	return array.MakeFromData(d)
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/loredb/lore/errs"
@@ -33,22 +32,11 @@ func narrowDecimal(arr arrow.Array, to *arrow.Decimal64Type) (arrow.Array, error
 	if !ok {
 		return nil, errs.New(errs.Internal, "BUG: narrowing %s to %s", arr.DataType(), to)
 	}
-	vals := a.Values()
-	out := make([]decimal.Decimal64, len(vals))
-	var wide int64
-	for i, v := range vals {
-		out[i] = decimal.Decimal64(v.LowBits())
-		wide |= v.HighBits() ^ int64(v.LowBits())>>63
+	out, v, ok := vector.NarrowDecimal(a, to)
+	if !ok {
+		return nil, errs.New(errs.Internal, "BUG: DECIMAL value %s does not fit %s", v.ToString(to.Scale), types.Name(to))
 	}
-	if wide != 0 {
-		for i, v := range vals {
-			if _, fits := fitsInt64(v); !fits && a.IsValid(i) {
-				return nil, errs.New(errs.Internal, "BUG: DECIMAL value %s does not fit %s", v.ToString(to.Scale), types.Name(to))
-			}
-		}
-	}
-	valid, nulls := copyValidity(arr)
-	return decimalArray(to, out, valid, nulls), nil
+	return out, nil
 }
 
 // castDecimal64 casts from or to a 64-bit decimal type through the 128-bit type of
