@@ -198,6 +198,7 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	}
 	failPoint(PointJoinBuild)
 	j.table = kernels.NewKeyTable(types)
+	j.table.Reserve(len(valid))
 	ids := make([]uint32, len(valid))
 	// A build side of millions of rows takes seconds to insert: a batch at a time,
 	// a canceled statement stops between them.

@@ -35,7 +35,8 @@ type pipeline struct {
 	// bounds, when set, are filters its consumer learns as the scan runs.
 	bounds *dynamicBounds
 	// recycle is set by a consumer that keeps nothing of a batch once its sink
-	// returns: the workers' reads then reuse the batches' buffers (source.Recycler).
+	// returns: the workers' reads then reuse all of the batches' buffers, not only
+	// those the stages dropped (source.Recycler).
 	recycle bool
 	// filtered and kept count the rows the filters have seen and let through so far,
 	// in either way of reading: the measured selectivity rowFilter weighs.
@@ -172,12 +173,10 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		// A consumer that keeps nothing of a batch lets the worker's reads reuse its
-		// buffers for the next one.
-		var rc *source.Recycler
-		if p.recycle {
-			rc = &source.Recycler{}
-		}
+		// The worker's reads reuse the buffers of the batches before: the columns its
+		// filters and projections dropped, and with a consumer that keeps nothing of
+		// a batch, all of them.
+		rc := &source.Recycler{}
 		// A worker's panic fails the statement like any error (errs.Safe).
 		work := errs.Safe(func() error {
 			for {
@@ -198,9 +197,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				if err := p.bd.env.Budget.Reserve(held); err != nil {
 					mctx, held = storage.NoPrefetch(ctx), 0
 				}
-				if rc != nil {
-					mctx = source.WithRecycler(mctx, rc)
-				}
+				mctx = source.WithRecycler(mctx, rc)
 				early, stages := early, stages
 				if p.rowFilter(sp, sp.Morsels[i], early) {
 					stages = lateStages
@@ -209,10 +206,16 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				}
 				c := &p.stats.Counters
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
-					if rc != nil {
-						// Whatever becomes of this batch, nothing holds it after the sink.
-						defer rc.Recycle()
-					}
+					// What the stages hand on may be kept by the sink; nothing else of
+					// the batch outlives them.
+					var out *vector.Batch
+					defer func() {
+						if out == nil || p.recycle {
+							rc.Recycle(nil)
+						} else {
+							rc.Recycle(out.Cols)
+						}
+					}()
 					// A row group is many batches: a canceled statement stops between them,
 					// and a short statement waiting for a processor (an answer from
 					// statistics beside long scans) gets one, rather than a time slice later.
@@ -247,6 +250,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return nil
 					}
 					failPoint(PointScanWorker)
+					out = b
 					return sink(w, b)
 				})
 				p.bd.env.Budget.Release(held)

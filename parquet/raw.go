@@ -108,7 +108,7 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int, rc *Recycler) (colReader,
 	want := f.schema.Field(c).Type
 	switch pk {
 	case pageDict:
-		return &dictColumn{chunkPages: p, want: want}, nil
+		return &dictColumn{chunkPages: p, want: want, rc: rc}, nil
 	case pageStrings:
 		return &stringColumn{chunkPages: p, want: want}, nil
 	}
@@ -425,7 +425,8 @@ func (c *fixedColumn[V]) nextAt(n int64, sel []int32) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]V, n)
+	vals := values[V](c.rc, int(n))
+	clear(vals)
 	for i, r := range sel {
 		vals[r] = dense[i]
 	}
@@ -466,7 +467,7 @@ func (c *fixedColumn[V]) nextDense(n int64, sel []int32) (arrow.Array, error) {
 // denseValues reads the next n rows and returns the values of the rows sel, with
 // their validity (nil without definition levels) and how many are NULL.
 func (c *fixedColumn[V]) denseValues(n int64, sel []int32) (out []V, valid []bool, nulls int, err error) {
-	out = make([]V, len(sel))
+	out = values[V](c.rc, len(sel))
 	if c.maxDef > 0 {
 		valid = make([]bool, len(sel))
 		if int64(len(c.valid)) < n {
@@ -561,6 +562,9 @@ func (c *fixedColumn[V]) denseValues(n int64, sel []int32) (out []V, valid []boo
 				}
 				if vb[j] {
 					out[o], valid[o] = src[v], true
+				} else {
+					var zero V // a lent buffer holds old values: NULLs hold zero
+					out[o] = zero
 				}
 				o++
 			}
@@ -599,6 +603,7 @@ type dictColumn struct {
 	want  arrow.DataType
 	dict  arrow.Array
 	valid []bool
+	rc    *Recycler // lends the indexes of next's batches, or nil
 }
 
 func (c *dictColumn) setDict(data []byte, n int) error {
@@ -639,7 +644,7 @@ func byteArrays(data []byte, n int) ([]int32, []byte, error) {
 }
 
 func (c *dictColumn) next(n int64) (arrow.Array, error) {
-	idx := make([]uint32, n)
+	idx := values[uint32](c.rc, int(n))
 	if c.maxDef > 0 && int64(len(c.valid)) < n {
 		c.valid = make([]bool, n)
 	}

@@ -4,15 +4,20 @@ import (
 	"context"
 	"sync"
 	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// A Recycler lends the value buffers of the fixed-width columns a reader decodes,
-// batch after batch, and takes them back when its owner says every batch handed out
-// so far is dead. A scan whose consumer keeps nothing of a batch once it has folded
-// it in (an aggregate of counts, sums and extremes) reads through one: its batches
-// reuse the memory of the ones before, which the allocator would otherwise clear and
-// the collector reclaim. A reader without one allocates each batch's buffers, which
-// the engine may keep as long as it likes.
+// A Recycler lends the value buffers of the fixed-width and dictionary-index
+// columns a reader decodes, batch after batch, and takes them back when its owner
+// says which of them are dead. A scan's filters drop most rows of most batches: the
+// columns they read, and whole batches they empty, are dead once they have run, and
+// a consumer that keeps nothing of a batch once it has folded it in (an aggregate of
+// counts, sums and extremes) lets go of the rest too. The next batches then reuse
+// that memory, which the allocator would otherwise clear and the collector reclaim.
+// A reader without one allocates each batch's buffers, which the engine may keep as
+// long as it likes.
 type Recycler struct {
 	mu   sync.Mutex
 	free [][]byte
@@ -23,18 +28,63 @@ type Recycler struct {
 // over.
 const recyclerFree = 64
 
-// Recycle takes back every buffer lent since the last call: the batches they went
-// into must be unreachable.
-func (r *Recycler) Recycle() {
+// Recycle takes back every buffer lent since the last call except those under the
+// arrays keep (their values, validity, children or dictionary, whole or sliced),
+// which pass to whoever holds those arrays. Every other array made over a lent
+// buffer must be unreachable: a scan calls it once a batch has been through its
+// filters and projections, with the columns it hands on, or with none once its
+// consumer has folded the batch in.
+func (r *Recycler) Recycle(keep []arrow.Array) {
+	var held []span
+	for _, a := range keep {
+		if a != nil {
+			held = spansOf(held, a.Data())
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, b := range r.lent {
-		if len(r.free) < recyclerFree {
+		if len(r.free) < recyclerFree && !sharesMemory(held, b) {
 			r.free = append(r.free, b)
 		}
 	}
 	clear(r.lent)
 	r.lent = r.lent[:0]
+}
+
+// span is the memory [lo, hi) of one buffer.
+type span struct{ lo, hi uintptr }
+
+// spansOf appends the memory of every buffer under d.
+func spansOf(out []span, d arrow.ArrayData) []span {
+	if p, ok := d.(*array.Data); d == nil || ok && p == nil { // an absent dictionary is a nil *Data
+		return out
+	}
+	for _, b := range d.Buffers() {
+		if b == nil {
+			continue
+		}
+		if buf := b.Buf(); cap(buf) > 0 {
+			lo := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+			out = append(out, span{lo, lo + uintptr(cap(buf))})
+		}
+	}
+	for _, c := range d.Children() {
+		out = spansOf(out, c)
+	}
+	return spansOf(out, d.Dictionary())
+}
+
+// sharesMemory reports whether any of spans shares memory with b.
+func sharesMemory(spans []span, b []byte) bool {
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	hi := lo + uintptr(cap(b))
+	for _, s := range spans {
+		if s.lo < hi && lo < s.hi {
+			return true
+		}
+	}
+	return false
 }
 
 // take lends a buffer of at least n bytes, not cleared.

@@ -259,11 +259,8 @@ func (d *rleDecoder) levels(out []bool) (int, error) {
 			if d.repVal > 1 {
 				return 0, fmt.Errorf("definition level %d above the maximum 1", d.repVal)
 			}
-			v := d.repVal == 1
-			for i := range out[:k] {
-				out[i] = v
-			}
-			if v {
+			fillBools(out[:k], d.repVal == 1)
+			if d.repVal == 1 {
 				defined += k
 			}
 			d.repLeft -= k
@@ -283,6 +280,19 @@ func (d *rleDecoder) levels(out []bool) (int, error) {
 		out = out[k:]
 	}
 	return defined, nil
+}
+
+// fillBools sets every element of out to v, by doubling copies: a run of levels
+// covers a whole page of a column without NULLs, and a byte loop over it costs a
+// scan several per cent.
+func fillBools(out []bool, v bool) {
+	if len(out) == 0 {
+		return
+	}
+	out[0] = v
+	for j := 1; j < len(out); j *= 2 {
+		copy(out[j:], out[:j])
+	}
 }
 
 // skip passes over n values without decoding them.

@@ -976,6 +976,36 @@ func (t *KeyTable) addCols(from int, vecs []hashKeyVec, k int) {
 	}
 }
 
+// Reserve makes room for n keys in all, so that adding them does not grow the
+// table step by step (a join's build side of n rows, whose keys are mostly
+// distinct): the slots are sized once and the key columns allocated once.
+func (t *KeyTable) Reserve(n int) {
+	size := len(t.slots)
+	if t.wordKeyed() {
+		size = len(t.wordSlots)
+	}
+	want := size
+	for want/10*7 <= n || (want <= ktSparseSlots && want/4 <= n) {
+		want *= 2
+	}
+	if want > size {
+		t.resize(want)
+	}
+	if t.stride > 0 {
+		t.rows = slices.Grow(t.rows, max(0, n*t.stride-len(t.rows)))
+	} else {
+		for j := range t.cols {
+			if c := &t.cols[j]; c.kind == hashKindWord {
+				c.words = slices.Grow(c.words, max(0, n-len(c.words)))
+				c.nulls = slices.Grow(c.nulls, max(0, n-len(c.nulls)))
+			}
+		}
+	}
+	if !t.wordKeyed() {
+		t.hashes = slices.Grow(t.hashes, max(0, n-len(t.hashes)))
+	}
+}
+
 // resize rebuilds the slots with the given power-of-two size from the stored hashes.
 func (t *KeyTable) resize(size int) {
 	t.mask = uint64(size - 1)

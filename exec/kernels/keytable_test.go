@@ -879,3 +879,58 @@ func TestKeyTableDictionaryGroup(t *testing.T) {
 	}
 	ktCheckKeys(t, tabs[0], types, refs[0])
 }
+
+// TestKeyTableReserve reserves room for n distinct keys, then checks that adding
+// them never grows the slots and that every key keeps the id it would have had.
+func TestKeyTableReserve(t *testing.T) {
+	const n = 50_000
+	rng := rand.New(rand.NewPCG(7, 8))
+	vals := make([]int64, n)
+	strs := make([]string, n)
+	for i := range vals {
+		vals[i] = int64(rng.Uint64())
+		strs[i] = fmt.Sprintf("k%x", vals[i])
+	}
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	ib.AppendValues(vals, nil)
+	ic := ib.NewArray()
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues(strs, nil)
+	sc := sb.NewArray()
+	cases := map[string][]arrow.Array{"int": {ic}, "string": {sc}, "int,int": {ic, ic}, "int,string": {ic, sc}}
+	for name, cols := range cases {
+		t.Run(name, func(t *testing.T) {
+			ts := make([]arrow.DataType, len(cols))
+			for i, c := range cols {
+				ts[i] = c.DataType()
+			}
+			tab := NewKeyTable(ts)
+			tab.Reserve(n)
+			slots := func() int { return len(tab.slots) + len(tab.wordSlots) }
+			before := slots()
+			ids := make([]uint32, n)
+			for lo := 0; lo < n; lo += 8192 {
+				hi := min(lo+8192, n)
+				sel := make([]int32, hi-lo)
+				for i := range sel {
+					sel[i] = int32(lo + i)
+				}
+				tab.Insert(cols, sel, ids[lo:hi])
+			}
+			if slots() != before {
+				t.Fatalf("the slots grew from %d to %d after Reserve(%d)", before, slots(), n)
+			}
+			found := make([]uint32, n)
+			tab.Find(cols, nil, found)
+			for i := range ids {
+				if ids[i] != uint32(i) || found[i] != uint32(i) {
+					t.Fatalf("key %d: inserted as %d, found as %d", i, ids[i], found[i])
+				}
+			}
+			tab.Reserve(10) // smaller than held: nothing changes
+			if slots() != before || tab.Len() != n {
+				t.Fatalf("a smaller Reserve changed the table: %d slots, %d keys", slots(), tab.Len())
+			}
+		})
+	}
+}
