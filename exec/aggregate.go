@@ -55,6 +55,9 @@ type hashAggregate struct {
 	// whose group columns filterCols are not among them are skipped.
 	keyFilter  *kernels.KeyTable
 	filterCols []int
+	// filterRes holds the memory of the filter the keys give the scan under the
+	// input (narrowInput).
+	filterRes reservation
 	// computed: a group key or argument is more than a column.
 	computed bool
 	// spilling, once the groups outgrew the budget, takes the rest of the input
@@ -68,7 +71,7 @@ type hashAggregate struct {
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
-	h := &hashAggregate{bd: bd, node: x, res: reservation{budget: bd.env.Budget}}
+	h := &hashAggregate{bd: bd, node: x, res: reservation{budget: bd.env.Budget}, filterRes: reservation{budget: bd.env.Budget}}
 	// The keys, then the arguments (COUNT(*) has none), in one list: what they
 	// compute in common is computed once.
 	exprs := make([]plan.Expr, 0, len(x.Groups)+len(x.Aggs))
@@ -439,6 +442,9 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 	} else if ok {
 		bounds := h.runningBounds(p)
 		p.recycle = h.keepsNoInput()
+		if err := h.filterRes.resize(h.narrowInput(ctx, p)); err != nil {
+			return err
+		}
 		if final, parts, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 			return p.run(ctx, sink)
 		}, bounds); err != nil {
@@ -453,11 +459,14 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 		// An input the workers make (a join whose probe side they read, a UNION ALL
 		// of scans, with the filters and projections above) feeds them: each folds
 		// its own batches into its own partial state.
-		run, _, ok, err := parallelSource(ctx, in)
+		run, p, ok, err := parallelSource(ctx, in)
 		if err != nil {
 			return err
 		}
 		if ok {
+			if err := h.filterRes.resize(h.narrowInput(ctx, p)); err != nil {
+				return err
+			}
 			if final, parts, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 				return run(ctx, sink)
 			}, nil); err != nil {
@@ -613,6 +622,7 @@ func (h *hashAggregate) Close() {
 	h.out = nil
 	h.closeSpill()
 	h.res.release()
+	h.filterRes.release()
 }
 
 // inParallel folds the batches that run hands to its sink, one partial state per

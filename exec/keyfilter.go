@@ -95,42 +95,98 @@ func keyType(dt arrow.DataType) arrow.DataType {
 
 // narrowProbe gives the probe pipeline p what the build side's keys (their rows
 // valid, the build rows without a NULL key) tell about the rows that can find a
-// partner: the range of each key the probe scan has as a column, which skips the
-// files, row groups and pages whose statistics lie outside it, and a Bloom filter of
-// the keys when the scan has them all. It returns the filter's size in bytes, for
-// the join's reservation.
+// partner (narrowScan). It returns the filter's size in bytes, for the join's
+// reservation.
 func (j *hashJoin) narrowProbe(ctx context.Context, p *pipeline, build []arrow.Array, valid []int32) int64 {
 	cols, through, ok := j.probeScanKeys(ctx, p, build)
 	if !ok || len(valid) == 0 {
 		return 0
 	}
+	distinct := -1
+	if j.table != nil {
+		distinct = j.table.Len()
+	}
+	return narrowScan(ctx, p, cols, through, build, valid, distinct)
+}
+
+// narrowInput gives the pipeline p at the bottom of the aggregate's input what its
+// key filter (a join's build keys, see hashJoin.filterProbeAggregate) tells about
+// the rows that can matter: those whose group keys the filter holds (narrowScan). A
+// row it drops would only have made rows of groups the aggregate skips: its key
+// column passes unchanged through the joins above the scan, or comes out NULL from
+// an outer join's missing side, which no key in the filter equals — when none is
+// NULL (a join whose NULL keys are equal may hold one). It returns the filter's
+// size in bytes.
+func (h *hashAggregate) narrowInput(ctx context.Context, p *pipeline) int64 {
+	if h.keyFilter == nil || p == nil || ctx.Err() != nil {
+		return 0
+	}
+	keys := h.keyFilter.Keys()
+	for _, k := range keys {
+		if k.NullN() > 0 {
+			return 0
+		}
+	}
+	cols := make([]int, len(h.filterCols))
+	through, found := false, false
+	for k, c := range h.filterCols {
+		cols[k] = -1
+		g := h.node.Groups[c]
+		scan, col, ok := plan.ScanColumn(h.node.Input, g)
+		if !ok || scan != p.scan {
+			scan, col, ok = plan.ScanColumnThroughJoins(h.node.Input, g)
+			through = through || ok && scan == p.scan
+		}
+		if ok && scan == p.scan && arrow.TypeEqual(keyType(g.Type()), keyType(keys[k].DataType())) {
+			cols[k], found = col, true
+		}
+	}
+	if !found || len(keys) == 0 || keys[0].Len() == 0 {
+		return 0
+	}
+	valid := make([]int32, keys[0].Len())
+	for i := range valid {
+		valid[i] = int32(i)
+	}
+	return narrowScan(ctx, p, cols, through, keys, valid, len(valid))
+}
+
+// narrowScan gives the scan pipeline p what a set of keys tells about the only rows
+// that matter to the operator above it: cols[i] is the scan column of key i (-1 when
+// the key is not one), keys[i] its values, at the rows valid (none NULL), of which
+// distinct are distinct (-1: unknown). Each key column gets the keys' range, which
+// skips the files, row groups and pages whose statistics lie outside it, and when
+// every key is a column, the scan gets a Bloom filter of the keys. through says the
+// scan is below joins on the way to that operator. It returns the filter's size in
+// bytes.
+func narrowScan(ctx context.Context, p *pipeline, cols []int, through bool, keys []arrow.Array, valid []int32, distinct int) int64 {
 	all := true
 	for i, c := range cols {
 		if c < 0 {
 			all = false
 			continue
 		}
-		if lo, hi, ok := keyRange(build[i], valid); ok {
+		if lo, hi, ok := keyRange(keys[i], valid); ok {
 			name := p.scan.Ref.Listing.Schema.Field(c).Name
 			p.extra = append(p.extra,
 				source.Predicate{Column: name, Op: ">=", Values: []types.Value{lo}},
 				source.Predicate{Column: name, Op: "<=", Values: []types.Value{hi}})
 		}
 	}
-	if !all || len(valid) > maxFilterKeys || j.table == nil {
+	if !all || len(valid) > maxFilterKeys || distinct < 0 {
 		return 0
 	}
-	if rows := p.scan.Ref.Rows; rows >= 0 && int64(j.table.Len()) >= rows {
+	if rows := p.scan.Ref.Rows; rows >= 0 && int64(distinct) >= rows {
 		// As many distinct keys as the scan has rows: a filter could hardly drop any.
 		return 0
-	} else if through && rows >= 0 && int64(j.table.Len())*filterThrough > rows {
+	} else if through && rows >= 0 && int64(distinct)*filterThrough > rows {
 		// A join above a chain filters rows the joins below have mostly narrowed
 		// already: a large build side's filter costs more to make than it saves.
 		return 0
 	}
 	// Each pass over millions of keys takes a while.
 	hashes := make([]uint64, len(valid))
-	kernels.HashColumns(build, valid, hashes)
+	kernels.HashColumns(keys, valid, hashes)
 	if ctx.Err() != nil {
 		return 0
 	}
