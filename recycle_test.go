@@ -63,3 +63,43 @@ func atoi(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// An aggregate over joins its workers probe gives back all of the scan's buffers
+// once a batch is folded in: the joins hand on what they make of it at once. Its
+// results equal those of the same aggregates beside one that keeps its input (an
+// extreme of strings), which keeps the buffers with their batches: inner and semi
+// joins, with a residual, by one and by several workers.
+func TestRecycledScansUnderJoinsAggregateAsFreshOnes(t *testing.T) {
+	dir := events(t, 120_000, 3, 20_000, false)
+	queries := []string{
+		"SELECT a.status, count(*), sum(a.user_id), min(a.latency_ms), max(a.ts)%s FROM ev a JOIN (SELECT DISTINCT status FROM ev WHERE status > 200) s ON a.status = s.status GROUP BY a.status",
+		"SELECT a.user_id %% 50 AS g, count(*), count(a.amount), sum(a.status), max(a.amount)%s FROM ev a WHERE a.status IN (SELECT status FROM ev WHERE user_id %% 5 = 1 AND status < 500) GROUP BY g",
+		"SELECT count(*), sum(a.user_id), max(a.amount)%s FROM ev a JOIN (SELECT DISTINCT status FROM ev) s ON a.status = s.status AND a.user_id %% 3 <> s.status %% 3",
+	}
+	for _, threads := range []int{1, 2} {
+		e := open(t, lore.Options{Threads: threads})
+		query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+		for _, q := range queries {
+			recycled := resultText(run(t, e, fmt.Sprintf(q, ""), scanned))
+			fresh := resultText(run(t, e, fmt.Sprintf(q, ", max(a.country) AS c"), scanned))
+			if strings.Count(recycled, "\n") < 1 {
+				t.Fatalf("%s: no rows", q)
+			}
+			if got, want := withoutLastColumn(fresh)+"\n", recycled; sortedLines(got) != sortedLines(want) {
+				t.Errorf("threads %d: %s:\nrecycled\n%s\nfresh\n%s", threads, q, want, got)
+			}
+		}
+	}
+}
+
+// withoutLastColumn drops the last cell of every line of resultText's text.
+func withoutLastColumn(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "|")
+		if k := strings.LastIndexByte(l, '|'); k >= 0 {
+			lines[i] = l[:k+1]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

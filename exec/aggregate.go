@@ -467,6 +467,12 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 			if err := h.filterRes.resize(h.narrowInput(ctx, p)); err != nil {
 				return err
 			}
+			// Joins probed by the workers hand what they make from a batch to this
+			// aggregate before the scan's sink returns: when none of them keeps it
+			// either, the scan may reuse all of its buffers.
+			if p != nil && h.keepsNoInput() && handsOnOnly(in) {
+				p.recycle = true
+			}
 			if final, parts, err = h.inParallel(ctx, func(sink func(w int, b *vector.Batch) error) error {
 				return run(ctx, sink)
 			}, nil); err != nil {

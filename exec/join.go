@@ -475,6 +475,23 @@ func parallelSource(ctx context.Context, op Operator) (run parallelRun, p *pipel
 	return nil, nil, false, nil
 }
 
+// handsOnOnly reports whether op, spent by parallelSource, keeps nothing of the
+// batches its bottom pipeline makes once it has handed on what it makes of them:
+// filters, projections and joins probed in memory (their output gathers the probe
+// rows, or selects them for a semi or anti join, and goes to the sink at once). A
+// join that spilled its build side keeps its probe side's batches in its partitions.
+func handsOnOnly(op Operator) bool {
+	switch x := op.(type) {
+	case *pipelineOp:
+		return true
+	case *stageOp:
+		return handsOnOnly(x.in)
+	case *hashJoin:
+		return x.grace == nil && x.spent != nil && handsOnOnly(x.spent)
+	}
+	return false
+}
+
 // parallelizable reports whether parallelSource can have op's batches made by the
 // workers, without touching op.
 func parallelizable(op Operator) bool {
