@@ -123,6 +123,8 @@ func (h *hashAggregate) updateRadix(ctx context.Context, r *radixState, b *vecto
 			if err != nil {
 				return err
 			}
+			// The partitions' slots together are what a single table's would be.
+			s.keys.Dense()
 			r.parts[p] = s
 		}
 		part := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: r.rows[start[p]:start[p+1]]}

@@ -60,6 +60,7 @@ type KeyTable struct {
 	wordSlots []ktWordSlot
 	nullID    uint32
 	growAt    int
+	dense     bool     // no sparse small sizes (see Dense)
 	hashes    []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
 	n         int
 	// A table of several fixed-width columns stores its keys row-major instead of in
@@ -976,6 +977,18 @@ func (t *KeyTable) addCols(from int, vecs []hashKeyVec, k int) {
 	}
 }
 
+// Dense makes the table fill its slots to the same share at every size: a small
+// table is otherwise kept sparse, which pays when it is the only one, in cache, but
+// not when it is one of many partitions whose slots together outgrow the caches.
+func (t *KeyTable) Dense() {
+	t.dense = true
+	size := len(t.slots)
+	if t.wordKeyed() {
+		size = len(t.wordSlots)
+	}
+	t.growAt = size / 10 * 7
+}
+
 // Reserve makes room for n keys in all, so that adding them does not grow the
 // table step by step (a join's build side of n rows, whose keys are mostly
 // distinct): the slots are sized once and the key columns allocated once.
@@ -985,7 +998,7 @@ func (t *KeyTable) Reserve(n int) {
 		size = len(t.wordSlots)
 	}
 	want := size
-	for want/10*7 <= n || (want <= ktSparseSlots && want/4 <= n) {
+	for want/10*7 <= n || (want <= ktSparseSlots && !t.dense && want/4 <= n) {
 		want *= 2
 	}
 	if want > size {
@@ -1010,7 +1023,7 @@ func (t *KeyTable) Reserve(n int) {
 func (t *KeyTable) resize(size int) {
 	t.mask = uint64(size - 1)
 	t.growAt = size / 10 * 7
-	if size <= ktSparseSlots {
+	if size <= ktSparseSlots && !t.dense {
 		// Small tables stay sparse: fewer collisions mean fewer mispredicted branches
 		// in the probe loop (measured: 1K int64 keys 11 ms → 6 ms per 1M rows), for
 		// at most a few hundred KiB.

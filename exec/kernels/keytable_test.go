@@ -934,3 +934,27 @@ func TestKeyTableReserve(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyTableDense: a dense table gives every key the id a sparse one does, and
+// fills its slots to the large tables' share at small sizes too.
+func TestKeyTableDense(t *testing.T) {
+	const n = 5000
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = int64(i) * 7919
+	}
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	ib.AppendValues(vals, nil)
+	col := ib.NewArray()
+	sparse, dense := NewKeyTable([]arrow.DataType{col.DataType()}), NewKeyTable([]arrow.DataType{col.DataType()})
+	dense.Dense()
+	a, b := make([]uint32, n), make([]uint32, n)
+	sparse.Insert([]arrow.Array{col}, nil, a)
+	dense.Insert([]arrow.Array{col}, nil, b)
+	if !slices.Equal(a, b) {
+		t.Fatal("a dense table gave other ids")
+	}
+	if len(dense.wordSlots) >= len(sparse.wordSlots) || float64(n)/float64(len(dense.wordSlots)) < 0.3 {
+		t.Fatalf("%d keys: %d slots dense, %d sparse", n, len(dense.wordSlots), len(sparse.wordSlots))
+	}
+}
