@@ -374,10 +374,15 @@ func makeBatches(rng *rand.Rand, dt arrow.DataType, nBatches, groups int) []batc
 		}
 		vals := randValues(rng, dt, n, nullFrac)
 		var arg arrow.Array
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(3) {
+		case 0:
 			arg = buildDict(rng, dt, vals)
-		} else {
+		case 1:
 			arg = build(dt, vals)
+		default:
+			// A slice of a longer array: its values and validity start at an offset.
+			padded := build(dt, append([]any{nil, nil, nil}, vals...))
+			arg = array.NewSlice(padded, 3, int64(3+n))
 		}
 		var sel []int32
 		if rng.IntN(2) == 0 {

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/loredb/lore/errs"
@@ -237,6 +238,16 @@ func (a *floatSumAcc) Resize(n int) { a.st = extend(a.st, n) }
 
 func (a *floatSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) error {
 	ensureGroup0(a, len(a.st), groups)
+	if _, isDict := arg.(*array.Dictionary); !isDict && arg.NullN() > 0 && arg.DataType().ID() == a.argID {
+		// A column with NULLs is summed straight from its validity bitmap, rather
+		// than through a list of its valid rows made first.
+		if a.argID == arrow.FLOAT32 {
+			sumFloatValid(rawValues[float32](arg), arg, sel, groups, a)
+		} else {
+			sumFloatValid(rawValues[float64](arg), arg, sel, groups, a)
+		}
+		return nil
+	}
 	vals, s, g, n := a.rows.resolve(arg, sel, groups)
 	if n == 0 {
 		return nil
@@ -250,6 +261,36 @@ func (a *floatSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) erro
 		sumFloat(rawValues[float64](vals), s, g, n, a)
 	}
 	return nil
+}
+
+// sumFloatValid adds the valid values of arg (whose values are vals) at the rows sel
+// (nil: every row) into their groups (nil: group 0).
+func sumFloatValid[T float32 | float64](vals []T, arg arrow.Array, sel []int32, groups []uint32, a *floatSumAcc) {
+	n := len(groups)
+	if groups == nil {
+		n = arg.Len()
+		if sel != nil {
+			n = len(sel)
+		}
+	}
+	bm, off := arg.NullBitmapBytes(), arg.Data().Offset()
+	st := a.st
+	for k := range n {
+		i := k
+		if sel != nil {
+			i = int(sel[k])
+		}
+		if b := off + i; bm[b>>3]&(1<<(b&7)) != 0 {
+			var p *fsum
+			if groups == nil {
+				p = &st[0]
+			} else {
+				p = &st[groups[k]]
+			}
+			p.sum += float64(vals[i])
+			p.cnt++
+		}
+	}
 }
 
 func sumFloat[T float32 | float64](vals []T, sel []int32, groups []uint32, n int, a *floatSumAcc) {
