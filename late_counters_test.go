@@ -3,6 +3,7 @@ package lore_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -120,5 +121,38 @@ func TestLateMaterialisationLearnsSelectivity(t *testing.T) {
 	s := auto.Record.Scans[0]
 	if s.RowFilterRowsExamined == 0 || s.RowFilterRowsExamined >= rows {
 		t.Errorf("the row filter examined %d rows of %d: want the row groups after the first", s.RowFilterRowsExamined, rows)
+	}
+}
+
+// TestLateMaterialisationLearnsFromJoinFilters: a join's key filter is a filter the
+// row filter can run first. Its key column outweighs the rest of the projection, so
+// the bytes alone do not call for the row filter; once the first file's batches
+// show that the key filter keeps almost nothing, auto reads the later files with it.
+func TestLateMaterialisationLearnsFromJoinFilters(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 4 {
+		writeLateFile(t, filepath.Join(dir, fmt.Sprintf("part-%d.parquet", i)), 20_000, uint64(10+i), 1)
+	}
+	e := open(t, lore.Options{Threads: 1})
+	registerStats(t, e, dir)
+	const sql = "SELECT count(*), sum(t.g), sum(t.k) FROM t JOIN (VALUES (77::BIGINT), (12345::BIGINT)) v(x) ON t.id = v.x"
+	var answer string
+	for _, mode := range []string{"never", "auto"} {
+		res := run(t, e, sql, map[string]string{"late_materialisation": mode, "result_cache": "false", "use_statistics": "false"})
+		if answer == "" {
+			answer = resultText(res)
+		} else if got := resultText(res); got != answer {
+			t.Errorf("%s: %s, want %s", mode, got, answer)
+		}
+		s := res.Record.Scans[0]
+		switch {
+		case mode == "never" && s.RowFilterRowsExamined != 0:
+			t.Errorf("never: the row filter examined %d rows", s.RowFilterRowsExamined)
+		case mode == "auto" && (s.RowFilterRowsExamined < 40_000 || s.RowFilterRowsAdmitted > 10):
+			t.Errorf("auto: the row filter examined %d rows and admitted %d; the later files should have run it", s.RowFilterRowsExamined, s.RowFilterRowsAdmitted)
+		}
+	}
+	if !strings.HasPrefix(answer, "8|") {
+		t.Errorf("the join found %q, want 8 rows", answer)
 	}
 }

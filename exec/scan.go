@@ -161,6 +161,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 	if early != nil && p.lead != nil {
 		lateStages = lateStages[1:]
 	}
+	// What the filters keep is counted when there are filters a row filter could run
+	// first: the lead filter, a join's key filters, a top-N's bound.
+	learns := p.lead != nil || len(p.members) > 0 || p.rowBound() != nil
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -231,7 +234,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						}
 					}
 					if err != nil || b == nil {
-						if err == nil && p.lead != nil {
+						if err == nil && learns {
 							p.filtered.Add(int64(rb.Len()))
 						}
 						return err
@@ -240,7 +243,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					if b, err = runStages(ctx, stages, b); err != nil {
 						return err
 					}
-					if p.lead != nil {
+					if learns {
 						p.filtered.Add(int64(in))
 						if b != nil {
 							p.kept.Add(int64(b.Len()))
