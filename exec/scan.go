@@ -210,13 +210,12 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				c := &p.stats.Counters
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
 					// What the stages hand on may be kept by the sink; nothing else of
-					// the batch outlives them.
-					var out *vector.Batch
+					// the batch outlives them. hand is set once the buffers not handed
+					// on are back.
+					hand := false
 					defer func() {
-						if out == nil || p.recycle {
+						if !hand || p.recycle {
 							rc.Recycle(nil)
-						} else {
-							rc.Recycle(out.Cols)
 						}
 					}()
 					// A row group is many batches: a canceled statement stops between them,
@@ -253,7 +252,12 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return nil
 					}
 					failPoint(PointScanWorker)
-					out = b
+					if !p.recycle {
+						// Before the sink: the batch may go on to another goroutine, which
+						// may change it.
+						rc.Recycle(b.Cols)
+						hand = true
+					}
 					return sink(w, b)
 				})
 				p.bd.env.Budget.Release(held)
