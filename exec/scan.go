@@ -211,10 +211,11 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
 					// What the stages hand on may be kept by the sink; nothing else of
 					// the batch outlives them. hand is set once the buffers not handed
-					// on are back.
+					// on are back; otherwise (no rows left, an error, or a consumer that
+					// keeps nothing) every buffer comes back once the batch is done.
 					hand := false
 					defer func() {
-						if !hand || p.recycle {
+						if !hand {
 							rc.Recycle(nil)
 						}
 					}()
