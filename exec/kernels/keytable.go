@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/loredb/lore/internal/pages"
 	"github.com/loredb/lore/types"
 )
 
@@ -1038,6 +1039,7 @@ func (t *KeyTable) resize(size int) {
 	mask := t.mask
 	if t.wordKeyed() {
 		slots := make([]ktWordSlot, size)
+		pages.Writable(slots) // probed before written
 		// One-word keys are rehashed from the keys: cheaper than storing the hashes.
 		for id, w := range t.cols[0].words {
 			if uint32(id) == t.nullID {
@@ -1053,6 +1055,7 @@ func (t *KeyTable) resize(size int) {
 		return
 	}
 	slots := make([]uint64, size)
+	pages.Writable(slots)
 	for id, h := range t.hashes {
 		i := h & mask
 		for slots[i] != 0 {
