@@ -110,7 +110,7 @@ func (f *File) pageColumn(rdr *file.Reader, rg, c int, rc *Recycler) (colReader,
 	case pageDict:
 		return &dictColumn{chunkPages: p, want: want, rc: rc}, nil
 	case pageStrings:
-		return &stringColumn{chunkPages: p, want: want}, nil
+		return &stringColumn{chunkPages: p, want: want, rc: rc}, nil
 	}
 	if p.ptype == pq.Types.FixedLenByteArray {
 		size := col.leaf.TypeLength()
@@ -708,7 +708,8 @@ type stringColumn struct {
 	dictData []byte
 	scratch  []uint32
 	valid    []bool
-	hint     int // bytes of the last batch, to size the next
+	hint     int       // bytes of the last batch, to size the next
+	rc       *Recycler // lends the offsets and bytes of next's batches, or nil
 }
 
 func (c *stringColumn) setDict(data []byte, n int) error {
@@ -718,8 +719,11 @@ func (c *stringColumn) setDict(data []byte, n int) error {
 }
 
 func (c *stringColumn) next(n int64) (arrow.Array, error) {
-	offsets := make([]int32, n+1)
-	data := make([]byte, 0, c.hint)
+	offsets := values[int32](c.rc, int(n+1))
+	offsets[0] = 0
+	// A batch whose bytes outgrow the lent buffer moves to one of its own; the lent
+	// one, no longer under any array, comes back at the next Recycle all the same.
+	data := values[byte](c.rc, c.hint)[:0]
 	if int64(len(c.valid)) < n {
 		c.valid = make([]bool, n)
 		c.scratch = make([]uint32, n)
