@@ -419,17 +419,29 @@ func (s *SuiteResult) summarise() {
 }
 
 // profileRuns runs each of the queries ok admits rounds times (at least once) under the
-// CPU profiler, writing the profile to path; a query's runs stop at its first error.
-func profileRuns(path string, rounds int, qs []Query, ok func(i int) bool, run func(Query) error) error {
+// CPU profiler, writing the profile to path and the allocations made meanwhile to
+// path.allocs (with path.allocs-base as its base); a query's runs stop at its first
+// error.
+func profileRuns(path string, rounds int, qs []Query, ok func(i int) bool, run func(Query) error) (rerr error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("cannot create the CPU profile: %w", err)
 	}
 	defer f.Close()
+	// The allocation profile counts from the process's start; the one taken before
+	// the runs is its base (go tool pprof -base path.allocs-base path.allocs).
+	if err := writeAllocs(path + ".allocs-base"); err != nil {
+		return err
+	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		return fmt.Errorf("cannot start the CPU profile: %w", err)
 	}
-	defer pprof.StopCPUProfile()
+	defer func() {
+		pprof.StopCPUProfile()
+		if err := writeAllocs(path + ".allocs"); err != nil && rerr == nil {
+			rerr = err
+		}
+	}()
 	for i, q := range qs {
 		if !ok(i) {
 			continue
@@ -441,4 +453,18 @@ func profileRuns(path string, rounds int, qs []Query, ok func(i int) bool, run f
 		}
 	}
 	return nil
+}
+
+// writeAllocs writes the allocation profile, everything allocated since the process
+// started, to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("cannot create the allocation profile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot write the allocation profile: %w", err)
+	}
+	return f.Close()
 }
