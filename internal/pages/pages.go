@@ -16,7 +16,7 @@ import "unsafe"
 
 // minBytes is the smallest slice Writable asks the kernel about: below it the system
 // call costs more than the faults it spares.
-const minBytes = 256 << 10
+const minBytes = 32 << 10
 
 // pageSize is the granularity the kernel maps at (the smallest page of every
 // platform the engine runs on).
