@@ -71,7 +71,8 @@ func atoi(t *testing.T, s string) int64 {
 }
 
 // An aggregate over joins its workers probe gives back all of the scan's buffers
-// once a batch is folded in: the joins hand on what they make of it at once. Its
+// once a batch is folded in, its filters' selections among them: the joins hand on
+// what they make of it at once. Its
 // results equal those of the same aggregates beside one that keeps its input (an
 // extreme of strings), which keeps the buffers with their batches: inner and semi
 // joins, with a residual, by one and by several workers.
@@ -81,6 +82,9 @@ func TestRecycledScansUnderJoinsAggregateAsFreshOnes(t *testing.T) {
 		"SELECT a.status, count(*), sum(a.user_id), min(a.latency_ms), max(a.ts)%s FROM ev a JOIN (SELECT DISTINCT status FROM ev WHERE status > 200) s ON a.status = s.status GROUP BY a.status",
 		"SELECT a.user_id %% 50 AS g, count(*), count(a.amount), sum(a.status), max(a.amount)%s FROM ev a WHERE a.status IN (SELECT status FROM ev WHERE user_id %% 5 = 1 AND status < 500) GROUP BY g",
 		"SELECT count(*), sum(a.user_id), max(a.amount)%s FROM ev a JOIN (SELECT DISTINCT status FROM ev) s ON a.status = s.status AND a.user_id %% 3 <> s.status %% 3",
+		// Filters alone: selections of a comparison with a constant, of a mask, and
+		// the two one after the other.
+		"SELECT a.status, count(*), sum(a.user_id), min(a.ts)%s FROM ev a WHERE a.amount > 10 AND a.user_id %% 3 = 1 AND a.status < 500 GROUP BY a.status",
 	}
 	for _, threads := range []int{1, 2} {
 		e := open(t, lore.Options{Threads: threads})

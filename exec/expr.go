@@ -285,7 +285,7 @@ func (bd *builder) subqueryOnce(x *plan.Subquery) evaluator {
 }
 
 // selectTrue narrows b's selection to the rows where mask is true (not NULL).
-func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
+func selectTrue(ctx context.Context, b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
 	m, ok := mask.(*array.Boolean)
 	if !ok {
 		return nil, errs.New(errs.Internal, "BUG: filter produced %s", mask.DataType())
@@ -305,7 +305,7 @@ func selectTrue(b *vector.Batch, mask arrow.Array) (*vector.Batch, error) {
 		}
 		return v
 	}
-	sel := make([]int32, b.Len())
+	sel := selection(ctx, b.Len())
 	n := 0
 	if b.Sel == nil {
 		for i := 0; i < b.Rows; i++ {
@@ -337,15 +337,15 @@ func keep(b *vector.Batch, sel []int32) *vector.Batch {
 
 // selectCompare keeps the rows of b where column col op v is true: in one pass when
 // kernels.SelectConst takes the column's type, through a mask otherwise.
-func selectCompare(b *vector.Batch, col int, op string, v types.Value) (*vector.Batch, error) {
-	if sel, ok := kernels.SelectConst(op, b.Cols[col], v, b.Sel); ok {
+func selectCompare(ctx context.Context, b *vector.Batch, col int, op string, v types.Value) (*vector.Batch, error) {
+	if sel, ok := kernels.SelectConst(op, b.Cols[col], v, b.Sel, lentSelection(ctx, b.Len())); ok {
 		return keep(b, sel), nil
 	}
 	mask, err := kernels.CompareConst(op, b.Cols[col], v)
 	if err != nil {
 		return nil, err
 	}
-	return selectTrue(b, mask)
+	return selectTrue(ctx, b, mask)
 }
 
 // compileInSubquery reads the subquery once into a key table and tests membership

@@ -213,8 +213,9 @@ func newFilterOf(hashes []uint64) *keyFilter {
 // selectRows tests the rows sel of the key columns of one batch (rows 0..rows-1
 // when sel is nil) and returns those, in order, whose key is not NULL and may be a
 // build key: the selection of the batch the filter passes on. ok is false when the
-// filter has stopped testing. Rows a filter before it dropped are not hashed.
-func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int) (out []int32, ok bool) {
+// filter has stopped testing. Rows a filter before it dropped are not hashed. The
+// selection is written into room when it holds a row per row tested.
+func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room []int32) (out []int32, ok bool) {
 	if f.off.Load() || len(keys) == 0 {
 		return nil, false
 	}
@@ -233,7 +234,10 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int) (out [
 	for _, k := range keys {
 		nulls = nulls || k.NullN() > 0
 	}
-	out = make([]int32, n)
+	if out = room[:0]; cap(out) < n {
+		out = make([]int32, n)
+	}
+	out = out[:n]
 	kept := 0
 	for i, h := range hashes {
 		row := int32(i)

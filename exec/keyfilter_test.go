@@ -125,14 +125,14 @@ func TestKeyFilterStopsWhenItKeepsEverything(t *testing.T) {
 	kernels.HashColumns(keys, valid, hashes)
 	useful, useless := newFilterOf(hashes), newFilterOf(hashes)
 	for range 2 * filterTrial / 10_000 {
-		if _, ok := useless.selectRows(keys, nil, 10_000); !ok {
+		if _, ok := useless.selectRows(keys, nil, 10_000, nil); !ok {
 			break
 		}
-		if _, ok := useful.selectRows(keyColumns(t, r, "int64", 10_000, map[string]bool{}), nil, 10_000); !ok {
+		if _, ok := useful.selectRows(keyColumns(t, r, "int64", 10_000, map[string]bool{}), nil, 10_000, nil); !ok {
 			t.Fatal("a filter that drops most rows stopped testing")
 		}
 	}
-	if _, ok := useless.selectRows(keys, nil, 10_000); ok {
+	if _, ok := useless.selectRows(keys, nil, 10_000, nil); ok {
 		t.Error("a filter that keeps every row still tests")
 	}
 }
@@ -172,7 +172,7 @@ func TestKeyRange(t *testing.T) {
 // passes; it fails the test when f does not test them.
 func passing(t *testing.T, f *keyFilter, keys []arrow.Array, sel []int32, rows int) map[int32]bool {
 	t.Helper()
-	out, ok := f.selectRows(keys, sel, rows)
+	out, ok := f.selectRows(keys, sel, rows, nil)
 	if !ok {
 		t.Fatal("keys not tested")
 	}

@@ -320,8 +320,8 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 			lit, isLit := call.Args[1].(*plan.Literal)
 			if isCol && isLit && !lit.V.Null {
 				op, v, idx := call.Fn.Name, lit.V, col.Idx
-				steps[i] = func(_ context.Context, b *vector.Batch) (*vector.Batch, error) {
-					return selectCompare(b, idx, op, v)
+				steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+					return selectCompare(ctx, b, idx, op, v)
 				}
 				continue
 			}
@@ -339,7 +339,7 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 			if err != nil {
 				return nil, err
 			}
-			return selectTrue(b, m)
+			return selectTrue(ctx, b, m)
 		}
 	}
 	return steps, nil

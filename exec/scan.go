@@ -226,7 +226,13 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return err
 					}
 					runtime.Gosched()
-					b, err := p.batch(ctx, rb, pos, early, waves, late)
+					// A consumer that keeps nothing of a batch lets its selection
+					// vectors come back with its buffers too.
+					sctx := ctx
+					if p.recycle {
+						sctx = lendSelections(ctx, rc)
+					}
+					b, err := p.batch(sctx, rb, pos, early, waves, late)
 					if early != nil {
 						c.RowFilterRowsExamined.Add(int64(rb.Len()))
 						if b != nil {
@@ -240,7 +246,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return err
 					}
 					in := rb.Len()
-					if b, err = runStages(ctx, stages, b); err != nil {
+					if b, err = runStages(sctx, stages, b); err != nil {
 						return err
 					}
 					if learns {
@@ -603,13 +609,13 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 	}
 	if early == nil {
 		// Every column is read at once; the dynamic filters still go first.
-		return p.dynamicFilters(&vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: rb.Sel})
+		return p.dynamicFilters(ctx, &vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: rb.Sel})
 	}
 	if rb.Rows > positions.Len() {
 		return nil, errs.New(errs.Internal, "BUG: a batch of %d rows", rb.Rows)
 	}
 	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
-	fb, err := p.dynamicFilters(&vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel})
+	fb, err := p.dynamicFilters(ctx, &vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel})
 	if err != nil || fb == nil {
 		return nil, err
 	}
@@ -660,11 +666,11 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 
 // dynamicFilters keeps the rows of b (in the scan's column order) that pass the
 // dynamic bound and the join's key filter, or returns nil when none does.
-func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
+func (p *pipeline) dynamicFilters(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 	if d := p.rowBound(); d != nil {
 		if v := d.value.Load(); v != nil {
 			var err error
-			if b, err = selectCompare(b, d.col, d.op, *v); err != nil || b.Len() == 0 {
+			if b, err = selectCompare(ctx, b, d.col, d.op, *v); err != nil || b.Len() == 0 {
 				return nil, err
 			}
 		}
@@ -674,7 +680,7 @@ func (p *pipeline) dynamicFilters(b *vector.Batch) (*vector.Batch, error) {
 		for i, c := range m.cols {
 			keys[i] = b.Cols[c]
 		}
-		if sel, ok := m.selectRows(keys, b.Sel, b.Rows); ok {
+		if sel, ok := m.selectRows(keys, b.Sel, b.Rows, lentSelection(ctx, b.Len())); ok {
 			if len(sel) == 0 {
 				return nil, nil
 			}
@@ -759,4 +765,31 @@ func (o *pipelineOp) Close() {
 		<-o.errc
 		o.done = true
 	}
+}
+
+// lentSelectionsKey marks the context of a scan worker's filters whose consumer keeps
+// nothing of a batch: their selection vectors are lent by the worker's Recycler and
+// come back with the batch's buffers once the sink has returned. Without it a
+// selection vector is the batch's to keep.
+type lentSelectionsKey struct{}
+
+func lendSelections(ctx context.Context, rc *source.Recycler) context.Context {
+	return context.WithValue(ctx, lentSelectionsKey{}, rc)
+}
+
+// lentSelection lends room for a selection of n rows, or returns nil where ctx lends
+// none.
+func lentSelection(ctx context.Context, n int) []int32 {
+	if rc, _ := ctx.Value(lentSelectionsKey{}).(*source.Recycler); rc != nil {
+		return rc.Selection(n)
+	}
+	return nil
+}
+
+// selection returns room for a selection of n rows: lent (see lentSelection) or new.
+func selection(ctx context.Context, n int) []int32 {
+	if s := lentSelection(ctx, n); s != nil {
+		return s
+	}
+	return make([]int32, n)
 }

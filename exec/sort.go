@@ -315,7 +315,7 @@ func (s *sortOp) topN(ctx context.Context) (*vector.Batch, error) {
 			if err != nil {
 				return nil, err
 			}
-			if b, err = selectTrue(b, mask); err != nil {
+			if b, err = selectTrue(ctx, b, mask); err != nil {
 				return nil, err
 			}
 			if b.Len() == 0 {

@@ -108,6 +108,11 @@ func (r *Recycler) take(n int) []byte {
 	return b
 }
 
+// Selection lends room for a selection vector of n rows, not cleared. Recycle(keep)
+// cannot see a selection under the arrays it keeps: only a scan whose consumer keeps
+// nothing of a batch may ask, and the room comes back at Recycle(nil).
+func (r *Recycler) Selection(n int) []int32 { return values[int32](r, n) }
+
 type recyclerKey struct{}
 
 // WithRecycler returns ctx whose reads lend their batches' value buffers from r.

@@ -116,7 +116,7 @@ func BenchmarkSelectConst(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(benchRows))
 				for b.Loop() {
-					if _, ok := SelectConst("<", c.arr, c.v, sel); !ok {
+					if _, ok := SelectConst("<", c.arr, c.v, sel, nil); !ok {
 						b.Fatal("declined")
 					}
 				}

@@ -468,8 +468,10 @@ func gatherBoolIdx[I integer](res *array.Boolean, idx []I, indices arrow.Array) 
 // returns the rows of sel (every row when sel is nil), in order, where arr op v is
 // true — never a NULL row. ok is false, and nothing done, for what it does not take:
 // types that need aligning (but decimals of one scale), dictionaries, floats,
-// strings, and decimals beyond 18 digits; CompareConst takes those.
-func SelectConst(op string, arr arrow.Array, v types.Value, sel []int32) (out []int32, ok bool) {
+// strings, and decimals beyond 18 digits; CompareConst takes those. The rows are
+// written into room when it holds as many as there are rows to test (its contents
+// need not be cleared), into a new slice otherwise.
+func SelectConst(op string, arr arrow.Array, v types.Value, sel, room []int32) (out []int32, ok bool) {
 	o, known := cmpOps[op]
 	if !known || v.Null || v.Type == nil {
 		return nil, false
@@ -487,7 +489,10 @@ func SelectConst(op string, arr arrow.Array, v types.Value, sel []int32) (out []
 	if sel != nil {
 		n = len(sel)
 	}
-	out = make([]int32, n)
+	if out = room[:0]; cap(out) < n {
+		out = make([]int32, n)
+	}
+	out = out[:n]
 	switch a := arr.(type) {
 	case *array.Int8:
 		out = selectVC(o, a.Int8Values(), int8(v.I), sel, out)

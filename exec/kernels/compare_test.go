@@ -280,7 +280,7 @@ func TestSelectConstMatchesCompareConst(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, sel := range [][]int32{nil, {0, 2, int32(n - 1)}} {
-					got, ok := SelectConst(op, col, c, sel)
+					got, ok := SelectConst(op, col, c, sel, nil)
 					wantOK := !types.IsFloat(col.DataType()) && !types.IsString(col.DataType()) &&
 						!(types.IsDecimal(col.DataType()) && col.DataType().ID() == arrow.DECIMAL128)
 					if ok != wantOK {

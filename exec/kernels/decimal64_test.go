@@ -120,7 +120,7 @@ func TestDecimal64Compare(t *testing.T) {
 	if err != nil || joined(got) != "true,true,NULL,true" {
 		t.Errorf("a < 2^64/100: %s (%v)", joined(got), err)
 	}
-	sel, ok := SelectConst(">", a, types.Value{Type: d64, D: decimal128.FromI64(0)}, nil)
+	sel, ok := SelectConst(">", a, types.Value{Type: d64, D: decimal128.FromI64(0)}, nil, nil)
 	if !ok || len(sel) != 1 || sel[0] != 3 {
 		t.Errorf("SelectConst a > 0: %v %v", sel, ok)
 	}
