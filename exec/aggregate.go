@@ -638,10 +638,24 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 	states := make([]*aggState, max(1, h.bd.env.Threads))
 	radix := make([]*radixState, len(states))
 	mem := make([]int64, len(states))
+	// When the states keep nothing of what they fold in, each worker's computed keys
+	// and arguments take their values from its scratch, back for the next batch.
+	var scratch []*kernels.Scratch
+	if h.keepsNoInput() {
+		scratch = make([]*kernels.Scratch, len(states))
+		for w := range scratch {
+			scratch[w] = &kernels.Scratch{}
+		}
+	}
 	var memMu sync.Mutex
 	err := run(func(w int, b *vector.Batch) error {
 		if sp := h.spilling.Load(); sp != nil {
 			return sp.add(ctx, b)
+		}
+		ctx := ctx
+		if scratch != nil {
+			ctx = withScratch(ctx, scratch[w])
+			defer scratch[w].Reset()
 		}
 		if states[w] == nil && radix[w] == nil {
 			if h.partitioned(ctx, b) {

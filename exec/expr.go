@@ -111,6 +111,11 @@ func (bd *builder) compile(e plan.Expr) (evaluator, error) {
 			if fn.EvalSized != nil {
 				return bd.evalSized(fn, vals, b.Rows)
 			}
+			if fn.EvalInto != nil {
+				if s := scratchOf(ctx); s != nil {
+					return fn.EvalInto(vals, b.Rows, s)
+				}
+			}
 			return fn.Eval(vals, b.Rows)
 		}, nil
 	case *plan.Case:
@@ -482,4 +487,22 @@ func caseByRows(conds, results []evaluator, t arrow.DataType) evaluator {
 		}
 		return vector.Take(all, pos), nil
 	}
+}
+
+// scratchKey marks the context of an evaluation whose results are dead once its
+// batch is done: functions that can take their results' values from the
+// kernels.Scratch it carries do (see hashAggregate.inParallel).
+type scratchKey struct{}
+
+// withScratch returns ctx whose evaluations lend from s; a nil s ends the lending.
+func withScratch(ctx context.Context, s *kernels.Scratch) context.Context {
+	if s == nil && scratchOf(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, scratchKey{}, s)
+}
+
+func scratchOf(ctx context.Context) *kernels.Scratch {
+	s, _ := ctx.Value(scratchKey{}).(*kernels.Scratch)
+	return s
 }

@@ -133,6 +133,9 @@ func (bd *builder) run(ctx context.Context, n plan.Node, top bool) ([]arrow.Reco
 // expanded, before it is expanded; keep holds every reservation until stream returns
 // (the caller keeps the batches), else each is given back when sink returns.
 func (bd *builder) stream(ctx context.Context, n plan.Node, top, keep bool, sink func(arrow.Record) error) error {
+	// A plan run from within an expression (a subquery) keeps what it computes: it
+	// does not use the scratch of the evaluation that runs it.
+	ctx = withScratch(ctx, nil)
 	op, err := bd.build(n)
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/internal/lend"
 )
 
 // A Recycler lends the value buffers of the fixed-width and dictionary-index
@@ -20,13 +22,8 @@ import (
 // long as it likes.
 type Recycler struct {
 	mu   sync.Mutex
-	free [][]byte
-	lent [][]byte
+	pool lend.Pool
 }
-
-// recyclerFree bounds the buffers a Recycler keeps: a batch's columns, a few times
-// over.
-const recyclerFree = 64
 
 // Recycle takes back every buffer lent since the last call except those under the
 // arrays keep (their values, validity, children or dictionary, whole or sliced),
@@ -43,13 +40,7 @@ func (r *Recycler) Recycle(keep []arrow.Array) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, b := range r.lent {
-		if len(r.free) < recyclerFree && !sharesMemory(held, b) {
-			r.free = append(r.free, b)
-		}
-	}
-	clear(r.lent)
-	r.lent = r.lent[:0]
+	r.pool.Return(func(b []byte) bool { return sharesMemory(held, b) })
 }
 
 // span is the memory [lo, hi) of one buffer.
@@ -87,25 +78,11 @@ func sharesMemory(spans []span, b []byte) bool {
 	return false
 }
 
-// take lends a buffer of at least n bytes, not cleared.
+// take lends a buffer of n bytes, not cleared.
 func (r *Recycler) take(n int) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var b []byte
-	for i := len(r.free) - 1; i >= 0; i-- {
-		if cap(r.free[i]) >= n {
-			b = r.free[i][:n]
-			r.free[i] = r.free[len(r.free)-1]
-			r.free[len(r.free)-1] = nil
-			r.free = r.free[:len(r.free)-1]
-			break
-		}
-	}
-	if b == nil {
-		b = make([]byte, n)
-	}
-	r.lent = append(r.lent, b)
-	return b
+	return r.pool.Take(n)
 }
 
 // Selection lends room for a selection vector of n rows, not cleared. Recycle(keep)

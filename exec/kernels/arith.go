@@ -31,11 +31,11 @@ func (op arithOp) symbol() string {
 
 // arithInt64 evaluates op over two BIGINT arrays. Overflow of a non-NULL row is an
 // error; x//0 and x%0 are NULL.
-func arithInt64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
+func arithInt64(op arithOp, x, y arrow.Array, s *Scratch) (arrow.Array, error) {
 	n := x.Len()
 	a, b := x.(*array.Int64).Int64Values(), y.(*array.Int64).Int64Values()
 	b = b[:len(a)]
-	out := make([]int64, n)
+	out := scratchValues[int64](s, n)
 	valid, nulls := andValidity(n, x, y)
 	overflow := false
 	switch op {
@@ -83,6 +83,7 @@ func arithInt64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
 			q := b[i]
 			switch {
 			case q == 0:
+				out[i] = 0
 				if bitutil.BitIsSet(valid, i) {
 					bitutil.ClearBit(valid, i)
 					nulls++
@@ -197,10 +198,10 @@ func arithUint64(op arithOp, x, y arrow.Array) (arrow.Array, error) {
 // arithFloat evaluates op over two FLOAT or two DOUBLE arrays with IEEE semantics
 // (DuckDB's default): division by zero gives ±Inf or NaN, x % 0 is NaN; x // y is
 // x / y, NULL when y is zero (as in DuckDB).
-func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x, y arrow.Array) arrow.Array {
+func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x, y arrow.Array, s *Scratch) arrow.Array {
 	n := len(a)
 	b = b[:n]
-	out := make([]T, n)
+	out := scratchValues[T](s, n)
 	valid, nulls := andValidity(n, x, y)
 	switch op {
 	case opAdd:
@@ -223,6 +224,7 @@ func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x,
 		// DuckDB's // over floats divides without rounding, and by zero is NULL.
 		for i, p := range a {
 			if b[i] == 0 {
+				out[i] = 0
 				if isValid(valid, 0, i) {
 					valid = nullAt(valid, i)
 					nulls++
@@ -246,7 +248,7 @@ func arithFloat[T float32 | float64](op arithOp, dt arrow.DataType, a, b []T, x,
 // the result type res. For + - and % both arguments have the result's scale already
 // (the caller cast them); for * the result scale is the sum of the argument scales.
 // Results beyond the result precision are an error.
-func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array, error) {
+func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array, s *Scratch) (arrow.Array, error) {
 	n := x.Len()
 	rp, _, _ := types.DecimalParams(res)
 	xp, xs, _ := types.DecimalParams(x.DataType())
@@ -254,8 +256,8 @@ func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array
 	valid, nulls := andValidity(n, x, y)
 	// Operands that fit in int64 — by their type, or else by this batch's values —
 	// are computed in 64-bit words.
-	a, aSmall := decimalInt64s(x, xp)
-	b, bSmall := decimalInt64s(y, yp)
+	a, aSmall := decimalInt64s(x, xp, s)
+	b, bSmall := decimalInt64s(y, yp, s)
 	small := aSmall && bSmall
 	// Whether a result can exceed the result's precision at all: a sum of p-digit
 	// numbers has at most p+1 digits, a product of p- and q-digit numbers p+q; a sum
@@ -274,7 +276,7 @@ func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array
 		b = b[:len(a)]
 		if narrow {
 			// The result has at most 18 digits: int64 arithmetic is exact.
-			out := make([]int64, n)
+			out := scratchValues[int64](s, n)
 			switch op {
 			case opAdd:
 				for i := range a {
@@ -291,7 +293,7 @@ func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array
 			}
 			return decimalArray(res, out, valid, nulls), nil
 		}
-		out := make([]decimal128.Num, n)
+		out := scratchValues[decimal128.Num](s, n)
 		switch op {
 		case opAdd:
 			for i := range a {
@@ -315,12 +317,17 @@ func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array
 	var out128 []decimal128.Num
 	var out64 []int64
 	if narrow {
-		out64 = make([]int64, n)
+		out64 = scratchValues[int64](s, n)
 	} else {
-		out128 = make([]decimal128.Num, n)
+		out128 = scratchValues[decimal128.Num](s, n)
 	}
 	for i := range n {
 		if !isValid(valid, 0, i) {
+			if narrow {
+				out64[i] = 0
+			} else {
+				out128[i] = decimal128.Num{}
+			}
 			continue
 		}
 		var p, q decimal128.Num
@@ -356,6 +363,11 @@ func arithDecimal(op arithOp, res arrow.DataType, x, y arrow.Array) (arrow.Array
 			if q.Sign() == 0 {
 				bitutil.ClearBit(valid, i)
 				nulls++
+				if narrow {
+					out64[i] = 0
+				} else {
+					out128[i] = decimal128.Num{}
+				}
 				continue
 			}
 			if small {

@@ -87,7 +87,7 @@ func narrowResult(f *Function) *Function {
 // decimalInt64s returns the values of a decimal array of precision p as int64s, and
 // whether they all are: a 64-bit array's own values, or a 128-bit array's low words
 // when its precision or this batch's values allow (else nil, false).
-func decimalInt64s(arr arrow.Array, p int32) ([]int64, bool) {
+func decimalInt64s(arr arrow.Array, p int32, s *Scratch) ([]int64, bool) {
 	switch a := arr.(type) {
 	case *array.Decimal64:
 		return int64sOf(a), true
@@ -96,7 +96,7 @@ func decimalInt64s(arr arrow.Array, p int32) ([]int64, bool) {
 		if p > 18 && !allInt64(vals) {
 			return nil, false
 		}
-		out := make([]int64, len(vals))
+		out := scratchValues[int64](s, len(vals))
 		for i, v := range vals {
 			out[i] = int64(v.LowBits())
 		}

@@ -244,9 +244,9 @@ func bindArith(op arithOp) binder {
 			if a.ID() != arrow.FLOAT64 && b.ID() != arrow.FLOAT64 {
 				ft = types.Float32
 			}
-			return newFunction(c, []arrow.DataType{ft, ft}, ft, floatKernel(op, ft), true), nil
+			return newScratchFunction(c, []arrow.DataType{ft, ft}, ft, floatKernel(op, ft), true), nil
 		case op == opDiv:
-			return newFunction(c, []arrow.DataType{types.Float64, types.Float64}, types.Float64, floatKernel(op, types.Float64), true), nil
+			return newScratchFunction(c, []arrow.DataType{types.Float64, types.Float64}, types.Float64, floatKernel(op, types.Float64), true), nil
 		case types.IsDecimal(a) || types.IsDecimal(b):
 			return bindDecimalArith(c, op, decimalOf(a), decimalOf(b))
 		}
@@ -259,19 +259,21 @@ func bindArith(op arithOp) binder {
 			return newFunction(c, []arrow.DataType{types.Uint64, types.Uint64}, types.Uint64,
 				func(args []arrow.Array, n int) (arrow.Array, error) { return arithUint64(op, args[0], args[1]) }, true), nil
 		}
-		return newFunction(c, []arrow.DataType{types.Int64, types.Int64}, types.Int64,
-			func(args []arrow.Array, n int) (arrow.Array, error) { return arithInt64(op, args[0], args[1]) }, true), nil
+		return newScratchFunction(c, []arrow.DataType{types.Int64, types.Int64}, types.Int64,
+			func(args []arrow.Array, n int, s *Scratch) (arrow.Array, error) {
+				return arithInt64(op, args[0], args[1], s)
+			}, true), nil
 	}
 }
 
-func floatKernel(op arithOp, ft arrow.DataType) kernel {
+func floatKernel(op arithOp, ft arrow.DataType) scratchKernel {
 	if ft.ID() == arrow.FLOAT32 {
-		return func(args []arrow.Array, n int) (arrow.Array, error) {
-			return arithFloat(op, ft, args[0].(*array.Float32).Float32Values(), args[1].(*array.Float32).Float32Values(), args[0], args[1]), nil
+		return func(args []arrow.Array, n int, s *Scratch) (arrow.Array, error) {
+			return arithFloat(op, ft, args[0].(*array.Float32).Float32Values(), args[1].(*array.Float32).Float32Values(), args[0], args[1], s), nil
 		}
 	}
-	return func(args []arrow.Array, n int) (arrow.Array, error) {
-		return arithFloat(op, ft, args[0].(*array.Float64).Float64Values(), args[1].(*array.Float64).Float64Values(), args[0], args[1]), nil
+	return func(args []arrow.Array, n int, s *Scratch) (arrow.Array, error) {
+		return arithFloat(op, ft, args[0].(*array.Float64).Float64Values(), args[1].(*array.Float64).Float64Values(), args[0], args[1], s), nil
 	}
 }
 
@@ -286,8 +288,8 @@ func bindDecimalArith(c *call, op arithOp, a, b *arrow.Decimal128Type) (*Functio
 			args[i] = types.Narrow(args[i])
 		}
 		out := types.Narrow(res)
-		return newFunction(c, args, out, func(in []arrow.Array, n int) (arrow.Array, error) {
-			return arithDecimal(op, out, in[0], in[1])
+		return newScratchFunction(c, args, out, func(in []arrow.Array, n int, s *Scratch) (arrow.Array, error) {
+			return arithDecimal(op, out, in[0], in[1], s)
 		}, true)
 	}
 	switch op {
@@ -308,7 +310,7 @@ func bindDecimalArith(c *call, op arithOp, a, b *arrow.Decimal128Type) (*Functio
 		ct := commonDecimal(a, b).(*arrow.Decimal128Type)
 		return mk([]arrow.DataType{ct, ct}, ct), nil
 	}
-	return newFunction(c, []arrow.DataType{types.Float64, types.Float64}, types.Float64, floatKernel(op, types.Float64), true), nil
+	return newScratchFunction(c, []arrow.DataType{types.Float64, types.Float64}, types.Float64, floatKernel(op, types.Float64), true), nil
 }
 
 // bindTemporalArith handles + and - with dates, timestamps and intervals; nil when

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/lend"
 	"github.com/loredb/lore/types"
 )
 
@@ -32,6 +33,40 @@ type Function struct {
 	// arguments (lpad, rpad, replace), is Eval that first tells reserve the bytes the
 	// result will take, before making it; an error from reserve fails the call.
 	EvalSized func(args []arrow.Array, n int, reserve func(bytes int64) error) (arrow.Array, error)
+	// EvalInto, set for arithmetic, is Eval that takes the values of its result from
+	// s: for a caller to whom the result is dead once the batch is done (see Scratch).
+	EvalInto func(args []arrow.Array, n int, s *Scratch) (arrow.Array, error)
+}
+
+// A Scratch lends the values of kernel results that die with their batch: an
+// aggregate that keeps nothing of its input evaluates a batch's arguments through
+// one, folds them in, and Resets it, and the next batch's results reuse the memory.
+// Lent values are not cleared; a kernel writes every row of them, NULL rows too. It
+// is not safe for concurrent use: one per worker.
+type Scratch struct{ pool lend.Pool }
+
+// Reset takes back everything lent: no result made through s may be used after.
+func (s *Scratch) Reset() { s.pool.Return(nil) }
+
+// scratchValues lends n values from s, or allocates them when s is nil.
+func scratchValues[V any](s *Scratch, n int) []V {
+	if s == nil {
+		return make([]V, n)
+	}
+	return lend.Values[V](&s.pool, n)
+}
+
+// scratchKernel is a kernel whose result's values come from a Scratch (nil: new).
+type scratchKernel func(args []arrow.Array, n int, s *Scratch) (arrow.Array, error)
+
+// newScratchFunction is newFunction for a kernel that can take its result's values
+// from a Scratch: Eval allocates them, EvalInto lends them.
+func newScratchFunction(c *call, args []arrow.DataType, result arrow.DataType, k scratchKernel, strict bool) *Function {
+	f := newFunction(c, args, result, func(in []arrow.Array, n int) (arrow.Array, error) { return k(in, n, nil) }, strict)
+	f.EvalInto = func(in []arrow.Array, n int, s *Scratch) (arrow.Array, error) {
+		return evalKernel(c.name, args, result, strict, in, n, func(in []arrow.Array, n int) (arrow.Array, error) { return k(in, n, s) })
+	}
+	return f
 }
 
 // kernel is an evaluation over arrays of exactly the declared types (no
@@ -142,23 +177,29 @@ func isOperatorName(n string) bool {
 func newFunction(c *call, args []arrow.DataType, result arrow.DataType, k kernel, strict bool) *Function {
 	f := &Function{Name: c.name, Args: args, Result: result}
 	f.Eval = func(in []arrow.Array, n int) (arrow.Array, error) {
-		if len(in) != len(args) {
-			return nil, errs.New(errs.Internal, "%s: %d arguments given, %d expected", c.name, len(in), len(args))
-		}
-		in, err := conform(in, args)
-		if err != nil {
-			return nil, err
-		}
-		if out, ok, err := evalDictionary(in, n, result, k, strict); ok || err != nil {
-			return out, err
-		}
-		plain := make([]arrow.Array, len(in))
-		for i, a := range in {
-			plain[i] = Decode(a)
-		}
-		return k(plain, n)
+		return evalKernel(c.name, args, result, strict, in, n, k)
 	}
 	return f
+}
+
+// evalKernel runs k over in: cast to the declared types, once per dictionary value
+// where it can (see newFunction), over decoded arrays otherwise.
+func evalKernel(name string, args []arrow.DataType, result arrow.DataType, strict bool, in []arrow.Array, n int, k kernel) (arrow.Array, error) {
+	if len(in) != len(args) {
+		return nil, errs.New(errs.Internal, "%s: %d arguments given, %d expected", name, len(in), len(args))
+	}
+	in, err := conform(in, args)
+	if err != nil {
+		return nil, err
+	}
+	if out, ok, err := evalDictionary(in, n, result, k, strict); ok || err != nil {
+		return out, err
+	}
+	plain := make([]arrow.Array, len(in))
+	for i, a := range in {
+		plain[i] = Decode(a)
+	}
+	return k(plain, n)
 }
 
 // sizedKernel is a kernel that tells reserve (when not nil) the bytes of its result

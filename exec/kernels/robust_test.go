@@ -228,7 +228,7 @@ func TestWideDecimalsOfInt64Values(t *testing.T) {
 					// Two rows, the second small, so that a batch is judged whole.
 					x := mk(t, dec(30, 0), strconv.FormatInt(p, 10), "2")
 					y := mk(t, dec(38, 0), strconv.FormatInt(q, 10), "3")
-					out, err := arithDecimal(op, rt, x, y)
+					out, err := arithDecimal(op, rt, x, y, nil)
 					want := ref(big.NewInt(p), big.NewInt(q))
 					if new(big.Int).Abs(want).Cmp(limit) >= 0 {
 						if err == nil {
