@@ -37,6 +37,9 @@ func TestRecycledScansKeepWhatTheyHandOn(t *testing.T) {
 				"SELECT user_id, status, user_id * 3 + status AS k, amount FROM ev WHERE %s",
 				"SELECT user_id, status, user_id * 3 + status AS k, amount FROM ev WHERE %s ORDER BY ts",
 				"SELECT a.user_id, a.status, a.user_id * 3 + a.status AS k, a.amount FROM ev a JOIN (SELECT DISTINCT status FROM ev) s ON a.status = s.status WHERE %s",
+				"SELECT a.user_id, a.status, a.user_id * 3 + a.status AS k, a.amount FROM ev a LEFT JOIN (SELECT DISTINCT status FROM ev WHERE status > 0) s ON a.status = s.status WHERE %s",
+				"SELECT a.user_id, a.status, a.user_id * 3 + a.status AS k, a.amount FROM ev a WHERE a.status IN (SELECT status FROM ev) AND %s",
+				"SELECT a.user_id, a.status, a.user_id * 3 + a.status AS k, a.amount FROM ev a WHERE a.status IN (SELECT DISTINCT status FROM ev WHERE status > 0) AND %s",
 			} {
 				sql := fmt.Sprintf(shape, strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(cond, "status", "a.status"), "user_id", "a.user_id"), "a.a.", "a."))
 				if !strings.Contains(shape, " a ") {

@@ -333,6 +333,11 @@ func (j *hashJoin) queue(b *vector.Batch) { j.pending = append(j.pending, b) }
 // probeInParallel runs the probe side on its workers (see probeWorkers) and
 // queues their output for Next.
 func (j *hashJoin) probeInParallel(ctx context.Context, run parallelRun, p *pipeline) {
+	// The workers hand on gathered copies of the probe rows: once a batch is probed,
+	// its scan may reuse all of its buffers, whatever the consumer keeps.
+	if p != nil && j.gathersProbe() {
+		p.recycle = true
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	j.cancel = cancel
 	j.ch = make(chan *vector.Batch, 2*max(1, j.bd.env.Threads))
@@ -351,6 +356,27 @@ func (j *hashJoin) probeInParallel(ctx context.Context, run parallelRun, p *pipe
 		j.errc <- probe()
 		close(j.ch)
 	}()
+}
+
+// gathersProbe reports whether everything the join makes of a probe batch is a copy:
+// an in-memory join that gathers its probe rows (every kind but semi and anti joins,
+// which select them) of flat types, whose gathers copy the values (a dictionary's
+// values are the column's own, never a scan's lent buffers).
+func (j *hashJoin) gathersProbe() bool {
+	if j.grace != nil || j.node.NullAwareAnti || j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin {
+		return false
+	}
+	for _, t := range j.probeTypes() {
+		if d, ok := t.(*arrow.DictionaryType); ok {
+			t = d.ValueType
+		}
+		switch t.(type) {
+		case arrow.FixedWidthDataType, *arrow.StringType, *arrow.BinaryType:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // probeWorkers runs the probe side on its workers (run), each probing its own
