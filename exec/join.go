@@ -641,17 +641,24 @@ func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kern
 // nextPairs makes up to limit more candidate pairs of st, in probe row order and,
 // for each probe row, in build row order. A semi or anti join built on the right
 // skips the rest of a probe row that has a partner already, and without a residual
-// takes one pair per probe row.
-func (j *hashJoin) nextPairs(st *probeState, limit int) (pIdx, bIdx []int32) {
+// takes one pair per probe row. One built on the left, without a residual, settles
+// all the build rows of a key at its first probe row: the key's later probe rows,
+// whose first build row matched already (in this worker's matched), make no pairs.
+func (j *hashJoin) nextPairs(st *probeState, matched []bool, limit int) (pIdx, bIdx []int32) {
 	n := st.pb.Rows
 	pIdx, bIdx = st.pBuf[:0], st.bBuf[:0]
 	defer func() { st.pBuf, st.bBuf = pIdx, bIdx }()
 	semiAnti := !j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin)
+	settled := j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin) &&
+		j.residual == nil && st.ids != nil && matched != nil
 	for st.row < n && len(pIdx) < limit {
 		r := st.row
 		if !st.inRow {
 			switch {
 			case st.ids != nil && st.ids[r] == kernels.NotFound:
+				st.row++
+				continue
+			case settled && matched[j.first[st.ids[r]]]:
 				st.row++
 				continue
 			case st.ids != nil:
@@ -726,7 +733,7 @@ func (j *hashJoin) probeStep(ctx context.Context, st *probeState, matched []bool
 	kind := j.node.Kind
 	pb := st.pb
 	n := pb.Rows
-	pIdx, bIdx := j.nextPairs(st, pairChunk)
+	pIdx, bIdx := j.nextPairs(st, matched, pairChunk)
 	semiAnti := kind == plan.SemiJoin || kind == plan.AntiJoin
 	if j.swapped && semiAnti && j.residual != nil {
 		// A build row already matched needs no more pairs checked.
