@@ -108,7 +108,5 @@ func values[V any](r *Recycler, n int) []V {
 	if r == nil || n == 0 {
 		return make([]V, n)
 	}
-	var zero V
-	b := r.take(n * int(unsafe.Sizeof(zero)))
-	return unsafe.Slice((*V)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	return lend.As[V](r.take(lend.Bytes[V](n)))
 }

@@ -47,10 +47,19 @@ func (p *Pool) Return(held func(b []byte) bool) {
 // Values lends n values of type V from p, not cleared, or allocates them (cleared)
 // when p is nil.
 func Values[V any](p *Pool, n int) []V {
-	if p == nil || n == 0 {
+	if p == nil || Bytes[V](n) == 0 {
 		return make([]V, n)
 	}
+	return As[V](p.Take(Bytes[V](n)))
+}
+
+// Bytes is the size of n values of type V.
+func Bytes[V any](n int) int {
 	var zero V
-	b := p.Take(n * int(unsafe.Sizeof(zero)))
-	return unsafe.Slice((*V)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	return n * int(unsafe.Sizeof(zero))
+}
+
+// As views a buffer of Bytes[V](n) bytes (n > 0) as n values of type V.
+func As[V any](b []byte) []V {
+	return unsafe.Slice((*V)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/Bytes[V](1))
 }
