@@ -234,10 +234,7 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room [
 	for _, k := range keys {
 		nulls = nulls || k.NullN() > 0
 	}
-	if out = room[:0]; cap(out) < n {
-		out = make([]int32, n)
-	}
-	out = out[:n]
+	out = grow(room, n)
 	kept := 0
 	for i, h := range hashes {
 		row := int32(i)

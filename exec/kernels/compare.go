@@ -489,10 +489,7 @@ func SelectConst(op string, arr arrow.Array, v types.Value, sel, room []int32) (
 	if sel != nil {
 		n = len(sel)
 	}
-	if out = room[:0]; cap(out) < n {
-		out = make([]int32, n)
-	}
-	out = out[:n]
+	out = hashGrow(room, n)
 	switch a := arr.(type) {
 	case *array.Int8:
 		out = selectVC(o, a.Int8Values(), int8(v.I), sel, out)
