@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/loredb/lore/types"
@@ -523,6 +525,72 @@ func TestKeyTableDictionaryLargerThanBatch(t *testing.T) {
 		}
 	}
 	ktCheckKeys(t, tab, []arrow.DataType{arrow.BinaryTypes.String}, ref)
+}
+
+// A single dictionary key column with a small dictionary: rows name every entry and
+// NULL indices, through selections, slices and every index width, and each row gets
+// the id of its value whether its entry was first seen early in the batch or late.
+func TestKeyTableSmallDictionary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	dictVals := []string{"a", "b", "c", "d", "e"}
+	sb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb.AppendValues(dictVals, []bool{true, true, true, false, true}) // entry 3 is a NULL value
+	dict := sb.NewArray()
+	indexTypes := []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Int16,
+		arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint32,
+		arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Uint64}
+	for _, it := range indexTypes {
+		tab := NewKeyTable([]arrow.DataType{arrow.BinaryTypes.String})
+		ref := &ktReference{ids: map[string]uint32{}}
+		for b := 0; b < 30; b++ {
+			n := 1 + rng.IntN(300)
+			nulls := b%3 == 1
+			late := rng.IntN(len(dictVals)) // an entry that appears only in the last row
+			idx := make([]int64, n)
+			valid := make([]bool, n)
+			for i := range idx {
+				idx[i] = int64(rng.IntN(len(dictVals)))
+				for idx[i] == int64(late) && i < n-1 {
+					idx[i] = int64(rng.IntN(len(dictVals)))
+				}
+				valid[i] = !nulls || rng.IntN(4) != 0
+			}
+			ib := array.NewInt64Builder(memory.DefaultAllocator)
+			ib.AppendValues(idx, valid)
+			wide := ib.NewArray()
+			narrow, err := compute.CastArray(context.Background(), wide, compute.SafeCastOptions(it))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo := 0
+			if n > 2 && rng.IntN(2) == 0 {
+				lo = rng.IntN(n / 2)
+			}
+			indices := array.NewSlice(narrow, int64(lo), int64(n))
+			arr := array.NewDictionaryArray(&arrow.DictionaryType{IndexType: it, ValueType: arrow.BinaryTypes.String}, indices, dict)
+			sel := ktRandSel(rng, n-lo)
+			m := n - lo
+			if sel != nil {
+				m = len(sel)
+			}
+			ids := make([]uint32, m)
+			tab.Insert([]arrow.Array{arr}, sel, ids)
+			for k := range ids {
+				i := k
+				if sel != nil {
+					i = int(sel[k])
+				}
+				key := ktCanon(nil)
+				if e := idx[lo+i]; valid[lo+i] && e != 3 {
+					key = ktCanon(dictVals[e])
+				}
+				if want := ref.insert(key + "|"); ids[k] != want {
+					t.Fatalf("%s batch %d row %d: id %d, want %d", it, b, k, ids[k], want)
+				}
+			}
+		}
+		ktCheckKeys(t, tab, []arrow.DataType{arrow.BinaryTypes.String}, ref)
+	}
 }
 
 func TestValidKeyType(t *testing.T) {
