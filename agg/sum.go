@@ -264,31 +264,50 @@ func (a *floatSumAcc) Update(arg arrow.Array, sel []int32, groups []uint32) erro
 }
 
 // sumFloatValid adds the valid values of arg (whose values are vals) at the rows sel
-// (nil: every row) into their groups (nil: group 0).
+// (nil: every row) into their groups (nil: group 0). Each shape of sel and groups has
+// its own loop, so that the per-row work is the validity test and the addition.
 func sumFloatValid[T float32 | float64](vals []T, arg arrow.Array, sel []int32, groups []uint32, a *floatSumAcc) {
-	n := len(groups)
-	if groups == nil {
-		n = arg.Len()
-		if sel != nil {
-			n = len(sel)
-		}
-	}
 	bm, off := arg.NullBitmapBytes(), arg.Data().Offset()
+	valid := func(i int) bool { b := off + i; return bm[b>>3]&(1<<(b&7)) != 0 }
 	st := a.st
-	for k := range n {
-		i := k
-		if sel != nil {
-			i = int(sel[k])
-		}
-		if b := off + i; bm[b>>3]&(1<<(b&7)) != 0 {
-			var p *fsum
-			if groups == nil {
-				p = &st[0]
-			} else {
-				p = &st[groups[k]]
+	switch {
+	case groups == nil:
+		var sum float64
+		var cnt int64
+		if sel == nil {
+			for i, v := range vals[:arg.Len()] {
+				if valid(i) {
+					sum += float64(v)
+					cnt++
+				}
 			}
-			p.sum += float64(vals[i])
-			p.cnt++
+		} else {
+			for _, i := range sel {
+				if valid(int(i)) {
+					sum += float64(vals[i])
+					cnt++
+				}
+			}
+		}
+		st[0].sum += sum
+		st[0].cnt += cnt
+	case sel == nil:
+		vals = vals[:len(groups)]
+		for i, g := range groups {
+			if valid(i) {
+				p := &st[g]
+				p.sum += float64(vals[i])
+				p.cnt++
+			}
+		}
+	default:
+		sel = sel[:len(groups)]
+		for k, g := range groups {
+			if i := sel[k]; valid(int(i)) {
+				p := &st[g]
+				p.sum += float64(vals[i])
+				p.cnt++
+			}
 		}
 	}
 }
