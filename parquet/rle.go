@@ -97,20 +97,22 @@ func (d *rleDecoder) unpack(out []uint32) {
 		o := out[i : i+8 : i+8]
 		switch {
 		case w <= 8:
+			// One load holds the group; the shifts, masked to 63 (they are at most
+			// 56), compile without the checks for shifts of 64 or more.
 			x := binary.LittleEndian.Uint64(g)
 			o[0] = uint32(x & mask)
-			o[1] = uint32(x >> w & mask)
-			o[2] = uint32(x >> (2 * w) & mask)
-			o[3] = uint32(x >> (3 * w) & mask)
-			o[4] = uint32(x >> (4 * w) & mask)
-			o[5] = uint32(x >> (5 * w) & mask)
-			o[6] = uint32(x >> (6 * w) & mask)
-			o[7] = uint32(x >> (7 * w) & mask)
-		case w <= 16:
-			lo, hi := binary.LittleEndian.Uint64(g), binary.LittleEndian.Uint64(g[8:])
-			// Bits s.. of the 128-bit lo|hi; shifts of 64 or more give 0.
-			at := func(s uint) uint32 { return uint32((lo>>s | hi<<(64-s) | hi>>(s-64)) & mask) }
-			o[0] = uint32(lo & mask)
+			o[1] = uint32(x >> (w & 63) & mask)
+			o[2] = uint32(x >> (2 * w & 63) & mask)
+			o[3] = uint32(x >> (3 * w & 63) & mask)
+			o[4] = uint32(x >> (4 * w & 63) & mask)
+			o[5] = uint32(x >> (5 * w & 63) & mask)
+			o[6] = uint32(x >> (6 * w & 63) & mask)
+			o[7] = uint32(x >> (7 * w & 63) & mask)
+		case w <= 25:
+			// Each value is within the four bytes from the one it starts in.
+			m := uint32(mask)
+			at := func(s uint) uint32 { return binary.LittleEndian.Uint32(g[s>>3:]) >> (s & 7) & m }
+			o[0] = at(0)
 			o[1] = at(w)
 			o[2] = at(2 * w)
 			o[3] = at(3 * w)
@@ -201,9 +203,11 @@ func (d *rleDecoder) indexes(out []uint32, n int) error {
 		}
 		k := min(len(out), d.bpLeft)
 		d.unpack(out[:k])
-		for _, ix := range out[:k] {
-			if int64(ix) >= int64(n) {
-				return fmt.Errorf("dictionary index %d out of range (dictionary of %d)", ix, n)
+		if int64(1)<<d.width > int64(n) { // else every value of the width is in range
+			for _, ix := range out[:k] {
+				if int64(ix) >= int64(n) {
+					return fmt.Errorf("dictionary index %d out of range (dictionary of %d)", ix, n)
+				}
 			}
 		}
 		out = out[k:]
@@ -236,7 +240,7 @@ func gather[V any](d *rleDecoder, dict []V, out []V, scratch []uint32) error {
 		d.unpack(ix)
 		dst := out[:k]
 		for i, x := range ix {
-			if int64(x) >= int64(len(dict)) {
+			if int(x) >= len(dict) { // proves the index below in range: one check, not two
 				return fmt.Errorf("dictionary index %d out of range (dictionary of %d)", x, len(dict))
 			}
 			dst[i] = dict[x]

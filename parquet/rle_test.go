@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -174,5 +175,31 @@ func TestRLEDecoderPick(t *testing.T) {
 	}
 	if err := d.pick([]int32{1, 2}, 0, 4, make([]uint32, 2), 5); err == nil {
 		t.Error("index 9 of a dictionary of 5 picked")
+	}
+}
+
+// BenchmarkRLEUnpack decodes bit-packed runs of the widths dictionary indices and
+// levels usually have.
+func BenchmarkRLEUnpack(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 1 << 16
+	for _, width := range []int{1, 3, 6, 8, 11, 14, 17, 20} {
+		vals, _ := randomRuns(rng, width, n)
+		data := encodeHybrid(vals, width, 0)
+		out := make([]uint32, 1024)
+		b.Run(fmt.Sprintf("width=%d", width), func(b *testing.B) {
+			b.SetBytes(n * 4)
+			for b.Loop() {
+				var d rleDecoder
+				if err := d.reset(data, width); err != nil {
+					b.Fatal(err)
+				}
+				for at := 0; at < n; at += len(out) {
+					if err := d.indexes(out, 1<<32); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
