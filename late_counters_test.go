@@ -1,7 +1,10 @@
 package lore_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/loredb/lore"
 )
@@ -155,4 +159,164 @@ func TestLateMaterialisationLearnsFromJoinFilters(t *testing.T) {
 	if !strings.HasPrefix(answer, "8|") {
 		t.Errorf("the join found %q, want 8 rows", answer)
 	}
+}
+
+// TestFilterProvedByRowGroups: on a file clustered by id in row groups of 5,000 rows,
+// a row group whose least id is past the bound proves id >= bound on every row: the
+// conjunct does not run there and the counter says so, in every way of reading and
+// every shape of consumer (an aggregate that reads id or not, grouped, a projection),
+// and each answer is the one computed here from the rows. A nullable column's
+// conjunct is proved only where the row group has no NULL.
+func TestFilterProvedByRowGroups(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "clustered.parquet")
+	const rows, group = 40_000, 5_000
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "payload", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	v := func(i int) (int64, bool) { return int64(i / 10), i >= 3*group && i%97 == 0 } // NULLs from row group 3 on
+	for i := 0; i < rows; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.Int32Builder).Append(int32(i % 7))
+		if x, null := v(i); null {
+			b.Field(2).(*array.Int64Builder).AppendNull()
+		} else {
+			b.Field(2).(*array.Int64Builder).Append(x)
+		}
+		b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("payload %d", i))
+	}
+	writeRecord(t, path, b, pq.NewWriterProperties(pq.WithMaxRowGroupLength(group), pq.WithStats(true),
+		pq.WithDictionaryFor("id", false)))
+	e := open(t, lore.Options{})
+	registerStats(t, e, path)
+	// A copy whose id pages are overwritten in the row groups that prove the bound
+	// below: a read that decoded id there would fail.
+	broken := filepath.Join(t.TempDir(), "broken.parquet")
+	breakChunks(t, path, broken, 0, 3, 4, 5, 6, 7)
+	query(t, e, fmt.Sprintf("CREATE TABLE broken WITH (location = '%s', format = 'parquet')", broken))
+
+	const bound = 12_345 // inside row group 2: groups 3 to 7 prove id >= bound
+	type want struct {
+		text   string
+		proved int64
+	}
+	count := func(keep func(i int) bool, val func(i int) int64) (n, sum int64) {
+		for i := 0; i < rows; i++ {
+			if keep(i) {
+				n++
+				sum += val(i)
+			}
+		}
+		return n, sum
+	}
+	n1, s1 := count(func(i int) bool { return i >= bound && i%7 == 3 }, func(i int) int64 { return int64(i % 7) })
+	n2, s2 := count(func(i int) bool { return i >= bound }, func(i int) int64 { return int64(i) })
+	n3, _ := count(func(i int) bool { x, null := v(i); return i >= bound && !null && x >= 0 }, func(int) int64 { return 0 })
+	n4, _ := count(func(i int) bool { return i >= bound && i%2 == 0 }, func(int) int64 { return 0 })
+	var perK [7]int64
+	for i := bound; i < rows; i++ {
+		perK[i%7]++
+	}
+	var grouped strings.Builder
+	for k, n := range perK {
+		fmt.Fprintf(&grouped, "%d|%d|\n", k, n)
+	}
+	var tail strings.Builder
+	for i := rows - 3; i < rows; i++ {
+		fmt.Fprintf(&tail, "%d|payload %d|\n", i%7, i)
+	}
+	for _, c := range []struct {
+		sql string
+		want
+	}{
+		// id only in the filter: not decoded where proved.
+		{fmt.Sprintf("SELECT count(*), sum(k) FROM t WHERE id >= %d AND k = 3", bound), want{fmt.Sprintf("%d|%d|\n", n1, s1), 5}},
+		// id in the filter and the aggregate: decoded everywhere.
+		{fmt.Sprintf("SELECT count(*), sum(id) FROM t WHERE id >= %d", bound), want{fmt.Sprintf("%d|%d|\n", n2, s2), 5}},
+		// id in an aggregate's FILTER: decoded everywhere.
+		{fmt.Sprintf("SELECT count(*) FILTER (WHERE id %% 2 = 0) FROM t WHERE id >= %d", bound), want{fmt.Sprintf("%d|\n", n4), 5}},
+		// Every conjunct proved: no filter runs there.
+		{fmt.Sprintf("SELECT count(*) FROM t WHERE id >= %d", bound), want{fmt.Sprintf("%d|\n", n2), 5}},
+		{fmt.Sprintf("SELECT k, count(*) FROM t WHERE NOT (id < %d) GROUP BY k ORDER BY k", bound), want{grouped.String(), 5}},
+		// v has NULLs from row group 3 on: only id's conjunct is proved there, and only
+		// v's in row group 2.
+		{fmt.Sprintf("SELECT count(*) FROM t WHERE id >= %d AND v >= 0", bound), want{fmt.Sprintf("%d|\n", n3), 6}},
+		// A projection hands on k and payload only; the last row group starts at the
+		// bound.
+		{fmt.Sprintf("SELECT k, payload FROM t WHERE id >= %d ORDER BY id DESC LIMIT 3", rows-group), want{reverseLines(tail.String()), 1}},
+		// Each conjunct proved in one of the two row groups the range spans.
+		{"SELECT count(*) FROM t WHERE id >= 4999 AND id < 5001", want{"2|\n", 2}},
+		{"SELECT count(*) FROM t WHERE id > 4999 AND id < 5001", want{"1|\n", 1}},
+	} {
+		for _, mode := range []string{"auto", "always", "never"} {
+			res := run(t, e, c.sql, map[string]string{"late_materialisation": mode, "result_cache": "false", "use_statistics": "false"})
+			if got := resultText(res); got != c.text {
+				t.Errorf("%s with %s: %q, want %q", c.sql, mode, got, c.text)
+			}
+			if got := res.Record.Scans[0].RowGroupsFilterProved; got != c.proved {
+				t.Errorf("%s with %s: %d row groups proved the filter, want %d", c.sql, mode, got, c.proved)
+			}
+		}
+	}
+	// Where id is read only by the proved conjunct, its pages are never decoded:
+	// the broken copy answers as the whole file does. Read whole, it fails.
+	for _, mode := range []string{"auto", "always", "never"} {
+		for _, sql := range []string{
+			fmt.Sprintf("SELECT count(*), sum(k) FROM broken WHERE id >= %d AND k = 3", bound),
+			fmt.Sprintf("SELECT count(*) FROM broken WHERE id >= %d", bound),
+		} {
+			res := run(t, e, sql, map[string]string{"late_materialisation": mode, "result_cache": "false", "use_statistics": "false"})
+			if got, want := resultText(res), resultText(run(t, e, strings.Replace(sql, "broken", "t", 1), map[string]string{"use_statistics": "false"})); got != want {
+				t.Errorf("%s with %s: %q, want %q", sql, mode, got, want)
+			}
+		}
+	}
+	if _, err := e.Query(context.Background(), "SELECT sum(id) FROM broken", map[string]string{"use_statistics": "false"}); err == nil {
+		t.Errorf("reading the broken pages did not fail")
+	}
+}
+
+// breakChunks copies the Parquet file src to dst with the pages of column col in the
+// row groups groups overwritten with bytes no page header decodes from; the footer
+// and its statistics stay as they were.
+func breakChunks(t *testing.T, src, dst string, col int, groups ...int) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := file.OpenParquetFile(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, g := range groups {
+		cc, err := r.MetaData().RowGroup(g).ColumnChunk(col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := cc.DataPageOffset()
+		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() < start {
+			start = cc.DictionaryPageOffset()
+		}
+		copy(data[start:start+cc.TotalCompressedSize()], bytes.Repeat([]byte{0xff}, int(cc.TotalCompressedSize())))
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reverseLines reverses the order of the lines of s.
+func reverseLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for i := len(lines) - 1; i >= 0; i-- {
+		b.WriteString(lines[i])
+	}
+	return b.String()
 }

@@ -159,6 +159,9 @@ func lowerLayers(c source.Snapshot) string {
 	if c.RowFilterRowsExamined > 0 {
 		fmt.Fprintf(&b, " row_filter: examined=%d admitted=%d", c.RowFilterRowsExamined, c.RowFilterRowsAdmitted)
 	}
+	if c.RowGroupsFilterProved > 0 {
+		fmt.Fprintf(&b, " filter_proved=%d", c.RowGroupsFilterProved)
+	}
 	return b.String()
 }
 

@@ -50,6 +50,17 @@ type pipeline struct {
 	// extra are pruning predicates learnt before the scan starts (the range of the
 	// build keys of the hash join this pipeline probes).
 	extra []source.Predicate
+	// after are the scan columns the stages after the lead filter read, up to the
+	// first projection; projected is set once a projection has fixed the columns the
+	// pipeline hands on. consumed, when set, are the columns its consumer reads of a
+	// pipeline with no projection. A morsel whose statistics prove some of the lead's
+	// conjuncts true reads only these and the other conjuncts' columns (implied.go).
+	after     map[int]bool
+	projected bool
+	consumed  map[int]bool
+	// implied holds the ways of reading morsels whose statistics prove some of the
+	// lead's conjuncts, by the set of conjuncts proved.
+	implied impliedPlans
 }
 
 // dynamicBound is a filter learnt while a scan runs — the worst key a top-N keeps,
@@ -97,7 +108,7 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		if bd.env.OnScan != nil {
 			bd.env.OnScan(st)
 		}
-		p := &pipeline{bd: bd, scan: x, stats: st}
+		p := &pipeline{bd: bd, scan: x, stats: st, after: map[int]bool{}}
 		for _, d := range x.Deferred {
 			ev, err := bd.compile(d.Value)
 			if err != nil {
@@ -117,6 +128,8 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		}
 		if len(p.stages) == 0 {
 			p.lead, p.leadSteps = x.Cond, steps
+		} else if !p.projected {
+			plan.ColumnsUsed(x.Cond, p.after)
 		}
 		p.stages = append(p.stages, stepsStage(steps))
 		return p, true, nil
@@ -128,6 +141,12 @@ func (bd *builder) pipelineOf(n plan.Node) (*pipeline, bool, error) {
 		st, err := bd.projectStage(x.Exprs)
 		if err != nil {
 			return nil, false, err
+		}
+		if !p.projected {
+			for _, e := range x.Exprs {
+				plan.ColumnsUsed(e, p.after)
+			}
+			p.projected = true
 		}
 		p.stages = append(p.stages, st)
 		return p, true, nil
@@ -151,16 +170,17 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return err
 	}
 	p.order(sp)
-	early, waves := p.early(pos, len(names))
+	base := p.readPlan(pos, len(names), 0, nil)
 	if p.bd.env.LateMaterialisation == "never" {
-		early, waves = nil, nil
+		base = readPlan{}
 	}
 	// A morsel read with the row filter has batch run the lead filter; one read
 	// whole runs every stage.
-	stages, lateStages := p.stages, p.stages
-	if early != nil && p.lead != nil {
+	lateStages := p.stages
+	if base.early != nil && p.lead != nil {
 		lateStages = lateStages[1:]
 	}
+	p.implied.init(p, pos, len(names))
 	// What the filters keep is counted when there are filters a row filter could run
 	// first: the lead filter, a join's key filters, a top-N's bound.
 	learns := p.lead != nil || len(p.members) > 0 || p.rowBound() != nil
@@ -201,12 +221,18 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					mctx, held = storage.NoPrefetch(ctx), 0
 				}
 				mctx = source.WithRecycler(mctx, rc)
-				early, stages := early, stages
-				if p.rowFilter(sp, sp.Morsels[i], early) {
-					stages = lateStages
-				} else {
-					early = nil
+				rp, stages, ok := p.implied.plan(sp, sp.Morsels[i])
+				switch {
+				case ok:
+					if sp.Morsels[i].Whole() {
+						p.stats.Counters.RowGroupsFilterProved.Add(1)
+					}
+				case p.rowFilter(sp, sp.Morsels[i], base.early):
+					rp, stages = base, lateStages
+				default:
+					rp, stages = readPlan{}, p.stages
 				}
+				early := rp.early
 				c := &p.stats.Counters
 				err := sp.ReadLate(mctx, sp.Morsels[i], early, func(rb *vector.Batch, late source.Late) error {
 					// What the stages hand on may be kept by the sink; nothing else of
@@ -232,7 +258,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					if p.recycle {
 						sctx = lendSelections(ctx, rc)
 					}
-					b, err := p.batch(sctx, rb, pos, early, waves, late)
+					b, err := p.batch(sctx, rb, pos, rp, late)
 					if early != nil {
 						c.RowFilterRowsExamined.Add(int64(rb.Len()))
 						if b != nil {
@@ -527,12 +553,27 @@ func (p *pipeline) rowBound() *dynamicBound {
 	return p.bounds.list[0]
 }
 
-// early returns which of the n columns read are decoded before the others — those
-// the first conjunct of the lead filter, the dynamic bound and the join's key filter
-// use — or nil when every column is: without any, or when they use them all. waves[i] are the scan
-// columns decoded just before conjunct i of the lead filter runs, for the rows the
-// conjuncts before it kept.
-func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
+// readPlan is how a morsel is read with the row filter: the spec columns decoded
+// first (early; nil: every column, the morsel read whole), the scan columns decoded
+// just before each step of the lead filter runs, for the rows the steps before it
+// kept (waves), the steps, and the spec columns decoded once the steps are done
+// (rest; nil: every one not decoded yet).
+type readPlan struct {
+	early []bool
+	waves [][]int
+	steps []stage
+	rest  []int
+}
+
+// readPlan returns the way of reading the n columns of a morsel with the row filter
+// when the conjuncts of the lead filter in skip (bit i for conjunct i) are known to
+// hold on every row of it: decoded first are the columns the first conjunct left
+// runs on, the dynamic bound and the join's key filter use; each later conjunct's
+// columns just before it. With skip empty, the plan is nil (read whole) when those
+// are none of the columns or all of them. With needed set (the scan columns the
+// stages after the lead and the consumer read), the columns decoded last are those
+// alone: a column only the skipped conjuncts read is not decoded.
+func (p *pipeline) readPlan(pos []int, n int, skip uint64, needed map[int]bool) readPlan {
 	used := map[int]bool{}
 	if b := p.rowBound(); b != nil {
 		used[b.col] = true
@@ -543,10 +584,17 @@ func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 		}
 	}
 	var conjuncts []plan.Expr
+	var steps []stage
 	if p.lead != nil {
-		conjuncts = plan.Conjuncts(p.lead)
-		waves = make([][]int, len(conjuncts))
+		for i, cj := range plan.Conjuncts(p.lead) {
+			if i < 64 && skip&(1<<i) != 0 {
+				continue
+			}
+			conjuncts = append(conjuncts, cj)
+			steps = append(steps, p.leadSteps[i])
+		}
 	}
+	waves := make([][]int, len(conjuncts))
 	all := map[int]bool{}
 	for c := range used {
 		all[c] = true
@@ -567,7 +615,7 @@ func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 		}
 		sort.Ints(waves[i])
 	}
-	early = make([]bool, n)
+	early := make([]bool, n)
 	k := 0
 	for c := range used {
 		if c < len(pos) && pos[c] >= 0 && !early[pos[c]] {
@@ -575,10 +623,19 @@ func (p *pipeline) early(pos []int, n int) (early []bool, waves [][]int) {
 			k++
 		}
 	}
-	if k == n || k == 0 {
-		return nil, nil
+	if skip == 0 && (k == n || k == 0) {
+		return readPlan{}
 	}
-	return early, waves
+	rp := readPlan{early: early, waves: waves, steps: steps}
+	if needed != nil {
+		rp.rest = []int{}
+		for c, k := range pos {
+			if k >= 0 && needed[c] && !all[c] {
+				rp.rest = append(rp.rest, k)
+			}
+		}
+	}
+	return rp
 }
 
 // positions holds 0, 1, … : the column that carries each row's place in its batch
@@ -597,7 +654,7 @@ var positions = func() *array.Int32 {
 // returns nil when no row is left; otherwise it decodes the late columns and returns
 // every column with the rows left selected (fewer rows than were read when the
 // filters compacted them).
-func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early []bool, waves [][]int, late source.Late) (*vector.Batch, error) {
+func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, rp readPlan, late source.Late) (*vector.Batch, error) {
 	arrange := func(extra int) []arrow.Array {
 		cols := make([]arrow.Array, len(pos), len(pos)+extra)
 		for c, k := range pos {
@@ -607,7 +664,7 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 		}
 		return cols
 	}
-	if early == nil {
+	if rp.early == nil {
 		// Every column is read at once; the dynamic filters still go first.
 		return p.dynamicFilters(ctx, &vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: rb.Sel})
 	}
@@ -628,16 +685,16 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 		}
 		return late(which, fb.Sel, false)
 	}
-	for i, step := range p.leadSteps {
-		if len(waves[i]) > 0 {
-			which := make([]int, len(waves[i]))
-			for j, c := range waves[i] {
+	for i, step := range rp.steps {
+		if wave := rp.waves[i]; len(wave) > 0 {
+			which := make([]int, len(wave))
+			for j, c := range wave {
 				which[j] = pos[c]
 			}
 			if err := decode(which); err != nil {
 				return nil, err
 			}
-			for _, c := range waves[i] {
+			for _, c := range wave {
 				if fb.Cols[c] == nil { // a partition column was there from the start
 					fb.Cols[c] = rb.Cols[pos[c]]
 				}
@@ -648,7 +705,7 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, early
 			return nil, err
 		}
 	}
-	if err := decode(nil); err != nil {
+	if err := decode(rp.rest); err != nil {
 		return nil, err
 	}
 	out := make([]arrow.Array, len(pos))

@@ -52,6 +52,7 @@ var scanCounters = []struct {
 	{"compressed_bytes_selected", "Compressed bytes of the pages the page index left to read.", func(s source.Snapshot) int64 { return s.CompressedBytesSelected }},
 	{"row_filter_rows_examined", "Rows a row filter (late materialisation) examined.", func(s source.Snapshot) int64 { return s.RowFilterRowsExamined }},
 	{"row_filter_rows_admitted", "Rows a row filter admitted, whose other columns were then decoded.", func(s source.Snapshot) int64 { return s.RowFilterRowsAdmitted }},
+	{"row_groups_filter_proved", "Row groups whose statistics proved filter conjuncts true on every row, which then did not run there.", func(s source.Snapshot) int64 { return s.RowGroupsFilterProved }},
 }
 
 func newMetrics(e *lore.Engine) *metrics {

@@ -34,6 +34,10 @@ type Counters struct {
 	// the projection decoded.
 	RowFilterRowsExamined atomic.Int64
 	RowFilterRowsAdmitted atomic.Int64
+	// RowGroupsFilterProved are the row groups read whose statistics proved some of
+	// the filter's conjuncts true on every row: those conjuncts did not run on them,
+	// and columns only they read were not decoded.
+	RowGroupsFilterProved atomic.Int64
 	// Limit, when set, is the statement's max_rows_scanned breaker, shared by all its
 	// scans: every batch read is charged to it and a read past it fails.
 	Limit *RowLimit
@@ -85,6 +89,7 @@ type Snapshot struct {
 	CompressedBytesSelected int64 `json:"compressed_bytes_selected"`
 	RowFilterRowsExamined   int64 `json:"row_filter_rows_examined"`
 	RowFilterRowsAdmitted   int64 `json:"row_filter_rows_admitted"`
+	RowGroupsFilterProved   int64 `json:"row_groups_filter_proved"`
 }
 
 // Snapshot copies the counters.
@@ -107,5 +112,6 @@ func (c *Counters) Snapshot() Snapshot {
 		CompressedBytesSelected: c.CompressedBytesSelected.Load(),
 		RowFilterRowsExamined:   c.RowFilterRowsExamined.Load(),
 		RowFilterRowsAdmitted:   c.RowFilterRowsAdmitted.Load(),
+		RowGroupsFilterProved:   c.RowGroupsFilterProved.Load(),
 	}
 }

@@ -520,6 +520,15 @@ func (p *ScanPlan) Stats(m Morsel, name string) (cs parquet.ColumnStats, ok bool
 	return footer.RowGroup(m.RowGroup).Columns[j], true
 }
 
+// GroupRows is the number of rows of morsel m's row group, which its statistics
+// describe (more than m's when m is a part of it); 0 for a morsel not in the plan.
+func (p *ScanPlan) GroupRows(m Morsel) int64 {
+	if m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
+		return 0
+	}
+	return p.files[m.File].footer.RowGroup(m.RowGroup).Rows
+}
+
 // Excludes reports whether no row of morsel m can satisfy f, by its file's partition
 // value or its row group's statistics: how a filter learnt while the scan runs (the
 // bound of a top-N) passes over row groups. Conservative, like planning.
