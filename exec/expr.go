@@ -326,6 +326,79 @@ func selectTrue(ctx context.Context, b *vector.Batch, mask arrow.Array) (*vector
 	return keep(b, sel[:n]), nil
 }
 
+// selectPerEntry keeps the rows of b by a condition on column col alone, judged once
+// per entry of the column's dictionary: pass computes the condition over the
+// dictionary's values, and a row is kept when it is TRUE for the row's entry. ok is
+// false, and nothing done, where col is not a dictionary array with no NULL index and
+// no more entries than b has rows (a slice of a large dictionary is cheaper row by
+// row).
+func selectPerEntry(ctx context.Context, b *vector.Batch, col int, pass func(dict arrow.Array) (arrow.Array, error)) (*vector.Batch, bool, error) {
+	d, isDict := b.Cols[col].(*array.Dictionary)
+	if !isDict || d.Indices().NullN() > 0 || d.Dictionary().Len() > b.Len() {
+		return nil, false, nil
+	}
+	res, err := pass(d.Dictionary())
+	if err != nil {
+		return nil, true, err
+	}
+	m, isBool := res.(*array.Boolean)
+	if !isBool || m.Len() != d.Dictionary().Len() {
+		return nil, true, errs.New(errs.Internal, "BUG: a filter over a dictionary produced %s", res.DataType())
+	}
+	kept := make([]byte, m.Len())
+	for e := range kept {
+		if m.IsValid(e) && m.Value(e) {
+			kept[e] = 1
+		}
+	}
+	sel := selection(ctx, b.Len())
+	var n int
+	switch ix := d.Indices().(type) {
+	case *array.Int8:
+		n = selectEntries(ix.Int8Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Int16:
+		n = selectEntries(ix.Int16Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Int32:
+		n = selectEntries(ix.Int32Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Int64:
+		n = selectEntries(ix.Int64Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Uint8:
+		n = selectEntries(ix.Uint8Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Uint16:
+		n = selectEntries(ix.Uint16Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Uint32:
+		n = selectEntries(ix.Uint32Values(), b.Sel, b.Rows, kept, sel)
+	case *array.Uint64:
+		n = selectEntries(ix.Uint64Values(), b.Sel, b.Rows, kept, sel)
+	default:
+		return nil, true, errs.New(errs.Internal, "BUG: dictionary index type %s", d.Indices().DataType())
+	}
+	return keep(b, sel[:n]), true, nil
+}
+
+// selectEntries writes into out the rows of sel (nil: rows 0..rows-1) whose entry
+// idx[i] is kept (kept[e] is 0 or 1), in order, and returns how many: branch-free,
+// every row written and the count advanced by its entry's flag.
+func selectEntries[I interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}](idx []I, sel []int32, rows int, kept []byte, out []int32) int {
+	n := 0
+	if sel == nil {
+		out = out[:rows]
+		for i, x := range idx[:rows] {
+			out[n] = int32(i)
+			n += int(kept[x])
+		}
+		return n
+	}
+	out = out[:len(sel)]
+	for _, i := range sel {
+		out[n] = i
+		n += int(kept[idx[i]])
+	}
+	return n
+}
+
 // keep returns b with the rows sel (a subset of its selection, in order) selected:
 // b itself when that is every row, compacted when they are few, so that later
 // expressions touch fewer rows.
@@ -341,10 +414,16 @@ func keep(b *vector.Batch, sel []int32) *vector.Batch {
 }
 
 // selectCompare keeps the rows of b where column col op v is true: in one pass when
-// kernels.SelectConst takes the column's type, through a mask otherwise.
+// kernels.SelectConst takes the column's type, once per entry of a dictionary,
+// through a mask otherwise.
 func selectCompare(ctx context.Context, b *vector.Batch, col int, op string, v types.Value) (*vector.Batch, error) {
 	if sel, ok := kernels.SelectConst(op, b.Cols[col], v, b.Sel, lentSelection(ctx, b.Len())); ok {
 		return keep(b, sel), nil
+	}
+	if out, ok, err := selectPerEntry(ctx, b, col, func(dict arrow.Array) (arrow.Array, error) {
+		return kernels.CompareConst(op, dict, v)
+	}); ok || err != nil {
+		return out, err
 	}
 	mask, err := kernels.CompareConst(op, b.Cols[col], v)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/plan/rules"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/vector"
@@ -334,9 +335,30 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 			return nil, err
 		}
 		fallible := mayFail(c)
+		// A conjunct of one column that cannot fail is judged once per entry where
+		// that column is a dictionary (l_shipmode IN ('MAIL', 'SHIP')).
+		only := -1
+		if cols := map[int]bool{}; !fallible && !rules.HasSubquery(c) {
+			plan.ColumnsUsed(c, cols)
+			for col := range cols {
+				if len(cols) == 1 {
+					only = col
+				}
+			}
+		}
 		steps[i] = func(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
 			if fallible {
 				b = b.Compact()
+			}
+			if only >= 0 && only < len(b.Cols) {
+				out, ok, err := selectPerEntry(ctx, b, only, func(dict arrow.Array) (arrow.Array, error) {
+					cols := make([]arrow.Array, len(b.Cols))
+					cols[only] = dict
+					return ev(ctx, &vector.Batch{Cols: cols, Rows: dict.Len()})
+				})
+				if ok || err != nil {
+					return out, err
+				}
 			}
 			m, err := ev(ctx, b)
 			if err != nil {

@@ -115,7 +115,7 @@ func asInList(branches []plan.Expr) *plan.InList {
 // the right input's own columns. Only disjunctions that read both inputs imply
 // anything new: a conjunct over one input is pushed whole.
 func impliedOn(c plan.Expr, nl int) (left, right plan.Expr) {
-	if len(plan.Disjuncts(c)) < 2 || plan.SideOf(c, nl) != plan.SideBoth || hasSubquery(c) {
+	if len(plan.Disjuncts(c)) < 2 || plan.SideOf(c, nl) != plan.SideBoth || HasSubquery(c) {
 		return nil, nil
 	}
 	side := func(s plan.Side) func(plan.Expr) bool {

@@ -259,7 +259,7 @@ func split(conds []plan.Expr, ok func(plan.Expr) bool) (yes, no []plan.Expr) {
 // was written over, before the operators between: it holds no subquery (a
 // correlated one, or one evaluated per row, belongs where it was written).
 func movable(c plan.Expr) bool {
-	return !pinned(c) && !hasSubquery(c)
+	return !pinned(c) && !HasSubquery(c)
 }
 
 // throughProject returns conjunct c, over the columns of a projection, over the
@@ -275,7 +275,7 @@ func throughProject(c plan.Expr, exprs []plan.Expr) (plan.Expr, bool) {
 			return e, nil
 		}
 		src := exprs[r.Idx]
-		if _, unused := src.(*plan.Unused); unused || hasSubquery(src) || pinned(src) {
+		if _, unused := src.(*plan.Unused); unused || HasSubquery(src) || pinned(src) {
 			ok = false
 		}
 		return src, nil
@@ -367,7 +367,8 @@ func sideOf(e plan.Expr, nl int) plan.Side {
 	return s
 }
 
-func hasSubquery(e plan.Expr) bool {
+// HasSubquery reports whether e holds a subquery.
+func HasSubquery(e plan.Expr) bool {
 	found := false
 	plan.WalkExpr(e, func(x plan.Expr) {
 		switch x.(type) {

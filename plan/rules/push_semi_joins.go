@@ -29,13 +29,13 @@ func pushSemi(s *plan.Join) plan.Node {
 		plan.ColumnsUsed(k, used)
 	}
 	for _, k := range s.LeftKeys {
-		if hasSubquery(k) {
+		if HasSubquery(k) {
 			return s
 		}
 	}
 	if s.Residual != nil {
 		// A subquery's plan may refer to these columns by position: leave it be.
-		if hasSubquery(s.Residual) {
+		if HasSubquery(s.Residual) {
 			return s
 		}
 		res := map[int]bool{}

@@ -347,7 +347,7 @@ type cond struct {
 // over another (relOf maps a column to its input).
 func equiJoin(e plan.Expr, relOf func(int) int) bool {
 	call, ok := e.(*plan.Call)
-	if !ok || call.Fn.Name != "=" || len(call.Args) != 2 || hasSubquery(e) {
+	if !ok || call.Fn.Name != "=" || len(call.Args) != 2 || HasSubquery(e) {
 		return false
 	}
 	var sides [2]int

@@ -48,7 +48,7 @@ func deferredPredicate(s *plan.Scan, e plan.Expr) (plan.DeferredPredicate, bool)
 	}
 	col, isCol := c.(*plan.ColRef)
 	if !isCol || !arrow.TypeEqual(types.Unwrap(col.T), types.Unwrap(s.Cols[col.Idx].Type)) || !types.IsOrderable(col.T) ||
-		!arrow.TypeEqual(types.Unwrap(v.Type()), types.Unwrap(col.T)) || len(columnsOf(v)) > 0 || !hasSubquery(v) {
+		!arrow.TypeEqual(types.Unwrap(v.Type()), types.Unwrap(col.T)) || len(columnsOf(v)) > 0 || !HasSubquery(v) {
 		return plan.DeferredPredicate{}, false
 	}
 	return plan.DeferredPredicate{Column: s.Ref.Listing.Schema.Field(col.Idx).Name, Op: op, Value: v}, true

@@ -32,7 +32,7 @@ func splitOr(s *plan.Scan, cond plan.Expr) plan.Expr {
 	}
 	var first []plan.Expr
 	for _, c := range conjuncts {
-		if len(plan.Disjuncts(c)) < 2 || hasSubquery(c) {
+		if len(plan.Disjuncts(c)) < 2 || HasSubquery(c) {
 			continue
 		}
 		cols := make([]int, 0, 4)
@@ -43,7 +43,7 @@ func splitOr(s *plan.Scan, cond plan.Expr) plan.Expr {
 		for _, k := range cols {
 			only := func(x plan.Expr) bool {
 				used := columnsOf(x)
-				return len(used) == 1 && used[k] && !hasSubquery(x)
+				return len(used) == 1 && used[k] && !HasSubquery(x)
 			}
 			p := implied(c, only)
 			if p == nil {
