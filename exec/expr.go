@@ -323,7 +323,7 @@ func selectTrue(ctx context.Context, b *vector.Batch, mask arrow.Array) (*vector
 			n += bit(off + int(i))
 		}
 	}
-	return keep(b, sel[:n]), nil
+	return keep(ctx, b, sel[:n]), nil
 }
 
 // selectPerEntry keeps the rows of b by a condition on column col alone, judged once
@@ -373,7 +373,7 @@ func selectPerEntry(ctx context.Context, b *vector.Batch, col int, pass func(dic
 	default:
 		return nil, true, errs.New(errs.Internal, "BUG: dictionary index type %s", d.Indices().DataType())
 	}
-	return keep(b, sel[:n]), true, nil
+	return keep(ctx, b, sel[:n]), true, nil
 }
 
 // selectEntries writes into out the rows of sel (nil: rows 0..rows-1) whose entry
@@ -401,14 +401,15 @@ func selectEntries[I interface {
 
 // keep returns b with the rows sel (a subset of its selection, in order) selected:
 // b itself when that is every row, compacted when they are few, so that later
-// expressions touch fewer rows.
-func keep(b *vector.Batch, sel []int32) *vector.Batch {
+// expressions touch fewer rows — into buffers the scan lends, where its consumer
+// keeps nothing of a batch (lentBytes).
+func keep(ctx context.Context, b *vector.Batch, sel []int32) *vector.Batch {
 	if b.Sel == nil && len(sel) == b.Rows {
 		return b
 	}
 	out := &vector.Batch{Cols: b.Cols, Rows: b.Rows, Sel: sel}
 	if len(sel)*4 < b.Rows {
-		return out.Compact()
+		return out.CompactInto(lentBytes(ctx))
 	}
 	return out
 }
@@ -418,7 +419,7 @@ func keep(b *vector.Batch, sel []int32) *vector.Batch {
 // through a mask otherwise.
 func selectCompare(ctx context.Context, b *vector.Batch, col int, op string, v types.Value) (*vector.Batch, error) {
 	if sel, ok := kernels.SelectConst(op, b.Cols[col], v, b.Sel, lentSelection(ctx, b.Len())); ok {
-		return keep(b, sel), nil
+		return keep(ctx, b, sel), nil
 	}
 	if out, ok, err := selectPerEntry(ctx, b, col, func(dict arrow.Array) (arrow.Array, error) {
 		return kernels.CompareConst(op, dict, v)

@@ -843,6 +843,15 @@ func lentSelection(ctx context.Context, n int) []int32 {
 	return nil
 }
 
+// lentBytes is where ctx lends buffers for the arrays a scan worker's stages build
+// from a batch (lentSelection's rule), or nil.
+func lentBytes(ctx context.Context) func(n int) []byte {
+	if rc, _ := ctx.Value(lentSelectionsKey{}).(*source.Recycler); rc != nil {
+		return rc.Bytes
+	}
+	return nil
+}
+
 // selection returns room for a selection of n rows: lent (see lentSelection) or new.
 func selection(ctx context.Context, n int) []int32 {
 	if s := lentSelection(ctx, n); s != nil {

@@ -85,6 +85,11 @@ func (r *Recycler) take(n int) []byte {
 	return r.pool.Take(n)
 }
 
+// Bytes lends a buffer of n bytes, not cleared, for arrays a consumer builds from a
+// batch (a compaction's gathered values): Recycle(keep) sees them under the arrays
+// that hold them, like the reads' own buffers.
+func (r *Recycler) Bytes(n int) []byte { return r.take(n) }
+
 // Selection lends room for a selection vector of n rows, not cleared. Recycle(keep)
 // cannot see a selection under the arrays it keeps: only a scan whose consumer keeps
 // nothing of a batch may ask, and the room comes back at Recycle(nil).

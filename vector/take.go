@@ -51,7 +51,12 @@ func arrowTake(arr arrow.Array, idx []int32) arrow.Array {
 // negative position yields NULL. Fixed-width columns, 32-bit-offset strings and
 // dictionaries (whose indices are gathered and dictionary shared) take typed loops
 // over the raw buffers; other types take Arrow's kernel.
-func Take(arr arrow.Array, idx []int32) arrow.Array {
+func Take(arr arrow.Array, idx []int32) arrow.Array { return TakeInto(arr, idx, nil) }
+
+// TakeInto is Take whose fixed-width values, gathered from rows that are all there
+// (no negative index), go into room(bytes) when room is set: a buffer lent by the
+// caller, not cleared, which the gather fills whole.
+func TakeInto(arr arrow.Array, idx []int32, room func(n int) []byte) arrow.Array {
 	data := arr.Data()
 	n := len(idx)
 	hasNeg := false
@@ -64,7 +69,7 @@ func Take(arr arrow.Array, idx []int32) arrow.Array {
 	switch dt := arr.DataType().(type) {
 	case *arrow.DictionaryType:
 		d := arr.(*array.Dictionary)
-		ind := Take(d.Indices(), idx)
+		ind := TakeInto(d.Indices(), idx, room)
 		out := array.NewDictionaryArray(dt, ind, d.Dictionary())
 		ind.Release()
 		return out
@@ -89,7 +94,12 @@ func Take(arr arrow.Array, idx []int32) arrow.Array {
 		width := bits / 8
 		validity, nulls := gatherValidity(arr, idx, hasNeg)
 		src := data.Buffers()[1].Bytes()[data.Offset()*width:]
-		out := make([]byte, n*width)
+		var out []byte
+		if room != nil && !hasNeg && n > 0 {
+			out = room(n * width)[:n*width]
+		} else {
+			out = make([]byte, n*width)
+		}
 		switch width {
 		case 1:
 			gatherFixed(out, src, idx)

@@ -55,14 +55,18 @@ func Identity(n int) []int32 {
 // Compact returns a batch without a selection: each column gathered at the selected
 // positions, in the selection's order (which may be any order here). Nil (pruned)
 // columns stay nil. A batch that selects every row is returned as it is.
-func (b *Batch) Compact() *Batch {
+func (b *Batch) Compact() *Batch { return b.CompactInto(nil) }
+
+// CompactInto is Compact whose fixed-width columns are gathered into buffers room
+// lends (TakeInto); room nil allocates.
+func (b *Batch) CompactInto(room func(n int) []byte) *Batch {
 	if b.Sel == nil {
 		return b
 	}
 	cols := make([]arrow.Array, len(b.Cols))
 	for i, c := range b.Cols {
 		if c != nil {
-			cols[i] = Take(c, b.Sel)
+			cols[i] = TakeInto(c, b.Sel, room)
 		}
 	}
 	return &Batch{Cols: cols, Rows: len(b.Sel)}
