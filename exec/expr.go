@@ -351,50 +351,29 @@ func selectPerEntry(ctx context.Context, b *vector.Batch, col int, pass func(dic
 			kept[e] = 1
 		}
 	}
+	entries, _ := kernels.DictEntries(d, nil)
 	sel := selection(ctx, b.Len())
-	var n int
-	switch ix := d.Indices().(type) {
-	case *array.Int8:
-		n = selectEntries(ix.Int8Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Int16:
-		n = selectEntries(ix.Int16Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Int32:
-		n = selectEntries(ix.Int32Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Int64:
-		n = selectEntries(ix.Int64Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Uint8:
-		n = selectEntries(ix.Uint8Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Uint16:
-		n = selectEntries(ix.Uint16Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Uint32:
-		n = selectEntries(ix.Uint32Values(), b.Sel, b.Rows, kept, sel)
-	case *array.Uint64:
-		n = selectEntries(ix.Uint64Values(), b.Sel, b.Rows, kept, sel)
-	default:
-		return nil, true, errs.New(errs.Internal, "BUG: dictionary index type %s", d.Indices().DataType())
-	}
+	n := selectEntries(entries, b.Sel, b.Rows, kept, sel)
 	return keep(ctx, b, sel[:n]), true, nil
 }
 
 // selectEntries writes into out the rows of sel (nil: rows 0..rows-1) whose entry
-// idx[i] is kept (kept[e] is 0 or 1), in order, and returns how many: branch-free,
+// entries[i] is kept (kept[e] is 0 or 1), in order, and returns how many: branch-free,
 // every row written and the count advanced by its entry's flag.
-func selectEntries[I interface {
-	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
-}](idx []I, sel []int32, rows int, kept []byte, out []int32) int {
+func selectEntries(entries []int32, sel []int32, rows int, kept []byte, out []int32) int {
 	n := 0
 	if sel == nil {
 		out = out[:rows]
-		for i, x := range idx[:rows] {
+		for i, e := range entries[:rows] {
 			out[n] = int32(i)
-			n += int(kept[x])
+			n += int(kept[e])
 		}
 		return n
 	}
 	out = out[:len(sel)]
 	for _, i := range sel {
 		out[n] = i
-		n += int(kept[idx[i]])
+		n += int(kept[entries[i]])
 	}
 	return n
 }

@@ -217,6 +217,18 @@ func dictPositions(d *array.Dictionary) []int32 {
 	return pos
 }
 
+// DictEntries is the dictionary entry of each row of d, -1 for a NULL index: d's own
+// indices when they are 32-bit with no NULL, otherwise converted into room (grown
+// when too small), which inRoom then reports.
+func DictEntries(d *array.Dictionary, room []int32) (entries []int32, inRoom bool) {
+	if ix, ok := d.Indices().(*array.Int32); ok && ix.NullN() == 0 {
+		return ix.Int32Values(), false
+	}
+	room = hashGrow(room, d.Len())
+	hashDictIndices(d, nil, room)
+	return room, true
+}
+
 // ExpandedStringBytes is the string data a dictionary of strings stands for once
 // expanded: the length of its value on every row where it is not NULL. ok is false
 // for a dictionary of anything else.

@@ -215,84 +215,43 @@ func (t *KeyTable) lookup(cols []arrow.Array, sel []int32, ids []uint32, insert 
 
 // lookupDict handles a single dictionary-encoded key column: each distinct dictionary
 // entry of the batch is looked up once, in first-seen order, and rows take their
-// entry's id.
+// entry's id. Two passes over the rows: the first collects the distinct entries in
+// first-seen order (memo marks them) and stops as soon as every entry a row can name
+// has been seen, which for a small dictionary is within the first rows; once the
+// entries are looked up, memo holds each one's id and the second pass gives every row
+// its entry's id. memo is all zeros again on return.
 func (t *KeyTable) lookupDict(d *array.Dictionary, sel []int32, ids []uint32, insert bool) {
+	n := len(ids)
 	dict := d.Dictionary()
 	nullEntry := dict.Len() // the memo slot of a NULL index
 	if len(t.memo) < nullEntry+1 {
 		t.memo = make([]uint32, nullEntry+1)
 	}
-	idx := d.Indices()
-	rows := dictRows{sel: sel, nullEntry: nullEntry}
-	if idx.NullN() > 0 {
-		rows.valid, rows.off = idx.NullBitmapBytes(), idx.Data().Offset()
-	}
-	switch a := idx.(type) {
-	case *array.Int8:
-		lookupDictRows(t, a.Int8Values(), rows, dict, ids, insert)
-	case *array.Int16:
-		lookupDictRows(t, a.Int16Values(), rows, dict, ids, insert)
-	case *array.Int32:
-		lookupDictRows(t, a.Int32Values(), rows, dict, ids, insert)
-	case *array.Int64:
-		lookupDictRows(t, a.Int64Values(), rows, dict, ids, insert)
-	case *array.Uint8:
-		lookupDictRows(t, a.Uint8Values(), rows, dict, ids, insert)
-	case *array.Uint16:
-		lookupDictRows(t, a.Uint16Values(), rows, dict, ids, insert)
-	case *array.Uint32:
-		lookupDictRows(t, a.Uint32Values(), rows, dict, ids, insert)
-	case *array.Uint64:
-		lookupDictRows(t, a.Uint64Values(), rows, dict, ids, insert)
-	default:
-		panic(fmt.Sprintf("BUG: dictionary index type %s", idx.DataType()))
-	}
-}
-
-// dictRows is which rows of a dictionary array's indices a lookup reads: sel (nil:
-// every row), and the indices' validity (nil: no NULL index) at bit offset off.
-type dictRows struct {
-	sel       []int32
-	valid     []byte
-	off       int
-	nullEntry int // the memo slot of a NULL index: the dictionary's length
-}
-
-// slot is the memo slot of row i's index v.
-func (r *dictRows) slot(i int, v int) int {
-	if r.valid != nil {
-		if b := r.off + i; r.valid[b>>3]&(1<<(b&7)) == 0 {
-			return r.nullEntry
-		}
-	}
-	return v
-}
-
-// lookupDictRows is lookupDict over indices vals. Two passes over the rows: the
-// first collects the distinct entries in first-seen order (memo marks them) and
-// stops as soon as every entry a row can name has been seen, which for a small
-// dictionary is within the first rows; after the distinct entries are looked up,
-// memo holds each one's id and the second pass gives every row its entry's id.
-// memo is all zeros again on return.
-func lookupDictRows[T hashInteger](t *KeyTable, vals []T, rows dictRows, dict arrow.Array, ids []uint32, insert bool) {
-	n := len(ids)
 	memo := t.memo
-	reach := rows.nullEntry // how many distinct slots the rows can name
-	if rows.valid != nil {
+	pos, inRoom := DictEntries(d, t.pos)
+	if inRoom {
+		t.pos = pos
+	}
+	row := func(k int) int {
+		if sel != nil {
+			return int(sel[k])
+		}
+		return k
+	}
+	slot := func(p int32) int {
+		if p < 0 {
+			return nullEntry
+		}
+		return int(p)
+	}
+	reach := nullEntry // how many distinct slots the rows can name
+	if d.Indices().NullN() > 0 {
 		reach++
 	}
 	entries := t.entries[:0] // each distinct entry's dictionary index, -1 for NULL
 	for k := 0; k < n && len(entries) < reach; k++ {
-		i := k
-		if rows.sel != nil {
-			i = int(rows.sel[k])
-		}
-		e := rows.slot(i, int(vals[i]))
-		if memo[e] == 0 {
-			p := int32(e)
-			if e == rows.nullEntry {
-				p = -1
-			}
+		p := pos[row(k)]
+		if e := slot(p); memo[e] == 0 {
 			entries = append(entries, p)
 			memo[e] = uint32(len(entries))
 		}
@@ -307,35 +266,21 @@ func lookupDictRows[T hashInteger](t *KeyTable, vals []T, rows dictRows, dict ar
 	t.entIDs = hashGrow(t.entIDs, m)
 	t.probe(t.vecs[:1], t.hbuf, t.entIDs, insert)
 	t.dropRefs()
-	slotOf := func(p int32) int {
-		if p < 0 {
-			return rows.nullEntry
-		}
-		return int(p)
-	}
 	for j, p := range entries {
-		memo[slotOf(p)] = t.entIDs[j]
+		memo[slot(p)] = t.entIDs[j]
 	}
 	switch {
-	case rows.valid == nil && rows.sel == nil:
-		for k, v := range vals[:n] {
-			ids[k] = memo[v]
-		}
-	case rows.valid == nil:
-		for k, i := range rows.sel[:n] {
-			ids[k] = memo[vals[i]]
+	case sel == nil && d.Indices().NullN() == 0:
+		for k, p := range pos[:n] {
+			ids[k] = memo[p]
 		}
 	default:
-		for k := range n {
-			i := k
-			if rows.sel != nil {
-				i = int(rows.sel[k])
-			}
-			ids[k] = memo[rows.slot(i, int(vals[i]))]
+		for k := range ids {
+			ids[k] = memo[slot(pos[row(k)])]
 		}
 	}
 	for _, p := range entries {
-		memo[slotOf(p)] = 0
+		memo[slot(p)] = 0
 	}
 }
 
