@@ -27,28 +27,22 @@ func TestFiltersOverDictionaries(t *testing.T) {
 	words := []string{"MAIL", "SHIP", "AIR", "RAIL", "TRUCK", "FOB", "REG AIR"}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer b.Release()
-	for i := 0; i < 30_000; i++ {
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		b.Field(1).(*array.StringBuilder).Append(words[(i*7+i/5)%len(words)])
-		if i%9 == 4 {
-			b.Field(2).AppendNull()
-		} else {
-			b.Field(2).(*array.StringBuilder).Append(words[(i*3)%len(words)])
+	write := func(path string, dictionary bool) {
+		for i := 0; i < 30_000; i++ {
+			b.Field(0).(*array.Int64Builder).Append(int64(i))
+			b.Field(1).(*array.StringBuilder).Append(words[(i*7+i/5)%len(words)])
+			if i%9 == 4 {
+				b.Field(2).AppendNull()
+			} else {
+				b.Field(2).(*array.StringBuilder).Append(words[(i*3)%len(words)])
+			}
 		}
+		writeRecord(t, path, b, pq.NewWriterProperties(pq.WithMaxRowGroupLength(10_000), pq.WithDictionaryDefault(dictionary)))
 	}
 	dict := filepath.Join(dir, "dict.parquet")
 	plain := filepath.Join(dir, "plain.parquet")
-	writeRecord(t, dict, b, pq.NewWriterProperties(pq.WithMaxRowGroupLength(10_000), pq.WithDictionaryDefault(true)))
-	for i := 0; i < 30_000; i++ { // the builder is empty again
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		b.Field(1).(*array.StringBuilder).Append(words[(i*7+i/5)%len(words)])
-		if i%9 == 4 {
-			b.Field(2).AppendNull()
-		} else {
-			b.Field(2).(*array.StringBuilder).Append(words[(i*3)%len(words)])
-		}
-	}
-	writeRecord(t, plain, b, pq.NewWriterProperties(pq.WithMaxRowGroupLength(10_000), pq.WithDictionaryDefault(false)))
+	write(dict, true)
+	write(plain, false)
 	e := open(t, lore.Options{})
 	query(t, e, fmt.Sprintf("CREATE TABLE d WITH (location = '%s', format = 'parquet')", dict))
 	query(t, e, fmt.Sprintf("CREATE TABLE p WITH (location = '%s', format = 'parquet')", plain))

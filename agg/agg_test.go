@@ -384,26 +384,34 @@ func makeBatches(rng *rand.Rand, dt arrow.DataType, nBatches, groups int) []batc
 			padded := build(dt, append([]any{nil, nil, nil}, vals...))
 			arg = array.NewSlice(padded, 3, int64(3+n))
 		}
-		var sel []int32
-		if rng.IntN(2) == 0 {
-			sel = []int32{}
-			for i := 0; i < n; i++ {
-				if rng.IntN(4) != 0 {
-					sel = append(sel, int32(i))
-				}
-			}
-		}
-		m := n
-		if sel != nil {
-			m = len(sel)
-		}
-		g := make([]uint32, m)
-		for k := range g {
-			g[k] = uint32(rng.IntN(groups))
-		}
-		out = append(out, batch{vals: vals, arg: arg, sel: sel, groups: g})
+		out = append(out, selectedBatch(rng, vals, arg, rng.IntN(2) == 0, 4, groups))
 	}
 	return out
+}
+
+// selectedBatch is the batch of arg (whose values are vals): with selected, a random
+// selection of about (keep-1)/keep of its rows; each selected row in a random one of
+// groups groups.
+func selectedBatch(rng *rand.Rand, vals []any, arg arrow.Array, selected bool, keep, groups int) batch {
+	n := len(vals)
+	var sel []int32
+	if selected {
+		sel = []int32{}
+		for i := 0; i < n; i++ {
+			if rng.IntN(keep) != 0 {
+				sel = append(sel, int32(i))
+			}
+		}
+	}
+	m := n
+	if sel != nil {
+		m = len(sel)
+	}
+	g := make([]uint32, m)
+	for k := range g {
+		g[k] = uint32(rng.IntN(groups))
+	}
+	return batch{vals: vals, arg: arg, sel: sel, groups: g}
 }
 
 // groupRows collects the logical values of each group (all in group 0 if ungrouped).
@@ -961,24 +969,7 @@ func TestFloatSumShapesWithNulls(t *testing.T) {
 					if sliced {
 						arg = array.NewSlice(build(dt, append([]any{nil, 1.5, nil}, vals...)), 3, int64(3+n))
 					}
-					var sel []int32
-					if selected {
-						sel = []int32{}
-						for i := range n {
-							if rng.IntN(3) != 0 {
-								sel = append(sel, int32(i))
-							}
-						}
-					}
-					m := n
-					if sel != nil {
-						m = len(sel)
-					}
-					g := make([]uint32, m)
-					for k := range g {
-						g[k] = uint32(rng.IntN(ng))
-					}
-					batches = append(batches, batch{vals: vals, arg: arg, sel: sel, groups: g})
+					batches = append(batches, selectedBatch(rng, vals, arg, selected, 3, ng))
 				}
 				spec := Spec{Name: fn, ArgType: dt}
 				acc, err := New(spec)
