@@ -44,7 +44,8 @@ func (ip *impliedPlans) init(p *pipeline, pos []int, n int) {
 	}
 	ip.conjuncts = plan.Conjuncts(p.lead)
 	if len(ip.conjuncts) > 64 {
-		ip.conjuncts = ip.conjuncts[:64]
+		ip.conjuncts = nil // a set of proved conjuncts is a word's bits
+		return
 	}
 	switch {
 	case p.projected:
@@ -114,7 +115,7 @@ func (ip *impliedPlans) plan(sp *source.ScanPlan, m source.Morsel) (rp readPlan,
 // make builds the plan of the morsels whose proved conjuncts are skip.
 func (ip *impliedPlans) make(skip uint64) impliedPlan {
 	p := ip.p
-	all := skip == 1<<len(ip.conjuncts)-1 || len(ip.conjuncts) == 64 && skip == ^uint64(0)
+	all := skip == 1<<len(ip.conjuncts)-1 // at 64 conjuncts, the shift gives 0 and all is ^0
 	if ip.needed == nil {
 		if !all {
 			return impliedPlan{} // every column is read anyway: the usual plans serve
