@@ -71,7 +71,7 @@ func (ip *impliedPlans) plan(sp *source.ScanPlan, m source.Morsel) (rp readPlan,
 	p := ip.p
 	rows := sp.GroupRows(m)
 	facts := func(col int) (rules.ColumnFacts, bool) {
-		if col < 0 || col >= len(p.scan.Cols) {
+		if col < 0 || col >= len(p.scan.Cols) || col >= p.scan.Ref.Listing.Schema.NumFields() {
 			return rules.ColumnFacts{}, false
 		}
 		cs, ok := sp.Stats(m, p.scan.Ref.Listing.Schema.Field(col).Name)
