@@ -434,24 +434,6 @@ func (h *hashAggregate) merge(s, other *aggState) error {
 	return nil
 }
 
-// inputColumns are the columns of its input the aggregate reads: those of its
-// groups, of its aggregates' inputs and of their FILTER conditions.
-func (h *hashAggregate) inputColumns() map[int]bool {
-	used := map[int]bool{}
-	for _, g := range h.node.Groups {
-		plan.ColumnsUsed(g, used)
-	}
-	for _, a := range h.node.Aggs {
-		for _, e := range a.Inputs() {
-			plan.ColumnsUsed(e, used)
-		}
-		if a.Filter != nil {
-			plan.ColumnsUsed(a.Filter, used)
-		}
-	}
-	return used
-}
-
 func (h *hashAggregate) compute(ctx context.Context) error {
 	var final *aggState
 	var parts []*aggState
@@ -460,7 +442,10 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 	} else if ok {
 		bounds := h.runningBounds(p)
 		p.recycle = h.keepsNoInput()
-		p.consumed = h.inputColumns()
+		p.consumed = map[int]bool{}
+		for _, e := range h.node.InputExprs() {
+			plan.ColumnsUsed(e, p.consumed)
+		}
 		if err := h.filterRes.resize(h.narrowInput(ctx, p)); err != nil {
 			return err
 		}

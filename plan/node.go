@@ -468,6 +468,19 @@ func (n *Window) Inputs() []Node    { return []Node{n.Input} }
 // own (one rewrite seen from several parents would change them all).
 func (n *Shared) Inputs() []Node { return nil }
 
+// InputExprs are the expressions the aggregate evaluates over its input's rows: its
+// groups, its aggregates' inputs and their FILTER conditions.
+func (n *Aggregate) InputExprs() []Expr {
+	out := append([]Expr(nil), n.Groups...)
+	for _, a := range n.Aggs {
+		out = append(out, a.Inputs()...)
+		if a.Filter != nil {
+			out = append(out, a.Filter)
+		}
+	}
+	return out
+}
+
 // Schema is the Arrow schema of a node's output.
 func Schema(n Node) *arrow.Schema {
 	cols := n.Columns()

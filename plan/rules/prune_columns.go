@@ -60,16 +60,7 @@ func prune(n plan.Node, need map[int]bool) {
 		}
 		prune(x.Input, in)
 	case *plan.Aggregate:
-		in := used(x.Groups...)
-		for _, a := range x.Aggs {
-			if a.Arg != nil {
-				union(in, used(a.Inputs()...))
-			}
-			if a.Filter != nil {
-				union(in, used(a.Filter))
-			}
-		}
-		prune(x.Input, in)
+		prune(x.Input, used(x.InputExprs()...))
 	case *plan.Join:
 		nl := len(x.Left.Columns())
 		left, right := used(x.LeftKeys...), used(x.RightKeys...)
