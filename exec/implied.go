@@ -28,11 +28,11 @@ type impliedPlans struct {
 }
 
 // impliedPlan is the reading of the morsels whose proved conjuncts are one set: late
-// with the row filter, or whole (every column it needs decoded first), and the stages
-// that follow batch.
+// with the row filter, or whole (every column it needs decoded first). The stages
+// after batch are the pipeline's but the lead filter, whose conjuncts left batch
+// runs.
 type impliedPlan struct {
 	late, whole readPlan
-	stages      []stage
 	ok          bool
 }
 
@@ -107,9 +107,9 @@ func (ip *impliedPlans) plan(sp *source.ScanPlan, m source.Morsel) (rp readPlan,
 		return readPlan{}, nil, false
 	}
 	if pl.whole.early == nil || p.rowFilter(sp, m, pl.late.early) {
-		return pl.late, pl.stages, true
+		return pl.late, p.stages[1:], true
 	}
-	return pl.whole, pl.stages, true
+	return pl.whole, p.stages[1:], true
 }
 
 // make builds the plan of the morsels whose proved conjuncts are skip.
@@ -121,7 +121,7 @@ func (ip *impliedPlans) make(skip uint64) impliedPlan {
 			return impliedPlan{} // every column is read anyway: the usual plans serve
 		}
 		// Every conjunct holds: the morsel is read whole, without the filter.
-		return impliedPlan{late: readPlan{}, stages: p.stages[1:], ok: true}
+		return impliedPlan{ok: true}
 	}
 	late := p.readPlan(ip.pos, ip.n, skip, ip.needed)
 	whole := readPlan{early: make([]bool, ip.n), waves: make([][]int, len(late.steps)), steps: late.steps, rest: []int{}}
@@ -136,5 +136,5 @@ func (ip *impliedPlans) make(skip uint64) impliedPlan {
 			whole.early[ip.pos[c]] = true
 		}
 	}
-	return impliedPlan{late: late, whole: whole, stages: p.stages[1:], ok: true}
+	return impliedPlan{late: late, whole: whole, ok: true}
 }

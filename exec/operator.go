@@ -339,9 +339,8 @@ func (bd *builder) conjunctSteps(cond plan.Expr) ([]stage, error) {
 		// that column is a dictionary (l_shipmode IN ('MAIL', 'SHIP')).
 		only := -1
 		if cols := map[int]bool{}; !fallible && !rules.HasSubquery(c) {
-			plan.ColumnsUsed(c, cols)
-			for col := range cols {
-				if len(cols) == 1 {
+			if plan.ColumnsUsed(c, cols); len(cols) == 1 {
+				for col := range cols {
 					only = col
 				}
 			}

@@ -834,19 +834,25 @@ func lendSelections(ctx context.Context, rc *source.Recycler) context.Context {
 	return context.WithValue(ctx, lentSelectionsKey{}, rc)
 }
 
+// lender is the Recycler ctx lends from (see lentSelectionsKey), or nil.
+func lender(ctx context.Context) *source.Recycler {
+	rc, _ := ctx.Value(lentSelectionsKey{}).(*source.Recycler)
+	return rc
+}
+
 // lentSelection lends room for a selection of n rows, or returns nil where ctx lends
 // none.
 func lentSelection(ctx context.Context, n int) []int32 {
-	if rc, _ := ctx.Value(lentSelectionsKey{}).(*source.Recycler); rc != nil {
+	if rc := lender(ctx); rc != nil {
 		return rc.Selection(n)
 	}
 	return nil
 }
 
 // lentBytes is where ctx lends buffers for the arrays a scan worker's stages build
-// from a batch (lentSelection's rule), or nil.
+// from a batch, or nil where it lends none.
 func lentBytes(ctx context.Context) func(n int) []byte {
-	if rc, _ := ctx.Value(lentSelectionsKey{}).(*source.Recycler); rc != nil {
+	if rc := lender(ctx); rc != nil {
 		return rc.Bytes
 	}
 	return nil

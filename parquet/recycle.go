@@ -78,17 +78,14 @@ func sharesMemory(spans []span, b []byte) bool {
 	return false
 }
 
-// take lends a buffer of n bytes, not cleared.
-func (r *Recycler) take(n int) []byte {
+// Bytes lends a buffer of n bytes, not cleared: for the reads' own buffers, and for
+// arrays a consumer builds from a batch (a compaction's gathered values), which
+// Recycle(keep) sees under the arrays that hold them.
+func (r *Recycler) Bytes(n int) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.pool.Take(n)
 }
-
-// Bytes lends a buffer of n bytes, not cleared, for arrays a consumer builds from a
-// batch (a compaction's gathered values): Recycle(keep) sees them under the arrays
-// that hold them, like the reads' own buffers.
-func (r *Recycler) Bytes(n int) []byte { return r.take(n) }
 
 // Selection lends room for a selection vector of n rows, not cleared. Recycle(keep)
 // cannot see a selection under the arrays it keeps: only a scan whose consumer keeps
@@ -113,5 +110,5 @@ func values[V any](r *Recycler, n int) []V {
 	if r == nil || n == 0 {
 		return make([]V, n)
 	}
-	return lend.As[V](r.take(lend.Bytes[V](n)))
+	return lend.As[V](r.Bytes(lend.Bytes[V](n)))
 }

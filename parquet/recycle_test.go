@@ -42,7 +42,7 @@ func TestRecyclerKeepsWhatIsHandedOn(t *testing.T) {
 			}
 			lent := map[*byte]bool{}
 			for range 3 {
-				b := r.take(8)
+				b := r.Bytes(8)
 				lent[&b[0]] = true
 			}
 			if !lent[&bytesOf(dropped)[0]] {
