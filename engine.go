@@ -172,13 +172,17 @@ func (e *Engine) S3Requests() s3.Requests {
 	return sum
 }
 
-// tuneCollector applies Options.GCPercent, unless the environment already decides.
+// tuneCollector applies Options.GCPercent and GCHeadroom, unless the environment
+// already decides.
 func tuneCollector(opts Options) {
 	if opts.GCPercent < 0 {
 		return
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(opts.GCPercent)
+		if opts.GCHeadroom > 0 {
+			pace(opts.GCPercent, uint64(opts.GCHeadroom))
+		}
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Seven eighths: what the runtime holds beyond the live heap (spans freed

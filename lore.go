@@ -40,6 +40,12 @@ type Options struct {
 	// collects far more often than memory requires. Default 400; negative leaves the
 	// collector alone, as do the GOGC and GOMEMLIMIT environment variables when set.
 	GCPercent int
+	// GCHeadroom caps the collector's target for large live heaps: once GCPercent
+	// would let the heap grow more than GCHeadroom bytes past what the last
+	// collection left live, the target is lowered to allow GCHeadroom (never below
+	// 100), and raised again as the live heap shrinks. The first engine opened in a
+	// process sets it for the process. Default 64 MiB; negative: GCPercent alone.
+	GCHeadroom int64
 	// NoAutoRefresh turns off the background refresh of statistics records whose
 	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
 	// is false.
@@ -107,6 +113,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.GCPercent == 0 {
 		o.GCPercent = 400
+	}
+	if o.GCHeadroom == 0 {
+		o.GCHeadroom = 64 << 20
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

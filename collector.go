@@ -1,0 +1,78 @@
+package lore
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+)
+
+// collectorPacing is the process's garbage-collector policy once an engine has set
+// it (Options.GCPercent, Options.GCHeadroom): a target of percent while the live
+// heap is small, and beyond that a heap that may grow at most headroom bytes past
+// the live heap before the next collection, never at a target below floor. Scans
+// allocate batch after batch over a small live heap, where a high target saves
+// collections; a statement that holds much (a join's build side, an aggregate's
+// groups) would at that target let the heap grow to five times what it holds
+// before collecting. The target follows the live heap each collection leaves.
+type collectorPacing struct {
+	percent, floor int
+	headroom       uint64
+
+	sample  []metrics.Sample
+	last    atomic.Int64 // the target set last
+	stopped atomic.Bool  // no more adjustments (tests)
+}
+
+// pacingFloor is the lowest target the pacing sets: past it, a large live heap
+// would be marked again for every little allocation.
+const pacingFloor = 100
+
+var pacingOnce sync.Once
+
+// pace starts the policy, once per process: after every collection (a finalizer
+// re-armed each cycle) it sets the target for the live heap that collection left.
+func pace(percent int, headroom uint64) {
+	pacingOnce.Do(func() {
+		newPacing(percent, headroom).arm()
+	})
+}
+
+func newPacing(percent int, headroom uint64) *collectorPacing {
+	p := &collectorPacing{percent: percent, floor: min(pacingFloor, percent), headroom: headroom,
+		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	p.last.Store(int64(percent))
+	return p
+}
+
+// arm sets a finalizer on a fresh object, which runs after the next collection.
+func (p *collectorPacing) arm() {
+	runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+		if p.stopped.Load() {
+			return
+		}
+		p.adjust()
+		p.arm()
+	})
+}
+
+// adjust sets the target for the live heap now.
+func (p *collectorPacing) adjust() {
+	metrics.Read(p.sample)
+	if p.sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	if t := p.target(p.sample[0].Value.Uint64()); int64(t) != p.last.Load() {
+		debug.SetGCPercent(t)
+		p.last.Store(int64(t))
+	}
+}
+
+// target is the collector's target for a live heap of live bytes.
+func (p *collectorPacing) target(live uint64) int {
+	if live == 0 || uint64(p.percent)*live/100 <= p.headroom {
+		return p.percent
+	}
+	return max(p.floor, int(p.headroom*100/live))
+}
