@@ -252,12 +252,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return err
 					}
 					runtime.Gosched()
-					// A consumer that keeps nothing of a batch lets its selection
-					// vectors come back with its buffers too.
-					sctx := ctx
-					if p.recycle {
-						sctx = lendSelections(ctx, rc)
-					}
+					// Selection vectors and the arrays the stages build are lent too:
+					// what is handed on is kept below, the rest comes back.
+					sctx := lendSelections(ctx, rc)
 					b, err := p.batch(sctx, rb, pos, rp, late)
 					if early != nil {
 						c.RowFilterRowsExamined.Add(int64(rb.Len()))
@@ -288,7 +285,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					if !p.recycle {
 						// Before the sink: the batch may go on to another goroutine, which
 						// may change it.
-						rc.Recycle(b.Cols)
+						rc.RecycleBatch(b.Cols, b.Sel)
 						hand = true
 					}
 					return sink(w, b)
@@ -824,10 +821,11 @@ func (o *pipelineOp) Close() {
 	}
 }
 
-// lentSelectionsKey marks the context of a scan worker's filters whose consumer keeps
-// nothing of a batch: their selection vectors are lent by the worker's Recycler and
-// come back with the batch's buffers once the sink has returned. Without it a
-// selection vector is the batch's to keep.
+// lentSelectionsKey marks the context of a scan worker's stages: their selection
+// vectors and the arrays they build are lent by the worker's Recycler, and come back
+// with the batch's buffers unless handed on (the batch's columns and selection,
+// when its consumer may keep them; nothing, when it keeps nothing once its sink has
+// returned). Without it a selection vector is the batch's to keep.
 type lentSelectionsKey struct{}
 
 func lendSelections(ctx context.Context, rc *source.Recycler) context.Context {

@@ -31,12 +31,20 @@ type Recycler struct {
 // buffer must be unreachable: a scan calls it once a batch has been through its
 // filters and projections, with the columns it hands on, or with none once its
 // consumer has folded the batch in.
-func (r *Recycler) Recycle(keep []arrow.Array) {
+func (r *Recycler) Recycle(keep []arrow.Array) { r.RecycleBatch(keep, nil) }
+
+// RecycleBatch is Recycle that also keeps sel, a lent selection vector handed on
+// with the arrays keep.
+func (r *Recycler) RecycleBatch(keep []arrow.Array, sel []int32) {
 	var held []span
 	for _, a := range keep {
 		if a != nil {
 			held = spansOf(held, a.Data())
 		}
+	}
+	if cap(sel) > 0 {
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(sel)))
+		held = append(held, span{lo, lo + uintptr(cap(sel))*4})
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -88,8 +96,8 @@ func (r *Recycler) Bytes(n int) []byte {
 }
 
 // Selection lends room for a selection vector of n rows, not cleared. Recycle(keep)
-// cannot see a selection under the arrays it keeps: only a scan whose consumer keeps
-// nothing of a batch may ask, and the room comes back at Recycle(nil).
+// cannot see a selection under the arrays it keeps: the one a batch hands on is
+// named to RecycleBatch, and any other comes back at the next Recycle.
 func (r *Recycler) Selection(n int) []int32 { return values[int32](r, n) }
 
 type recyclerKey struct{}
