@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,8 +44,15 @@ func TestSchemaParse(t *testing.T) {
 	if m := st.fields[1].Type; m.key.ID != 8 || !m.key.Required || m.value.ID != 9 || m.value.Required {
 		t.Errorf("map %+v %+v", m.key, m.value)
 	}
-	if s.Fields[4].Type.kind != kindUnread {
-		t.Errorf("geography: %+v", s.Fields[4].Type)
+	if _, err := arrowType(s.Fields[4].Type, 0); err == nil || s.Fields[4].Type.kind != kindUnread {
+		t.Errorf("geography read as a Lore type: %v", err)
+	}
+	dt, err := arrowType(st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dt.String(), "l: list<element: int32> nullable") { // a required element is not nullable
+		t.Errorf("struct as %s", dt)
 	}
 
 	for name, js := range map[string]string{
