@@ -120,7 +120,9 @@ func parseSpec(id int, list []json.RawMessage) (partitionSpec, error) {
 			last = max(last, f.FieldID)
 			continue
 		}
-		for last++; taken[last]; last++ {
+		last++
+		for taken[last] {
+			last++
 		}
 		f.FieldID = last
 	}
