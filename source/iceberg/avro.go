@@ -46,6 +46,7 @@ type avroSchema struct {
 	options []*avroSchema
 	symbols []string
 	size    int
+	skipped int // the record's fields marked to be passed over
 }
 
 // avroField is one field of a record: its name, its type, and the Iceberg field id
@@ -530,7 +531,7 @@ func (d *avroDecoder) value(s *avroSchema, depth int) (any, error) {
 				return nil, err
 			}
 		}
-		m := make(map[string]any, len(s.fields))
+		m := make(map[string]any, len(s.fields)-s.skipped)
 		for _, f := range s.fields {
 			if f.skip {
 				if err := d.skip(f.typ, depth+1); err != nil {
@@ -690,8 +691,12 @@ func (s *avroSchema) keepOnly(names ...string) {
 	if s == nil {
 		return
 	}
+	s.skipped = 0
 	for i := range s.fields {
 		s.fields[i].skip = !slices.Contains(names, s.fields[i].name)
+		if s.fields[i].skip {
+			s.skipped++
+		}
 	}
 }
 
