@@ -163,6 +163,8 @@ func icebergSchema(s *arrow.Schema) (*ice.Schema, error) {
 			typ = ice.PrimitiveTypes.Date
 		case *arrow.Decimal128Type:
 			typ = ice.DecimalTypeOf(int(t.Precision), int(t.Scale))
+		case *arrow.Decimal64Type: // Lore's decimals of up to 18 digits; Iceberg allows INT64 in Parquet
+			typ = ice.DecimalTypeOf(int(t.Precision), int(t.Scale))
 		case *arrow.TimestampType:
 			if t.Unit != arrow.Microsecond {
 				return nil, fmt.Errorf("column %s: no Iceberg type for %s", f.Name, f.Type)
@@ -268,6 +270,8 @@ func icebergBound(v types.Value) ([]byte, bool) {
 	case *arrow.TimestampType:
 		lit = ice.TimestampLiteral(ice.Timestamp(v.I))
 	case *arrow.Decimal128Type:
+		lit = ice.DecimalLiteral(ice.Decimal{Val: decimal128.Num(v.D), Scale: int(t.Scale)})
+	case *arrow.Decimal64Type:
 		lit = ice.DecimalLiteral(ice.Decimal{Val: decimal128.Num(v.D), Scale: int(t.Scale)})
 	default:
 		return nil, false

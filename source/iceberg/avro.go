@@ -9,20 +9,24 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
 )
 
-// A generic reader of Avro object container files, for the manifests and manifest
-// lists whose writers strayed from what iceberg-go's typed decoder resolves: every
-// value decodes by its writer schema into plain Go values (a record is a
+// A generic reader of Avro object container files, for manifests and manifest lists:
+// every value decodes by its writer schema into plain Go values (a record is a
 // map[string]any by field name, a union its branch's value, an array []any, a map
-// map[string]any, bytes and fixed []byte, int int32, long int64). It is lenient in one
-// way readers of such files need: a long whose varint runs to the tenth byte keeps its
-// low 64 bits (a hand-written file encodes ids beyond a long's range so). It is strict
-// otherwise: every count is checked against the bytes left before anything is made,
-// nesting is bounded, and a block must be decoded exactly.
+// map[string]any, bytes and fixed []byte, int int32, long int64), and the manifest
+// readers take what they need by the field names the Iceberg spec gives. That reads
+// every writer's files alike, whether it wraps records and fields in nullable unions
+// (BigQuery) or not. It is lenient in one way readers of such files need: a long whose
+// varint runs to the tenth byte keeps its low 64 bits (a hand-written file encodes ids
+// beyond a long's range so). It is strict otherwise: every count is checked against
+// the bytes left before anything is made, nesting is bounded, and a block must be
+// decoded exactly.
 
 // Limits of the reader.
 const (
@@ -42,114 +46,183 @@ type avroSchema struct {
 	options []*avroSchema
 	symbols []string
 	size    int
+	skipped int // the record's fields marked to be passed over
 }
 
+// avroField is one field of a record: its name, its type, and the Iceberg field id
+// its "field-id" attribute gives (hasID false when it gives none).
 type avroField struct {
-	name string
-	typ  *avroSchema
+	name  string
+	typ   *avroSchema
+	id    int
+	hasID bool
+	skip  bool // passed over when decoding: a reader needs none of it (keepOnly)
+}
+
+// field is the record field called name, nil when s is no record or has none.
+func (s *avroSchema) field(name string) *avroField {
+	if s == nil || s.kind != "record" {
+		return nil
+	}
+	for i := range s.fields {
+		if s.fields[i].name == name {
+			return &s.fields[i]
+		}
+	}
+	return nil
+}
+
+// record is s, or the record branch of a union s: the schema a record value was
+// decoded by. nil when there is no such record.
+func (s *avroSchema) record() *avroSchema {
+	if s == nil {
+		return nil
+	}
+	if s.kind == "record" {
+		return s
+	}
+	if s.kind == "union" {
+		for _, o := range s.options {
+			if o.kind == "record" {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+// avroFile is an object container file whose header has been read: its metadata,
+// its writer schema, and the blocks of objects that follow.
+type avroFile struct {
+	meta   map[string][]byte
+	schema *avroSchema
+	codec  string
+	sync   []byte
+	d      *avroDecoder // at the first block
 }
 
 // readAvroFile decodes every object of an object container file, and returns its
 // header metadata.
 func readAvroFile(b []byte) ([]any, map[string][]byte, error) {
+	f, err := openAvroFile(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []any
+	if err := f.each(func(v any) error { out = append(out, v); return nil }); err != nil {
+		return nil, nil, err
+	}
+	return out, f.meta, nil
+}
+
+// openAvroFile reads the header of an object container file: its metadata and its
+// writer schema.
+func openAvroFile(b []byte) (*avroFile, error) {
 	d := &avroDecoder{b: b}
 	if len(b) < 4 || !bytes.Equal(b[:4], avroMagic) {
-		return nil, nil, errors.New("not an Avro object container file")
+		return nil, errors.New("not an Avro object container file")
 	}
 	d.pos = 4
 	meta := map[string][]byte{}
 	for {
 		n, err := d.long()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if n == 0 {
 			break
 		}
 		if n < 0 {
 			if n == math.MinInt64 {
-				return nil, nil, errors.New("bad metadata block count")
+				return nil, errors.New("bad metadata block count")
 			}
 			n = -n
 			if _, err := d.long(); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		if n > int64(d.left()) {
-			return nil, nil, fmt.Errorf("metadata block of %d entries in %d bytes", n, d.left())
+			return nil, fmt.Errorf("metadata block of %d entries in %d bytes", n, d.left())
 		}
 		for range n {
 			k, err := d.bytes()
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			v, err := d.bytes()
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			meta[string(k)] = v
 		}
 	}
 	sync, err := d.fixed(16)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	raw := meta["avro.schema"]
 	if len(raw) == 0 || len(raw) > avroMaxSchemaLen {
-		return nil, nil, errors.New("no writer schema")
+		return nil, errors.New("no writer schema")
 	}
 	var js any
 	if err := json.Unmarshal(raw, &js); err != nil {
-		return nil, nil, fmt.Errorf("writer schema: %v", err)
+		return nil, fmt.Errorf("writer schema: %w", err)
 	}
 	names := map[string]*avroSchema{}
 	schema, err := parseAvroSchema(js, "", names, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("writer schema: %v", err)
+		return nil, fmt.Errorf("writer schema: %w", err)
 	}
-	codec := string(meta["avro.codec"])
-	var out []any
+	return &avroFile{meta: meta, schema: schema, codec: string(meta["avro.codec"]), sync: sync, d: d}, nil
+}
+
+// each decodes the file's objects in order and hands each to fn; it stops at the
+// first error, fn's included.
+func (f *avroFile) each(fn func(v any) error) error {
+	d := f.d
 	budget := avroMaxItems
 	for d.left() > 0 {
 		count, err := d.long()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		size, err := d.long()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if count < 0 || size < 0 || size > int64(d.left()) {
-			return nil, nil, fmt.Errorf("block of %d objects in %d bytes, %d left", count, size, d.left())
+			return fmt.Errorf("block of %d objects in %d bytes, %d left", count, size, d.left())
 		}
 		data := d.b[d.pos : d.pos+int(size)]
 		d.pos += int(size)
-		if data, err = decompress(codec, data); err != nil {
-			return nil, nil, err
+		if data, err = decompress(f.codec, data); err != nil {
+			return err
 		}
 		bd := &avroDecoder{b: data, budget: &budget}
 		if count > int64(len(data))+int64(budget) {
-			return nil, nil, fmt.Errorf("block claims %d objects in %d bytes", count, len(data))
+			return fmt.Errorf("block claims %d objects in %d bytes", count, len(data))
 		}
 		for range count {
-			v, err := bd.value(schema, 0)
+			v, err := bd.value(f.schema, 0)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
-			out = append(out, v)
+			if err := fn(v); err != nil {
+				return err
+			}
 		}
 		if bd.left() != 0 {
-			return nil, nil, fmt.Errorf("%d bytes left over in a block", bd.left())
+			return fmt.Errorf("%d bytes left over in a block", bd.left())
 		}
 		s, err := d.fixed(16)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		if !bytes.Equal(s, sync) {
-			return nil, nil, errors.New("a block does not end with the file's sync marker")
+		if !bytes.Equal(s, f.sync) {
+			return errors.New("a block does not end with the file's sync marker")
 		}
 	}
-	return out, meta, nil
+	return nil
 }
 
 func decompress(codec string, b []byte) ([]byte, error) {
@@ -173,7 +246,7 @@ func decompress(codec string, b []byte) ([]byte, error) {
 	}
 	out, err := io.ReadAll(io.LimitReader(r, avroMaxBlock+1))
 	if err != nil {
-		return nil, fmt.Errorf("bad %s block: %v", codec, err)
+		return nil, fmt.Errorf("bad %s block: %w", codec, err)
 	}
 	if len(out) > avroMaxBlock {
 		return nil, fmt.Errorf("a block decompresses to more than %d bytes", avroMaxBlock)
@@ -244,9 +317,11 @@ func parseAvroSchema(js any, ns string, names map[string]*avroSchema, depth int)
 				fname, _ := fm["name"].(string)
 				ft, err := parseAvroSchema(fm["type"], ns, names, depth+1)
 				if err != nil {
-					return nil, fmt.Errorf("field %q: %v", fname, err)
+					return nil, fmt.Errorf("field %q: %w", fname, err)
 				}
-				s.fields = append(s.fields, avroField{name: fname, typ: ft})
+				f := avroField{name: fname, typ: ft}
+				f.id, f.hasID = fieldIDAttr(fm["field-id"])
+				s.fields = append(s.fields, f)
 			}
 			return s, nil
 		case "enum":
@@ -279,6 +354,22 @@ func parseAvroSchema(js any, ns string, names map[string]*avroSchema, depth int)
 		return parseAvroSchema(typ, ns, names, depth+1)
 	}
 	return nil, fmt.Errorf("a schema of JSON type %T", js)
+}
+
+// fieldIDAttr reads a record field's "field-id" attribute: a JSON integer, or a
+// string holding one.
+func fieldIDAttr(x any) (int, bool) {
+	switch v := x.(type) {
+	case float64:
+		if v == math.Trunc(v) && v >= math.MinInt32 && v <= math.MaxInt32 {
+			return int(v), true
+		}
+	case string:
+		if n, err := strconv.ParseInt(v, 10, 32); err == nil {
+			return int(n), true
+		}
+	}
+	return 0, false
 }
 
 func qualify(ns, name string) string {
@@ -440,11 +531,17 @@ func (d *avroDecoder) value(s *avroSchema, depth int) (any, error) {
 				return nil, err
 			}
 		}
-		m := make(map[string]any, len(s.fields))
+		m := make(map[string]any, len(s.fields)-s.skipped)
 		for _, f := range s.fields {
+			if f.skip {
+				if err := d.skip(f.typ, depth+1); err != nil {
+					return nil, fmt.Errorf("%s: %w", f.name, err)
+				}
+				continue
+			}
 			v, err := d.value(f.typ, depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", f.name, err)
+				return nil, fmt.Errorf("%s: %w", f.name, err)
 			}
 			m[f.name] = v
 		}
@@ -455,46 +552,28 @@ func (d *avroDecoder) value(s *avroSchema, depth int) (any, error) {
 		if s.kind == "map" {
 			m = map[string]any{}
 		}
-		for {
-			n, err := d.long()
-			if err != nil {
-				return nil, err
-			}
-			if n == 0 {
-				break
-			}
-			if n < 0 {
-				if n == math.MinInt64 {
-					return nil, errors.New("bad block count")
-				}
-				n = -n
-				if _, err := d.long(); err != nil {
-					return nil, err
-				}
-			}
-			// Each item takes a byte at least, or a unit of the budget.
-			if n > int64(d.left())+int64(d.remaining()) {
-				return nil, fmt.Errorf("%d items claimed, %d bytes left", n, d.left())
-			}
-			for range n {
-				var key string
-				if m != nil {
-					k, err := d.bytes()
-					if err != nil {
-						return nil, err
-					}
-					key = string(k)
-				}
-				v, err := d.value(s.items, depth+1)
+		err := d.items(func() error {
+			var key string
+			if m != nil {
+				k, err := d.bytes()
 				if err != nil {
-					return nil, err
+					return err
 				}
-				if m != nil {
-					m[key] = v
-				} else {
-					arr = append(arr, v)
-				}
+				key = string(k)
 			}
+			v, err := d.value(s.items, depth+1)
+			if err != nil {
+				return err
+			}
+			if m != nil {
+				m[key] = v
+			} else {
+				arr = append(arr, v)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if m != nil {
 			return m, nil
@@ -502,6 +581,123 @@ func (d *avroDecoder) value(s *avroSchema, depth int) (any, error) {
 		return arr, nil
 	}
 	return nil, fmt.Errorf("type %q", s.kind)
+}
+
+// items reads the blocks of an array or map, calling item for each of their items.
+func (d *avroDecoder) items(item func() error) error {
+	for {
+		n, err := d.long()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		if n < 0 {
+			if n == math.MinInt64 {
+				return errors.New("bad block count")
+			}
+			n = -n
+			if _, err := d.long(); err != nil {
+				return err
+			}
+		}
+		// Each item takes a byte at least, or a unit of the budget.
+		if n > int64(d.left())+int64(d.remaining()) {
+			return fmt.Errorf("%d items claimed, %d bytes left", n, d.left())
+		}
+		for range n {
+			if err := item(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// skip passes over one value of schema s, checked as value checks it, without
+// making it.
+func (d *avroDecoder) skip(s *avroSchema, depth int) error {
+	if depth > avroMaxDepth {
+		return errors.New("values nested too deep")
+	}
+	var err error
+	switch s.kind {
+	case "null":
+		return d.spend()
+	case "boolean":
+		_, err = d.fixed(1)
+	case "int", "long", "enum":
+		var n int64
+		if n, err = d.long(); err != nil {
+			return err
+		}
+		switch {
+		case s.kind == "int" && (n < math.MinInt32 || n > math.MaxInt32):
+			return fmt.Errorf("int %d out of range", n)
+		case s.kind == "enum" && (n < 0 || n >= int64(len(s.symbols))):
+			return fmt.Errorf("enum index %d of %d", n, len(s.symbols))
+		}
+	case "float":
+		_, err = d.fixed(4)
+	case "double":
+		_, err = d.fixed(8)
+	case "bytes", "string":
+		_, err = d.bytes()
+	case "fixed":
+		if s.size == 0 {
+			if err := d.spend(); err != nil {
+				return err
+			}
+		}
+		_, err = d.fixed(s.size)
+	case "union":
+		n, err := d.long()
+		if err != nil {
+			return err
+		}
+		if n < 0 || n >= int64(len(s.options)) {
+			return fmt.Errorf("union branch %d of %d", n, len(s.options))
+		}
+		return d.skip(s.options[n], depth+1)
+	case "record":
+		if len(s.fields) == 0 {
+			if err := d.spend(); err != nil {
+				return err
+			}
+		}
+		for _, f := range s.fields {
+			if err := d.skip(f.typ, depth+1); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
+		}
+	case "array", "map":
+		return d.items(func() error {
+			if s.kind == "map" {
+				if _, err := d.bytes(); err != nil {
+					return err
+				}
+			}
+			return d.skip(s.items, depth+1)
+		})
+	default:
+		err = fmt.Errorf("type %q", s.kind)
+	}
+	return err
+}
+
+// keepOnly marks every field of record s but those named to be skipped: decoded
+// records then leave them out, and nothing is made of their values.
+func (s *avroSchema) keepOnly(names ...string) {
+	if s == nil {
+		return
+	}
+	s.skipped = 0
+	for i := range s.fields {
+		s.fields[i].skip = !slices.Contains(names, s.fields[i].name)
+		if s.fields[i].skip {
+			s.skipped++
+		}
+	}
 }
 
 func (d *avroDecoder) remaining() int {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"reflect"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
@@ -41,9 +39,9 @@ type builder struct {
 	snap     *snapshot
 	latest   bool
 	paths    *resolver
-	fio      *fileIO
+	obj      *objects
 
-	fields []ice.NestedField
+	fields []schemaField
 	dts    []arrow.DataType
 	byID   map[int]int // field id -> schema index
 	l      *source.Listing
@@ -51,14 +49,14 @@ type builder struct {
 
 // dataFile is a live data file of the snapshot.
 type dataFile struct {
-	df  ice.DataFile
+	df  *contentFile
 	seq int64
 	ref source.FileRef
 }
 
 // deleteFile is a live delete file of the snapshot.
 type deleteFile struct {
-	df   ice.DataFile
+	df   *contentFile
 	seq  int64
 	path string
 	eq   *source.EqualityDelete // loaded when first applied
@@ -125,7 +123,7 @@ func (b *builder) buildSchema() error {
 			s = sc
 		}
 	}
-	b.fields = s.Fields()
+	b.fields = s.Fields
 	b.byID = map[int]int{}
 	arrowFields := make([]arrow.Field, len(b.fields))
 	b.dts = make([]arrow.DataType, len(b.fields))
@@ -155,7 +153,7 @@ func (b *builder) buildSchema() error {
 // entries reads the snapshot's manifest list and manifests: the live data and delete
 // files, with their data sequence numbers inherited from the manifest list.
 func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
-	manifests, err := b.snap.manifests(b.fio)
+	manifests, err := b.snap.manifests(b.obj)
 	if err != nil {
 		list := b.paths.resolve(b.snap.ManifestList)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -172,8 +170,8 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 		if err := b.ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		mpath := b.paths.resolve(mf.FilePath())
-		entries, err := b.readManifest(mf, mpath)
+		mpath := b.paths.resolve(mf.path)
+		entries, err := b.readManifest(mf)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, nil, errs.New(errs.CorruptSource, "Iceberg table %q: the manifest %q of snapshot %d is missing", b.location, mpath, b.snap.id())
@@ -184,33 +182,31 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 			return nil, nil, corrupt(mpath, "invalid manifest: %v", err)
 		}
 		group := b.manifestMeta(mf)
-		for _, e := range entries {
-			df := e.DataFile()
-			if df == nil {
-				return nil, nil, corrupt(mpath, "an entry has no data file")
-			}
-			if e.Status() == ice.EntryStatusDELETED {
+		for i := range entries {
+			e := &entries[i]
+			df := &e.file
+			if e.status == entryDeleted {
 				continue
 			}
-			seq := e.SequenceNum()
+			seq := e.seq
 			if b.md.FormatVersion == 1 || seq < 0 {
 				seq = 0
 			}
-			switch df.ContentType() {
-			case ice.EntryContentData:
-				if f := strings.ToUpper(string(df.FileFormat())); f != string(ice.ParquetFile) {
-					return nil, nil, corrupt(mpath, "data file %q is %s, and Lore reads Parquet data files", df.FilePath(), df.FileFormat())
+			switch df.content {
+			case contentData:
+				if !strings.EqualFold(df.format, "parquet") {
+					return nil, nil, corrupt(mpath, "data file %q is %s, and Lore reads Parquet data files", df.path, df.format)
 				}
-				d, err := b.dataFile(df, seq, e.SnapshotID())
+				d, err := b.dataFile(df, seq, e.snapshotID)
 				if err != nil {
 					return nil, nil, corrupt(mpath, "%v", err)
 				}
 				d.ref.Group = group
 				data = append(data, d)
-			case ice.EntryContentPosDeletes, ice.EntryContentEqDeletes:
-				dels = append(dels, &deleteFile{df: df, seq: seq, path: b.paths.resolve(df.FilePath())})
+			case contentPositionDeletes, contentEqualityDeletes:
+				dels = append(dels, &deleteFile{df: df, seq: seq, path: b.paths.resolve(df.path)})
 			default:
-				return nil, nil, corrupt(mpath, "entry of unknown content %d", df.ContentType())
+				return nil, nil, corrupt(mpath, "entry of unknown content %d", df.content)
 			}
 		}
 	}
@@ -221,19 +217,10 @@ func (b *builder) entries() ([]dataFile, []*deleteFile, error) {
 const maxManifest = 512 << 20
 
 // readManifest reads a manifest's live entries through the store.
-func (b *builder) readManifest(mf ice.ManifestFile, mpath string) ([]ice.ManifestEntry, error) {
-	f, err := b.fio.Open(mf.FilePath())
+func (b *builder) readManifest(mf manifestFile) ([]manifestEntry, error) {
+	data, err := b.obj.read(mf.path, maxManifest)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	info, _ := f.Stat()
-	if info.Size() > maxManifest {
-		return nil, corrupt(mpath, "a manifest of %d bytes is too large", info.Size())
-	}
-	data := make([]byte, info.Size())
-	if _, err := f.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
-		return nil, errs.New(errs.SourceUnavailable, "cannot read %q: %w", mpath, err)
 	}
 	return decodeManifest(mf, data, b.md.specByID)
 }
@@ -241,14 +228,14 @@ func (b *builder) readManifest(mf ice.ManifestFile, mpath string) ([]ice.Manifes
 // dataFile describes one data file: path, size, when it was added, partition fills and
 // what the manifest states of it. A data file is never rewritten in place: the time of
 // the snapshot that added it (else, that snapshot expired, of the one read) marks it.
-func (b *builder) dataFile(df ice.DataFile, seq, added int64) (dataFile, error) {
-	if df.FilePath() == "" {
+func (b *builder) dataFile(df *contentFile, seq, added int64) (dataFile, error) {
+	if df.path == "" {
 		return dataFile{}, fmt.Errorf("a data file has no path")
 	}
-	if df.FileSizeBytes() < 0 || df.Count() < -1 {
-		return dataFile{}, fmt.Errorf("data file %q has size %d and %d rows", df.FilePath(), df.FileSizeBytes(), df.Count())
+	if df.size < 0 || df.records < -1 {
+		return dataFile{}, fmt.Errorf("data file %q has size %d and %d rows", df.path, df.size, df.records)
 	}
-	ref := source.FileRef{Info: storage.ObjectInfo{Path: b.paths.resolve(df.FilePath()), Size: df.FileSizeBytes()}}
+	ref := source.FileRef{Info: storage.ObjectInfo{Path: b.paths.resolve(df.path), Size: df.size}}
 	at := b.snap
 	if s := b.md.snapshotByID(added); s != nil {
 		at = s
@@ -256,7 +243,7 @@ func (b *builder) dataFile(df ice.DataFile, seq, added int64) (dataFile, error) 
 	ref.Info.ModTime = time.UnixMilli(*at.TimestampMs)
 	fills, err := b.identityValues(df)
 	if err != nil {
-		return dataFile{}, fmt.Errorf("data file %q: %v", df.FilePath(), err)
+		return dataFile{}, fmt.Errorf("data file %q: %w", df.path, err)
 	}
 	if len(fills) > 0 {
 		ref.Fill = fills
@@ -267,16 +254,15 @@ func (b *builder) dataFile(df ice.DataFile, seq, added int64) (dataFile, error) 
 
 // identityValues are the values of the columns the file's partition spec keeps by
 // identity, from its partition tuple.
-func (b *builder) identityValues(df ice.DataFile) (map[int]types.Value, error) {
-	spec := b.md.specByID(int(df.SpecID()))
-	if spec == nil || spec.NumFields() == 0 {
+func (b *builder) identityValues(df *contentFile) (map[int]types.Value, error) {
+	spec := b.md.specByID(df.specID)
+	if spec == nil || len(spec.Fields) == 0 {
 		return nil, nil
 	}
-	part := df.Partition()
+	part := df.partition
 	var out map[int]types.Value
-	for i := range spec.NumFields() {
-		pf := spec.Field(i)
-		if _, ok := pf.Transform.(ice.IdentityTransform); !ok || len(pf.SourceIDs) != 1 {
+	for _, pf := range spec.Fields {
+		if pf.Transform.kind != transformIdentity || len(pf.SourceIDs) != 1 {
 			continue
 		}
 		col, ok := b.byID[pf.SourceIDs[0]]
@@ -289,7 +275,7 @@ func (b *builder) identityValues(df ice.DataFile) (map[int]types.Value, error) {
 		}
 		v, err := partitionValue(x, b.dts[col])
 		if err != nil {
-			return nil, fmt.Errorf("partition field %q: %v", pf.Name, err)
+			return nil, fmt.Errorf("partition field %q: %w", pf.Name, err)
 		}
 		if out == nil {
 			out = map[int]types.Value{}
@@ -304,10 +290,10 @@ func (b *builder) identityValues(df ice.DataFile) (map[int]types.Value, error) {
 // (they need not be values of the column), and only bounds that bound are kept: an
 // upper bound of a string or binary long enough to have been truncated is not (the
 // writer may not have rounded it up), nor a float's while NaN is not ruled out.
-func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.FileMeta {
-	m := &source.FileMeta{Rows: df.Count()}
-	lower, upper := df.LowerBoundValues(), df.UpperBoundValues()
-	nulls, nans := df.NullValueCounts(), df.NaNValueCounts()
+func (b *builder) fileMeta(df *contentFile, fills map[int]types.Value) *source.FileMeta {
+	m := &source.FileMeta{Rows: df.records}
+	lower, upper := df.lower, df.upper
+	nulls, nans := df.nullCounts, df.nanCounts
 	m.Columns = make([]parquet.ColumnStats, len(b.fields))
 	for i, f := range b.fields {
 		dt := b.dts[i]
@@ -344,10 +330,10 @@ func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.F
 	}
 	// The partition fields bound their source columns (an identity's value, a day of
 	// a timestamp, a truncated integer): what the entry states is narrowed by them.
-	if spec := b.md.specByID(int(df.SpecID())); spec != nil && spec.NumFields() > 0 {
-		part := df.Partition()
+	if spec := b.md.specByID(df.specID); spec != nil && len(spec.Fields) > 0 {
+		part := df.partition
 		b.partitionBounds(spec, m.Columns, func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool) {
-			x, ok := part[spec.Field(i).FieldID]
+			x, ok := part[spec.Fields[i].FieldID]
 			if !ok {
 				return lo, hi, false, false
 			}
@@ -361,22 +347,22 @@ func (b *builder) fileMeta(df ice.DataFile, fills map[int]types.Value) *source.F
 // manifestMeta is what a manifest's partition summaries state of every data file it
 // lists, for skipping them all at once: per column the range its partition fields'
 // bounds allow, and no NULL where a field has none; nil when they state nothing.
-func (b *builder) manifestMeta(mf ice.ManifestFile) *source.FileMeta {
-	sums := mf.Partitions()
-	spec := b.md.specByID(int(mf.PartitionSpecID()))
-	if spec == nil || spec.NumFields() == 0 || len(sums) != spec.NumFields() {
+func (b *builder) manifestMeta(mf manifestFile) *source.FileMeta {
+	sums := mf.partitions
+	spec := b.md.specByID(mf.specID)
+	if spec == nil || len(spec.Fields) == 0 || len(sums) != len(spec.Fields) {
 		return nil
 	}
 	m := &source.FileMeta{Rows: -1, Columns: make([]parquet.ColumnStats, len(b.fields))}
 	b.partitionBounds(spec, m.Columns, func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool) {
 		s := sums[i]
-		nulls = s.ContainsNull
-		if s.LowerBound == nil || s.UpperBound == nil {
+		nulls = s.containsNull
+		if !s.hasLower || !s.hasUpper {
 			// Only NULLs (or NaNs), or bounds not kept: only the NULLs say something.
 			return types.NullOf(dt), types.NullOf(dt), nulls, true
 		}
-		lo, okLo := boundValue(*s.LowerBound, dt)
-		hi, okHi := boundValue(*s.UpperBound, dt)
+		lo, okLo := boundValue(s.lower, dt)
+		hi, okHi := boundValue(s.upper, dt)
 		if !okLo || !okHi {
 			return types.NullOf(dt), types.NullOf(dt), nulls, true
 		}
@@ -405,16 +391,16 @@ func (b *builder) applyDeletes(data []dataFile, dels []*deleteFile) error {
 	var loose [][]int64 // position deletes from Parquet files, per data file
 	loose = make([][]int64, len(data))
 	for _, d := range dels {
-		switch d.df.ContentType() {
-		case ice.EntryContentPosDeletes:
-			if strings.EqualFold(string(d.df.FileFormat()), string(ice.PuffinFile)) || d.df.ContentOffset() != nil {
+		switch d.df.content {
+		case contentPositionDeletes:
+			if strings.EqualFold(d.df.format, "puffin") || d.df.hasContentOffset {
 				if err := b.applyDV(d, data, byPath, positions, ids); err != nil {
 					return err
 				}
 				continue
 			}
-			if !strings.EqualFold(string(d.df.FileFormat()), string(ice.ParquetFile)) {
-				return corrupt(d.path, "position delete file of format %s; Lore reads Parquet and Puffin", d.df.FileFormat())
+			if !strings.EqualFold(d.df.format, "parquet") {
+				return corrupt(d.path, "position delete file of format %s; Lore reads Parquet and Puffin", d.df.format)
 			}
 			hit, err := b.readPositions(d, data, byPath, loose)
 			if err != nil {
@@ -423,7 +409,7 @@ func (b *builder) applyDeletes(data []dataFile, dels []*deleteFile) error {
 			for _, i := range hit {
 				ids[i] = append(ids[i], "p:"+d.path)
 			}
-		case ice.EntryContentEqDeletes:
+		case contentEqualityDeletes:
 			if err := b.applyEquality(d, data, ids); err != nil {
 				return err
 			}
@@ -456,13 +442,12 @@ func (b *builder) applyDeletes(data []dataFile, dels []*deleteFile) error {
 
 // applyDV reads a deletion vector and attaches it to the data file it names.
 func (b *builder) applyDV(d *deleteFile, data []dataFile, byPath map[string][]int, positions [][]*deletes.Positions, ids [][]string) error {
-	ref := d.df.ReferencedDataFile()
-	off, size := d.df.ContentOffset(), d.df.ContentSizeInBytes()
-	if ref == nil || off == nil || size == nil {
+	ref, off, size := d.df.referenced, d.df.contentOffset, d.df.contentSize
+	if !d.df.hasReferenced || !d.df.hasContentOffset || !d.df.hasContentSize {
 		return corrupt(d.path, "a deletion vector without referenced_data_file, content_offset or content_size_in_bytes")
 	}
 	var targets []int
-	for _, i := range byPath[b.paths.resolve(*ref)] {
+	for _, i := range byPath[b.paths.resolve(ref)] {
 		if data[i].seq <= d.seq {
 			targets = append(targets, i)
 		}
@@ -470,13 +455,13 @@ func (b *builder) applyDV(d *deleteFile, data []dataFile, byPath map[string][]in
 	if len(targets) == 0 {
 		return nil
 	}
-	p, err := deletes.ReadPuffinDV(b.ctx, b.store, d.path, *off, *size, d.df.Count())
+	p, err := deletes.ReadPuffinDV(b.ctx, b.store, d.path, off, size, d.df.records)
 	if err != nil {
 		return err
 	}
 	for _, i := range targets {
 		positions[i] = append(positions[i], p)
-		ids[i] = append(ids[i], fmt.Sprintf("dv:%s@%d", d.path, *off))
+		ids[i] = append(ids[i], fmt.Sprintf("dv:%s@%d", d.path, off))
 	}
 	return nil
 }
@@ -491,7 +476,7 @@ const (
 // files it names whose data sequence number is not above its own; it returns those
 // files.
 func (b *builder) readPositions(d *deleteFile, data []dataFile, byPath map[string][]int, loose [][]int64) ([]int, error) {
-	f, r, err := b.openParquet(d.path, d.df.FileSizeBytes())
+	f, r, err := b.openParquet(d.path, d.df.size)
 	if err != nil {
 		return nil, err
 	}
@@ -541,15 +526,15 @@ func (b *builder) readPositions(d *deleteFile, data []dataFile, byPath map[strin
 // applyEquality attaches an equality delete file to the data files it applies to,
 // reading it when it applies to any.
 func (b *builder) applyEquality(d *deleteFile, data []dataFile, ids [][]string) error {
-	spec := b.md.specByID(int(d.df.SpecID()))
-	global := spec == nil || spec.IsUnpartitioned()
-	part := d.df.Partition()
+	spec := b.md.specByID(d.df.specID)
+	global := spec == nil || spec.unpartitioned()
+	part := d.df.partition
 	for i := range data {
 		dd := &data[i]
 		if dd.seq >= d.seq {
 			continue
 		}
-		if !global && (dd.df.SpecID() != d.df.SpecID() || !reflect.DeepEqual(dd.df.Partition(), part)) {
+		if !global && (dd.df.specID != d.df.specID || !reflect.DeepEqual(dd.df.partition, part)) {
 			continue
 		}
 		if d.eq == nil {
@@ -571,11 +556,11 @@ func (b *builder) applyEquality(d *deleteFile, data []dataFile, ids [][]string) 
 // readEquality reads the tuples of an equality delete file: its equality_ids columns,
 // typed like the table's, whatever other columns it has.
 func (b *builder) readEquality(d *deleteFile) (*source.EqualityDelete, error) {
-	eqIDs := d.df.EqualityFieldIDs()
+	eqIDs := d.df.equalityIDs
 	if len(eqIDs) == 0 {
 		return nil, corrupt(d.path, "an equality delete file without equality_ids")
 	}
-	f, r, err := b.openParquet(d.path, d.df.FileSizeBytes())
+	f, r, err := b.openParquet(d.path, d.df.size)
 	if err != nil {
 		return nil, err
 	}

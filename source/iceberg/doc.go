@@ -5,13 +5,16 @@
 // values), their position deletes, deletion vectors and equality deletes, and how
 // each file names the table's columns (field ids, the name mapping, defaults).
 //
-// iceberg-go (its root package only) parses the schemas, partition specs, manifest
-// lists and manifests; every byte it reads comes through Lore's storage.Store
-// (fileIO). Manifests and lists whose writers strayed from what its typed decoder
-// resolves (BigQuery's union-wrapped records, ids beyond a long) are read by a
-// generic Avro reader of Lore's (avro.go) by field name. iceberg-go is confined to
-// this package: what leaves it is a *source.Listing, and a panic inside it on hostile
-// bytes is an errs.CorruptSource error.
+// Everything is read by this package's own code, after the format's specification:
+// the metadata file's JSON (metadata.go; schemas and types in types.go, partition
+// specs and transforms in spec.go), and the manifest lists and manifests, Avro object
+// container files, through a generic Avro reader (avro.go) whose records the
+// decoders (manifestlist.go, manifest.go) take by the spec's field names. That reads
+// v1 and v2 lists and manifests, data and delete manifests, and writers that wrap
+// records and fields in nullable unions (BigQuery) alike. Every byte comes through
+// Lore's storage.Store (fileio.go). What leaves the package is a *source.Listing;
+// hostile bytes (corrupt Avro, wrong types, huge counts, deep nesting) are an
+// errs.CorruptSource error naming the file, never a panic or a hang.
 //
 // Paths in Iceberg metadata are absolute URIs in the normal case, but tables are
 // copied and moved, and some writers leave them relative. One rule maps them onto

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/shareddata"
@@ -71,7 +70,7 @@ func FuzzMetadata(f *testing.F) {
 		var rs rawSchemas
 		_ = json.Unmarshal(b, &rs)
 		s := md.currentSchema()
-		fields := s.Fields()
+		fields := s.Fields
 		dts := make([]arrow.DataType, 0, len(fields))
 		for _, fl := range fields {
 			dt, err := arrowType(fl.Type, 0)
@@ -88,32 +87,61 @@ func FuzzMetadata(f *testing.F) {
 	})
 }
 
-// FuzzManifestList feeds manifest lists to the decoder (iceberg-go's, then the loose
-// one): an error or manifests, never a panic or a hang.
+// FuzzManifestList feeds manifest lists to the decoder: an error or manifests, never
+// a panic or a hang.
 func FuzzManifestList(f *testing.F) {
 	for _, b := range fixtureFiles(f, ".avro") {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = decodeManifestList(b)
+		list, err := decodeManifestList(b)
+		if err != nil {
+			return
+		}
+		for _, mf := range list {
+			if mf.path == "" {
+				t.Fatalf("a manifest without a path: %+v", mf)
+			}
+		}
 	})
 }
 
-// FuzzManifest feeds manifests to iceberg-go's entry decoder behind the recovery the
-// reader puts around it: an error or entries, never a crash or a hang.
+// FuzzManifest feeds manifests to the entry decoder, under a partitioned spec (by
+// identity and by day) and under none, and turns each entry's partition values and
+// bounds into values: an error or entries, never a panic or a hang.
 func FuzzManifest(f *testing.F) {
 	for _, b := range fixtureFiles(f, "-m0.avro", "-m1.avro", ".avro") {
 		f.Add(b)
 	}
+	spec := &partitionSpec{ID: 1, Fields: []partitionField{
+		{SourceIDs: []int{1}, FieldID: 1000, Name: "part", Transform: transform{kind: transformIdentity, name: "identity"}},
+		{SourceIDs: []int{2}, FieldID: 1001, Name: "ts_day", Transform: transform{kind: transformDay, name: "day"}},
+	}}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		mf := ice.NewManifestFile(2, "fuzz.avro", int64(len(b)), 0, 1).Build()
-		entries, err := decodeManifest(mf, b, func(int) *ice.PartitionSpec { return nil })
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			df := e.DataFile()
-			_, _ = df.Partition(), df.LowerBoundValues()
+		for _, mf := range []manifestFile{{path: "fuzz.avro", specID: 1, seq: 3, snapshotID: 1}, {path: "fuzz.avro", snapshotID: -1}} {
+			entries, err := decodeManifest(mf, b, func(id int) *partitionSpec {
+				if id == spec.ID {
+					return spec
+				}
+				return nil
+			})
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if e.status == entryDeleted || e.file.path == "" || e.file.content > contentEqualityDeletes {
+					t.Fatalf("entry %+v", e)
+				}
+				for _, x := range e.file.partition {
+					_, _ = partitionValue(x, types.Int64)
+					_, _ = partitionValue(x, types.String)
+					_, _ = partitionValue(x, types.UUID)
+					_, _ = partitionValue(x, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+				}
+				for _, v := range e.file.lower {
+					_, _ = boundValue(v, types.Int64)
+				}
+			}
 		}
 	})
 }
@@ -144,12 +172,31 @@ func FuzzBound(f *testing.F) {
 }
 
 // FuzzAvro feeds object container files to the generic Avro reader: values or an
-// error, never a panic, a hang or an allocation the bytes do not back.
+// error, never a panic, a hang or an allocation the bytes do not back. Passing over
+// all fields of the records but the first (keepOnly) must check the bytes as making
+// them does: the same objects, or an error all the same.
 func FuzzAvro(f *testing.F) {
 	for _, b := range fixtureFiles(f, ".avro") {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _, _ = readAvroFile(b)
+		values, _, err := readAvroFile(b)
+		af, herr := openAvroFile(b)
+		if herr != nil {
+			if err == nil {
+				t.Fatalf("a header that does not open decodes: %v", herr)
+			}
+			return
+		}
+		root := af.schema.record()
+		if root == nil || len(root.fields) == 0 {
+			return
+		}
+		root.keepOnly(root.fields[0].name)
+		n := 0
+		serr := af.each(func(any) error { n++; return nil })
+		if (err == nil) != (serr == nil) || (err == nil && n != len(values)) {
+			t.Fatalf("made: %d values, %v; passed over: %d values, %v", len(values), err, n, serr)
+		}
 	})
 }

@@ -5,25 +5,22 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	ice "github.com/apache/iceberg-go"
 )
 
-// metadata is what Lore reads of a table metadata file: iceberg-go parses the
-// schemas, partition specs and name mapping; the rest is the few fields a reader
-// needs. Only iceberg-go's root package is used: its table package would pull in a
-// query planner, a catalog client and telemetry that reading does not need.
+// metadata is what Lore reads of a table metadata file: the schemas (types.go), the
+// partition specs (spec.go), the properties with the name mapping, the snapshots, and
+// the few other fields a reader needs or checks.
 type metadata struct {
-	FormatVersion     int                 `json:"format-version"`
-	Location          string              `json:"location"`
-	LastSequence      int64               `json:"last-sequence-number"`
-	Schemas           []*ice.Schema       `json:"schemas"`
-	Schema            *ice.Schema         `json:"schema"` // v1
-	CurrentSchemaID   *int                `json:"current-schema-id"`
-	Specs             []ice.PartitionSpec `json:"partition-specs"`
-	Properties        map[string]string   `json:"properties"`
-	CurrentSnapshotID *snapshotID         `json:"current-snapshot-id"`
-	Snapshots         []snapshot          `json:"snapshots"`
+	FormatVersion     int               `json:"format-version"`
+	Location          string            `json:"location"`
+	LastSequence      int64             `json:"last-sequence-number"`
+	Schemas           []*schema         `json:"schemas"`
+	Schema            *schema           `json:"schema"` // v1
+	CurrentSchemaID   *int              `json:"current-schema-id"`
+	Specs             []partitionSpec   `json:"partition-specs"`
+	Properties        map[string]string `json:"properties"`
+	CurrentSnapshotID *snapshotID       `json:"current-snapshot-id"`
+	Snapshots         []snapshot        `json:"snapshots"`
 	Refs              map[string]struct {
 		SnapshotID snapshotID `json:"snapshot-id"`
 		Type       string     `json:"type"`
@@ -81,7 +78,7 @@ func parseMetadataJSON(b []byte) (*metadata, error) {
 		Version *int `json:"format-version"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("not a metadata file: %v", err)
+		return nil, fmt.Errorf("not a metadata file: %w", err)
 	}
 	if head.Version == nil {
 		return nil, fmt.Errorf("no format-version")
@@ -91,7 +88,7 @@ func parseMetadataJSON(b []byte) (*metadata, error) {
 	}
 	md := &metadata{}
 	if err := json.Unmarshal(b, md); err != nil {
-		return nil, fmt.Errorf("invalid metadata: %v", err)
+		return nil, fmt.Errorf("invalid metadata: %w", err)
 	}
 	missing := func(name string) error {
 		return fmt.Errorf("format version %d metadata without %q", md.FormatVersion, name)
@@ -132,14 +129,13 @@ func parseMetadataJSON(b []byte) (*metadata, error) {
 		if md.Specs == nil {
 			var fields []json.RawMessage
 			if err := json.Unmarshal(*md.LegacySpecField, &fields); err != nil {
-				return nil, fmt.Errorf("invalid partition-spec: %v", err)
+				return nil, fmt.Errorf("invalid partition-spec: %w", err)
 			}
-			var spec ice.PartitionSpec
-			raw, _ := json.Marshal(map[string]any{"spec-id": 0, "fields": fields})
-			if err := json.Unmarshal(raw, &spec); err != nil {
-				return nil, fmt.Errorf("invalid partition-spec: %v", err)
+			spec, err := parseSpec(0, fields)
+			if err != nil {
+				return nil, fmt.Errorf("invalid partition-spec: %w", err)
 			}
-			md.Specs = []ice.PartitionSpec{spec}
+			md.Specs = []partitionSpec{spec}
 		}
 	}
 	if md.Location == "" {
@@ -184,7 +180,7 @@ func deref[T any](p *T) any {
 }
 
 // currentSchema is the table's current schema, or nil when it is not there.
-func (md *metadata) currentSchema() *ice.Schema {
+func (md *metadata) currentSchema() *schema {
 	if md.CurrentSchemaID == nil {
 		return md.Schema
 	}
@@ -197,7 +193,7 @@ func (md *metadata) currentSchema() *ice.Schema {
 	return nil
 }
 
-func (md *metadata) schemaByID(id int) *ice.Schema {
+func (md *metadata) schemaByID(id int) *schema {
 	for _, s := range md.Schemas {
 		if s.ID == id {
 			return s
@@ -229,23 +225,35 @@ func (md *metadata) snapshotByID(id int64) *snapshot {
 	return nil
 }
 
-func (md *metadata) specByID(id int) *ice.PartitionSpec {
+func (md *metadata) specByID(id int) *partitionSpec {
 	for i := range md.Specs {
-		if md.Specs[i].ID() == id {
+		if md.Specs[i].ID == id {
 			return &md.Specs[i]
 		}
 	}
 	return nil
 }
 
+// nameMapping is a table's name mapping: for files written without field ids, the
+// names each field has had in them (the spec's "Column Projection").
+type nameMapping []mappedField
+
+// mappedField is one field of a name mapping, with the mapping of the fields nested
+// in it. A field without an id maps names to no field of the table.
+type mappedField struct {
+	Names   []string      `json:"names"`
+	FieldID *int          `json:"field-id"`
+	Fields  []mappedField `json:"fields"`
+}
+
 // nameMapping is the table's default name mapping, nil when it has none (or one that
 // does not parse: files without field ids then match by name).
-func (md *metadata) nameMapping() ice.NameMapping {
+func (md *metadata) nameMapping() nameMapping {
 	raw, ok := md.Properties[nameMappingKey]
 	if !ok {
 		return nil
 	}
-	var nm ice.NameMapping
+	var nm nameMapping
 	if err := json.Unmarshal([]byte(raw), &nm); err != nil {
 		return nil
 	}
@@ -253,25 +261,19 @@ func (md *metadata) nameMapping() ice.NameMapping {
 }
 
 // manifests lists the snapshot's manifests: from its manifest list, or, in a v1 table
-// that wrote none, the manifests it names itself.
-func (s *snapshot) manifests(fio *fileIO) ([]ice.ManifestFile, error) {
+// that wrote none, the manifests it names itself (data manifests of spec 0, whose
+// entries take the snapshot's id and sequence number 0).
+func (s *snapshot) manifests(obj *objects) ([]manifestFile, error) {
 	if s.ManifestList != "" {
-		f, err := fio.Open(s.ManifestList)
+		b, err := obj.read(s.ManifestList, maxManifest)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		return readManifestList(f)
+		return decodeManifestList(b)
 	}
-	out := make([]ice.ManifestFile, len(s.Manifests))
+	out := make([]manifestFile, len(s.Manifests))
 	for i, p := range s.Manifests {
-		f, err := fio.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		info, _ := f.Stat()
-		f.Close()
-		out[i] = ice.NewManifestFile(1, p, info.Size(), 0, s.id()).Build()
+		out[i] = manifestFile{path: p, snapshotID: s.id()}
 	}
 	return out, nil
 }

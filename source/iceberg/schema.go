@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
 
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/source"
@@ -18,47 +17,47 @@ import (
 const maxDepth = 64
 
 // arrowType is the Lore type of an Iceberg type.
-func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
+func arrowType(t *icebergType, depth int) (arrow.DataType, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("types nested deeper than %d", maxDepth)
 	}
-	switch t := t.(type) {
-	case ice.BooleanType:
+	switch t.kind {
+	case kindBoolean:
 		return types.Boolean, nil
-	case ice.Int32Type:
+	case kindInt:
 		return types.Int32, nil
-	case ice.Int64Type:
+	case kindLong:
 		return types.Int64, nil
-	case ice.Float32Type:
+	case kindFloat:
 		return types.Float32, nil
-	case ice.Float64Type:
+	case kindDouble:
 		return types.Float64, nil
-	case ice.DecimalType:
-		if t.Precision() < 1 || t.Precision() > 38 || t.Scale() < 0 || t.Scale() > t.Precision() {
-			return nil, fmt.Errorf("decimal(%d, %d) is not a valid decimal", t.Precision(), t.Scale())
+	case kindDecimal:
+		if t.precision < 1 || t.precision > 38 || t.scale < 0 || t.scale > t.precision {
+			return nil, fmt.Errorf("decimal(%d, %d) is not a valid decimal", t.precision, t.scale)
 		}
-		return types.Decimal(int32(t.Precision()), int32(t.Scale())), nil
-	case ice.DateType:
+		return types.Decimal(int32(t.precision), int32(t.scale)), nil
+	case kindDate:
 		return types.Date, nil
-	case ice.TimeType:
+	case kindTime:
 		return types.Time, nil
-	case ice.TimestampType:
+	case kindTimestamp:
 		return types.Timestamp, nil
-	case ice.TimestampTzType:
+	case kindTimestampTZ:
 		return types.TimestampTZ, nil
-	case ice.TimestampNsType:
+	case kindTimestampNS:
 		return types.TimestampNS, nil
-	case ice.TimestampTzNsType:
+	case kindTimestampTZNS:
 		return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, nil
-	case ice.StringType:
+	case kindString:
 		return types.String, nil
-	case ice.UUIDType:
+	case kindUUID:
 		return types.UUID, nil
-	case ice.FixedType, ice.BinaryType:
+	case kindFixed, kindBinary:
 		return types.Binary, nil
-	case *ice.StructType:
-		fields := make([]arrow.Field, 0, len(t.FieldList))
-		for _, f := range t.FieldList {
+	case kindStruct:
+		fields := make([]arrow.Field, 0, len(t.fields))
+		for _, f := range t.fields {
 			dt, err := arrowType(f.Type, depth+1)
 			if err != nil {
 				return nil, err
@@ -67,18 +66,18 @@ func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
 		}
 		// Decimals inside nested values are 128-bit (types.WideInside).
 		return types.WideInside(arrow.StructOf(fields...)), nil
-	case *ice.ListType:
-		dt, err := arrowType(t.Element, depth+1)
+	case kindList:
+		dt, err := arrowType(t.elem.Type, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		return types.WideInside(arrow.ListOfField(arrow.Field{Name: "element", Type: dt, Nullable: !t.ElementRequired})), nil
-	case *ice.MapType:
-		k, err := arrowType(t.KeyType, depth+1)
+		return types.WideInside(arrow.ListOfField(arrow.Field{Name: "element", Type: dt, Nullable: !t.elem.Required})), nil
+	case kindMap:
+		k, err := arrowType(t.key.Type, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		v, err := arrowType(t.ValueType, depth+1)
+		v, err := arrowType(t.value.Type, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -87,9 +86,9 @@ func arrowType(t ice.Type, depth int) (arrow.DataType, error) {
 	return nil, fmt.Errorf("the Iceberg type %s is not one Lore reads", t)
 }
 
-// rawSchemas is what iceberg-go's parse of the metadata loses and Lore needs: the
-// initial-default values of fields, top-level and nested, as the JSON states them (a
-// long default beyond 2^53 would not survive a float64).
+// rawSchemas are the initial-default values of fields, top-level and nested, as the
+// metadata's JSON states them, unparsed: each is read as its column's type
+// (defaultValue), and a long default beyond 2^53 must not pass through a float64.
 type rawSchemas struct {
 	Schemas []rawSchema `json:"schemas"`
 	Schema  *rawSchema  `json:"schema"`
@@ -208,7 +207,7 @@ func defaultValue(raw json.RawMessage, dt arrow.DataType) (types.Value, error) {
 // columnSources says how data files name each field of the schema and each field
 // nested in it (ColumnSource.Children): by field id, else the names the name mapping
 // gives the field (else its own name), and what a file without it reads.
-func columnSources(fields []ice.NestedField, dts []arrow.DataType, mapping ice.NameMapping, defaults map[int]json.RawMessage) ([]source.ColumnSource, error) {
+func columnSources(fields []schemaField, dts []arrow.DataType, mapping nameMapping, defaults map[int]json.RawMessage) ([]source.ColumnSource, error) {
 	names := map[int][]string{}
 	mappedNames(mapping, names, 0)
 	out := make([]source.ColumnSource, len(fields))
@@ -229,7 +228,7 @@ func columnSources(fields []ice.NestedField, dts []arrow.DataType, mapping ice.N
 
 // mappedNames adds the names a name mapping gives each field, nested ones included,
 // by field id.
-func mappedNames(fields []ice.MappedField, out map[int][]string, depth int) {
+func mappedNames(fields []mappedField, out map[int][]string, depth int) {
 	if depth > maxDepth {
 		return
 	}
@@ -243,7 +242,7 @@ func mappedNames(fields []ice.MappedField, out map[int][]string, depth int) {
 
 // fieldSource is the ColumnSource of the field id called name, of Iceberg type t and
 // Lore type dt, with those of the fields nested in it.
-func fieldSource(id int, name string, t ice.Type, dt arrow.DataType, names map[int][]string, defaults map[int]json.RawMessage, depth int) (source.ColumnSource, error) {
+func fieldSource(id int, name string, t *icebergType, dt arrow.DataType, names map[int][]string, defaults map[int]json.RawMessage, depth int) (source.ColumnSource, error) {
 	cs := source.ColumnSource{FieldID: int32(id)}
 	if depth > maxDepth {
 		return cs, fmt.Errorf("types nested deeper than %d", maxDepth)
@@ -258,44 +257,44 @@ func fieldSource(id int, name string, t ice.Type, dt arrow.DataType, names map[i
 	if raw, ok := defaults[id]; ok {
 		v, err := defaultValue(raw, dt)
 		if err != nil {
-			return cs, fmt.Errorf("the initial-default %s of field %q: %v", raw, name, err)
+			return cs, fmt.Errorf("the initial-default %s of field %q: %w", raw, name, err)
 		}
 		cs.Default, cs.HasDefault = v, true
 	}
-	switch t := t.(type) {
-	case *ice.StructType:
+	switch t.kind {
+	case kindStruct:
 		st, ok := dt.(*arrow.StructType)
-		if !ok || st.NumFields() != len(t.FieldList) {
+		if !ok || st.NumFields() != len(t.fields) {
 			return cs, fmt.Errorf("BUG: field %q of type %s read as %s", name, t, dt)
 		}
-		cs.Children = make([]source.ColumnSource, len(t.FieldList))
-		for i, f := range t.FieldList {
+		cs.Children = make([]source.ColumnSource, len(t.fields))
+		for i, f := range t.fields {
 			kid, err := fieldSource(f.ID, f.Name, f.Type, st.Field(i).Type, names, defaults, depth+1)
 			if err != nil {
 				return cs, err
 			}
 			cs.Children[i] = kid
 		}
-	case *ice.ListType:
+	case kindList:
 		lt, ok := dt.(*arrow.ListType)
 		if !ok {
 			return cs, fmt.Errorf("BUG: field %q of type %s read as %s", name, t, dt)
 		}
-		kid, err := fieldSource(t.ElementID, "element", t.Element, lt.Elem(), names, defaults, depth+1)
+		kid, err := fieldSource(t.elem.ID, "element", t.elem.Type, lt.Elem(), names, defaults, depth+1)
 		if err != nil {
 			return cs, err
 		}
 		cs.Children = []source.ColumnSource{kid}
-	case *ice.MapType:
+	case kindMap:
 		mt, ok := dt.(*arrow.MapType)
 		if !ok {
 			return cs, fmt.Errorf("BUG: field %q of type %s read as %s", name, t, dt)
 		}
-		key, err := fieldSource(t.KeyID, "key", t.KeyType, mt.KeyType(), names, defaults, depth+1)
+		key, err := fieldSource(t.key.ID, "key", t.key.Type, mt.KeyType(), names, defaults, depth+1)
 		if err != nil {
 			return cs, err
 		}
-		value, err := fieldSource(t.ValueID, "value", t.ValueType, mt.ItemType(), names, defaults, depth+1)
+		value, err := fieldSource(t.value.ID, "value", t.value.Type, mt.ItemType(), names, defaults, depth+1)
 		if err != nil {
 			return cs, err
 		}

@@ -135,8 +135,8 @@ func MetadataFile(ctx context.Context, store storage.Store, location string) (st
 // open reads the table whose metadata file is mdInfo, in directory dir.
 func open(ctx context.Context, store storage.Store, location string, mdInfo storage.ObjectInfo, dir string, at source.AsOf) (l *source.Listing, err error) {
 	defer func() {
-		// iceberg-go is not Lore's code: a panic inside it on hostile input is a
-		// corrupt table, not a crashed statement.
+		// Hostile metadata must never crash a statement: should a reader of it
+		// still panic, the table is corrupt.
 		if r := recover(); r != nil {
 			l, err = nil, errs.New(errs.CorruptSource, "Iceberg table %q cannot be read: %v", location, r)
 		}
@@ -170,7 +170,7 @@ func open(ctx context.Context, store storage.Store, location string, mdInfo stor
 	}
 	b := &builder{ctx: ctx, store: store, location: location, metaPath: mdInfo.Path, md: md, raw: raw, snap: snap, latest: at.Latest()}
 	b.paths = newResolver(dir, md.Location)
-	b.fio = &fileIO{ctx: ctx, store: store, paths: b.paths}
+	b.obj = &objects{ctx: ctx, store: store, paths: b.paths}
 	if l, err = b.build(); err != nil {
 		return nil, err
 	}
@@ -369,14 +369,10 @@ func readMetadata(ctx context.Context, store storage.Store, o storage.ObjectInfo
 	return b, nil
 }
 
-// parseMetadata parses a metadata file, with iceberg-go for its schemas and specs.
-func parseMetadata(name string, b []byte) (md *metadata, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			md, err = nil, corrupt(name, "invalid metadata: %v", r)
-		}
-	}()
-	md, err = parseMetadataJSON(b)
+// parseMetadata parses a metadata file; an invalid one is an errs.CorruptSource error
+// naming it.
+func parseMetadata(name string, b []byte) (*metadata, error) {
+	md, err := parseMetadataJSON(b)
 	if err != nil {
 		return nil, corrupt(name, "%v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -506,18 +507,21 @@ func TestFileMetaBounds(t *testing.T) {
 	le32 := func(v int32) []byte { return binary.LittleEndian.AppendUint32(nil, uint32(v)) }
 	le64 := func(v int64) []byte { return binary.LittleEndian.AppendUint64(nil, uint64(v)) }
 	f64 := func(v float64) []byte { return binary.LittleEndian.AppendUint64(nil, math.Float64bits(v)) }
-	sch := ice.NewSchema(0,
-		ice.NestedField{ID: 1, Name: "i", Type: ice.PrimitiveTypes.Int32},
-		ice.NestedField{ID: 2, Name: "l", Type: ice.PrimitiveTypes.Int64},
-		ice.NestedField{ID: 3, Name: "short", Type: ice.PrimitiveTypes.String},
-		ice.NestedField{ID: 4, Name: "long", Type: ice.PrimitiveTypes.String},
-		ice.NestedField{ID: 5, Name: "d", Type: ice.PrimitiveTypes.Float64},
-		ice.NestedField{ID: 6, Name: "nan", Type: ice.PrimitiveTypes.Float64},
-		ice.NestedField{ID: 7, Name: "dec", Type: ice.DecimalTypeOf(9, 2)},
-		ice.NestedField{ID: 8, Name: "bad", Type: ice.PrimitiveTypes.Int64},
-	)
+	var sch schema
+	err := json.Unmarshal([]byte(`{"type": "struct", "schema-id": 0, "fields": [
+		{"id": 1, "name": "i", "required": false, "type": "int"},
+		{"id": 2, "name": "l", "required": false, "type": "long"},
+		{"id": 3, "name": "short", "required": false, "type": "string"},
+		{"id": 4, "name": "long", "required": false, "type": "string"},
+		{"id": 5, "name": "d", "required": false, "type": "double"},
+		{"id": 6, "name": "nan", "required": false, "type": "double"},
+		{"id": 7, "name": "dec", "required": false, "type": "decimal(9, 2)"},
+		{"id": 8, "name": "bad", "required": false, "type": "long"}]}`), &sch)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := &builder{md: &metadata{}}
-	b.fields = sch.Fields()
+	b.fields = sch.Fields
 	for _, f := range b.fields {
 		dt, err := arrowType(f.Type, 0)
 		if err != nil {
@@ -526,14 +530,11 @@ func TestFileMetaBounds(t *testing.T) {
 		b.dts = append(b.dts, dt)
 	}
 	long := strings.Repeat("z", maxTruncatedBound)
-	df, err := ice.NewDataFileBuilder(*ice.UnpartitionedSpec, ice.EntryContentData, "f.parquet", ice.ParquetFile, nil, nil, nil, 10, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	df = df.NullValueCounts(map[int]int64{1: 2, 2: 11}).NaNValueCounts(map[int]int64{5: 0, 6: 3}).
-		LowerBoundValues(map[int][]byte{1: le32(-5), 2: le32(7), 3: []byte("a"), 4: []byte("a"), 5: f64(-1.5), 6: f64(0), 7: {0xff, 0x38}, 8: {1, 2, 3}}).
-		UpperBoundValues(map[int][]byte{1: le32(9), 2: le64(1 << 40), 3: []byte("b"), 4: []byte(long), 5: f64(2.5), 6: f64(1), 7: {0x01, 0x00}, 8: le64(1)})
-	m := b.fileMeta(df.Build(), nil)
+	df := &contentFile{path: "f.parquet", format: "PARQUET", records: 10, size: 100,
+		nullCounts: map[int]int64{1: 2, 2: 11}, nanCounts: map[int]int64{5: 0, 6: 3},
+		lower: map[int][]byte{1: le32(-5), 2: le32(7), 3: []byte("a"), 4: []byte("a"), 5: f64(-1.5), 6: f64(0), 7: {0xff, 0x38}, 8: {1, 2, 3}},
+		upper: map[int][]byte{1: le32(9), 2: le64(1 << 40), 3: []byte("b"), 4: []byte(long), 5: f64(2.5), 6: f64(1), 7: {0x01, 0x00}, 8: le64(1)}}
+	m := b.fileMeta(df, nil)
 	if m.Rows != 10 {
 		t.Errorf("rows = %d", m.Rows)
 	}

@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
 
 	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/types"
@@ -18,27 +17,27 @@ import (
 // transforms (year, month, day, hour, counted from 1970 in UTC) cover their whole
 // periods. ok is false for a transform that orders nothing (bucket, void) or a type
 // the range is not worked out for; such a field bounds nothing.
-func partitionRange(t ice.Transform, dt arrow.DataType, lo, hi types.Value) (min, max types.Value, ok bool) {
+func partitionRange(t transform, dt arrow.DataType, lo, hi types.Value) (min, max types.Value, ok bool) {
 	if lo.Null || hi.Null {
 		return min, max, false
 	}
-	switch t := t.(type) {
-	case ice.IdentityTransform:
+	switch t.kind {
+	case transformIdentity:
 		if types.IsFloat(dt) {
 			return min, max, false // NaN is no bound's
 		}
 		return lo, hi, true
-	case ice.TruncateTransform:
-		if t.Width <= 0 || (dt.ID() != arrow.INT32 && dt.ID() != arrow.INT64) {
+	case transformTruncate:
+		if t.n <= 0 || (dt.ID() != arrow.INT32 && dt.ID() != arrow.INT64) {
 			return min, max, false
 		}
-		top := hi.I + int64(t.Width-1)
+		top := hi.I + int64(t.n-1)
 		if top < hi.I || (dt.ID() == arrow.INT32 && top > math.MaxInt32) {
 			return min, max, false
 		}
 		hi.I = top
 		return lo, hi, true
-	case ice.YearTransform, ice.MonthTransform, ice.DayTransform, ice.HourTransform:
+	case transformYear, transformMonth, transformDay, transformHour:
 		start, ok := periodStart(t, dt)
 		if !ok {
 			return min, max, false
@@ -55,11 +54,11 @@ func partitionRange(t ice.Transform, dt arrow.DataType, lo, hi types.Value) (min
 
 // periodStart gives, for a time transform over a column of type dt, the column's
 // value at the start of period n (years, months, days or hours since 1970, UTC).
-func periodStart(t ice.Transform, dt arrow.DataType) (func(n int64) (int64, bool), bool) {
+func periodStart(t transform, dt arrow.DataType) (func(n int64) (int64, bool), bool) {
 	var per int64 // column units per day; 1 for DATE
 	switch dt := dt.(type) {
 	case *arrow.Date32Type:
-		if _, ok := t.(ice.HourTransform); ok {
+		if t.kind == transformHour {
 			return nil, false
 		}
 		per = 1
@@ -72,15 +71,15 @@ func periodStart(t ice.Transform, dt arrow.DataType) (func(n int64) (int64, bool
 	// it stay in range.
 	const limit = 1 << 31
 	fromDays := func(d int64) (int64, bool) { return d * per, true }
-	switch t.(type) {
-	case ice.YearTransform:
+	switch t.kind {
+	case transformYear:
 		return func(n int64) (int64, bool) {
 			if n < -limit || n > limit {
 				return 0, false
 			}
 			return fromDays(civilDays(1970+n, 1))
 		}, true
-	case ice.MonthTransform:
+	case transformMonth:
 		return func(n int64) (int64, bool) {
 			if n < -limit || n > limit {
 				return 0, false
@@ -88,14 +87,14 @@ func periodStart(t ice.Transform, dt arrow.DataType) (func(n int64) (int64, bool
 			y, m := 1970+floorDiv(n, 12), n-floorDiv(n, 12)*12+1
 			return fromDays(civilDays(y, m))
 		}, true
-	case ice.DayTransform:
+	case transformDay:
 		return func(n int64) (int64, bool) {
 			if n < -limit || n > limit {
 				return 0, false
 			}
 			return fromDays(n)
 		}, true
-	case ice.HourTransform:
+	case transformHour:
 		return func(n int64) (int64, bool) {
 			if n < -limit*24 || n > limit*24 {
 				return 0, false
@@ -131,11 +130,11 @@ func floorDiv(a, b int64) int64 {
 // transformType is the type a partition transform's results decode as for a source
 // column of type dt: the source type for identity and truncate, INTEGER for the time
 // transforms; nil for one whose results bound nothing.
-func transformType(t ice.Transform, dt arrow.DataType) arrow.DataType {
-	switch t.(type) {
-	case ice.IdentityTransform, ice.TruncateTransform:
+func transformType(t transform, dt arrow.DataType) arrow.DataType {
+	switch {
+	case t.kind == transformIdentity, t.kind == transformTruncate:
 		return dt
-	case ice.YearTransform, ice.MonthTransform, ice.DayTransform, ice.HourTransform:
+	case t.timeTransform():
 		return arrow.PrimitiveTypes.Int32
 	}
 	return nil
@@ -146,13 +145,9 @@ func transformType(t ice.Transform, dt arrow.DataType) arrow.DataType {
 // the bounds of the results of spec's field i (lo == hi for one file's tuple), and
 // whether any is NULL (a NULL source value has a NULL result under every transform
 // that keeps a value). A column the partition says nothing of keeps what it had.
-func (b *builder) partitionBounds(spec *ice.PartitionSpec, cols []parquet.ColumnStats, value func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool)) {
-	for i := range spec.NumFields() {
-		pf := spec.Field(i)
-		if len(pf.SourceIDs) != 1 {
-			continue
-		}
-		if _, ok := pf.Transform.(ice.VoidTransform); ok {
+func (b *builder) partitionBounds(spec *partitionSpec, cols []parquet.ColumnStats, value func(i int, dt arrow.DataType) (lo, hi types.Value, nulls, ok bool)) {
+	for i, pf := range spec.Fields {
+		if len(pf.SourceIDs) != 1 || pf.Transform.kind == transformVoid {
 			continue
 		}
 		col, ok := b.byID[pf.SourceIDs[0]]

@@ -26,29 +26,36 @@ func TestPartitionRange(t *testing.T) {
 	day := func(tm time.Time) int64 { return tm.Unix() / 86400 }
 	at := func(y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, time.UTC) }
 	i := func(n int64) types.Value { return types.Value{Type: arrow.PrimitiveTypes.Int32, I: n} }
+	tr := func(name string) transform {
+		t, err := parseTransform(name)
+		if err != nil {
+			panic(err)
+		}
+		return t
+	}
 	cases := []struct {
 		name     string
-		tr       ice.Transform
+		tr       transform
 		dt       arrow.DataType
 		lo, hi   types.Value
 		min, max int64
 		ok       bool
 	}{
-		{"identity long", ice.IdentityTransform{}, arrow.PrimitiveTypes.Int64, types.IntValue(-3), types.IntValue(9), -3, 9, true},
-		{"truncate int", ice.TruncateTransform{Width: 10}, arrow.PrimitiveTypes.Int32, types.Value{Type: arrow.PrimitiveTypes.Int32, I: -20}, types.Value{Type: arrow.PrimitiveTypes.Int32, I: 30}, -20, 39, true},
-		{"day of date", ice.DayTransform{}, date, i(day(at(2024, 2, 28, 0))), i(day(at(2024, 3, 1, 0))), day(at(2024, 2, 28, 0)), day(at(2024, 3, 1, 0)), true},
-		{"month of date", ice.MonthTransform{}, date, i((2024-1970)*12 + 1), i((2024-1970)*12 + 1), day(at(2024, 2, 1, 0)), day(at(2024, 2, 29, 0)), true},
-		{"month before 1970", ice.MonthTransform{}, date, i(-1), i(-1), day(at(1969, 12, 1, 0)), day(at(1969, 12, 31, 0)), true},
-		{"year of date", ice.YearTransform{}, date, i(2000 - 1970), i(2001 - 1970), day(at(2000, 1, 1, 0)), day(at(2001, 12, 31, 0)), true},
-		{"year 1600", ice.YearTransform{}, date, i(1600 - 1970), i(1600 - 1970), day(at(1600, 1, 1, 0)), day(at(1600, 12, 31, 0)), true},
-		{"day of timestamp", ice.DayTransform{}, us, i(day(at(2023, 7, 4, 0))), i(day(at(2023, 7, 4, 0))), at(2023, 7, 4, 0).UnixMicro(), at(2023, 7, 5, 0).UnixMicro() - 1, true},
-		{"hour of timestamp_ns", ice.HourTransform{}, ns, i(at(2023, 7, 4, 5).Unix() / 3600), i(at(2023, 7, 4, 5).Unix() / 3600), at(2023, 7, 4, 5).UnixNano(), at(2023, 7, 4, 6).UnixNano() - 1, true},
-		{"month of timestamp", ice.MonthTransform{}, us, i((2023-1970)*12 + 11), i((2023-1970)*12 + 11), at(2023, 12, 1, 0).UnixMicro(), at(2024, 1, 1, 0).UnixMicro() - 1, true},
-		{"hour of date", ice.HourTransform{}, date, i(1), i(2), 0, 0, false},
-		{"bucket", ice.BucketTransform{NumBuckets: 4}, arrow.PrimitiveTypes.Int64, i(0), i(3), 0, 0, false},
-		{"identity double", ice.IdentityTransform{}, arrow.PrimitiveTypes.Float64, types.FloatValue(1), types.FloatValue(2), 0, 0, false},
-		{"truncate string", ice.TruncateTransform{Width: 2}, arrow.BinaryTypes.String, types.StringValue("ab"), types.StringValue("cd"), 0, 0, false},
-		{"NULL", ice.DayTransform{}, date, types.NullOf(arrow.PrimitiveTypes.Int32), i(3), 0, 0, false},
+		{"identity long", tr("identity"), arrow.PrimitiveTypes.Int64, types.IntValue(-3), types.IntValue(9), -3, 9, true},
+		{"truncate int", tr("truncate[10]"), arrow.PrimitiveTypes.Int32, types.Value{Type: arrow.PrimitiveTypes.Int32, I: -20}, types.Value{Type: arrow.PrimitiveTypes.Int32, I: 30}, -20, 39, true},
+		{"day of date", tr("day"), date, i(day(at(2024, 2, 28, 0))), i(day(at(2024, 3, 1, 0))), day(at(2024, 2, 28, 0)), day(at(2024, 3, 1, 0)), true},
+		{"month of date", tr("month"), date, i((2024-1970)*12 + 1), i((2024-1970)*12 + 1), day(at(2024, 2, 1, 0)), day(at(2024, 2, 29, 0)), true},
+		{"month before 1970", tr("month"), date, i(-1), i(-1), day(at(1969, 12, 1, 0)), day(at(1969, 12, 31, 0)), true},
+		{"year of date", tr("year"), date, i(2000 - 1970), i(2001 - 1970), day(at(2000, 1, 1, 0)), day(at(2001, 12, 31, 0)), true},
+		{"year 1600", tr("year"), date, i(1600 - 1970), i(1600 - 1970), day(at(1600, 1, 1, 0)), day(at(1600, 12, 31, 0)), true},
+		{"day of timestamp", tr("day"), us, i(day(at(2023, 7, 4, 0))), i(day(at(2023, 7, 4, 0))), at(2023, 7, 4, 0).UnixMicro(), at(2023, 7, 5, 0).UnixMicro() - 1, true},
+		{"hour of timestamp_ns", tr("hour"), ns, i(at(2023, 7, 4, 5).Unix() / 3600), i(at(2023, 7, 4, 5).Unix() / 3600), at(2023, 7, 4, 5).UnixNano(), at(2023, 7, 4, 6).UnixNano() - 1, true},
+		{"month of timestamp", tr("month"), us, i((2023-1970)*12 + 11), i((2023-1970)*12 + 11), at(2023, 12, 1, 0).UnixMicro(), at(2024, 1, 1, 0).UnixMicro() - 1, true},
+		{"hour of date", tr("hour"), date, i(1), i(2), 0, 0, false},
+		{"bucket", tr("bucket[4]"), arrow.PrimitiveTypes.Int64, i(0), i(3), 0, 0, false},
+		{"identity double", tr("identity"), arrow.PrimitiveTypes.Float64, types.FloatValue(1), types.FloatValue(2), 0, 0, false},
+		{"truncate string", tr("truncate[2]"), arrow.BinaryTypes.String, types.StringValue("ab"), types.StringValue("cd"), 0, 0, false},
+		{"NULL", tr("day"), date, types.NullOf(arrow.PrimitiveTypes.Int32), i(3), 0, 0, false},
 	}
 	for _, c := range cases {
 		min, max, ok := partitionRange(c.tr, c.dt, c.lo, c.hi)

@@ -4,12 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/big"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	ice "github.com/apache/iceberg-go"
 	"github.com/google/uuid"
 
 	"github.com/loredb/lore/types"
@@ -97,8 +94,11 @@ func bigEndianDecimal(b []byte) (decimal128.Num, bool) {
 	return decimal128.New(hi, lo), true
 }
 
-// partitionValue converts a partition tuple's value, as iceberg-go decodes it from the
-// manifest, to the source column's type dt (an identity transform keeps the type).
+// partitionValue converts a partition tuple's value, as the Avro reader decodes it
+// from the manifest, to the source column's type dt (an identity transform keeps the
+// type): NULL, a boolean, an int or long (dates, times and timestamps among them), a
+// float or double, a string, or bytes (binary, fixed, UUIDs, and decimals' unscaled
+// values in big-endian two's complement). A UUID written as its text is read too.
 func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 	v := types.Value{Type: dt}
 	if x == nil {
@@ -119,33 +119,19 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 		v.I = int64(x)
 	case int64:
 		v.I = x
-	case int:
-		v.I = int64(x)
-	case ice.Date:
-		v.I = int64(x)
-	case ice.Time:
-		v.I = int64(x)
-	case ice.Timestamp:
-		v.I = int64(x)
-	case ice.TimestampNano:
-		v.I = int64(x)
-	case time.Time:
-		switch {
-		case dt.ID() == arrow.DATE32:
-			v.I = x.UTC().Unix() / 86400
-		case dt.ID() == arrow.TIMESTAMP && dt.(*arrow.TimestampType).Unit == arrow.Nanosecond:
-			v.I = x.UTC().UnixNano()
-		default:
-			v.I = x.UTC().UnixMicro()
-		}
-	case time.Duration:
-		v.I = x.Microseconds()
 	case float32:
 		v.F = float64(x)
 	case float64:
 		v.F = x
 	case string:
 		v.S = x
+		if types.IsUUID(dt) && len(x) == 36 {
+			u, err := uuid.Parse(x)
+			if err != nil {
+				return bad()
+			}
+			v.S = string(u[:])
+		}
 	case []byte:
 		if types.IsDecimal(dt) {
 			d, ok := bigEndianDecimal(x)
@@ -156,29 +142,6 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 			break
 		}
 		v.S = string(x)
-	case [16]byte:
-		v.S = string(x[:])
-	case uuid.UUID:
-		v.S = string(x[:])
-	case ice.DecimalLiteral:
-		return decimalValue(x.Val, x.Scale, dt)
-	case ice.Decimal:
-		return decimalValue(x.Val, x.Scale, dt)
-	case *big.Rat:
-		_, ds, ok := types.DecimalParams(dt)
-		if !ok {
-			return bad()
-		}
-		scale := int64(ds)
-		n := new(big.Int).Mul(x.Num(), new(big.Int).Exp(big.NewInt(10), big.NewInt(scale), nil))
-		if new(big.Int).Rem(n, x.Denom()).Sign() != 0 {
-			return bad()
-		}
-		n.Quo(n, x.Denom())
-		if n.BitLen() > 127 {
-			return bad()
-		}
-		v.D = decimal128.FromBigInt(n)
 	default:
 		return bad()
 	}
@@ -192,7 +155,7 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 		}
 	case types.IsString(dt) || types.IsBinary(dt):
 		switch x.(type) {
-		case string, []byte, [16]byte, uuid.UUID:
+		case string, []byte:
 		default:
 			return bad()
 		}
@@ -201,9 +164,7 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 		}
 	case types.IsDecimal(dt):
 		if _, ok := x.([]byte); !ok {
-			if _, ok := x.(*big.Rat); !ok {
-				return bad()
-			}
+			return bad()
 		}
 	case dt.ID() == arrow.INT32:
 		if v.I < math.MinInt32 || v.I > math.MaxInt32 {
@@ -212,26 +173,9 @@ func partitionValue(x any, dt arrow.DataType) (types.Value, error) {
 		fallthrough
 	default:
 		switch x.(type) {
-		case float32, float64, string, []byte, [16]byte, uuid.UUID:
+		case float32, float64, string, []byte:
 			return bad()
 		}
 	}
 	return v, nil
-}
-
-// decimalValue rescales an unscaled decimal to the column's scale.
-func decimalValue(d decimal128.Num, scale int, dt arrow.DataType) (types.Value, error) {
-	_, tscale, ok := types.DecimalParams(dt)
-	if !ok {
-		return types.Value{}, fmt.Errorf("decimal partition value for a %s column", types.Name(dt))
-	}
-	t := struct{ Scale int32 }{tscale}
-	if int32(scale) != t.Scale {
-		r, err := d.Rescale(int32(scale), t.Scale)
-		if err != nil {
-			return types.Value{}, err
-		}
-		d = r
-	}
-	return types.Value{Type: dt, D: d}, nil
 }
