@@ -4,12 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-
-	"github.com/loredb/lore/types"
 )
 
 func TestSchemaParse(t *testing.T) {
@@ -154,80 +148,5 @@ func TestPartitionSpecParse(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"fields": [{"name": "a", "source-id": 1, "transform": "bucket[2]"}, {"name": "b", "source-id": 1, "transform": "bucket[3]"},
 		{"name": "c", "source-id": 2, "transform": "bucket[2]"}, {"name": "d", "transform": "void"}, {"name": "e", "transform": "void"}]}`), &s); err != nil {
 		t.Errorf("distinct fields refused: %v", err)
-	}
-}
-
-// TestMurmur3 checks the hash and the bucket transform's hashing of each type against
-// the values the spec publishes (Appendix B).
-func TestMurmur3(t *testing.T) {
-	day := func(s string) int64 {
-		tm, err := time.Parse("2006-01-02", s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm.Unix() / 86400
-	}
-	at := func(s string) time.Time {
-		tm, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
-	uuidBytes := string([]byte{0xF7, 0x9C, 0x3E, 0x09, 0x67, 0x7C, 0x4B, 0xBD, 0xA4, 0x79, 0x3F, 0x34, 0x9C, 0xB7, 0x85, 0xE7})
-	dec := &arrow.Decimal128Type{Precision: 9, Scale: 2}
-	ns := &arrow.TimestampType{Unit: arrow.Nanosecond}
-	cases := []struct {
-		name string
-		v    types.Value
-		dt   arrow.DataType
-		want int32
-	}{
-		{"int", types.Value{I: 34}, types.Int32, 2017239379},
-		{"long", types.Value{I: 34}, types.Int64, 2017239379},
-		{"decimal", types.Value{D: decimal128.FromI64(1420)}, dec, -500754589},
-		{"date", types.Value{I: day("2017-11-16")}, types.Date, -653330422},
-		{"time", types.Value{I: (22*3600 + 31*60 + 8) * 1_000_000}, types.Time, -662762989},
-		{"timestamp", types.Value{I: at("2017-11-16T22:31:08Z").UnixMicro()}, types.Timestamp, -2047944441},
-		{"timestamp.000001", types.Value{I: at("2017-11-16T22:31:08.000001Z").UnixMicro()}, types.Timestamp, -1207196810},
-		{"timestamptz", types.Value{I: at("2017-11-16T14:31:08-08:00").UnixMicro()}, types.TimestampTZ, -2047944441},
-		{"timestamp_ns", types.Value{I: at("2017-11-16T22:31:08.000001001Z").UnixNano()}, ns, -1207196810},
-		{"string", types.Value{S: "iceberg"}, types.String, 1210000089},
-		{"uuid", types.Value{S: uuidBytes}, types.UUID, 1488055340},
-		{"binary", types.Value{S: "\x00\x01\x02\x03"}, types.Binary, -188683207},
-	}
-	for _, c := range cases {
-		c.v.Type = c.dt
-		h, ok := bucketHash(c.v, c.dt)
-		if !ok || int32(h) != c.want {
-			t.Errorf("%s: hash %d (%t), want %d", c.name, int32(h), ok, c.want)
-		}
-	}
-	// Negative decimals take their fewest bytes too; the hash is the bytes'.
-	for _, c := range []struct {
-		unscaled int64
-		bytes    []byte
-	}{{-1, []byte{0xff}}, {-128, []byte{0x80}}, {-129, []byte{0xff, 0x7f}}, {127, []byte{0x7f}}, {128, []byte{0x00, 0x80}}, {0, []byte{0}}} {
-		h, _ := bucketHash(types.Value{Type: dec, D: decimal128.FromI64(c.unscaled)}, dec)
-		if h != murmur3(c.bytes) {
-			t.Errorf("decimal %d is not hashed as % x", c.unscaled, c.bytes)
-		}
-	}
-	if _, ok := bucketHash(types.NullOf(types.Int64), types.Int64); ok {
-		t.Error("NULL hashed")
-	}
-	if _, ok := bucketHash(types.FloatValue(1), types.Float64); ok {
-		t.Error("a double hashed")
-	}
-	// The spec's values cover inputs of four bytes and multiples (long, binary,
-	// UUID) and tails of two (the decimal) and three (the string); these, of none
-	// and one, are the hash's well-known values.
-	for in, want := range map[string]uint32{"": 0, "hello": 0x248bfa47, "The quick brown fox jumps over the lazy dog": 0x2e4ff723} {
-		if got := murmur3([]byte(in)); got != want {
-			t.Errorf("murmur3(%q) = %#x, want %#x", in, got, want)
-		}
-	}
-	if got := bucket(uint32(0x80000003), 4); got != 3 {
-		t.Errorf("bucket of a hash with its sign bit set: %d", got)
 	}
 }
