@@ -43,8 +43,7 @@ func (r *Recycler) RecycleBatch(keep []arrow.Array, sel []int32) {
 		}
 	}
 	if cap(sel) > 0 {
-		lo := uintptr(unsafe.Pointer(unsafe.SliceData(sel)))
-		held = append(held, span{lo, lo + uintptr(cap(sel))*4})
+		held = append(held, spanOf(sel))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -53,6 +52,12 @@ func (r *Recycler) RecycleBatch(keep []arrow.Array, sel []int32) {
 
 // span is the memory [lo, hi) of one buffer.
 type span struct{ lo, hi uintptr }
+
+// spanOf is the memory of s up to its capacity.
+func spanOf[T any](s []T) span {
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	return span{lo, lo + uintptr(cap(s))*unsafe.Sizeof(*new(T))}
+}
 
 // spansOf appends the memory of every buffer under d.
 func spansOf(out []span, d arrow.ArrayData) []span {
@@ -64,8 +69,7 @@ func spansOf(out []span, d arrow.ArrayData) []span {
 			continue
 		}
 		if buf := b.Buf(); cap(buf) > 0 {
-			lo := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
-			out = append(out, span{lo, lo + uintptr(cap(buf))})
+			out = append(out, spanOf(buf))
 		}
 	}
 	for _, c := range d.Children() {
@@ -76,10 +80,9 @@ func spansOf(out []span, d arrow.ArrayData) []span {
 
 // sharesMemory reports whether any of spans shares memory with b.
 func sharesMemory(spans []span, b []byte) bool {
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	hi := lo + uintptr(cap(b))
+	m := spanOf(b)
 	for _, s := range spans {
-		if s.lo < hi && lo < s.hi {
+		if s.lo < m.hi && m.lo < s.hi {
 			return true
 		}
 	}

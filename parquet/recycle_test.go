@@ -56,3 +56,22 @@ func TestRecyclerKeepsWhatIsHandedOn(t *testing.T) {
 		})
 	}
 }
+
+// A selection vector handed on with a batch is never lent again; one that is not
+// comes back.
+func TestRecyclerKeepsTheSelectionHandedOn(t *testing.T) {
+	r := &Recycler{}
+	handed, dropped := r.Selection(16), r.Selection(16)
+	r.RecycleBatch(nil, handed)
+	lent := map[*byte]bool{}
+	for range 2 {
+		b := r.Bytes(64)
+		lent[&b[0]] = true
+	}
+	if !lent[&bytesOf(dropped)[0]] {
+		t.Errorf("a selection nothing holds was not lent again")
+	}
+	if lent[&bytesOf(handed)[0]] {
+		t.Errorf("the selection handed on was lent again")
+	}
+}
