@@ -155,6 +155,8 @@ func install(built, to string) error {
 	if err != nil {
 		return err
 	}
+	// The wrapper hides *os.File's ReadFrom, so the copy is reads and writes rather
+	// than copy_file_range, which may share the source's extents and page cache.
 	if _, err := io.Copy(struct{ io.Writer }{dst}, src); err != nil {
 		dst.Close()
 		return fmt.Errorf("cannot install %s: %w", to, err)
