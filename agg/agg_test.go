@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -28,7 +29,7 @@ var testTypes = []arrow.DataType{
 	arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
 	arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64,
 	arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64,
-	&arrow.Decimal128Type{Precision: 30, Scale: 3},
+	&arrow.Decimal128Type{Precision: 30, Scale: 3}, &arrow.Decimal64Type{Precision: 15, Scale: 2},
 	arrow.BinaryTypes.String, arrow.BinaryTypes.Binary, arrow.BinaryTypes.LargeString,
 	arrow.FixedWidthTypes.Date32, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"},
 	arrow.Null,
@@ -75,6 +76,8 @@ func randValues(rng *rand.Rand, dt arrow.DataType, n int, nullFrac float64) []an
 			}
 		case arrow.DECIMAL128:
 			out[i] = decimal128.FromI64(rng.Int64N(1<<40) - 1<<39).Mul(decimal128.FromU64(uint64(rng.IntN(1000000))))
+		case arrow.DECIMAL64:
+			out[i] = decimal128.FromI64(rng.Int64N(2e15) - 1e15)
 		case arrow.STRING, arrow.BINARY, arrow.LARGE_STRING:
 			if r := rng.IntN(12); r == 0 {
 				out[i] = ""
@@ -123,6 +126,8 @@ func build(dt arrow.DataType, vals []any) arrow.Array {
 			bb.Append(v.(float64))
 		case *array.Decimal128Builder:
 			bb.Append(v.(decimal128.Num))
+		case *array.Decimal64Builder:
+			bb.Append(decimal.Decimal64(v.(decimal128.Num).LowBits()))
 		case *array.StringBuilder:
 			bb.Append(v.(string))
 		case *array.LargeStringBuilder:
@@ -283,8 +288,8 @@ func reference(fn string, dt arrow.DataType, rows []any) (want any, ok bool) {
 			}
 			if fn == "avg" {
 				f, _ := new(big.Float).Quo(new(big.Float).SetInt(s), big.NewFloat(float64(len(nonNull)))).Float64()
-				if d, isDec := dt.(*arrow.Decimal128Type); isDec {
-					f /= math.Pow10(int(d.Scale))
+				if d, isDec := dt.(arrow.DecimalType); isDec {
+					f /= math.Pow10(int(d.GetScale()))
 				}
 				return f, true
 			}
@@ -327,6 +332,8 @@ func readValue(arr arrow.Array, i int) any {
 		return a.Value(i)
 	case *array.Decimal128:
 		return a.Value(i)
+	case *array.Decimal64:
+		return decimal128.FromI64(int64(a.Value(i)))
 	case *array.String:
 		return a.Value(i)
 	case *array.LargeString:

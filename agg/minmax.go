@@ -57,6 +57,8 @@ func newMinMax(s Spec, dt arrow.DataType, isMax bool) Accumulator {
 		return &mmFloat[float64]{spec: s, dt: dt, isMax: isMax}
 	case arrow.DECIMAL128:
 		return newMMDecimal(s, dt, isMax)
+	case arrow.DECIMAL64:
+		return &mmDec64{mmInt[int64]{spec: s, dt: dt, isMax: isMax}}
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY:
 		return &mmString{spec: s, dt: dt, isMax: isMax}
 	}
@@ -242,6 +244,18 @@ func (a *mmBool) Final() (arrow.Array, error) {
 	data := array.NewData(a.dt, n, []*memory.Buffer{bm, memory.NewBufferBytes(bits)}, nil, nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// mmDec64 is MIN/MAX of DECIMAL(p,s) with p ≤ 18, read as the 64-bit scaled
+// integers they are stored as: one type and scale orders them as integers.
+type mmDec64 struct{ mmInt[int64] }
+
+func (a *mmDec64) Merge(other Accumulator, mapping []uint32) error {
+	o, err := otherAs[*mmDec64](other, a.spec)
+	if err != nil {
+		return err
+	}
+	return a.merge(&o.mmInt, mapping)
 }
 
 // mmFloat is MIN/MAX of floats with NaN greater than every other value.

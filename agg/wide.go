@@ -7,10 +7,10 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// Decimals of up to 18 digits arrive as 64-bit arrays (types.Decimal). SUM, AVG
-// and the counts read them as they are; every other accumulator is made for the
-// 128-bit types (wideSpec) and wrapped in a wideAcc, which widens its arguments and
-// narrows its results to the types ResultType gives.
+// Decimals of up to 18 digits arrive as 64-bit arrays (types.Decimal). SUM, AVG,
+// the counts, MIN and MAX read them as they are; every other accumulator is made
+// for the 128-bit types (wideSpec) and wrapped in a wideAcc, which widens its
+// arguments and narrows its results to the types ResultType gives.
 
 // wideSpec is s with every 64-bit decimal type in it replaced by its 128-bit type.
 func wideSpec(s Spec) Spec {
@@ -66,6 +66,8 @@ func reads64(s Spec) bool {
 	switch s.Name {
 	case "sum", "avg", "count", "count_star":
 		return true
+	case "min", "max":
+		return s.ArgType != nil && types.Unwrap(s.ArgType).ID() == arrow.DECIMAL64
 	}
 	return false
 }

@@ -129,6 +129,19 @@ func (a *mmFloat[T]) FromZone(z *Zone, g uint32) (bool, error) {
 	}
 	return true, nil
 }
+func (a *mmDec64) FromZone(z *Zone, g uint32) (bool, error) {
+	v, fold, ok := zoneBound(z, a.isMax)
+	if !ok || (fold && !v.D.FitsInPrecision(18)) {
+		return false, nil
+	}
+	a.Resize(int(g) + 1)
+	if fold {
+		if x, c := int64(v.D.LowBits()), &a.st[g]; !c.has || (a.isMax && x > c.v) || (!a.isMax && x < c.v) {
+			c.v, c.has = x, true
+		}
+	}
+	return true, nil
+}
 func (a *mmDecimal) FromZone(z *Zone, g uint32) (bool, error) {
 	return minMaxFromZone(a, z, g, a.isMax)
 }

@@ -55,7 +55,7 @@ func finalText(t *testing.T, a Accumulator) []string {
 func TestFromZoneEqualsScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	dts := []arrow.DataType{types.Int64, types.Int32, types.Date, types.String, types.Boolean,
-		&arrow.Decimal128Type{Precision: 18, Scale: 3}, types.Timestamp, types.Float64}
+		&arrow.Decimal128Type{Precision: 18, Scale: 3}, &arrow.Decimal64Type{Precision: 15, Scale: 2}, types.Timestamp, types.Float64}
 	for _, dt := range dts {
 		for _, fn := range []string{"count_star", "count", "min", "max", "approx_count_distinct"} {
 			spec := Spec{Name: fn, ArgType: dt}

@@ -13,8 +13,8 @@ import (
 	"github.com/loredb/lore/types"
 )
 
-// WideArray returns arr with every 64-bit decimal in it (the array itself, or the
-// elements or fields of a nested array) as a 128-bit decimal of the same precision,
+// WideArray returns arr with every 64-bit decimal in it (the array itself, its
+// dictionary, or the elements or fields of a nested array) as a 128-bit decimal of the same precision,
 // scale and value, for what takes only 128-bit decimals (the Parquet writer, Arrow
 // clients); an array without one is returned as it is.
 func WideArray(arr arrow.Array) arrow.Array {
@@ -49,6 +49,11 @@ func wideData(d arrow.ArrayData) arrow.ArrayData {
 			}
 		}
 		return array.NewData(wide, d.Len(), []*memory.Buffer{bufs[0], memory.NewBufferBytes(out)}, nil, d.NullN(), d.Offset())
+	}
+	if dt.ID() == arrow.DICTIONARY {
+		dict := wideData(d.Dictionary())
+		defer dict.Release()
+		return array.NewDataWithDictionary(wide, d.Len(), bufs, d.NullN(), d.Offset(), dict.(*array.Data))
 	}
 	children := make([]arrow.ArrayData, len(d.Children()))
 	for i, c := range d.Children() {
@@ -93,6 +98,12 @@ func WideSchema(schema *arrow.Schema) *arrow.Schema {
 
 // wideType is dt with its 64-bit decimals, at the top or nested, widened.
 func wideType(dt arrow.DataType) arrow.DataType {
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		if v := wideType(d.ValueType); v != d.ValueType {
+			return &arrow.DictionaryType{IndexType: d.IndexType, ValueType: v, Ordered: d.Ordered}
+		}
+		return dt
+	}
 	if types.IsNested(dt) {
 		return types.WideInside(dt)
 	}
