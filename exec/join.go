@@ -148,7 +148,13 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	op := j.pendingBuild
 	j.pendingBuild = nil
 	defer op.Close()
-	b, err := j.drainBuild(ctx, op)
+	var idx *buildIndex
+	var each func(*vector.Batch) error
+	if len(j.buildKeys) > 0 {
+		idx = &buildIndex{j: j, src: op}
+		each = func(b *vector.Batch) error { return idx.add(ctx, b) }
+	}
+	b, err := j.drainBuild(ctx, op, each)
 	if err != nil || j.grace != nil {
 		return err
 	}
@@ -159,6 +165,9 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	if len(j.buildKeys) == 0 || b.Rows == 0 {
 		return nil
 	}
+	if idx.rows != b.Rows {
+		return errs.New(errs.Internal, "BUG: join build side of %d rows, %d indexed", b.Rows, idx.rows)
+	}
 	keys := make([]arrow.Array, len(j.buildKeys))
 	for i, k := range j.buildKeys {
 		a, err := k(ctx, b)
@@ -167,70 +176,132 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		}
 		keys[i] = a
 	}
-	// Rows with a NULL key never match; they stay out of the table.
-	valid := make([]int32, 0, b.Rows)
-	for r := 0; r < b.Rows; r++ {
+	// Rows with a NULL key never match; they are not in the table.
+	valid := make([]int32, 0, b.Rows-idx.nullKeys)
+	j.first = make([]int32, idx.table.Len())
+	for i := range j.first {
+		j.first[i] = -1
+	}
+	j.next = make([]int32, b.Rows)
+	// Linked in reverse so each chain lists build rows in their original order.
+	for r := b.Rows - 1; r >= 0; r-- {
 		if r%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		ok := true
-		for _, k := range keys {
-			if k.IsNull(r) && !j.node.NullEq {
-				ok = false
-				break
-			}
+		if id := idx.ids[r]; id != kernels.NotFound {
+			j.next[r] = j.first[id]
+			j.first[id] = int32(r)
 		}
-		if ok {
+	}
+	for r, id := range idx.ids {
+		if id != kernels.NotFound {
 			valid = append(valid, int32(r))
-		} else {
-			j.buildHasNullKey = true
 		}
 	}
+	j.table, j.buildHasNullKey = idx.table, idx.nullKeys > 0
 	j.buildKeyCols, j.buildValid = keys, valid
-	types := make([]arrow.DataType, len(keys))
-	for i, k := range keys {
-		types[i] = k.DataType()
-		if d, ok := types[i].(*arrow.DictionaryType); ok {
-			types[i] = d.ValueType
-		}
-	}
-	failPoint(PointJoinBuild)
-	j.table = kernels.NewKeyTable(types)
-	j.table.Reserve(len(valid))
-	ids := make([]uint32, len(valid))
-	// A build side of millions of rows takes seconds to insert: a batch at a time,
-	// a canceled statement stops between them.
-	for lo := 0; lo < len(valid); lo += vector.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hi := min(lo+vector.BatchSize, len(valid))
-		j.table.Insert(keys, valid[lo:hi], ids[lo:hi])
-	}
-	j.first = make([]int32, j.table.Len())
-	for i := range j.first {
-		j.first[i] = -1
-	}
-	j.next = make([]int32, b.Rows)
-	// Insert in reverse so each chain lists build rows in their original order.
-	for k := len(valid) - 1; k >= 0; k-- {
-		if k%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		r, id := valid[k], ids[k]
-		j.next[r] = j.first[id]
-		j.first[id] = r
-	}
 	err = j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
 	if errs.CodeOf(err) == errs.ResourceExhausted && j.canSpill() {
 		// The rows fit but not with their table: they are split after all.
 		return j.spillBuilt(ctx)
 	}
 	return err
+}
+
+// buildIndex is the key table of a join's build side, filled batch by batch as the
+// side is read: inserting a batch's keys overlaps the workers reading the next
+// batches, rather than following the whole side on one goroutine.
+type buildIndex struct {
+	j   *hashJoin
+	src Operator // the build side
+	// reserved is set once the table was sized for the rows the build side is
+	// expected to hand on (a scan's, extrapolated from its first rows).
+	reserved bool
+	table    *kernels.KeyTable
+	// ids holds per build row the id of its key, or NotFound for a row with a NULL
+	// key (which never matches).
+	ids      []uint32
+	rows     int
+	nullKeys int
+	keys     []arrow.Array
+	sel      []int32
+	found    []uint32
+}
+
+// reserveAfterRows is how many rows of a build side's scan are read before the
+// join's table is sized by extrapolation.
+const reserveAfterRows = 1 << 15
+
+// add indexes the keys of b, the build side's next compacted batch.
+func (x *buildIndex) add(ctx context.Context, b *vector.Batch) error {
+	if x.keys == nil {
+		x.keys = make([]arrow.Array, len(x.j.buildKeys))
+	}
+	for i, k := range x.j.buildKeys {
+		a, err := k(ctx, b)
+		if err != nil {
+			return err
+		}
+		x.keys[i] = a
+	}
+	if x.table == nil {
+		failPoint(PointJoinBuild)
+		types := make([]arrow.DataType, len(x.keys))
+		for i, k := range x.keys {
+			types[i] = k.DataType()
+			if d, ok := types[i].(*arrow.DictionaryType); ok {
+				types[i] = d.ValueType
+			}
+		}
+		x.table = kernels.NewKeyTable(types)
+	}
+	if !x.reserved {
+		// Growing a large table step by step rehashes it each time: once a scan has
+		// read enough rows to tell, the table is sized for what it will hand on.
+		if o, ok := x.src.(*pipelineOp); !ok {
+			x.reserved = true
+		} else if n, ok := o.p.expectRows(reserveAfterRows); ok {
+			x.table.Reserve(int(min(n+n/8, o.p.total.Load())))
+			x.reserved = true
+		}
+	}
+	x.sel = x.sel[:0]
+	for r := 0; r < b.Rows; r++ {
+		ok := true
+		for _, k := range x.keys {
+			if k.IsNull(r) && !x.j.node.NullEq {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			x.sel = append(x.sel, int32(r))
+		}
+	}
+	at := len(x.ids)
+	x.ids = append(x.ids, make([]uint32, b.Rows)...)
+	ids := x.ids[at:]
+	if len(x.sel) == b.Rows {
+		x.table.Insert(x.keys, nil, ids)
+	} else {
+		for r := range ids {
+			ids[r] = kernels.NotFound
+		}
+		if cap(x.found) < len(x.sel) {
+			x.found = make([]uint32, len(x.sel))
+		}
+		x.found = x.found[:len(x.sel)]
+		x.table.Insert(x.keys, x.sel, x.found)
+		for k, r := range x.sel {
+			ids[r] = x.found[k]
+		}
+		x.nullKeys += b.Rows - len(x.sel)
+	}
+	x.rows += b.Rows
+	clear(x.keys)
+	return nil
 }
 
 func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {

@@ -42,12 +42,15 @@ func (j *hashJoin) canSpill() bool {
 		j.depth < maxSpillDepth
 }
 
-// drainBuild reads the build side whole, as drain does, unless it outgrows the
-// build share: then it is written to partition files (j.grace) and nil returned.
-func (j *hashJoin) drainBuild(ctx context.Context, op Operator) (*vector.Batch, error) {
+// drainBuild reads the build side whole, as drainEach does (each, when not nil,
+// indexes every batch as it comes), unless it outgrows the build share: then it is
+// written to partition files (j.grace), what each was given is to be dropped, and
+// nil returned.
+func (j *hashJoin) drainBuild(ctx context.Context, op Operator, each func(*vector.Batch) error) (*vector.Batch, error) {
 	if !j.canSpill() {
-		return drain(ctx, op, j.buildWidth, &j.res)
+		return drainEach(ctx, op, j.buildWidth, &j.res, each)
 	}
+	compactAtSource(op)
 	// A share of what the statement's other operators leave.
 	share := (j.res.budget.Free() + j.res.held) / joinBuildShare
 	var buf []*vector.Batch
@@ -91,6 +94,11 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator) (*vector.Batch, 
 		}
 		buf = append(buf, b)
 		held += n
+		if each != nil {
+			if err := each(b); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if j.grace != nil {
 		return nil, j.grace.finish(true)

@@ -257,3 +257,72 @@ func TestConcatSharedDictionary(t *testing.T) {
 	}
 	check(out.Cols[0])
 }
+
+// TestJoinBuildIndexedAsRead: a build side of many batches, with NULL keys among
+// them, is indexed batch by batch as it is read; the join finds every pair a
+// nested loop finds, and a probe row's partners come in build row order.
+func TestJoinBuildIndexedAsRead(t *testing.T) {
+	const n = 5*vector.BatchSize + 123
+	kb, vb := array.NewInt64Builder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator)
+	defer kb.Release()
+	defer vb.Release()
+	key := func(i int) (int64, bool) { return int64(i % 37), i%7 != 3 }
+	for i := 0; i < n; i++ {
+		if k, ok := key(i); ok {
+			kb.Append(k)
+		} else {
+			kb.AppendNull()
+		}
+		vb.Append(int64(i))
+	}
+	ks, vs := kb.NewArray(), vb.NewArray()
+	cols := []plan.Column{{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64}}
+	// The build side comes as a UNION ALL of pieces, one batch each, in row order.
+	var build plan.Node
+	for lo := 0; lo < n; lo += 1000 {
+		hi := min(lo+1000, n)
+		piece := &plan.Stored{Cols: cols, Arrays: []arrow.Array{array.NewSlice(ks, int64(lo), int64(hi)), array.NewSlice(vs, int64(lo), int64(hi))}, Rows: hi - lo}
+		if build == nil {
+			build = piece
+		} else {
+			build = &plan.SetOp{Kind: plan.Union, All: true, Left: build, Right: piece, Cols: cols}
+		}
+	}
+	var pk, pv []int64
+	for i := 0; i < 40; i++ {
+		pk, pv = append(pk, int64(i)), append(pv, int64(-i))
+	}
+	probe := stored(t, pk, pv)
+	j := &plan.Join{Kind: plan.InnerJoin, Left: probe, Right: build, Cols: append(probe.Columns(), build.Columns()...),
+		LeftKeys:  []plan.Expr{&plan.ColRef{Idx: 0, T: types.Int64}},
+		RightKeys: []plan.Expr{&plan.ColRef{Idx: 0, T: types.Int64}}}
+	recs, err := Run(context.Background(), &Env{Budget: NewBudget(1 << 30), Threads: 2}, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64][]int64{} // probe key: build v in output order
+	rows := 0
+	for _, rec := range recs {
+		for r := 0; r < int(rec.NumRows()); r++ {
+			k := rec.Column(0).(*array.Int64).Value(r)
+			got[k] = append(got[k], rec.Column(3).(*array.Int64).Value(r))
+			rows++
+		}
+	}
+	want := 0
+	for _, p := range pk {
+		var vs []int64
+		for i := 0; i < n; i++ {
+			if k, ok := key(i); ok && k == p {
+				vs = append(vs, int64(i))
+			}
+		}
+		want += len(vs)
+		if fmt.Sprint(got[p]) != fmt.Sprint(vs) {
+			t.Errorf("key %d: partners %d, want %d in build order", p, len(got[p]), len(vs))
+		}
+	}
+	if rows != want {
+		t.Errorf("%d rows, want %d", rows, want)
+	}
+}

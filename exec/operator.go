@@ -513,7 +513,13 @@ func (o *limitOp) Close() { o.in.Close() }
 // drain reads every batch of op into one compacted batch with columns concatenated.
 // ncols is the width of op's batches. Memory is reserved in res.
 func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vector.Batch, error) {
-	batches, held, err := collect(ctx, op, res)
+	return drainEach(ctx, op, ncols, res, nil)
+}
+
+// drainEach is drain handing each batch, compacted, to each (when not nil) as it
+// arrives, before the next is read.
+func drainEach(ctx context.Context, op Operator, ncols int, res *reservation, each func(*vector.Batch) error) (*vector.Batch, error) {
+	batches, held, err := collect(ctx, op, res, each)
 	if err != nil {
 		return nil, err
 	}
@@ -532,8 +538,9 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 }
 
 // collect reads every batch of op, compacted, holding them under res; it returns them
-// and the bytes they hold.
-func collect(ctx context.Context, op Operator, res *reservation) ([]*vector.Batch, int64, error) {
+// and the bytes they hold. each, when not nil, is handed every batch kept.
+func collect(ctx context.Context, op Operator, res *reservation, each func(*vector.Batch) error) ([]*vector.Batch, int64, error) {
+	compactAtSource(op)
 	var batches []*vector.Batch
 	var held int64
 	for {
@@ -553,6 +560,21 @@ func collect(ctx context.Context, op Operator, res *reservation) ([]*vector.Batc
 		if err := res.resize(held); err != nil {
 			return nil, 0, err
 		}
+		if each != nil {
+			if err := each(b); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+}
+
+// compactAtSource tells op, when it is a pipeline run by workers and not yet
+// started, that its consumer compacts every batch to keep it: the workers then hand
+// them on compacted, so that the copying is done in parallel rather than by the
+// consumer alone.
+func compactAtSource(op Operator) {
+	if o, ok := op.(*pipelineOp); ok && !o.started {
+		o.p.compact = true
 	}
 }
 

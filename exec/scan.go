@@ -38,6 +38,13 @@ type pipeline struct {
 	// returns: the workers' reads then reuse all of the batches' buffers, not only
 	// those the stages dropped (source.Recycler).
 	recycle bool
+	// compact is set by a consumer that keeps every batch, compacted: the workers
+	// compact them before the sink, in parallel, and the buffers read before come
+	// back to be reused rather than being kept behind a selection.
+	compact bool
+	// total is the rows of the scan's morsels, read and handed the rows read so far
+	// and those handed to the sink: what a consumer extrapolates its input from.
+	total, read, handed atomic.Int64
 	// filtered and kept count the rows the filters have seen and let through so far,
 	// in either way of reading: the measured selectivity rowFilter weighs.
 	filtered, kept atomic.Int64
@@ -170,6 +177,9 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		return err
 	}
 	p.order(sp)
+	for _, m := range sp.Morsels {
+		p.total.Add(m.Rows)
+	}
 	base := p.readPlan(pos, len(names), 0, nil)
 	if p.bd.env.LateMaterialisation == "never" {
 		base = readPlan{}
@@ -252,6 +262,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return err
 					}
 					runtime.Gosched()
+					p.read.Add(int64(rb.Len()))
 					// Selection vectors and the arrays the stages build are lent too:
 					// what is handed on is kept below, the rest comes back.
 					sctx := lendSelections(ctx, rc)
@@ -282,7 +293,11 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return nil
 					}
 					failPoint(PointScanWorker)
+					p.handed.Add(int64(b.Len()))
 					if !p.recycle {
+						if p.compact {
+							b = b.Compact()
+						}
 						// Before the sink: the batch may go on to another goroutine, which
 						// may change it.
 						rc.RecycleBatch(b.Cols, b.Sel)
@@ -761,6 +776,17 @@ func runStages(ctx context.Context, stages []stage, b *vector.Batch) (*vector.Ba
 // operator runs the pipeline in the background and returns its batches in the
 // order the workers produce them.
 func (p *pipeline) operator() Operator { return &pipelineOp{p: p} }
+
+// expectRows is how many rows the pipeline will hand on in all, extrapolated from
+// the share of its rows read so far that were handed on; ok is false until at
+// least min rows were read.
+func (p *pipeline) expectRows(min int64) (rows int64, ok bool) {
+	read := p.read.Load()
+	if read < min || read == 0 {
+		return 0, false
+	}
+	return int64(float64(p.total.Load()) * float64(p.handed.Load()) / float64(read)), true
+}
 
 type pipelineOp struct {
 	p       *pipeline
