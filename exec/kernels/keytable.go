@@ -85,6 +85,7 @@ type KeyTable struct {
 	epos    []int32
 	entIDs  []uint32
 	kbuf    []uint64 // the batch's keys row-major (stride > 0)
+	touched uint64   // what ktTouchWords read, kept so that its loads are made
 }
 
 // ktWordSlot is a slot of a one-word-key table: the key and id+1 (0: empty).
@@ -674,6 +675,7 @@ func (t *KeyTable) probe(vecs []hashKeyVec, hashes []uint64, ids []uint32, inser
 		}
 	}
 	slots, mask := t.slots, t.mask
+	t.touchSlots(hashes, len(ids))
 	for k, h := range hashes[:len(ids)] {
 		tag := h & ktTagMask
 		i := h & mask
@@ -738,6 +740,17 @@ func ktRowKeys(vecs []hashKeyVec, stride, n int, buf []uint64) []uint64 {
 func (t *KeyTable) probeRows(keys []uint64, hashes []uint64, ids []uint32, insert bool) {
 	s := t.stride
 	slots, mask := t.slots, t.mask
+	if t.touchSlots(hashes, len(ids)) {
+		// The key a slot points at is a second miss: its first word is read ahead
+		// too, a load per row that depends only on that row's slot.
+		var sum uint64
+		for _, h := range hashes[:len(ids)] {
+			if e := slots[h&mask]; e != 0 && e&ktTagMask == h&ktTagMask {
+				sum += t.rows[int(uint32(e)-1)*s]
+			}
+		}
+		t.touched += sum
+	}
 	for k, h := range hashes[:len(ids)] {
 		key := keys[k*s : k*s+s]
 		tag := h & ktTagMask
@@ -793,6 +806,9 @@ func (t *KeyTable) probeWord(v *hashKeyVec, hashes []uint64, ids []uint32, inser
 // in the same pass, which saves the scratch passes for plain integer columns.
 func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, hashes []uint64, ids []uint32, insert bool) {
 	slots, mask := t.wordSlots, t.mask
+	if 16*len(slots) >= touchBytes && len(ids) >= touchRows {
+		hashes = ktTouchWords(t, vals, sel, hashes, len(ids))
+	}
 	// The previous row's key and id: clustered or sorted input repeats keys in runs,
 	// which then skip the probe (a well-predicted branch on unclustered input).
 	lastX, lastID := uint64(0), NotFound
@@ -842,6 +858,57 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 		}
 		lastX, lastID = x, ids[k]
 	}
+}
+
+// A table whose slots take at least touchBytes is probed in two passes when a batch
+// has at least touchRows rows (see ktTouchWords and touchSlots).
+const (
+	touchBytes = 1 << 20
+	touchRows  = 256
+)
+
+// ktTouchWords reads the first slot of each of n rows' keys before they are looked
+// up: in a table larger than the caches every lookup misses, and these loads, which
+// depend on nothing but the hashes, let the processor fetch many lines at once
+// instead of one lookup's at a time; the lookups that follow find them cached. It
+// returns the rows' hashes (computed into the table's scratch when hashes is nil).
+func ktTouchWords[T hashInteger](t *KeyTable, vals []T, sel []int32, hashes []uint64, n int) []uint64 {
+	if hashes == nil {
+		t.hbuf = hashGrow(t.hbuf, n)
+		hashes = t.hbuf
+		if sel == nil {
+			for k, v := range vals[:n] {
+				hashes[k] = hashWord(uint64(v))
+			}
+		} else {
+			for k, i := range sel[:n] {
+				hashes[k] = hashWord(uint64(vals[i]))
+			}
+		}
+	}
+	slots, mask := t.wordSlots, t.mask
+	var sum uint64
+	for _, h := range hashes[:n] {
+		sum += slots[h&mask].key
+	}
+	t.touched = sum
+	return hashes
+}
+
+// touchSlots is ktTouchWords for a table of tagged slots (t.slots): when the table
+// and the batch are large enough it reads the first slot of each of the n rows'
+// hashes, and reports whether it did.
+func (t *KeyTable) touchSlots(hashes []uint64, n int) bool {
+	slots, mask := t.slots, t.mask
+	if 8*len(slots) < touchBytes || n < touchRows {
+		return false
+	}
+	var sum uint64
+	for _, h := range hashes[:n] {
+		sum += slots[h&mask]
+	}
+	t.touched = sum
+	return true
 }
 
 // addWord appends a non-NULL key to a one-word table and returns its id.
@@ -904,6 +971,7 @@ func (t *KeyTable) lookupRawInts(col arrow.Array, sel []int32, ids []uint32, ins
 // probeBytes is probe for a table of one string or binary column.
 func (t *KeyTable) probeBytes(v *hashKeyVec, hashes []uint64, ids []uint32, insert bool) {
 	slots, mask := t.slots, t.mask
+	t.touchSlots(hashes, len(ids))
 	c := &t.cols[0]
 	strs, nulls := v.strs[:len(ids)], v.nulls
 	for k, h := range hashes[:len(ids)] {

@@ -141,6 +141,27 @@ func BenchmarkKeyTableInsert(b *testing.B) {
 	}
 }
 
+// BenchmarkKeyTableFind looks 1M rows up in a table of their keys (a join's probe
+// of a build side of 1M distinct int64 keys), from one reader as a join's worker
+// does.
+func BenchmarkKeyTableFind(b *testing.B) {
+	const rows = 1 << 20
+	d := ktMakeBenchData(rows, rows)
+	ids := make([]uint32, ktBenchBatch)
+	t := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+	t.Reserve(rows)
+	for _, c := range d.intCols {
+		t.Insert([]arrow.Array{c}, nil, ids[:c.Len()])
+	}
+	r := t.Reader()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, c := range d.intCols {
+			r.Find([]arrow.Array{c}, nil, ids[:c.Len()])
+		}
+	}
+}
+
 // BenchmarkKeyTableInsertClustered groups 1M int64 rows whose keys come in runs (as in
 // a file clustered on the key): 1K distinct keys, each in runs of about 1K rows.
 func BenchmarkKeyTableInsertClustered(b *testing.B) {
