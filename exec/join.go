@@ -267,23 +267,29 @@ func (x *buildIndex) add(ctx context.Context, b *vector.Batch) error {
 			x.reserved = true
 		}
 	}
+	nulls := false
+	for _, k := range x.keys {
+		nulls = nulls || k.NullN() > 0
+	}
 	x.sel = x.sel[:0]
-	for r := 0; r < b.Rows; r++ {
-		ok := true
-		for _, k := range x.keys {
-			if k.IsNull(r) && !x.j.node.NullEq {
-				ok = false
-				break
+	if nulls && !x.j.node.NullEq {
+		for r := 0; r < b.Rows; r++ {
+			ok := true
+			for _, k := range x.keys {
+				if k.IsNull(r) {
+					ok = false
+					break
+				}
 			}
-		}
-		if ok {
-			x.sel = append(x.sel, int32(r))
+			if ok {
+				x.sel = append(x.sel, int32(r))
+			}
 		}
 	}
 	at := len(x.ids)
 	x.ids = append(x.ids, make([]uint32, b.Rows)...)
 	ids := x.ids[at:]
-	if len(x.sel) == b.Rows {
+	if !nulls || x.j.node.NullEq {
 		x.table.Insert(x.keys, nil, ids)
 	} else {
 		for r := range ids {
