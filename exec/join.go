@@ -56,6 +56,9 @@ type hashJoin struct {
 	next            []int32 // per build row: next build row with the same key
 	matched         []bool  // build rows matched (when tracks)
 	buildHasNullKey bool
+	// unique says whether every key of the table has one build row, and whether that
+	// row is the key's id.
+	unique uniqueKeys
 	// buildKeyCols are the build side's key columns and buildValid its rows with
 	// no NULL key, for narrowing the probe side's scan (narrowProbe).
 	buildKeyCols []arrow.Array
@@ -144,6 +147,15 @@ func (bd *builder) buildJoin(x *plan.Join) (Operator, error) {
 	return j, nil
 }
 
+// uniqueKeys is what a join knows of its build keys' rows (hashJoin.unique).
+type uniqueKeys uint8
+
+const (
+	uniqueNo   uniqueKeys = iota // some key has several build rows
+	uniqueRows                   // every key has one build row, first[id]
+	uniqueIDs                    // every key has one build row, and it is row id (no NULL keys)
+)
+
 func (j *hashJoin) prepare(ctx context.Context) error {
 	op := j.pendingBuild
 	j.pendingBuild = nil
@@ -201,6 +213,18 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		}
 	}
 	j.table, j.buildHasNullKey = idx.table, idx.nullKeys > 0
+	j.unique = uniqueNo
+	if j.table.Len() == len(valid) {
+		// Keys get ids in the order of their first rows, so with one row per key and
+		// none without a key, row r has id r; checked rather than assumed.
+		j.unique = uniqueIDs
+		for r, id := range idx.ids {
+			if id != uint32(r) {
+				j.unique = uniqueRows
+				break
+			}
+		}
+	}
 	j.buildKeyCols, j.buildValid = keys, valid
 	err = j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
 	if errs.CodeOf(err) == errs.ResourceExhausted && j.canSpill() {
@@ -701,8 +725,15 @@ func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kern
 			st.ids[i] = kernels.NotFound
 		}
 	}
+	nulls := false
+	for _, k := range st.keys {
+		nulls = nulls || k.NullN() > 0
+	}
+	if !nulls || j.node.NullEq {
+		return st, nil
+	}
 	for r := range st.ids {
-		if st.ids[r] == kernels.NotFound || j.node.NullEq {
+		if st.ids[r] == kernels.NotFound {
 			continue
 		}
 		for _, k := range st.keys {
@@ -728,6 +759,26 @@ func (j *hashJoin) nextPairs(st *probeState, matched []bool, limit int) (pIdx, b
 	semiAnti := !j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin)
 	settled := j.swapped && (j.node.Kind == plan.SemiJoin || j.node.Kind == plan.AntiJoin) &&
 		j.residual == nil && st.ids != nil && matched != nil
+	if j.unique != uniqueNo && st.ids != nil && !settled && !st.inRow {
+		// Every key has one build row: a probe row makes at most one pair, its key's
+		// row (the key's id itself when every build row has a key).
+		for st.row < n && len(pIdx) < limit {
+			r := st.row
+			st.row++
+			id := st.ids[r]
+			if id == kernels.NotFound {
+				continue
+			}
+			br := int32(id)
+			if j.unique == uniqueRows {
+				br = j.first[id]
+			}
+			pIdx = append(pIdx, int32(r))
+			bIdx = append(bIdx, br)
+		}
+		st.done = st.row >= n
+		return pIdx, bIdx
+	}
 	for st.row < n && len(pIdx) < limit {
 		r := st.row
 		if !st.inRow {

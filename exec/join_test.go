@@ -104,7 +104,42 @@ func TestJoinChunksKeepSemantics(t *testing.T) {
 	for i := 0; i < 9000; i++ {
 		rk, rv = append(rk, int64(i%3)), append(rv, int64(i))
 	}
-	l, r := stored(t, lk, lv), stored(t, rk, rv)
+	checkJoinKinds(t, lk, lv, rk, rv)
+}
+
+// TestJoinUniqueBuildKeys: a build side whose keys each have one row (a primary
+// key), with and without NULL keys among them, takes the join's one-pair-per-row
+// path; every join kind still gives the pairs a nested loop gives.
+func TestJoinUniqueBuildKeys(t *testing.T) {
+	for _, withNulls := range []bool{false, true} {
+		var lk, lv, rk, rv []int64
+		for i := 0; i < 1200; i++ {
+			k := int64(i * 7 % 1201) // distinct
+			if withNulls && i%11 == 5 {
+				k = nullKey
+			}
+			lk, lv = append(lk, k), append(lv, int64(i))
+		}
+		for i := 0; i < 2500; i++ {
+			k := int64(i % 1301) // repeats, and misses keys
+			if i%13 == 2 {
+				k = nullKey
+			}
+			rk, rv = append(rk, k), append(rv, int64(i))
+		}
+		checkJoinKinds(t, lk, lv, rk, rv)
+	}
+}
+
+// nullKey stands for a NULL key in checkJoinKinds' inputs.
+const nullKey = -1
+
+// checkJoinKinds joins left (lk, lv) and right (rk, rv) — k the key, nullKey a NULL
+// one, v a value — with every join kind, with and without a residual, built on
+// either side, and compares the rows with those a nested loop finds.
+func checkJoinKinds(t *testing.T, lk, lv, rk, rv []int64) {
+	t.Helper()
+	l, r := storedKeys(t, lk, lv), storedKeys(t, rk, rv)
 	cols := append(l.Columns(), r.Columns()...)
 	lit := func(v int64) plan.Expr { return &plan.Literal{V: types.Value{Type: types.Int64, I: v}} }
 	// Residual: left.v is even, or right.v < 5 (so odd left rows find few partners,
@@ -112,12 +147,13 @@ func TestJoinChunksKeepSemantics(t *testing.T) {
 	residual := call(t, "or",
 		call(t, "=", call(t, "%", &plan.ColRef{Idx: 1, T: types.Int64}, lit(2)), lit(0)),
 		call(t, "<", &plan.ColRef{Idx: 3, T: types.Int64}, lit(5)))
-	admits := func(i, j int) bool { return lk[i] == rk[j] && (lv[i]%2 == 0 || rv[j] < 5) }
+	equal := func(i, j int) bool { return lk[i] != nullKey && lk[i] == rk[j] }
+	admits := func(i, j int) bool { return equal(i, j) && (lv[i]%2 == 0 || rv[j] < 5) }
 	for _, kind := range []plan.JoinKind{plan.InnerJoin, plan.LeftJoin, plan.RightJoin, plan.FullJoin, plan.SemiJoin, plan.AntiJoin} {
 		for _, withResidual := range []bool{false, true} {
 			for _, buildLeft := range []bool{false, true} {
 				name := fmt.Sprintf("%s residual=%v buildLeft=%v", kind, withResidual, buildLeft)
-				ok := func(i, j int) bool { return lk[i] == rk[j] }
+				ok := equal
 				j := &plan.Join{Kind: kind, Left: l, Right: r, Cols: cols, BuildLeft: buildLeft,
 					LeftKeys:  []plan.Expr{&plan.ColRef{Idx: 0, T: types.Int64}},
 					RightKeys: []plan.Expr{&plan.ColRef{Idx: 0, T: types.Int64}}}
@@ -174,6 +210,25 @@ func TestJoinChunksKeepSemantics(t *testing.T) {
 			}
 		}
 	}
+}
+
+// storedKeys is stored with nullKey keys as NULLs.
+func storedKeys(t *testing.T, k, v []int64) *plan.Stored {
+	t.Helper()
+	s := stored(t, k, v)
+	valid := make([]bool, len(k))
+	hasNull := false
+	for i, x := range k {
+		valid[i] = x != nullKey
+		hasNull = hasNull || x == nullKey
+	}
+	if hasNull {
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		defer b.Release()
+		b.AppendValues(k, valid)
+		s.Arrays[0] = b.NewArray()
+	}
+	return s
 }
 
 // TestJoinTailAsRead: the build rows a right join emits after its probe side are
