@@ -430,6 +430,16 @@ func TestFilteredSatellitesJoinTheirInputFirst(t *testing.T) {
 	if cn, co := depth(p, "keys=[c_nationkey = n_nationkey]"), depth(p, "keys=[c_custkey = o_custkey]"); cn <= co {
 		t.Errorf("Q5: customer does not meet Asia's nations first:\n%s", p)
 	}
+	// Q7: the second nation, tied to the first by an OR, still goes along with
+	// customer: France's and Germany's customers meet the orders, not all of them.
+	q7 := "SELECT n1.n_name, n2.n_name, sum(l_extendedprice) FROM supplier, lineitem, orders, customer, nation n1, nation n2 " +
+		"WHERE s_suppkey = l_suppkey AND o_orderkey = l_orderkey AND c_custkey = o_custkey AND s_nationkey = n1.n_nationkey " +
+		"AND c_nationkey = n2.n_nationkey AND ((n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')) " +
+		"GROUP BY 1, 2"
+	p7 := explain(t, e, q7, nil)
+	if cn, co := depth(p7, "keys=[c_nationkey = n_nationkey]"), depth(p7, "keys=[o_custkey = c_custkey]"); cn <= co {
+		t.Errorf("Q7: customer does not meet the second nation first:\n%s", p7)
+	}
 	// s_nationkey = n_nationkey holds once c_nationkey equals both: no join tests it.
 	if strings.Contains(p, "n_nationkey = s_nationkey") || strings.Contains(p, "s_nationkey = n_nationkey") {
 		t.Errorf("Q5: a join tests an equality that already holds:\n%s", p)
@@ -444,6 +454,11 @@ func TestFilteredSatellitesJoinTheirInputFirst(t *testing.T) {
 		{q11 + " ORDER BY 1", "SELECT ps_partkey, sum(ps_supplycost * ps_availqty) FROM (SELECT * FROM partsupp LIMIT 100000000) ps " +
 			"JOIN (SELECT * FROM supplier LIMIT 100000000) s ON ps_suppkey = s_suppkey JOIN nation ON s_nationkey = n_nationkey " +
 			"WHERE n_name = 'GERMANY' GROUP BY ps_partkey ORDER BY 1"},
+		{q7 + " ORDER BY 1, 2", "SELECT n1.n_name, n2.n_name, sum(l_extendedprice) FROM (SELECT * FROM supplier LIMIT 100000000) s " +
+			"JOIN (SELECT * FROM lineitem LIMIT 100000000) l ON s_suppkey = l_suppkey JOIN (SELECT * FROM orders LIMIT 100000000) o ON o_orderkey = l_orderkey " +
+			"JOIN (SELECT * FROM customer LIMIT 100000000) c ON c_custkey = o_custkey JOIN (SELECT * FROM nation LIMIT 100) n1 ON s_nationkey = n1.n_nationkey " +
+			"JOIN nation n2 ON c_nationkey = n2.n_nationkey WHERE (n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE') " +
+			"GROUP BY 1, 2 ORDER BY 1, 2"},
 		{q21, "SELECT count(*) FROM (SELECT * FROM supplier LIMIT 100000000) s JOIN (SELECT * FROM lineitem LIMIT 100000000) l ON s_suppkey = l_suppkey " +
 			"JOIN orders ON o_orderkey = l_orderkey JOIN nation ON s_nationkey = n_nationkey WHERE o_orderstatus = 'F' AND n_name = 'SAUDI ARABIA'"},
 	} {

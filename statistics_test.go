@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -729,6 +731,41 @@ func TestStatisticsChooseTheBuildSide(t *testing.T) {
 	want := query(t, e, "SET SESSION use_statistics = false; "+sql)
 	if got := query(t, e, sql); resultText(got) != resultText(want) {
 		t.Fatalf("the join's result changed with its plan: %s vs %s", resultText(got), resultText(want))
+	}
+}
+
+// TestStatisticsJudgeARangeAsOne: a lower and an upper bound on one column keep the
+// rows between them, estimated from the record as one range (the difference of the
+// two ranks), not as two independent conditions (their product), with and without
+// NULLs in the column.
+func TestStatisticsJudgeARangeAsOne(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "t", "a.parquet"), 1, 9000, 3000, true)
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", filepath.Join(dir, "t")))
+	query(t, e, "ANALYZE t WITH (sketches = true)")
+	estimate := func(where string) float64 {
+		t.Helper()
+		p := resultText(query(t, e, "EXPLAIN SELECT count(*) FROM t WHERE "+where))
+		m := regexp.MustCompile(`Filter .*est_rows=(\d+)`).FindStringSubmatch(p)
+		if m == nil {
+			t.Fatalf("no filter estimate in\n%s", p)
+		}
+		n, _ := strconv.ParseFloat(m[1], 64)
+		return n
+	}
+	for _, c := range []struct {
+		where    string
+		lo, high float64 // the rows kept: 9000 uniform values times the range's share
+	}{
+		{"i64 >= 0 AND i64 < 100000", 300, 600},                       // 5 %: 450
+		{"i64 BETWEEN -100000 AND 100000 AND i64 > -50000", 500, 900}, // 7.5 %: 675
+		{"some_null >= 20 AND some_null < 40", 1000, 1700},            // 20 % of the 75 % not NULL: 1350
+		{"i64 >= 500000", 2000, 2500},                                 // one bound alone: 2250
+	} {
+		if got := estimate(c.where); got < c.lo || got > c.high {
+			t.Errorf("%s: estimated %.0f rows, want %.0f to %.0f", c.where, got, c.lo, c.high)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // which joins shrink (estimates from file sizes cannot tell a many-to-many join on a
 // low-cardinality key from a key join); the statistics will refine this. An input
 // smaller than the tree joined so far takes along its satellites — filtered inputs
-// connected to it alone — joined to it first, so that their filters reach the tree in
+// connected to it alone, or else only to inputs already joined — joined to it first, so that their filters reach the tree in
 // one join (Q11's nation under supplier, beside partsupp); an input's satellites
 // count as its filters when the next input is chosen. Equalities between columns
 // imply the ones they do not state (Q5's c_nationkey = s_nationkey = n_nationkey lets
@@ -175,7 +175,10 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 		return j
 	}
 	// satellite reports whether input f hangs off input c alone, its own filters
-	// reducing it: every condition on f is between f and c.
+	// reducing it: an equality joins f to c, and every other condition on f is
+	// between f, c and inputs already joined (Q7's OR of the two nations, the first
+	// joined with supplier: the second still goes along with customer, and the OR
+	// becomes a condition of the join that brings them together).
 	satellite := func(f, c int) bool {
 		if joined[f] || f == c || estimate(rels[f].node).fraction() >= 1 {
 			return false
@@ -186,11 +189,11 @@ func reorder(cols []plan.Column, rels []relation, conds []plan.Expr) plan.Node {
 				continue
 			}
 			for r := range cd.rels {
-				if r != f && r != c {
+				if r != f && r != c && !joined[r] {
 					return false
 				}
 			}
-			found = found || cd.equi
+			found = found || (cd.equi && cd.rels[c] && len(cd.rels) == 2)
 		}
 		return found
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/loredb/lore/plan"
+	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
 )
 
@@ -16,8 +17,45 @@ func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 		return 0, false
 	}
 	sel = 1
+	// Bounds on one column are one range, not independent conditions: x >= a AND
+	// x < b keeps the rows between, P(x < b) − P(x < a), where the product would
+	// keep P(x >= a)·P(x < b) (a quarter of a year of orders is not a fifth of them).
+	type bounds struct {
+		lo, hi       float64 // the tightest lower and upper bound's selectivity
+		hasLo, hasHi bool
+	}
+	var cols []string
+	ranges := map[string]*bounds{}
 	for _, c := range plan.Conjuncts(f.Cond) {
-		sel *= judge(s, c)
+		p, isPred := predicate(s, c)
+		lower, upper := p.Op == ">" || p.Op == ">=", p.Op == "<" || p.Op == "<="
+		if !isPred || (!lower && !upper) {
+			sel *= judge(s, c)
+			continue
+		}
+		b := ranges[p.Column]
+		if b == nil {
+			b = &bounds{lo: 1, hi: 1}
+			ranges[p.Column] = b
+			cols = append(cols, p.Column)
+		}
+		j := s.Ref.Stats.Selectivity(p)
+		if lower {
+			b.lo, b.hasLo = min(b.lo, j), true
+		} else {
+			b.hi, b.hasHi = min(b.hi, j), true
+		}
+	}
+	for _, col := range cols {
+		b := ranges[col]
+		if !b.hasLo || !b.hasHi {
+			sel *= min(b.lo, b.hi)
+			continue
+		}
+		// Each bound's selectivity counts the non-NULL rows on its side; the two
+		// sides overlap in the range and together cover the non-NULL rows once more.
+		nonNull := s.Ref.Stats.Selectivity(source.Predicate{Column: col, Op: "is_not_null"})
+		sel *= max(b.lo+b.hi-nonNull, 0)
 	}
 	return sel, true
 }
