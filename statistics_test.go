@@ -734,6 +734,19 @@ func TestStatisticsChooseTheBuildSide(t *testing.T) {
 	}
 }
 
+// filterEstimate is the rows EXPLAIN estimates the filter of
+// SELECT count(*) FROM t WHERE where keeps.
+func filterEstimate(t *testing.T, e *lore.Engine, where string) float64 {
+	t.Helper()
+	p := resultText(query(t, e, "EXPLAIN SELECT count(*) FROM t WHERE "+where))
+	m := regexp.MustCompile(`Filter .*est_rows=(\d+)`).FindStringSubmatch(p)
+	if m == nil {
+		t.Fatalf("no filter estimate in\n%s", p)
+	}
+	n, _ := strconv.ParseFloat(m[1], 64)
+	return n
+}
+
 // TestStatisticsJudgeARangeAsOne: a lower and an upper bound on one column keep the
 // rows between them, estimated from the record as one range (the difference of the
 // two ranks), not as two independent conditions (their product), with and without
@@ -744,16 +757,6 @@ func TestStatisticsJudgeARangeAsOne(t *testing.T) {
 	e := open(t, lore.Options{NoAutoRefresh: true})
 	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", filepath.Join(dir, "t")))
 	query(t, e, "ANALYZE t WITH (sketches = true)")
-	estimate := func(where string) float64 {
-		t.Helper()
-		p := resultText(query(t, e, "EXPLAIN SELECT count(*) FROM t WHERE "+where))
-		m := regexp.MustCompile(`Filter .*est_rows=(\d+)`).FindStringSubmatch(p)
-		if m == nil {
-			t.Fatalf("no filter estimate in\n%s", p)
-		}
-		n, _ := strconv.ParseFloat(m[1], 64)
-		return n
-	}
 	for _, c := range []struct {
 		where    string
 		lo, high float64 // the rows kept: 9000 uniform values times the range's share
@@ -763,7 +766,7 @@ func TestStatisticsJudgeARangeAsOne(t *testing.T) {
 		{"some_null >= 20 AND some_null < 40", 1000, 1700},            // 20 % of the 75 % not NULL: 1350
 		{"i64 >= 500000", 2000, 2500},                                 // one bound alone: 2250
 	} {
-		if got := estimate(c.where); got < c.lo || got > c.high {
+		if got := filterEstimate(t, e, c.where); got < c.lo || got > c.high {
 			t.Errorf("%s: estimated %.0f rows, want %.0f to %.0f", c.where, got, c.lo, c.high)
 		}
 	}
@@ -777,16 +780,6 @@ func TestFootersJudgeRangesWithoutARecord(t *testing.T) {
 	writeStatsFile(t, filepath.Join(dir, "t", "a.parquet"), 1, 9000, 3000, true)
 	e := open(t, lore.Options{NoAutoRefresh: true})
 	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", filepath.Join(dir, "t")))
-	estimate := func(where string) float64 {
-		t.Helper()
-		p := resultText(query(t, e, "EXPLAIN SELECT count(*) FROM t WHERE "+where))
-		m := regexp.MustCompile(`Filter .*est_rows=(\d+)`).FindStringSubmatch(p)
-		if m == nil {
-			t.Fatalf("no filter estimate in\n%s", p)
-		}
-		n, _ := strconv.ParseFloat(m[1], 64)
-		return n
-	}
 	for _, c := range []struct {
 		where    string
 		lo, high float64
@@ -796,7 +789,7 @@ func TestFootersJudgeRangesWithoutARecord(t *testing.T) {
 		{"i32 = 7", 899, 901},                             // no range: a tenth, as without footers
 		{"i64 >= 2000000", 1, 10},                         // above the bounds: about nothing
 	} {
-		if got := estimate(c.where); got < c.lo || got > c.high {
+		if got := filterEstimate(t, e, c.where); got < c.lo || got > c.high {
 			t.Errorf("%s: estimated %.0f rows, want %.0f to %.0f", c.where, got, c.lo, c.high)
 		}
 	}
