@@ -772,33 +772,6 @@ func TestStatisticsJudgeARangeAsOne(t *testing.T) {
 	}
 }
 
-// TestFootersJudgeRangesWithoutARecord: before any ANALYZE, a range on a column is
-// judged by the bounds the files' footers give (uniform between them), the other
-// conditions guessed as before; the footers never answer the query.
-func TestFootersJudgeRangesWithoutARecord(t *testing.T) {
-	dir := t.TempDir()
-	writeStatsFile(t, filepath.Join(dir, "t", "a.parquet"), 1, 9000, 3000, true)
-	e := open(t, lore.Options{NoAutoRefresh: true})
-	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", filepath.Join(dir, "t")))
-	for _, c := range []struct {
-		where    string
-		lo, high float64
-	}{
-		{"i64 >= 0 AND i64 < 100000", 350, 550},           // 5 % of 9000 between the footers' bounds
-		{"i64 >= 0 AND i64 < 100000 AND i32 = 7", 35, 55}, // and a tenth for the equality, guessed
-		{"i32 = 7", 899, 901},                             // no range: a tenth, as without footers
-		{"i64 >= 2000000", 1, 10},                         // above the bounds: about nothing
-	} {
-		if got := filterEstimate(t, e, c.where); got < c.lo || got > c.high {
-			t.Errorf("%s: estimated %.0f rows, want %.0f to %.0f", c.where, got, c.lo, c.high)
-		}
-	}
-	res := query(t, e, "SELECT count(*) FROM t WHERE i64 >= 0")
-	if res.Record.Execution.Mode != "scan" {
-		t.Errorf("a table without a record was answered by %q", res.Record.Execution.Mode)
-	}
-}
-
 // TestAnalyzeWhileQuerying runs ANALYZE over and over while other goroutines query
 // the table: every answer, from statistics or not, is the same.
 func TestAnalyzeWhileQuerying(t *testing.T) {
