@@ -42,11 +42,11 @@ type pipeline struct {
 	// compact them before the sink, in parallel, and the buffers read before come
 	// back to be reused rather than being kept behind a selection.
 	compact bool
-	// total is the rows of the scan's morsels, read and handed the rows read so far
-	// and those handed to the sink: what a consumer extrapolates its input from.
-	total, read, handed atomic.Int64
+	// total is the rows of the scan's morsels.
+	total atomic.Int64
 	// filtered and kept count the rows the filters have seen and let through so far,
-	// in either way of reading: the measured selectivity rowFilter weighs.
+	// in either way of reading: the measured selectivity rowFilter weighs, and what a
+	// consumer extrapolates its input from (expectRows).
 	filtered, kept atomic.Int64
 	// members are the Bloom filters of the build keys of the hash joins this
 	// pipeline's rows go through (the join it probes and the joins above it in a
@@ -191,9 +191,6 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 		lateStages = lateStages[1:]
 	}
 	p.implied.init(p, pos, len(names))
-	// What the filters keep is counted when there are filters a row filter could run
-	// first: the lead filter, a join's key filters, a top-N's bound.
-	learns := p.lead != nil || len(p.members) > 0 || p.rowBound() != nil
 	workers := max(1, min(p.bd.env.Threads, len(sp.Morsels)))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -262,7 +259,6 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						return err
 					}
 					runtime.Gosched()
-					p.read.Add(int64(rb.Len()))
 					// Selection vectors and the arrays the stages build are lent too:
 					// what is handed on is kept below, the rest comes back.
 					sctx := lendSelections(ctx, rc)
@@ -274,7 +270,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 						}
 					}
 					if err != nil || b == nil {
-						if err == nil && learns {
+						if err == nil {
 							p.filtered.Add(int64(rb.Len()))
 						}
 						return err
@@ -283,17 +279,14 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					if b, err = runStages(sctx, stages, b); err != nil {
 						return err
 					}
-					if learns {
-						p.filtered.Add(int64(in))
-						if b != nil {
-							p.kept.Add(int64(b.Len()))
-						}
+					p.filtered.Add(int64(in))
+					if b != nil {
+						p.kept.Add(int64(b.Len()))
 					}
 					if b == nil {
 						return nil
 					}
 					failPoint(PointScanWorker)
-					p.handed.Add(int64(b.Len()))
 					if !p.recycle {
 						if p.compact {
 							b = b.Compact()
@@ -781,11 +774,11 @@ func (p *pipeline) operator() Operator { return &pipelineOp{p: p} }
 // the share of its rows read so far that were handed on; ok is false until at
 // least min rows were read.
 func (p *pipeline) expectRows(min int64) (rows int64, ok bool) {
-	read := p.read.Load()
-	if read < min || read == 0 {
+	seen := p.filtered.Load()
+	if seen < min || seen == 0 {
 		return 0, false
 	}
-	return int64(float64(p.total.Load()) * float64(p.handed.Load()) / float64(read)), true
+	return int64(float64(p.total.Load()) * float64(p.kept.Load()) / float64(seen)), true
 }
 
 type pipelineOp struct {
