@@ -109,11 +109,16 @@ func (a *mmInt[T]) FromZone(z *Zone, g uint32) (bool, error) {
 		if types.IsUnsigned(a.dt) {
 			x = T(v.U)
 		}
-		if c := &a.st[g]; !c.has || (a.isMax && x > c.v) || (!a.isMax && x < c.v) {
-			c.v, c.has = x, true
-		}
+		a.take(g, x)
 	}
 	return true, nil
+}
+
+// take folds value x into group g.
+func (a *mmInt[T]) take(g uint32, x T) {
+	if c := &a.st[g]; !c.has || (a.isMax && x > c.v) || (!a.isMax && x < c.v) {
+		c.v, c.has = x, true
+	}
 }
 func (a *mmBool) FromZone(z *Zone, g uint32) (bool, error) { return minMaxFromZone(a, z, g, a.isMax) }
 func (a *mmFloat[T]) FromZone(z *Zone, g uint32) (bool, error) {
@@ -136,9 +141,7 @@ func (a *mmDec64) FromZone(z *Zone, g uint32) (bool, error) {
 	}
 	a.Resize(int(g) + 1)
 	if fold {
-		if x, c := int64(v.D.LowBits()), &a.st[g]; !c.has || (a.isMax && x > c.v) || (!a.isMax && x < c.v) {
-			c.v, c.has = x, true
-		}
+		a.take(g, int64(v.D.LowBits()))
 	}
 	return true, nil
 }

@@ -188,8 +188,17 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 		}
 		keys[i] = a
 	}
-	// Rows with a NULL key never match; they are not in the table.
+	// Rows with a NULL key never match; they are not in the table. Keys get ids in
+	// the order of their first rows, so with one row per key and none without a key,
+	// row r has id r: checked rather than assumed.
 	valid := make([]int32, 0, b.Rows-idx.nullKeys)
+	inOrder := true
+	for r, id := range idx.ids {
+		if id != kernels.NotFound {
+			valid = append(valid, int32(r))
+		}
+		inOrder = inOrder && id == uint32(r)
+	}
 	j.first = make([]int32, idx.table.Len())
 	for i := range j.first {
 		j.first[i] = -1
@@ -207,23 +216,14 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 			j.first[id] = int32(r)
 		}
 	}
-	for r, id := range idx.ids {
-		if id != kernels.NotFound {
-			valid = append(valid, int32(r))
-		}
-	}
 	j.table, j.buildHasNullKey = idx.table, idx.nullKeys > 0
-	j.unique = uniqueNo
-	if j.table.Len() == len(valid) {
-		// Keys get ids in the order of their first rows, so with one row per key and
-		// none without a key, row r has id r; checked rather than assumed.
+	switch {
+	case j.table.Len() < len(valid):
+		j.unique = uniqueNo
+	case inOrder:
 		j.unique = uniqueIDs
-		for r, id := range idx.ids {
-			if id != uint32(r) {
-				j.unique = uniqueRows
-				break
-			}
-		}
+	default:
+		j.unique = uniqueRows
 	}
 	j.buildKeyCols, j.buildValid = keys, valid
 	err = j.res.resize(j.res.held + j.table.MemoryUsage() + int64(8*b.Rows))
@@ -291,10 +291,7 @@ func (x *buildIndex) add(ctx context.Context, b *vector.Batch) error {
 			x.reserved = true
 		}
 	}
-	nulls := false
-	for _, k := range x.keys {
-		nulls = nulls || k.NullN() > 0
-	}
+	nulls := hasNull(x.keys)
 	x.sel = x.sel[:0]
 	if nulls && !x.j.node.NullEq {
 		for r := 0; r < b.Rows; r++ {
@@ -725,11 +722,7 @@ func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kern
 			st.ids[i] = kernels.NotFound
 		}
 	}
-	nulls := false
-	for _, k := range st.keys {
-		nulls = nulls || k.NullN() > 0
-	}
-	if !nulls || j.node.NullEq {
+	if !hasNull(st.keys) || j.node.NullEq {
 		return st, nil
 	}
 	for r := range st.ids {

@@ -85,6 +85,16 @@ func (j *hashJoin) probeScanKeys(ctx context.Context, p *pipeline, build []arrow
 	return cols, through, found
 }
 
+// hasNull reports whether any of the key columns holds a NULL.
+func hasNull(keys []arrow.Array) bool {
+	for _, k := range keys {
+		if k.NullN() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // keyType is the type a key's values have, a dictionary's its values'.
 func keyType(dt arrow.DataType) arrow.DataType {
 	if d, ok := dt.(*arrow.DictionaryType); ok {
@@ -230,10 +240,7 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room [
 	}
 	hashes := (*buf)[:n]
 	kernels.HashColumns(keys, sel, hashes)
-	nulls := false
-	for _, k := range keys {
-		nulls = nulls || k.NullN() > 0
-	}
+	nulls := hasNull(keys)
 	out = grow(room, n)
 	kept := 0
 	for i, h := range hashes {
