@@ -23,6 +23,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
 )
 
@@ -769,6 +770,59 @@ func TestStatisticsJudgeARangeAsOne(t *testing.T) {
 		if got := filterEstimate(t, e, c.where); got < c.lo || got > c.high {
 			t.Errorf("%s: estimated %.0f rows, want %.0f to %.0f", c.where, got, c.lo, c.high)
 		}
+	}
+}
+
+// TestFootersJudgeRangesWithoutARecord: before any ANALYZE, a range on a column is
+// judged by the bounds the files' footers give (uniform between them), the other
+// conditions guessed as before; the footers never answer the query.
+func TestFootersJudgeRangesWithoutARecord(t *testing.T) {
+	dir := t.TempDir()
+	writeStatsFile(t, filepath.Join(dir, "t", "a.parquet"), 1, 9000, 3000, true)
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", filepath.Join(dir, "t")))
+	for _, c := range []struct {
+		where    string
+		lo, high float64
+	}{
+		{"i64 >= 0 AND i64 < 100000", 350, 550},           // 5 % of 9000 between the footers' bounds
+		{"i64 >= 0 AND i64 < 100000 AND i32 = 7", 35, 55}, // and a tenth for the equality, guessed
+		{"i32 = 7", 899, 901},                             // no range: a tenth, as without footers
+		{"i64 >= 2000000", 1, 10},                         // above the bounds: about nothing
+	} {
+		if got := filterEstimate(t, e, c.where); got < c.lo || got > c.high {
+			t.Errorf("%s: estimated %.0f rows, want %.0f to %.0f", c.where, got, c.lo, c.high)
+		}
+	}
+	res := query(t, e, "SELECT count(*) FROM t WHERE i64 >= 0")
+	if res.Record.Execution.Mode != "scan" {
+		t.Errorf("a table without a record was answered by %q", res.Record.Execution.Mode)
+	}
+	// A small table's footers are read for the estimate when none is cached.
+	source.DropCachedFooters()
+	if got := filterEstimate(t, e, "i64 >= 0 AND i64 < 100000"); got < 350 || got > 550 {
+		t.Errorf("with no footer cached, estimated %.0f rows, want 350 to 550", got)
+	}
+}
+
+// TestFootersOfALargeTableAreNotReadToPlan: a table of more files than planning
+// reads footers of is judged by its footers only once the process holds them all
+// (here after a scan); before, its ranges are guessed.
+func TestFootersOfALargeTableAreNotReadToPlan(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	for i := range 65 {
+		writeStatsFile(t, filepath.Join(dir, fmt.Sprintf("f%02d.parquet", i)), uint64(i+1), 200, 200, true)
+	}
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", dir))
+	const where = "i64 >= 0 AND i64 < 100000" // about 5 % of 13,000 rows between the bounds
+	source.DropCachedFooters()
+	if got := filterEstimate(t, e, where); got >= 450 && got <= 850 {
+		t.Errorf("with no footer cached, estimated %.0f rows: the footers were read to plan", got)
+	}
+	query(t, e, "SELECT count(*) FROM t WHERE i64 >= 0") // the scan opens every footer
+	if got := filterEstimate(t, e, where); got < 450 || got > 850 {
+		t.Errorf("with every footer cached, estimated %.0f rows, want 450 to 850", got)
 	}
 }
 

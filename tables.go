@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
@@ -15,6 +16,7 @@ import (
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/delta"
 	"github.com/loredb/lore/source/iceberg"
+	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 )
@@ -67,6 +69,9 @@ func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*
 	if ref.Stats, err = c.e.statistics(ctx, t.ID); err != nil {
 		return nil, err
 	}
+	if ref.Stats == nil {
+		ref.Footers = footerRecord(ctx, store, l, ref.Version)
+	}
 	if ref.Stats != nil && int64(len(l.Files)) >= boundsIndexMinFiles.Load() {
 		ref.Bounds = c.e.boundsIndex(t.ID, ref.Stats)
 	}
@@ -77,6 +82,40 @@ func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*
 	c.tables[key] = ref
 	return ref, nil
 }
+
+// footerRecord returns a function making, once, the metadata-depth record of
+// listing l for the planner's estimates: the bounds of a column let a range on it be
+// judged. It never answers a query. A Parquet listing's comes from its footers: those
+// the footer cache holds (counting the rows or an earlier scan opened them), or, for
+// a listing the scan will open whole anyway — no partition to prune by, at most
+// footerEstimateFiles files — read here, once for planning and scan. A Delta table's
+// comes from its log when every file carries statistics. Other tables get none (nil):
+// planning never reads a large table's footers for an estimate.
+func footerRecord(ctx context.Context, store storage.Store, l *source.Listing, v source.Version) func() *stats.Record {
+	return sync.OnceValue(func() *stats.Record {
+		var rec *stats.Record
+		var err error
+		switch {
+		case l.Lake == nil:
+			footers := l.CachedFooters()
+			if footers == nil && len(l.Partitions) == 0 && len(l.Files) <= footerEstimateFiles {
+				footers, _ = l.Footers(ctx, store)
+			}
+			if footers != nil {
+				rec, err = stats.FromFooters(l, footers, v, time.Now())
+			}
+		case l.Lake.Kind == source.KindDelta && stats.LakeStatsComplete(l):
+			rec, err = stats.FromLakeStats(l, v, time.Now())
+		}
+		if err != nil {
+			return nil
+		}
+		return rec
+	})
+}
+
+// footerEstimateFiles is the most files whose footers planning reads for an estimate.
+const footerEstimateFiles = 64
 
 func boolInt(b bool) int {
 	if b {
@@ -107,6 +146,7 @@ func (c *catalogView) Path(ctx context.Context, location, format string, at sour
 		return nil, err
 	}
 	ref := &plan.TableRef{Location: location, Listing: l, Rows: c.rows(ctx, c.e.store, l)}
+	ref.Footers = footerRecord(ctx, c.e.store, l, source.Version{})
 	// Every source a statement reads is in the view, whether named or not: the result
 	// cache keys on all of them.
 	v, _ := l.Version()

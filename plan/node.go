@@ -54,6 +54,10 @@ type TableRef struct {
 	Version source.Version
 	// Stats is the table's statistics record, current or not, or nil.
 	Stats *stats.Record
+	// Footers, when set and Stats is nil, makes (once) a record of what the files'
+	// footers say (rows, bounds, NULL counts) for the planner's estimates alone: it
+	// never answers a query. nil when the footers cannot be read.
+	Footers func() *stats.Record
 	// Bounds, when set, asks the catalog's bounds index which of Stats' files can
 	// match a scan's filters.
 	Bounds stats.BoundsIndex

@@ -29,3 +29,17 @@ func (l *Listing) Footers(ctx context.Context, store storage.Store) ([]*parquet.
 	}
 	return out, nil
 }
+
+// CachedFooters returns the footer of every file of the listing, in the order of
+// Files, when the footer cache holds them all, and nil otherwise. It reads nothing:
+// planning may use what counting the rows or an earlier scan opened, never pay for
+// a read of its own.
+func (l *Listing) CachedFooters() []*parquet.File {
+	out := make([]*parquet.File, len(l.Files))
+	for i, f := range l.Files {
+		if out[i] = footers.get(identityOf(f.Info)); out[i] == nil {
+			return nil
+		}
+	}
+	return out
+}

@@ -9,37 +9,55 @@ import (
 // statsSelectivity estimates the fraction of a scan's rows a filter keeps from the
 // table's statistics record, current or stale (SPEC §5): each conjunct with a
 // storage form is judged by the record (stats.Record.Selectivity), an OR as a + b −
-// ab, and anything else at 1 — a record never understates. ok is false when the
-// filter is not directly over a scan with a record; the caller then guesses.
+// ab, and anything else at 1 — a record never understates. Without a record, a
+// filter that bounds a column is judged by what the footers say (TableRef.Footers):
+// its ranges by the columns' bounds, its other conjuncts guessed (see selectivity).
+// ok is false when the filter is not directly over a scan with either; the caller
+// then guesses.
 func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 	s, isScan := f.Input.(*plan.Scan)
-	if !isScan || s.Ref.Stats == nil {
+	if !isScan {
 		return 0, false
+	}
+	rec, footers := s.Ref.Stats, false
+	if rec == nil {
+		if s.Ref.Footers == nil || !hasBound(s, f.Cond) {
+			return 0, false
+		}
+		if rec = s.Ref.Footers(); rec == nil || rec.Rows <= 0 {
+			return 0, false
+		}
+		footers = true
 	}
 	sel = 1
 	// Bounds on one column are one range, not independent conditions: x >= a AND
 	// x < b keeps the rows between, P(x < b) − P(x < a), where the product would
 	// keep P(x >= a)·P(x < b) (a quarter of a year of orders is not a fifth of them).
-	type bounds struct {
+	type colRange struct {
 		lo, hi       float64 // the tightest lower and upper bound's selectivity
 		hasLo, hasHi bool
 	}
 	var cols []string
-	ranges := map[string]*bounds{}
+	ranges := map[string]*colRange{}
 	for _, c := range plan.Conjuncts(f.Cond) {
 		p, isPred := predicate(s, c)
 		lower, upper := p.Op == ">" || p.Op == ">=", p.Op == "<" || p.Op == "<="
-		if !isPred || (!lower && !upper) {
-			sel *= judge(s, c)
+		switch {
+		case isPred && (lower || upper):
+		case footers:
+			sel *= selectivity(c)
+			continue
+		default:
+			sel *= judge(rec, s, c)
 			continue
 		}
 		b := ranges[p.Column]
 		if b == nil {
-			b = &bounds{lo: 1, hi: 1}
+			b = &colRange{lo: 1, hi: 1}
 			ranges[p.Column] = b
 			cols = append(cols, p.Column)
 		}
-		j := s.Ref.Stats.Selectivity(p)
+		j := rec.Selectivity(p)
 		if lower {
 			b.lo, b.hasLo = min(b.lo, j), true
 		} else {
@@ -54,27 +72,38 @@ func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 		}
 		// Each bound's selectivity counts the non-NULL rows on its side; the two
 		// sides overlap in the range and together cover the non-NULL rows once more.
-		nonNull := s.Ref.Stats.Selectivity(source.Predicate{Column: col, Op: "is_not_null"})
+		nonNull := rec.Selectivity(source.Predicate{Column: col, Op: "is_not_null"})
 		sel *= max(b.lo+b.hi-nonNull, 0)
 	}
 	return sel, true
 }
 
-// judge is the selectivity of one conjunct over scan s.
-func judge(s *plan.Scan, e plan.Expr) float64 {
+// hasBound reports whether a conjunct of cond compares a column of scan s with a
+// constant by <, <=, > or >=.
+func hasBound(s *plan.Scan, cond plan.Expr) bool {
+	for _, c := range plan.Conjuncts(cond) {
+		if p, ok := predicate(s, c); ok && (p.Op == "<" || p.Op == "<=" || p.Op == ">" || p.Op == ">=") {
+			return true
+		}
+	}
+	return false
+}
+
+// judge is the selectivity of one conjunct over scan s by record rec.
+func judge(rec *stats.Record, s *plan.Scan, e plan.Expr) float64 {
 	if ds := plan.Disjuncts(e); len(ds) > 1 {
 		out := 0.0
 		for _, d := range ds {
 			j := 1.0
 			for _, c := range plan.Conjuncts(d) {
-				j *= judge(s, c)
+				j *= judge(rec, s, c)
 			}
 			out = stats.Or(out, j)
 		}
 		return out
 	}
 	if p, ok := predicate(s, e); ok {
-		return s.Ref.Stats.Selectivity(p)
+		return rec.Selectivity(p)
 	}
 	return stats.Unjudged
 }
