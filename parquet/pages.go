@@ -282,12 +282,39 @@ func (w *pageWalker) close() {
 	*w = pageWalker{}
 }
 
-// pageBufs pools the buffers pages are read and decompressed into, by size class
-// (the powers of two from 64 KiB): a scan reads thousands of column chunks, each
-// of which would otherwise allocate, and clear, buffers of its pages' size.
-var pageBufs [24]sync.Pool
+// pageBufs pools the buffers pages are read and decompressed into, by size class:
+// a scan reads thousands of column chunks, each of which would otherwise allocate,
+// and clear, buffers of its pages' size. The classes start at 64 KiB and step by a
+// quarter of a power of two (64, 80, 96, 112, 128, 160 KiB, …): a page of 1 MiB and
+// the decoder's headroom past it takes 1.25 MiB, not 2, and one of 9 MiB (a column
+// chunk of long strings in one page) 10, not 16, per column a worker reads.
+var pageBufs [pageClasses]sync.Pool
 
-const pageClassMin = 16 // 64 KiB
+const (
+	pageClassMin = 16 // 64 KiB, the smallest class
+	pageClasses  = 24*4 + 1
+)
+
+// pageClassOf is the smallest class holding n bytes: its index and size (index
+// pageClasses when none does).
+func pageClassOf(n int) (int, int) {
+	if n <= 1<<pageClassMin {
+		return 0, 1 << pageClassMin
+	}
+	e := bits.Len(uint(n-1)) - 1 // 2^e < n <= 2^(e+1)
+	step := 1 << (e - 2)
+	q := (n - 1<<e + step - 1) / step // 1 to 4 quarters past 2^e
+	return (e-pageClassMin)*4 + q, 1<<e + q*step
+}
+
+// pageClassIn is the largest class a buffer of c bytes holds, or -1.
+func pageClassIn(c int) int {
+	if c < 1<<pageClassMin {
+		return -1
+	}
+	e := bits.Len(uint(c)) - 1 // 2^e <= c < 2^(e+1)
+	return (e-pageClassMin)*4 + (c-1<<e)/(1<<(e-2))
+}
 
 // growPage is grow for page buffers: a buffer too small goes back to the pool and
 // one of a class large enough is taken from it.
@@ -296,24 +323,24 @@ func growPage(b []byte, n int) []byte {
 		return b[:n]
 	}
 	putPage(b)
-	c := max(pageClassMin, bits.Len(uint(n-1)))
-	if c-pageClassMin >= len(pageBufs) {
+	c, size := pageClassOf(n)
+	if c >= len(pageBufs) {
 		return make([]byte, n)
 	}
-	if p, ok := pageBufs[c-pageClassMin].Get().(*[]byte); ok {
+	if p, ok := pageBufs[c].Get().(*[]byte); ok {
 		return (*p)[:n]
 	}
-	return make([]byte, n, 1<<c)
+	return make([]byte, n, size)
 }
 
-// putPage returns b to the pool of the largest class its capacity fills.
+// putPage returns b to the pool of the largest class its capacity holds.
 func putPage(b []byte) {
-	c := bits.Len(uint(cap(b))) - 1
-	if b == nil || c < pageClassMin || c-pageClassMin >= len(pageBufs) {
+	c := pageClassIn(cap(b))
+	if c < 0 || c >= len(pageBufs) {
 		return
 	}
 	b = b[:cap(b)]
-	pageBufs[c-pageClassMin].Put(&b)
+	pageBufs[c].Put(&b)
 }
 
 // decodeHeadroom is the room a page buffer keeps past its end for decoders.
