@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -77,8 +79,26 @@ func mapStrings(x arrow.Array, f func(string) string) arrow.Array {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+	return asciiBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// asciiBytes reports whether b holds only ASCII bytes, looking at eight at a time.
+func asciiBytes(b []byte) bool {
+	i := 0
+	for ; i+32 <= len(b); i += 32 {
+		w := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
+			binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
@@ -91,8 +111,16 @@ func strLength(x arrow.Array) arrow.Array {
 	n := a.Len()
 	out := make([]int64, n)
 	offs, data := strRaw(a)
-	for i := 0; i < n; i++ {
-		out[i] = int64(utf8.RuneCount(data[offs[i]:offs[i+1]]))
+	if n > 0 && asciiBytes(data[offs[0]:offs[n]]) {
+		// All of the batch's text is ASCII (checked eight bytes at a time): a
+		// character is a byte.
+		for i := range n {
+			out[i] = int64(offs[i+1] - offs[i])
+		}
+	} else {
+		for i := range n {
+			out[i] = int64(utf8.RuneCount(data[offs[i]:offs[i+1]]))
+		}
 	}
 	valid, nulls := copyValidity(x)
 	return fixedArray(types.Int64, out, valid, nulls)
