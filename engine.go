@@ -40,8 +40,10 @@ type Engine struct {
 	results *resultCache
 	// listings are the sources' listings, kept while nothing under them changed.
 	listings listingCache
-	refresh  *refresher
-	admit    *admission
+	// estimates are the footer records made for the planner (footerRecord).
+	estimates estimateCache
+	refresh   *refresher
+	admit     *admission
 }
 
 // Open opens (creating if needed) the engine's home and its catalog.
