@@ -436,20 +436,32 @@ func (p *pipeline) filters(ctx context.Context) ([]source.Predicate, error) {
 	return out, nil
 }
 
-// divide cuts the morsels into ranges of rows when there are fewer than workers (a
-// filter that leaves one row group to read), with as many rows left to read in each
-// (source.ScanPlan.Divide).
+// divide cuts morsels into ranges of rows (source.ScanPlan.Divide, which keeps a
+// morsel whole where reading it in parts costs more than it saves) so that no worker
+// is left reading alone at the end of the scan. With fewer morsels than workers (a
+// filter that leaves one row group), each is cut into enough parts for every worker.
+// With more, the last morsels — one per worker — are each cut in two: the workers
+// take the morsels in order, and the last ones are what one worker reads while the
+// others have run out (a file of a 122,880-row and a 27,120-row group kept one worker
+// on the larger while the other idled). A part re-reads its row group's chunks, and
+// decompresses a page the cut falls in on both sides: free of fetches on local disk,
+// where the page cache serves the second read, but a second fetch from an object
+// store, so there only the first rule applies.
 func (p *pipeline) divide(ctx context.Context, sp *source.ScanPlan) ([]source.Morsel, error) {
 	threads := p.bd.env.Threads
-	if len(sp.Morsels) == 0 || len(sp.Morsels) >= threads {
+	n := len(sp.Morsels)
+	if n == 0 || threads <= 1 {
 		return sp.Morsels, nil
 	}
-	// As many parts as workers: each boundary between parts costs the pages it cuts
-	// through, decompressed on both sides.
-	parts := (threads + len(sp.Morsels) - 1) / len(sp.Morsels)
-	var out []source.Morsel
-	for _, m := range sp.Morsels {
-		if m.Rows < 4*vector.BatchSize {
+	parts, from := 2, n-threads
+	if n < threads {
+		// As many parts as workers: each boundary between parts costs the pages it
+		// cuts through, decompressed on both sides.
+		parts, from = (threads+n-1)/n, 0
+	}
+	out := append([]source.Morsel(nil), sp.Morsels[:from]...)
+	for _, m := range sp.Morsels[from:] {
+		if m.Rows < 4*vector.BatchSize || (n >= threads && sp.FetchBytes(m) > 0) {
 			out = append(out, m)
 			continue
 		}

@@ -1,0 +1,124 @@
+package exec
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/vector"
+)
+
+// TestDivideLeavesNoWorkerAlone: the last morsels of a scan, one per worker, are read
+// in two parts each (fewer morsels than workers: enough parts for every worker), the
+// parts covering their row groups in order, and reading the parts gives the rows of
+// reading the row groups whole — here with every column chunk a single page, where a
+// part passes over the rows before it inside the page.
+func TestDivideLeavesNoWorkerAlone(t *testing.T) {
+	const groups, rows = 3, 40_000
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.parquet")
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i := range groups * rows {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		if i%7 == 0 {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.StringBuilder).Append(string(rune('a' + i%26)))
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := pq.NewWriterProperties(pq.WithMaxRowGroupLength(rows), pq.WithDictionaryDefault(false), pq.WithCompression(compress.Codecs.Zstd))
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, rows, props, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	ctx := context.Background()
+	l, err := source.Resolve(ctx, storage.Local{}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := l.Plan(ctx, storage.Local{}, source.ScanSpec{Columns: []string{"id", "s"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(ms []source.Morsel) (ids []int64, text string) {
+		var sb strings.Builder
+		for _, m := range ms {
+			err := sp.Read(ctx, m, func(b *vector.Batch) error {
+				id, s := b.Cols[0].(*array.Int64), b.Cols[1].(*array.String)
+				for r := range b.Rows {
+					ids = append(ids, id.Value(r))
+					if s.IsNull(r) {
+						sb.WriteByte('-')
+					} else {
+						sb.WriteString(s.Value(r))
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ids, sb.String()
+	}
+	wantIDs, wantText := read(sp.Morsels)
+	if len(sp.Morsels) != groups || len(wantIDs) != groups*rows {
+		t.Fatalf("%d morsels, %d rows; want %d row groups of %d", len(sp.Morsels), len(wantIDs), groups, rows)
+	}
+	for _, c := range []struct {
+		threads int
+		parts   []int // per row group
+	}{
+		{2, []int{1, 2, 2}}, // the last two, one per worker, in two
+		{3, []int{2, 2, 2}},
+		{6, []int{2, 2, 2}}, // fewer morsels than workers: two parts each
+		{1, []int{1, 1, 1}},
+	} {
+		p := &pipeline{bd: &builder{env: &Env{Threads: c.threads}}}
+		ms, err := p.divide(ctx, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := make([]int, groups)
+		for _, m := range ms {
+			per[m.RowGroup]++
+		}
+		for g := range groups {
+			if per[g] != c.parts[g] {
+				t.Errorf("%d workers: row group %d in %d parts, want %d (%+v)", c.threads, g, per[g], c.parts[g], ms)
+			}
+		}
+		ids, text := read(ms)
+		if len(ids) != len(wantIDs) || text != wantText {
+			t.Fatalf("%d workers: the parts read %d rows, not the %d of the whole row groups, or other values", c.threads, len(ids), len(wantIDs))
+		}
+		for i := range ids {
+			if ids[i] != wantIDs[i] {
+				t.Fatalf("%d workers: row %d is id %d, want %d", c.threads, i, ids[i], wantIDs[i])
+			}
+		}
+	}
+}
