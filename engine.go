@@ -59,9 +59,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, errs.New(errs.Internal, "cannot create home %q: %w", opts.Home, err)
 	}
 	tuneCollector(opts)
-	// The parser's first use costs more than an answer from statistics; it is
-	// readied on the other core while the catalog opens.
-	go sql.Warm()
 	cat, err := catalog.Open(ctx, filepath.Join(opts.Home, "catalog.db"))
 	if err != nil {
 		return nil, err

@@ -1,8 +1,8 @@
 package plan
 
 import (
+	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
 )
 
 // withOutputAliases returns a copy of n, an expression of QUALIFY or ORDER BY, with
@@ -11,7 +11,7 @@ import (
 // an expression (ORDER BY CASE WHEN alias = 0 THEN … END). A name the input has keeps
 // meaning the input's column; subqueries are left alone.
 func withOutputAliases(n *pg.Node, targets []target, sc *scope) *pg.Node {
-	n = proto.Clone(n).(*pg.Node)
+	n = pgtree.Clone(n)
 	walkPG(n, func(x *pg.Node) bool {
 		if x.GetSubLink() != nil {
 			return false
@@ -26,7 +26,7 @@ func withOutputAliases(n *pg.Node, targets []target, sc *scope) *pg.Node {
 		}
 		for _, t := range targets {
 			if t.node != nil && t.name == name {
-				x.Node = proto.Clone(t.node).(*pg.Node).Node
+				x.Node = pgtree.Clone(t.node).Node
 				return false
 			}
 		}

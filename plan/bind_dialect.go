@@ -1,11 +1,11 @@
 package plan
 
 import (
+	"github.com/loredb/lore/sql/pgtree"
 	"regexp"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/types"
@@ -124,7 +124,7 @@ func (b *binder) orderByAll(items []*pg.Node, n int) ([]*pg.Node, error) {
 	sb := items[0].GetSortBy()
 	out := make([]*pg.Node, n)
 	for i := range out {
-		c := proto.Clone(sb).(*pg.SortBy)
+		c := pgtree.Clone(sb)
 		c.Node = ordinalNode(i+1, sb.Node.GetColumnRef().Location)
 		out[i] = &pg.Node{Node: &pg.Node_SortBy{SortBy: c}}
 	}
@@ -307,7 +307,7 @@ func (b *binder) expandColumns(rt *pg.ResTarget, st *selState) ([]target, bool, 
 	if b.noColumnsCall || !hasColumnsCall(rt.Val) {
 		return nil, false, nil
 	}
-	val := proto.Clone(rt.Val).(*pg.Node) // the calls are replaced in this copy
+	val := pgtree.Clone(rt.Val) // the calls are replaced in this copy
 	var calls []*pg.Node
 	walkPG(val, func(x *pg.Node) bool {
 		if x.GetSubLink() != nil {
@@ -367,7 +367,7 @@ func (b *binder) expandColumns(rt *pg.ResTarget, st *selState) ([]target, bool, 
 		for _, call := range calls {
 			call.Node = &pg.Node_ColumnRef{ColumnRef: ref}
 		}
-		node := proto.Clone(val).(*pg.Node)
+		node := pgtree.Clone(val)
 		name := c.Name
 		if rt.Val.GetFuncCall() == nil || funcName(rt.Val.GetFuncCall()) != "columns" {
 			name = columnName(node)

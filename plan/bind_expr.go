@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
@@ -43,15 +43,11 @@ func location(n *pg.Node) int {
 	if n == nil {
 		return errs.NoPosition
 	}
-	var loc int64 = -1
-	n.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() != nil && !fd.IsList() {
-			inner := v.Message()
-			if f := inner.Descriptor().Fields().ByName("location"); f != nil {
-				loc = inner.Get(f).Int()
-			}
+	loc := int32(-1)
+	pgtree.Locations(pgtree.Inner(n), func(own bool, p *int32) {
+		if own {
+			loc = *p
 		}
-		return false
 	})
 	if loc < 0 {
 		return errs.NoPosition

@@ -1,37 +1,19 @@
 package plan
 
 import (
+	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // walkPG calls f on n and, while f returns true, on every node below it.
 func walkPG(n *pg.Node, f func(*pg.Node) bool) {
-	if n == nil || !f(n) {
+	if n == nil {
 		return
 	}
-	walkMessage(n.ProtoReflect(), f)
-}
-
-func walkMessage(m protoreflect.Message, f func(*pg.Node) bool) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsList() && fd.Message() != nil:
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				visit(l.Get(i).Message(), f)
-			}
-		case fd.Message() != nil && !fd.IsMap():
-			visit(v.Message(), f)
+	pgtree.Walk(n, func(m any) bool {
+		if node, ok := m.(*pg.Node); ok {
+			return f(node)
 		}
 		return true
 	})
-}
-
-func visit(m protoreflect.Message, f func(*pg.Node) bool) {
-	if node, ok := m.Interface().(*pg.Node); ok {
-		walkPG(node, f)
-		return
-	}
-	walkMessage(m, f)
 }

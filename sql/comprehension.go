@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
 )
@@ -175,7 +174,7 @@ func rewriteComprehensions(text string, toks []token, src []byte, base int, edit
 			return nil, errs.At(errs.Syntax, r[0], "a list comprehension's part is not one expression")
 		}
 		val := sel.TargetList[0].GetResTarget().Val
-		markComprehensions(val.ProtoReflect(), calls)
+		markComprehensions(val, calls)
 		return val, nil
 	}
 	for _, c := range cs {
@@ -211,12 +210,12 @@ func rewriteComprehensions(text string, toks []token, src []byte, base int, edit
 
 // markComprehensions puts the calls rewriteComprehensions made in the places of
 // their quoted identifiers in the tree below m.
-func markComprehensions(m protoreflect.Message, calls map[int]*pg.Node) {
+func markComprehensions(m any, calls map[int]*pg.Node) {
 	if len(calls) == 0 {
 		return
 	}
-	walk(m, func(m protoreflect.Message) {
-		n, ok := m.Interface().(*pg.Node)
+	walk(m, func(m any) {
+		n, ok := m.(*pg.Node)
 		if !ok {
 			return
 		}

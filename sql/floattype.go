@@ -4,16 +4,15 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // markFloat4 gives the type name FLOAT DuckDB's meaning. PostgreSQL's grammar reads
 // FLOAT (without a precision) as float8, a DOUBLE; in DuckDB FLOAT is the 4-byte
 // REAL. The tree cannot tell FLOAT from DOUBLE PRECISION, so the text at the type
 // name's location decides.
-func markFloat4(m protoreflect.Message, text string) {
-	walk(m, func(m protoreflect.Message) {
-		tn, ok := m.Interface().(*pg.TypeName)
+func markFloat4(m any, text string) {
+	walk(m, func(m any) {
+		tn, ok := m.(*pg.TypeName)
 		if !ok || len(tn.Names) != 2 || len(tn.Typmods) > 0 || tn.Location < 0 || int(tn.Location) >= len(text) {
 			return
 		}

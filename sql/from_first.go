@@ -5,10 +5,9 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // DuckDB's FROM-first queries — FROM t SELECT list …, and FROM t … alone for
@@ -137,36 +136,14 @@ func parseMapped(src string, at func(int) int, toks []token, text string) (*pg.N
 		}
 		return nil, convertPgError(err, src, lo, lo, hi)
 	}
-	res := &pg.ParseResult{}
-	if err := (proto.UnmarshalOptions{RecursionLimit: maxTreeMessages}).Unmarshal(buf, res); err != nil {
+	res, err := pgtree.DecodeParse(buf)
+	if err != nil {
 		return nil, convertPgError(err, src, lo, lo, hi)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
 		return nil, errs.New(errs.Internal, "parser returned %d statements for one statement", len(res.Stmts))
 	}
 	n := res.Stmts[0].Stmt
-	mapLocations(n.ProtoReflect(), at)
+	mapLocations(n, at)
 	return n, nil
-}
-
-// mapLocations replaces every known location in the tree below m by at(location).
-func mapLocations(m protoreflect.Message, at func(int) int) {
-	for _, fd := range locationFields(m.Descriptor()) {
-		if v := int(m.Get(fd).Int()); v >= 0 {
-			m.Set(fd, protoreflect.ValueOfInt32(int32(at(v))))
-		}
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Message() == nil || fd.IsMap():
-		case fd.IsList():
-			l := v.List()
-			for j := 0; j < l.Len(); j++ {
-				mapLocations(l.Get(j).Message(), at)
-			}
-		default:
-			mapLocations(v.Message(), at)
-		}
-		return true
-	})
 }

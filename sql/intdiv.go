@@ -2,7 +2,6 @@ package sql
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // PostgreSQL's grammar knows no integer division operator: it reads // as an
@@ -27,9 +26,9 @@ func rewriteIntDiv(text string, toks []token, src []byte, base int) map[int32]bo
 }
 
 // markIntDiv renames the "/" expressions at the offsets rewriteIntDiv returned.
-func markIntDiv(m protoreflect.Message, at map[int32]bool) {
-	walk(m, func(m protoreflect.Message) {
-		a, ok := m.Interface().(*pg.A_Expr)
+func markIntDiv(m any, at map[int32]bool) {
+	walk(m, func(m any) {
+		a, ok := m.(*pg.A_Expr)
 		if !ok || a.Kind != pg.A_Expr_Kind_AEXPR_OP || !at[a.Location] || len(a.Name) != 1 {
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // duckIntervalUnits are the units DuckDB reads after INTERVAL '…' that PostgreSQL's
@@ -47,9 +46,9 @@ func rewriteIntervalUnits(text string, toks []token, src []byte, base int) map[i
 }
 
 // markIntervalUnits appends its unit to each string constant of units.
-func markIntervalUnits(root protoreflect.Message, units map[int]string) {
-	walk(root, func(m protoreflect.Message) {
-		if c, ok := m.Interface().(*pg.A_Const); ok {
+func markIntervalUnits(root any, units map[int]string) {
+	walk(root, func(m any) {
+		if c, ok := m.(*pg.A_Const); ok {
 			if u, ok := units[int(c.Location)]; ok {
 				if s := c.GetSval(); s != nil {
 					s.Sval += " " + u

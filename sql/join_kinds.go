@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // SemiJoinMark and AntiJoinMark are the Rtindex of a JoinExpr written SEMI JOIN or
@@ -76,15 +76,15 @@ func rewriteJoinKinds(text string, toks []token, src []byte, base int) (map[int]
 // JOIN keyword: the keyword's join is the one whose right input's first located node
 // comes first after the keyword (only parentheses and words without a node, such as
 // LATERAL, can stand between them).
-func markJoinKinds(root protoreflect.Message, marks map[int]int32) error {
+func markJoinKinds(root any, marks map[int]int32) error {
 	type joinAt struct {
 		j     *pg.JoinExpr
 		start int
 	}
 	var joins []joinAt
-	walk(root, func(m protoreflect.Message) {
-		if j, ok := m.Interface().(*pg.JoinExpr); ok && j.Rarg != nil {
-			joins = append(joins, joinAt{j, firstLocation(j.Rarg.ProtoReflect())})
+	walk(root, func(m any) {
+		if j, ok := m.(*pg.JoinExpr); ok && j.Rarg != nil {
+			joins = append(joins, joinAt{j, firstLocation(j.Rarg)})
 		}
 	})
 	for at, mark := range marks {
@@ -104,14 +104,15 @@ func markJoinKinds(root protoreflect.Message, marks map[int]int32) error {
 }
 
 // firstLocation is the smallest known location in the tree below m, -1 if none.
-func firstLocation(m protoreflect.Message) int {
+func firstLocation(m any) int {
 	first := -1
-	walk(m, func(m protoreflect.Message) {
-		for _, fd := range locationFields(m.Descriptor()) {
-			if v := int(m.Get(fd).Int()); v >= 0 && (first < 0 || v < first) {
+	pgtree.Walk(m, func(m any) bool {
+		pgtree.Locations(m, func(_ bool, p *int32) {
+			if v := int(*p); v >= 0 && (first < 0 || v < first) {
 				first = v
 			}
-		}
+		})
+		return true
 	})
 	return first
 }

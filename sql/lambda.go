@@ -2,7 +2,6 @@ package sql
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
 )
@@ -139,13 +138,13 @@ func readLambdaHead(text string, toks []token, i int) (lambdaSite, int, bool) {
 // lambda, an -> expression whose left side is the parameter (a column reference)
 // or the parameters (a row of them) and whose right side is the body: the tree
 // DuckDB's grammar builds.
-func markLambdas(m protoreflect.Message, sites []lambdaSite) error {
+func markLambdas(m any, sites []lambdaSite) error {
 	if len(sites) == 0 {
 		return nil
 	}
 	calls := map[int]*pg.FuncCall{}
-	walk(m, func(m protoreflect.Message) {
-		if fc, ok := m.Interface().(*pg.FuncCall); ok {
+	walk(m, func(m any) {
+		if fc, ok := m.(*pg.FuncCall); ok {
 			calls[int(fc.Location)] = fc
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // rewriteNestedTypes makes DuckDB's STRUCT(name type, …) and MAP(key, value) type
@@ -89,9 +88,9 @@ func closing(toks []token, i int, open, close pg.Token) int {
 
 // markNestedTypes gives each TypeName rewritten by rewriteNestedTypes its full name,
 // which the binder reads with types.Parse.
-func markNestedTypes(m protoreflect.Message, at map[int32]string) {
-	walk(m, func(m protoreflect.Message) {
-		tn, ok := m.Interface().(*pg.TypeName)
+func markNestedTypes(m any, at map[int32]string) {
+	walk(m, func(m any) {
+		tn, ok := m.(*pg.TypeName)
 		if !ok {
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // TestNestedTypeNames checks that STRUCT(…) and MAP(…) type names after :: and AS
@@ -17,8 +16,8 @@ func TestNestedTypeNames(t *testing.T) {
 	}
 	q := sts[0].(*Query)
 	got := map[int32]string{}
-	walk(q.Select.ProtoReflect(), func(m protoreflect.Message) {
-		if tn, ok := m.Interface().(*pg.TypeName); ok {
+	walk(q.Select, func(m any) {
+		if tn, ok := m.(*pg.TypeName); ok {
 			got[tn.Location] = tn.Names[len(tn.Names)-1].GetString_().GetSval()
 		}
 	})

@@ -11,9 +11,9 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // MaxTextBytes bounds the text of one request. PostgreSQL's parser copies the whole
@@ -231,14 +231,10 @@ func convertPgError(err error, parsed string, base, lo, hi int) error {
 		return errs.At(errs.Syntax, min(max(pos, lo), hi), "%s", pe.Message)
 	}
 	// The C parser succeeded but its tree could not be decoded: the only way this
-	// happens is a tree deeper than the decoder's recursion limit.
+	// happens is a tree deeper than the decoder's bound (pgtree.MaxDepth, far above
+	// what checkDepth admits), a broken promise of the parser.
 	return errs.At(errs.Syntax, lo, "statement is nested too deeply: %w", err)
 }
-
-// maxTreeMessages bounds the nesting of messages in a decoded tree: far above the
-// depth checkDepth admits (each level of a statement is a few messages), so only a
-// broken promise of the parser reaches it.
-const maxTreeMessages = 1 << 20
 
 // charToByte converts PostgreSQL's 0-based character position in s into a byte
 // offset. PostgreSQL counts characters of the server encoding (UTF-8 here), and s
@@ -268,12 +264,8 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 	if err != nil {
 		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
 	}
-	// The tree is decoded with a recursion limit above what checkDepth lets through:
-	// protobuf's default of 10,000 messages is reached by a UNION ALL of 5,000
-	// branches, which the C parser handles well. Decoding recurses on a Go stack,
-	// which grows as needed.
-	res := &pg.ParseResult{}
-	if err := (proto.UnmarshalOptions{RecursionLimit: maxTreeMessages}).Unmarshal(buf, res); err != nil {
+	res, err := pgtree.DecodeParse(buf)
+	if err != nil {
 		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {
@@ -281,72 +273,25 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 	}
 	n := res.Stmts[0].Stmt
 	if base != 0 {
-		shiftLocations(n.ProtoReflect(), int32(base))
+		shiftLocations(n, int32(base))
 	}
 	return n, nil
 }
 
-// shiftLocations adds by to every known location in the tree below m. pg_query names
-// every byte-offset field "location" or "…_location", and marks an unknown one -1.
-// Location fields are read from the descriptor, not found with Range, because a
-// location of 0 is a real offset that proto3 does not mark as present; children are
-// found with Range, which visits only populated fields (a Node has hundreds).
-func shiftLocations(m protoreflect.Message, by int32) {
-	for _, fd := range locationFields(m.Descriptor()) {
-		if v := int32(m.Get(fd).Int()); v >= 0 {
-			m.Set(fd, protoreflect.ValueOfInt32(v+by))
-		}
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Message() == nil || fd.IsMap():
-		case fd.IsList():
-			l := v.List()
-			for j := 0; j < l.Len(); j++ {
-				shiftLocations(l.Get(j).Message(), by)
+// shiftLocations adds by to every known location in the tree below m. pg_query marks
+// an unknown location -1.
+func shiftLocations(m any, by int32) {
+	mapLocations(m, func(v int) int { return v + int(by) })
+}
+
+// mapLocations replaces every known location in the tree below m by at(location).
+func mapLocations(m any, at func(int) int) {
+	pgtree.Walk(m, func(m any) bool {
+		pgtree.Locations(m, func(_ bool, p *int32) {
+			if *p >= 0 {
+				*p = int32(at(int(*p)))
 			}
-		default:
-			shiftLocations(v.Message(), by)
-		}
+		})
 		return true
 	})
-}
-
-// locationCache maps a message's full name to its location fields.
-var locationCache sync.Map // protoreflect.FullName → []protoreflect.FieldDescriptor
-
-func locationFields(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
-	if v, ok := locationCache.Load(md.FullName()); ok {
-		return v.([]protoreflect.FieldDescriptor)
-	}
-	var out []protoreflect.FieldDescriptor
-	fields := md.Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.Kind() == protoreflect.Int32Kind && !fd.IsList() && isLocationField(string(fd.Name())) {
-			out = append(out, fd)
-		}
-	}
-	locationCache.Store(md.FullName(), out)
-	return out
-}
-
-func isLocationField(name string) bool {
-	return name == "location" || strings.HasSuffix(name, "_location")
-}
-
-// warmText is the statement Warm parses: a query through pg_query with the node
-// kinds most statements have (targets, a function call, a filter, grouping,
-// ordering, a limit).
-const warmText = "SELECT a, count(*) FROM t WHERE a > 1 AND b = 'x' GROUP BY a ORDER BY 1 LIMIT 1"
-
-var warmOnce sync.Once
-
-// Warm readies the parser, once per process, so that the first statement does not
-// pay for it: the first calls into pg_query build its protobuf types, about 2 ms —
-// more than a whole answer from statistics. Safe to call concurrently with Parse (a
-// statement parsed meanwhile waits only for what it shares), and cheap after the
-// first call. Engines call it in the background when they open.
-func Warm() {
-	warmOnce.Do(func() { _, _ = parse(warmText) })
 }

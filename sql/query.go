@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // parsePostgres reads a statement with PostgreSQL's grammar. A query (possibly under
@@ -49,22 +49,22 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	markComprehensions(node.ProtoReflect(), comprehensions)
-	if err := markLambdas(node.ProtoReflect(), lambdas); err != nil {
+	markComprehensions(node, comprehensions)
+	if err := markLambdas(node, lambdas); err != nil {
 		return nil, err
 	}
 	if intDiv != nil {
-		markIntDiv(node.ProtoReflect(), intDiv)
+		markIntDiv(node, intDiv)
 	}
-	markFloat4(node.ProtoReflect(), text)
+	markFloat4(node, text)
 	if nestedTypes != nil {
-		markNestedTypes(node.ProtoReflect(), nestedTypes)
+		markNestedTypes(node, nestedTypes)
 	}
 	if intervalUnits != nil {
-		markIntervalUnits(node.ProtoReflect(), intervalUnits)
+		markIntervalUnits(node, intervalUnits)
 	}
 	if joinKinds != nil {
-		if err := markJoinKinds(node.ProtoReflect(), joinKinds); err != nil {
+		if err := markJoinKinds(node, joinKinds); err != nil {
 			return nil, err
 		}
 	}
@@ -100,8 +100,8 @@ func parsePostgres(text string, toks []token) (Statement, error) {
 		}
 		// PostgreSQL truncates identifiers to 63 bytes; a path is not an identifier,
 		// so its RangeVar gets the literal's full value back.
-		walk(q.Select.ProtoReflect(), func(m protoreflect.Message) {
-			if rv, ok := m.Interface().(*pg.RangeVar); ok {
+		walk(q.Select, func(m any) {
+			if rv, ok := m.(*pg.RangeVar); ok {
 				if p, ok := paths[int(rv.Location)]; ok && rv.Schemaname == "" && rv.Catalogname == "" {
 					rv.Relname = p
 				}
@@ -323,19 +323,9 @@ func parsePredicate(text string, toks []token, where int) (*pg.Node, error) {
 }
 
 // walk calls fn on m and on every message below it.
-func walk(m protoreflect.Message, fn func(protoreflect.Message)) {
-	fn(m)
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsMap():
-		case fd.IsList() && fd.Message() != nil:
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				walk(l.Get(i).Message(), fn)
-			}
-		case fd.Message() != nil:
-			walk(v.Message(), fn)
-		}
+func walk(m any, fn func(any)) {
+	pgtree.Walk(m, func(m any) bool {
+		fn(m)
 		return true
 	})
 }

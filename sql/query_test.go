@@ -7,7 +7,6 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/encoding/prototext"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/loredb/lore/errs"
 )
@@ -161,8 +160,8 @@ func rangeVars(q *Query) map[string]int {
 }
 
 func walkNodes(q *Query, fn func(*pg.RangeVar)) {
-	walk(q.Select.ProtoReflect(), func(m protoreflect.Message) {
-		if rv, ok := m.Interface().(*pg.RangeVar); ok {
+	walk(q.Select, func(m any) {
+		if rv, ok := m.(*pg.RangeVar); ok {
 			fn(rv)
 		}
 	})

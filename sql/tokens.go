@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 )
 
 // token is one lexical token of the request, as PostgreSQL's scanner sees it, with
@@ -32,9 +34,13 @@ const (
 // scan splits text into tokens, dropping comments. A scanner error (an unterminated
 // string or comment) is a SYNTAX_ERROR at the place the scanner names.
 func scan(text string) ([]token, error) {
-	res, err := pg.Scan(text)
+	buf, err := pgparser.ScanToProtobuf(text)
 	if err != nil {
 		return nil, convertPgError(err, text, 0, 0, len(text))
+	}
+	res, err := pgtree.DecodeScan(buf)
+	if err != nil {
+		return nil, errs.New(errs.Internal, "cannot decode the scanner's tokens: %v", err)
 	}
 	toks := make([]token, 0, len(res.Tokens))
 	for _, t := range res.Tokens {
