@@ -233,6 +233,12 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 			panic(fmt.Sprintf("BUG: catalog migration %d (%s) has version %d", i, m.name, m.version))
 		}
 	}
+	want := latest(ms)
+	// A catalog at the current version, every open but the first, needs no write:
+	// reading its version takes no lock that another process's write would hold.
+	if have, err := schemaVersion(ctx, c.writer); err == nil && have == want {
+		return nil
+	}
 	err := c.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version       INTEGER PRIMARY KEY,
@@ -243,7 +249,6 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 	if err != nil {
 		return c.internal(err, "cannot create schema_migrations")
 	}
-	want := latest(ms)
 	tooNew := func(have int) error {
 		return errs.New(errs.Internal, "catalog at %q has schema version %d; this build supports up to %d",
 			c.path, have, want)
