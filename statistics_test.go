@@ -23,6 +23,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/shareddata"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
 )
@@ -806,6 +807,48 @@ func TestFootersJudgeRangesWithoutARecord(t *testing.T) {
 	source.DropCachedFooters()
 	if got := filterEstimate(t, e, "i64 >= 0 AND i64 < 100000"); got < 350 || got > 550 {
 		t.Errorf("with no footer cached, estimated %.0f rows, want 350 to 550", got)
+	}
+}
+
+// TestWritersDistinctCountsJudgeEqualities: DuckDB states each row group's distinct
+// values in its footer; an equality is judged by the most any row group has (a
+// floor on the column's), without a record — where it was guessed at a tenth — and
+// with a record of metadata depth, where it was not judged at all.
+func TestWritersDistinctCountsJudgeEqualities(t *testing.T) {
+	// 100,000 rows in 10 row groups, each stating 11 or 12 distinct values of r_string
+	// and r_int32 (100 in all, clustered: r is sorted, r_string is "string_" and r).
+	file := filepath.Join(shareddata.Dir(t), "parquet-testing", "duckdb", "bloom_filter_bad_length_range.parquet")
+	dir := filepath.Join(t.TempDir(), "t")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, filepath.Join(dir, "a.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, lore.Options{NoAutoRefresh: true})
+	query(t, e, fmt.Sprintf("CREATE TABLE t WITH (location = '%s', format = 'parquet')", dir))
+	check := func(when string) {
+		t.Helper()
+		for _, c := range []struct {
+			where    string
+			lo, high float64
+		}{
+			{"r_string = 'string_500'", 8000, 8700},           // 1/12 of the rows
+			{"r_int32 IN (100, 200)", 16000, 17400},           // 2/12
+			{"r_string = 'string_500' AND r = 500", 650, 750}, // 1/12 of 1/12
+		} {
+			if got := filterEstimate(t, e, c.where); got < c.lo || got > c.high {
+				t.Errorf("%s, %s: estimated %.0f rows, want %.0f to %.0f", when, c.where, got, c.lo, c.high)
+			}
+		}
+	}
+	check("without a record")
+	query(t, e, "ANALYZE t")
+	check("with a metadata record")
+	// A full read's sketch knows better: 100 values, so 1,000 rows.
+	query(t, e, "ANALYZE t WITH (sketches = true)")
+	if got := filterEstimate(t, e, "r_string = 'string_500'"); got < 900 || got > 1100 {
+		t.Errorf("with sketches: estimated %.0f rows, want about 1,000", got)
 	}
 }
 

@@ -63,6 +63,10 @@ type ColumnStats struct {
 	HasNullCount       bool
 	NullCount          int64
 	CompressedBytes    int64
+	// Distinct is the chunk's count of distinct values as its writer stated it
+	// (Parquet's distinct_count, which DuckDB writes for dictionary-encoded chunks);
+	// 0 when not stated.
+	Distinct int64
 }
 
 // Open reads and validates the footer of the Parquet object r, called name in errors.

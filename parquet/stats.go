@@ -28,6 +28,9 @@ func columnStats(md *metadata.FileMetaData, g, j int, leaf *schema.Column, dt, r
 	if rs.IsSetNullCount() && rs.GetNullCount() >= 0 {
 		cs.HasNullCount, cs.NullCount = true, rs.GetNullCount()
 	}
+	if rs.IsSetDistinctCount() && rs.GetDistinctCount() > 0 {
+		cs.Distinct = rs.GetDistinctCount()
+	}
 	cc, err := md.RowGroup(g).ColumnChunk(j)
 	if err != nil {
 		return err

@@ -14,13 +14,20 @@ import (
 const Unjudged = 1.0
 
 // Selectivity estimates the fraction of the table's rows for which p holds: equality
-// and IN from the distinct count (exact if on record, else the sketch's estimate),
+// and IN from the distinct count (exact if on record, else the sketch's estimate, else
+// the floor the writers stated),
 // ranges from the quantile sketch or interpolated between min and max, null tests
 // from the null count.
 func (r *Record) Selectivity(p source.Predicate) float64 {
+	sel, _ := r.Judge(p)
+	return sel
+}
+
+// Judge is Selectivity, and whether the record judged p (false: Unjudged).
+func (r *Record) Judge(p source.Predicate) (float64, bool) {
 	c := r.Column(p.Column)
 	if c == nil || r.Rows <= 0 {
-		return Unjudged
+		return Unjudged, false
 	}
 	rows := float64(r.Rows)
 	nullFrac := -1.0
@@ -30,53 +37,53 @@ func (r *Record) Selectivity(p source.Predicate) float64 {
 	switch p.Op {
 	case "is_null":
 		if nullFrac < 0 {
-			return Unjudged
+			return Unjudged, false
 		}
-		return nullFrac
+		return nullFrac, true
 	case "is_not_null":
 		if nullFrac < 0 {
-			return Unjudged
+			return Unjudged, false
 		}
-		return 1 - nullFrac
+		return 1 - nullFrac, true
 	case "=", "in":
 		d := r.distinct(c)
 		if d <= 0 {
-			return Unjudged
+			return Unjudged, false
 		}
 		k := float64(max(len(p.Values), 1))
-		return clamp(k / d * nonNull(nullFrac))
+		return clamp(k / d * nonNull(nullFrac)), true
 	case "<>":
 		d := r.distinct(c)
 		if d <= 0 {
-			return Unjudged
+			return Unjudged, false
 		}
-		return clamp((1 - 1/d) * nonNull(nullFrac))
+		return clamp((1 - 1/d) * nonNull(nullFrac)), true
 	case "<", "<=", ">", ">=":
 		if len(p.Values) != 1 {
-			return Unjudged
+			return Unjudged, false
 		}
 		x, ok := KLLValue(p.Values[0])
 		if !ok {
-			return Unjudged
+			return Unjudged, false
 		}
 		below, ok := r.rankBelow(c, x)
 		if !ok {
-			return Unjudged
+			return Unjudged, false
 		}
 		frac := below
 		if p.Op == ">" || p.Op == ">=" {
 			frac = 1 - below
 		}
-		return clamp(frac * nonNull(nullFrac))
+		return clamp(frac * nonNull(nullFrac)), true
 	}
-	return Unjudged
+	return Unjudged, false
 }
 
 // Or combines the selectivities of two independent disjuncts.
 func Or(a, b float64) float64 { return clamp(a + b - a*b) }
 
 // distinct is a column's distinct count: exact if on record, else the HLL estimate,
-// else 0 (unknown).
+// else the floor the writers' counts give, else 0 (unknown).
 func (r *Record) distinct(c *Column) float64 {
 	if c.DistinctExact != nil {
 		return float64(*c.DistinctExact)
@@ -86,6 +93,9 @@ func (r *Record) distinct(c *Column) float64 {
 		if h.UnmarshalBinary(c.Distinct) == nil {
 			return math.Max(h.Estimate(), 1)
 		}
+	}
+	if c.DistinctFloor != nil {
+		return float64(*c.DistinctFloor)
 	}
 	return 0
 }

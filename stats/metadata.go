@@ -139,6 +139,7 @@ func build(l *source.Listing, v source.Version, now time.Time, zonesOf func(fi i
 			codecs[i] = &c
 		}
 	}
+	floors := make([]int64, len(fields)) // the most distinct values stated for a zone
 	tables := make([]ZoneMerge, len(fields))
 	for i := range tables {
 		tables[i] = NewZoneMerge()
@@ -192,6 +193,7 @@ func build(l *source.Listing, v source.Version, now time.Time, zonesOf func(fi i
 				} else if cs, ok := zs.column(i); ok {
 					stated = true
 					r.Columns[i].Bytes += cs.CompressedBytes
+					floors[i] = max(floors[i], cs.Distinct)
 					z.Columns[i] = footerZone(cs, codecs[i], fields[i].Type)
 				} else {
 					// A column the file lacks reads as NULL, or as its default.
@@ -227,6 +229,9 @@ func build(l *source.Listing, v source.Version, now time.Time, zonesOf func(fi i
 	}
 	for i := range fields {
 		r.Columns[i].SetPartials(tables[i].Result())
+		if floors[i] > 0 {
+			r.Columns[i].DistinctFloor = &floors[i]
+		}
 	}
 	return r, nil
 }

@@ -124,6 +124,10 @@ type Column struct {
 	Distinct []byte `json:"distinct,omitempty"`
 	// DistinctExact is COUNT(DISTINCT col), after ANALYZE … distinct or columns.
 	DistinctExact *int64 `json:"distinct_exact,omitempty"`
+	// DistinctFloor is the most distinct values the files' writers stated for any
+	// one zone (Parquet's distinct_count): the column has at least as many. It judges
+	// equalities when neither of the above is on record, and never answers.
+	DistinctFloor *int64 `json:"distinct_floor,omitempty"`
 	// Quantiles is a KLL sketch, after a full read, for numeric and temporal columns.
 	Quantiles []byte `json:"quantiles,omitempty"`
 }

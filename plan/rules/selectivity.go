@@ -10,10 +10,11 @@ import (
 // table's statistics record, current or stale (SPEC §5): each conjunct with a
 // storage form is judged by the record (stats.Record.Selectivity), an OR as a + b −
 // ab, and anything else at 1 — a record never understates. Without a record, a
-// filter that bounds a column is judged by what the footers say (TableRef.Footers):
-// its ranges by the columns' bounds, its other conjuncts guessed (see selectivity).
-// ok is false when the filter is not directly over a scan with either; the caller
-// then guesses.
+// filter that compares a column with constants is judged by what the footers say
+// (TableRef.Footers): ranges by the columns' bounds, equalities by the distinct
+// counts their writers stated, the other conjuncts guessed (see selectivity). ok is
+// false when the filter is not directly over a scan with either; the caller then
+// guesses.
 func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 	s, isScan := f.Input.(*plan.Scan)
 	if !isScan {
@@ -21,7 +22,7 @@ func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 	}
 	rec, footers := s.Ref.Stats, false
 	if rec == nil {
-		if s.Ref.Footers == nil || !hasBound(s, f.Cond) {
+		if s.Ref.Footers == nil || !hasComparison(s, f.Cond) {
 			return 0, false
 		}
 		if rec = s.Ref.Footers(); rec == nil || rec.Rows <= 0 {
@@ -45,7 +46,13 @@ func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 		switch {
 		case isPred && (lower || upper):
 		case footers:
-			sel *= selectivity(c)
+			// The footers judge what they state; the rest is guessed, not taken
+			// at 1 as a record's gaps are: the guesses are the footers' baseline.
+			if j, judged := rec.Judge(p); isPred && judged {
+				sel *= j
+			} else {
+				sel *= selectivity(c)
+			}
 			continue
 		default:
 			sel *= judge(rec, s, c)
@@ -78,11 +85,11 @@ func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 	return sel, true
 }
 
-// hasBound reports whether a conjunct of cond compares a column of scan s with a
-// constant by <, <=, > or >=.
-func hasBound(s *plan.Scan, cond plan.Expr) bool {
+// hasComparison reports whether a conjunct of cond compares a column of scan s with
+// constants: what footers may judge.
+func hasComparison(s *plan.Scan, cond plan.Expr) bool {
 	for _, c := range plan.Conjuncts(cond) {
-		if p, ok := predicate(s, c); ok && (p.Op == "<" || p.Op == "<=" || p.Op == ">" || p.Op == ">=") {
+		if p, ok := predicate(s, c); ok && p.Op != "is_null" && p.Op != "is_not_null" {
 			return true
 		}
 	}
