@@ -107,6 +107,7 @@ type OneGroup interface {
 
 var (
 	_ OneGroup = (*decSumAcc)(nil)
+	_ OneGroup = (*dec64SumAcc)(nil)
 	_ OneGroup = (*intSumAcc)(nil)
 	_ OneGroup = (*countAcc)(nil)
 )
@@ -255,6 +256,9 @@ func newAcc(s Spec) (Accumulator, error) {
 		switch {
 		case types.IsInteger(arg):
 			return &intSumAcc{spec: s, argID: arg.ID(), avg: avg}, nil
+		case arg.ID() == arrow.DECIMAL64 && !avg:
+			_, scale, _ := types.DecimalParams(arg)
+			return &dec64SumAcc{spec: s, scale: scale}, nil
 		case arg.ID() == arrow.DECIMAL128 || arg.ID() == arrow.DECIMAL64:
 			_, scale, _ := types.DecimalParams(arg)
 			return &decSumAcc{spec: s, scale: scale, avg: avg}, nil
@@ -472,7 +476,13 @@ func grow[T any](s []T, n int) []T {
 		s = s[:n]
 		return s
 	}
-	next := make([]T, n, max(n, 2*cap(s)))
+	// Doubling while small; past a few thousand groups a quarter more, as append
+	// grows, so that a large state is not held at up to twice its groups.
+	c := 2 * cap(s)
+	if cap(s) >= 4096 {
+		c = cap(s) + cap(s)/4
+	}
+	next := make([]T, n, max(n, c))
 	copy(next, s)
 	return next
 }

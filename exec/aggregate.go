@@ -48,8 +48,11 @@ type hashAggregate struct {
 	keyTypes []arrow.DataType
 	res      reservation
 	out      []*vector.Batch
-	started  bool
-	mu       sync.Mutex
+	// parts are merged partitions not yet emitted: each is turned into batches
+	// when the ones before it are handed on, and let go.
+	parts   []*aggState
+	started bool
+	mu      sync.Mutex
 	// keyFilter, when set (by a join that probes this aggregate's groups, see
 	// hashJoin.filterProbeAggregate), holds the only keys whose groups matter: rows
 	// whose group columns filterCols are not among them are skipped.
@@ -494,7 +497,8 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 func (h *hashAggregate) finish(ctx context.Context, final *aggState, parts []*aggState) error {
 	if parts != nil {
 		if h.spilling.Load() == nil {
-			return h.emitParts(parts)
+			h.parts = parts
+			return h.emitPart()
 		}
 		var err error
 		if final, err = h.collapse(parts); err != nil {
@@ -588,10 +592,13 @@ func (h *hashAggregate) keepsNoInput() bool {
 	return true
 }
 
-// emitParts hands on the groups of the merged partitions, one partition after
-// another.
-func (h *hashAggregate) emitParts(parts []*aggState) error {
-	for _, s := range parts {
+// emitPart turns the next merged partition that holds groups into the batches to
+// hand on, and lets it go: the groups of a partition exist as a table and as
+// batches at once, not those of all of them.
+func (h *hashAggregate) emitPart() error {
+	for len(h.out) == 0 && len(h.parts) > 0 {
+		s := h.parts[0]
+		h.parts[0], h.parts = nil, h.parts[1:]
 		if s == nil || s.keys.Len() == 0 {
 			continue
 		}
@@ -603,7 +610,7 @@ func (h *hashAggregate) emitParts(parts []*aggState) error {
 			}
 			cols = append(cols, a)
 		}
-		h.out = append(h.out, slices(&vector.Batch{Cols: cols, Rows: s.keys.Len()})...)
+		h.out = slices(&vector.Batch{Cols: cols, Rows: s.keys.Len()})
 	}
 	return nil
 }
@@ -612,6 +619,11 @@ func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
 	if !h.started {
 		h.started = true
 		if err := h.compute(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(h.out) == 0 && len(h.parts) > 0 {
+		if err := h.emitPart(); err != nil {
 			return nil, err
 		}
 	}
@@ -629,7 +641,7 @@ func (h *hashAggregate) Next(ctx context.Context) (*vector.Batch, error) {
 }
 
 func (h *hashAggregate) Close() {
-	h.out = nil
+	h.out, h.parts = nil, nil
 	h.closeSpill()
 	h.res.release()
 	h.filterRes.release()
@@ -711,7 +723,7 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 		return nil, parts, err
 	}
 	var final *aggState
-	for _, s := range states {
+	for i, s := range states {
 		if s == nil {
 			continue
 		}
@@ -725,6 +737,7 @@ func (h *hashAggregate) inParallel(ctx context.Context, run func(sink func(w int
 		if err := h.merge(final, s); err != nil {
 			return nil, nil, err
 		}
+		states[i] = nil // merged: its memory may go
 	}
 	return final, nil, nil
 }

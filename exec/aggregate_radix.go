@@ -177,15 +177,28 @@ func (h *hashAggregate) mergeRadix(ctx context.Context, states []*radixState) ([
 					if err := ctx.Err(); err != nil {
 						return err
 					}
+					// The largest part takes the others in, so that its table grows
+					// least, and each part is let go once merged: the partitions
+					// merged so far and those still to merge are never all held
+					// twice.
+					base := -1
+					for i, r := range states {
+						if r != nil && r.parts[p] != nil && (base < 0 || r.parts[p].groups > states[base].parts[p].groups) {
+							base = i
+						}
+					}
+					if base < 0 {
+						continue
+					}
+					out[p], states[base].parts[p] = states[base].parts[p], nil
 					for _, r := range states {
 						if r == nil || r.parts[p] == nil {
 							continue
 						}
-						if out[p] == nil {
-							out[p] = r.parts[p]
-						} else if err := h.merge(out[p], r.parts[p]); err != nil {
+						if err := h.merge(out[p], r.parts[p]); err != nil {
 							return err
 						}
+						r.parts[p] = nil
 					}
 				}
 			})()
