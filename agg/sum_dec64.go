@@ -196,15 +196,10 @@ func (a *dec64SumAcc) FromZone(z *Zone, g uint32) (bool, error) {
 	if a.wide != nil {
 		return a.wide.FromZone(z, g)
 	}
-	_, fold, ok := sumFromZone(a, z, g)
+	lo, hi, _, fold, ok := scaledFromZone(a, z, g, a.scale)
 	if !fold {
 		return ok, nil
 	}
-	lo, hi, ok := parseScaled(z.Sum, a.scale)
-	if !ok {
-		return false, nil
-	}
-	a.Resize(int(g) + 1)
 	x := int64(lo)
 	if hi == x>>63 { // the zone's sum fits 64 bits
 		p := a.st[g]

@@ -244,16 +244,24 @@ func sumFromZone(a Accumulator, z *Zone, g uint32) (cnt int64, fold bool, ok boo
 	return z.Rows - z.Nulls, true, true
 }
 
+// scaledFromZone is sumFromZone for a sum of scaled integers: the zone's sum times
+// 10^scale as a 128-bit integer, with group g created, when fold is true.
+func scaledFromZone(a Accumulator, z *Zone, g uint32, scale int32) (lo uint64, hi int64, cnt int64, fold, ok bool) {
+	if cnt, fold, ok = sumFromZone(a, z, g); !fold {
+		return 0, 0, 0, false, ok
+	}
+	if lo, hi, ok = parseScaled(z.Sum, scale); !ok {
+		return 0, 0, 0, false, false
+	}
+	a.Resize(int(g) + 1)
+	return lo, hi, cnt, true, true
+}
+
 func (a *intSumAcc) FromZone(z *Zone, g uint32) (bool, error) {
-	cnt, fold, ok := sumFromZone(a, z, g)
+	lo, hi, cnt, fold, ok := scaledFromZone(a, z, g, 0)
 	if !fold {
 		return ok, nil
 	}
-	lo, hi, ok := parseScaled(z.Sum, 0)
-	if !ok {
-		return false, nil
-	}
-	a.Resize(int(g) + 1)
 	p := &a.st[g]
 	p.lo, p.hi = add128(p.lo, p.hi, lo, hi)
 	p.cnt += cnt
@@ -276,15 +284,10 @@ func (a *floatSumAcc) FromZone(z *Zone, g uint32) (bool, error) {
 }
 
 func (a *decSumAcc) FromZone(z *Zone, g uint32) (bool, error) {
-	cnt, fold, ok := sumFromZone(a, z, g)
+	lo, hi, cnt, fold, ok := scaledFromZone(a, z, g, a.scale)
 	if !fold {
 		return ok, nil
 	}
-	lo, hi, ok := parseScaled(z.Sum, a.scale)
-	if !ok {
-		return false, nil
-	}
-	a.Resize(int(g) + 1)
 	a.addChecked(g, lo, hi)
 	a.st[g].cnt += cnt
 	if a.overflow {
