@@ -17,7 +17,7 @@ import (
 	"github.com/loredb/lore/errs"
 
 	// The pure-Go SQLite driver, registered as "sqlite". This package is its only importer.
-	"modernc.org/sqlite"
+	_ "modernc.org/sqlite"
 )
 
 // applicationID is written to the database header (PRAGMA application_id) so that a
@@ -106,16 +106,10 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 	// before it writes cannot fail on lock upgrade when another process writes too.
 	// synchronous=NORMAL under WAL keeps the file consistent on power loss (it may lose
 	// the last commits, never corrupt) and spares the query log an fsync per statement.
-	//
-	// The write-ahead log is kept when the last connection closes (after the
-	// checkpoint, truncated to nothing) rather than deleted: every process that
-	// writes a query record and exits would otherwise delete it and the next one
-	// create it again, with a sync of the directory.
 	writer, err := sql.Open("sqlite", dsn(abs,
 		"_txlock=immediate",
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous(NORMAL)",
-		fmt.Sprintf("_pragma=journal_size_limit(%d)", walSizeLimit),
 	))
 	if err != nil {
 		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
@@ -126,10 +120,6 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 	writer.SetConnMaxIdleTime(0)
 
 	c := &Catalog{path: path, writer: writer}
-	if err := keepWAL(ctx, writer); err != nil {
-		writer.Close()
-		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
-	}
 	if err := c.checkApplication(ctx); err != nil {
 		writer.Close()
 		return nil, err
@@ -154,27 +144,6 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 	c.reader = reader
 	c.log = newLogWriter(c)
 	return c, nil
-}
-
-// walSizeLimit is the size the write-ahead log is cut back to when a checkpoint has
-// copied all of it, and which makes the closing connection truncate it to nothing.
-const walSizeLimit = 64 << 20
-
-// keepWAL asks the writer's connection to keep the write-ahead log file when it
-// closes last.
-func keepWAL(ctx context.Context, writer *sql.DB) error {
-	conn, err := writer.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		if fc, ok := dc.(sqlite.FileControl); ok {
-			_, err := fc.FileControlPersistWAL("main", 1)
-			return err
-		}
-		return nil
-	})
 }
 
 // dsn builds the driver's connection string: a SQLite file URI for abs, percent-encoded

@@ -390,35 +390,3 @@ func TestOpenWhileAnotherProcessWrites(t *testing.T) {
 		t.Fatalf("table: %v", err)
 	}
 }
-
-// TestCloseKeepsAnEmptyLog: the last connection checkpoints the write-ahead log into
-// the database and leaves the log file empty for the next process, not deleted.
-func TestCloseKeepsAnEmptyLog(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "catalog.db")
-	c, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := c.CreateTable(ctx, Table{Name: "t", Location: "/x", Format: "parquet"}, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path + "-wal")
-	if err != nil || fi.Size() != 0 {
-		t.Fatalf("write-ahead log after close: %v, %v (want an empty file)", fi, err)
-	}
-	// What was written is in the database file itself: a read-only open of the file
-	// alone sees it.
-	db, err := sql.Open("sqlite", dsn(path, "mode=ro"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM tables WHERE name = 't'`).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("tables named t: %d, %v", n, err)
-	}
-}
