@@ -236,7 +236,9 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 	want := latest(ms)
 	// A catalog at the current version, every open but the first, needs no write:
 	// reading its version takes no lock that another process's write would hold.
-	if have, err := schemaVersion(ctx, c.writer); err == nil && have == want {
+	// A file that cannot be written still goes the writing way, whose refusal
+	// opens it for reading (open).
+	if have, err := schemaVersion(ctx, c.writer); err == nil && have == want && writable(ctx, c.writer) {
 		return nil
 	}
 	err := c.writeTx(ctx, func(tx *sql.Tx) error {
@@ -293,4 +295,25 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 		}
 	}
 	return nil
+}
+
+// writable reports whether db's connection may write its file: SQLite opens a file
+// it is not allowed to write read-only, without a word.
+func writable(ctx context.Context, db *sql.DB) bool {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	readOnly := true
+	err = conn.Raw(func(dc any) error {
+		r, ok := dc.(interface{ IsReadOnly(string) (bool, error) })
+		if !ok {
+			return nil
+		}
+		var err error
+		readOnly, err = r.IsReadOnly("main")
+		return err
+	})
+	return err == nil && !readOnly
 }
