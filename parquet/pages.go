@@ -256,9 +256,11 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	if levels > int(p.uncompressed) {
 		return nil, errors.New("data page shorter than its levels")
 	}
-	// Room past the page lets a decoder take its fast path to the last block
-	// (Zstandard's wants a block's worth).
-	w.plain = growPage(w.plain, int(p.uncompressed)+decodeHeadroom)[:p.uncompressed]
+	// The room past the page is what its buffer's class leaves: the pure-Go
+	// Zstandard decoder, which takes small pages, finds a block's worth there in
+	// the smallest class; the system library, which takes the rest, needs none
+	// (asking for a block more put a 983 KB page in a 1.25 MiB buffer, not 1 MiB).
+	w.plain = growPage(w.plain, int(p.uncompressed))[:p.uncompressed]
 	copy(w.plain, comp[:levels])
 	out, err := compress.Decode(w.codec, w.plain[levels:], comp[levels:])
 	if err != nil {
@@ -343,7 +345,8 @@ func putPage(b []byte) {
 	pageBufs[c].Put(&b)
 }
 
-// decodeHeadroom is the room a page buffer keeps past its end for decoders.
+// decodeHeadroom is the room past the output that lets the pure-Go Zstandard
+// decoder take its fast path to the last block (a block is at most 128 KiB).
 const decodeHeadroom = 160 << 10
 
 // grow returns s resized to n elements, reallocated when too small.
