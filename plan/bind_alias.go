@@ -1,8 +1,9 @@
 package plan
 
 import (
-	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // withOutputAliases returns a copy of n, an expression of QUALIFY or ORDER BY, with

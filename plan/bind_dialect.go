@@ -1,13 +1,13 @@
 package plan
 
 import (
-	"github.com/loredb/lore/sql/pgtree"
 	"regexp"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 	"github.com/loredb/lore/types"
 )
 

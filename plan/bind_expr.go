@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
+	"github.com/loredb/lore/sql/pgtree"
 	"github.com/loredb/lore/types"
 )
 

@@ -1,8 +1,9 @@
 package plan
 
 import (
-	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // walkPG calls f on n and, while f returns true, on every node below it.

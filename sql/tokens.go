@@ -3,10 +3,11 @@ package sql
 import (
 	"strings"
 
-	"github.com/loredb/lore/errs"
-	"github.com/loredb/lore/sql/pgtree"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // token is one lexical token of the request, as PostgreSQL's scanner sees it, with

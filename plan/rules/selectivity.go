@@ -48,11 +48,14 @@ func statsSelectivity(f *plan.Filter) (sel float64, ok bool) {
 		case footers:
 			// The footers judge what they state; the rest is guessed, not taken
 			// at 1 as a record's gaps are: the guesses are the footers' baseline.
-			if j, judged := rec.Judge(p); isPred && judged {
-				sel *= j
-			} else {
-				sel *= selectivity(c)
+			j, judged := 0.0, false
+			if isPred {
+				j, judged = rec.Judge(p)
 			}
+			if !judged {
+				j = selectivity(c)
+			}
+			sel *= j
 			continue
 		default:
 			sel *= judge(rec, s, c)
