@@ -1,6 +1,7 @@
 // Command bench measures Lore against DuckDB on the same Parquet files in one
 // process: every query runs through Lore (in-process, a throwaway home) and through
-// an in-memory DuckDB, once to warm up and then alternately for a number of rounds.
+// an in-memory DuckDB, once to warm up and then for a number of rounds, one engine's
+// rounds after the other's (see measure for why not alternately).
 // It reports median wall times, their ratio, whether both engines returned the same
 // rows, and each engine's peak memory.
 //
