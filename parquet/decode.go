@@ -73,12 +73,16 @@ type typedReader[T int32 | int64 | float32 | float64 | bool] struct {
 
 // typedColumn returns a reader on the typed path for column c of row group rg, or nil
 // when the column's shape or type is not one the path handles.
-func (f *File) typedColumn(rdr *file.Reader, rg, c int) (colReader, error) {
+func (f *File) typedColumn(lib *libraryReaders, rg, c int) (colReader, error) {
 	kind, ok := f.typedKind(c)
 	if readPath == pathLibrary || !ok {
 		return nil, nil
 	}
 	leaf := f.cols[c].leaf
+	rdr, err := lib.file()
+	if err != nil {
+		return nil, err
+	}
 	cr, err := rdr.RowGroup(rg).Column(f.cols[c].leaves[0])
 	if err != nil {
 		return nil, err

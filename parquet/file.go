@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -29,6 +30,10 @@ type File struct {
 	schema *arrow.Schema
 	cols   []column
 	groups []RowGroupInfo
+	// chunks summarises every column chunk's metadata, by row group and then
+	// leaf (chunk); nleaves is the leaves per row group.
+	chunks  []chunkInfo
+	nleaves int
 	// index holds the page indexes read so far, shared by every File rebound from
 	// this one (WithReader): a scan that divides a row group, and each of its parts,
 	// read the same index.
@@ -45,6 +50,55 @@ type column struct {
 	read   arrow.DataType // the type the library produces
 	int96  bool           // the leaf is an INT96 timestamp (read as ns, normalised to µs)
 	id     int32          // the field's Parquet field id, or -1 when it has none
+}
+
+// chunkInfo is what reading asks of one column chunk's metadata, taken from the
+// footer when the file is opened: the library builds a new metadata object, with
+// its lists, each time a chunk's is asked for, and opening a row group asked for
+// each column's several times. It holds no pointers, so the collector does not
+// scan a cached footer's chunks.
+type chunkInfo struct {
+	start        int64 // the chunk's first byte: its dictionary page's, or its first data page's
+	compressed   int64 // its size in the file
+	uncompressed int64 // its pages' and headers' size decompressed
+	values       int64 // the values (with nulls) of its data pages
+	codec        compress.Compression
+	hasDict      bool // it has a dictionary page
+	encrypted    bool // its pages are encrypted
+	oldWriter    bool // it was written by a parquet-mr that misstates page sizes
+	listed       bool // it lists its encodings
+	plainOrDict  bool // it uses no encodings but PLAIN, the dictionary's and RLE levels
+	dictOnly     bool // every data page is dictionary-encoded (see dictionaryEncoded)
+}
+
+// chunk is the summary of the chunk of leaf in row group rg, or nil when there is
+// none.
+func (f *File) chunk(rg, leaf int) *chunkInfo {
+	if rg < 0 || leaf < 0 || leaf >= f.nleaves || rg*f.nleaves+leaf >= len(f.chunks) {
+		return nil
+	}
+	return &f.chunks[rg*f.nleaves+leaf]
+}
+
+// summarise takes the summary of column chunk cc.
+func summarise(cc *metadata.ColumnChunkMetaData, oldWriter bool) chunkInfo {
+	start := cc.DataPageOffset()
+	if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+		start = cc.DictionaryPageOffset()
+	}
+	ci := chunkInfo{start: start, compressed: cc.TotalCompressedSize(), uncompressed: cc.TotalUncompressedSize(),
+		values: cc.NumValues(), codec: cc.Compression(), hasDict: cc.HasDictionaryPage(),
+		encrypted: cc.CryptoMetadata() != nil, oldWriter: oldWriter, listed: len(cc.Encodings()) > 0,
+		plainOrDict: true}
+	for _, e := range cc.Encodings() {
+		switch e {
+		case pq.Encodings.Plain, pq.Encodings.PlainDict, pq.Encodings.RLEDict, pq.Encodings.RLE:
+		default:
+			ci.plainOrDict = false
+		}
+	}
+	ci.dictOnly = dictionaryEncoded(cc)
+	return ci
 }
 
 // RowGroupInfo is what the footer says of one row group.
@@ -163,6 +217,9 @@ func (f *File) load(rdr *file.Reader) error {
 	f.schema = arrow.NewSchema(fields, nil)
 
 	f.groups = make([]RowGroupInfo, md.NumRowGroups())
+	f.nleaves = sch.NumColumns()
+	f.chunks = make([]chunkInfo, 0, len(f.groups)*f.nleaves)
+	oldWriter := md.WriterVersion().LessThan(metadata.Parquet816FixedVersion)
 	for g := range f.groups {
 		rg := md.RowGroup(g)
 		if rg.NumColumns() != sch.NumColumns() {
@@ -181,6 +238,7 @@ func (f *File) load(rdr *file.Reader) error {
 				return fmt.Errorf("row group %d column %d: compressed size %d out of range", g, j, cc.TotalCompressedSize())
 			}
 			info.CompressedBytes += cc.TotalCompressedSize()
+			f.chunks = append(f.chunks, summarise(cc, oldWriter))
 		}
 		for i, c := range f.cols {
 			cs := &info.Columns[i]

@@ -9,7 +9,6 @@ import (
 
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
 // The page walker: the page path reads a column chunk's pages itself, so that a page
@@ -77,33 +76,26 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 	if !f.walkable(rg, leaf) {
 		return nil, nil
 	}
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil {
-		return nil, err
-	}
-	codec, err := compress.GetCodec(cc.Compression())
+	ci := f.chunk(rg, leaf)
+	codec, err := compress.GetCodec(ci.codec)
 	if err != nil {
 		return nil, nil
 	}
-	start := cc.DataPageOffset()
-	if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
-		start = cc.DictionaryPageOffset()
-	}
-	n := cc.TotalCompressedSize()
+	start, n := ci.start, ci.compressed
 	if start < 0 || n < 0 || start > f.size || n > f.size-start {
 		return nil, fmt.Errorf("column chunk at %d of %d bytes lies outside the file of %d bytes", start, n, f.size)
 	}
-	if cc.NumValues() < 0 {
-		return nil, fmt.Errorf("column chunk with a negative value count %d", cc.NumValues())
+	if ci.values < 0 {
+		return nil, fmt.Errorf("column chunk with a negative value count %d", ci.values)
 	}
-	if cc.Compression() == compress.Codecs.Uncompressed {
+	if ci.codec == compress.Codecs.Uncompressed {
 		codec = nil
 	}
 	most := int64(maxUncompressedPage)
-	if u := cc.TotalUncompressedSize(); u > 0 {
+	if u := ci.uncompressed; u > 0 {
 		most = min(most, u)
 	}
-	return &pageWalker{src: f.src, pos: start, end: start + n, left: cc.NumValues(), codec: codec, most: most}, nil
+	return &pageWalker{src: f.src, pos: start, end: start + n, left: ci.values, codec: codec, most: most}, nil
 }
 
 // checkDictionary checks the dictionary page of the chunk of leaf in row group rg,
@@ -111,9 +103,8 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 // values as the page header says it holds, so the count must fit in the page's bytes
 // (a PLAIN value takes its width, a byte array its 4-byte length at least).
 func (f *File) checkDictionary(rg, leaf int) error {
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil || !cc.HasDictionaryPage() {
-		return err
+	if ci := f.chunk(rg, leaf); ci == nil || !ci.hasDict {
+		return nil
 	}
 	w, err := f.chunkWalker(rg, leaf)
 	if w == nil || err != nil {
@@ -144,11 +135,11 @@ func (f *File) checkDictionary(rg, leaf int) error {
 // walkable reports whether the page walker can read the chunk of leaf in row group
 // rg (see chunkWalker).
 func (f *File) walkable(rg, leaf int) bool {
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil || cc.CryptoMetadata() != nil || f.meta.WriterVersion().LessThan(metadata.Parquet816FixedVersion) {
+	ci := f.chunk(rg, leaf)
+	if ci == nil || ci.encrypted || ci.oldWriter {
 		return false
 	}
-	_, err = compress.GetCodec(cc.Compression())
+	_, err := compress.GetCodec(ci.codec)
 	return err == nil
 }
 

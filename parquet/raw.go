@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/loredb/lore/types"
@@ -48,16 +47,9 @@ func (f *File) pageKind(rg, c int) pageMode {
 	if col.leaf == nil || col.int96 || col.leaf.MaxRepetitionLevel() != 0 || col.leaf.MaxDefinitionLevel() > 1 {
 		return pageNone
 	}
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
-	if err != nil || len(cc.Encodings()) == 0 {
+	ci := f.chunk(rg, col.leaves[0])
+	if ci == nil || !ci.listed || !ci.plainOrDict {
 		return pageNone // a chunk that does not list its encodings is left to the library
-	}
-	for _, e := range cc.Encodings() {
-		switch e {
-		case pq.Encodings.Plain, pq.Encodings.PlainDict, pq.Encodings.RLEDict, pq.Encodings.RLE:
-		default:
-			return pageNone
-		}
 	}
 	switch col.leaf.PhysicalType() {
 	case pq.Types.Int32, pq.Types.Int64, pq.Types.Float, pq.Types.Double:
@@ -94,7 +86,7 @@ func byteArrayType(leaf *schema.Column) arrow.DataType {
 }
 
 // pageColumn returns a reader on the page path for column c of row group rg, or nil.
-func (f *File) pageColumn(rdr *file.Reader, rg, c int, rc *Recycler) (colReader, error) {
+func (f *File) pageColumn(rg, c int, rc *Recycler) (colReader, error) {
 	pk := f.pageKind(rg, c)
 	if pk == pageNone {
 		return nil, nil
@@ -348,7 +340,7 @@ type fixedColumn[V any] struct {
 }
 
 func newFixedColumn[V any](p chunkPages, want arrow.DataType, size int, plain func([]byte, []V) error) *fixedColumn[V] {
-	return &fixedColumn[V]{chunkPages: p, want: want, size: size, decode: plain, scratch: make([]uint32, 1024)}
+	return &fixedColumn[V]{chunkPages: p, want: want, size: size, decode: plain}
 }
 
 // lending makes c take its batches' values from rc (see Recycler).
@@ -362,6 +354,9 @@ func (c *fixedColumn[V]) setDict(data []byte, n int) error {
 		return fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
 	}
 	c.dict = make([]V, n)
+	if c.scratch == nil {
+		c.scratch = make([]uint32, 1024) // the indexes gathered at a time
+	}
 	return c.decode(data[:n*c.size], c.dict)
 }
 

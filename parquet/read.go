@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/loredb/lore/errs"
@@ -154,15 +155,7 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 	if err := storage.Prefetch(ctx, f.src, f.chunkRanges(rg, cols)); err != nil {
 		return nil, err
 	}
-	rdr, err := file.NewParquetReader(io.NewSectionReader(f.src, 0, f.size),
-		file.WithReadProps(readProps()), file.WithMetadata(f.meta))
-	if err != nil {
-		return nil, f.readError(rg, err)
-	}
-	fr, err := pqarrow.NewFileReader(rdr, f.readProps(rg, cols), memory.DefaultAllocator)
-	if err != nil {
-		return nil, f.readError(rg, err)
-	}
+	lib := &libraryReaders{f: f, rg: rg, cols: cols}
 	seen := map[int]int{}
 	for i, c := range cols {
 		k, ok := seen[c]
@@ -170,7 +163,7 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 			k = len(g.uniq)
 			seen[c] = k
 			g.uniq = append(g.uniq, c)
-			cr, err := f.columnReader(ctx, rdr, fr, rg, c)
+			cr, err := f.columnReader(ctx, lib, rg, c)
 			if err != nil {
 				g.release()
 				return nil, f.readError(rg, err)
@@ -193,18 +186,13 @@ func (f *File) openGroup(ctx context.Context, rg int, ranges []RowRange, cols []
 // chunk the footer places outside the file is left out: reading it fails as before.
 func (f *File) chunkRanges(rg int, cols []int) []storage.Range {
 	var out []storage.Range
-	g := f.meta.RowGroup(rg)
 	for _, c := range cols {
 		for _, leaf := range f.cols[c].leaves {
-			cc, err := g.ColumnChunk(leaf)
-			if err != nil {
+			ci := f.chunk(rg, leaf)
+			if ci == nil {
 				continue
 			}
-			start := cc.DataPageOffset()
-			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
-				start = cc.DictionaryPageOffset()
-			}
-			if n := cc.TotalCompressedSize(); start >= 0 && n > 0 && start <= f.size && n <= f.size-start {
+			if start, n := ci.start, ci.compressed; start >= 0 && n > 0 && start <= f.size && n <= f.size-start {
 				out = append(out, storage.Range{Off: start, Len: n})
 			}
 		}
@@ -413,7 +401,48 @@ func skipped(n, k int64, err error) error {
 	return err
 }
 
-func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.FileReader, rg, c int) (colReader, error) {
+// libraryReaders are the library's readers of one row group, opened when a column
+// first needs them: a column on the page path needs neither, and the Arrow reader
+// maps the whole schema when it is made (as much work as the rest of opening a row
+// group of a small file).
+type libraryReaders struct {
+	f    *File
+	rg   int
+	cols []int
+	rdr  *file.Reader
+	fr   *pqarrow.FileReader
+}
+
+// file is the library's reader of the file.
+func (l *libraryReaders) file() (*file.Reader, error) {
+	if l.rdr == nil {
+		rdr, err := file.NewParquetReader(io.NewSectionReader(l.f.src, 0, l.f.size),
+			file.WithReadProps(readProps()), file.WithMetadata(l.f.meta))
+		if err != nil {
+			return nil, err
+		}
+		l.rdr = rdr
+	}
+	return l.rdr, nil
+}
+
+// arrow is the library's Arrow reader of the file, set up for the columns read.
+func (l *libraryReaders) arrow() (*pqarrow.FileReader, error) {
+	if l.fr == nil {
+		rdr, err := l.file()
+		if err != nil {
+			return nil, err
+		}
+		fr, err := pqarrow.NewFileReader(rdr, l.f.readProps(l.rg, l.cols), memory.DefaultAllocator)
+		if err != nil {
+			return nil, err
+		}
+		l.fr = fr
+	}
+	return l.fr, nil
+}
+
+func (f *File) columnReader(ctx context.Context, lib *libraryReaders, rg, c int) (colReader, error) {
 	col := f.cols[c]
 	if f.pageKind(rg, c) == pageNone {
 		// The library sizes a dictionary from its page header's count.
@@ -424,6 +453,10 @@ func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.F
 		}
 	}
 	if col.int96 {
+		rdr, err := lib.file()
+		if err != nil {
+			return nil, err
+		}
 		cr, err := rdr.RowGroup(rg).Column(col.leaves[0])
 		if err != nil {
 			return nil, err
@@ -435,15 +468,19 @@ func (f *File) columnReader(ctx context.Context, rdr *file.Reader, fr *pqarrow.F
 		return &int96Reader{r: r, maxDef: col.leaf.MaxDefinitionLevel(),
 			vals: make([]pq.Int96, vector.BatchSize), defs: make([]int16, vector.BatchSize)}, nil
 	}
-	if r, err := f.pageColumn(rdr, rg, c, recyclerFrom(ctx)); r != nil || err != nil {
+	if r, err := f.pageColumn(rg, c, recyclerFrom(ctx)); r != nil || err != nil {
 		return r, err
 	}
-	if r, err := f.typedColumn(rdr, rg, c); r != nil || err != nil {
+	if r, err := f.typedColumn(lib, rg, c); r != nil || err != nil {
 		return r, err
 	}
 	leaves := map[int]bool{}
 	for _, l := range col.leaves {
 		leaves[l] = true
+	}
+	fr, err := lib.arrow()
+	if err != nil {
+		return nil, err
 	}
 	r, err := fr.GetFieldReader(ctx, c, leaves, []int{rg})
 	if err != nil {
@@ -635,8 +672,14 @@ func (f *File) readProps(rg int, cols []int) pqarrow.ArrowReadProperties {
 // those of levels. A PLAIN in that list may be the dictionary page's or a data
 // page's, so it counts as not dictionary-encoded.
 func (f *File) dictionaryEncoded(rg, leaf int) bool {
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil || !cc.HasDictionaryPage() {
+	ci := f.chunk(rg, leaf)
+	return ci != nil && ci.dictOnly
+}
+
+// dictionaryEncoded is whether every data page of column chunk cc is
+// dictionary-encoded (see File.dictionaryEncoded).
+func dictionaryEncoded(cc *metadata.ColumnChunkMetaData) bool {
+	if !cc.HasDictionaryPage() {
 		return false
 	}
 	stats := cc.EncodingStats()
