@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -334,6 +335,7 @@ type fixedColumn[V any] struct {
 	size    int                             // bytes per PLAIN value
 	decode  func(src []byte, dst []V) error // PLAIN bytes to values
 	dict    []V
+	dictBuf []byte // dict's memory, a page buffer back to the pool at release
 	scratch []uint32
 	valid   []bool
 	rc      *Recycler // lends the values of next's batches, or nil
@@ -353,7 +355,13 @@ func (c *fixedColumn[V]) setDict(data []byte, n int) error {
 	if int64(n)*int64(c.size) > int64(len(data)) {
 		return fmt.Errorf("dictionary page of %d bytes holds fewer than %d values", len(data), n)
 	}
-	c.dict = make([]V, n)
+	// A chunk's dictionary is only read from (its values are copied into each
+	// batch), so its memory goes back to the page buffers' pool when the chunk is
+	// done: a scan of many small files otherwise allocates, clears and collects a
+	// dictionary per chunk.
+	var zero V
+	c.dictBuf = growPage(c.dictBuf, n*int(unsafe.Sizeof(zero)))
+	c.dict = unsafe.Slice((*V)(unsafe.Pointer(unsafe.SliceData(c.dictBuf))), n)
 	if c.scratch == nil {
 		c.scratch = make([]uint32, 1024) // the indexes gathered at a time
 	}
@@ -589,7 +597,12 @@ func (c *fixedColumn[V]) skip(n int64) error {
 	})
 }
 
-func (c *fixedColumn[V]) release() { c.pages.close() }
+func (c *fixedColumn[V]) release() {
+	c.pages.close()
+	c.dict = nil
+	putPage(c.dictBuf)
+	c.dictBuf = nil
+}
 
 // dictColumn decodes a string or binary column chunk, dictionary-encoded throughout,
 // into dictionary arrays that share the chunk's dictionary.
