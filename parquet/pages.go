@@ -64,8 +64,11 @@ type pageWalker struct {
 
 	ahead   []byte // bytes of the file from aheadAt on, read with the last body
 	aheadAt int64
-	comp    []byte // the last body read, reused
+	comp    []byte // the last body read, when it was not decompressed
 	plain   []byte // the last body decompressed, reused
+	// aheadBuf keeps ahead once a compressed body's buffer has gone back to the
+	// pool.
+	aheadBuf [headerReadAhead]byte
 }
 
 // chunkWalker returns a walker over the chunk of leaf in row group rg, or nil when the
@@ -263,6 +266,12 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	if len(out) > 0 && &out[0] != &w.plain[levels] {
 		copy(w.plain[levels:], out) // the codec did not decode in place
 	}
+	// The compressed body is done with: its buffer goes back to the pool at once
+	// rather than wait, one per column, for the chunk's next page (a worker that
+	// reads ten columns would hold ten), keeping only the bytes read past it.
+	w.ahead = w.aheadBuf[:copy(w.aheadBuf[:], w.ahead)]
+	putPage(w.comp)
+	w.comp = nil
 	return w.plain[:p.uncompressed], nil
 }
 
