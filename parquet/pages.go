@@ -161,6 +161,52 @@ func (f *File) PassesOverPages(rg int, cols []int) bool {
 	return true
 }
 
+// WholePages reports the compressed bytes of the chunks of columns cols in row group
+// rg whose first data page holds all of the chunk's values — bytes that every part
+// of the row group, however it is cut, reads and decompresses whole (a writer such
+// as DuckDB puts a chunk in one page) — and the bytes of all of them. It reads the
+// first page header of each chunk the page path reads.
+func (f *File) WholePages(rg int, cols []int) (whole, total int64, err error) {
+	for _, c := range cols {
+		if c < 0 || c >= len(f.cols) {
+			continue
+		}
+		for _, leaf := range f.cols[c].leaves {
+			ci := f.chunk(rg, leaf)
+			if ci == nil {
+				continue
+			}
+			total += ci.compressed
+			w, err := f.chunkWalker(rg, leaf)
+			if err != nil {
+				return 0, 0, err
+			}
+			if w == nil {
+				continue
+			}
+			for {
+				p, ok, err := w.next()
+				if err != nil {
+					w.close()
+					return 0, 0, err
+				}
+				if !ok || p.typ == pageDictionary {
+					if !ok {
+						break
+					}
+					continue
+				}
+				if int64(p.numValues) >= ci.values {
+					whole += ci.compressed
+				}
+				break
+			}
+			w.close()
+		}
+	}
+	return whole, total, nil
+}
+
 // next reads the next page header; ok is false past the chunk's last data page.
 // Index pages and page types this reader does not know are passed over.
 func (w *pageWalker) next() (p pageAt, ok bool, err error) {

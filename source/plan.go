@@ -65,26 +65,34 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 	}
 	kept := []parquet.RowRange{{First: m.First, Rows: m.Rows}}
 	var bounds []int64 // rows where a page of a filtered column starts
-	if len(fs.filters) > 0 {
-		r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
-		if err != nil {
-			return nil, err
+	r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fs.footer.WithReader(r)
+	whole, size := int64(0), int64(0)
+	if err == nil {
+		// Chunks that are one page are read and decompressed whole by every
+		// part: when they are most of the row group, parts would repeat most of
+		// the work to share the rest.
+		whole, size, err = f.WholePages(m.RowGroup, fs.cols)
+	}
+	if err == nil && whole*2 <= size && len(fs.filters) > 0 {
+		if rr := p.rowRanges(f, fs, m); rr != nil {
+			kept = rr
 		}
-		f, err := fs.footer.WithReader(r)
-		if err == nil {
-			if rr := p.rowRanges(f, fs, m); rr != nil {
-				kept = rr
+		if pages, ok := f.PageIndex(m.RowGroup, fs.filters[0].col); ok {
+			for _, pg := range pages {
+				bounds = append(bounds, pg.FirstRow)
 			}
-			if pages, ok := f.PageIndex(m.RowGroup, fs.filters[0].col); ok {
-				for _, pg := range pages {
-					bounds = append(bounds, pg.FirstRow)
-				}
-			}
 		}
-		r.Close()
-		if err != nil {
-			return nil, err
-		}
+	}
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
+	if whole*2 > size {
+		return []Morsel{m}, nil
 	}
 	var total int64
 	for _, r := range kept {
