@@ -22,9 +22,23 @@ import (
 // TestDivideLeavesNoWorkerAlone: the last morsels of a scan, one per worker, are read
 // in two parts each (fewer morsels than workers: enough parts for every worker), the
 // parts covering their row groups in order, and reading the parts gives the rows of
-// reading the row groups whole — here with every column chunk a single page, where a
-// part passes over the rows before it inside the page.
+// reading the row groups whole — a part starts inside a page and passes over the
+// rows before it there. Row groups whose chunks are each a single page are not
+// divided: every part would decompress every page whole.
 func TestDivideLeavesNoWorkerAlone(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pageSize int64
+		divided  bool
+	}{
+		{"pages of 16 KiB", 16 << 10, true},
+		{"a page per chunk", 8 << 20, false},
+	} {
+		t.Run(c.name, func(t *testing.T) { testDivide(t, c.pageSize, c.divided) })
+	}
+}
+
+func testDivide(t *testing.T, pageSize int64, divided bool) {
 	const groups, rows = 3, 40_000
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.parquet")
@@ -48,7 +62,8 @@ func TestDivideLeavesNoWorkerAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := pq.NewWriterProperties(pq.WithMaxRowGroupLength(rows), pq.WithDictionaryDefault(false), pq.WithCompression(compress.Codecs.Zstd))
+	props := pq.NewWriterProperties(pq.WithMaxRowGroupLength(rows), pq.WithDictionaryDefault(false),
+		pq.WithCompression(compress.Codecs.Zstd), pq.WithDataPageSize(pageSize))
 	if err := pqarrow.WriteTable(array.NewTableFromRecords(sch, []arrow.RecordBatch{rec}), f, rows, props, pqarrow.DefaultWriterProps()); err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +122,9 @@ func TestDivideLeavesNoWorkerAlone(t *testing.T) {
 			per[m.RowGroup]++
 		}
 		for g := range groups {
+			if !divided {
+				c.parts[g] = 1
+			}
 			if per[g] != c.parts[g] {
 				t.Errorf("%d workers: row group %d in %d parts, want %d (%+v)", c.threads, g, per[g], c.parts[g], ms)
 			}
