@@ -190,10 +190,10 @@ func (f *File) WholePages(rg int, cols []int) (whole, total int64, err error) {
 					w.close()
 					return 0, 0, err
 				}
-				if !ok || p.typ == pageDictionary {
-					if !ok {
-						break
-					}
+				if !ok {
+					break
+				}
+				if p.typ == pageDictionary {
 					continue
 				}
 				if int64(p.numValues) >= ci.values {

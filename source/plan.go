@@ -54,7 +54,8 @@ type Morsel struct {
 // — the rows the file's page index leaves under the spec's filters — each starting
 // at a multiple of align rows where it can. It returns m whole when reading it in
 // parts would cost more than it saves: when a reader cannot pass over the rows before
-// a part without decoding them, or m is too small to share.
+// a part without decoding them, when most of its bytes are chunks of a single page
+// (which every part would decompress whole), or m is too small to share.
 func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64) ([]Morsel, error) {
 	if parts <= 1 || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
 		return []Morsel{m}, nil
@@ -65,34 +66,38 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 	}
 	kept := []parquet.RowRange{{First: m.First, Rows: m.Rows}}
 	var bounds []int64 // rows where a page of a filtered column starts
-	r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
-	if err != nil {
-		return nil, err
-	}
-	f, err := fs.footer.WithReader(r)
-	whole, size := int64(0), int64(0)
-	if err == nil {
-		// Chunks that are one page are read and decompressed whole by every
-		// part: when they are most of the row group, parts would repeat most of
-		// the work to share the rest.
-		whole, size, err = f.WholePages(m.RowGroup, fs.cols)
-	}
-	if err == nil && whole*2 <= size && len(fs.filters) > 0 {
-		if rr := p.rowRanges(f, fs, m); rr != nil {
-			kept = rr
+	// Chunks that are one page are read and decompressed whole by every part:
+	// when they are most of the row group, parts would repeat most of the work to
+	// share the rest. Finding out reads a page header per chunk, which is only
+	// asked of bytes already at hand (local, or cached from an object store).
+	local := p.FetchBytes(m) == 0
+	if local || len(fs.filters) > 0 {
+		r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
+		if err != nil {
+			return nil, err
 		}
-		if pages, ok := f.PageIndex(m.RowGroup, fs.filters[0].col); ok {
-			for _, pg := range pages {
-				bounds = append(bounds, pg.FirstRow)
+		f, err := fs.footer.WithReader(r)
+		whole, size := int64(0), int64(0)
+		if err == nil && local {
+			whole, size, err = f.WholePages(m.RowGroup, fs.cols)
+		}
+		if err == nil && whole*2 <= size && len(fs.filters) > 0 {
+			if rr := p.rowRanges(f, fs, m); rr != nil {
+				kept = rr
+			}
+			if pages, ok := f.PageIndex(m.RowGroup, fs.filters[0].col); ok {
+				for _, pg := range pages {
+					bounds = append(bounds, pg.FirstRow)
+				}
 			}
 		}
-	}
-	r.Close()
-	if err != nil {
-		return nil, err
-	}
-	if whole*2 > size {
-		return []Morsel{m}, nil
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		if whole*2 > size {
+			return []Morsel{m}, nil
+		}
 	}
 	var total int64
 	for _, r := range kept {
