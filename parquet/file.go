@@ -243,8 +243,9 @@ func (f *File) load(rdr *file.Reader) error {
 		for i, c := range f.cols {
 			cs := &info.Columns[i]
 			for _, leaf := range c.leaves {
-				cc, _ := rg.ColumnChunk(leaf)
-				cs.CompressedBytes += cc.TotalCompressedSize()
+				if ci := f.chunk(g, leaf); ci != nil {
+					cs.CompressedBytes += ci.compressed
+				}
 			}
 			if c.leaf == nil || c.int96 {
 				continue // nested or INT96 (no defined order): no bounds

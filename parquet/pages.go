@@ -321,7 +321,6 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	return w.plain[:p.uncompressed], nil
 }
 
-// close drops the walker's buffers.
 // close ends the walk; its buffers go back to the pool for other chunks (nothing
 // read from a chunk keeps pointing into them: every decoder copies its values).
 func (w *pageWalker) close() {
