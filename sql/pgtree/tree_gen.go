@@ -4,6 +4,7 @@ package pgtree
 
 import pg "github.com/pganalyze/pg_query_go/v6"
 
+//go:noinline
 func decodeParseResult(d *decoder, b []byte, m *pg.ParseResult) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -16,6 +17,7 @@ func decodeParseResult(d *decoder, b []byte, m *pg.ParseResult) error {
 	})
 }
 
+//go:noinline
 func decodeRawStmt(d *decoder, b []byte, m *pg.RawStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -30,6 +32,7 @@ func decodeRawStmt(d *decoder, b []byte, m *pg.RawStmt) error {
 	})
 }
 
+//go:noinline
 func decodeNode(d *decoder, b []byte, m *pg.Node) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -600,6 +603,7 @@ func decodeNode(d *decoder, b []byte, m *pg.Node) error {
 	})
 }
 
+//go:noinline
 func decodeAlias(d *decoder, b []byte, m *pg.Alias) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -612,6 +616,7 @@ func decodeAlias(d *decoder, b []byte, m *pg.Alias) error {
 	})
 }
 
+//go:noinline
 func decodeRangeVar(d *decoder, b []byte, m *pg.RangeVar) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -634,6 +639,7 @@ func decodeRangeVar(d *decoder, b []byte, m *pg.RangeVar) error {
 	})
 }
 
+//go:noinline
 func decodeTableFunc(d *decoder, b []byte, m *pg.TableFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -676,6 +682,7 @@ func decodeTableFunc(d *decoder, b []byte, m *pg.TableFunc) error {
 	})
 }
 
+//go:noinline
 func decodeIntoClause(d *decoder, b []byte, m *pg.IntoClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -700,6 +707,7 @@ func decodeIntoClause(d *decoder, b []byte, m *pg.IntoClause) error {
 	})
 }
 
+//go:noinline
 func decodeVar(d *decoder, b []byte, m *pg.Var) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -726,6 +734,7 @@ func decodeVar(d *decoder, b []byte, m *pg.Var) error {
 	})
 }
 
+//go:noinline
 func decodeParam(d *decoder, b []byte, m *pg.Param) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -748,6 +757,7 @@ func decodeParam(d *decoder, b []byte, m *pg.Param) error {
 	})
 }
 
+//go:noinline
 func decodeAggref(d *decoder, b []byte, m *pg.Aggref) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -794,6 +804,7 @@ func decodeAggref(d *decoder, b []byte, m *pg.Aggref) error {
 	})
 }
 
+//go:noinline
 func decodeGroupingFunc(d *decoder, b []byte, m *pg.GroupingFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -812,6 +823,7 @@ func decodeGroupingFunc(d *decoder, b []byte, m *pg.GroupingFunc) error {
 	})
 }
 
+//go:noinline
 func decodeWindowFunc(d *decoder, b []byte, m *pg.WindowFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -844,6 +856,7 @@ func decodeWindowFunc(d *decoder, b []byte, m *pg.WindowFunc) error {
 	})
 }
 
+//go:noinline
 func decodeWindowFuncRunCondition(d *decoder, b []byte, m *pg.WindowFuncRunCondition) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -862,6 +875,7 @@ func decodeWindowFuncRunCondition(d *decoder, b []byte, m *pg.WindowFuncRunCondi
 	})
 }
 
+//go:noinline
 func decodeMergeSupportFunc(d *decoder, b []byte, m *pg.MergeSupportFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -878,6 +892,7 @@ func decodeMergeSupportFunc(d *decoder, b []byte, m *pg.MergeSupportFunc) error 
 	})
 }
 
+//go:noinline
 func decodeSubscriptingRef(d *decoder, b []byte, m *pg.SubscriptingRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -906,6 +921,7 @@ func decodeSubscriptingRef(d *decoder, b []byte, m *pg.SubscriptingRef) error {
 	})
 }
 
+//go:noinline
 func decodeFuncExpr(d *decoder, b []byte, m *pg.FuncExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -934,6 +950,7 @@ func decodeFuncExpr(d *decoder, b []byte, m *pg.FuncExpr) error {
 	})
 }
 
+//go:noinline
 func decodeNamedArgExpr(d *decoder, b []byte, m *pg.NamedArgExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -952,6 +969,7 @@ func decodeNamedArgExpr(d *decoder, b []byte, m *pg.NamedArgExpr) error {
 	})
 }
 
+//go:noinline
 func decodeOpExpr(d *decoder, b []byte, m *pg.OpExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -976,6 +994,7 @@ func decodeOpExpr(d *decoder, b []byte, m *pg.OpExpr) error {
 	})
 }
 
+//go:noinline
 func decodeDistinctExpr(d *decoder, b []byte, m *pg.DistinctExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1000,6 +1019,7 @@ func decodeDistinctExpr(d *decoder, b []byte, m *pg.DistinctExpr) error {
 	})
 }
 
+//go:noinline
 func decodeNullIfExpr(d *decoder, b []byte, m *pg.NullIfExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1024,6 +1044,7 @@ func decodeNullIfExpr(d *decoder, b []byte, m *pg.NullIfExpr) error {
 	})
 }
 
+//go:noinline
 func decodeScalarArrayOpExpr(d *decoder, b []byte, m *pg.ScalarArrayOpExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1044,6 +1065,7 @@ func decodeScalarArrayOpExpr(d *decoder, b []byte, m *pg.ScalarArrayOpExpr) erro
 	})
 }
 
+//go:noinline
 func decodeBoolExpr(d *decoder, b []byte, m *pg.BoolExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1060,6 +1082,7 @@ func decodeBoolExpr(d *decoder, b []byte, m *pg.BoolExpr) error {
 	})
 }
 
+//go:noinline
 func decodeSubLink(d *decoder, b []byte, m *pg.SubLink) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1082,6 +1105,7 @@ func decodeSubLink(d *decoder, b []byte, m *pg.SubLink) error {
 	})
 }
 
+//go:noinline
 func decodeSubPlan(d *decoder, b []byte, m *pg.SubPlan) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1124,6 +1148,7 @@ func decodeSubPlan(d *decoder, b []byte, m *pg.SubPlan) error {
 	})
 }
 
+//go:noinline
 func decodeAlternativeSubPlan(d *decoder, b []byte, m *pg.AlternativeSubPlan) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1136,6 +1161,7 @@ func decodeAlternativeSubPlan(d *decoder, b []byte, m *pg.AlternativeSubPlan) er
 	})
 }
 
+//go:noinline
 func decodeFieldSelect(d *decoder, b []byte, m *pg.FieldSelect) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1156,6 +1182,7 @@ func decodeFieldSelect(d *decoder, b []byte, m *pg.FieldSelect) error {
 	})
 }
 
+//go:noinline
 func decodeFieldStore(d *decoder, b []byte, m *pg.FieldStore) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1174,6 +1201,7 @@ func decodeFieldStore(d *decoder, b []byte, m *pg.FieldStore) error {
 	})
 }
 
+//go:noinline
 func decodeRelabelType(d *decoder, b []byte, m *pg.RelabelType) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1196,6 +1224,7 @@ func decodeRelabelType(d *decoder, b []byte, m *pg.RelabelType) error {
 	})
 }
 
+//go:noinline
 func decodeCoerceViaIO(d *decoder, b []byte, m *pg.CoerceViaIO) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1216,6 +1245,7 @@ func decodeCoerceViaIO(d *decoder, b []byte, m *pg.CoerceViaIO) error {
 	})
 }
 
+//go:noinline
 func decodeArrayCoerceExpr(d *decoder, b []byte, m *pg.ArrayCoerceExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1240,6 +1270,7 @@ func decodeArrayCoerceExpr(d *decoder, b []byte, m *pg.ArrayCoerceExpr) error {
 	})
 }
 
+//go:noinline
 func decodeConvertRowtypeExpr(d *decoder, b []byte, m *pg.ConvertRowtypeExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1258,6 +1289,7 @@ func decodeConvertRowtypeExpr(d *decoder, b []byte, m *pg.ConvertRowtypeExpr) er
 	})
 }
 
+//go:noinline
 func decodeCollateExpr(d *decoder, b []byte, m *pg.CollateExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1274,6 +1306,7 @@ func decodeCollateExpr(d *decoder, b []byte, m *pg.CollateExpr) error {
 	})
 }
 
+//go:noinline
 func decodeCaseExpr(d *decoder, b []byte, m *pg.CaseExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1296,6 +1329,7 @@ func decodeCaseExpr(d *decoder, b []byte, m *pg.CaseExpr) error {
 	})
 }
 
+//go:noinline
 func decodeCaseWhen(d *decoder, b []byte, m *pg.CaseWhen) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1312,6 +1346,7 @@ func decodeCaseWhen(d *decoder, b []byte, m *pg.CaseWhen) error {
 	})
 }
 
+//go:noinline
 func decodeCaseTestExpr(d *decoder, b []byte, m *pg.CaseTestExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1328,6 +1363,7 @@ func decodeCaseTestExpr(d *decoder, b []byte, m *pg.CaseTestExpr) error {
 	})
 }
 
+//go:noinline
 func decodeArrayExpr(d *decoder, b []byte, m *pg.ArrayExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1350,6 +1386,7 @@ func decodeArrayExpr(d *decoder, b []byte, m *pg.ArrayExpr) error {
 	})
 }
 
+//go:noinline
 func decodeRowExpr(d *decoder, b []byte, m *pg.RowExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1370,6 +1407,7 @@ func decodeRowExpr(d *decoder, b []byte, m *pg.RowExpr) error {
 	})
 }
 
+//go:noinline
 func decodeRowCompareExpr(d *decoder, b []byte, m *pg.RowCompareExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1392,6 +1430,7 @@ func decodeRowCompareExpr(d *decoder, b []byte, m *pg.RowCompareExpr) error {
 	})
 }
 
+//go:noinline
 func decodeCoalesceExpr(d *decoder, b []byte, m *pg.CoalesceExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1410,6 +1449,7 @@ func decodeCoalesceExpr(d *decoder, b []byte, m *pg.CoalesceExpr) error {
 	})
 }
 
+//go:noinline
 func decodeMinMaxExpr(d *decoder, b []byte, m *pg.MinMaxExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1432,6 +1472,7 @@ func decodeMinMaxExpr(d *decoder, b []byte, m *pg.MinMaxExpr) error {
 	})
 }
 
+//go:noinline
 func decodeSQLValueFunction(d *decoder, b []byte, m *pg.SQLValueFunction) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1450,6 +1491,7 @@ func decodeSQLValueFunction(d *decoder, b []byte, m *pg.SQLValueFunction) error 
 	})
 }
 
+//go:noinline
 func decodeXmlExpr(d *decoder, b []byte, m *pg.XmlExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1480,6 +1522,7 @@ func decodeXmlExpr(d *decoder, b []byte, m *pg.XmlExpr) error {
 	})
 }
 
+//go:noinline
 func decodeJsonFormat(d *decoder, b []byte, m *pg.JsonFormat) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1494,6 +1537,7 @@ func decodeJsonFormat(d *decoder, b []byte, m *pg.JsonFormat) error {
 	})
 }
 
+//go:noinline
 func decodeJsonReturning(d *decoder, b []byte, m *pg.JsonReturning) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1508,6 +1552,7 @@ func decodeJsonReturning(d *decoder, b []byte, m *pg.JsonReturning) error {
 	})
 }
 
+//go:noinline
 func decodeJsonValueExpr(d *decoder, b []byte, m *pg.JsonValueExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1522,6 +1567,7 @@ func decodeJsonValueExpr(d *decoder, b []byte, m *pg.JsonValueExpr) error {
 	})
 }
 
+//go:noinline
 func decodeJsonConstructorExpr(d *decoder, b []byte, m *pg.JsonConstructorExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1548,6 +1594,7 @@ func decodeJsonConstructorExpr(d *decoder, b []byte, m *pg.JsonConstructorExpr) 
 	})
 }
 
+//go:noinline
 func decodeJsonIsPredicate(d *decoder, b []byte, m *pg.JsonIsPredicate) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1566,6 +1613,7 @@ func decodeJsonIsPredicate(d *decoder, b []byte, m *pg.JsonIsPredicate) error {
 	})
 }
 
+//go:noinline
 func decodeJsonBehavior(d *decoder, b []byte, m *pg.JsonBehavior) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1582,6 +1630,7 @@ func decodeJsonBehavior(d *decoder, b []byte, m *pg.JsonBehavior) error {
 	})
 }
 
+//go:noinline
 func decodeJsonExpr(d *decoder, b []byte, m *pg.JsonExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1624,6 +1673,7 @@ func decodeJsonExpr(d *decoder, b []byte, m *pg.JsonExpr) error {
 	})
 }
 
+//go:noinline
 func decodeJsonTablePath(d *decoder, b []byte, m *pg.JsonTablePath) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1634,6 +1684,7 @@ func decodeJsonTablePath(d *decoder, b []byte, m *pg.JsonTablePath) error {
 	})
 }
 
+//go:noinline
 func decodeJsonTablePathScan(d *decoder, b []byte, m *pg.JsonTablePathScan) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1654,6 +1705,7 @@ func decodeJsonTablePathScan(d *decoder, b []byte, m *pg.JsonTablePathScan) erro
 	})
 }
 
+//go:noinline
 func decodeJsonTableSiblingJoin(d *decoder, b []byte, m *pg.JsonTableSiblingJoin) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1668,6 +1720,7 @@ func decodeJsonTableSiblingJoin(d *decoder, b []byte, m *pg.JsonTableSiblingJoin
 	})
 }
 
+//go:noinline
 func decodeNullTest(d *decoder, b []byte, m *pg.NullTest) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1686,6 +1739,7 @@ func decodeNullTest(d *decoder, b []byte, m *pg.NullTest) error {
 	})
 }
 
+//go:noinline
 func decodeBooleanTest(d *decoder, b []byte, m *pg.BooleanTest) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1702,6 +1756,7 @@ func decodeBooleanTest(d *decoder, b []byte, m *pg.BooleanTest) error {
 	})
 }
 
+//go:noinline
 func decodeMergeAction(d *decoder, b []byte, m *pg.MergeAction) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1722,6 +1777,7 @@ func decodeMergeAction(d *decoder, b []byte, m *pg.MergeAction) error {
 	})
 }
 
+//go:noinline
 func decodeCoerceToDomain(d *decoder, b []byte, m *pg.CoerceToDomain) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1744,6 +1800,7 @@ func decodeCoerceToDomain(d *decoder, b []byte, m *pg.CoerceToDomain) error {
 	})
 }
 
+//go:noinline
 func decodeCoerceToDomainValue(d *decoder, b []byte, m *pg.CoerceToDomainValue) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1762,6 +1819,7 @@ func decodeCoerceToDomainValue(d *decoder, b []byte, m *pg.CoerceToDomainValue) 
 	})
 }
 
+//go:noinline
 func decodeSetToDefault(d *decoder, b []byte, m *pg.SetToDefault) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1780,6 +1838,7 @@ func decodeSetToDefault(d *decoder, b []byte, m *pg.SetToDefault) error {
 	})
 }
 
+//go:noinline
 func decodeCurrentOfExpr(d *decoder, b []byte, m *pg.CurrentOfExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1796,6 +1855,7 @@ func decodeCurrentOfExpr(d *decoder, b []byte, m *pg.CurrentOfExpr) error {
 	})
 }
 
+//go:noinline
 func decodeNextValueExpr(d *decoder, b []byte, m *pg.NextValueExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1810,6 +1870,7 @@ func decodeNextValueExpr(d *decoder, b []byte, m *pg.NextValueExpr) error {
 	})
 }
 
+//go:noinline
 func decodeInferenceElem(d *decoder, b []byte, m *pg.InferenceElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1826,6 +1887,7 @@ func decodeInferenceElem(d *decoder, b []byte, m *pg.InferenceElem) error {
 	})
 }
 
+//go:noinline
 func decodeTargetEntry(d *decoder, b []byte, m *pg.TargetEntry) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1850,6 +1912,7 @@ func decodeTargetEntry(d *decoder, b []byte, m *pg.TargetEntry) error {
 	})
 }
 
+//go:noinline
 func decodeRangeTblRef(d *decoder, b []byte, m *pg.RangeTblRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1860,6 +1923,7 @@ func decodeRangeTblRef(d *decoder, b []byte, m *pg.RangeTblRef) error {
 	})
 }
 
+//go:noinline
 func decodeJoinExpr(d *decoder, b []byte, m *pg.JoinExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1886,6 +1950,7 @@ func decodeJoinExpr(d *decoder, b []byte, m *pg.JoinExpr) error {
 	})
 }
 
+//go:noinline
 func decodeFromExpr(d *decoder, b []byte, m *pg.FromExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1898,6 +1963,7 @@ func decodeFromExpr(d *decoder, b []byte, m *pg.FromExpr) error {
 	})
 }
 
+//go:noinline
 func decodeOnConflictExpr(d *decoder, b []byte, m *pg.OnConflictExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1922,6 +1988,7 @@ func decodeOnConflictExpr(d *decoder, b []byte, m *pg.OnConflictExpr) error {
 	})
 }
 
+//go:noinline
 func decodeQuery(d *decoder, b []byte, m *pg.Query) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2014,6 +2081,7 @@ func decodeQuery(d *decoder, b []byte, m *pg.Query) error {
 	})
 }
 
+//go:noinline
 func decodeTypeName(d *decoder, b []byte, m *pg.TypeName) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2038,6 +2106,7 @@ func decodeTypeName(d *decoder, b []byte, m *pg.TypeName) error {
 	})
 }
 
+//go:noinline
 func decodeColumnRef(d *decoder, b []byte, m *pg.ColumnRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2050,6 +2119,7 @@ func decodeColumnRef(d *decoder, b []byte, m *pg.ColumnRef) error {
 	})
 }
 
+//go:noinline
 func decodeParamRef(d *decoder, b []byte, m *pg.ParamRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2062,6 +2132,7 @@ func decodeParamRef(d *decoder, b []byte, m *pg.ParamRef) error {
 	})
 }
 
+//go:noinline
 func decodeA_Expr(d *decoder, b []byte, m *pg.A_Expr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2080,6 +2151,7 @@ func decodeA_Expr(d *decoder, b []byte, m *pg.A_Expr) error {
 	})
 }
 
+//go:noinline
 func decodeTypeCast(d *decoder, b []byte, m *pg.TypeCast) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2094,6 +2166,7 @@ func decodeTypeCast(d *decoder, b []byte, m *pg.TypeCast) error {
 	})
 }
 
+//go:noinline
 func decodeCollateClause(d *decoder, b []byte, m *pg.CollateClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2108,6 +2181,7 @@ func decodeCollateClause(d *decoder, b []byte, m *pg.CollateClause) error {
 	})
 }
 
+//go:noinline
 func decodeRoleSpec(d *decoder, b []byte, m *pg.RoleSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2122,6 +2196,7 @@ func decodeRoleSpec(d *decoder, b []byte, m *pg.RoleSpec) error {
 	})
 }
 
+//go:noinline
 func decodeFuncCall(d *decoder, b []byte, m *pg.FuncCall) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2152,6 +2227,7 @@ func decodeFuncCall(d *decoder, b []byte, m *pg.FuncCall) error {
 	})
 }
 
+//go:noinline
 func decodeWindowDef(d *decoder, b []byte, m *pg.WindowDef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2176,6 +2252,7 @@ func decodeWindowDef(d *decoder, b []byte, m *pg.WindowDef) error {
 	})
 }
 
+//go:noinline
 func decodeA_Star(d *decoder, b []byte, m *pg.A_Star) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2184,6 +2261,7 @@ func decodeA_Star(d *decoder, b []byte, m *pg.A_Star) error {
 	})
 }
 
+//go:noinline
 func decodeA_Indices(d *decoder, b []byte, m *pg.A_Indices) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2198,6 +2276,7 @@ func decodeA_Indices(d *decoder, b []byte, m *pg.A_Indices) error {
 	})
 }
 
+//go:noinline
 func decodeA_Indirection(d *decoder, b []byte, m *pg.A_Indirection) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2210,6 +2289,7 @@ func decodeA_Indirection(d *decoder, b []byte, m *pg.A_Indirection) error {
 	})
 }
 
+//go:noinline
 func decodeA_ArrayExpr(d *decoder, b []byte, m *pg.A_ArrayExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2222,6 +2302,7 @@ func decodeA_ArrayExpr(d *decoder, b []byte, m *pg.A_ArrayExpr) error {
 	})
 }
 
+//go:noinline
 func decodeResTarget(d *decoder, b []byte, m *pg.ResTarget) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2238,6 +2319,7 @@ func decodeResTarget(d *decoder, b []byte, m *pg.ResTarget) error {
 	})
 }
 
+//go:noinline
 func decodeMultiAssignRef(d *decoder, b []byte, m *pg.MultiAssignRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2252,6 +2334,7 @@ func decodeMultiAssignRef(d *decoder, b []byte, m *pg.MultiAssignRef) error {
 	})
 }
 
+//go:noinline
 func decodeSortBy(d *decoder, b []byte, m *pg.SortBy) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2270,6 +2353,7 @@ func decodeSortBy(d *decoder, b []byte, m *pg.SortBy) error {
 	})
 }
 
+//go:noinline
 func decodeRangeSubselect(d *decoder, b []byte, m *pg.RangeSubselect) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2284,6 +2368,7 @@ func decodeRangeSubselect(d *decoder, b []byte, m *pg.RangeSubselect) error {
 	})
 }
 
+//go:noinline
 func decodeRangeFunction(d *decoder, b []byte, m *pg.RangeFunction) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2304,6 +2389,7 @@ func decodeRangeFunction(d *decoder, b []byte, m *pg.RangeFunction) error {
 	})
 }
 
+//go:noinline
 func decodeRangeTableFunc(d *decoder, b []byte, m *pg.RangeTableFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2326,6 +2412,7 @@ func decodeRangeTableFunc(d *decoder, b []byte, m *pg.RangeTableFunc) error {
 	})
 }
 
+//go:noinline
 func decodeRangeTableFuncCol(d *decoder, b []byte, m *pg.RangeTableFuncCol) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2348,6 +2435,7 @@ func decodeRangeTableFuncCol(d *decoder, b []byte, m *pg.RangeTableFuncCol) erro
 	})
 }
 
+//go:noinline
 func decodeRangeTableSample(d *decoder, b []byte, m *pg.RangeTableSample) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2366,6 +2454,7 @@ func decodeRangeTableSample(d *decoder, b []byte, m *pg.RangeTableSample) error 
 	})
 }
 
+//go:noinline
 func decodeColumnDef(d *decoder, b []byte, m *pg.ColumnDef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2412,6 +2501,7 @@ func decodeColumnDef(d *decoder, b []byte, m *pg.ColumnDef) error {
 	})
 }
 
+//go:noinline
 func decodeTableLikeClause(d *decoder, b []byte, m *pg.TableLikeClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2426,6 +2516,7 @@ func decodeTableLikeClause(d *decoder, b []byte, m *pg.TableLikeClause) error {
 	})
 }
 
+//go:noinline
 func decodeIndexElem(d *decoder, b []byte, m *pg.IndexElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2450,6 +2541,7 @@ func decodeIndexElem(d *decoder, b []byte, m *pg.IndexElem) error {
 	})
 }
 
+//go:noinline
 func decodeDefElem(d *decoder, b []byte, m *pg.DefElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2470,6 +2562,7 @@ func decodeDefElem(d *decoder, b []byte, m *pg.DefElem) error {
 	})
 }
 
+//go:noinline
 func decodeLockingClause(d *decoder, b []byte, m *pg.LockingClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2484,6 +2577,7 @@ func decodeLockingClause(d *decoder, b []byte, m *pg.LockingClause) error {
 	})
 }
 
+//go:noinline
 func decodeXmlSerialize(d *decoder, b []byte, m *pg.XmlSerialize) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2502,6 +2596,7 @@ func decodeXmlSerialize(d *decoder, b []byte, m *pg.XmlSerialize) error {
 	})
 }
 
+//go:noinline
 func decodePartitionElem(d *decoder, b []byte, m *pg.PartitionElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2520,6 +2615,7 @@ func decodePartitionElem(d *decoder, b []byte, m *pg.PartitionElem) error {
 	})
 }
 
+//go:noinline
 func decodePartitionSpec(d *decoder, b []byte, m *pg.PartitionSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2534,6 +2630,7 @@ func decodePartitionSpec(d *decoder, b []byte, m *pg.PartitionSpec) error {
 	})
 }
 
+//go:noinline
 func decodePartitionBoundSpec(d *decoder, b []byte, m *pg.PartitionBoundSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2558,6 +2655,7 @@ func decodePartitionBoundSpec(d *decoder, b []byte, m *pg.PartitionBoundSpec) er
 	})
 }
 
+//go:noinline
 func decodePartitionRangeDatum(d *decoder, b []byte, m *pg.PartitionRangeDatum) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2572,6 +2670,7 @@ func decodePartitionRangeDatum(d *decoder, b []byte, m *pg.PartitionRangeDatum) 
 	})
 }
 
+//go:noinline
 func decodeSinglePartitionSpec(d *decoder, b []byte, m *pg.SinglePartitionSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2580,6 +2679,7 @@ func decodeSinglePartitionSpec(d *decoder, b []byte, m *pg.SinglePartitionSpec) 
 	})
 }
 
+//go:noinline
 func decodePartitionCmd(d *decoder, b []byte, m *pg.PartitionCmd) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2594,6 +2694,7 @@ func decodePartitionCmd(d *decoder, b []byte, m *pg.PartitionCmd) error {
 	})
 }
 
+//go:noinline
 func decodeRangeTblEntry(d *decoder, b []byte, m *pg.RangeTblEntry) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2666,6 +2767,7 @@ func decodeRangeTblEntry(d *decoder, b []byte, m *pg.RangeTblEntry) error {
 	})
 }
 
+//go:noinline
 func decodeTableSampleClause(d *decoder, b []byte, m *pg.TableSampleClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2680,6 +2782,7 @@ func decodeTableSampleClause(d *decoder, b []byte, m *pg.TableSampleClause) erro
 	})
 }
 
+//go:noinline
 func decodeRTEPermissionInfo(d *decoder, b []byte, m *pg.RTEPermissionInfo) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2702,6 +2805,7 @@ func decodeRTEPermissionInfo(d *decoder, b []byte, m *pg.RTEPermissionInfo) erro
 	})
 }
 
+//go:noinline
 func decodeRangeTblFunction(d *decoder, b []byte, m *pg.RangeTblFunction) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2724,6 +2828,7 @@ func decodeRangeTblFunction(d *decoder, b []byte, m *pg.RangeTblFunction) error 
 	})
 }
 
+//go:noinline
 func decodeWithCheckOption(d *decoder, b []byte, m *pg.WithCheckOption) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2742,6 +2847,7 @@ func decodeWithCheckOption(d *decoder, b []byte, m *pg.WithCheckOption) error {
 	})
 }
 
+//go:noinline
 func decodeSortGroupClause(d *decoder, b []byte, m *pg.SortGroupClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2760,6 +2866,7 @@ func decodeSortGroupClause(d *decoder, b []byte, m *pg.SortGroupClause) error {
 	})
 }
 
+//go:noinline
 func decodeGroupingSet(d *decoder, b []byte, m *pg.GroupingSet) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2774,6 +2881,7 @@ func decodeGroupingSet(d *decoder, b []byte, m *pg.GroupingSet) error {
 	})
 }
 
+//go:noinline
 func decodeWindowClause(d *decoder, b []byte, m *pg.WindowClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2810,6 +2918,7 @@ func decodeWindowClause(d *decoder, b []byte, m *pg.WindowClause) error {
 	})
 }
 
+//go:noinline
 func decodeRowMarkClause(d *decoder, b []byte, m *pg.RowMarkClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2826,6 +2935,7 @@ func decodeRowMarkClause(d *decoder, b []byte, m *pg.RowMarkClause) error {
 	})
 }
 
+//go:noinline
 func decodeWithClause(d *decoder, b []byte, m *pg.WithClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2840,6 +2950,7 @@ func decodeWithClause(d *decoder, b []byte, m *pg.WithClause) error {
 	})
 }
 
+//go:noinline
 func decodeInferClause(d *decoder, b []byte, m *pg.InferClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2856,6 +2967,7 @@ func decodeInferClause(d *decoder, b []byte, m *pg.InferClause) error {
 	})
 }
 
+//go:noinline
 func decodeOnConflictClause(d *decoder, b []byte, m *pg.OnConflictClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2874,6 +2986,7 @@ func decodeOnConflictClause(d *decoder, b []byte, m *pg.OnConflictClause) error 
 	})
 }
 
+//go:noinline
 func decodeCTESearchClause(d *decoder, b []byte, m *pg.CTESearchClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2890,6 +3003,7 @@ func decodeCTESearchClause(d *decoder, b []byte, m *pg.CTESearchClause) error {
 	})
 }
 
+//go:noinline
 func decodeCTECycleClause(d *decoder, b []byte, m *pg.CTECycleClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2918,6 +3032,7 @@ func decodeCTECycleClause(d *decoder, b []byte, m *pg.CTECycleClause) error {
 	})
 }
 
+//go:noinline
 func decodeCommonTableExpr(d *decoder, b []byte, m *pg.CommonTableExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2952,6 +3067,7 @@ func decodeCommonTableExpr(d *decoder, b []byte, m *pg.CommonTableExpr) error {
 	})
 }
 
+//go:noinline
 func decodeMergeWhenClause(d *decoder, b []byte, m *pg.MergeWhenClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2972,6 +3088,7 @@ func decodeMergeWhenClause(d *decoder, b []byte, m *pg.MergeWhenClause) error {
 	})
 }
 
+//go:noinline
 func decodeTriggerTransition(d *decoder, b []byte, m *pg.TriggerTransition) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2986,6 +3103,7 @@ func decodeTriggerTransition(d *decoder, b []byte, m *pg.TriggerTransition) erro
 	})
 }
 
+//go:noinline
 func decodeJsonOutput(d *decoder, b []byte, m *pg.JsonOutput) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2998,6 +3116,7 @@ func decodeJsonOutput(d *decoder, b []byte, m *pg.JsonOutput) error {
 	})
 }
 
+//go:noinline
 func decodeJsonArgument(d *decoder, b []byte, m *pg.JsonArgument) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3010,6 +3129,7 @@ func decodeJsonArgument(d *decoder, b []byte, m *pg.JsonArgument) error {
 	})
 }
 
+//go:noinline
 func decodeJsonFuncExpr(d *decoder, b []byte, m *pg.JsonFuncExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3040,6 +3160,7 @@ func decodeJsonFuncExpr(d *decoder, b []byte, m *pg.JsonFuncExpr) error {
 	})
 }
 
+//go:noinline
 func decodeJsonTablePathSpec(d *decoder, b []byte, m *pg.JsonTablePathSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3056,6 +3177,7 @@ func decodeJsonTablePathSpec(d *decoder, b []byte, m *pg.JsonTablePathSpec) erro
 	})
 }
 
+//go:noinline
 func decodeJsonTable(d *decoder, b []byte, m *pg.JsonTable) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3080,6 +3202,7 @@ func decodeJsonTable(d *decoder, b []byte, m *pg.JsonTable) error {
 	})
 }
 
+//go:noinline
 func decodeJsonTableColumn(d *decoder, b []byte, m *pg.JsonTableColumn) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3110,6 +3233,7 @@ func decodeJsonTableColumn(d *decoder, b []byte, m *pg.JsonTableColumn) error {
 	})
 }
 
+//go:noinline
 func decodeJsonKeyValue(d *decoder, b []byte, m *pg.JsonKeyValue) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3122,6 +3246,7 @@ func decodeJsonKeyValue(d *decoder, b []byte, m *pg.JsonKeyValue) error {
 	})
 }
 
+//go:noinline
 func decodeJsonParseExpr(d *decoder, b []byte, m *pg.JsonParseExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3138,6 +3263,7 @@ func decodeJsonParseExpr(d *decoder, b []byte, m *pg.JsonParseExpr) error {
 	})
 }
 
+//go:noinline
 func decodeJsonScalarExpr(d *decoder, b []byte, m *pg.JsonScalarExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3152,6 +3278,7 @@ func decodeJsonScalarExpr(d *decoder, b []byte, m *pg.JsonScalarExpr) error {
 	})
 }
 
+//go:noinline
 func decodeJsonSerializeExpr(d *decoder, b []byte, m *pg.JsonSerializeExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3166,6 +3293,7 @@ func decodeJsonSerializeExpr(d *decoder, b []byte, m *pg.JsonSerializeExpr) erro
 	})
 }
 
+//go:noinline
 func decodeJsonObjectConstructor(d *decoder, b []byte, m *pg.JsonObjectConstructor) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3184,6 +3312,7 @@ func decodeJsonObjectConstructor(d *decoder, b []byte, m *pg.JsonObjectConstruct
 	})
 }
 
+//go:noinline
 func decodeJsonArrayConstructor(d *decoder, b []byte, m *pg.JsonArrayConstructor) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3200,6 +3329,7 @@ func decodeJsonArrayConstructor(d *decoder, b []byte, m *pg.JsonArrayConstructor
 	})
 }
 
+//go:noinline
 func decodeJsonArrayQueryConstructor(d *decoder, b []byte, m *pg.JsonArrayQueryConstructor) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3218,6 +3348,7 @@ func decodeJsonArrayQueryConstructor(d *decoder, b []byte, m *pg.JsonArrayQueryC
 	})
 }
 
+//go:noinline
 func decodeJsonAggConstructor(d *decoder, b []byte, m *pg.JsonAggConstructor) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3236,6 +3367,7 @@ func decodeJsonAggConstructor(d *decoder, b []byte, m *pg.JsonAggConstructor) er
 	})
 }
 
+//go:noinline
 func decodeJsonObjectAgg(d *decoder, b []byte, m *pg.JsonObjectAgg) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3252,6 +3384,7 @@ func decodeJsonObjectAgg(d *decoder, b []byte, m *pg.JsonObjectAgg) error {
 	})
 }
 
+//go:noinline
 func decodeJsonArrayAgg(d *decoder, b []byte, m *pg.JsonArrayAgg) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3266,6 +3399,7 @@ func decodeJsonArrayAgg(d *decoder, b []byte, m *pg.JsonArrayAgg) error {
 	})
 }
 
+//go:noinline
 func decodeInsertStmt(d *decoder, b []byte, m *pg.InsertStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3288,6 +3422,7 @@ func decodeInsertStmt(d *decoder, b []byte, m *pg.InsertStmt) error {
 	})
 }
 
+//go:noinline
 func decodeDeleteStmt(d *decoder, b []byte, m *pg.DeleteStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3306,6 +3441,7 @@ func decodeDeleteStmt(d *decoder, b []byte, m *pg.DeleteStmt) error {
 	})
 }
 
+//go:noinline
 func decodeUpdateStmt(d *decoder, b []byte, m *pg.UpdateStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3326,6 +3462,7 @@ func decodeUpdateStmt(d *decoder, b []byte, m *pg.UpdateStmt) error {
 	})
 }
 
+//go:noinline
 func decodeMergeStmt(d *decoder, b []byte, m *pg.MergeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3346,6 +3483,7 @@ func decodeMergeStmt(d *decoder, b []byte, m *pg.MergeStmt) error {
 	})
 }
 
+//go:noinline
 func decodeSelectStmt(d *decoder, b []byte, m *pg.SelectStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3394,6 +3532,7 @@ func decodeSelectStmt(d *decoder, b []byte, m *pg.SelectStmt) error {
 	})
 }
 
+//go:noinline
 func decodeSetOperationStmt(d *decoder, b []byte, m *pg.SetOperationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3418,6 +3557,7 @@ func decodeSetOperationStmt(d *decoder, b []byte, m *pg.SetOperationStmt) error 
 	})
 }
 
+//go:noinline
 func decodeReturnStmt(d *decoder, b []byte, m *pg.ReturnStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3428,6 +3568,7 @@ func decodeReturnStmt(d *decoder, b []byte, m *pg.ReturnStmt) error {
 	})
 }
 
+//go:noinline
 func decodePLAssignStmt(d *decoder, b []byte, m *pg.PLAssignStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3446,6 +3587,7 @@ func decodePLAssignStmt(d *decoder, b []byte, m *pg.PLAssignStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateSchemaStmt(d *decoder, b []byte, m *pg.CreateSchemaStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3462,6 +3604,7 @@ func decodeCreateSchemaStmt(d *decoder, b []byte, m *pg.CreateSchemaStmt) error 
 	})
 }
 
+//go:noinline
 func decodeAlterTableStmt(d *decoder, b []byte, m *pg.AlterTableStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3478,6 +3621,7 @@ func decodeAlterTableStmt(d *decoder, b []byte, m *pg.AlterTableStmt) error {
 	})
 }
 
+//go:noinline
 func decodeReplicaIdentityStmt(d *decoder, b []byte, m *pg.ReplicaIdentityStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3490,6 +3634,7 @@ func decodeReplicaIdentityStmt(d *decoder, b []byte, m *pg.ReplicaIdentityStmt) 
 	})
 }
 
+//go:noinline
 func decodeAlterTableCmd(d *decoder, b []byte, m *pg.AlterTableCmd) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3514,6 +3659,7 @@ func decodeAlterTableCmd(d *decoder, b []byte, m *pg.AlterTableCmd) error {
 	})
 }
 
+//go:noinline
 func decodeAlterCollationStmt(d *decoder, b []byte, m *pg.AlterCollationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3524,6 +3670,7 @@ func decodeAlterCollationStmt(d *decoder, b []byte, m *pg.AlterCollationStmt) er
 	})
 }
 
+//go:noinline
 func decodeAlterDomainStmt(d *decoder, b []byte, m *pg.AlterDomainStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3544,6 +3691,7 @@ func decodeAlterDomainStmt(d *decoder, b []byte, m *pg.AlterDomainStmt) error {
 	})
 }
 
+//go:noinline
 func decodeGrantStmt(d *decoder, b []byte, m *pg.GrantStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3570,6 +3718,7 @@ func decodeGrantStmt(d *decoder, b []byte, m *pg.GrantStmt) error {
 	})
 }
 
+//go:noinline
 func decodeObjectWithArgs(d *decoder, b []byte, m *pg.ObjectWithArgs) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3586,6 +3735,7 @@ func decodeObjectWithArgs(d *decoder, b []byte, m *pg.ObjectWithArgs) error {
 	})
 }
 
+//go:noinline
 func decodeAccessPriv(d *decoder, b []byte, m *pg.AccessPriv) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3598,6 +3748,7 @@ func decodeAccessPriv(d *decoder, b []byte, m *pg.AccessPriv) error {
 	})
 }
 
+//go:noinline
 func decodeGrantRoleStmt(d *decoder, b []byte, m *pg.GrantRoleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3618,6 +3769,7 @@ func decodeGrantRoleStmt(d *decoder, b []byte, m *pg.GrantRoleStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterDefaultPrivilegesStmt(d *decoder, b []byte, m *pg.AlterDefaultPrivilegesStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3630,6 +3782,7 @@ func decodeAlterDefaultPrivilegesStmt(d *decoder, b []byte, m *pg.AlterDefaultPr
 	})
 }
 
+//go:noinline
 func decodeCopyStmt(d *decoder, b []byte, m *pg.CopyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3654,6 +3807,7 @@ func decodeCopyStmt(d *decoder, b []byte, m *pg.CopyStmt) error {
 	})
 }
 
+//go:noinline
 func decodeVariableSetStmt(d *decoder, b []byte, m *pg.VariableSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3670,6 +3824,7 @@ func decodeVariableSetStmt(d *decoder, b []byte, m *pg.VariableSetStmt) error {
 	})
 }
 
+//go:noinline
 func decodeVariableShowStmt(d *decoder, b []byte, m *pg.VariableShowStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3680,6 +3835,7 @@ func decodeVariableShowStmt(d *decoder, b []byte, m *pg.VariableShowStmt) error 
 	})
 }
 
+//go:noinline
 func decodeCreateStmt(d *decoder, b []byte, m *pg.CreateStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3712,6 +3868,7 @@ func decodeCreateStmt(d *decoder, b []byte, m *pg.CreateStmt) error {
 	})
 }
 
+//go:noinline
 func decodeConstraint(d *decoder, b []byte, m *pg.Constraint) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3782,6 +3939,7 @@ func decodeConstraint(d *decoder, b []byte, m *pg.Constraint) error {
 	})
 }
 
+//go:noinline
 func decodeCreateTableSpaceStmt(d *decoder, b []byte, m *pg.CreateTableSpaceStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3798,6 +3956,7 @@ func decodeCreateTableSpaceStmt(d *decoder, b []byte, m *pg.CreateTableSpaceStmt
 	})
 }
 
+//go:noinline
 func decodeDropTableSpaceStmt(d *decoder, b []byte, m *pg.DropTableSpaceStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3810,6 +3969,7 @@ func decodeDropTableSpaceStmt(d *decoder, b []byte, m *pg.DropTableSpaceStmt) er
 	})
 }
 
+//go:noinline
 func decodeAlterTableSpaceOptionsStmt(d *decoder, b []byte, m *pg.AlterTableSpaceOptionsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3824,6 +3984,7 @@ func decodeAlterTableSpaceOptionsStmt(d *decoder, b []byte, m *pg.AlterTableSpac
 	})
 }
 
+//go:noinline
 func decodeAlterTableMoveAllStmt(d *decoder, b []byte, m *pg.AlterTableMoveAllStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3842,6 +4003,7 @@ func decodeAlterTableMoveAllStmt(d *decoder, b []byte, m *pg.AlterTableMoveAllSt
 	})
 }
 
+//go:noinline
 func decodeCreateExtensionStmt(d *decoder, b []byte, m *pg.CreateExtensionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3856,6 +4018,7 @@ func decodeCreateExtensionStmt(d *decoder, b []byte, m *pg.CreateExtensionStmt) 
 	})
 }
 
+//go:noinline
 func decodeAlterExtensionStmt(d *decoder, b []byte, m *pg.AlterExtensionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3868,6 +4031,7 @@ func decodeAlterExtensionStmt(d *decoder, b []byte, m *pg.AlterExtensionStmt) er
 	})
 }
 
+//go:noinline
 func decodeAlterExtensionContentsStmt(d *decoder, b []byte, m *pg.AlterExtensionContentsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3884,6 +4048,7 @@ func decodeAlterExtensionContentsStmt(d *decoder, b []byte, m *pg.AlterExtension
 	})
 }
 
+//go:noinline
 func decodeCreateFdwStmt(d *decoder, b []byte, m *pg.CreateFdwStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3898,6 +4063,7 @@ func decodeCreateFdwStmt(d *decoder, b []byte, m *pg.CreateFdwStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterFdwStmt(d *decoder, b []byte, m *pg.AlterFdwStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3912,6 +4078,7 @@ func decodeAlterFdwStmt(d *decoder, b []byte, m *pg.AlterFdwStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateForeignServerStmt(d *decoder, b []byte, m *pg.CreateForeignServerStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3932,6 +4099,7 @@ func decodeCreateForeignServerStmt(d *decoder, b []byte, m *pg.CreateForeignServ
 	})
 }
 
+//go:noinline
 func decodeAlterForeignServerStmt(d *decoder, b []byte, m *pg.AlterForeignServerStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3948,6 +4116,7 @@ func decodeAlterForeignServerStmt(d *decoder, b []byte, m *pg.AlterForeignServer
 	})
 }
 
+//go:noinline
 func decodeCreateForeignTableStmt(d *decoder, b []byte, m *pg.CreateForeignTableStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3962,6 +4131,7 @@ func decodeCreateForeignTableStmt(d *decoder, b []byte, m *pg.CreateForeignTable
 	})
 }
 
+//go:noinline
 func decodeCreateUserMappingStmt(d *decoder, b []byte, m *pg.CreateUserMappingStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3978,6 +4148,7 @@ func decodeCreateUserMappingStmt(d *decoder, b []byte, m *pg.CreateUserMappingSt
 	})
 }
 
+//go:noinline
 func decodeAlterUserMappingStmt(d *decoder, b []byte, m *pg.AlterUserMappingStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3992,6 +4163,7 @@ func decodeAlterUserMappingStmt(d *decoder, b []byte, m *pg.AlterUserMappingStmt
 	})
 }
 
+//go:noinline
 func decodeDropUserMappingStmt(d *decoder, b []byte, m *pg.DropUserMappingStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4006,6 +4178,7 @@ func decodeDropUserMappingStmt(d *decoder, b []byte, m *pg.DropUserMappingStmt) 
 	})
 }
 
+//go:noinline
 func decodeImportForeignSchemaStmt(d *decoder, b []byte, m *pg.ImportForeignSchemaStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4026,6 +4199,7 @@ func decodeImportForeignSchemaStmt(d *decoder, b []byte, m *pg.ImportForeignSche
 	})
 }
 
+//go:noinline
 func decodeCreatePolicyStmt(d *decoder, b []byte, m *pg.CreatePolicyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4048,6 +4222,7 @@ func decodeCreatePolicyStmt(d *decoder, b []byte, m *pg.CreatePolicyStmt) error 
 	})
 }
 
+//go:noinline
 func decodeAlterPolicyStmt(d *decoder, b []byte, m *pg.AlterPolicyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4066,6 +4241,7 @@ func decodeAlterPolicyStmt(d *decoder, b []byte, m *pg.AlterPolicyStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateAmStmt(d *decoder, b []byte, m *pg.CreateAmStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4080,6 +4256,7 @@ func decodeCreateAmStmt(d *decoder, b []byte, m *pg.CreateAmStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateTrigStmt(d *decoder, b []byte, m *pg.CreateTrigStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4118,6 +4295,7 @@ func decodeCreateTrigStmt(d *decoder, b []byte, m *pg.CreateTrigStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateEventTrigStmt(d *decoder, b []byte, m *pg.CreateEventTrigStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4134,6 +4312,7 @@ func decodeCreateEventTrigStmt(d *decoder, b []byte, m *pg.CreateEventTrigStmt) 
 	})
 }
 
+//go:noinline
 func decodeAlterEventTrigStmt(d *decoder, b []byte, m *pg.AlterEventTrigStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4146,6 +4325,7 @@ func decodeAlterEventTrigStmt(d *decoder, b []byte, m *pg.AlterEventTrigStmt) er
 	})
 }
 
+//go:noinline
 func decodeCreatePLangStmt(d *decoder, b []byte, m *pg.CreatePLangStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4166,6 +4346,7 @@ func decodeCreatePLangStmt(d *decoder, b []byte, m *pg.CreatePLangStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateRoleStmt(d *decoder, b []byte, m *pg.CreateRoleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4180,6 +4361,7 @@ func decodeCreateRoleStmt(d *decoder, b []byte, m *pg.CreateRoleStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterRoleStmt(d *decoder, b []byte, m *pg.AlterRoleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4194,6 +4376,7 @@ func decodeAlterRoleStmt(d *decoder, b []byte, m *pg.AlterRoleStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterRoleSetStmt(d *decoder, b []byte, m *pg.AlterRoleSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4208,6 +4391,7 @@ func decodeAlterRoleSetStmt(d *decoder, b []byte, m *pg.AlterRoleSetStmt) error 
 	})
 }
 
+//go:noinline
 func decodeDropRoleStmt(d *decoder, b []byte, m *pg.DropRoleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4220,6 +4404,7 @@ func decodeDropRoleStmt(d *decoder, b []byte, m *pg.DropRoleStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateSeqStmt(d *decoder, b []byte, m *pg.CreateSeqStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4238,6 +4423,7 @@ func decodeCreateSeqStmt(d *decoder, b []byte, m *pg.CreateSeqStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterSeqStmt(d *decoder, b []byte, m *pg.AlterSeqStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4254,6 +4440,7 @@ func decodeAlterSeqStmt(d *decoder, b []byte, m *pg.AlterSeqStmt) error {
 	})
 }
 
+//go:noinline
 func decodeDefineStmt(d *decoder, b []byte, m *pg.DefineStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4276,6 +4463,7 @@ func decodeDefineStmt(d *decoder, b []byte, m *pg.DefineStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateDomainStmt(d *decoder, b []byte, m *pg.CreateDomainStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4292,6 +4480,7 @@ func decodeCreateDomainStmt(d *decoder, b []byte, m *pg.CreateDomainStmt) error 
 	})
 }
 
+//go:noinline
 func decodeCreateOpClassStmt(d *decoder, b []byte, m *pg.CreateOpClassStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4312,6 +4501,7 @@ func decodeCreateOpClassStmt(d *decoder, b []byte, m *pg.CreateOpClassStmt) erro
 	})
 }
 
+//go:noinline
 func decodeCreateOpClassItem(d *decoder, b []byte, m *pg.CreateOpClassItem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4332,6 +4522,7 @@ func decodeCreateOpClassItem(d *decoder, b []byte, m *pg.CreateOpClassItem) erro
 	})
 }
 
+//go:noinline
 func decodeCreateOpFamilyStmt(d *decoder, b []byte, m *pg.CreateOpFamilyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4344,6 +4535,7 @@ func decodeCreateOpFamilyStmt(d *decoder, b []byte, m *pg.CreateOpFamilyStmt) er
 	})
 }
 
+//go:noinline
 func decodeAlterOpFamilyStmt(d *decoder, b []byte, m *pg.AlterOpFamilyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4360,6 +4552,7 @@ func decodeAlterOpFamilyStmt(d *decoder, b []byte, m *pg.AlterOpFamilyStmt) erro
 	})
 }
 
+//go:noinline
 func decodeDropStmt(d *decoder, b []byte, m *pg.DropStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4378,6 +4571,7 @@ func decodeDropStmt(d *decoder, b []byte, m *pg.DropStmt) error {
 	})
 }
 
+//go:noinline
 func decodeTruncateStmt(d *decoder, b []byte, m *pg.TruncateStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4392,6 +4586,7 @@ func decodeTruncateStmt(d *decoder, b []byte, m *pg.TruncateStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCommentStmt(d *decoder, b []byte, m *pg.CommentStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4406,6 +4601,7 @@ func decodeCommentStmt(d *decoder, b []byte, m *pg.CommentStmt) error {
 	})
 }
 
+//go:noinline
 func decodeSecLabelStmt(d *decoder, b []byte, m *pg.SecLabelStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4422,6 +4618,7 @@ func decodeSecLabelStmt(d *decoder, b []byte, m *pg.SecLabelStmt) error {
 	})
 }
 
+//go:noinline
 func decodeDeclareCursorStmt(d *decoder, b []byte, m *pg.DeclareCursorStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4436,6 +4633,7 @@ func decodeDeclareCursorStmt(d *decoder, b []byte, m *pg.DeclareCursorStmt) erro
 	})
 }
 
+//go:noinline
 func decodeClosePortalStmt(d *decoder, b []byte, m *pg.ClosePortalStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4446,6 +4644,7 @@ func decodeClosePortalStmt(d *decoder, b []byte, m *pg.ClosePortalStmt) error {
 	})
 }
 
+//go:noinline
 func decodeFetchStmt(d *decoder, b []byte, m *pg.FetchStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4462,6 +4661,7 @@ func decodeFetchStmt(d *decoder, b []byte, m *pg.FetchStmt) error {
 	})
 }
 
+//go:noinline
 func decodeIndexStmt(d *decoder, b []byte, m *pg.IndexStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4518,6 +4718,7 @@ func decodeIndexStmt(d *decoder, b []byte, m *pg.IndexStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateStatsStmt(d *decoder, b []byte, m *pg.CreateStatsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4540,6 +4741,7 @@ func decodeCreateStatsStmt(d *decoder, b []byte, m *pg.CreateStatsStmt) error {
 	})
 }
 
+//go:noinline
 func decodeStatsElem(d *decoder, b []byte, m *pg.StatsElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4552,6 +4754,7 @@ func decodeStatsElem(d *decoder, b []byte, m *pg.StatsElem) error {
 	})
 }
 
+//go:noinline
 func decodeAlterStatsStmt(d *decoder, b []byte, m *pg.AlterStatsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4566,6 +4769,7 @@ func decodeAlterStatsStmt(d *decoder, b []byte, m *pg.AlterStatsStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateFunctionStmt(d *decoder, b []byte, m *pg.CreateFunctionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4588,6 +4792,7 @@ func decodeCreateFunctionStmt(d *decoder, b []byte, m *pg.CreateFunctionStmt) er
 	})
 }
 
+//go:noinline
 func decodeFunctionParameter(d *decoder, b []byte, m *pg.FunctionParameter) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4604,6 +4809,7 @@ func decodeFunctionParameter(d *decoder, b []byte, m *pg.FunctionParameter) erro
 	})
 }
 
+//go:noinline
 func decodeAlterFunctionStmt(d *decoder, b []byte, m *pg.AlterFunctionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4618,6 +4824,7 @@ func decodeAlterFunctionStmt(d *decoder, b []byte, m *pg.AlterFunctionStmt) erro
 	})
 }
 
+//go:noinline
 func decodeDoStmt(d *decoder, b []byte, m *pg.DoStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4628,6 +4835,7 @@ func decodeDoStmt(d *decoder, b []byte, m *pg.DoStmt) error {
 	})
 }
 
+//go:noinline
 func decodeInlineCodeBlock(d *decoder, b []byte, m *pg.InlineCodeBlock) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4644,6 +4852,7 @@ func decodeInlineCodeBlock(d *decoder, b []byte, m *pg.InlineCodeBlock) error {
 	})
 }
 
+//go:noinline
 func decodeCallStmt(d *decoder, b []byte, m *pg.CallStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4658,6 +4867,7 @@ func decodeCallStmt(d *decoder, b []byte, m *pg.CallStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCallContext(d *decoder, b []byte, m *pg.CallContext) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4668,6 +4878,7 @@ func decodeCallContext(d *decoder, b []byte, m *pg.CallContext) error {
 	})
 }
 
+//go:noinline
 func decodeRenameStmt(d *decoder, b []byte, m *pg.RenameStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4692,6 +4903,7 @@ func decodeRenameStmt(d *decoder, b []byte, m *pg.RenameStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterObjectDependsStmt(d *decoder, b []byte, m *pg.AlterObjectDependsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4710,6 +4922,7 @@ func decodeAlterObjectDependsStmt(d *decoder, b []byte, m *pg.AlterObjectDepends
 	})
 }
 
+//go:noinline
 func decodeString(d *decoder, b []byte, m *pg.String) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4720,6 +4933,7 @@ func decodeString(d *decoder, b []byte, m *pg.String) error {
 	})
 }
 
+//go:noinline
 func decodeAlterObjectSchemaStmt(d *decoder, b []byte, m *pg.AlterObjectSchemaStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4738,6 +4952,7 @@ func decodeAlterObjectSchemaStmt(d *decoder, b []byte, m *pg.AlterObjectSchemaSt
 	})
 }
 
+//go:noinline
 func decodeAlterOwnerStmt(d *decoder, b []byte, m *pg.AlterOwnerStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4754,6 +4969,7 @@ func decodeAlterOwnerStmt(d *decoder, b []byte, m *pg.AlterOwnerStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterOperatorStmt(d *decoder, b []byte, m *pg.AlterOperatorStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4766,6 +4982,7 @@ func decodeAlterOperatorStmt(d *decoder, b []byte, m *pg.AlterOperatorStmt) erro
 	})
 }
 
+//go:noinline
 func decodeAlterTypeStmt(d *decoder, b []byte, m *pg.AlterTypeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4778,6 +4995,7 @@ func decodeAlterTypeStmt(d *decoder, b []byte, m *pg.AlterTypeStmt) error {
 	})
 }
 
+//go:noinline
 func decodeRuleStmt(d *decoder, b []byte, m *pg.RuleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4800,6 +5018,7 @@ func decodeRuleStmt(d *decoder, b []byte, m *pg.RuleStmt) error {
 	})
 }
 
+//go:noinline
 func decodeNotifyStmt(d *decoder, b []byte, m *pg.NotifyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4814,6 +5033,7 @@ func decodeNotifyStmt(d *decoder, b []byte, m *pg.NotifyStmt) error {
 	})
 }
 
+//go:noinline
 func decodeListenStmt(d *decoder, b []byte, m *pg.ListenStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4824,6 +5044,7 @@ func decodeListenStmt(d *decoder, b []byte, m *pg.ListenStmt) error {
 	})
 }
 
+//go:noinline
 func decodeUnlistenStmt(d *decoder, b []byte, m *pg.UnlistenStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4834,6 +5055,7 @@ func decodeUnlistenStmt(d *decoder, b []byte, m *pg.UnlistenStmt) error {
 	})
 }
 
+//go:noinline
 func decodeTransactionStmt(d *decoder, b []byte, m *pg.TransactionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4854,6 +5076,7 @@ func decodeTransactionStmt(d *decoder, b []byte, m *pg.TransactionStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCompositeTypeStmt(d *decoder, b []byte, m *pg.CompositeTypeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4866,6 +5089,7 @@ func decodeCompositeTypeStmt(d *decoder, b []byte, m *pg.CompositeTypeStmt) erro
 	})
 }
 
+//go:noinline
 func decodeCreateEnumStmt(d *decoder, b []byte, m *pg.CreateEnumStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4878,6 +5102,7 @@ func decodeCreateEnumStmt(d *decoder, b []byte, m *pg.CreateEnumStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateRangeStmt(d *decoder, b []byte, m *pg.CreateRangeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4890,6 +5115,7 @@ func decodeCreateRangeStmt(d *decoder, b []byte, m *pg.CreateRangeStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterEnumStmt(d *decoder, b []byte, m *pg.AlterEnumStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4910,6 +5136,7 @@ func decodeAlterEnumStmt(d *decoder, b []byte, m *pg.AlterEnumStmt) error {
 	})
 }
 
+//go:noinline
 func decodeViewStmt(d *decoder, b []byte, m *pg.ViewStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4930,6 +5157,7 @@ func decodeViewStmt(d *decoder, b []byte, m *pg.ViewStmt) error {
 	})
 }
 
+//go:noinline
 func decodeLoadStmt(d *decoder, b []byte, m *pg.LoadStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4940,6 +5168,7 @@ func decodeLoadStmt(d *decoder, b []byte, m *pg.LoadStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreatedbStmt(d *decoder, b []byte, m *pg.CreatedbStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4952,6 +5181,7 @@ func decodeCreatedbStmt(d *decoder, b []byte, m *pg.CreatedbStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterDatabaseStmt(d *decoder, b []byte, m *pg.AlterDatabaseStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4964,6 +5194,7 @@ func decodeAlterDatabaseStmt(d *decoder, b []byte, m *pg.AlterDatabaseStmt) erro
 	})
 }
 
+//go:noinline
 func decodeAlterDatabaseRefreshCollStmt(d *decoder, b []byte, m *pg.AlterDatabaseRefreshCollStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4974,6 +5205,7 @@ func decodeAlterDatabaseRefreshCollStmt(d *decoder, b []byte, m *pg.AlterDatabas
 	})
 }
 
+//go:noinline
 func decodeAlterDatabaseSetStmt(d *decoder, b []byte, m *pg.AlterDatabaseSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4986,6 +5218,7 @@ func decodeAlterDatabaseSetStmt(d *decoder, b []byte, m *pg.AlterDatabaseSetStmt
 	})
 }
 
+//go:noinline
 func decodeDropdbStmt(d *decoder, b []byte, m *pg.DropdbStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5000,6 +5233,7 @@ func decodeDropdbStmt(d *decoder, b []byte, m *pg.DropdbStmt) error {
 	})
 }
 
+//go:noinline
 func decodeAlterSystemStmt(d *decoder, b []byte, m *pg.AlterSystemStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5010,6 +5244,7 @@ func decodeAlterSystemStmt(d *decoder, b []byte, m *pg.AlterSystemStmt) error {
 	})
 }
 
+//go:noinline
 func decodeClusterStmt(d *decoder, b []byte, m *pg.ClusterStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5024,6 +5259,7 @@ func decodeClusterStmt(d *decoder, b []byte, m *pg.ClusterStmt) error {
 	})
 }
 
+//go:noinline
 func decodeVacuumStmt(d *decoder, b []byte, m *pg.VacuumStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5038,6 +5274,7 @@ func decodeVacuumStmt(d *decoder, b []byte, m *pg.VacuumStmt) error {
 	})
 }
 
+//go:noinline
 func decodeVacuumRelation(d *decoder, b []byte, m *pg.VacuumRelation) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5052,6 +5289,7 @@ func decodeVacuumRelation(d *decoder, b []byte, m *pg.VacuumRelation) error {
 	})
 }
 
+//go:noinline
 func decodeExplainStmt(d *decoder, b []byte, m *pg.ExplainStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5064,6 +5302,7 @@ func decodeExplainStmt(d *decoder, b []byte, m *pg.ExplainStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateTableAsStmt(d *decoder, b []byte, m *pg.CreateTableAsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5082,6 +5321,7 @@ func decodeCreateTableAsStmt(d *decoder, b []byte, m *pg.CreateTableAsStmt) erro
 	})
 }
 
+//go:noinline
 func decodeRefreshMatViewStmt(d *decoder, b []byte, m *pg.RefreshMatViewStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5096,6 +5336,7 @@ func decodeRefreshMatViewStmt(d *decoder, b []byte, m *pg.RefreshMatViewStmt) er
 	})
 }
 
+//go:noinline
 func decodeCheckPointStmt(d *decoder, b []byte, m *pg.CheckPointStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5104,6 +5345,7 @@ func decodeCheckPointStmt(d *decoder, b []byte, m *pg.CheckPointStmt) error {
 	})
 }
 
+//go:noinline
 func decodeDiscardStmt(d *decoder, b []byte, m *pg.DiscardStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5114,6 +5356,7 @@ func decodeDiscardStmt(d *decoder, b []byte, m *pg.DiscardStmt) error {
 	})
 }
 
+//go:noinline
 func decodeLockStmt(d *decoder, b []byte, m *pg.LockStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5128,6 +5371,7 @@ func decodeLockStmt(d *decoder, b []byte, m *pg.LockStmt) error {
 	})
 }
 
+//go:noinline
 func decodeConstraintsSetStmt(d *decoder, b []byte, m *pg.ConstraintsSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5140,6 +5384,7 @@ func decodeConstraintsSetStmt(d *decoder, b []byte, m *pg.ConstraintsSetStmt) er
 	})
 }
 
+//go:noinline
 func decodeReindexStmt(d *decoder, b []byte, m *pg.ReindexStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5156,6 +5401,7 @@ func decodeReindexStmt(d *decoder, b []byte, m *pg.ReindexStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateConversionStmt(d *decoder, b []byte, m *pg.CreateConversionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5174,6 +5420,7 @@ func decodeCreateConversionStmt(d *decoder, b []byte, m *pg.CreateConversionStmt
 	})
 }
 
+//go:noinline
 func decodeCreateCastStmt(d *decoder, b []byte, m *pg.CreateCastStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5192,6 +5439,7 @@ func decodeCreateCastStmt(d *decoder, b []byte, m *pg.CreateCastStmt) error {
 	})
 }
 
+//go:noinline
 func decodeCreateTransformStmt(d *decoder, b []byte, m *pg.CreateTransformStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5210,6 +5458,7 @@ func decodeCreateTransformStmt(d *decoder, b []byte, m *pg.CreateTransformStmt) 
 	})
 }
 
+//go:noinline
 func decodePrepareStmt(d *decoder, b []byte, m *pg.PrepareStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5224,6 +5473,7 @@ func decodePrepareStmt(d *decoder, b []byte, m *pg.PrepareStmt) error {
 	})
 }
 
+//go:noinline
 func decodeExecuteStmt(d *decoder, b []byte, m *pg.ExecuteStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5236,6 +5486,7 @@ func decodeExecuteStmt(d *decoder, b []byte, m *pg.ExecuteStmt) error {
 	})
 }
 
+//go:noinline
 func decodeDeallocateStmt(d *decoder, b []byte, m *pg.DeallocateStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5250,6 +5501,7 @@ func decodeDeallocateStmt(d *decoder, b []byte, m *pg.DeallocateStmt) error {
 	})
 }
 
+//go:noinline
 func decodeDropOwnedStmt(d *decoder, b []byte, m *pg.DropOwnedStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5262,6 +5514,7 @@ func decodeDropOwnedStmt(d *decoder, b []byte, m *pg.DropOwnedStmt) error {
 	})
 }
 
+//go:noinline
 func decodeReassignOwnedStmt(d *decoder, b []byte, m *pg.ReassignOwnedStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5274,6 +5527,7 @@ func decodeReassignOwnedStmt(d *decoder, b []byte, m *pg.ReassignOwnedStmt) erro
 	})
 }
 
+//go:noinline
 func decodeAlterTSDictionaryStmt(d *decoder, b []byte, m *pg.AlterTSDictionaryStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5286,6 +5540,7 @@ func decodeAlterTSDictionaryStmt(d *decoder, b []byte, m *pg.AlterTSDictionarySt
 	})
 }
 
+//go:noinline
 func decodeAlterTSConfigurationStmt(d *decoder, b []byte, m *pg.AlterTSConfigurationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5308,6 +5563,7 @@ func decodeAlterTSConfigurationStmt(d *decoder, b []byte, m *pg.AlterTSConfigura
 	})
 }
 
+//go:noinline
 func decodePublicationTable(d *decoder, b []byte, m *pg.PublicationTable) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5322,6 +5578,7 @@ func decodePublicationTable(d *decoder, b []byte, m *pg.PublicationTable) error 
 	})
 }
 
+//go:noinline
 func decodePublicationObjSpec(d *decoder, b []byte, m *pg.PublicationObjSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5338,6 +5595,7 @@ func decodePublicationObjSpec(d *decoder, b []byte, m *pg.PublicationObjSpec) er
 	})
 }
 
+//go:noinline
 func decodeCreatePublicationStmt(d *decoder, b []byte, m *pg.CreatePublicationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5354,6 +5612,7 @@ func decodeCreatePublicationStmt(d *decoder, b []byte, m *pg.CreatePublicationSt
 	})
 }
 
+//go:noinline
 func decodeAlterPublicationStmt(d *decoder, b []byte, m *pg.AlterPublicationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5372,6 +5631,7 @@ func decodeAlterPublicationStmt(d *decoder, b []byte, m *pg.AlterPublicationStmt
 	})
 }
 
+//go:noinline
 func decodeCreateSubscriptionStmt(d *decoder, b []byte, m *pg.CreateSubscriptionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5390,6 +5650,7 @@ func decodeCreateSubscriptionStmt(d *decoder, b []byte, m *pg.CreateSubscription
 	})
 }
 
+//go:noinline
 func decodeAlterSubscriptionStmt(d *decoder, b []byte, m *pg.AlterSubscriptionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5410,6 +5671,7 @@ func decodeAlterSubscriptionStmt(d *decoder, b []byte, m *pg.AlterSubscriptionSt
 	})
 }
 
+//go:noinline
 func decodeDropSubscriptionStmt(d *decoder, b []byte, m *pg.DropSubscriptionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5424,6 +5686,7 @@ func decodeDropSubscriptionStmt(d *decoder, b []byte, m *pg.DropSubscriptionStmt
 	})
 }
 
+//go:noinline
 func decodeInteger(d *decoder, b []byte, m *pg.Integer) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5434,6 +5697,7 @@ func decodeInteger(d *decoder, b []byte, m *pg.Integer) error {
 	})
 }
 
+//go:noinline
 func decodeFloat(d *decoder, b []byte, m *pg.Float) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5444,6 +5708,7 @@ func decodeFloat(d *decoder, b []byte, m *pg.Float) error {
 	})
 }
 
+//go:noinline
 func decodeBoolean(d *decoder, b []byte, m *pg.Boolean) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5454,6 +5719,7 @@ func decodeBoolean(d *decoder, b []byte, m *pg.Boolean) error {
 	})
 }
 
+//go:noinline
 func decodeBitString(d *decoder, b []byte, m *pg.BitString) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5464,6 +5730,7 @@ func decodeBitString(d *decoder, b []byte, m *pg.BitString) error {
 	})
 }
 
+//go:noinline
 func decodeList(d *decoder, b []byte, m *pg.List) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5474,6 +5741,7 @@ func decodeList(d *decoder, b []byte, m *pg.List) error {
 	})
 }
 
+//go:noinline
 func decodeIntList(d *decoder, b []byte, m *pg.IntList) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5484,6 +5752,7 @@ func decodeIntList(d *decoder, b []byte, m *pg.IntList) error {
 	})
 }
 
+//go:noinline
 func decodeOidList(d *decoder, b []byte, m *pg.OidList) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5494,6 +5763,7 @@ func decodeOidList(d *decoder, b []byte, m *pg.OidList) error {
 	})
 }
 
+//go:noinline
 func decodeA_Const(d *decoder, b []byte, m *pg.A_Const) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5516,6 +5786,7 @@ func decodeA_Const(d *decoder, b []byte, m *pg.A_Const) error {
 	})
 }
 
+//go:noinline
 func decodeScanResult(d *decoder, b []byte, m *pg.ScanResult) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5528,6 +5799,7 @@ func decodeScanResult(d *decoder, b []byte, m *pg.ScanResult) error {
 	})
 }
 
+//go:noinline
 func decodeScanToken(d *decoder, b []byte, m *pg.ScanToken) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
