@@ -206,7 +206,7 @@ func (w *logWriter) close() error {
 
 // writeLog writes entries in one transaction.
 func (c *Catalog) writeLog(entries []QueryLogEntry) error {
-	return c.writeTx(context.Background(), func(tx *sql.Tx) error {
+	return c.write(context.Background(), func(tx *sql.Tx) error {
 		stmt, err := tx.Prepare(`
 			INSERT INTO query_log (id, sql, state, mode, started_at_ms, elapsed_ms, row_count, error_code, record)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

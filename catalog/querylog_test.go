@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -222,4 +224,87 @@ func TestQueryLogSurvivesClose(t *testing.T) {
 	if all[len(all)-1].ID != "q0" && all[0].StartedAt.Equal(all[len(all)-1].StartedAt) {
 		t.Fatalf("first logged is %s", all[len(all)-1].ID)
 	}
+}
+
+// TestCloseCheckpointsOnlyWhatMustLast: a catalog that only logged queries closes
+// without checkpointing its write-ahead log, which the next open replays; one that
+// changed the catalog, or whose log grew past walCheckpointBytes, checkpoints it
+// and leaves no log file behind.
+func TestCloseCheckpointsOnlyWhatMustLast(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/catalog.db"
+	wal := path + "-wal"
+	walSize := func() int64 {
+		fi, err := os.Stat(wal)
+		if errors.Is(err, os.ErrNotExist) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	session := func(fn func(c *Catalog)) {
+		t.Helper()
+		c, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(c)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logged := 0
+	logSome := func(c *Catalog, n int) {
+		for i := 0; i < n; i++ {
+			if err := c.LogQuery(ctx, QueryLogEntry{ID: fmt.Sprint("q", logged), SQL: "SELECT 1",
+				State: "finished", StartedAt: time.Now(), Record: []byte(`{"pad":"` + strings.Repeat("x", 2000) + `"}`)}); err != nil {
+				t.Fatal(err)
+			}
+			logged++
+		}
+	}
+
+	session(func(c *Catalog) {}) // creates and migrates: a change
+	if n := walSize(); n != 0 {
+		t.Fatalf("after creating the catalog the log holds %d bytes, want it checkpointed", n)
+	}
+	session(func(c *Catalog) { logSome(c, 1) })
+	if walSize() == 0 {
+		t.Fatal("a catalog that only logged a query checkpointed on close")
+	}
+	session(func(c *Catalog) {
+		if _, err := c.Query(ctx, "q0"); err != nil {
+			t.Fatalf("the entry left in the write-ahead log was not replayed: %v", err)
+		}
+		if _, _, err := c.CreateTable(ctx, sampleTable("t"), false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n := walSize(); n != 0 {
+		t.Fatalf("after CREATE TABLE the log holds %d bytes, want it checkpointed", n)
+	}
+	var grown int64
+	session(func(c *Catalog) {
+		for walSize() <= walCheckpointBytes {
+			logSome(c, 20)
+			if err := c.FlushLog(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		grown = walSize()
+	})
+	if n := walSize(); n != 0 {
+		t.Fatalf("a log of %d bytes, more than walCheckpointBytes, was kept (%d bytes)", grown, n)
+	}
+	session(func(c *Catalog) {
+		all, err := c.RecentQueries(ctx, 0)
+		if err != nil || len(all) != logged {
+			t.Fatalf("%d entries after the checkpoints, want %d (%v)", len(all), logged, err)
+		}
+		if _, err := c.Lookup(ctx, "t"); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
