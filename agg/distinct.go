@@ -1,6 +1,8 @@
 package agg
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -23,14 +25,19 @@ func distinctType(dt arrow.DataType) bool { return kernels.ValidKeyType(dt) }
 // While every row has gone to group 0 (the ungrouped aggregate) the table is keyed by
 // the value alone, which takes the KeyTable's fast single-column paths (plain integers
 // in one pass, dictionaries once per entry). The first row of another group converts
-// it to a table keyed by (group, value).
+// it to a table keyed by (group, value). Integer values from 0 to 2^32-1, most
+// counted keys, go into that table packed with their group into one word
+// (group<<32 | value), a key the one-word paths take too; the first value out of
+// that range unpacks it into a table of two columns.
 type distinctAcc struct {
 	argType arrow.DataType
 	single  *kernels.KeyTable // keyed by value; nil once converted
+	packed  *kernels.KeyTable // keyed by group<<32 | value; nil unless in use
 	pairs   *kernels.KeyTable // keyed by (group, value); nil until needed
 	counts  []int64
 	gcol    []uint32 // the group of each physical row of the batch
 	ids     []uint32
+	words   []uint64 // packed keys of the batch
 }
 
 var _ Accumulator = (*distinctAcc)(nil)
@@ -116,12 +123,17 @@ func allZero(groups []uint32) bool {
 	return true
 }
 
-// toPairs converts the value-keyed table into the (group, value)-keyed one.
+// toPairs converts the value-keyed table into the (group, value)-keyed one, packed
+// where the value type allows.
 func (a *distinctAcc) toPairs() error {
 	if a.single == nil {
 		return nil
 	}
-	a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
+	if packable(a.argType) {
+		a.packed = kernels.NewKeyTable([]arrow.DataType{types.Uint64})
+	} else {
+		a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
+	}
 	single := a.single
 	a.single = nil
 	if single.Len() == 0 {
@@ -136,9 +148,18 @@ func (a *distinctAcc) toPairs() error {
 // for their groups (the group column is cols[0]).
 func (a *distinctAcc) insertPairs(cols []arrow.Array, sel []int32, n int) error {
 	a.ids = grow(a.ids[:0], n)
-	before := uint32(a.pairs.Len())
-	a.pairs.Insert(cols, sel, a.ids[:n])
-	if uint32(a.pairs.Len()) == before {
+	table, keys, ksel := a.pairs, cols, sel
+	if a.packed != nil {
+		if a.pack(cols, sel, n) {
+			table, keys, ksel = a.packed, []arrow.Array{uint64Array(a.words[:n])}, nil
+		} else {
+			a.unpack()
+			table = a.pairs
+		}
+	}
+	before := uint32(table.Len())
+	table.Insert(keys, ksel, a.ids[:n])
+	if uint32(table.Len()) == before {
 		return nil
 	}
 	gvals := cols[0].(*array.Uint32).Uint32Values()
@@ -187,19 +208,127 @@ func (a *distinctAcc) Merge(other Accumulator, mapping []uint32) error {
 		}
 		return a.insertPairs([]arrow.Array{uint32Array(g), vals}, nil, len(g))
 	}
-	if o.pairs.Len() == 0 {
+	if (o.packed != nil && o.packed.Len() == 0) || (o.pairs != nil && o.pairs.Len() == 0) {
 		return nil
 	}
 	if err := a.toPairs(); err != nil {
 		return err
 	}
-	keys := o.pairs.Keys()
-	og := keys[0].(*array.Uint32).Uint32Values()
+	og, vals := o.pairKeys()
 	g := make([]uint32, len(og))
 	for i, x := range og {
 		g[i] = mapping[x]
 	}
-	return a.insertPairs([]arrow.Array{uint32Array(g), keys[1]}, nil, len(g))
+	return a.insertPairs([]arrow.Array{uint32Array(g), vals}, nil, len(g))
+}
+
+// packable reports whether values of dt may be packed with their group into one
+// word: those of the plain integer types.
+func packable(dt arrow.DataType) bool {
+	switch dt.(type) {
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type,
+		*arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type:
+		return true
+	}
+	return false
+}
+
+// pack writes the packed keys of the selected rows of (group, value) cols into
+// a.words, reporting false when a value does not fit in 32 bits unsigned.
+func (a *distinctAcc) pack(cols []arrow.Array, sel []int32, n int) bool {
+	g := cols[0].(*array.Uint32).Uint32Values()
+	a.words = grow(a.words[:0], n)
+	switch v := cols[1].(type) {
+	case *array.Int8:
+		return packInto(a.words, g, v.Int8Values(), sel, n)
+	case *array.Int16:
+		return packInto(a.words, g, v.Int16Values(), sel, n)
+	case *array.Int32:
+		return packInto(a.words, g, v.Int32Values(), sel, n)
+	case *array.Int64:
+		return packInto(a.words, g, v.Int64Values(), sel, n)
+	case *array.Uint8:
+		return packInto(a.words, g, v.Uint8Values(), sel, n)
+	case *array.Uint16:
+		return packInto(a.words, g, v.Uint16Values(), sel, n)
+	case *array.Uint32:
+		return packInto(a.words, g, v.Uint32Values(), sel, n)
+	case *array.Uint64:
+		return packInto(a.words, g, v.Uint64Values(), sel, n)
+	}
+	return false // a dictionary, say
+}
+
+func packInto[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](out []uint64, g []uint32, vals []T, sel []int32, n int) bool {
+	var bad bool
+	if sel == nil {
+		for i, x := range vals[:n] {
+			bad = bad || x < 0 || uint64(x) > math.MaxUint32
+			out[i] = uint64(g[i])<<32 | uint64(uint32(x))
+		}
+	} else {
+		for k, i := range sel[:n] {
+			x := vals[i]
+			bad = bad || x < 0 || uint64(x) > math.MaxUint32
+			out[k] = uint64(g[i])<<32 | uint64(uint32(x))
+		}
+	}
+	return !bad
+}
+
+// pairKeys returns the (group, value) keys of the table in use, as columns.
+func (a *distinctAcc) pairKeys() ([]uint32, arrow.Array) {
+	if a.packed == nil {
+		keys := a.pairs.Keys()
+		return keys[0].(*array.Uint32).Uint32Values(), keys[1]
+	}
+	words := a.packed.Keys()[0].(*array.Uint64).Uint64Values()
+	g := make([]uint32, len(words))
+	v := make([]uint32, len(words))
+	for i, w := range words {
+		g[i], v[i] = uint32(w>>32), uint32(w)
+	}
+	return g, valuesOf(a.argType, v)
+}
+
+// unpack moves the packed keys into a table of two columns, for a value that does
+// not fit beside its group.
+func (a *distinctAcc) unpack() {
+	g, vals := a.pairKeys()
+	a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
+	a.ids = grow(a.ids, len(g))
+	a.pairs.Insert([]arrow.Array{uint32Array(g), vals}, nil, a.ids[:len(g)])
+	a.packed = nil
+}
+
+// valuesOf makes an array of the packable type dt holding vals.
+func valuesOf(dt arrow.DataType, vals []uint32) arrow.Array {
+	switch dt.(type) {
+	case *arrow.Int8Type:
+		return fixedArray(dt, convert[int8](vals), nil)
+	case *arrow.Int16Type:
+		return fixedArray(dt, convert[int16](vals), nil)
+	case *arrow.Int32Type:
+		return fixedArray(dt, convert[int32](vals), nil)
+	case *arrow.Int64Type:
+		return fixedArray(dt, convert[int64](vals), nil)
+	case *arrow.Uint8Type:
+		return fixedArray(dt, convert[uint8](vals), nil)
+	case *arrow.Uint16Type:
+		return fixedArray(dt, convert[uint16](vals), nil)
+	case *arrow.Uint32Type:
+		return fixedArray(dt, vals, nil)
+	default:
+		return fixedArray(dt, convert[uint64](vals), nil)
+	}
+}
+
+func convert[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint64](vals []uint32) []T {
+	out := make([]T, len(vals))
+	for i, x := range vals {
+		out[i] = T(x)
+	}
+	return out
 }
 
 func (a *distinctAcc) Final() (arrow.Array, error) {
@@ -214,7 +343,17 @@ func (a *distinctAcc) MemoryUsage() int64 {
 	if a.pairs != nil {
 		m += a.pairs.MemoryUsage()
 	}
+	if a.packed != nil {
+		m += a.packed.MemoryUsage() + int64(8*cap(a.words))
+	}
 	return m
+}
+
+// uint64Array wraps vals (not copied) as a UINT64 array.
+func uint64Array(vals []uint64) *array.Uint64 {
+	data := array.NewData(types.Uint64, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bytesOf(vals))}, nil, 0, 0)
+	defer data.Release()
+	return array.NewUint64Data(data)
 }
 
 // uint32Array wraps vals (not copied) as a UINT32 array.
