@@ -298,7 +298,7 @@ func (a *distinctAcc) unpack() {
 	a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
 	a.ids = grow(a.ids, len(g))
 	a.pairs.Insert([]arrow.Array{uint32Array(g), vals}, nil, a.ids[:len(g)])
-	a.packed = nil
+	a.packed, a.words = nil, nil // never packed again: MemoryUsage no longer counts words
 }
 
 // valuesOf makes an array of the packable type dt holding vals.
