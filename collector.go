@@ -26,8 +26,10 @@ type collectorPacing struct {
 }
 
 // pacingFloor is the lowest target the pacing sets: past it, a large live heap
-// would be marked again for every little allocation.
-const pacingFloor = 100
+// would be marked again for every little allocation. At 50 a live heap of 130 MiB
+// (TPC-H Q18's 1.5M groups) peaks at about 195 MiB rather than 260, at no time
+// measurable against the harness's noise; at 25 the collections cost about 5 %.
+const pacingFloor = 50
 
 var pacingOnce sync.Once
 

@@ -8,17 +8,18 @@ import (
 )
 
 func TestCollectorPacingTarget(t *testing.T) {
-	p := &collectorPacing{percent: 400, floor: 100, headroom: 64 << 20}
+	p := &collectorPacing{percent: 400, floor: pacingFloor, headroom: 64 << 20}
 	for _, c := range []struct {
 		live uint64
 		want int
 	}{
 		{0, 400},
 		{1 << 20, 400},
-		{16 << 20, 400},  // 64 MiB of growth: the headroom exactly
-		{32 << 20, 200},  // the headroom is half the live heap
-		{100 << 20, 100}, // 64 % would mark 100 MiB for every 64 MiB allocated: the floor
-		{1 << 30, 100},
+		{16 << 20, 400}, // 64 MiB of growth: the headroom exactly
+		{32 << 20, 200}, // the headroom is half the live heap
+		{100 << 20, 64},
+		{200 << 20, 50}, // 32 % would mark 200 MiB for every 64 MiB allocated: the floor
+		{1 << 30, 50},
 	} {
 		if got := p.target(c.live); got != c.want {
 			t.Errorf("live %d MiB: target %d, want %d", c.live>>20, got, c.want)

@@ -43,7 +43,7 @@ type Options struct {
 	// GCHeadroom caps the collector's target for large live heaps: once GCPercent
 	// would let the heap grow more than GCHeadroom bytes past what the last
 	// collection left live, the target is lowered to allow GCHeadroom (never below
-	// 100), and raised again as the live heap shrinks. The first engine opened in a
+	// 50), and raised again as the live heap shrinks. The first engine opened in a
 	// process sets it for the process. Default 64 MiB; negative: GCPercent alone.
 	GCHeadroom int64
 	// NoAutoRefresh turns off the background refresh of statistics records whose
