@@ -301,41 +301,43 @@ func (a *dec64SumAcc) loadState(r *stateReader, n int) {
 }
 
 // MIN and MAX of integers (and of booleans and 64-bit decimals, held as integers)
-// write each group's value as its 64 bits; of floats, as a float64's.
+// write each group's value as its 64 bits; of floats, as a float64's bits.
 func (a *mmInt[T]) stateKind() string { return "min_max_int" }
 func (a *mmInt[T]) groups() int       { return len(a.st) }
-
 func (a *mmInt[T]) appendState(w *stateWriter) {
-	for _, c := range a.st {
-		w.bool(c.has)
-		w.u64(uint64(c.v))
-	}
+	appendCells(w, a.st, func(v T) uint64 { return uint64(v) })
 }
-
 func (a *mmInt[T]) loadState(r *stateReader, n int) {
-	a.st = make([]mmCell[T], n)
-	for g := range a.st {
-		has := r.bool()
-		a.st[g] = mmCell[T]{has: has, v: T(r.u64())}
-	}
+	a.st = loadCells(r, n, func(u uint64) T { return T(u) })
 }
 
 func (a *mmFloat[T]) stateKind() string { return "min_max_float" }
 func (a *mmFloat[T]) groups() int       { return len(a.st) }
 
 func (a *mmFloat[T]) appendState(w *stateWriter) {
-	for _, c := range a.st {
-		w.bool(c.has)
-		w.f64(float64(c.v))
-	}
+	appendCells(w, a.st, func(v T) uint64 { return math.Float64bits(float64(v)) })
 }
 
 func (a *mmFloat[T]) loadState(r *stateReader, n int) {
-	a.st = make([]mmCell[T], n)
-	for g := range a.st {
-		has := r.bool()
-		a.st[g] = mmCell[T]{has: has, v: T(r.f64())}
+	a.st = loadCells(r, n, func(u uint64) T { return T(math.Float64frombits(u)) })
+}
+
+// appendCells writes MIN/MAX cells: a byte saying whether the group has a value,
+// then the value's 64 bits as bits gives them.
+func appendCells[T any](w *stateWriter, st []mmCell[T], bits func(T) uint64) {
+	for _, c := range st {
+		w.bool(c.has)
+		w.u64(bits(c.v))
 	}
+}
+
+func loadCells[T any](r *stateReader, n int, value func(uint64) T) []mmCell[T] {
+	st := make([]mmCell[T], n)
+	for g := range st {
+		has := r.bool()
+		st[g] = mmCell[T]{has: has, v: value(r.u64())}
+	}
+	return st
 }
 
 // Sketches are written in their own versioned forms (stats.HLL, stats.KLL); a group
