@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,6 +14,7 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
+	"github.com/loredb/lore/internal/lend"
 	"github.com/loredb/lore/types"
 )
 
@@ -359,9 +359,8 @@ func (c *fixedColumn[V]) setDict(data []byte, n int) error {
 	// batch), so its memory goes back to the page buffers' pool when the chunk is
 	// done: a scan of many small files otherwise allocates, clears and collects a
 	// dictionary per chunk.
-	var zero V
-	c.dictBuf = growPage(c.dictBuf, n*int(unsafe.Sizeof(zero)))
-	c.dict = unsafe.Slice((*V)(unsafe.Pointer(unsafe.SliceData(c.dictBuf))), n)
+	c.dictBuf = growPage(c.dictBuf, lend.Bytes[V](n))
+	c.dict = lend.As[V](c.dictBuf)
 	if c.scratch == nil {
 		c.scratch = make([]uint32, 1024) // the indexes gathered at a time
 	}
