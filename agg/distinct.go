@@ -151,7 +151,7 @@ func (a *distinctAcc) insertPairs(cols []arrow.Array, sel []int32, n int) error 
 	table, keys, ksel := a.pairs, cols, sel
 	if a.packed != nil {
 		if a.pack(cols, sel, n) {
-			table, keys, ksel = a.packed, []arrow.Array{uint64Array(a.words[:n])}, nil
+			table, keys, ksel = a.packed, []arrow.Array{fixedArray(types.Uint64, a.words[:n], nil)}, nil
 		} else {
 			a.unpack()
 			table = a.pairs
@@ -347,13 +347,6 @@ func (a *distinctAcc) MemoryUsage() int64 {
 		m += a.packed.MemoryUsage() + int64(8*cap(a.words))
 	}
 	return m
-}
-
-// uint64Array wraps vals (not copied) as a UINT64 array.
-func uint64Array(vals []uint64) *array.Uint64 {
-	data := array.NewData(types.Uint64, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(bytesOf(vals))}, nil, 0, 0)
-	defer data.Release()
-	return array.NewUint64Data(data)
 }
 
 // uint32Array wraps vals (not copied) as a UINT32 array.

@@ -189,9 +189,8 @@ func (r *stateReader) bool() bool {
 }
 
 func (r *stateReader) bytes() []byte {
-	n := r.count(1)
-	if r.err != nil || n > len(r.b) {
-		r.fail("bytes run past its end")
+	n := r.count(1) // no more than the bytes left
+	if r.err != nil {
 		return nil
 	}
 	v := r.b[:n:n]
@@ -355,6 +354,22 @@ func appendSketch(w *stateWriter, m interface{ MarshalBinary() ([]byte, error) }
 	w.bytes(b)
 }
 
+// loadSketch reads what appendSketch wrote for group g into a sketch from fresh, or
+// returns the zero sketch (nil) for a group without one.
+func loadSketch[S interface{ UnmarshalBinary([]byte) error }](r *stateReader, g int, fresh func() S) S {
+	var none S
+	b := r.bytes()
+	if len(b) == 0 {
+		return none
+	}
+	s := fresh()
+	if err := s.UnmarshalBinary(b); err != nil {
+		r.fail("group %d: %v", g, err)
+		return none
+	}
+	return s
+}
+
 func (a *hllAcc) stateKind() string { return "approx_count_distinct" }
 func (a *hllAcc) groups() int       { return len(a.sketches) }
 
@@ -373,14 +388,7 @@ func (a *hllAcc) appendState(w *stateWriter) {
 func (a *hllAcc) loadState(r *stateReader, n int) {
 	a.sketches, a.exact = make([]*stats.HLL, n), nil
 	for g := range a.sketches {
-		if b := r.bytes(); len(b) > 0 {
-			h := stats.NewHLL()
-			if err := h.UnmarshalBinary(b); err != nil {
-				r.fail("group %d: %v", g, err)
-				return
-			}
-			a.sketches[g] = h
-		}
+		a.sketches[g] = loadSketch(r, g, stats.NewHLL)
 		if r.bool() {
 			if a.exact == nil {
 				a.exact = map[uint32]exactCount{}
@@ -402,13 +410,6 @@ func (a *kllAcc) appendState(w *stateWriter) {
 func (a *kllAcc) loadState(r *stateReader, n int) {
 	a.sketches = make([]*stats.KLL, n)
 	for g := range a.sketches {
-		if b := r.bytes(); len(b) > 0 {
-			k := stats.NewKLL()
-			if err := k.UnmarshalBinary(b); err != nil {
-				r.fail("group %d: %v", g, err)
-				return
-			}
-			a.sketches[g] = k
-		}
+		a.sketches[g] = loadSketch(r, g, stats.NewKLL)
 	}
 }
