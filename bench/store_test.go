@@ -11,14 +11,16 @@ import (
 // TestStoreSmoke runs the store comparison on tiny events data: every query answers
 // the same from the loopback S3 server as from local disk, cold and warm; a cold S3
 // run makes requests and a warm one no more than its listing per table, the chunks
-// coming from the disk cache.
+// coming from the disk cache. One thread: with two, a MIN/MAX's dynamic bounds skip
+// the row groups the other worker's values already rule out, so which of them a run
+// reads (and fetches, in a warm run, for the first time) depends on the workers' timing.
 func TestStoreSmoke(t *testing.T) {
 	ctx := context.Background()
 	s, err := EventsSuite(ctx, EventsConfig{Rows: 20_000, Files: 3, RowGroupRows: 4096, DataDir: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Threads: 2, Rounds: 1, Timeout: time.Minute,
+	cfg := Config{Threads: 1, Rounds: 1, Timeout: time.Minute,
 		LoreSettings: map[string]string{"use_statistics": "false", "result_cache": "false"}}
 	var out bytes.Buffer
 	rep, err := CompareStore(ctx, cfg, s, StoreConfig{Warm: true, CacheBytes: 1 << 30, Latency: time.Millisecond}, &out)
