@@ -157,6 +157,8 @@ type Lake struct {
 	// Identity is what besides the files pins the version: the log entry or metadata
 	// file that defines it, with its change marker.
 	Identity []byte
+	// Metadata is, for Iceberg, the metadata file the version was read from.
+	Metadata string
 
 	// The version, digested once for the files it was first asked for: a snapshot
 	// is shared by every statement that finds the table unchanged.

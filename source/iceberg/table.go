@@ -181,6 +181,7 @@ func open(ctx context.Context, store storage.Store, location string, mdInfo stor
 	binary.BigEndian.PutUint64(n[:], uint64(snapID))
 	source.DigestField(h, n[:])
 	l.Lake.Identity = h.Sum(nil)
+	l.Lake.Metadata = mdInfo.Path
 	snapshots.Put(key, l)
 	return l, nil
 }

@@ -84,6 +84,7 @@ func Full(ctx context.Context, store storage.Store, l *source.Listing, rec *stat
 		zoneRows: make([]int64, len(rec.Zones)),
 	}
 	p.mem.limit = opt.MemoryLimit
+	p.zr = zoneReader{location: l.Location, cols: cols, mem: &p.mem, progress: p.progress}
 	workers := opt.Threads
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -178,6 +179,21 @@ type task struct {
 	cols   []int
 }
 
+// presentColumns are the table columns file fi of l holds, or reads as a value its
+// metadata states (a partition column, a default), with key naming that set.
+func presentColumns(l *source.Listing, footer *parquet.File, fi int) (key string, present []int) {
+	b := make([]byte, 0, len(l.Schema.Fields()))
+	for i, f := range l.Schema.Fields() {
+		if l.Partition(i) >= 0 || l.FileColumn(footer, f.Name) >= 0 || !l.MissingIn(l.Files[fi], i).Null {
+			present = append(present, i)
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+	}
+	return string(b), present
+}
+
 // planTasks plans the scans that read every zone once, in zone order. Files are
 // grouped by the table columns they hold, one plan per group, because a plan reads
 // the same columns from every file.
@@ -189,22 +205,12 @@ func planTasks(ctx context.Context, store storage.Store, l *source.Listing, foot
 	groups := map[string]*group{}
 	var order []string
 	for fi := range l.Files {
-		var key []byte
-		var present []int
-		for i, f := range l.Schema.Fields() {
-			has := l.Partition(i) >= 0 || l.FileColumn(footers[fi], f.Name) >= 0 || !l.MissingIn(l.Files[fi], i).Null
-			if has {
-				present = append(present, i)
-				key = append(key, '1')
-			} else {
-				key = append(key, '0')
-			}
-		}
-		g := groups[string(key)]
+		key, present := presentColumns(l, footers[fi], fi)
+		g := groups[key]
 		if g == nil {
 			g = &group{cols: present}
-			groups[string(key)] = g
-			order = append(order, string(key))
+			groups[key] = g
+			order = append(order, key)
 		}
 		g.files = append(g.files, fi)
 	}
@@ -249,6 +255,7 @@ type pass struct {
 	next     atomic.Int64 // next task to claim
 	mem      budget
 	sink     sink
+	zr       zoneReader
 
 	// zones[z] and zoneRows[z] are written by the one worker that reads zone z and
 	// read after every worker has finished.
@@ -301,9 +308,19 @@ func (p *pass) work(ctx context.Context) error {
 		if err := p.sink.wait(ctx, i); err != nil {
 			return err
 		}
-		if err := p.readZone(ctx, i, &hashes); err != nil {
+		t := &p.tasks[i]
+		res, held, err := p.zr.readZone(ctx, t, &hashes)
+		if err != nil {
 			return err
 		}
+		z := zoneSketches{hll: make([]*stats.HLL, len(res.Columns)), kll: make([]*stats.KLL, len(res.Columns)), held: held}
+		cols := make([]stats.ZoneColumn, len(res.Columns))
+		for c := range res.Columns {
+			cols[c] = res.Columns[c].Zone
+			z.hll[c], z.kll[c] = res.Columns[c].HLL, res.Columns[c].KLL
+		}
+		p.zones[t.zone], p.zoneRows[t.zone] = cols, res.Rows
+		p.sink.put(i, z)
 	}
 }
 
@@ -447,25 +464,40 @@ func withoutNulls(arr arrow.Array, sel []int32, scratch *[]int32) (arrow.Array, 
 	return array.MakeFromData(nd), out
 }
 
-// readZone reads task i's zone and records its partials.
-func (p *pass) readZone(ctx context.Context, i int, hashes *[]uint64) error {
-	t := &p.tasks[i]
+// zoneReader is what reading any zone of a pass needs.
+type zoneReader struct {
+	location string
+	cols     []column
+	mem      *budget
+	progress func(rows int64)
+}
+
+// ZoneResult is what reading one zone learns: a profile of every table column, in
+// the table's order. A column the zone's file lacks reads as NULL there.
+type ZoneResult struct {
+	Rows    int64
+	Columns []stats.ColumnProfile
+}
+
+// readZone reads task t's zone. The sketches of the result stay held against the
+// budget (held bytes) until the caller gives them back.
+func (zr *zoneReader) readZone(ctx context.Context, t *task, hashes *[]uint64) (res ZoneResult, sketches int64, err error) {
 	states := make([]colState, len(t.cols))
 	var held int64
 	for k, c := range t.cols {
-		s, err := newColState(&p.cols[c])
+		s, err := newColState(&zr.cols[c])
 		if err != nil {
-			return err
+			return res, 0, err
 		}
 		states[k] = s
 		held += s.memory()
 	}
-	if err := p.mem.take(held, p.location); err != nil {
-		return err
+	if err := zr.mem.take(held, zr.location); err != nil {
+		return res, 0, err
 	}
 	var rows int64
 	var valid []int32
-	err := t.plan.Read(ctx, t.morsel, func(b *vector.Batch) error {
+	err = t.plan.Read(ctx, t.morsel, func(b *vector.Batch) error {
 		n := int64(b.Rows)
 		if b.Sel != nil {
 			n = int64(len(b.Sel))
@@ -477,8 +509,8 @@ func (p *pass) readZone(ctx context.Context, i int, hashes *[]uint64) error {
 					continue // every row NULL: nothing to fold, the count says so
 				}
 			}
-			if err := states[k].update(&p.cols[c], arr, sel, hashes); err != nil {
-				return errs.New(errs.CodeOf(err), "cannot profile column %q of %q: %w", p.cols[c].name, p.location, err)
+			if err := states[k].update(&zr.cols[c], arr, sel, hashes); err != nil {
+				return errs.New(errs.CodeOf(err), "cannot profile column %q of %q: %w", zr.cols[c].name, zr.location, err)
 			}
 		}
 		rows += n
@@ -487,46 +519,43 @@ func (p *pass) readZone(ctx context.Context, i int, hashes *[]uint64) error {
 		for k := range states {
 			now += states[k].memory()
 		}
-		if err := p.mem.take(now-held, p.location); err != nil {
+		if err := zr.mem.take(now-held, zr.location); err != nil {
 			return err
 		}
 		held = now
-		p.progress(n)
+		if zr.progress != nil {
+			zr.progress(n)
+		}
 		return nil
 	})
 	if err != nil {
-		p.mem.give(held)
-		return err
+		zr.mem.give(held)
+		return res, 0, err
 	}
 	// Equality deletes leave out rows no count foretells.
 	if live := t.plan.Live(t.morsel); rows != live && !(rows < live && t.plan.Equality(t.morsel)) {
-		p.mem.give(held)
-		return errs.New(errs.CorruptSource, "cannot read row group %d of %q: read %d rows, the footer says %d",
+		zr.mem.give(held)
+		return res, 0, errs.New(errs.CorruptSource, "cannot read row group %d of %q: read %d rows, the footer says %d",
 			t.morsel.RowGroup, t.path, rows, t.morsel.Rows)
 	}
-	out := make([]stats.ZoneColumn, len(p.cols))
-	for c := range out {
+	res = ZoneResult{Rows: rows, Columns: make([]stats.ColumnProfile, len(zr.cols))}
+	for c := range res.Columns {
 		n := rows // a column the file lacks reads as NULL
-		out[c] = stats.ZoneColumn{NullCount: &n}
+		res.Columns[c] = stats.ColumnProfile{Rows: rows, Zone: stats.ZoneColumn{NullCount: &n}}
 	}
-	res := zoneSketches{hll: make([]*stats.HLL, len(p.cols)), kll: make([]*stats.KLL, len(p.cols))}
-	var sketches int64
 	for k, c := range t.cols {
-		zc, err := states[k].finish(&p.cols[c], rows)
+		zc, err := states[k].finish(&zr.cols[c], rows)
 		if err != nil {
-			p.mem.give(held)
-			return errs.New(errs.CodeOf(err), "cannot profile column %q of %q: %w", p.cols[c].name, p.location, err)
+			zr.mem.give(held)
+			return res, 0, errs.New(errs.CodeOf(err), "cannot profile column %q of %q: %w", zr.cols[c].name, zr.location, err)
 		}
-		out[c] = zc
-		res.hll[c], res.kll[c] = states[k].hll, states[k].kll
+		res.Columns[c].Zone = zc
+		res.Columns[c].HLL, res.Columns[c].KLL = states[k].hll, states[k].kll
 		sketches += states[k].sketchMemory()
 	}
-	p.zones[t.zone], p.zoneRows[t.zone] = out, rows
 	// The accumulators are done with; the sketches stay held until folded in.
-	p.mem.give(held - sketches)
-	res.held = sketches
-	p.sink.put(i, res)
-	return nil
+	zr.mem.give(held - sketches)
+	return res, sketches, nil
 }
 
 // finish reads a column's zone partials out of its states.
@@ -689,16 +718,24 @@ func (s *sink) put(i int, z zoneSketches) {
 // apply writes the pass's results into rec; nothing in rec changes before every
 // result is ready.
 func (p *pass) apply(l *source.Listing, rec *stats.Record, firstZone []int) error {
-	distinct := make([][]byte, len(p.cols))
-	quantiles := make([][]byte, len(p.cols))
-	for c := range p.cols {
+	return apply(l, rec, firstZone, p.zones, p.zoneRows, p.sink.hll, p.sink.kll)
+}
+
+// apply writes into rec, a record of l whose file fi's zones start at firstZone[fi],
+// the zone columns and rows every zone read gave (by zone) and each column's merged
+// sketches (nil where the column has none): rec becomes depth full.
+func apply(l *source.Listing, rec *stats.Record, firstZone []int, zoneCols [][]stats.ZoneColumn, zoneRows []int64, hll []*stats.HLL, kll []*stats.KLL) error {
+	ncols := len(rec.Columns)
+	distinct := make([][]byte, ncols)
+	quantiles := make([][]byte, ncols)
+	for c := range ncols {
 		var err error
-		if h := p.sink.hll[c]; h != nil {
+		if h := hll[c]; h != nil {
 			if distinct[c], err = h.MarshalBinary(); err != nil {
 				return err
 			}
 		}
-		if k := p.sink.kll[c]; k != nil {
+		if k := kll[c]; k != nil {
 			if quantiles[c], err = k.MarshalBinary(); err != nil {
 				return err
 			}
@@ -706,24 +743,24 @@ func (p *pass) apply(l *source.Listing, rec *stats.Record, firstZone []int) erro
 	}
 	zones := make([]stats.Zone, len(rec.Zones))
 	files := make([][]stats.ZoneColumn, len(l.Files))
-	tables := make([]stats.ZoneMerge, len(p.cols))
+	tables := make([]stats.ZoneMerge, ncols)
 	for c := range tables {
 		tables[c] = stats.NewZoneMerge()
 	}
 	for fi := range l.Files {
-		merges := make([]stats.ZoneMerge, len(p.cols))
+		merges := make([]stats.ZoneMerge, ncols)
 		for c := range merges {
 			merges[c] = stats.NewZoneMerge()
 		}
 		for z := firstZone[fi]; z < firstZone[fi+1]; z++ {
 			zones[z] = rec.Zones[z]
-			zones[z].Columns = p.zones[z]
-			for c := range p.cols {
-				merges[c].Add(p.zones[z][c], p.zoneRows[z])
-				tables[c].Add(p.zones[z][c], p.zoneRows[z])
+			zones[z].Columns = zoneCols[z]
+			for c := range ncols {
+				merges[c].Add(zoneCols[z][c], zoneRows[z])
+				tables[c].Add(zoneCols[z][c], zoneRows[z])
 			}
 		}
-		files[fi] = make([]stats.ZoneColumn, len(p.cols))
+		files[fi] = make([]stats.ZoneColumn, ncols)
 		for c := range merges {
 			files[fi][c] = merges[c].Result()
 		}

@@ -1,0 +1,207 @@
+// Package dist is Lore's side of running work on many machines: what the planning
+// process (the coordinator) hands to the processes that read (workers), what
+// workers hand back, and the reading itself. It links neither the SQL parser nor any
+// distributed engine, and builds without cgo, so that a runner (dist/beam) can ship
+// it to workers of any platform.
+//
+// A distributed full ANALYZE: the coordinator resolves the table, reads its footers
+// into a record and describes each zone (Jobs); workers read zones (ReadZone), each
+// resolving the table again at the pinned version and refusing a file that is not
+// the one described; the runner merges the column profiles by column and writes them
+// and the zones' results (WriteResults); the coordinator reads them back
+// (ReadResults), applies them to the record (profile.Apply), checks that the source
+// has not moved and writes the record, as a local ANALYZE does.
+package dist
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/source/delta"
+	"github.com/loredb/lore/source/iceberg"
+	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/stats/profile"
+	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/storage/s3"
+)
+
+// ZoneRefs describes every zone of rec — the record of listing l that
+// stats.FromFooters built at table's version — for workers, in zone order.
+func ZoneRefs(l *source.Listing, rec *stats.Record, table source.TableRef) ([]source.ZoneRef, error) {
+	zones, err := profile.Zones(l, rec)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]source.ZoneRef, len(zones))
+	markers := make([]string, len(l.Files))
+	for i, z := range zones {
+		f := &l.Files[z.File]
+		if markers[z.File] == "" {
+			if markers[z.File], err = f.Marker(); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = source.ZoneRef{Table: table, Path: f.Info.Path, Size: f.Info.Size, Marker: markers[z.File],
+			RowGroup: z.RowGroup, Zone: z.Index}
+	}
+	return out, nil
+}
+
+// opened is a table resolved by a worker, kept for the zones after the first.
+type opened struct {
+	once  sync.Once
+	l     *source.Listing
+	store storage.Store
+	err   error
+}
+
+var (
+	openMu sync.Mutex
+	tables = map[string]*opened{}
+)
+
+// maxOpened bounds the tables a worker keeps resolved; past it, all are forgotten.
+const maxOpened = 64
+
+// Open resolves t again as a worker: its source at t's version, through a store
+// addressed as t says. A source at any other version is SOURCE_CHANGED. Each table
+// version is resolved once per process.
+func Open(ctx context.Context, t source.TableRef) (*source.Listing, storage.Store, error) {
+	key := refKey(t)
+	openMu.Lock()
+	o := tables[key]
+	if o == nil {
+		if len(tables) >= maxOpened {
+			clear(tables)
+		}
+		o = &opened{}
+		tables[key] = o
+	}
+	openMu.Unlock()
+	o.once.Do(func() { o.l, o.store, o.err = resolve(ctx, t) })
+	if o.err != nil {
+		openMu.Lock()
+		if tables[key] == o {
+			delete(tables, key) // a failure is not kept: the next zone tries again
+		}
+		openMu.Unlock()
+	}
+	return o.l, o.store, o.err
+}
+
+func refKey(t source.TableRef) string {
+	z := source.ZoneRef{Table: t}
+	b, _ := z.MarshalBinary()
+	return string(b)
+}
+
+func resolve(ctx context.Context, t source.TableRef) (*source.Listing, storage.Store, error) {
+	store, err := Store(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	var l *source.Listing
+	switch t.Format {
+	case "parquet":
+		l, err = source.Resolve(ctx, store, t.Location)
+	case "delta":
+		l, err = delta.Open(ctx, store, t.Location, t.At)
+	case "iceberg":
+		loc := t.Location
+		if t.Metadata != "" {
+			loc = t.Metadata
+		}
+		l, err = iceberg.Open(ctx, store, loc, t.At)
+	default:
+		err = errs.New(errs.Analysis, "format %q cannot be read by this version of Lore", t.Format)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := l.Version()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !v.Same(t.Version) {
+		return nil, nil, errs.New(errs.SourceChanged, "the source of %q is at %s, not the %s the run was planned at", t.Location, v.Label(), t.Version.Label())
+	}
+	return l, store, nil
+}
+
+// Store is the store a worker reads t through: local disk, and S3 as t addresses it
+// with credentials from the worker's environment.
+func Store(t source.TableRef) (storage.Store, error) {
+	cfg := s3.Config{Endpoint: t.S3Endpoint, Region: t.S3Region, AllowHTTP: t.S3AllowHTTP, PathStyle: t.S3PathStyle}
+	remote, err := s3.New(cfg)
+	if err != nil {
+		return nil, errs.New(errs.InvalidSetting, "%w", err)
+	}
+	schemes := map[string]storage.Store{}
+	for _, sc := range s3.Schemes {
+		schemes[sc] = remote
+	}
+	return storage.NewRouter(storage.Local{}, schemes), nil
+}
+
+// ReadZone reads the zone z describes and returns what it learns of every table
+// column. The table is resolved at z's version (Open); a file that is not there, or
+// whose size or change marker is not z's, is SOURCE_CHANGED: a worker never reads
+// another version than the one planned.
+func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*profile.ZoneResult, error) {
+	l, store, err := Open(ctx, z.Table)
+	if err != nil {
+		return nil, err
+	}
+	fi, found := slices.BinarySearchFunc(l.Files, z.Path, func(f source.FileRef, p string) int {
+		switch {
+		case f.Info.Path < p:
+			return -1
+		case f.Info.Path > p:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return nil, errs.New(errs.SourceChanged, "%q is not in the source of %q at %s", z.Path, z.Table.Location, z.Table.Version.Label())
+	}
+	f := &l.Files[fi]
+	marker, err := f.Marker()
+	if err != nil {
+		return nil, err
+	}
+	if f.Info.Size != z.Size || marker != z.Marker {
+		return nil, errs.New(errs.SourceChanged, "%q changed after the run was planned (%d bytes, planned at %d)", z.Path, f.Info.Size, z.Size)
+	}
+	// The table was resolved when this process read its first zone: the file is
+	// asked again, before and after the read (an object store's reads are held to
+	// the listed version besides).
+	if err := unchanged(ctx, store, f.Info); err != nil {
+		return nil, err
+	}
+	res, err := profile.ReadZone(ctx, store, l, fi, z.RowGroup, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := unchanged(ctx, store, f.Info); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// unchanged fails with SOURCE_CHANGED when the object o describes is not that version
+// of it any more.
+func unchanged(ctx context.Context, store storage.Store, o storage.ObjectInfo) error {
+	now, err := store.Stat(ctx, o.Path)
+	if err != nil {
+		return errs.New(errs.SourceChanged, "%q cannot be read as planned: %w", o.Path, err)
+	}
+	was, err1 := source.ChangeMarker(o)
+	is, err2 := source.ChangeMarker(now)
+	if err1 != nil || err2 != nil || was != is || now.Size != o.Size {
+		return errs.New(errs.SourceChanged, "%q changed after the run was planned", o.Path)
+	}
+	return nil
+}
