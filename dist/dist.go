@@ -178,15 +178,23 @@ func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*pro
 	// The table was resolved when this process read its first zone: the file is
 	// asked again, before and after the read (an object store's reads are held to
 	// the listed version besides).
-	if err := unchanged(ctx, store, f.Info); err != nil {
-		return nil, err
+	// A lake table's files are never rewritten in place (another version names
+	// other files), and its metadata states their sizes — some writers wrongly —
+	// rather than what the store reports: its version alone pins them.
+	lake := l.Lake != nil
+	if !lake {
+		if err := unchanged(ctx, store, f.Info); err != nil {
+			return nil, err
+		}
 	}
 	res, err := profile.ReadZone(ctx, store, l, fi, z.RowGroup, opt)
 	if err != nil {
 		return nil, err
 	}
-	if err := unchanged(ctx, store, f.Info); err != nil {
-		return nil, err
+	if !lake {
+		if err := unchanged(ctx, store, f.Info); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -204,4 +212,24 @@ func unchanged(ctx context.Context, store storage.Store, o storage.ObjectInfo) e
 		return errs.New(errs.SourceChanged, "%q changed after the run was planned", o.Path)
 	}
 	return nil
+}
+
+// TableRefOf names version v of listing l — the table of format format at location,
+// as the coordinator resolved it — for workers. A lake table is pinned to its
+// version (Delta) or snapshot (Iceberg, read from the metadata file the coordinator
+// read, so a table in a catalog needs no catalog on the workers).
+func TableRefOf(format, location string, l *source.Listing, v source.Version) source.TableRef {
+	t := source.TableRef{Format: format, Location: location, Version: v}
+	if lk := l.Lake; lk != nil {
+		switch lk.Kind {
+		case source.KindDelta:
+			t.At = source.AsOf{Version: lk.Version, HasVersion: true}
+		case source.KindIceberg:
+			t.Metadata = lk.Metadata
+			if lk.SnapshotID != 0 {
+				t.At = source.AsOf{Version: lk.SnapshotID, HasVersion: true}
+			}
+		}
+	}
+	return t
 }
