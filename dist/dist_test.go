@@ -10,21 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/loredb/lore/dist"
+	"github.com/loredb/lore/dist/disttest"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/shareddata"
-	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/delta"
 	"github.com/loredb/lore/source/iceberg"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/stats/profile"
 	"github.com/loredb/lore/storage"
-	"github.com/loredb/lore/types"
-	"github.com/loredb/lore/vector"
 )
 
 // table is one table the tests read: how to open it, and how workers name it.
@@ -69,48 +64,6 @@ func readFacts(t *testing.T, path string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// writeHive writes a Hive-partitioned table of several files, one lacking a column,
-// and returns its directory.
-func writeHive(t *testing.T) string {
-	dir := t.TempDir()
-	for i, rel := range []string{"p=a/1.parquet", "p=a/2.parquet", "p=b/3.parquet", "p=__HIVE_DEFAULT_PARTITION__/4.parquet"} {
-		fields := []arrow.Field{{Name: "id", Type: types.Int64, Nullable: true}, {Name: "x", Type: types.Float64, Nullable: true}}
-		if i != 2 {
-			fields = append(fields, arrow.Field{Name: "s", Type: types.String, Nullable: true})
-		}
-		schema := arrow.NewSchema(fields, nil)
-		n := 3000 + 700*i
-		cols := make([]arrow.Array, len(fields))
-		for c, f := range fields {
-			vals := make([]types.Value, n)
-			for r := range vals {
-				switch {
-				case (r+c)%17 == 0:
-					vals[r] = types.NullOf(f.Type)
-				case f.Name == "id":
-					vals[r] = types.IntValue(int64(i*100000 + r))
-				case f.Name == "x":
-					vals[r] = types.FloatValue(float64((r*7919)%1000) / 3)
-				default:
-					vals[r] = types.StringValue(strings.Repeat("v", r%5) + string(rune('a'+r%26)))
-				}
-			}
-			cols[c] = vector.FromValues(f.Type, vals)
-		}
-		rec := array.NewRecord(schema, cols, int64(n))
-		path := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		err := parquet.WriteFile(path, schema, func(emit func(arrow.Record) error) error { return emit(rec) },
-			parquet.WriteOptions{RowGroupRows: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // footersRecord is the metadata record a full ANALYZE starts from.
@@ -183,7 +136,7 @@ func distributed(ctx context.Context, tb table, l *source.Listing, rec *stats.Re
 // local read refuses is refused the same way.
 func TestZonesReadByWorkers(t *testing.T) {
 	ctx := context.Background()
-	hive := writeHive(t)
+	hive := disttest.WriteHive(t)
 	tables := append([]table{{"hive", "parquet", hive, func(ctx context.Context) (*source.Listing, error) {
 		return source.Resolve(ctx, storage.Local{}, hive)
 	}}}, lakeTables(t)...)
@@ -230,7 +183,7 @@ func TestZonesReadByWorkers(t *testing.T) {
 func TestWorkerRefusesAChangedFile(t *testing.T) {
 	ctx := context.Background()
 	for _, resolvedBefore := range []bool{false, true} {
-		dir := writeHive(t)
+		dir := disttest.WriteHive(t)
 		tb := table{"hive", "parquet", dir, nil}
 		l, err := source.Resolve(ctx, storage.Local{}, dir)
 		if err != nil {
@@ -272,7 +225,7 @@ func TestWorkerRefusesAChangedFile(t *testing.T) {
 // version is CORRUPT_SOURCE, never a panic.
 func TestBadDescriptors(t *testing.T) {
 	ctx := context.Background()
-	dir := writeHive(t)
+	dir := disttest.WriteHive(t)
 	l, err := source.Resolve(ctx, storage.Local{}, dir)
 	if err != nil {
 		t.Fatal(err)

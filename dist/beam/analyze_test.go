@@ -1,0 +1,213 @@
+package lorebeam_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
+
+	"github.com/loredb/lore/dist"
+	lorebeam "github.com/loredb/lore/dist/beam"
+	"github.com/loredb/lore/dist/disttest"
+	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/shareddata"
+	"github.com/loredb/lore/source"
+	"github.com/loredb/lore/source/delta"
+	"github.com/loredb/lore/source/iceberg"
+	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/stats/profile"
+	"github.com/loredb/lore/storage"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+type table struct {
+	name, format, location string
+	open                   func(ctx context.Context) (*source.Listing, error)
+}
+
+func tables(t *testing.T) []table {
+	hive := disttest.WriteHive(t)
+	data := shareddata.Dir(t)
+	dl := filepath.Join(data, "delta", "golden", "dv-with-columnmapping")
+	il := filepath.Join(data, "iceberg", "duckdb-iceberg", "data", "persistent", "equality_deletes", "warehouse", "mydb", "mytable", "metadata", "v7.metadata.json")
+	return []table{
+		{"hive", "parquet", hive, func(ctx context.Context) (*source.Listing, error) { return source.Resolve(ctx, storage.Local{}, hive) }},
+		{"delta", "delta", dl, func(ctx context.Context) (*source.Listing, error) {
+			return delta.Open(ctx, storage.Local{}, dl, source.AsOf{})
+		}},
+		{"iceberg", "iceberg", il, func(ctx context.Context) (*source.Listing, error) {
+			return iceberg.Open(ctx, storage.Local{}, il, source.AsOf{})
+		}},
+	}
+}
+
+func footersRecord(t *testing.T, ctx context.Context, l *source.Listing) (*stats.Record, source.Version) {
+	t.Helper()
+	v, err := l.Version()
+	if err != nil {
+		t.Fatal(err)
+	}
+	footers, err := l.Footers(ctx, storage.Local{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := stats.FromFooters(l, footers, v, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, v
+}
+
+// analyze runs the distributed full read of rec's zones through execute and applies
+// its results to rec.
+func analyze(t *testing.T, ctx context.Context, tb table, l *source.Listing, rec *stats.Record, v source.Version,
+	execute func(context.Context, *beam.Pipeline) (beam.PipelineResult, error)) error {
+	t.Helper()
+	refs, err := dist.ZoneRefs(l, rec, dist.TableRefOf(tb.format, tb.location, l, v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := dist.MarshalJob(refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "results.txt")
+	p, s := beam.NewPipelineWithRoot()
+	if err := lorebeam.Analyze(s, job, out, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute(ctx, p); err != nil {
+		return err
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zones, cols, err := dist.ReadResults(ctx, f, len(rec.Zones), len(rec.Columns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return profile.Apply(l, rec, zones, cols)
+}
+
+// sameRecord checks got, built by a run, against want, the local full read's: every
+// field equal, the quantile sketches (merged in the runner's order) within their
+// error.
+func sameRecord(t *testing.T, got, want *stats.Record) {
+	t.Helper()
+	got.ComputedAtMS, want.ComputedAtMS = 0, 0
+	g, w := *got, *want
+	g.Columns = append([]stats.Column(nil), got.Columns...)
+	w.Columns = append([]stats.Column(nil), want.Columns...)
+	for c := range g.Columns {
+		if d := disttest.QuantilesClose(g.Columns[c].Quantiles, w.Columns[c].Quantiles, 0.05); d != "" {
+			t.Errorf("column %s: %s", g.Columns[c].Name, d)
+		}
+		g.Columns[c].Quantiles, w.Columns[c].Quantiles = nil, nil
+	}
+	a, err := g.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("the record built on the runner differs from the local full read's")
+	}
+}
+
+func runTables(t *testing.T, execute func(context.Context, *beam.Pipeline) (beam.PipelineResult, error)) {
+	ctx := context.Background()
+	for _, tb := range tables(t) {
+		t.Run(tb.name, func(t *testing.T) {
+			l, err := tb.open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := footersRecord(t, ctx, l)
+			if err := profile.Full(ctx, storage.Local{}, l, want, profile.Options{Threads: 2}); err != nil {
+				t.Fatal(err)
+			}
+			rec, v := footersRecord(t, ctx, l)
+			if err := analyze(t, ctx, tb, l, rec, v, execute); err != nil {
+				t.Fatal(err)
+			}
+			sameRecord(t, rec, want)
+		})
+	}
+}
+
+// TestAnalyzeOnPrism: the record built through Beam's prism runner, in this process,
+// equals the local full read's on a Hive table, a Delta table (deletion vectors,
+// column mapping) and an Iceberg table (equality deletes).
+func TestAnalyzeOnPrism(t *testing.T) {
+	runTables(t, prism.Execute)
+}
+
+// TestAnalyzeOnJobServer: the same through a prism job server reached over the
+// portable Job API (gRPC), as Flink's or Spark's would be.
+func TestAnalyzeOnJobServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	if _, err := prism.CreateJobServer(ctx, prism.Options{Port: port}); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, env := *jobopts.Endpoint, *jobopts.EnvironmentType
+	*jobopts.Endpoint, *jobopts.EnvironmentType = "localhost:"+strconv.Itoa(port), "loopback"
+	defer func() { *jobopts.Endpoint, *jobopts.EnvironmentType = endpoint, env }()
+	runTables(t, universal.Execute)
+}
+
+// TestChangedFileFailsTheJob: a file rewritten after the run was planned fails the
+// job, and the failure carries SOURCE_CHANGED back.
+func TestChangedFileFailsTheJob(t *testing.T) {
+	ctx := context.Background()
+	dir := disttest.WriteHive(t)
+	tb := table{"hive", "parquet", dir, nil}
+	l, err := source.Resolve(ctx, storage.Local{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, v := footersRecord(t, ctx, l)
+	path := l.Files[len(l.Files)-1].Info.Path
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	err = analyze(t, ctx, tb, l, rec, v, prism.Execute)
+	if err == nil {
+		t.Fatal("the job succeeded")
+	}
+	if code := lorebeam.CodeOf(err); code != errs.SourceChanged {
+		t.Errorf("the job failed with %q (%v), want SOURCE_CHANGED", code, err)
+	}
+}

@@ -1,0 +1,98 @@
+// Package disttest holds what the tests of distributed runs share: a table to read
+// and a comparison of quantile sketches.
+package disttest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/loredb/lore/parquet"
+	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/types"
+	"github.com/loredb/lore/vector"
+)
+
+// WriteHive writes a Hive-partitioned table of several files, one lacking a column,
+// and returns its directory.
+func WriteHive(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, rel := range []string{"p=a/1.parquet", "p=a/2.parquet", "p=b/3.parquet", "p=__HIVE_DEFAULT_PARTITION__/4.parquet"} {
+		fields := []arrow.Field{{Name: "id", Type: types.Int64, Nullable: true}, {Name: "x", Type: types.Float64, Nullable: true}}
+		if i != 2 {
+			fields = append(fields, arrow.Field{Name: "s", Type: types.String, Nullable: true})
+		}
+		schema := arrow.NewSchema(fields, nil)
+		n := 3000 + 700*i
+		cols := make([]arrow.Array, len(fields))
+		for c, f := range fields {
+			vals := make([]types.Value, n)
+			for r := range vals {
+				switch {
+				case (r+c)%17 == 0:
+					vals[r] = types.NullOf(f.Type)
+				case f.Name == "id":
+					vals[r] = types.IntValue(int64(i*100000 + r))
+				case f.Name == "x":
+					vals[r] = types.FloatValue(float64((r*7919)%1000) / 3)
+				default:
+					vals[r] = types.StringValue(strings.Repeat("v", r%5) + string(rune('a'+r%26)))
+				}
+			}
+			cols[c] = vector.FromValues(f.Type, vals)
+		}
+		rec := array.NewRecord(schema, cols, int64(n))
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		err := parquet.WriteFile(path, schema, func(emit func(arrow.Record) error) error { return emit(rec) },
+			parquet.WriteOptions{RowGroupRows: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// QuantilesClose reports how two quantile sketches (their byte forms) of the same
+// values differ beyond their error, or "" when they agree: the same count and range,
+// and each decile of one between the other's quantiles eps below and above it
+// (discrete values make ranks jump, so values are compared, not ranks).
+func QuantilesClose(a, b []byte, eps float64) string {
+	if (a == nil) != (b == nil) {
+		return "one quantile sketch of two"
+	}
+	if a == nil {
+		return ""
+	}
+	ka, kb := stats.NewKLL(), stats.NewKLL()
+	if err := ka.UnmarshalBinary(a); err != nil {
+		return err.Error()
+	}
+	if err := kb.UnmarshalBinary(b); err != nil {
+		return err.Error()
+	}
+	if ka.N() != kb.N() {
+		return fmt.Sprintf("sketches of %d and %d values", ka.N(), kb.N())
+	}
+	if ka.N() == 0 {
+		return ""
+	}
+	if ka.Min() != kb.Min() || ka.Max() != kb.Max() {
+		return fmt.Sprintf("sketches of ranges [%v, %v] and [%v, %v]", ka.Min(), ka.Max(), kb.Min(), kb.Max())
+	}
+	for i := 1; i <= 9; i++ {
+		q := float64(i) / 10
+		if v := ka.Quantile(q); v < kb.Quantile(q-eps) || v > kb.Quantile(q+eps) {
+			return fmt.Sprintf("the %.1f quantile is %v in one sketch, in the other between %v and %v", q, v, kb.Quantile(q-eps), kb.Quantile(q+eps))
+		}
+	}
+	return ""
+}
