@@ -102,7 +102,7 @@ var analyzeHook func(table string)
 // analyze runs ANALYZE (SPEC §4).
 //
 // Its query record has one scan: the files considered and the footers opened.
-func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Result, error) {
+func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, s *settingsValues, qr *Record) (*Result, error) {
 	start := time.Now()
 	t, err := e.catalog.Table(ctx, st.Name)
 	if err != nil {
@@ -131,13 +131,29 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	defer func() {
 		qr.Scans = append(qr.Scans, ScanRecord{Table: t.Name, Location: t.Location, Snapshot: counters.Snapshot()})
 	}()
-	rec, err := e.learn(ctx, store, t, l, before, form.sketches, form.distinct, prev, &counters)
+	var full fullReader
+	var fullRead types.Value = types.NullOf(types.String)
+	switch {
+	case form.sketches && s.Execution == "beam":
+		limit := e.opts.MemoryLimit
+		if s.MemoryLimit > 0 {
+			limit = s.MemoryLimit
+		}
+		full = func(ctx context.Context, l *source.Listing, rec *stats.Record) error {
+			d, err := e.beamFullRead(ctx, t, l, rec, before, limit)
+			if d != nil {
+				qr.Execution.Distributed = d
+				fullRead = types.StringValue(d.describe())
+			}
+			return err
+		}
+	case form.sketches:
+		full = e.localFullRead(store, t)
+		fullRead = types.StringValue("local")
+	}
+	rec, err := e.learn(ctx, store, t, l, before, full, form.distinct, prev, &counters)
 	if err != nil {
 		return nil, err
-	}
-	var fullRead types.Value = types.NullOf(types.String)
-	if form.sketches {
-		fullRead = types.StringValue("local")
 	}
 	if analyzeHook != nil {
 		analyzeHook(t.Name)
@@ -161,15 +177,19 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, qr *Record) (*Res
 	return valuesResult(fields, [][]types.Value{row}), nil
 }
 
+// fullReader upgrades rec, the footers' record of listing l, to depth full: one read
+// of every column for sketches, exact bounds and zone sums.
+type fullReader func(ctx context.Context, l *source.Listing, rec *stats.Record) error
+
 // learn builds the record of table t at version v of listing l, read through store
-// (the table's, as resolveTable gave it): the metadata (see
-// metadataRecord), then (full) one read of every column for sketches, exact bounds and
-// zone sums, then exact distinct counts of the columns named. prev, a record at the
+// (the table's, as resolveTable gave it): the metadata (see metadataRecord), then,
+// when full is not nil, full's read of every column, then exact distinct counts of
+// the columns named. prev, a record at the
 // same version or nil, contributes what stays true: a full read's results when this
 // one is metadata-only, and exact counts not taken again. counters, when not nil,
 // count the files considered and the footers opened.
-func (e *Engine) learn(ctx context.Context, store storage.Store, t catalog.Table, l *source.Listing, v source.Version, full bool, distinct []string, prev *stats.Record, counters *source.Counters) (*stats.Record, error) {
-	rec, opened, err := e.metadataRecord(ctx, store, l, v, full)
+func (e *Engine) learn(ctx context.Context, store storage.Store, t catalog.Table, l *source.Listing, v source.Version, full fullReader, distinct []string, prev *stats.Record, counters *source.Counters) (*stats.Record, error) {
+	rec, opened, err := e.metadataRecord(ctx, store, l, v, full != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -179,8 +199,8 @@ func (e *Engine) learn(ctx context.Context, store storage.Store, t catalog.Table
 	}
 	rec.TableID = t.ID
 	switch {
-	case full:
-		if err := e.fullRead(ctx, store, t, l, rec); err != nil {
+	case full != nil:
+		if err := full(ctx, l, rec); err != nil {
 			return nil, err
 		}
 	case prev != nil && prev.Depth == stats.DepthFull:
@@ -226,20 +246,22 @@ func (e *Engine) metadataRecord(ctx context.Context, store storage.Store, l *sou
 	return rec, len(footers), err
 }
 
-// fullRead upgrades a metadata record to depth full by reading every column once,
-// row groups in parallel, under the engine's memory limit.
-func (e *Engine) fullRead(ctx context.Context, store storage.Store, t catalog.Table, l *source.Listing, rec *stats.Record) error {
-	opts := profile.Options{Threads: e.opts.Threads, MemoryLimit: e.opts.MemoryLimit}
-	if e.opts.Progress != nil {
-		var mu sync.Mutex
-		what := "ANALYZE " + t.Name
-		opts.Progress = func(done, total int64) {
-			mu.Lock()
-			defer mu.Unlock()
-			e.opts.Progress(what, done, total)
+// localFullRead is the full read of table t in this process, through store: every
+// column once, row groups in parallel, under the engine's memory limit.
+func (e *Engine) localFullRead(store storage.Store, t catalog.Table) fullReader {
+	return func(ctx context.Context, l *source.Listing, rec *stats.Record) error {
+		opts := profile.Options{Threads: e.opts.Threads, MemoryLimit: e.opts.MemoryLimit}
+		if e.opts.Progress != nil {
+			var mu sync.Mutex
+			what := "ANALYZE " + t.Name
+			opts.Progress = func(done, total int64) {
+				mu.Lock()
+				defer mu.Unlock()
+				e.opts.Progress(what, done, total)
+			}
 		}
+		return profile.Full(ctx, store, l, rec, opts)
 	}
-	return profile.Full(ctx, store, l, rec, opts)
 }
 
 // keepExactCounts carries exact distinct counts of an earlier record at the same

@@ -122,6 +122,25 @@ func newRouter(cfg s3.Config) (storage.Store, *s3.Store, error) {
 	return storage.NewRouter(storage.Local{}, schemes), remote, nil
 }
 
+// tableS3 is how the objects of a table registered with storage options o are
+// reached: the engine's configuration with the table's options over it.
+func (e *Engine) tableS3(o catalog.StorageOptions) s3.Config {
+	cfg := baseS3(e.opts)
+	if o.S3Endpoint != "" {
+		cfg.Endpoint = o.S3Endpoint
+	}
+	if o.S3Region != "" {
+		cfg.Region = o.S3Region
+	}
+	if o.S3AllowHTTP != nil {
+		cfg.AllowHTTP = *o.S3AllowHTTP
+	}
+	if o.S3PathStyle != nil {
+		cfg.PathStyle = o.S3PathStyle
+	}
+	return cfg
+}
+
 // storeFor is the store a table registered with storage options o is read through:
 // the engine's own when o says nothing, else one of the engine's S3 configuration
 // with o's endpoint, region and addressing in place of its own (credentials, retries
@@ -136,20 +155,7 @@ func (e *Engine) storeFor(o catalog.StorageOptions) (storage.Store, error) {
 	if s, ok := e.stores[key]; ok {
 		return s, nil
 	}
-	cfg := baseS3(e.opts)
-	if o.S3Endpoint != "" {
-		cfg.Endpoint = o.S3Endpoint
-	}
-	if o.S3Region != "" {
-		cfg.Region = o.S3Region
-	}
-	if o.S3AllowHTTP != nil {
-		cfg.AllowHTTP = *o.S3AllowHTTP
-	}
-	if o.S3PathStyle != nil {
-		cfg.PathStyle = o.S3PathStyle
-	}
-	s, remote, err := newRouter(cfg)
+	s, remote, err := newRouter(e.tableS3(o))
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +356,9 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	if _, ok := st.(*sql.Query); !ok && s.DryRun {
 		return nil, errs.New(errs.InvalidSetting, "dry_run estimates a query (SELECT or EXPLAIN); this statement has no estimate")
 	}
+	if _, ok := st.(*sql.Analyze); !ok && s.Execution == "beam" {
+		return nil, errs.New(errs.InvalidSetting, "execution = 'beam' runs ANALYZE's full read (WITH (sketches = true)) on Apache Beam; other statements run locally in this version")
+	}
 	if _, ok := st.(*sql.Query); !ok {
 		// No view pins what other statements read: their expectations are
 		// checked against the current versions before they run.
@@ -384,7 +393,7 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 			return nil, err
 		}
 		defer release()
-		return e.analyze(ctx, x, rec)
+		return e.analyze(ctx, x, s, rec)
 	case *sql.ShowStats:
 		return e.showStats(ctx, x)
 	case *sql.DescribeDetail:

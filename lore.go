@@ -79,6 +79,9 @@ type Options struct {
 	// in a first-come first-served queue. Answers from statistics, EXPLAIN, dry runs
 	// and catalog statements read no data and are not queued. Default: GOMAXPROCS.
 	MaxRunning int
+	// Beam says how work run with execution = 'beam' reaches Apache Beam (see
+	// BeamOptions; docs/distributed.md).
+	Beam BeamOptions
 	// MaxQueued is how many statements may wait for admission; one more is refused
 	// with RESOURCE_EXHAUSTED (ErrQueueFull). Default 64; negative: no queue, a
 	// statement that cannot run at once is refused.
@@ -99,6 +102,7 @@ func (o *Options) EnsureDefaults() {
 	if o.SpillLimit <= 0 {
 		o.SpillLimit = defaultSpillLimit
 	}
+	o.Beam.fromEnvironment(o.SpillDir)
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
 	}
@@ -176,6 +180,9 @@ type Execution struct {
 	SourceVersion        json.RawMessage `json:"source_version,omitempty"`
 	CurrentSourceVersion json.RawMessage `json:"current_source_version,omitempty"`
 	Approximate          []Approximation `json:"approximate,omitempty"`
+	// Distributed is the part of the statement that ran on Apache Beam
+	// (execution = 'beam').
+	Distributed *Distributed `json:"distributed,omitempty"`
 	// CachedFrom is, for mode "cache", the id of the query that computed the result.
 	CachedFrom string `json:"cached_from,omitempty"`
 	// SpilledBytes and SpillFiles count what the statement wrote to spill files

@@ -117,7 +117,10 @@ func (e *Engine) refreshTable(ctx context.Context, t catalog.Table, old *stats.R
 	if err != nil {
 		return "", err
 	}
-	full := old.Depth == stats.DepthFull
+	var full fullReader
+	if old.Depth == stats.DepthFull {
+		full = e.localFullRead(store, t)
+	}
 	var rec *stats.Record
 	if added, ok := stats.Added(old, l); ok && len(added) > 0 {
 		part := *l

@@ -23,15 +23,18 @@ type settingsValues struct {
 	// statement runs under them bounded by the engine's ceilings (Guardrails.within).
 	Limits Guardrails
 	// DryRun asks for the plan's estimate instead of running the statement.
-	DryRun   bool
-	explicit map[string]string
+	DryRun bool
+	// Execution is where the reading work runs: "local", or "beam" (on Apache
+	// Beam, as the engine's BeamOptions say).
+	Execution string
+	explicit  map[string]string
 }
 
-var settingKeys = []string{"approximate", "dry_run", "late_materialisation", "max_execution_ms", "max_result_bytes",
+var settingKeys = []string{"approximate", "dry_run", "execution", "late_materialisation", "max_execution_ms", "max_result_bytes",
 	"max_result_rows", "max_rows_scanned", "memory_limit", "result_cache", "use_statistics"}
 
 func defaultSettings() *settingsValues {
-	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", explicit: map[string]string{}}
+	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", Execution: "local", explicit: map[string]string{}}
 }
 
 // resolveSettings validates the settings given with a request.
@@ -95,6 +98,12 @@ func (s *settingsValues) apply(key, value string, pos int) error {
 			return bad("auto, always or never")
 		}
 		s.LateMaterialisation = v
+	case "execution":
+		v := strings.ToLower(strings.TrimSpace(value))
+		if v != "local" && v != "beam" {
+			return bad("local or beam")
+		}
+		s.Execution = v
 	case "memory_limit":
 		n, perr := ParseMemoryLimit(value)
 		if perr != nil {

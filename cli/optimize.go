@@ -43,5 +43,5 @@ func runOptimize(ctx context.Context, e *env, args []string) int {
 	if strings.TrimSpace(*where) != "" {
 		stmt += " WHERE " + *where
 	}
-	return runOne(ctx, e, "optimize", lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, *format, stmt)
+	return runOne(ctx, e, "optimize", lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, nil, *format, stmt)
 }

@@ -44,41 +44,55 @@ func runTable(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 || !validFormat(*format) {
 		return usageError(e, fs, "unexpected argument or unknown format")
 	}
-	return runOne(ctx, e, "table "+what, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, *format, stmt+types.QuoteIdent(name))
+	return runOne(ctx, e, "table "+what, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, nil, *format, stmt+types.QuoteIdent(name))
 }
 
-// runAnalyze is "lore analyze NAME [--sketches] [--distinct | --columns a,b]".
+// runAnalyze is "lore analyze NAME [--sketches [--runner R [--endpoint HOST:PORT]]]
+// [--distinct | --columns a,b]".
 func runAnalyze(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "analyze", "NAME [--sketches] [--distinct | --columns a,b] [--home DIR] [--memory-limit SIZE]")
+	fs := newFlags(e, "analyze", "NAME [--sketches [--runner prism|universal|… [--endpoint HOST:PORT] [--beam-flag F]…]] [--distinct | --columns a,b] [--home DIR] [--memory-limit SIZE]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
 	memLimit := addMemoryLimit(fs)
 	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
 	sketches := fs.Bool("sketches", false, "read every column once for distinct-count and quantile sketches")
 	distinct := fs.Bool("distinct", false, "count every column's distinct values exactly")
 	columns := fs.String("columns", "", "count these `columns`' distinct values exactly (comma-separated)")
+	runner := fs.String("runner", "", "run the full read of --sketches on Apache Beam's `runner` (prism, universal, flink, spark, dataflow) through lore-beam")
+	endpoint := fs.String("endpoint", "", "the Beam job server's `host:port` (--runner universal)")
+	var beamFlags listFlag
+	fs.Var(&beamFlags, "beam-flag", "a further Beam `flag` for lore-beam, such as --environment_type=LOOPBACK (repeatable)")
 	name, status, ok := tableCommand(e, fs, args, format)
 	if !ok {
 		return status
 	}
-	var opts []string
+	opts := lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}
+	var settings map[string]string
+	if *runner != "" || *endpoint != "" || len(beamFlags) > 0 {
+		if !*sketches || *runner == "" {
+			return usageError(e, fs, "--runner, --endpoint and --beam-flag run the full read of --sketches: give --sketches and --runner")
+		}
+		opts.Beam = lore.BeamOptions{Runner: *runner, Endpoint: *endpoint, Flags: beamFlags}
+		settings = map[string]string{"execution": "beam"}
+	}
+	var with []string
 	if *sketches {
-		opts = append(opts, "sketches = true")
+		with = append(with, "sketches = true")
 	}
 	if *distinct {
-		opts = append(opts, "distinct = true")
+		with = append(with, "distinct = true")
 	}
 	if *columns != "" {
 		var quoted []string
 		for _, c := range strings.Split(*columns, ",") {
 			quoted = append(quoted, types.QuoteString(strings.TrimSpace(c)))
 		}
-		opts = append(opts, "columns = ARRAY["+strings.Join(quoted, ", ")+"]")
+		with = append(with, "columns = ARRAY["+strings.Join(quoted, ", ")+"]")
 	}
 	stmt := "ANALYZE " + types.QuoteIdent(name)
-	if len(opts) > 0 {
-		stmt += " WITH (" + strings.Join(opts, ", ") + ")"
+	if len(with) > 0 {
+		stmt += " WITH (" + strings.Join(with, ", ") + ")"
 	}
-	return runOne(ctx, e, "analyze", lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, *format, stmt)
+	return runOne(ctx, e, "analyze", opts, settings, *format, stmt)
 }
 
 // tableName takes the leading table name off args (flags may follow it).
@@ -89,8 +103,9 @@ func tableName(args []string) (string, []string, bool) {
 	return args[0], args[1:], true
 }
 
-// runOne runs one statement on an engine opened with opts and prints its result.
-func runOne(ctx context.Context, e *env, what string, opts lore.Options, format, stmt string) int {
+// runOne runs one statement on an engine opened with opts, under settings, and
+// prints its result.
+func runOne(ctx context.Context, e *env, what string, opts lore.Options, settings map[string]string, format, stmt string) int {
 	opts.Progress = engineProgress(e.stderr)
 	eng, err := lore.Open(ctx, opts)
 	if err != nil {
@@ -98,7 +113,7 @@ func runOne(ctx context.Context, e *env, what string, opts lore.Options, format,
 		return exitError
 	}
 	defer eng.Close()
-	res, err := eng.Query(ctx, stmt, nil)
+	res, err := eng.Query(ctx, stmt, settings)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore %s: %s\n", what, errs.Describe(err, stmt))
 		return exitError

@@ -66,20 +66,6 @@ func readFacts(t *testing.T, path string, v any) {
 	}
 }
 
-// footersRecord is the metadata record a full ANALYZE starts from.
-func footersRecord(ctx context.Context, l *source.Listing) (*stats.Record, source.Version, error) {
-	v, err := l.Version()
-	if err != nil {
-		return nil, v, err
-	}
-	footers, err := l.Footers(ctx, storage.Local{})
-	if err != nil {
-		return nil, v, err
-	}
-	rec, err := stats.FromFooters(l, footers, v, time.Now())
-	return rec, v, err
-}
-
 // distributed does what a run does with the zones of rec: each read on its own from
 // its descriptor's bytes, the results written as lines and read back, the column
 // profiles merged in zone order.
@@ -147,12 +133,12 @@ func TestZonesReadByWorkers(t *testing.T) {
 			if err != nil {
 				t.Skipf("not readable here: %v", err)
 			}
-			want, _, err := footersRecord(ctx, l)
+			want, _, err := disttest.FootersRecord(ctx, l)
 			if err != nil {
 				t.Skipf("no footers' record: %v", err)
 			}
 			localErr := profile.Full(ctx, storage.Local{}, l, want, profile.Options{Threads: 2})
-			rec, v, err := footersRecord(ctx, l)
+			rec, v, err := disttest.FootersRecord(ctx, l)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +175,7 @@ func TestWorkerRefusesAChangedFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec, v, err := footersRecord(ctx, l)
+		rec, v, err := disttest.FootersRecord(ctx, l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +216,7 @@ func TestBadDescriptors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, v, err := footersRecord(ctx, l)
+	rec, v, err := disttest.FootersRecord(ctx, l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,10 @@ var (
 	ErrInternal              = &Error{Code: Internal, Pos: NoPosition}
 )
 
+// Known reports whether c is one of the codes above (one process reading another's
+// report of a failure trusts no other).
+func Known(c Code) bool { return c == Internal || Status(c) != 500 }
+
 // New returns an error with a code and a formatted message. A %w verb in format
 // records the cause.
 func New(code Code, format string, args ...any) *Error {

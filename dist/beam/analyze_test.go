@@ -1,7 +1,6 @@
 package lorebeam_test
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
@@ -54,23 +53,6 @@ func tables(t *testing.T) []table {
 	}
 }
 
-func footersRecord(t *testing.T, ctx context.Context, l *source.Listing) (*stats.Record, source.Version) {
-	t.Helper()
-	v, err := l.Version()
-	if err != nil {
-		t.Fatal(err)
-	}
-	footers, err := l.Footers(ctx, storage.Local{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := stats.FromFooters(l, footers, v, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, v
-}
-
 // analyze runs the distributed full read of rec's zones through execute and applies
 // its results to rec.
 func analyze(t *testing.T, ctx context.Context, tb table, l *source.Listing, rec *stats.Record, v source.Version,
@@ -104,34 +86,6 @@ func analyze(t *testing.T, ctx context.Context, tb table, l *source.Listing, rec
 	return profile.Apply(l, rec, zones, cols)
 }
 
-// sameRecord checks got, built by a run, against want, the local full read's: every
-// field equal, the quantile sketches (merged in the runner's order) within their
-// error.
-func sameRecord(t *testing.T, got, want *stats.Record) {
-	t.Helper()
-	got.ComputedAtMS, want.ComputedAtMS = 0, 0
-	g, w := *got, *want
-	g.Columns = append([]stats.Column(nil), got.Columns...)
-	w.Columns = append([]stats.Column(nil), want.Columns...)
-	for c := range g.Columns {
-		if d := disttest.QuantilesClose(g.Columns[c].Quantiles, w.Columns[c].Quantiles, 0.05); d != "" {
-			t.Errorf("column %s: %s", g.Columns[c].Name, d)
-		}
-		g.Columns[c].Quantiles, w.Columns[c].Quantiles = nil, nil
-	}
-	a, err := g.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := w.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Error("the record built on the runner differs from the local full read's")
-	}
-}
-
 func runTables(t *testing.T, execute func(context.Context, *beam.Pipeline) (beam.PipelineResult, error)) {
 	ctx := context.Background()
 	for _, tb := range tables(t) {
@@ -140,15 +94,21 @@ func runTables(t *testing.T, execute func(context.Context, *beam.Pipeline) (beam
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := footersRecord(t, ctx, l)
+			want, _, err := disttest.FootersRecord(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := profile.Full(ctx, storage.Local{}, l, want, profile.Options{Threads: 2}); err != nil {
 				t.Fatal(err)
 			}
-			rec, v := footersRecord(t, ctx, l)
+			rec, v, err := disttest.FootersRecord(ctx, l)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := analyze(t, ctx, tb, l, rec, v, execute); err != nil {
 				t.Fatal(err)
 			}
-			sameRecord(t, rec, want)
+			disttest.SameRecord(t, rec, want)
 		})
 	}
 }
@@ -190,7 +150,10 @@ func TestChangedFileFailsTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, v := footersRecord(t, ctx, l)
+	rec, v, err := disttest.FootersRecord(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := l.Files[len(l.Files)-1].Info.Path
 	b, err := os.ReadFile(path)
 	if err != nil {

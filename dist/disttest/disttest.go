@@ -1,19 +1,25 @@
-// Package disttest holds what the tests of distributed runs share: a table to read
-// and a comparison of quantile sketches.
+// Package disttest holds what the tests of distributed runs share: a table to read,
+// the record a full read starts from, and comparisons of records and quantile
+// sketches.
 package disttest
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/loredb/lore/parquet"
+	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
+	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/types"
 	"github.com/loredb/lore/vector"
 )
@@ -95,4 +101,50 @@ func QuantilesClose(a, b []byte, eps float64) string {
 		}
 	}
 	return ""
+}
+
+// FootersRecord is the metadata record of listing l (of a local table) that a full
+// read starts from, and l's version.
+func FootersRecord(ctx context.Context, l *source.Listing) (*stats.Record, source.Version, error) {
+	v, err := l.Version()
+	if err != nil {
+		return nil, v, err
+	}
+	footers, err := l.Footers(ctx, storage.Local{})
+	if err != nil {
+		return nil, v, err
+	}
+	rec, err := stats.FromFooters(l, footers, v, time.Now())
+	return rec, v, err
+}
+
+// SameRecord checks got, a record built by a run, against want, the local full
+// read's: every field equal but the time it was computed at, the quantile sketches
+// (merged in the runner's order) within their error.
+func SameRecord(t testing.TB, got, want *stats.Record) {
+	t.Helper()
+	g, w := *got, *want
+	g.ComputedAtMS, w.ComputedAtMS = 0, 0
+	g.Columns = append([]stats.Column(nil), got.Columns...)
+	w.Columns = append([]stats.Column(nil), want.Columns...)
+	if len(g.Columns) != len(w.Columns) {
+		t.Fatalf("%d columns, want %d", len(g.Columns), len(w.Columns))
+	}
+	for c := range g.Columns {
+		if d := QuantilesClose(g.Columns[c].Quantiles, w.Columns[c].Quantiles, 0.05); d != "" {
+			t.Errorf("column %s: %s", g.Columns[c].Name, d)
+		}
+		g.Columns[c].Quantiles, w.Columns[c].Quantiles = nil, nil
+	}
+	a, err := g.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("the record built on the runner differs from the local full read's:\n%s\nwant\n%s", a, b)
+	}
 }

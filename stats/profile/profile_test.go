@@ -14,12 +14,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/loredb/lore/dist/disttest"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/source"
@@ -197,15 +197,7 @@ func metadataRecord(t testing.TB, dir string) (*source.Listing, *stats.Record) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := l.Version()
-	if err != nil {
-		t.Fatal(err)
-	}
-	footers, err := l.Footers(ctx, storage.Local{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := stats.FromFooters(l, footers, v, time.Now())
+	rec, _, err := disttest.FootersRecord(ctx, l)
 	if err != nil {
 		t.Fatal(err)
 	}

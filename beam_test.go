@@ -1,0 +1,40 @@
+package lore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/loredb/lore"
+	"github.com/loredb/lore/errs"
+)
+
+// TestExecutionSetting: execution takes local or beam; on Beam only ANALYZE's full
+// read runs, so other statements under it are refused, and an ANALYZE that reads no
+// data (no sketches) runs here, without asking for lore-beam.
+func TestExecutionSetting(t *testing.T) {
+	ctx := context.Background()
+	dir := events(t, 1000, 2, 500, false)
+	e := open(t, lore.Options{Beam: lore.BeamOptions{Command: "/nonexistent/lore-beam"}})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	if _, err := e.Query(ctx, "SELECT 1", map[string]string{"execution": "cluster"}); errs.CodeOf(err) != errs.InvalidSetting {
+		t.Errorf("execution = 'cluster': %v", err)
+	}
+	if _, err := e.Query(ctx, "SET SESSION execution = 'beam'; SELECT count(*) FROM ev", nil); errs.CodeOf(err) != errs.InvalidSetting {
+		t.Errorf("a query under execution = 'beam': %v", err)
+	}
+	res, err := e.Query(ctx, "ANALYZE ev", map[string]string{"execution": "beam"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cell(res, 0, 3); v != "NULL" || res.Record.Execution.Distributed != nil {
+		t.Errorf("a metadata ANALYZE under execution = 'beam': full_read %s, distributed %+v", v, res.Record.Execution.Distributed)
+	}
+	if _, err := e.Query(ctx, "ANALYZE ev WITH (sketches = true)", map[string]string{"execution": "beam"}); errs.CodeOf(err) != errs.InvalidSetting {
+		t.Errorf("a full ANALYZE without lore-beam: %v", err)
+	}
+	res = query(t, e, "ANALYZE ev WITH (sketches = true)")
+	if v := cell(res, 0, 3); v != "local" {
+		t.Errorf("full_read %s, want local", v)
+	}
+}

@@ -1,0 +1,72 @@
+package lorebeam
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/loredb/lore/errs"
+)
+
+var (
+	jobFile     = flag.String("job", "", "the job the lore engine wrote (required)")
+	resultsFile = flag.String("results", "", "the file the results are written to (required)")
+	memoryLimit = flag.Int64("memory_limit", 0, "bytes a worker may hold for one zone (0: no limit)")
+)
+
+// Main is the lore-beam command (see cmd/lore-beam) on args, its arguments after
+// the program's name; it returns the process's exit status. It parses the process's
+// flag set, where Beam's flags are too, and runs the job on the runner they name
+// (prism when none is). An interrupt cancels the job. Started by a runner as one of
+// its workers, it is the worker.
+func Main(args []string, stderr io.Writer) int {
+	analyze := len(args) > 0 && args[0] == "analyze"
+	if analyze {
+		args = args[1:]
+	}
+	if err := flag.CommandLine.Parse(args); err != nil {
+		return 2
+	}
+	if f := flag.Lookup("runner"); f != nil && (f.Value.String() == "" || f.Value.String() == "direct") {
+		f.Value.Set("prism")
+	}
+	// Started by a runner as a worker (--worker), the binary serves the runner
+	// from here and never returns.
+	beam.Init()
+	if !analyze {
+		fmt.Fprintln(stderr, "usage: lore-beam analyze --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx); err != nil {
+		code := CodeOf(err)
+		if code == "" {
+			code = errs.CodeOf(err)
+		}
+		fmt.Fprintf(stderr, "lore-beam: %s: %v\n", code, err)
+		return 1
+	}
+	return 0
+}
+
+func run(ctx context.Context) error {
+	if *jobFile == "" || *resultsFile == "" {
+		return errs.New(errs.InvalidSetting, "--job and --results are required")
+	}
+	job, err := os.ReadFile(*jobFile)
+	if err != nil {
+		return errs.New(errs.SourceUnavailable, "cannot read the job: %w", err)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	if err := Analyze(s, job, *resultsFile, *memoryLimit); err != nil {
+		return err
+	}
+	return beamx.Run(ctx, p)
+}
