@@ -24,7 +24,7 @@ import (
 // stateVersion is the version of the layout above and of every kind's body.
 const stateVersion = 1
 
-var stateMagic = [3]byte{'L', 'P', 'S'}
+var stateForm = wire.Form{Magic: [3]byte{'L', 'P', 'S'}, Version: stateVersion, What: "a partial state"}
 
 // stateful is an accumulator with a byte form of its state.
 type stateful interface {
@@ -63,7 +63,7 @@ func EncodeState(a Accumulator) ([]byte, error) {
 	if !ok {
 		return nil, errs.New(errs.Analysis, "the partial state of %T has no byte form", a)
 	}
-	w := &wire.Writer{B: append(stateMagic[:], stateVersion)}
+	w := stateForm.Writer()
 	w.Bytes([]byte(s.stateKind()))
 	w.Uvarint(uint64(s.groups()))
 	s.appendState(w)
@@ -82,13 +82,10 @@ func DecodeState(spec Spec, b []byte) (Accumulator, error) {
 	if !ok {
 		return nil, errs.New(errs.Analysis, "the partial state of %s has no byte form", spec.Name)
 	}
-	if len(b) < 4 || [3]byte(b[:3]) != stateMagic {
-		return nil, errs.New(errs.CorruptSource, "cannot read a partial state: it does not begin with %q", stateMagic[:])
+	r, err := stateForm.Reader(b)
+	if err != nil {
+		return nil, err
 	}
-	if b[3] != stateVersion {
-		return nil, errs.New(errs.CorruptSource, "cannot read a partial state: version %d; this build reads version %d", b[3], stateVersion)
-	}
-	r := wire.NewReader(b[4:], "a partial state")
 	kind := string(r.Bytes())
 	n := r.Count(1)
 	if r.Err() == nil && kind != s.stateKind() {

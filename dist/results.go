@@ -23,11 +23,11 @@ import (
 //	                     (source.ZoneRef's form), length-prefixed
 const jobVersion = 1
 
-var jobMagic = [3]byte{'L', 'D', 'J'}
+var jobForm = wire.Form{Magic: [3]byte{'L', 'D', 'J'}, Version: jobVersion, What: "a job"}
 
 // MarshalJob returns the byte form of a job of zones.
 func MarshalJob(zones []source.ZoneRef) ([]byte, error) {
-	w := &wire.Writer{B: append(jobMagic[:], jobVersion)}
+	w := jobForm.Writer()
 	w.Uvarint(uint64(len(zones)))
 	for i := range zones {
 		b, err := zones[i].MarshalBinary()
@@ -42,13 +42,10 @@ func MarshalJob(zones []source.ZoneRef) ([]byte, error) {
 // UnmarshalJob reads a job's byte form: the zones' descriptors, each still in its
 // own byte form (workers decode them); bytes that are not a job are CORRUPT_SOURCE.
 func UnmarshalJob(b []byte) ([][]byte, error) {
-	if len(b) < 4 || [3]byte(b[:3]) != jobMagic {
-		return nil, errs.New(errs.CorruptSource, "cannot read a job: it does not begin with %q", jobMagic[:])
+	r, err := jobForm.Reader(b)
+	if err != nil {
+		return nil, err
 	}
-	if b[3] != jobVersion {
-		return nil, errs.New(errs.CorruptSource, "cannot read a job: version %d; this build reads version %d", b[3], jobVersion)
-	}
-	r := wire.NewReader(b[4:], "a job")
 	zones := make([][]byte, r.Count(1))
 	for i := range zones {
 		zones[i] = r.Bytes()

@@ -46,7 +46,7 @@ type ZoneRef struct {
 // zoneRefVersion is the version of the byte form below.
 const zoneRefVersion = 1
 
-var zoneRefMagic = [3]byte{'L', 'Z', 'D'}
+var zoneRefForm = wire.Form{Magic: [3]byte{'L', 'Z', 'D'}, Version: zoneRefVersion, What: "a zone descriptor"}
 
 // The byte form, lengths as uvarints, integers little-endian:
 //
@@ -64,7 +64,7 @@ func (z *ZoneRef) MarshalBinary() ([]byte, error) {
 	if !t.At.Time.IsZero() {
 		return nil, errs.New(errs.Internal, "BUG: a zone descriptor of a version named by time")
 	}
-	w := &wire.Writer{B: append(zoneRefMagic[:], zoneRefVersion)}
+	w := zoneRefForm.Writer()
 	for _, s := range []string{t.Format, t.Location, t.Metadata} {
 		w.Bytes([]byte(s))
 	}
@@ -103,13 +103,10 @@ func (z *ZoneRef) MarshalBinary() ([]byte, error) {
 // UnmarshalZoneRef reads a zone's byte form. Bytes of another version, truncated, or
 // with bytes left over are refused with CORRUPT_SOURCE.
 func UnmarshalZoneRef(b []byte) (*ZoneRef, error) {
-	if len(b) < 4 || [3]byte(b[:3]) != zoneRefMagic {
-		return nil, errs.New(errs.CorruptSource, "cannot read a zone descriptor: it does not begin with %q", zoneRefMagic[:])
+	r, err := zoneRefForm.Reader(b)
+	if err != nil {
+		return nil, err
 	}
-	if b[3] != zoneRefVersion {
-		return nil, errs.New(errs.CorruptSource, "cannot read a zone descriptor: version %d; this build reads version %d", b[3], zoneRefVersion)
-	}
-	r := wire.NewReader(b[4:], "a zone descriptor")
 	text := func() string { return string(r.Bytes()) }
 	z := &ZoneRef{}
 	t := &z.Table

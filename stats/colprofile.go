@@ -53,7 +53,7 @@ func (p *ColumnProfile) Merge(o *ColumnProfile) {
 // profileVersion is the version of the byte form below.
 const profileVersion = 1
 
-var profileMagic = [3]byte{'L', 'C', 'P'}
+var profileForm = wire.Form{Magic: [3]byte{'L', 'C', 'P'}, Version: profileVersion, What: "a column profile"}
 
 // The byte form, little-endian:
 //
@@ -79,7 +79,7 @@ const (
 
 // MarshalBinary returns the profile's byte form.
 func (p *ColumnProfile) MarshalBinary() ([]byte, error) {
-	w := &wire.Writer{B: append(profileMagic[:], profileVersion)}
+	w := profileForm.Writer()
 	w.Uvarint(uint64(p.Rows))
 	var flags byte
 	if p.Zone.NullCount != nil {
@@ -130,13 +130,10 @@ func (p *ColumnProfile) MarshalBinary() ([]byte, error) {
 // UnmarshalColumnProfile reads a profile's byte form. Bytes of another version,
 // truncated, or with bytes left over are refused with CORRUPT_SOURCE.
 func UnmarshalColumnProfile(b []byte) (*ColumnProfile, error) {
-	if len(b) < 4 || [3]byte(b[:3]) != profileMagic {
-		return nil, errs.New(errs.CorruptSource, "cannot read a column profile: it does not begin with %q", profileMagic[:])
+	r, err := profileForm.Reader(b)
+	if err != nil {
+		return nil, err
 	}
-	if b[3] != profileVersion {
-		return nil, errs.New(errs.CorruptSource, "cannot read a column profile: version %d; this build reads version %d", b[3], profileVersion)
-	}
-	r := wire.NewReader(b[4:], "a column profile")
 	p := &ColumnProfile{Rows: int64(r.Uvarint())}
 	flags := byte(0)
 	if len(r.B) > 0 {

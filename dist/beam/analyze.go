@@ -48,7 +48,9 @@ func Analyze(s beam.Scope, job []byte, results string, memoryLimit int64) error 
 		return errs.New(errs.Internal, "BUG: a distributed ANALYZE of no zones")
 	}
 	s = s.Scope("lore.analyze")
-	descs := beam.CreateList(s, zones)
+	// Zones are spread over the workers: a runner otherwise fuses the read into the
+	// step that made the list, one bundle on one worker.
+	descs := beam.Reshuffle(s, beam.CreateList(s, zones))
 	zoneLines, columns := beam.ParDo2(s, &profileFn{MemoryLimit: memoryLimit}, descs)
 	merged := beam.CombinePerKey(s, mergeProfiles, columns)
 	columnLines := beam.ParDo(s, columnLine, merged)

@@ -12,6 +12,29 @@ import (
 	"github.com/loredb/lore/errs"
 )
 
+// Form is a byte form's header: three bytes that name it, then its version. What
+// names it in errors ("a partial state").
+type Form struct {
+	Magic   [3]byte
+	Version byte
+	What    string
+}
+
+// Writer starts a Writer of f: the header written.
+func (f Form) Writer() *Writer { return &Writer{B: append(f.Magic[:], f.Version)} }
+
+// Reader checks b's header and returns a Reader of what follows it. Bytes that are
+// not of form f, or of another version, are CORRUPT_SOURCE.
+func (f Form) Reader(b []byte) (*Reader, error) {
+	if len(b) < 4 || [3]byte(b[:3]) != f.Magic {
+		return nil, errs.New(errs.CorruptSource, "cannot read %s: it does not begin with %q", f.What, f.Magic[:])
+	}
+	if b[3] != f.Version {
+		return nil, errs.New(errs.CorruptSource, "cannot read %s: version %d; this build reads version %d", f.What, b[3], f.Version)
+	}
+	return NewReader(b[4:], f.What), nil
+}
+
 // Writer appends values to B.
 type Writer struct{ B []byte }
 

@@ -128,11 +128,11 @@ func Apply(l *source.Listing, rec *stats.Record, zones []ZoneResult, columns []s
 //	                           (stats.ColumnProfile's form), length-prefixed
 const zoneResultVersion = 1
 
-var zoneResultMagic = [3]byte{'L', 'Z', 'R'}
+var zoneResultForm = wire.Form{Magic: [3]byte{'L', 'Z', 'R'}, Version: zoneResultVersion, What: "a zone result"}
 
 // MarshalBinary returns the result's byte form.
 func (r *ZoneResult) MarshalBinary() ([]byte, error) {
-	w := &wire.Writer{B: append(zoneResultMagic[:], zoneResultVersion)}
+	w := zoneResultForm.Writer()
 	w.Uvarint(uint64(r.Rows))
 	w.Uvarint(uint64(len(r.Columns)))
 	for i := range r.Columns {
@@ -148,13 +148,10 @@ func (r *ZoneResult) MarshalBinary() ([]byte, error) {
 // UnmarshalZoneResult reads a zone result's byte form; bytes that are not one are
 // refused with CORRUPT_SOURCE.
 func UnmarshalZoneResult(b []byte) (*ZoneResult, error) {
-	if len(b) < 4 || [3]byte(b[:3]) != zoneResultMagic {
-		return nil, errs.New(errs.CorruptSource, "cannot read a zone result: it does not begin with %q", zoneResultMagic[:])
+	r, err := zoneResultForm.Reader(b)
+	if err != nil {
+		return nil, err
 	}
-	if b[3] != zoneResultVersion {
-		return nil, errs.New(errs.CorruptSource, "cannot read a zone result: version %d; this build reads version %d", b[3], zoneResultVersion)
-	}
-	r := wire.NewReader(b[4:], "a zone result")
 	res := &ZoneResult{Rows: int64(r.Uvarint())}
 	res.Columns = make([]stats.ColumnProfile, r.Count(1))
 	for i := range res.Columns {
