@@ -9,9 +9,11 @@ package lorebeam
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -21,12 +23,14 @@ import (
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/stats/profile"
 
-	// Results are written to local files, or to object storage by a runner with
-	// that file system.
+	// Jobs are read, and results written, as local files (or files of a
+	// shared mount).
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 )
 
 func init() {
+	register.DoFn3x1[context.Context, []byte, func([]byte), error](&jobFn{})
+	register.Emitter1[[]byte]()
 	register.DoFn4x1[context.Context, []byte, func(string), func(int, []byte), error](&profileFn{})
 	register.Emitter1[string]()
 	register.Emitter2[int, []byte]()
@@ -34,13 +38,16 @@ func init() {
 	register.Function2x2(columnLine)
 }
 
-// Analyze adds to s the pipeline of a distributed full ANALYZE over the zones of job
-// (dist.MarshalJob's form): every zone read by a worker (profileFn), every column's
-// profiles merged by column, and one line per zone and per column written to the
-// file results (dist.ReadResults reads it back). memoryLimit bounds what a worker
-// holds for one zone (0: no limit).
-func Analyze(s beam.Scope, job []byte, results string, memoryLimit int64) error {
-	zones, err := dist.UnmarshalJob(job)
+// Analyze adds to s the pipeline of a distributed full ANALYZE over the zones of the
+// job file job (dist.MarshalJob's form, at a path of any file system Beam has, that
+// every worker can read): the job read by one worker (jobFn) and its zones spread
+// over all, every zone read by a worker (profileFn), every column's profiles merged
+// by column, and one line per zone and per column written to the file results
+// (dist.ReadResults reads it back). memoryLimit bounds what a worker holds for one
+// zone (0: no limit). The job is read here too, to refuse a bad one before the run:
+// the zones travel by the file, not in the pipeline, whose size runners bound.
+func Analyze(s beam.Scope, job, results string, memoryLimit int64) error {
+	zones, err := readJob(context.Background(), job)
 	if err != nil {
 		return err
 	}
@@ -48,13 +55,51 @@ func Analyze(s beam.Scope, job []byte, results string, memoryLimit int64) error 
 		return errs.New(errs.Internal, "BUG: a distributed ANALYZE of no zones")
 	}
 	s = s.Scope("lore.analyze")
-	// Zones are spread over the workers: a runner otherwise fuses the read into the
-	// step that made the list, one bundle on one worker.
-	descs := beam.Reshuffle(s, beam.CreateList(s, zones))
+	descs := beam.ParDo(s, &jobFn{Job: job}, beam.Impulse(s))
+	// Zones are spread over the workers: a runner otherwise fuses the reads into
+	// the step that listed them, one bundle on one worker.
+	descs = beam.Reshuffle(s, descs)
 	zoneLines, columns := beam.ParDo2(s, &profileFn{MemoryLimit: memoryLimit}, descs)
 	merged := beam.CombinePerKey(s, mergeProfiles, columns)
 	columnLines := beam.ParDo(s, columnLine, merged)
 	textio.Write(s, results, beam.Flatten(s, zoneLines, columnLines))
+	return nil
+}
+
+// readJob reads the job file at path through Beam's file systems and returns its
+// zones' descriptors; a job that cannot be read is SOURCE_UNAVAILABLE, one that is
+// not a job CORRUPT_SOURCE.
+func readJob(ctx context.Context, path string) ([][]byte, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
+	}
+	return dist.UnmarshalJob(b)
+}
+
+// jobFn reads the job file and emits its zones' descriptors.
+type jobFn struct {
+	Job string `json:"job"`
+}
+
+func (f *jobFn) ProcessElement(ctx context.Context, _ []byte, emit func([]byte)) error {
+	zones, err := readJob(ctx, f.Job)
+	if err != nil {
+		return failure(err)
+	}
+	for _, z := range zones {
+		emit(z)
+	}
 	return nil
 }
 

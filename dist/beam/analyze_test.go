@@ -66,9 +66,13 @@ func analyze(t *testing.T, ctx context.Context, tb table, l *source.Listing, rec
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "results.txt")
+	dir := t.TempDir()
+	jobPath, out := filepath.Join(dir, "job"), filepath.Join(dir, "results.txt")
+	if err := os.WriteFile(jobPath, job, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p, s := beam.NewPipelineWithRoot()
-	if err := lorebeam.Analyze(s, job, out, 0); err != nil {
+	if err := lorebeam.Analyze(s, jobPath, out, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := execute(ctx, p); err != nil {
@@ -172,5 +176,30 @@ func TestChangedFileFailsTheJob(t *testing.T) {
 	}
 	if code := lorebeam.CodeOf(err); code != errs.SourceChanged {
 		t.Errorf("the job failed with %q (%v), want SOURCE_CHANGED", code, err)
+	}
+}
+
+// TestBadJobs: a job that cannot be read, or is not a job, is refused before the
+// pipeline runs, with its code.
+func TestBadJobs(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage")
+	if err := os.WriteFile(garbage, []byte("LDJ\x01\xff\xff\xff"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]errs.Code{
+		filepath.Join(dir, "missing"): errs.SourceUnavailable,
+		garbage:                       errs.CorruptSource,
+		empty:                         errs.CorruptSource,
+	} {
+		_, s := beam.NewPipelineWithRoot()
+		err := lorebeam.Analyze(s, path, filepath.Join(dir, "results.txt"), 0)
+		if code := errs.CodeOf(err); code != want {
+			t.Errorf("%s: %v (%s), want %s", filepath.Base(path), err, code, want)
+		}
 	}
 }

@@ -60,12 +60,8 @@ func run(ctx context.Context) error {
 	if *jobFile == "" || *resultsFile == "" {
 		return errs.New(errs.InvalidSetting, "--job and --results are required")
 	}
-	job, err := os.ReadFile(*jobFile)
-	if err != nil {
-		return errs.New(errs.SourceUnavailable, "cannot read the job: %w", err)
-	}
 	p, s := beam.NewPipelineWithRoot()
-	if err := Analyze(s, job, *resultsFile, *memoryLimit); err != nil {
+	if err := Analyze(s, *jobFile, *resultsFile, *memoryLimit); err != nil {
 		return err
 	}
 	return beamx.Run(ctx, p)
