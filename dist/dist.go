@@ -40,7 +40,7 @@ func ZoneRefs(l *source.Listing, rec *stats.Record, table source.TableRef) ([]so
 	for i, z := range zones {
 		f := &l.Files[z.File]
 		if markers[z.File] == "" {
-			if markers[z.File], err = f.Marker(); err != nil {
+			if markers[z.File], err = marker(l, f); err != nil {
 				return nil, err
 			}
 		}
@@ -168,11 +168,11 @@ func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*pro
 		return nil, errs.New(errs.SourceChanged, "%q is not in the source of %q at %s", z.Path, z.Table.Location, z.Table.Version.Label())
 	}
 	f := &l.Files[fi]
-	marker, err := f.Marker()
+	m, err := marker(l, f)
 	if err != nil {
 		return nil, err
 	}
-	if f.Info.Size != z.Size || marker != z.Marker {
+	if f.Info.Size != z.Size || m != z.Marker {
 		return nil, errs.New(errs.SourceChanged, "%q changed after the run was planned (%d bytes, planned at %d)", z.Path, f.Info.Size, z.Size)
 	}
 	// The table was resolved when this process read its first zone: the file is
@@ -197,6 +197,17 @@ func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*pro
 		}
 	}
 	return res, nil
+}
+
+// marker is file f's change marker in listing l. A lake table's metadata need not
+// state one (a Delta log on object storage names no ETag): its files are pinned by
+// the lake's version, and a file without a marker has the empty one.
+func marker(l *source.Listing, f *source.FileRef) (string, error) {
+	m, err := f.Marker()
+	if err != nil && l.Lake != nil {
+		return "", nil
+	}
+	return m, err
 }
 
 // unchanged fails with SOURCE_CHANGED when the object o describes is not that version
