@@ -1,3 +1,5 @@
+//go:build cgo
+
 package plan
 
 import (
@@ -421,14 +423,6 @@ func (b *binder) fold(e Expr) Expr {
 		return e
 	}
 	return &Literal{V: types.ValueAt(out, 0)}
-}
-
-func mustResolve(name string, args ...arrow.DataType) *kernels.Function {
-	fn, err := kernels.Resolve(name, args)
-	if err != nil {
-		panic(fmt.Sprintf("BUG: resolving %s: %v", name, err))
-	}
-	return fn
 }
 
 // call resolves a scalar function or operator and casts its arguments. String

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package plan
 
 import (
@@ -263,19 +265,6 @@ func ExpandSets(x *Aggregate) Node {
 		}
 	}
 	return out
-}
-
-// GroupingValue is GROUPING(args…) for the rows of grouping set set: a bit per
-// argument, the first the most significant, set when the set leaves it out.
-func GroupingValue(set, args []int) int64 {
-	var v int64
-	for _, i := range args {
-		v <<= 1
-		if !containsInt(set, i) {
-			v |= 1
-		}
-	}
-	return v
 }
 
 func indexOf(s []int, x int) int {
