@@ -2,10 +2,8 @@ package lorebeam_test
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 
 	"github.com/loredb/lore/dist"
 	lorebeam "github.com/loredb/lore/dist/beam"
+	"github.com/loredb/lore/dist/beam/beamtest"
 	"github.com/loredb/lore/dist/disttest"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/shareddata"
@@ -127,19 +126,9 @@ func TestAnalyzeOnPrism(t *testing.T) {
 // TestAnalyzeOnJobServer: the same through a prism job server reached over the
 // portable Job API (gRPC), as Flink's or Spark's would be.
 func TestAnalyzeOnJobServer(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	if _, err := prism.CreateJobServer(ctx, prism.Options{Port: port}); err != nil {
-		t.Fatal(err)
-	}
+	server := beamtest.JobServer(t)
 	endpoint, env := *jobopts.Endpoint, *jobopts.EnvironmentType
-	*jobopts.Endpoint, *jobopts.EnvironmentType = "localhost:"+strconv.Itoa(port), "loopback"
+	*jobopts.Endpoint, *jobopts.EnvironmentType = server, "loopback"
 	defer func() { *jobopts.Endpoint, *jobopts.EnvironmentType = endpoint, env }()
 	runTables(t, universal.Execute)
 }

@@ -6,19 +6,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
-
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/cli"
 	lorebeam "github.com/loredb/lore/dist/beam"
+	"github.com/loredb/lore/dist/beam/beamtest"
 	"github.com/loredb/lore/dist/disttest"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/shareddata"
@@ -148,18 +145,7 @@ func TestAnalyzeOnPrism(t *testing.T) {
 // TestAnalyzeOnJobServer: the same through a prism job server over the Job API,
 // the workers in the lore-beam process (loopback).
 func TestAnalyzeOnJobServer(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	if _, err := prism.CreateJobServer(ctx, prism.Options{Port: port}); err != nil {
-		t.Fatal(err)
-	}
-	e := open(t, lore.BeamOptions{Runner: "universal", Endpoint: "localhost:" + strconv.Itoa(port),
+	e := open(t, lore.BeamOptions{Runner: "universal", Endpoint: beamtest.JobServer(t),
 		Flags: []string{"--environment_type=LOOPBACK"}})
 	analyzeBoth(t, e, "universal")
 }
