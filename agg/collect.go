@@ -68,10 +68,10 @@ func (s *rowStore) merge(o *rowStore, mapping []uint32) {
 
 func (s *rowStore) memoryUsage() int64 { return s.bytes + int64(4*(cap(s.groups)+cap(s.idx))) }
 
-// rows returns every stored row as one array per column, with the positions of the
-// rows of group g, in the order they came, at order[start[g]:start[g+1]].
-func (s *rowStore) rows(groups int) (cols []arrow.Array, order []int32, start []int, err error) {
-	cols = make([]arrow.Array, len(s.types))
+// columns returns every stored row as one array per column, in the order the rows
+// came.
+func (s *rowStore) columns() ([]arrow.Array, error) {
+	cols := make([]arrow.Array, len(s.types))
 	for c, t := range s.types {
 		parts := make([]arrow.Array, 0, len(s.chunks))
 		for _, ch := range s.chunks {
@@ -81,9 +81,19 @@ func (s *rowStore) rows(groups int) (cols []arrow.Array, order []int32, start []
 			cols[c] = array.MakeArrayOfNull(memory.DefaultAllocator, t, 0)
 			continue
 		}
+		var err error
 		if cols[c], err = array.Concatenate(parts, memory.DefaultAllocator); err != nil {
-			return nil, nil, nil, errs.New(errs.Internal, "BUG: cannot concatenate an aggregate's rows: %w", err)
+			return nil, errs.New(errs.Internal, "BUG: cannot concatenate an aggregate's rows: %w", err)
 		}
+	}
+	return cols, nil
+}
+
+// rows returns every stored row as one array per column, with the positions of the
+// rows of group g, in the order they came, at order[start[g]:start[g+1]].
+func (s *rowStore) rows(groups int) (cols []arrow.Array, order []int32, start []int, err error) {
+	if cols, err = s.columns(); err != nil {
+		return nil, nil, nil, err
 	}
 	start = make([]int, groups+1)
 	for _, g := range s.groups {

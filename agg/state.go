@@ -19,7 +19,9 @@ import (
 //	groups                          uvarint
 //	body                            the kind's own layout, little-endian
 //
-// Only some accumulators have a state form so far; Serializable says which.
+// Every accumulator has a state form; one that holds values of a type without a
+// values column form (state_values.go: a union or a view type, say) has none, and
+// Serializable says so.
 
 // stateVersion is the version of the layout above and of every kind's body.
 const stateVersion = 1
@@ -31,8 +33,8 @@ type stateful interface {
 	// stateKind names the body's layout; a state decodes only into an accumulator
 	// of the same kind.
 	stateKind() string
-	// groups is the number of groups the state holds.
-	groups() int
+	// stateGroups is the number of groups the state holds.
+	stateGroups() int
 	appendState(w *wire.Writer)
 	// loadState replaces the state with groups groups read from r.
 	loadState(r *wire.Reader, groups int)
@@ -54,6 +56,9 @@ func unwrapState(a Accumulator) (stateful, bool) {
 		a = w.inner
 	}
 	s, ok := a.(stateful)
+	if t, typed := a.(typedState); ok && typed && !t.hasStateForm() {
+		return nil, false
+	}
 	return s, ok
 }
 
@@ -65,7 +70,7 @@ func EncodeState(a Accumulator) ([]byte, error) {
 	}
 	w := stateForm.Writer()
 	w.Bytes([]byte(s.stateKind()))
-	w.Uvarint(uint64(s.groups()))
+	w.Uvarint(uint64(s.stateGroups()))
 	s.appendState(w)
 	return w.B, nil
 }
@@ -103,7 +108,7 @@ func DecodeState(spec Spec, b []byte) (Accumulator, error) {
 // The kinds. Each body holds its groups' state in group order.
 
 func (a *countAcc) stateKind() string { return "count" }
-func (a *countAcc) groups() int       { return len(a.counts) }
+func (a *countAcc) stateGroups() int  { return len(a.counts) }
 
 func (a *countAcc) appendState(w *wire.Writer) {
 	for _, c := range a.counts {
@@ -135,12 +140,12 @@ func loadSum128(r *wire.Reader, n int) []sum128 {
 }
 
 func (a *intSumAcc) stateKind() string               { return "sum_int" }
-func (a *intSumAcc) groups() int                     { return len(a.st) }
+func (a *intSumAcc) stateGroups() int                { return len(a.st) }
 func (a *intSumAcc) appendState(w *wire.Writer)      { appendSum128(w, a.st) }
 func (a *intSumAcc) loadState(r *wire.Reader, n int) { a.st = loadSum128(r, n) }
 
 func (a *decSumAcc) stateKind() string { return "sum_decimal128" }
-func (a *decSumAcc) groups() int       { return len(a.st) }
+func (a *decSumAcc) stateGroups() int  { return len(a.st) }
 
 func (a *decSumAcc) appendState(w *wire.Writer) {
 	w.Bool(a.overflow)
@@ -153,7 +158,7 @@ func (a *decSumAcc) loadState(r *wire.Reader, n int) {
 }
 
 func (a *floatSumAcc) stateKind() string { return "sum_float" }
-func (a *floatSumAcc) groups() int       { return len(a.st) }
+func (a *floatSumAcc) stateGroups() int  { return len(a.st) }
 
 func (a *floatSumAcc) appendState(w *wire.Writer) {
 	for _, s := range a.st {
@@ -171,6 +176,7 @@ func (a *floatSumAcc) loadState(r *wire.Reader, n int) {
 
 // A 64-bit decimal sum that overflowed is written as the 128-bit sums it moved to.
 func (a *dec64SumAcc) stateKind() string { return "sum_decimal64" }
+func (a *dec64SumAcc) stateGroups() int  { return a.groups() }
 
 func (a *dec64SumAcc) appendState(w *wire.Writer) {
 	w.Bool(a.wide != nil)
@@ -204,7 +210,7 @@ func (a *dec64SumAcc) loadState(r *wire.Reader, n int) {
 // MIN and MAX of integers (and of booleans and 64-bit decimals, held as integers)
 // write each group's value as its 64 bits; of floats, as a float64's bits.
 func (a *mmInt[T]) stateKind() string { return "min_max_int" }
-func (a *mmInt[T]) groups() int       { return len(a.st) }
+func (a *mmInt[T]) stateGroups() int  { return len(a.st) }
 func (a *mmInt[T]) appendState(w *wire.Writer) {
 	appendCells(w, a.st, func(v T) uint64 { return uint64(v) })
 }
@@ -213,7 +219,7 @@ func (a *mmInt[T]) loadState(r *wire.Reader, n int) {
 }
 
 func (a *mmFloat[T]) stateKind() string { return "min_max_float" }
-func (a *mmFloat[T]) groups() int       { return len(a.st) }
+func (a *mmFloat[T]) stateGroups() int  { return len(a.st) }
 
 func (a *mmFloat[T]) appendState(w *wire.Writer) {
 	appendCells(w, a.st, func(v T) uint64 { return math.Float64bits(float64(v)) })
@@ -273,7 +279,7 @@ func loadSketch[S interface{ UnmarshalBinary([]byte) error }](r *wire.Reader, g 
 }
 
 func (a *hllAcc) stateKind() string { return "approx_count_distinct" }
-func (a *hllAcc) groups() int       { return len(a.sketches) }
+func (a *hllAcc) stateGroups() int  { return len(a.sketches) }
 
 func (a *hllAcc) appendState(w *wire.Writer) {
 	for g, s := range a.sketches {
@@ -301,7 +307,7 @@ func (a *hllAcc) loadState(r *wire.Reader, n int) {
 }
 
 func (a *kllAcc) stateKind() string { return "approx_quantile" }
-func (a *kllAcc) groups() int       { return len(a.sketches) }
+func (a *kllAcc) stateGroups() int  { return len(a.sketches) }
 
 func (a *kllAcc) appendState(w *wire.Writer) {
 	for _, s := range a.sketches {
