@@ -321,6 +321,29 @@ func feedState(t *testing.T, acc Accumulator, batches []stateBatch) {
 	}
 }
 
+// roundTrip encodes a's state, decodes it as spec's and returns the decoded
+// accumulator, failing t when either step fails or the decoded state encodes to
+// other bytes.
+func roundTrip(t *testing.T, spec Spec, a Accumulator) Accumulator {
+	t.Helper()
+	enc, err := EncodeState(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := DecodeState(spec, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := EncodeState(dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(enc, again) {
+		t.Fatalf("a decoded state encodes to other bytes (%d, was %d)", len(again), len(enc))
+	}
+	return dec
+}
+
 // TestStateRoundTrip: for every aggregate with a byte form, two partial states
 // encoded, decoded and merged give the result of merging the originals, and a
 // decoded state encodes to the same bytes.
@@ -370,24 +393,7 @@ func TestStateRoundTrip(t *testing.T) {
 				return res
 			}
 			want := merged(a, b, empty)
-			round := func(x Accumulator) Accumulator {
-				enc, err := EncodeState(x)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dec, err := DecodeState(spec, enc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				again, err := EncodeState(dec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(enc, again) {
-					t.Fatalf("a decoded state encodes to other bytes (%d, was %d)", len(again), len(enc))
-				}
-				return dec
-			}
+			round := func(x Accumulator) Accumulator { return roundTrip(t, spec, x) }
 			got := merged(round(a), round(b), round(empty))
 			if d := sameArrays(got, want); d != "" {
 				t.Fatalf("merged decoded states: %s", d)
@@ -439,14 +445,7 @@ func TestStateOfDistinctModes(t *testing.T) {
 		if err := a.Update(build(dt, rows), nil, tc.groups); err != nil {
 			t.Fatal(err)
 		}
-		enc, err := EncodeState(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec, err := DecodeState(spec, enc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dec := roundTrip(t, spec, a)
 		x, y := a.(*distinctAcc), dec.(*distinctAcc)
 		if (x.single != nil) != (y.single != nil) || (x.packed != nil) != (y.packed != nil) || (x.pairs != nil) != (y.pairs != nil) {
 			t.Errorf("%s: decoded in another mode", tc.name)
@@ -472,14 +471,7 @@ func TestStateOfAWidenedSum(t *testing.T) {
 	if err := a.Update(build(dt, big), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	enc, err := EncodeState(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := DecodeState(spec, enc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := roundTrip(t, spec, a)
 	for _, x := range []Accumulator{a, dec} {
 		if err := x.Update(build(dt, big[:1]), nil, nil); err != nil {
 			t.Fatal(err)
