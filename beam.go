@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/stats/profile"
+	"github.com/loredb/lore/storage/s3"
 )
 
 // BeamOptions say how work run with execution = 'beam' reaches Apache Beam: through
@@ -109,6 +111,11 @@ type Distributed struct {
 	// took to read the workers' results and merge them into the record.
 	PipelineMS float64 `json:"pipeline_ms"`
 	MergeMS    float64 `json:"merge_ms"`
+	// WorkerMS is the time workers took over the zones, summed, and SlowestZoneMS
+	// the longest a worker took over one (a distributed aggregate's; ANALYZE's
+	// workers report none).
+	WorkerMS      float64 `json:"worker_ms,omitempty"`
+	SlowestZoneMS float64 `json:"slowest_zone_ms,omitempty"`
 }
 
 // beamFullRead upgrades rec — the footers' record of table t, listing l at version
@@ -117,42 +124,73 @@ type Distributed struct {
 // the results it writes are applied to rec. A worker that finds a file changed
 // after planning fails the run with SOURCE_CHANGED.
 func (e *Engine) beamFullRead(ctx context.Context, t catalog.Table, l *source.Listing, rec *stats.Record, v source.Version, memoryLimit int64) (*Distributed, error) {
-	o := e.opts.Beam
-	if err := o.validate(); err != nil {
-		return nil, err
-	}
-	command, err := o.command()
-	if err != nil {
-		return nil, err
-	}
 	ref := dist.TableRefOf(t.Format, t.Location, l, v)
-	cfg := e.tableS3(t.Storage)
-	ref.S3Endpoint, ref.S3Region, ref.S3AllowHTTP, ref.S3PathStyle = cfg.Endpoint, cfg.Region, cfg.AllowHTTP, cfg.PathStyle
+	e.addressS3(&ref, e.tableS3(t.Storage))
 	zones, err := dist.ZoneRefs(l, rec, ref)
 	if err != nil {
 		return nil, err
 	}
-	d := &Distributed{Runner: o.Runner, Endpoint: o.Endpoint, ZonesShipped: len(zones)}
-	if len(zones) == 0 {
-		return d, nil // nothing to read: the footers' record is the full one
+	d, err := e.newDistributed(len(zones))
+	if err != nil || len(zones) == 0 {
+		return d, err // nothing to read: the footers' record is the full one
 	}
-	job, err := dist.MarshalJob(zones)
+	job, err := dist.MarshalJob(nil, zones)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot make the Beam work directory: %w", err)
-	}
-	dir, err := os.MkdirTemp(o.WorkDir, "beam-analyze-")
+	err = e.runJob(ctx, "analyze", job, memoryLimit, d, func(r io.Reader) error {
+		zoneResults, columns, err := dist.ReadResults(ctx, r, len(zones), len(rec.Columns))
+		if err != nil {
+			return err
+		}
+		return profile.Apply(l, rec, zoneResults, columns)
+	})
 	if err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot make the Beam work directory: %w", err)
+		return nil, err
+	}
+	return d, nil
+}
+
+// addressS3 sets in ref the address of the S3-compatible store cfg names.
+func (e *Engine) addressS3(ref *source.TableRef, cfg s3.Config) {
+	ref.S3Endpoint, ref.S3Region, ref.S3AllowHTTP, ref.S3PathStyle = cfg.Endpoint, cfg.Region, cfg.AllowHTTP, cfg.PathStyle
+}
+
+// newDistributed checks the engine's Beam options and begins the record of a run
+// that ships zones zones.
+func (e *Engine) newDistributed(zones int) (*Distributed, error) {
+	o := e.opts.Beam
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if _, err := o.command(); err != nil {
+		return nil, err
+	}
+	return &Distributed{Runner: o.Runner, Endpoint: o.Endpoint, ZonesShipped: zones}, nil
+}
+
+// runJob writes job to a work directory of its own, has lore-beam run it with its
+// subcommand sub (analyze or aggregate), and hands read the results it wrote. It
+// records in d the pipeline's wall time and the time read took.
+func (e *Engine) runJob(ctx context.Context, sub string, job []byte, memoryLimit int64, d *Distributed, read func(io.Reader) error) error {
+	o := e.opts.Beam
+	command, err := o.command()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
+		return errs.New(errs.SourceUnavailable, "cannot make the Beam work directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(o.WorkDir, "beam-"+sub+"-")
+	if err != nil {
+		return errs.New(errs.SourceUnavailable, "cannot make the Beam work directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	jobPath, results := filepath.Join(dir, "job"), filepath.Join(dir, "results.txt")
 	if err := os.WriteFile(jobPath, job, 0o644); err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot write the Beam job: %w", err)
+		return errs.New(errs.SourceUnavailable, "cannot write the Beam job: %w", err)
 	}
-	args := []string{"analyze", "--job", jobPath, "--results", results,
+	args := []string{sub, "--job", jobPath, "--results", results,
 		"--memory_limit", strconv.FormatInt(memoryLimit, 10), "--runner", o.Runner}
 	if o.Endpoint != "" {
 		args = append(args, "--endpoint", o.Endpoint)
@@ -160,25 +198,23 @@ func (e *Engine) beamFullRead(ctx context.Context, t catalog.Table, l *source.Li
 	args = append(args, o.Flags...)
 	start := time.Now()
 	if err := runBeam(ctx, command, args); err != nil {
-		return nil, err
+		return err
 	}
-	d.PipelineMS = float64(time.Since(start).Microseconds()) / 1000
+	d.PipelineMS = millis(time.Since(start))
 	start = time.Now()
 	f, err := os.Open(results)
 	if err != nil {
-		return nil, errs.New(errs.Internal, "lore-beam finished without its results: %w", err)
+		return errs.New(errs.Internal, "lore-beam finished without its results: %w", err)
 	}
 	defer f.Close()
-	zoneResults, columns, err := dist.ReadResults(ctx, f, len(zones), len(rec.Columns))
-	if err != nil {
-		return nil, err
+	if err := read(f); err != nil {
+		return err
 	}
-	if err := profile.Apply(l, rec, zoneResults, columns); err != nil {
-		return nil, err
-	}
-	d.MergeMS = float64(time.Since(start).Microseconds()) / 1000
-	return d, nil
+	d.MergeMS = millis(time.Since(start))
+	return nil
 }
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // beamStderrTail is how much of lore-beam's standard error is kept for its report.
 const beamStderrTail = 64 << 10

@@ -9,9 +9,9 @@ import (
 	"github.com/loredb/lore/errs"
 )
 
-// TestExecutionSetting: execution takes local or beam; on Beam only ANALYZE's full
-// read runs, so other statements under it are refused, and an ANALYZE that reads no
-// data (no sketches) runs here, without asking for lore-beam.
+// TestExecutionSetting: execution takes local or beam; on Beam run ANALYZE's full
+// read and queries' aggregates, so other statements under it are refused, and an
+// ANALYZE or a query that reads no data runs here, without asking for lore-beam.
 func TestExecutionSetting(t *testing.T) {
 	ctx := context.Background()
 	dir := events(t, 1000, 2, 500, false)
@@ -20,8 +20,11 @@ func TestExecutionSetting(t *testing.T) {
 	if _, err := e.Query(ctx, "SELECT 1", map[string]string{"execution": "cluster"}); errs.CodeOf(err) != errs.InvalidSetting {
 		t.Errorf("execution = 'cluster': %v", err)
 	}
+	if _, err := e.Query(ctx, "SET SESSION execution = 'beam'; SHOW TABLES", nil); errs.CodeOf(err) != errs.InvalidSetting {
+		t.Errorf("SHOW TABLES under execution = 'beam': %v", err)
+	}
 	if _, err := e.Query(ctx, "SET SESSION execution = 'beam'; SELECT count(*) FROM ev", nil); errs.CodeOf(err) != errs.InvalidSetting {
-		t.Errorf("a query under execution = 'beam': %v", err)
+		t.Errorf("a query that reads, under execution = 'beam' without lore-beam: %v", err)
 	}
 	res, err := e.Query(ctx, "ANALYZE ev", map[string]string{"execution": "beam"})
 	if err != nil {
@@ -29,6 +32,13 @@ func TestExecutionSetting(t *testing.T) {
 	}
 	if v := cell(res, 0, 3); v != "NULL" || res.Record.Execution.Distributed != nil {
 		t.Errorf("a metadata ANALYZE under execution = 'beam': full_read %s, distributed %+v", v, res.Record.Execution.Distributed)
+	}
+	res, err = e.Query(ctx, "SELECT count(*) FROM ev", map[string]string{"execution": "beam"})
+	if err != nil {
+		t.Fatalf("a query statistics answer, under execution = 'beam': %v", err)
+	}
+	if cell(res, 0, 0) != "1000" || res.Record.Execution.Mode != "context" {
+		t.Errorf("a query statistics answer, under execution = 'beam': %s, mode %s", cell(res, 0, 0), res.Record.Execution.Mode)
 	}
 	if _, err := e.Query(ctx, "ANALYZE ev WITH (sketches = true)", map[string]string{"execution": "beam"}); errs.CodeOf(err) != errs.InvalidSetting {
 		t.Errorf("a full ANALYZE without lore-beam: %v", err)

@@ -356,8 +356,12 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 	if _, ok := st.(*sql.Query); !ok && s.DryRun {
 		return nil, errs.New(errs.InvalidSetting, "dry_run estimates a query (SELECT or EXPLAIN); this statement has no estimate")
 	}
-	if _, ok := st.(*sql.Analyze); !ok && s.Execution == "beam" {
-		return nil, errs.New(errs.InvalidSetting, "execution = 'beam' runs ANALYZE's full read (WITH (sketches = true)) on Apache Beam; other statements run locally in this version")
+	switch st.(type) {
+	case *sql.Analyze, *sql.Query:
+	default:
+		if s.Execution == "beam" {
+			return nil, errs.New(errs.InvalidSetting, "execution = 'beam' runs ANALYZE's full read (WITH (sketches = true)) and queries' aggregates over a table on Apache Beam; other statements run locally")
+		}
 	}
 	if _, ok := st.(*sql.Query); !ok {
 		// No view pins what other statements read: their expectations are

@@ -97,6 +97,11 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	var stop func()
 	ctx, env.RowLimit, stop = s.Limits.rowBreaker(ctx)
 	defer stop()
+	if s.Execution == "beam" {
+		if err := e.distribute(ctx, env, node, s.MemoryLimit, &rec.Execution); err != nil {
+			return nil, guarded(ctx, err)
+		}
+	}
 	if q.Explain {
 		return e.explainAnalyze(ctx, env, node, rec)
 	}

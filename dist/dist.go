@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/source/delta"
 	"github.com/loredb/lore/source/iceberg"
@@ -35,17 +36,37 @@ func ZoneRefs(l *source.Listing, rec *stats.Record, table source.TableRef) ([]so
 	if err != nil {
 		return nil, err
 	}
-	out := make([]source.ZoneRef, len(zones))
-	markers := make([]string, len(l.Files))
+	ids := make([]plan.ZoneID, len(zones))
 	for i, z := range zones {
+		ids[i] = plan.ZoneID{File: z.File, RowGroup: z.RowGroup}
+	}
+	out, err := ZoneRefsOf(l, ids, table)
+	for i, z := range zones {
+		if err == nil {
+			out[i].Zone = z.Index
+		}
+	}
+	return out, err
+}
+
+// ZoneRefsOf describes the zones ids of listing l, read at table's version, for
+// workers; each is numbered by its place in ids.
+func ZoneRefsOf(l *source.Listing, ids []plan.ZoneID, table source.TableRef) ([]source.ZoneRef, error) {
+	out := make([]source.ZoneRef, len(ids))
+	markers := make([]string, len(l.Files))
+	for i, z := range ids {
+		if z.File < 0 || z.File >= len(l.Files) {
+			return nil, errs.New(errs.Internal, "BUG: zone of file %d in a listing of %d", z.File, len(l.Files))
+		}
 		f := &l.Files[z.File]
 		if markers[z.File] == "" {
+			var err error
 			if markers[z.File], err = marker(l, f); err != nil {
 				return nil, err
 			}
 		}
 		out[i] = source.ZoneRef{Table: table, Path: f.Info.Path, Size: f.Info.Size, Marker: markers[z.File],
-			RowGroup: z.RowGroup, Zone: z.Index}
+			RowGroup: z.RowGroup, Zone: i}
 	}
 	return out, nil
 }
@@ -147,13 +168,24 @@ func Store(t source.TableRef) (storage.Store, error) {
 }
 
 // ReadZone reads the zone z describes and returns what it learns of every table
-// column. The table is resolved at z's version (Open); a file that is not there, or
-// whose size or change marker is not z's, is SOURCE_CHANGED: a worker never reads
-// another version than the one planned.
+// column (see readChecked for how the zone's file is held to its version).
 func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*profile.ZoneResult, error) {
+	var res *profile.ZoneResult
+	err := readChecked(ctx, z, func(l *source.Listing, store storage.Store, fi int) (err error) {
+		res, err = profile.ReadZone(ctx, store, l, fi, z.RowGroup, opt)
+		return err
+	})
+	return res, err
+}
+
+// readChecked calls read with the table z names, resolved at z's version (Open),
+// and the index of z's file in it. A file that is not there, or whose size or
+// change marker is not z's, is SOURCE_CHANGED: a worker never reads another version
+// than the one planned.
+func readChecked(ctx context.Context, z *source.ZoneRef, read func(l *source.Listing, store storage.Store, fi int) error) error {
 	l, store, err := Open(ctx, z.Table)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	fi, found := slices.BinarySearchFunc(l.Files, z.Path, func(f source.FileRef, p string) int {
 		switch {
@@ -165,15 +197,15 @@ func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*pro
 		return 0
 	})
 	if !found {
-		return nil, errs.New(errs.SourceChanged, "%q is not in the source of %q at %s", z.Path, z.Table.Location, z.Table.Version.Label())
+		return errs.New(errs.SourceChanged, "%q is not in the source of %q at %s", z.Path, z.Table.Location, z.Table.Version.Label())
 	}
 	f := &l.Files[fi]
 	m, err := marker(l, f)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if f.Info.Size != z.Size || m != z.Marker {
-		return nil, errs.New(errs.SourceChanged, "%q changed after the run was planned (%d bytes, planned at %d)", z.Path, f.Info.Size, z.Size)
+		return errs.New(errs.SourceChanged, "%q changed after the run was planned (%d bytes, planned at %d)", z.Path, f.Info.Size, z.Size)
 	}
 	// The table was resolved when this process read its first zone: the file is
 	// asked again, before and after the read (an object store's reads are held to
@@ -184,19 +216,16 @@ func ReadZone(ctx context.Context, z *source.ZoneRef, opt profile.Options) (*pro
 	lake := l.Lake != nil
 	if !lake {
 		if err := unchanged(ctx, store, f.Info); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	res, err := profile.ReadZone(ctx, store, l, fi, z.RowGroup, opt)
-	if err != nil {
-		return nil, err
+	if err := read(l, store, fi); err != nil {
+		return err
 	}
 	if !lake {
-		if err := unchanged(ctx, store, f.Info); err != nil {
-			return nil, err
-		}
+		return unchanged(ctx, store, f.Info)
 	}
-	return res, nil
+	return nil
 }
 
 // marker is file f's change marker in listing l. A lake table's metadata need not

@@ -74,11 +74,11 @@ func distributed(ctx context.Context, tb table, l *source.Listing, rec *stats.Re
 	if err != nil {
 		return err
 	}
-	job, err := dist.MarshalJob(refs)
+	job, err := dist.MarshalJob(nil, refs)
 	if err != nil {
 		return err
 	}
-	descs, err := dist.UnmarshalJob(job)
+	_, descs, err := dist.UnmarshalJob(job)
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func TestBadDescriptors(t *testing.T) {
 	if again, _ := back.MarshalBinary(); !bytes.Equal(again, zb) || back.Marker != refs[0].Marker || *back.Table.S3PathStyle != true {
 		t.Fatal("a zone descriptor changes in a round trip")
 	}
-	jb, err := dist.MarshalJob(refs)
+	jb, err := dist.MarshalJob(nil, refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestBadDescriptors(t *testing.T) {
 		read func([]byte) error
 	}{
 		{"descriptor", zb, func(b []byte) error { _, err := source.UnmarshalZoneRef(b); return err }},
-		{"job", jb, func(b []byte) error { _, err := dist.UnmarshalJob(b); return err }},
+		{"job", jb, func(b []byte) error { _, _, err := dist.UnmarshalJob(b); return err }},
 	} {
 		bad := [][]byte{nil, append(append([]byte{}, f.b...), 1)}
 		for n := 0; n < len(f.b); n += max(1, len(f.b)/300) {

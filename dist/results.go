@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/wire"
@@ -16,18 +19,23 @@ import (
 	"github.com/loredb/lore/stats/profile"
 )
 
-// A job is the zones a run reads, as the coordinator hands them to the runner:
+// A job is the work of a run, as the coordinator hands it to the runner: the plan
+// fragment each zone is read with (none for a full ANALYZE, which profiles the zones)
+// and the zones:
 //
 //	"LDJ" jobVersion     four bytes
+//	fragment             length-prefixed (MarshalFragment's form, or empty)
 //	zones                uvarint count, then each zone's descriptor
 //	                     (source.ZoneRef's form), length-prefixed
-const jobVersion = 1
+const jobVersion = 2
 
 var jobForm = wire.Form{Magic: [3]byte{'L', 'D', 'J'}, Version: jobVersion, What: "a job"}
 
-// MarshalJob returns the byte form of a job of zones.
-func MarshalJob(zones []source.ZoneRef) ([]byte, error) {
+// MarshalJob returns the byte form of a job of zones, read with fragment (nil for a
+// full ANALYZE).
+func MarshalJob(fragment []byte, zones []source.ZoneRef) ([]byte, error) {
 	w := jobForm.Writer()
+	w.Bytes(fragment)
 	w.Uvarint(uint64(len(zones)))
 	for i := range zones {
 		b, err := zones[i].MarshalBinary()
@@ -39,26 +47,33 @@ func MarshalJob(zones []source.ZoneRef) ([]byte, error) {
 	return w.B, nil
 }
 
-// UnmarshalJob reads a job's byte form: the zones' descriptors, each still in its
-// own byte form (workers decode them); bytes that are not a job are CORRUPT_SOURCE.
-func UnmarshalJob(b []byte) ([][]byte, error) {
+// UnmarshalJob reads a job's byte form: its fragment (empty for a full ANALYZE) and
+// the zones' descriptors, each still in its own byte form (workers decode them);
+// bytes that are not a job are CORRUPT_SOURCE.
+func UnmarshalJob(b []byte) (fragment []byte, zones [][]byte, err error) {
 	r, err := jobForm.Reader(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	zones := make([][]byte, r.Count(1))
+	fragment = r.Bytes()
+	zones = make([][]byte, r.Count(1))
 	for i := range zones {
 		zones[i] = r.Bytes()
 	}
 	if err := r.End(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if len(fragment) > 0 {
+		if _, _, err := UnmarshalFragment(fragment); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, z := range zones {
 		if _, err := source.UnmarshalZoneRef(z); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return zones, nil
+	return fragment, zones, nil
 }
 
 // Results are written as lines of text, one per zone and one per column, in any
@@ -98,6 +113,52 @@ func ReadResults(ctx context.Context, r io.Reader, zones, columns int) ([]profil
 	seenZ := make([]bool, zones)
 	cs := make([]stats.ColumnProfile, columns)
 	seenC := make([]bool, columns)
+	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
+		switch kind {
+		case "z":
+			if i >= zones || seenZ[i] {
+				return bad("zone %d of %d, or twice", i, zones)
+			}
+			res, err := profile.UnmarshalZoneResult(b)
+			if err != nil {
+				return err
+			}
+			zs[i], seenZ[i] = *res, true
+		case "c":
+			if i >= columns || seenC[i] {
+				return bad("column %d of %d, or twice", i, columns)
+			}
+			p, err := stats.UnmarshalColumnProfile(b)
+			if err != nil {
+				return err
+			}
+			cs[i], seenC[i] = *p, true
+		default:
+			return bad("a line of kind %q", kind)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := allSeen(seenZ); err != nil {
+		return nil, nil, err
+	}
+	return zs, cs, nil
+}
+
+func allSeen(seen []bool) error {
+	for z, ok := range seen {
+		if !ok {
+			return errs.New(errs.CorruptSource, "the results of a run have no line for zone %d", z)
+		}
+	}
+	return nil
+}
+
+// readLines calls each with every line of a run's results: its kind, index and
+// bytes, and bad to report what is wrong with it.
+func readLines(ctx context.Context, r io.Reader, each func(kind string, i int, b []byte, bad func(string, ...any) error) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<30)
 	line := 0
@@ -108,7 +169,7 @@ func ReadResults(ctx context.Context, r io.Reader, zones, columns int) ([]profil
 		line++
 		if line%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+				return err
 			}
 		}
 		text := sc.Text()
@@ -117,46 +178,78 @@ func ReadResults(ctx context.Context, r io.Reader, zones, columns int) ([]profil
 		}
 		parts := strings.Split(text, "\t")
 		if len(parts) != 3 {
-			return nil, nil, bad("%d fields, not 3", len(parts))
+			return bad("%d fields, not 3", len(parts))
 		}
 		i, err := strconv.Atoi(parts[1])
 		if err != nil || i < 0 {
-			return nil, nil, bad("no index: %q", parts[1])
+			return bad("no index: %q", parts[1])
 		}
 		b, err := base64.StdEncoding.DecodeString(parts[2])
 		if err != nil {
-			return nil, nil, bad("%v", err)
+			return bad("%v", err)
 		}
-		switch parts[0] {
-		case "z":
-			if i >= zones || seenZ[i] {
-				return nil, nil, bad("zone %d of %d, or twice", i, zones)
-			}
-			res, err := profile.UnmarshalZoneResult(b)
-			if err != nil {
-				return nil, nil, err
-			}
-			zs[i], seenZ[i] = *res, true
-		case "c":
-			if i >= columns || seenC[i] {
-				return nil, nil, bad("column %d of %d, or twice", i, columns)
-			}
-			p, err := stats.UnmarshalColumnProfile(b)
-			if err != nil {
-				return nil, nil, err
-			}
-			cs[i], seenC[i] = *p, true
-		default:
-			return nil, nil, bad("a line of kind %q", parts[0])
+		if err := each(parts[0], i, b, bad); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, errs.New(errs.CorruptSource, "cannot read the results of a run: %w", err)
+		return errs.New(errs.CorruptSource, "cannot read the results of a run: %w", err)
 	}
-	for z, ok := range seenZ {
-		if !ok {
-			return nil, nil, errs.New(errs.CorruptSource, "the results of a run have no line for zone %d", z)
+	return nil
+}
+
+// The results of a distributed aggregate are a line per zone, "t", the zone's index
+// and the microseconds its worker took to read it (a uvarint), and one line "p" 0
+// and the partial merged over every zone (Partial's form).
+
+// TimeLine is the line of the time a worker took over zone.
+func TimeLine(zone int, took time.Duration) string {
+	b := binary.AppendUvarint(nil, uint64(max(0, took.Microseconds())))
+	return "t\t" + strconv.Itoa(zone) + "\t" + base64.StdEncoding.EncodeToString(b)
+}
+
+// PartialLine is the line of the merged partial in its byte form.
+func PartialLine(partial []byte) string {
+	return "p\t0\t" + base64.StdEncoding.EncodeToString(partial)
+}
+
+// ReadPartialResults reads the lines of a distributed aggregate over zones zones:
+// every zone's time exactly once and the merged partial once. It returns the
+// partial's byte form and the workers' time over each zone. Anything else is
+// CORRUPT_SOURCE.
+func ReadPartialResults(ctx context.Context, r io.Reader, zones int) ([]byte, []time.Duration, error) {
+	took := make([]time.Duration, zones)
+	seen := make([]bool, zones)
+	var partial []byte
+	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
+		switch kind {
+		case "t":
+			us, n := binary.Uvarint(b)
+			switch {
+			case i >= zones || seen[i]:
+				return bad("zone %d of %d, or twice", i, zones)
+			case n <= 0 || n != len(b) || us > math.MaxInt64/1000:
+				return bad("no time")
+			}
+			took[i], seen[i] = time.Duration(us)*time.Microsecond, true
+		case "p":
+			if i != 0 || partial != nil {
+				return bad("a second partial")
+			}
+			partial = b
+		default:
+			return bad("a line of kind %q", kind)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return zs, cs, nil
+	if err := allSeen(seen); err != nil {
+		return nil, nil, err
+	}
+	if partial == nil {
+		return nil, nil, errs.New(errs.CorruptSource, "the results of a run have no partial")
+	}
+	return partial, took, nil
 }

@@ -71,6 +71,10 @@ type hashAggregate struct {
 	tasks    []aggTask
 	// radix is whether the workers' groups are partitioned (aggregate_radix.go).
 	radix atomic.Int32
+	// keep, set by Partial, makes finish keep the merged state in kept rather than
+	// finish it into rows.
+	keep bool
+	kept *aggState
 }
 
 func (bd *builder) buildAggregate(x *plan.Aggregate) (Operator, error) {
@@ -496,7 +500,7 @@ func (h *hashAggregate) compute(ctx context.Context) error {
 // parts, after the zones' partials, or begins the spilled part of the work.
 func (h *hashAggregate) finish(ctx context.Context, final *aggState, parts []*aggState) error {
 	if parts != nil {
-		if h.spilling.Load() == nil {
+		if h.spilling.Load() == nil && !h.keep {
 			h.parts = parts
 			return h.emitPart()
 		}
@@ -529,6 +533,10 @@ func (h *hashAggregate) finish(ctx context.Context, final *aggState, parts []*ag
 				return err
 			}
 		}
+	}
+	if h.keep {
+		h.kept = final
+		return nil
 	}
 	if sp := h.spilling.Load(); sp != nil {
 		h.spilling.Store(nil)

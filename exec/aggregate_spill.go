@@ -51,7 +51,7 @@ type frozenState struct {
 // with a spill space, and nothing outside it reads its groups as they form.
 func (h *hashAggregate) canSpill() bool {
 	return h.bd.env.Spill != nil && h.res.budget != nil && len(h.node.Groups) > 0 && len(h.node.Sets) == 0 &&
-		h.node.Seeds == nil && h.keyFilter == nil
+		h.node.Seeds == nil && h.keyFilter == nil && !h.keep
 }
 
 // shouldFreeze reports whether a state of groups groups holding held bytes, of

@@ -441,6 +441,9 @@ func (bd *builder) buildValues(x *plan.Values) (Operator, error) {
 			cols[j] = append(cols[j], a)
 		}
 	}
+	if len(x.Rows) == 0 {
+		return &batchesOp{}, nil // no row: no batch
+	}
 	out := &vector.Batch{Rows: len(x.Rows), Cols: make([]arrow.Array, len(x.Cols))}
 	for j, parts := range cols {
 		c, err := array.Concatenate(parts, vector.Allocator)

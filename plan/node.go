@@ -114,6 +114,9 @@ type ZoneSkip struct {
 	// Stale says the record does not describe the statement's version of the table:
 	// nothing was decided from it (the files' own footers still prune).
 	Stale bool
+	// Only, when set, holds the only zones read (a distributed statement's worker
+	// reads the zones it was given): every other zone is settled as none.
+	Only map[ZoneID]bool
 }
 
 // ZoneID names a zone of a listing: a row group of a file, or the whole file when
@@ -124,6 +127,9 @@ type ZoneID struct{ File, RowGroup int }
 // from partials, by the zone of that row group or of the whole file.
 func (z *ZoneSkip) Settled(f, g int) (none, answered bool) {
 	rg, file := ZoneID{File: f, RowGroup: g}, ZoneID{File: f, RowGroup: stats.WholeFile}
+	if z.Only != nil && !z.Only[rg] && !z.Only[file] {
+		return true, false
+	}
 	return z.None[rg] || z.None[file], z.Answered[rg] || z.Answered[file]
 }
 

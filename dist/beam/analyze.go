@@ -47,12 +47,12 @@ func init() {
 // zone (0: no limit). The job is read here too, to refuse a bad one before the run:
 // the zones travel by the file, not in the pipeline, whose size runners bound.
 func Analyze(s beam.Scope, job, results string, memoryLimit int64) error {
-	zones, err := readJob(context.Background(), job)
+	fragment, zones, err := readJob(context.Background(), job)
 	if err != nil {
 		return err
 	}
-	if len(zones) == 0 {
-		return errs.New(errs.Internal, "BUG: a distributed ANALYZE of no zones")
+	if len(zones) == 0 || len(fragment) > 0 {
+		return errs.New(errs.Internal, "BUG: a distributed ANALYZE of no zones, or with a plan fragment")
 	}
 	s = s.Scope("lore.analyze")
 	descs := beam.ParDo(s, &jobFn{Job: job}, beam.Impulse(s))
@@ -67,22 +67,22 @@ func Analyze(s beam.Scope, job, results string, memoryLimit int64) error {
 }
 
 // readJob reads the job file at path through Beam's file systems and returns its
-// zones' descriptors; a job that cannot be read is SOURCE_UNAVAILABLE, one that is
-// not a job CORRUPT_SOURCE.
-func readJob(ctx context.Context, path string) ([][]byte, error) {
+// plan fragment and its zones' descriptors; a job that cannot be read is
+// SOURCE_UNAVAILABLE, one that is not a job CORRUPT_SOURCE.
+func readJob(ctx context.Context, path string) ([]byte, [][]byte, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
+		return nil, nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
 	}
 	defer fs.Close()
 	r, err := fs.OpenRead(ctx, path)
 	if err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
+		return nil, nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
 	}
 	defer r.Close()
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
+		return nil, nil, errs.New(errs.SourceUnavailable, "cannot read the job %q: %w", path, err)
 	}
 	return dist.UnmarshalJob(b)
 }
@@ -93,7 +93,7 @@ type jobFn struct {
 }
 
 func (f *jobFn) ProcessElement(ctx context.Context, _ []byte, emit func([]byte)) error {
-	zones, err := readJob(ctx, f.Job)
+	_, zones, err := readJob(ctx, f.Job)
 	if err != nil {
 		return failure(err)
 	}

@@ -61,7 +61,7 @@ func analyze(t *testing.T, ctx context.Context, tb table, l *source.Listing, rec
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := dist.MarshalJob(refs)
+	job, err := dist.MarshalJob(nil, refs)
 	if err != nil {
 		t.Fatal(err)
 	}

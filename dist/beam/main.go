@@ -26,9 +26,9 @@ var (
 // (prism when none is). An interrupt cancels the job. Started by a runner as one of
 // its workers, it is the worker.
 func Main(args []string, stderr io.Writer) int {
-	analyze := len(args) > 0 && args[0] == "analyze"
-	if analyze {
-		args = args[1:]
+	var sub string
+	if len(args) > 0 && (args[0] == "analyze" || args[0] == "aggregate") {
+		sub, args = args[0], args[1:]
 	}
 	if err := flag.CommandLine.Parse(args); err != nil {
 		return 2
@@ -39,13 +39,13 @@ func Main(args []string, stderr io.Writer) int {
 	// Started by a runner as a worker (--worker), the binary serves the runner
 	// from here and never returns.
 	beam.Init()
-	if !analyze {
-		fmt.Fprintln(stderr, "usage: lore-beam analyze --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]")
+	if sub == "" {
+		fmt.Fprintln(stderr, "usage: lore-beam analyze|aggregate --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx); err != nil {
+	if err := run(ctx, sub); err != nil {
 		code := CodeOf(err)
 		if code == "" {
 			code = errs.CodeOf(err)
@@ -56,12 +56,16 @@ func Main(args []string, stderr io.Writer) int {
 	return 0
 }
 
-func run(ctx context.Context) error {
+func run(ctx context.Context, sub string) error {
 	if *jobFile == "" || *resultsFile == "" {
 		return errs.New(errs.InvalidSetting, "--job and --results are required")
 	}
 	p, s := beam.NewPipelineWithRoot()
-	if err := Analyze(s, *jobFile, *resultsFile, *memoryLimit); err != nil {
+	build := Analyze
+	if sub == "aggregate" {
+		build = Aggregate
+	}
+	if err := build(s, *jobFile, *resultsFile, *memoryLimit); err != nil {
 		return err
 	}
 	return beamx.Run(ctx, p)
