@@ -211,15 +211,7 @@ func TestWorkerRefusesAChangedFile(t *testing.T) {
 // version is CORRUPT_SOURCE, never a panic.
 func TestBadDescriptors(t *testing.T) {
 	ctx := context.Background()
-	dir := disttest.WriteHive(t)
-	l, err := source.Resolve(ctx, storage.Local{}, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, v, err := disttest.FootersRecord(ctx, l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, l, rec, v := disttest.Hive(t)
 	refs, err := dist.ZoneRefs(l, rec, dist.TableRefOf("parquet", dir, l, v))
 	if err != nil {
 		t.Fatal(err)

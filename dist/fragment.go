@@ -54,6 +54,7 @@ const (
 	tagCast
 	tagCase
 	tagInList
+	tagUnused
 )
 
 // Distributable reports, with the reason when not, whether a's plan can run on
@@ -331,6 +332,10 @@ func (e *fragmentWriter) expr(x plan.Expr) error {
 			}
 		}
 		return e.expr(x.Else)
+	case *plan.Unused:
+		e.w.B = append(e.w.B, tagUnused)
+		e.typ(x.T)
+		return nil
 	case *plan.InList:
 		e.w.B = append(e.w.B, tagInList)
 		e.w.Bool(x.Not)
@@ -375,7 +380,7 @@ func UnmarshalFragment(b []byte) (*plan.Aggregate, *plan.Scan, error) {
 }
 
 func readTypes(b []byte) ([]arrow.DataType, error) {
-	rd, err := ipc.NewReader(bytes.NewReader(b))
+	rd, err := newIPCReader(b)
 	if err != nil {
 		return nil, errs.New(errs.CorruptSource, "a plan fragment's types cannot be read: %w", err)
 	}
@@ -387,8 +392,11 @@ func readTypes(b []byte) ([]arrow.DataType, error) {
 	return out, nil
 }
 
-func readConstants(b []byte) ([]arrow.Array, error) {
-	rd, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(memory.DefaultAllocator))
+// readConstants reads the constants' stream into values. Arrow's reader checks
+// neither an array's offsets nor its lengths against its buffers: boxing a damaged
+// array's value panics, and is CORRUPT_SOURCE.
+func readConstants(b []byte) (_ []types.Value, err error) {
+	rd, err := newIPCReader(b, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, errs.New(errs.CorruptSource, "a plan fragment's constants cannot be read: %w", err)
 	}
@@ -403,10 +411,15 @@ func readConstants(b []byte) ([]arrow.Array, error) {
 	if rec.NumRows() != 1 {
 		return nil, errs.New(errs.CorruptSource, "a plan fragment's constants are %d rows, not one", rec.NumRows())
 	}
-	out := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		if r := recover(); r != nil {
+			err = errs.New(errs.CorruptSource, "a plan fragment's constants cannot be read: %v", r)
+		}
+	}()
+	out := make([]types.Value, rec.NumCols())
 	for i, c := range rec.Columns() {
 		c.Retain()
-		out[i] = c
+		out[i] = types.ValueAt(c, 0)
 	}
 	return out, nil
 }
@@ -418,7 +431,7 @@ const maxDepth = 10000
 type fragmentReader struct {
 	r      *wire.Reader
 	types  []arrow.DataType
-	consts []arrow.Array
+	consts []types.Value
 	err    error
 }
 
@@ -452,7 +465,7 @@ func (d *fragmentReader) constant() types.Value {
 		d.fail("a plan fragment names constant %d of %d", i, len(d.consts))
 		return types.NullOf(t)
 	}
-	v := types.ValueAt(d.consts[i], 0)
+	v := d.consts[i]
 	v.Type = t
 	return v
 }
@@ -627,6 +640,8 @@ func (d *fragmentReader) expr(depth int) plan.Expr {
 		in.E = d.expr(depth + 1)
 		in.List = d.exprs(depth + 1)
 		return in
+	case tagUnused:
+		return &plan.Unused{T: d.typ()}
 	}
 	d.fail("a plan fragment's expression of unknown kind %d", tag)
 	return &plan.Literal{V: types.NullOf(types.Null)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,6 +19,7 @@ import (
 	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
+	"github.com/loredb/lore/types"
 )
 
 // A Partial is an aggregate's groups unfinished — read from some zones by a worker,
@@ -111,13 +113,26 @@ func UnmarshalPartial(a *plan.Aggregate, b []byte) (*Partial, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Merging a state of more groups than the keys maps would read past the
+		// mapping.
+		if n := stateGroups(s); n > uint64(p.Groups) {
+			return nil, errs.New(errs.CorruptSource, "a partial's state of %s holds %d groups, not %d", a.Aggs[i].Spec(), n, p.Groups)
+		}
 		p.States = append(p.States, acc)
 	}
 	return p, nil
 }
 
+// stateGroups is the number of groups of a partial state in the byte form
+// agg.DecodeState has read: its four bytes, its kind, then the groups.
+func stateGroups(b []byte) uint64 {
+	r := wire.NewReader(b[min(len(b), 4):], "a partial state")
+	r.Bytes()
+	return r.Uvarint()
+}
+
 func readKeys(a *plan.Aggregate, b []byte, groups int) ([]arrow.Array, error) {
-	rd, err := ipc.NewReader(bytes.NewReader(b))
+	rd, err := newIPCReader(b)
 	if err != nil {
 		return nil, errs.New(errs.CorruptSource, "a partial's keys cannot be read: %w", err)
 	}
@@ -134,10 +149,39 @@ func readKeys(a *plan.Aggregate, b []byte, groups int) ([]arrow.Array, error) {
 		if !arrow.TypeEqual(c.DataType(), a.Groups[i].Type()) {
 			return nil, errs.New(errs.CorruptSource, "a partial's key %d is %s, not %s", i, c.DataType(), a.Groups[i].Type())
 		}
+		if err := touchValues(c); err != nil {
+			return nil, errs.New(errs.CorruptSource, "a partial's key %d cannot be read: %v", i, err)
+		}
 		c.Retain()
 		out[i] = c
 	}
 	return out, nil
+}
+
+// touchValues reads every value of arr, and the offsets of NULL strings too (the
+// key table reads them). Arrow's reader checks neither an array's offsets nor its
+// validity against its buffers: a damaged one panics where a value is read, here
+// rather than where the keys are merged.
+func touchValues(arr arrow.Array) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	for i := range arr.Len() {
+		switch a := arr.(type) {
+		case *array.String:
+			a.Value(i)
+		case *array.LargeString:
+			a.Value(i)
+		case *array.Binary:
+			a.Value(i)
+		case *array.LargeBinary:
+			a.Value(i)
+		}
+		types.ValueAt(arr, i)
+	}
+	return nil
 }
 
 // A Merger merges the partials of one aggregate into one.
@@ -250,7 +294,9 @@ func RunZone(ctx context.Context, fragment []byte, z *source.ZoneRef, memoryLimi
 		scan.Ref = &plan.TableRef{Location: z.Table.Location, Listing: l, Rows: -1, Version: z.Table.Version, Store: store}
 		only := plan.ZoneID{File: fi, RowGroup: z.RowGroup}
 		scan.Zones = &plan.ZoneSkip{Only: map[plan.ZoneID]bool{only: true}}
-		env := &exec.Env{Threads: 1, Store: store}
+		// A zone is read with every core of the worker: runners hand a worker's
+		// elements to it one after another (prism in process does).
+		env := &exec.Env{Threads: runtime.GOMAXPROCS(0), Store: store}
 		if memoryLimit > 0 {
 			env.Budget = exec.NewBudget(memoryLimit)
 		}

@@ -137,16 +137,8 @@ func TestAnalyzeOnJobServer(t *testing.T) {
 // job, and the failure carries SOURCE_CHANGED back.
 func TestChangedFileFailsTheJob(t *testing.T) {
 	ctx := context.Background()
-	dir := disttest.WriteHive(t)
+	dir, l, rec, v := disttest.Hive(t)
 	tb := table{"hive", "parquet", dir, nil}
-	l, err := source.Resolve(ctx, storage.Local{}, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, v, err := disttest.FootersRecord(ctx, l)
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := l.Files[len(l.Files)-1].Info.Path
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -118,6 +118,22 @@ func FootersRecord(ctx context.Context, l *source.Listing) (*stats.Record, sourc
 	return rec, v, err
 }
 
+// Hive writes the table of WriteHive and returns its directory, its listing, the
+// record a full read of it starts from (FootersRecord) and its version.
+func Hive(t testing.TB) (string, *source.Listing, *stats.Record, source.Version) {
+	t.Helper()
+	dir := WriteHive(t)
+	l, err := source.Resolve(context.Background(), storage.Local{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, v, err := FootersRecord(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, l, rec, v
+}
+
 // SameRecord checks got, a record built by a run, against want, the local full
 // read's: every field equal but the time it was computed at, the quantile sketches
 // (merged in the runner's order) within their error.

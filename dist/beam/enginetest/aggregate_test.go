@@ -123,6 +123,8 @@ func TestAggregatesOnPrism(t *testing.T) {
 		GROUP BY ROLLUP (l_returnflag, l_linestatus) ORDER BY l_returnflag NULLS LAST, l_linestatus NULLS LAST`,
 		`SELECT upper(l_shipmode) AS m, round(avg(l_tax * 100), 4) AS t FROM lineitem
 		WHERE l_partkey % 7 = 3 GROUP BY m ORDER BY t DESC, m LIMIT 3`,
+		`SELECT count(*), sum(q) FROM (SELECT l_quantity AS q, l_comment AS c, l_tax * 2 AS t, l_shipdate AS d FROM lineitem) s
+		WHERE q > 10 AND d < DATE '1995-06-01'`,
 	} {
 		distributedEqualsLocal(t, e, "prism", text)
 	}
