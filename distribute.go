@@ -21,8 +21,9 @@ import (
 // partials the workers return, merged, join the aggregate's seeds (the partials
 // answered from statistics), and the aggregate reads nothing more: the rest of the
 // statement runs here. A plan that reads no table (statistics answered it) is left
-// as it is; any other shape is INVALID_SETTING.
-func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, memoryLimit int64, x *Execution) error {
+// as it is; any other shape is INVALID_SETTING. The memory the merged partials hold
+// is reserved from env's budget until *release is called.
+func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, memoryLimit int64, x *Execution, release *func()) error {
 	a, scan, err := distributedPart(node)
 	if err != nil || a == nil {
 		return err
@@ -77,6 +78,13 @@ func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, 
 			d.WorkerMS += millis(t)
 			d.SlowestZoneMS = max(d.SlowestZoneMS, millis(t))
 		}
+		// The merged groups are held until the statement ends: their memory, about
+		// twice their byte form's once decoded and merged, is the statement's.
+		held := 2 * int64(len(b))
+		if err := env.Budget.Reserve(held); err != nil {
+			return err
+		}
+		*release = func() { env.Budget.Release(held) }
 		partial, err = dist.UnmarshalPartial(a, b)
 		if err != nil {
 			return err

@@ -98,7 +98,9 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	ctx, env.RowLimit, stop = s.Limits.rowBreaker(ctx)
 	defer stop()
 	if s.Execution == "beam" {
-		if err := e.distribute(ctx, env, node, s.MemoryLimit, &rec.Execution); err != nil {
+		release := func() {}
+		defer func() { release() }()
+		if err := e.distribute(ctx, env, node, s.MemoryLimit, &rec.Execution, &release); err != nil {
 			return nil, guarded(ctx, err)
 		}
 	}
