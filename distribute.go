@@ -51,7 +51,9 @@ func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, 
 	}
 	x.Distributed = d
 	if len(ids) == 0 {
-		return nil // every zone skipped or answered: the aggregate reads nothing
+		// Every zone skipped or answered: the seeds are the whole answer.
+		a.Input = &plan.Values{Cols: a.Input.Columns()}
+		return nil
 	}
 	l := ref.Listing
 	tref := dist.TableRefOf(l.Format, ref.Location, l, ref.Version)

@@ -207,3 +207,17 @@ func TestChangedFileFailsTheAggregate(t *testing.T) {
 		t.Fatalf("%v, want SOURCE_CHANGED", err)
 	}
 }
+
+// TestNothingToShip: when pruning leaves no zone to read, nothing runs on Beam, the
+// result is the aggregate over no row, and the scan is recorded once.
+func TestNothingToShip(t *testing.T) {
+	e := open(t, lore.BeamOptions{Command: "/nonexistent/lore-beam"})
+	query(t, e, fmt.Sprintf("CREATE TABLE h WITH (location = %s, format = 'parquet')", types.QuoteString(disttest.WriteHive(t))), nil)
+	res := query(t, e, "SELECT count(*), max(x) FROM h WHERE id > 1000000000", beam)
+	if got := rows(res); len(got) != 1 || got[0] != "0\t(null)" {
+		t.Errorf("rows %q, want 0 and NULL", got)
+	}
+	if d := res.Record.Execution.Distributed; d == nil || d.ZonesShipped != 0 || len(res.Record.Scans) != 1 || res.Record.Scans[0].Snapshot.RowGroupsRead != 0 {
+		t.Errorf("distributed %+v, scans %+v", d, res.Record.Scans)
+	}
+}
