@@ -146,20 +146,14 @@ func seedWith(a *plan.Aggregate, p *dist.Partial) error {
 func distributedPart(node plan.Node) (*plan.Aggregate, *plan.Scan, error) {
 	var scans []*plan.Scan
 	var aggs []*plan.Aggregate
-	var walk func(n plan.Node)
-	walk = func(n plan.Node) {
+	plan.WalkNodes(node, func(n plan.Node) {
 		switch x := n.(type) {
 		case *plan.Scan:
 			scans = append(scans, x)
 		case *plan.Aggregate:
 			aggs = append(aggs, x)
 		}
-		plan.ForEachSubquery(n, walk)
-		for _, in := range n.Inputs() {
-			walk(in)
-		}
-	}
-	walk(node)
+	})
 	switch len(scans) {
 	case 0:
 		return nil, nil, nil

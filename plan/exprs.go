@@ -199,6 +199,32 @@ func ForEachSubquery(n Node, f func(Node)) {
 	})
 }
 
+// WalkNodes calls f on n and on every node under it, parents first: its inputs, the
+// plans of its subqueries, a shared plan's input (once, however often the plan is
+// referenced) and a recursive query's anchor and step.
+func WalkNodes(n Node, f func(Node)) {
+	seen := map[*Shared]bool{}
+	var walk func(Node)
+	walk = func(n Node) {
+		f(n)
+		switch x := n.(type) {
+		case *Shared:
+			if !seen[x] {
+				seen[x] = true
+				walk(x.Input)
+			}
+		case *RecursiveCTE:
+			walk(x.Anchor)
+			walk(x.Step)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+		ForEachSubquery(n, walk)
+	}
+	walk(n)
+}
+
 // ScalarSubqueries returns the scalar subqueries of n's own expressions (not of its
 // inputs').
 func ScalarSubqueries(n Node) []*Subquery {

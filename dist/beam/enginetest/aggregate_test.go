@@ -175,12 +175,15 @@ func TestAggregatesThatCannotRunOnBeam(t *testing.T) {
 		"SELECT count(*) FROM h a JOIN h b USING (id)",
 		"SELECT count(*) FROM h WHERE x > (SELECT avg(x) FROM h)",
 		"SELECT count(*) OVER () FROM h",
+		"WITH s AS (SELECT * FROM h) SELECT count(*) FROM s a JOIN s b USING (id)",
 	} {
 		_, err := e.Query(context.Background(), text, beam)
 		if errs.CodeOf(err) != errs.InvalidSetting || !strings.Contains(err.Error(), "execution = 'beam'") {
 			t.Errorf("%s: %v, want INVALID_SETTING", text, err)
 		}
 	}
+	// An aggregate over the table inside a WITH query read twice runs on Beam.
+	distributedEqualsLocal(t, e, "prism", "WITH s AS (SELECT p, count(*) AS n, sum(x) AS x FROM h GROUP BY p) SELECT a.p, a.n, b.x FROM s a JOIN s b USING (p) ORDER BY a.p")
 	res := query(t, e, "SELECT 1 + 1", beam)
 	if got := rows(res); len(got) != 1 || got[0] != "2" {
 		t.Errorf("SELECT 1 + 1 on Beam: %v", got)
