@@ -123,11 +123,7 @@ func seedWith(a *plan.Aggregate, p *dist.Partial) error {
 		return err
 	}
 	if a.Seeds != nil {
-		seeds := &dist.Partial{Keys: a.SeedKeys, States: a.Seeds, Groups: 1}
-		if len(a.SeedKeys) > 0 {
-			seeds.Groups = a.SeedKeys[0].Len()
-		}
-		if err := m.Add(seeds); err != nil {
+		if err := m.Add(dist.NewPartial(a, a.SeedKeys, a.Seeds)); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,19 @@ type Partial struct {
 	Groups int
 }
 
+// NewPartial is the partial of aggregate a holding states over the groups of keys
+// (one array per group expression; none when a groups nothing, which is one group).
+func NewPartial(a *plan.Aggregate, keys []arrow.Array, states []agg.Accumulator) *Partial {
+	p := &Partial{Keys: keys, States: states, Groups: 1}
+	if len(a.Groups) > 0 {
+		p.Groups = 0
+		if len(keys) > 0 {
+			p.Groups = keys[0].Len()
+		}
+	}
+	return p
+}
+
 // The byte form of a partial, for the aggregate of the fragment it came from:
 //
 //	"LAP" partialVersion           four bytes
@@ -250,13 +263,9 @@ func (m *Merger) Result() *Partial {
 	return p
 }
 
-// MergeForms merges partials of fragment's aggregate, each in its byte form, into
-// the byte form of one: a runner's combining step.
-func MergeForms(fragment []byte, forms ...[]byte) ([]byte, error) {
-	a, _, err := UnmarshalFragment(fragment)
-	if err != nil {
-		return nil, err
-	}
+// MergeForms merges partials of aggregate a (a fragment's, UnmarshalFragment), each
+// in its byte form, into the byte form of one: a runner's combining step.
+func MergeForms(a *plan.Aggregate, forms ...[]byte) ([]byte, error) {
 	m, err := NewMerger(a)
 	if err != nil {
 		return nil, err
@@ -304,13 +313,7 @@ func RunZone(ctx context.Context, fragment []byte, z *source.ZoneRef, memoryLimi
 		if err != nil {
 			return err
 		}
-		p = &Partial{Keys: keys, States: states, Groups: 1}
-		if len(a.Groups) > 0 {
-			p.Groups = 0
-			if len(keys) > 0 {
-				p.Groups = keys[0].Len()
-			}
-		}
+		p = NewPartial(a, keys, states)
 		return nil
 	})
 	return p, err

@@ -2,6 +2,7 @@ package lorebeam
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/loredb/lore/dist"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/plan"
 	"github.com/loredb/lore/source"
 )
 
@@ -72,12 +74,21 @@ func (f *partialFn) ProcessElement(ctx context.Context, desc []byte, timeLine fu
 }
 
 // mergeFn merges two partials of the fragment's aggregate, each in its byte form.
+// The fragment is decoded once per instance, at its first merge.
 type mergeFn struct {
 	Fragment []byte `json:"fragment"`
+
+	once sync.Once
+	agg  *plan.Aggregate
+	err  error
 }
 
 func (f *mergeFn) MergeAccumulators(a, b []byte) ([]byte, error) {
-	m, err := dist.MergeForms(f.Fragment, a, b)
+	f.once.Do(func() { f.agg, _, f.err = dist.UnmarshalFragment(f.Fragment) })
+	if f.err != nil {
+		return nil, failure(f.err)
+	}
+	m, err := dist.MergeForms(f.agg, a, b)
 	if err != nil {
 		return nil, failure(err)
 	}
