@@ -134,7 +134,7 @@ func (e *Engine) analyze(ctx context.Context, st *sql.Analyze, s *settingsValues
 	var full fullReader
 	var fullRead types.Value = types.NullOf(types.String)
 	switch {
-	case form.sketches && s.Execution == "beam":
+	case form.sketches && e.onBeam(s.Execution, l.Bytes()):
 		limit := e.opts.MemoryLimit
 		if s.MemoryLimit > 0 {
 			limit = s.MemoryLimit

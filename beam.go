@@ -43,6 +43,13 @@ type BeamOptions struct {
 	// every worker can write and the engine read (a shared mount for a cluster).
 	// Default: $LORE_BEAM_WORKDIR, else the spill directory.
 	WorkDir string
+	// Above is the size from which a statement under execution = 'auto' (the
+	// default) runs on Beam by itself: a query whose aggregate over a table would
+	// read at least Above compressed bytes of column chunks, an ANALYZE … WITH
+	// (sketches = true) of a table whose files hold at least Above bytes. 0: none —
+	// only execution = 'beam' runs there. Default: $LORE_BEAM_ABOVE (a size such as
+	// 100GiB).
+	Above int64
 }
 
 // The environment variables that set BeamOptions the options leave unset.
@@ -51,6 +58,7 @@ const (
 	beamRunnerEnv   = "LORE_BEAM_RUNNER"
 	beamEndpointEnv = "LORE_BEAM_ENDPOINT"
 	beamWorkDirEnv  = "LORE_BEAM_WORKDIR"
+	beamAboveEnv    = "LORE_BEAM_ABOVE"
 )
 
 // fromEnvironment fills what o leaves unset from the environment, and the runner's
@@ -70,8 +78,23 @@ func (o *BeamOptions) fromEnvironment(spillDir string) {
 	set(&o.WorkDir, beamWorkDirEnv, spillDir)
 }
 
+// aboveFromEnvironment takes Above from $LORE_BEAM_ABOVE when o leaves it unset.
+func (o *BeamOptions) aboveFromEnvironment() error {
+	if v := os.Getenv(beamAboveEnv); o.Above == 0 && v != "" {
+		n, err := parseBytes(v)
+		if err != nil || n < 1 {
+			return errs.New(errs.InvalidSetting, "%s: invalid size %q: want a positive size such as 100GiB", beamAboveEnv, v)
+		}
+		o.Above = n
+	}
+	return nil
+}
+
 // validate reports a runner lore-beam cannot be asked for.
 func (o *BeamOptions) validate() error {
+	if o.Above < 0 {
+		return errs.New(errs.InvalidSetting, "Beam's size threshold %d is negative", o.Above)
+	}
 	if o.Runner == "" || strings.ContainsAny(o.Runner, " \t\n=") || strings.HasPrefix(o.Runner, "-") {
 		return errs.New(errs.InvalidSetting, "Beam runner %q is not a runner's name (prism, universal, flink, spark, dataflow)", o.Runner)
 	}
@@ -104,8 +127,10 @@ type Distributed struct {
 	// server when it has one.
 	Runner   string `json:"runner"`
 	Endpoint string `json:"endpoint,omitempty"`
-	// ZonesShipped is the number of zones the workers read.
-	ZonesShipped int `json:"zones_shipped"`
+	// ZonesShipped is the number of zones the workers read, Bytes the compressed
+	// size of the column chunks they read of them (ANALYZE's: the files' size).
+	ZonesShipped int   `json:"zones_shipped"`
+	Bytes        int64 `json:"bytes"`
 	// PipelineMS is the wall time from submitting the pipeline to its end, as the
 	// engine saw it (the runner's start-up included); MergeMS the time the engine
 	// took to read the workers' results and merge them into the record.
@@ -134,6 +159,7 @@ func (e *Engine) beamFullRead(ctx context.Context, t catalog.Table, l *source.Li
 	if err != nil || len(zones) == 0 {
 		return d, err // nothing to read: the footers' record is the full one
 	}
+	d.Bytes = l.Bytes()
 	job, err := dist.MarshalJob(nil, zones)
 	if err != nil {
 		return nil, err
@@ -154,6 +180,18 @@ func (e *Engine) beamFullRead(ctx context.Context, t catalog.Table, l *source.Li
 // addressS3 sets in ref the address of the S3-compatible store cfg names.
 func (e *Engine) addressS3(ref *source.TableRef, cfg s3.Config) {
 	ref.S3Endpoint, ref.S3Region, ref.S3AllowHTTP, ref.S3PathStyle = cfg.Endpoint, cfg.Region, cfg.AllowHTTP, cfg.PathStyle
+}
+
+// onBeam says whether work that reads bytes compressed bytes runs on Beam under the
+// execution setting: always under 'beam', from the engine's Beam.Above under 'auto'.
+func (e *Engine) onBeam(execution string, bytes int64) bool {
+	return execution == "beam" || e.beamAuto(execution) && bytes >= e.opts.Beam.Above
+}
+
+// beamAuto says whether the execution setting leaves it to the size of a
+// statement's read whether it runs on Beam.
+func (e *Engine) beamAuto(execution string) bool {
+	return execution == "auto" && e.opts.Beam.Above > 0
 }
 
 // newDistributed checks the engine's Beam options and begins the record of a run
@@ -212,6 +250,14 @@ func (e *Engine) runJob(ctx context.Context, sub string, job []byte, memoryLimit
 	}
 	d.MergeMS = millis(time.Since(start))
 	return nil
+}
+
+// addZoneTimes adds the times workers took over zones, one each, to d.
+func (d *Distributed) addZoneTimes(took []time.Duration) {
+	for _, t := range took {
+		d.WorkerMS += millis(t)
+		d.SlowestZoneMS = max(d.SlowestZoneMS, millis(t))
+	}
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -3,6 +3,7 @@ package lore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/loredb/lore"
@@ -46,5 +47,39 @@ func TestExecutionSetting(t *testing.T) {
 	res = query(t, e, "ANALYZE ev WITH (sketches = true)")
 	if v := cell(res, 0, 3); v != "local" {
 		t.Errorf("full_read %s, want local", v)
+	}
+}
+
+// TestBeamAbove: the size from which statements run on Beam unasked is checked when
+// the engine opens — a size and a lore-beam that can run — and a statement that
+// reads less than it runs here under execution = 'auto', the default.
+func TestBeamAbove(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range []lore.BeamOptions{
+		{Above: -1, Command: os.Args[0]},
+		{Above: 1, Command: "/nonexistent/lore-beam"},
+		{Above: 1, Command: os.Args[0], Runner: "universal"},
+	} {
+		_, err := lore.Open(ctx, lore.Options{Home: t.TempDir(), Beam: o})
+		if errs.CodeOf(err) != errs.InvalidSetting {
+			t.Errorf("%+v: %v, want INVALID_SETTING", o, err)
+		}
+	}
+	t.Setenv("LORE_BEAM_ABOVE", "lots")
+	if _, err := lore.Open(ctx, lore.Options{Home: t.TempDir(), Beam: lore.BeamOptions{Command: os.Args[0]}}); errs.CodeOf(err) != errs.InvalidSetting {
+		t.Errorf("LORE_BEAM_ABOVE=lots: %v, want INVALID_SETTING", err)
+	}
+	t.Setenv("LORE_BEAM_ABOVE", "1GiB")
+	dir := events(t, 1000, 2, 500, false)
+	e := open(t, lore.Options{Beam: lore.BeamOptions{Command: os.Args[0]}})
+	query(t, e, fmt.Sprintf("CREATE TABLE ev WITH (location = '%s', format = 'parquet')", dir))
+	for _, text := range []string{"SELECT count(*), sum(status) FROM ev WHERE status % 7 = 1", "ANALYZE ev WITH (sketches = true)"} {
+		res := query(t, e, text)
+		if d := res.Record.Execution.Distributed; d != nil {
+			t.Errorf("%s: ran on Beam below the threshold: %+v", text, d)
+		}
+	}
+	if _, err := e.Query(ctx, "SELECT 1", map[string]string{"execution": "AUTO"}); err != nil {
+		t.Errorf("execution = 'AUTO': %v", err)
 	}
 }

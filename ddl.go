@@ -378,8 +378,8 @@ func (e *Engine) describeDetail(ctx context.Context, st *sql.DescribeDetail) (*R
 		if rows, err = l.Rows(ctx, store); err != nil {
 			return nil, errs.At(errs.DescribeFailed, st.Start, "cannot read the footers of %s: %s", st.Name, err.Error())
 		}
+		size = l.Bytes()
 		for _, f := range l.Files {
-			size += f.Info.Size
 			lastModified = max(lastModified, f.Info.ModTime.UnixMilli()*1000) // ms, as records keep it
 		}
 	}

@@ -14,47 +14,46 @@ import (
 )
 
 // distribute runs on Beam's workers the part of query plan node that reads a table,
-// under execution = 'beam': an aggregate over one table's scan (filtered and
-// projected). The coordinator — this engine — has classified the scan's zones
-// already; it ships only those left to read (exec.ScanZones), with the aggregate as
+// under execution = 'beam' (or 'auto', when it reads at least the engine's
+// Beam.Above): an aggregate over one table's scan (filtered and projected). The
+// coordinator — this engine — has classified the scan's zones already; it ships
+// only those left to read (exec.PlanZones), with the aggregate as
 // a plan fragment, and every worker reads its zones at the statement's version. The
 // partials the workers return, merged, join the aggregate's seeds (the partials
 // answered from statistics), and the aggregate reads nothing more: the rest of the
 // statement runs here. A plan that reads no table (statistics answered it) is left
-// as it is; any other shape is INVALID_SETTING. The memory the merged partials hold
-// is reserved from env's budget until *release is called.
-func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, memoryLimit int64, x *Execution, release *func()) error {
-	a, scan, err := distributedPart(node)
+// as it is; any other shape is INVALID_SETTING under 'beam' and runs locally under
+// 'auto'. The memory the merged partials hold is reserved from env's budget until
+// *release is called.
+func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, s *settingsValues, x *Execution, release *func()) error {
+	a, scan, fragment, err := distributedPart(node)
+	if err != nil && s.Execution != "beam" {
+		return nil // not a shape Beam runs: 'auto' leaves it here
+	}
 	if err != nil || a == nil {
 		return err
 	}
-	ref := scan.Ref
-	if ref.Version == (source.Version{}) {
-		return errs.New(errs.InvalidSetting, "execution = 'beam' reads one version of a table on every worker, and the version of %q cannot be taken", ref.Location)
-	}
-	fragment, err := dist.MarshalFragment(a)
+	z, err := exec.PlanZones(ctx, env, scan)
 	if err != nil {
 		return err
 	}
-	// What workers cannot read back (a function they cannot resolve from its name
-	// and arguments) is refused here, before anything runs.
-	if _, _, err := dist.UnmarshalFragment(fragment); err != nil {
-		return errs.New(errs.InvalidSetting, "execution = 'beam' cannot send this statement's aggregate to workers: %v", err)
+	if !e.onBeam(s.Execution, z.Bytes) {
+		return nil
 	}
-	ids, err := exec.ScanZones(ctx, env, scan)
-	if err != nil {
-		return err
-	}
+	ids := z.IDs
+	z.Claim(env)
 	d, err := e.newDistributed(len(ids))
 	if err != nil {
 		return err
 	}
+	d.Bytes = z.Bytes
 	x.Distributed = d
 	if len(ids) == 0 {
 		// Every zone skipped or answered: the seeds are the whole answer.
 		a.Input = &plan.Values{Cols: a.Input.Columns()}
 		return nil
 	}
+	ref := scan.Ref
 	l := ref.Listing
 	tref := dist.TableRefOf(l.Format, ref.Location, l, ref.Version)
 	cfg, err := e.refS3(ctx, ref)
@@ -71,15 +70,12 @@ func (e *Engine) distribute(ctx context.Context, env *exec.Env, node plan.Node, 
 		return err
 	}
 	var partial *dist.Partial
-	err = e.runJob(ctx, "aggregate", job, memoryLimit, d, func(r io.Reader) error {
+	err = e.runJob(ctx, "aggregate", job, s.MemoryLimit, d, func(r io.Reader) error {
 		b, took, err := dist.ReadPartialResults(ctx, r, len(zones))
 		if err != nil {
 			return err
 		}
-		for _, t := range took {
-			d.WorkerMS += millis(t)
-			d.SlowestZoneMS = max(d.SlowestZoneMS, millis(t))
-		}
+		d.addZoneTimes(took)
 		// The merged groups are held until the statement ends: their memory, about
 		// twice their byte form's once decoded and merged, is the statement's.
 		held := 2 * int64(len(b))
@@ -137,9 +133,31 @@ func seedWith(a *plan.Aggregate, p *dist.Partial) error {
 }
 
 // distributedPart finds in node the aggregate that reads the statement's only
-// scan: nil when the statement reads no table, INVALID_SETTING when it reads one
-// otherwise, or more than one.
-func distributedPart(node plan.Node) (*plan.Aggregate, *plan.Scan, error) {
+// scan, with its fragment for workers: nil when the statement reads no table,
+// INVALID_SETTING when it reads one otherwise, or more than one, or workers could
+// not run the aggregate.
+func distributedPart(node plan.Node) (*plan.Aggregate, *plan.Scan, []byte, error) {
+	a, scan, err := distributedScan(node)
+	if err != nil || a == nil {
+		return nil, nil, nil, err
+	}
+	if scan.Ref.Version == (source.Version{}) {
+		return nil, nil, nil, errs.New(errs.InvalidSetting, "execution = 'beam' reads one version of a table on every worker, and the version of %q cannot be taken", scan.Ref.Location)
+	}
+	fragment, err := dist.MarshalFragment(a)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// What workers cannot read back (a function they cannot resolve from its name
+	// and arguments) is refused here, before anything runs.
+	if _, _, err := dist.UnmarshalFragment(fragment); err != nil {
+		return nil, nil, nil, errs.New(errs.InvalidSetting, "execution = 'beam' cannot send this statement's aggregate to workers: %v", err)
+	}
+	return a, scan, fragment, nil
+}
+
+// distributedScan finds in node the aggregate over the statement's only scan.
+func distributedScan(node plan.Node) (*plan.Aggregate, *plan.Scan, error) {
 	var scans []*plan.Scan
 	var aggs []*plan.Aggregate
 	plan.WalkNodes(node, func(n plan.Node) {

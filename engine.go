@@ -357,10 +357,10 @@ func (e *Engine) statement(ctx context.Context, st sql.Statement, s *settingsVal
 		return nil, errs.New(errs.InvalidSetting, "dry_run estimates a query (SELECT or EXPLAIN); this statement has no estimate")
 	}
 	switch st.(type) {
-	case *sql.Analyze, *sql.Query:
+	case *sql.Analyze, *sql.Query, *sql.Optimize:
 	default:
 		if s.Execution == "beam" {
-			return nil, errs.New(errs.InvalidSetting, "execution = 'beam' runs ANALYZE's full read (WITH (sketches = true)) and queries' aggregates over a table on Apache Beam; other statements run locally")
+			return nil, errs.New(errs.InvalidSetting, "execution = 'beam' runs ANALYZE's full read (WITH (sketches = true)), queries' aggregates over a table and OPTIMIZE on Apache Beam; other statements run locally")
 		}
 	}
 	if _, ok := st.(*sql.Query); !ok {

@@ -134,18 +134,43 @@ func (e *Engine) optimize(ctx context.Context, st *sql.Optimize, s *settingsValu
 		RowGroupRows: form.rowGroupRows, RowGroupBytes: form.rowGroupBytes, FileBytes: form.fileBytes,
 		ClusteredBy: t.ClusteredBy, Bloom: t.Bloom, CreatedBy: "lore " + loreVersion(),
 	}
+	selected := fileGroup{files: files}.listing(l)
 	if e.opts.Progress != nil {
-		sel := *l
-		sel.Files = make([]source.FileRef, 0, len(files))
-		for _, i := range files {
-			sel.Files = append(sel.Files, l.Files[i])
-		}
-		total, _ := sel.Rows(ctx, store)
+		total, _ := selected.Rows(ctx, store)
 		what := "optimize " + t.Name
 		res.progress = func(done int64) { e.opts.Progress(what, min(done, total), max(total, done)) }
 	}
-	for _, group := range byDirectory(dir, l, files) {
-		if err := e.rewrite(ctx, env, t, dir, l, group, opts, &res); err != nil {
+	var onBeam *Distributed
+	var version source.Version
+	if e.onBeam(s.Execution, selected.Bytes()) {
+		if version, err = l.Version(); err != nil {
+			return nil, err
+		}
+		onBeam = &Distributed{}
+		defer func() { qr.Execution.Distributed = onBeam }()
+	}
+	memoryLimit := e.opts.MemoryLimit
+	if s.MemoryLimit > 0 {
+		memoryLimit = s.MemoryLimit
+	}
+	for gi, group := range byDirectory(dir, l, files) {
+		if onBeam != nil {
+			cur := l
+			if gi > 0 {
+				// The directories rewritten so far changed the table's version;
+				// workers read the next one's files at the version it is at now.
+				if cur, group, err = e.relist(ctx, t, l, group); err != nil {
+					return nil, err
+				}
+				if version, err = cur.Version(); err != nil {
+					return nil, err
+				}
+			}
+			err = e.rewriteOnBeam(ctx, t, dir, cur, version, store, group, opts, memoryLimit, &res, onBeam)
+		} else {
+			err = e.rewrite(ctx, env, t, dir, l, group, opts, &res)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -321,20 +346,61 @@ func relPath(location, p string) string {
 // rewrite sorts the rows of one directory's selected files, writes them as the
 // layout says into a staging directory, and publishes them in place of those files.
 func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, location string, l *source.Listing, g fileGroup, opts parquet.LayoutOptions, res *optimizeResult) error {
-	sub := *l
-	sub.Files = make([]source.FileRef, 0, len(g.files))
-	var remove []string
-	for _, i := range g.files {
-		sub.Files = append(sub.Files, l.Files[i])
-		remove = append(remove, relPath(location, l.Files[i].Info.Path))
-		res.bytesBefore += l.Files[i].Info.Size
-	}
-	ref := &plan.TableRef{Name: t.Name, Location: location, Listing: &sub, Rows: -1, Store: env.Store}
+	sub := g.listing(l)
+	ref := &plan.TableRef{Name: t.Name, Location: location, Listing: sub, Rows: -1, Store: env.Store}
 	ref.Rows, _ = sub.Rows(ctx, env.Store)
 	node, err := bindOver(ctx, sortQuery(t, l), ref)
 	if err != nil {
 		return err
 	}
+	return stageRewrite(location, l, g, res, func(stage *publish.Stage) ([]parquet.WrittenFile, error) {
+		n, done := 0, res.rows
+		w, err := parquet.NewLayoutWriter(plan.Schema(node), func() string {
+			n++
+			return filepath.Join(stage.Dir, fmt.Sprintf("%05d.parquet", n))
+		}, opts)
+		if err != nil {
+			return nil, err
+		}
+		err = writeSorted(ctx, env, node, func(rec arrow.Record) error {
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+			if done += rec.NumRows(); res.progress != nil {
+				res.progress(done)
+			}
+			if optimizeHook != nil {
+				optimizeHook()
+			}
+			return nil
+		})
+		if err == nil {
+			// A statement canceled after its last batch was handed over publishes nothing.
+			err = ctx.Err()
+		}
+		if err != nil {
+			w.Abort()
+			return nil, guarded(ctx, err)
+		}
+		return w.Close()
+	})
+}
+
+// listing is l with only g's files.
+func (g fileGroup) listing(l *source.Listing) *source.Listing {
+	sub := *l
+	sub.Files = make([]source.FileRef, 0, len(g.files))
+	for _, i := range g.files {
+		sub.Files = append(sub.Files, l.Files[i])
+	}
+	return &sub
+}
+
+// stageRewrite has write write the rows of g's files — of listing l of location —
+// into a staging directory of its own, in the files it returns, in order, and
+// publishes them in place of g's files (the staging directory is discarded when
+// write fails).
+func stageRewrite(location string, l *source.Listing, g fileGroup, res *optimizeResult, write func(*publish.Stage) ([]parquet.WrittenFile, error)) error {
 	id := fmt.Sprintf("%d-%s", time.Now().UnixNano(), newID()[:8])
 	stage, err := publish.NewStage(location, id)
 	if err != nil {
@@ -346,57 +412,61 @@ func (e *Engine) rewrite(ctx context.Context, env *exec.Env, t catalog.Table, lo
 			stage.Discard()
 		}
 	}()
-	n, done := 0, res.rows
-	w, err := parquet.NewLayoutWriter(plan.Schema(node), func() string {
-		n++
-		return filepath.Join(stage.Dir, fmt.Sprintf("%05d.parquet", n))
-	}, opts)
-	if err != nil {
-		return err
-	}
-	err = writeSorted(ctx, env, node, func(rec arrow.Record) error {
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-		if done += rec.NumRows(); res.progress != nil {
-			res.progress(done)
-		}
-		if optimizeHook != nil {
-			optimizeHook()
-		}
-		return nil
-	})
-	if err == nil {
-		// A statement canceled after its last batch was handed over publishes nothing.
-		err = ctx.Err()
-	}
-	if err != nil {
-		w.Abort()
-		return guarded(ctx, err)
-	}
-	written, err := w.Close()
+	written, err := write(stage)
 	if err != nil {
 		return err
 	}
 	var m publish.Manifest
+	var rows int64
 	for i, f := range written {
 		final := fmt.Sprintf("part-%s-%05d.parquet", id, i+1)
 		if g.rel != "." {
 			final = g.rel + "/" + final
 		}
 		m.Add = append(m.Add, publish.Move{Staged: filepath.Base(f.Path), Final: final})
-		res.rows += f.Rows
-		res.rowGroups += int64(f.RowGroups)
-		res.bytesAfter += f.Bytes
+		rows += f.Rows
 	}
-	m.Remove = remove
+	for _, i := range g.files {
+		m.Remove = append(m.Remove, relPath(location, l.Files[i].Info.Path))
+	}
 	if err := stage.Publish(m); err != nil {
 		return err
 	}
 	published = true
-	res.filesReplaced += int64(len(remove))
+	for _, i := range g.files {
+		res.bytesBefore += l.Files[i].Info.Size
+	}
+	for _, f := range written {
+		res.rowGroups += int64(f.RowGroups)
+		res.bytesAfter += f.Bytes
+	}
+	res.rows += rows
+	res.filesReplaced += int64(len(g.files))
 	res.filesWritten += int64(len(written))
 	return nil
+}
+
+// relist lists table t again and finds in it the files of g, of the earlier
+// listing l: one of them gone is SOURCE_CHANGED.
+func (e *Engine) relist(ctx context.Context, t catalog.Table, l *source.Listing, g fileGroup) (*source.Listing, fileGroup, error) {
+	now, _, err := e.resolveTable(ctx, t, source.AsOf{})
+	if err != nil {
+		return nil, g, err
+	}
+	at := make(map[string]int, len(now.Files))
+	for i, f := range now.Files {
+		at[f.Info.Path] = i
+	}
+	files := make([]int, len(g.files))
+	for k, i := range g.files {
+		j, ok := at[l.Files[i].Info.Path]
+		if !ok || now.Files[j].Info.Size != l.Files[i].Info.Size {
+			return nil, g, errs.New(errs.SourceChanged, "%q changed while OPTIMIZE ran", l.Files[i].Info.Path)
+		}
+		files[k] = j
+	}
+	g.files = files
+	return now, g, nil
 }
 
 // writeSorted runs node and hands its batches to write in another goroutine, so

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/dist/disttest"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/gen"
 	"github.com/loredb/lore/internal/publish"
@@ -26,29 +27,6 @@ func fingerprint(t *testing.T, e *lore.Engine, table string) string {
 	t.Helper()
 	res := query(t, e, "SELECT count(*), sum(user_id), sum(hash(ts, user_id, category, amount, latency_ms, status, country, flag) % 1000000007) FROM "+table)
 	return cell(res, 0, 0) + "/" + cell(res, 0, 1) + "/" + cell(res, 0, 2)
-}
-
-// parquetFiles lists the visible Parquet files under dir.
-func parquetFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && strings.HasPrefix(d.Name(), "_") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".parquet") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // optimizeRow runs OPTIMIZE and returns its result row by column name.
@@ -68,7 +46,7 @@ func TestOptimizeClustersEvents(t *testing.T) {
 	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'], bloom = ARRAY['country'])")
 	query(t, e, "ANALYZE ev")
 	before := fingerprint(t, e, "ev")
-	oldFiles := parquetFiles(t, dir)
+	oldFiles := disttest.ParquetFiles(t, dir)
 
 	row := optimizeRow(t, e, "OPTIMIZE ev WITH (row_group_rows = 4000, file_bytes = 400000)")
 	t.Logf("fingerprint %s, result %v", before, row)
@@ -83,7 +61,7 @@ func TestOptimizeClustersEvents(t *testing.T) {
 	if after := fingerprint(t, e, "ev"); after != before {
 		t.Fatalf("rows changed: %s, was %s", after, before)
 	}
-	files := parquetFiles(t, dir)
+	files := disttest.ParquetFiles(t, dir)
 	for _, f := range files {
 		if slices.Contains(oldFiles, f) {
 			t.Fatalf("replaced file %s is still there", f)
@@ -172,12 +150,12 @@ func TestOptimizeWhereRewritesSelectedFiles(t *testing.T) {
 	e := open(t, lore.Options{})
 	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
 	before := fingerprint(t, e, "ev")
-	old := parquetFiles(t, dir)
+	old := disttest.ParquetFiles(t, dir)
 	row := optimizeRow(t, e, "OPTIMIZE ev WHERE ts < TIMESTAMP '2024-01-15'")
 	if row["files_replaced"] != "1" {
 		t.Fatalf("result row %v, want one file replaced", row)
 	}
-	now := parquetFiles(t, dir)
+	now := disttest.ParquetFiles(t, dir)
 	kept := 0
 	for _, f := range old {
 		if slices.Contains(now, f) {
@@ -195,7 +173,7 @@ func TestOptimizeWhereRewritesSelectedFiles(t *testing.T) {
 func TestOptimizeRewritesPerPartition(t *testing.T) {
 	src := events(t, 30_000, 3, 5_000, false)
 	dir := filepath.Join(t.TempDir(), "part")
-	for i, f := range parquetFiles(t, src) {
+	for i, f := range disttest.ParquetFiles(t, src) {
 		d := filepath.Join(dir, "region="+string(rune('a'+i%2)))
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -218,7 +196,7 @@ func TestOptimizeRewritesPerPartition(t *testing.T) {
 	if got := cell(query(t, e, "SELECT string_agg(region || ':' || n, ',' ORDER BY region) FROM (SELECT region, count(*) AS n FROM pt GROUP BY region) x"), 0, 0); got != perRegion {
 		t.Fatalf("rows per partition %s, were %s", got, perRegion)
 	}
-	for _, f := range parquetFiles(t, dir) {
+	for _, f := range disttest.ParquetFiles(t, dir) {
 		if !strings.Contains(f, "region=") {
 			t.Fatalf("file %s left its partition", f)
 		}
@@ -344,13 +322,13 @@ func TestOptimizeFailsCleanly(t *testing.T) {
 	e := open(t, lore.Options{SpillLimit: 1 << 10})
 	query(t, e, "CREATE TABLE ev WITH (location = '"+dir+"', clustered_by = ARRAY['user_id'])")
 	want := fingerprint(t, e, "ev")
-	files := parquetFiles(t, dir)
+	files := disttest.ParquetFiles(t, dir)
 	check := func(what string) {
 		t.Helper()
 		if got := fingerprint(t, e, "ev"); got != want {
 			t.Fatalf("%s: the table holds %s, want %s", what, got, want)
 		}
-		if got := parquetFiles(t, dir); !slices.Equal(got, files) {
+		if got := disttest.ParquetFiles(t, dir); !slices.Equal(got, files) {
 			t.Fatalf("%s: files %v, want %v", what, got, files)
 		}
 		if publish.Pending(dir) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -182,6 +183,9 @@ func (o *Options) fromEnvironment() error {
 	if err := o.spillFromEnvironment(); err != nil {
 		return err
 	}
+	if err := o.Beam.aboveFromEnvironment(); err != nil {
+		return err
+	}
 	v := os.Getenv(memoryLimitEnv)
 	if o.MemoryLimit > 0 || v == "" {
 		return nil
@@ -201,6 +205,20 @@ const cacheBytesEnv = "LORE_CACHE_BYTES"
 func (o *Options) Validate() error {
 	if o.MemoryLimit < 1<<20 {
 		return errs.New(errs.InvalidSetting, "memory limit %d bytes is below 1 MiB", o.MemoryLimit)
+	}
+	if o.Beam.Above != 0 {
+		// A size threshold sends statements to Beam unasked: a runner that cannot
+		// be reached is the configuration's error, found before any statement.
+		if err := o.Beam.validate(); err != nil {
+			return err
+		}
+		c, err := o.Beam.command()
+		if err != nil {
+			return err
+		}
+		if _, err := exec.LookPath(c); err != nil {
+			return errs.New(errs.InvalidSetting, "the lore-beam command %q cannot run: %v", c, err)
+		}
 	}
 	return o.Ceilings.validate()
 }

@@ -97,10 +97,10 @@ func (e *Engine) runQuery(ctx context.Context, q *sql.Query, s *settingsValues, 
 	var stop func()
 	ctx, env.RowLimit, stop = s.Limits.rowBreaker(ctx)
 	defer stop()
-	if s.Execution == "beam" {
+	if s.Execution == "beam" || e.beamAuto(s.Execution) {
 		release := func() {}
 		defer func() { release() }()
-		if err := e.distribute(ctx, env, node, s.MemoryLimit, &rec.Execution, &release); err != nil {
+		if err := e.distribute(ctx, env, node, s, &rec.Execution, &release); err != nil {
 			return nil, guarded(ctx, err)
 		}
 	}

@@ -24,8 +24,9 @@ type settingsValues struct {
 	Limits Guardrails
 	// DryRun asks for the plan's estimate instead of running the statement.
 	DryRun bool
-	// Execution is where the reading work runs: "local", or "beam" (on Apache
-	// Beam, as the engine's BeamOptions say).
+	// Execution is where the reading work runs: "local", "beam" (on Apache Beam,
+	// as the engine's BeamOptions say), or "auto": on Beam when the work reads at
+	// least the engine's BeamOptions.Above, else locally.
 	Execution string
 	explicit  map[string]string
 }
@@ -34,7 +35,7 @@ var settingKeys = []string{"approximate", "dry_run", "execution", "late_material
 	"max_result_rows", "max_rows_scanned", "memory_limit", "result_cache", "use_statistics"}
 
 func defaultSettings() *settingsValues {
-	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", Execution: "local", explicit: map[string]string{}}
+	return &settingsValues{UseStatistics: true, ResultCache: true, LateMaterialisation: "auto", Execution: "auto", explicit: map[string]string{}}
 }
 
 // resolveSettings validates the settings given with a request.
@@ -100,8 +101,8 @@ func (s *settingsValues) apply(key, value string, pos int) error {
 		s.LateMaterialisation = v
 	case "execution":
 		v := strings.ToLower(strings.TrimSpace(value))
-		if v != "local" && v != "beam" {
-			return bad("local or beam")
+		if v != "auto" && v != "local" && v != "beam" {
+			return bad("auto, local or beam")
 		}
 		s.Execution = v
 	case "memory_limit":

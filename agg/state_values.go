@@ -159,24 +159,16 @@ func appendColumn(w *wire.Writer, arr arrow.Array, rows []int) {
 		}
 		w.B = append(w.B, bits...)
 		return
-	case *array.String:
+	case *array.String, *array.LargeString:
+		value := a.(interface{ Value(int) string }).Value
 		for k := range n {
-			appendText(w, ok(k), a.Value, at(k))
+			appendText(w, ok(k), value, at(k))
 		}
 		return
-	case *array.LargeString:
+	case *array.Binary, *array.LargeBinary:
+		value := a.(interface{ Value(int) []byte }).Value
 		for k := range n {
-			appendText(w, ok(k), a.Value, at(k))
-		}
-		return
-	case *array.Binary:
-		for k := range n {
-			appendBlob(w, ok(k), a.Value, at(k))
-		}
-		return
-	case *array.LargeBinary:
-		for k := range n {
-			appendBlob(w, ok(k), a.Value, at(k))
+			appendBlob(w, ok(k), value, at(k))
 		}
 		return
 	case *array.Struct:

@@ -10,9 +10,10 @@ import (
 )
 
 // runOptimize is "lore optimize NAME [--row-group-rows N] [--row-group-bytes N]
-// [--file-bytes N] [--where PREDICATE]": OPTIMIZE, with a progress bar on a terminal.
+// [--file-bytes N] [--where PREDICATE] [--runner R …]": OPTIMIZE, with a progress bar
+// on a terminal, the sort on Apache Beam with --runner.
 func runOptimize(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "optimize", "NAME [--where PREDICATE] [--row-group-rows N] [--row-group-bytes N] [--file-bytes N] [--home DIR] [--memory-limit SIZE]")
+	fs := newFlags(e, "optimize", "NAME [--where PREDICATE] [--row-group-rows N] [--row-group-bytes N] [--file-bytes N] [--runner prism|universal|… [--endpoint HOST:PORT] [--beam-flag F]…] [--home DIR] [--memory-limit SIZE]")
 	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
 	memLimit := addMemoryLimit(fs)
 	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
@@ -20,9 +21,15 @@ func runOptimize(ctx context.Context, e *env, args []string) int {
 	rgRows := fs.Int64("row-group-rows", 0, "rows per row group, at most (default 1048576)")
 	rgBytes := fs.Int64("row-group-bytes", 0, "encoded bytes per row group, about (default 128 MiB)")
 	fileBytes := fs.Int64("file-bytes", 0, "a file is closed at the first row group past this many bytes (default 1 GiB)")
+	beam := addBeamFlags(fs, "the sort")
 	name, status, ok := tableCommand(e, fs, args, format)
 	if !ok {
 		return status
+	}
+	lopts := lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}
+	settings, given := beam.apply(&lopts)
+	if given && *beam.runner == "" {
+		return usageError(e, fs, "--endpoint and --beam-flag run the sort on Beam: give --runner")
 	}
 	var opts []string
 	for _, o := range []struct {
@@ -43,5 +50,5 @@ func runOptimize(ctx context.Context, e *env, args []string) int {
 	if strings.TrimSpace(*where) != "" {
 		stmt += " WHERE " + *where
 	}
-	return runOne(ctx, e, "optimize", lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}, nil, *format, stmt)
+	return runOne(ctx, e, "optimize", lopts, settings, *format, stmt)
 }

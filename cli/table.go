@@ -57,22 +57,15 @@ func runAnalyze(ctx context.Context, e *env, args []string) int {
 	sketches := fs.Bool("sketches", false, "read every column once for distinct-count and quantile sketches")
 	distinct := fs.Bool("distinct", false, "count every column's distinct values exactly")
 	columns := fs.String("columns", "", "count these `columns`' distinct values exactly (comma-separated)")
-	runner := fs.String("runner", "", "run the full read of --sketches on Apache Beam's `runner` (prism, universal, flink, spark, dataflow) through lore-beam")
-	endpoint := fs.String("endpoint", "", "the Beam job server's `host:port` (--runner universal)")
-	var beamFlags listFlag
-	fs.Var(&beamFlags, "beam-flag", "a further Beam `flag` for lore-beam, such as --environment_type=LOOPBACK (repeatable)")
+	beam := addBeamFlags(fs, "the full read of --sketches")
 	name, status, ok := tableCommand(e, fs, args, format)
 	if !ok {
 		return status
 	}
 	opts := lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}
-	var settings map[string]string
-	if *runner != "" || *endpoint != "" || len(beamFlags) > 0 {
-		if !*sketches || *runner == "" {
-			return usageError(e, fs, "--runner, --endpoint and --beam-flag run the full read of --sketches: give --sketches and --runner")
-		}
-		opts.Beam = lore.BeamOptions{Runner: *runner, Endpoint: *endpoint, Flags: beamFlags}
-		settings = map[string]string{"execution": "beam"}
+	settings, given := beam.apply(&opts)
+	if given && (!*sketches || *beam.runner == "") {
+		return usageError(e, fs, "--runner, --endpoint and --beam-flag run the full read of --sketches: give --sketches and --runner")
 	}
 	var with []string
 	if *sketches {
@@ -93,6 +86,32 @@ func runAnalyze(ctx context.Context, e *env, args []string) int {
 		stmt += " WITH (" + strings.Join(with, ", ") + ")"
 	}
 	return runOne(ctx, e, "analyze", opts, settings, *format, stmt)
+}
+
+// beamFlags are a command's flags that run its reading work on Apache Beam.
+type beamFlags struct {
+	runner, endpoint *string
+	flags            listFlag
+}
+
+// addBeamFlags adds to fs the flags that run work (what it says) on Beam.
+func addBeamFlags(fs *flag.FlagSet, work string) *beamFlags {
+	b := &beamFlags{
+		runner:   fs.String("runner", "", "run "+work+" on Apache Beam's `runner` (prism, universal, flink, spark, dataflow) through lore-beam"),
+		endpoint: fs.String("endpoint", "", "the Beam job server's `host:port` (--runner universal)"),
+	}
+	fs.Var(&b.flags, "beam-flag", "a further Beam `flag` for lore-beam, such as --environment_type=LOOPBACK (repeatable)")
+	return b
+}
+
+// apply sets the Beam options the flags give, and returns the settings that run the
+// statement on Beam, and whether any flag was given.
+func (b *beamFlags) apply(opts *lore.Options) (map[string]string, bool) {
+	if *b.runner == "" && *b.endpoint == "" && len(b.flags) == 0 {
+		return nil, false
+	}
+	opts.Beam = lore.BeamOptions{Runner: *b.runner, Endpoint: *b.endpoint, Flags: b.flags}
+	return map[string]string{"execution": "beam"}, true
 }
 
 // tableName takes the leading table name off args (flags may follow it).

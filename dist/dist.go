@@ -11,6 +11,11 @@
 // and the zones' results (WriteResults); the coordinator reads them back
 // (ReadResults), applies them to the record (profile.Apply), checks that the source
 // has not moved and writes the record, as a local ANALYZE does.
+//
+// A distributed aggregate ships a plan fragment (MarshalFragment) that workers run
+// over zones into partials (RunZone) merged by the runner (MergeForms); a
+// distributed OPTIMIZE ships a sort (SortSpec) whose steps — SampleZone, Splitters,
+// RouteZone, WriteRange — cut the rows into key ranges, each written by one worker.
 package dist
 
 import (

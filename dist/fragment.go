@@ -1,7 +1,6 @@
 package dist
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -151,12 +150,11 @@ func (e *fragmentWriter) typeBytes() ([]byte, error) {
 	for i, t := range e.types {
 		fields[i] = arrow.Field{Name: fmt.Sprint("t", i), Type: t, Nullable: true}
 	}
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(arrow.NewSchema(fields, nil)))
-	if err := w.Close(); err != nil {
+	b, err := ipcStream(arrow.NewSchema(fields, nil))
+	if err != nil {
 		return nil, notDistributable(fmt.Sprintf("its types have no Arrow form: %v", err))
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 func (e *fragmentWriter) constantBytes() ([]byte, error) {
@@ -169,15 +167,11 @@ func (e *fragmentWriter) constantBytes() ([]byte, error) {
 	schema := arrow.NewSchema(fields, nil)
 	rec := array.NewRecord(schema, cols, 1)
 	defer rec.Release()
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(schema))
-	if err := w.Write(rec); err != nil {
+	b, err := ipcStream(schema, rec)
+	if err != nil {
 		return nil, notDistributable(fmt.Sprintf("its constants have no Arrow form: %v", err))
 	}
-	if err := w.Close(); err != nil {
-		return nil, notDistributable(fmt.Sprintf("its constants have no Arrow form: %v", err))
-	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 func (e *fragmentWriter) aggregate(a *plan.Aggregate) error {

@@ -5,8 +5,26 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
+
+// ipcStream is the Arrow IPC stream of records recs of schema schema (none: the
+// schema alone).
+func ipcStream(schema *arrow.Schema, recs ...arrow.Record) ([]byte, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(schema))
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
 
 // newIPCReader reads the Arrow IPC stream b, once checkIPC has found its messages
 // whole: Arrow's reader trusts the lengths it reads, and allocates whatever a

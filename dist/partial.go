@@ -1,7 +1,6 @@
 package dist
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/loredb/lore/agg"
 	"github.com/loredb/lore/errs"
@@ -72,15 +70,11 @@ func (p *Partial) MarshalBinary() ([]byte, error) {
 		schema := arrow.NewSchema(fields, nil)
 		rec := array.NewRecord(schema, p.Keys, int64(p.Groups))
 		defer rec.Release()
-		var buf bytes.Buffer
-		iw := ipc.NewWriter(&buf, ipc.WithSchema(schema))
-		if err := iw.Write(rec); err != nil {
+		b, err := ipcStream(schema, rec)
+		if err != nil {
 			return nil, errs.New(errs.Internal, "writing a partial's keys: %w", err)
 		}
-		if err := iw.Close(); err != nil {
-			return nil, errs.New(errs.Internal, "writing a partial's keys: %w", err)
-		}
-		w.Bytes(buf.Bytes())
+		w.Bytes(b)
 	}
 	w.Uvarint(uint64(len(p.States)))
 	for _, s := range p.States {

@@ -2,40 +2,45 @@ package dist
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/internal/wire"
+	"github.com/loredb/lore/parquet"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/stats/profile"
 )
 
-// A job is the work of a run, as the coordinator hands it to the runner: the plan
-// fragment each zone is read with (none for a full ANALYZE, which profiles the zones)
-// and the zones:
+// A job is the work of a run, as the coordinator hands it to the runner: what is
+// done with the zones — nothing for a full ANALYZE, which profiles them; the plan
+// fragment each is read with for an aggregate; the sort for an OPTIMIZE — and the
+// zones:
 //
 //	"LDJ" jobVersion     four bytes
-//	fragment             length-prefixed (MarshalFragment's form, or empty)
+//	work                 length-prefixed: empty, MarshalFragment's form or a
+//	                     SortSpec's
 //	zones                uvarint count, then each zone's descriptor
 //	                     (source.ZoneRef's form), length-prefixed
-const jobVersion = 2
+const jobVersion = 3
 
 var jobForm = wire.Form{Magic: [3]byte{'L', 'D', 'J'}, Version: jobVersion, What: "a job"}
 
-// MarshalJob returns the byte form of a job of zones, read with fragment (nil for a
-// full ANALYZE).
-func MarshalJob(fragment []byte, zones []source.ZoneRef) ([]byte, error) {
+// MarshalJob returns the byte form of a job of zones, work done with each: a plan
+// fragment (MarshalFragment's form), a sort (SortSpec's), or nil for a full ANALYZE.
+func MarshalJob(work []byte, zones []source.ZoneRef) ([]byte, error) {
 	w := jobForm.Writer()
-	w.Bytes(fragment)
+	w.Bytes(work)
 	w.Uvarint(uint64(len(zones)))
 	for i := range zones {
 		b, err := zones[i].MarshalBinary()
@@ -47,15 +52,15 @@ func MarshalJob(fragment []byte, zones []source.ZoneRef) ([]byte, error) {
 	return w.B, nil
 }
 
-// UnmarshalJob reads a job's byte form: its fragment (empty for a full ANALYZE) and
-// the zones' descriptors, each still in its own byte form (workers decode them);
-// bytes that are not a job are CORRUPT_SOURCE.
-func UnmarshalJob(b []byte) (fragment []byte, zones [][]byte, err error) {
+// UnmarshalJob reads a job's byte form: its work (empty for a full ANALYZE) and the
+// zones' descriptors, each still in its own byte form (workers decode them); bytes
+// that are not a job are CORRUPT_SOURCE.
+func UnmarshalJob(b []byte) (work []byte, zones [][]byte, err error) {
 	r, err := jobForm.Reader(b)
 	if err != nil {
 		return nil, nil, err
 	}
-	fragment = r.Bytes()
+	work = r.Bytes()
 	zones = make([][]byte, r.Count(1))
 	for i := range zones {
 		zones[i] = r.Bytes()
@@ -63,8 +68,14 @@ func UnmarshalJob(b []byte) (fragment []byte, zones [][]byte, err error) {
 	if err := r.End(); err != nil {
 		return nil, nil, err
 	}
-	if len(fragment) > 0 {
-		if _, _, err := UnmarshalFragment(fragment); err != nil {
+	switch {
+	case len(work) == 0:
+	case IsSort(work):
+		if _, err := UnmarshalSortSpec(work); err != nil {
+			return nil, nil, err
+		}
+	default:
+		if _, _, err := UnmarshalFragment(work); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -73,7 +84,7 @@ func UnmarshalJob(b []byte) (fragment []byte, zones [][]byte, err error) {
 			return nil, nil, err
 		}
 	}
-	return fragment, zones, nil
+	return work, zones, nil
 }
 
 // Results are written as lines of text, one per zone and one per column, in any
@@ -208,6 +219,29 @@ func TimeLine(zone int, took time.Duration) string {
 	return "t\t" + strconv.Itoa(zone) + "\t" + base64.StdEncoding.EncodeToString(b)
 }
 
+// zoneTimes are the times read from a run's "t" lines, one for each zone.
+type zoneTimes struct {
+	took []time.Duration
+	seen []bool
+}
+
+func newZoneTimes(zones int) *zoneTimes {
+	return &zoneTimes{took: make([]time.Duration, zones), seen: make([]bool, zones)}
+}
+
+// add reads zone i's line, TimeLine's bytes b.
+func (z *zoneTimes) add(i int, b []byte, bad func(string, ...any) error) error {
+	if i >= len(z.took) || z.seen[i] {
+		return bad("zone %d of %d, or twice", i, len(z.took))
+	}
+	us, n := binary.Uvarint(b)
+	if n <= 0 || n != len(b) || us > math.MaxInt64/1000 {
+		return bad("no time")
+	}
+	z.took[i], z.seen[i] = time.Duration(us)*time.Microsecond, true
+	return nil
+}
+
 // PartialLine is the line of the merged partial in its byte form.
 func PartialLine(partial []byte) string {
 	return "p\t0\t" + base64.StdEncoding.EncodeToString(partial)
@@ -218,20 +252,12 @@ func PartialLine(partial []byte) string {
 // partial's byte form and the workers' time over each zone. Anything else is
 // CORRUPT_SOURCE.
 func ReadPartialResults(ctx context.Context, r io.Reader, zones int) ([]byte, []time.Duration, error) {
-	took := make([]time.Duration, zones)
-	seen := make([]bool, zones)
+	times := newZoneTimes(zones)
 	var partial []byte
 	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
 		switch kind {
 		case "t":
-			us, n := binary.Uvarint(b)
-			switch {
-			case i >= zones || seen[i]:
-				return bad("zone %d of %d, or twice", i, zones)
-			case n <= 0 || n != len(b) || us > math.MaxInt64/1000:
-				return bad("no time")
-			}
-			took[i], seen[i] = time.Duration(us)*time.Microsecond, true
+			return times.add(i, b, bad)
 		case "p":
 			if i != 0 || partial != nil {
 				return bad("a second partial")
@@ -245,11 +271,79 @@ func ReadPartialResults(ctx context.Context, r io.Reader, zones int) ([]byte, []
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := allSeen(seen); err != nil {
+	if err := allSeen(times.seen); err != nil {
 		return nil, nil, err
 	}
 	if partial == nil {
 		return nil, nil, errs.New(errs.CorruptSource, "the results of a run have no partial")
 	}
-	return partial, took, nil
+	return partial, times.took, nil
+}
+
+// IsSort says whether a job's work is a sort (a distributed OPTIMIZE's).
+func IsSort(work []byte) bool { return bytes.HasPrefix(work, sortForm.Magic[:]) }
+
+// The results of a distributed OPTIMIZE are a line per zone, "t", as an
+// aggregate's, and a line per range that holds rows, "w", the range's index and the
+// files written for it, in order:
+//
+//	uvarint count, then each file's name in the staging directory
+//	(length-prefixed), rows, row groups and bytes (uvarints)
+
+// RangeLine is the line of the files written for range r.
+func RangeLine(r int, files []parquet.WrittenFile) string {
+	w := &wire.Writer{}
+	w.Uvarint(uint64(len(files)))
+	for _, f := range files {
+		w.Bytes([]byte(filepath.Base(f.Path)))
+		w.Uvarint(uint64(f.Rows))
+		w.Uvarint(uint64(f.RowGroups))
+		w.Uvarint(uint64(f.Bytes))
+	}
+	return "w\t" + strconv.Itoa(r) + "\t" + base64.StdEncoding.EncodeToString(w.B)
+}
+
+// ReadSortResults reads the lines of a distributed OPTIMIZE over zones zones cut
+// into at most ranges ranges: every zone's time exactly once, every range's files at
+// most once (a range no line names holds no row), each file named as
+// RangeFileName names the range's. It returns the files of each range, their Path
+// their name in the staging directory, and the workers' time over each zone.
+// Anything else is CORRUPT_SOURCE.
+func ReadSortResults(ctx context.Context, r io.Reader, zones, ranges int) ([][]parquet.WrittenFile, []time.Duration, error) {
+	times := newZoneTimes(zones)
+	files := make([][]parquet.WrittenFile, ranges)
+	wrote := make([]bool, ranges)
+	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
+		switch kind {
+		case "t":
+			return times.add(i, b, bad)
+		case "w":
+			if i >= ranges || wrote[i] {
+				return bad("range %d of %d, or twice", i, ranges)
+			}
+			rd := wire.NewReader(b, "a range's files")
+			fs := make([]parquet.WrittenFile, rd.Count(4))
+			for k := range fs {
+				fs[k] = parquet.WrittenFile{Path: string(rd.Bytes()), Rows: int64(min(rd.Uvarint(), math.MaxInt64)),
+					RowGroups: int(min(rd.Uvarint(), math.MaxInt32)), Bytes: int64(min(rd.Uvarint(), math.MaxInt64))}
+				if rd.Err() == nil && fs[k].Path != RangeFileName(i, k+1) {
+					return bad("range %d's file %d is %q, not %q", i, k+1, fs[k].Path, RangeFileName(i, k+1))
+				}
+			}
+			if err := rd.End(); err != nil {
+				return bad("%v", err)
+			}
+			files[i], wrote[i] = fs, true
+		default:
+			return bad("a line of kind %q", kind)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := allSeen(times.seen); err != nil {
+		return nil, nil, err
+	}
+	return files, times.took, nil
 }

@@ -215,6 +215,8 @@ func (bd *builder) build(n plan.Node) (Operator, error) {
 		return newSeriesOp(x), nil
 	case *plan.Stored:
 		return &batchesOp{batches: []*vector.Batch{{Cols: x.Arrays, Rows: x.Rows}}}, nil
+	case *plan.Batches:
+		return handedOp{x.Next}, nil
 	case *plan.Filter:
 		in, err := bd.build(x.Input)
 		if err != nil {
@@ -474,6 +476,21 @@ func (o *batchesOp) Close() {
 	o.batches = nil
 	o.res.release()
 }
+
+// handedOp produces the records handed to a plan.Batches node.
+type handedOp struct {
+	next func(context.Context) (arrow.Record, error)
+}
+
+func (o handedOp) Next(ctx context.Context) (*vector.Batch, error) {
+	r, err := o.next(ctx)
+	if r == nil || err != nil {
+		return nil, err
+	}
+	return &vector.Batch{Cols: r.Columns(), Rows: int(r.NumRows())}, nil
+}
+
+func (o handedOp) Close() {}
 
 type limitOp struct {
 	in            Operator

@@ -43,29 +43,43 @@ func Partial(ctx context.Context, env *Env, a *plan.Aggregate) (keys []arrow.Arr
 	return keys, final.accs, nil
 }
 
-// ScanZones returns the zones scan reads under env: its listing's row groups that
+// Zones are the zones a scan reads, planned for other processes to read (PlanZones).
+type Zones struct {
+	// IDs are the zones, as file and row group.
+	IDs []plan.ZoneID
+	// Bytes is the compressed size of the column chunks reading them fetches.
+	Bytes int64
+	st    *ScanStats
+}
+
+// PlanZones plans the zones scan reads under env: its listing's row groups that
 // pruning leaves (the files' partition values and footers, the statistics record,
-// the zone planner's decision), as file and row group, for other processes to read.
-// It reads footers, never data. The scan's counters join env.Scans, the zones
-// returned counted as read.
-func ScanZones(ctx context.Context, env *Env, scan *plan.Scan) ([]plan.ZoneID, error) {
+// the zone planner's decision). It reads footers, never data, and records nothing
+// in env until the zones are claimed.
+func PlanZones(ctx context.Context, env *Env, scan *plan.Scan) (*Zones, error) {
 	if len(scan.Deferred) > 0 {
 		return nil, errs.New(errs.Internal, "BUG: the zones of a scan with deferred predicates")
 	}
 	names, _ := scanColumns(scan)
-	st := &ScanStats{Node: scan}
-	env.Scans = append(env.Scans, st)
-	sp, err := planScan(ctx, env, scan, names, scan.Filters, &st.Counters)
+	z := &Zones{st: &ScanStats{Node: scan}}
+	sp, err := planScan(ctx, env, scan, names, scan.Filters, &z.st.Counters)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]plan.ZoneID, 0, len(sp.Morsels))
+	z.IDs = make([]plan.ZoneID, 0, len(sp.Morsels))
 	for _, m := range sp.Morsels {
 		id := plan.ZoneID{File: m.File, RowGroup: m.RowGroup}
-		if n := len(out); n == 0 || out[n-1] != id {
-			out = append(out, id)
+		if n := len(z.IDs); n == 0 || z.IDs[n-1] != id {
+			z.IDs = append(z.IDs, id)
+			z.Bytes += sp.ChunkBytes(m)
 		}
 	}
-	st.Counters.RowGroupsRead.Add(int64(len(out)))
-	return out, nil
+	return z, nil
+}
+
+// Claim records z's scan in env as read elsewhere: its planning counters join
+// env.Scans, its zones counted as read.
+func (z *Zones) Claim(env *Env) {
+	z.st.Counters.RowGroupsRead.Add(int64(len(z.IDs)))
+	env.Scans = append(env.Scans, z.st)
 }

@@ -357,7 +357,7 @@ func (w *LayoutWriter) checkOrder(rec arrow.Record) error {
 		for i, c := range cols {
 			cur[i] = types.ValueAt(c, row)
 		}
-		if has && compareKeys(prev, cur) > 0 {
+		if has && CompareKeys(prev, cur) > 0 {
 			return errs.New(errs.Internal, "rows arrive out of order on %s: %s after %s (the sort before the writer is wrong)",
 				strings.Join(w.opts.ClusteredBy, ", "), renderKey(cur), renderKey(prev))
 		}
@@ -375,8 +375,9 @@ func (w *LayoutWriter) checkOrder(rec arrow.Record) error {
 	return nil
 }
 
-// compareKeys orders clustering keys ascending, NULLs first.
-func compareKeys(a, b []types.Value) int {
+// CompareKeys orders clustering keys as the layout sorts rows by them: ascending,
+// NULLs first (types.Compare orders the values).
+func CompareKeys(a, b []types.Value) int {
 	for i := range a {
 		an, bn := a[i].Null, b[i].Null
 		switch {

@@ -151,6 +151,15 @@ type Stored struct {
 	Zones *ZoneSkip
 }
 
+// Batches is rows handed over from outside the plan, a record at a time, of the
+// columns Cols: rows a worker of a distributed statement was handed (to sort them,
+// say). Next returns the next record, nil after the last; it is called as the rows
+// are consumed, so they need not all be in memory at once. The node runs once.
+type Batches struct {
+	Cols []Column
+	Next func(context.Context) (arrow.Record, error)
+}
+
 // Filter keeps the rows where Cond is true.
 type Filter struct {
 	Input Node
@@ -450,6 +459,7 @@ type Window struct {
 func (n *Scan) Columns() []Column      { return n.Cols }
 func (n *Values) Columns() []Column    { return n.Cols }
 func (n *Stored) Columns() []Column    { return n.Cols }
+func (n *Batches) Columns() []Column   { return n.Cols }
 func (n *Filter) Columns() []Column    { return n.Input.Columns() }
 func (n *Project) Columns() []Column   { return n.Cols }
 func (n *Aggregate) Columns() []Column { return n.Cols }
@@ -464,6 +474,7 @@ func (n *Shared) Columns() []Column    { return n.Input.Columns() }
 func (n *Scan) Inputs() []Node      { return nil }
 func (n *Values) Inputs() []Node    { return nil }
 func (n *Stored) Inputs() []Node    { return nil }
+func (n *Batches) Inputs() []Node   { return nil }
 func (n *Filter) Inputs() []Node    { return []Node{n.Input} }
 func (n *Project) Inputs() []Node   { return []Node{n.Input} }
 func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }

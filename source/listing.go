@@ -175,6 +175,15 @@ type Lake struct {
 	rowsCount int
 }
 
+// Bytes is the size of the listing's data files.
+func (l *Listing) Bytes() int64 {
+	var n int64
+	for i := range l.Files {
+		n += l.Files[i].Info.Size
+	}
+	return n
+}
+
 // Partition is the index in Partitions of schema field i, or -1 for a column the
 // files hold.
 func (l *Listing) Partition(i int) int {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -27,7 +28,7 @@ var (
 // its workers, it is the worker.
 func Main(args []string, stderr io.Writer) int {
 	var sub string
-	if len(args) > 0 && (args[0] == "analyze" || args[0] == "aggregate") {
+	if len(args) > 0 && (args[0] == "analyze" || args[0] == "aggregate" || args[0] == "optimize") {
 		sub, args = args[0], args[1:]
 	}
 	if err := flag.CommandLine.Parse(args); err != nil {
@@ -40,7 +41,7 @@ func Main(args []string, stderr io.Writer) int {
 	// from here and never returns.
 	beam.Init()
 	if sub == "" {
-		fmt.Fprintln(stderr, "usage: lore-beam analyze|aggregate --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]")
+		fmt.Fprintln(stderr, "usage: lore-beam analyze|aggregate|optimize --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -50,7 +51,7 @@ func Main(args []string, stderr io.Writer) int {
 		if code == "" {
 			code = errs.CodeOf(err)
 		}
-		fmt.Fprintf(stderr, "lore-beam: %s: %v\n", code, err)
+		fmt.Fprintf(stderr, "lore-beam: %s: %s\n", code, reportOf(err))
 		return 1
 	}
 	return 0
@@ -62,11 +63,31 @@ func run(ctx context.Context, sub string) error {
 	}
 	p, s := beam.NewPipelineWithRoot()
 	build := Analyze
-	if sub == "aggregate" {
+	switch sub {
+	case "aggregate":
 		build = Aggregate
+	case "optimize":
+		build = Optimize
 	}
 	if err := build(s, *jobFile, *resultsFile, *memoryLimit); err != nil {
 		return err
 	}
 	return beamx.Run(ctx, p)
+}
+
+// reportOf is what a failed run's last line says of err: the message of the worker
+// failure it carries (the runner wraps it in lines of its own), else err's message,
+// on one line.
+func reportOf(err error) string {
+	msg := err.Error()
+	if code := CodeOf(err); code != "" {
+		mark := codeOpen + string(code) + codeClose
+		if i := strings.Index(msg, mark); i >= 0 {
+			msg = strings.TrimSpace(msg[i+len(mark):])
+			if j := strings.IndexByte(msg, '\n'); j >= 0 {
+				msg = msg[:j]
+			}
+		}
+	}
+	return strings.Join(strings.Fields(msg), " ")
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +164,28 @@ func SameRecord(t testing.TB, got, want *stats.Record) {
 	if !bytes.Equal(a, b) {
 		t.Errorf("the record built on the runner differs from the local full read's:\n%s\nwant\n%s", a, b)
 	}
+}
+
+// ParquetFiles lists the visible Parquet files under dir (a staging directory and
+// other names beginning with '_' left out), in name order.
+func ParquetFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), "_") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -46,7 +46,7 @@ func prune(n plan.Node, need map[int]bool) {
 			req[i] = need[i]
 		}
 		x.Required = req
-	case *plan.Values, *plan.Stored, *plan.Series:
+	case *plan.Values, *plan.Stored, *plan.Batches, *plan.Series:
 	case *plan.Filter:
 		prune(x.Input, union(used(x.Cond), need))
 	case *plan.Project:

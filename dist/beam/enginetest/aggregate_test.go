@@ -224,3 +224,45 @@ func TestNothingToShip(t *testing.T) {
 		t.Errorf("distributed %+v, scans %+v", d, res.Record.Scans)
 	}
 }
+
+// TestBeamAbove: under execution = 'auto', the default, on an engine given a size
+// threshold, an aggregate that reads at least it and a full ANALYZE of a table at
+// least that large run on Beam unasked; a statement of a shape Beam does not run,
+// and every statement under execution = 'local', runs here.
+func TestBeamAbove(t *testing.T) {
+	dir := disttest.WriteHive(t)
+	create := fmt.Sprintf("CREATE TABLE h WITH (location = %s, format = 'parquet')", types.QuoteString(dir))
+	e := open(t, lore.BeamOptions{Above: 1})
+	query(t, e, create, nil)
+	text := "SELECT p, count(*) AS n, sum(x) AS x FROM h WHERE id % 5 <> 0 GROUP BY p ORDER BY p"
+	noCache := map[string]string{"result_cache": "false"}
+	local := query(t, e, text, map[string]string{"execution": "local", "result_cache": "false"})
+	got := query(t, e, text, noCache)
+	if diff := sameRows(rows(got), rows(local)); diff != "" {
+		t.Errorf("on Beam unasked: %s", diff)
+	}
+	if d := local.Record.Execution.Distributed; d != nil {
+		t.Errorf("execution = 'local' ran on Beam: %+v", d)
+	}
+	d := got.Record.Execution.Distributed
+	if d == nil || d.Runner != "prism" || d.Bytes <= 0 || int64(d.ZonesShipped) != got.Record.Scans[0].Snapshot.RowGroupsRead {
+		t.Errorf("the aggregate did not run on Beam by itself: %+v", d)
+	}
+	if d := query(t, e, "SELECT count(*) FROM h a JOIN h b USING (id)", noCache).Record.Execution.Distributed; d != nil {
+		t.Errorf("a join ran on Beam: %+v", d)
+	}
+	res := query(t, e, "ANALYZE h WITH (sketches = true)", nil)
+	if v := res.Batches[0].Column(3).ValueStr(0); v != "beam:prism" {
+		t.Errorf("full_read %q, want beam:prism", v)
+	}
+
+	big := open(t, lore.BeamOptions{Above: 1 << 40})
+	query(t, big, create, nil)
+	if d := query(t, big, text, noCache).Record.Execution.Distributed; d != nil {
+		t.Errorf("an aggregate below the threshold ran on Beam: %+v", d)
+	}
+	res = query(t, big, "ANALYZE h WITH (sketches = true)", nil)
+	if v := res.Batches[0].Column(3).ValueStr(0); v != "local" {
+		t.Errorf("full_read %q below the threshold, want local", v)
+	}
+}

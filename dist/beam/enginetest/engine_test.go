@@ -262,4 +262,14 @@ func TestCommandLine(t *testing.T) {
 	if code, _, errOut := run("analyze", "h", "--home", home, "--runner", "prism"); code == 0 || !strings.Contains(errOut, "--sketches") {
 		t.Errorf("--runner without --sketches: exit %d, %s", code, errOut)
 	}
+	if code, out, errOut := run("sql", "--home", home, "-c", "ALTER TABLE h SET CLUSTERED BY (x)"); code != 0 {
+		t.Fatalf("alter: %d %s%s", code, out, errOut)
+	}
+	code, out, errOut = run("optimize", "h", "--home", home, "--runner", "prism", "--format", "csv")
+	if code != 0 || !strings.Contains(out, ",4,") {
+		t.Fatalf("optimize --runner prism: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := run("optimize", "h", "--home", home, "--endpoint", "localhost:1"); code == 0 || !strings.Contains(errOut, "--runner") {
+		t.Errorf("--endpoint without --runner: exit %d, %s", code, errOut)
+	}
 }

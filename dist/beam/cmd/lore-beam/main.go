@@ -2,7 +2,7 @@
 // plans a run and writes its job; lore-beam submits the pipeline to a runner and
 // waits for it:
 //
-//	lore-beam analyze --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]
+//	lore-beam analyze|aggregate|optimize --job FILE --results FILE [--memory_limit BYTES] [Beam's flags]
 //
 // Beam's flags choose the runner: --runner=prism (the default: Beam's local runner,
 // in this process), --runner=universal --endpoint=HOST:PORT for a job server that
