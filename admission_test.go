@@ -143,6 +143,10 @@ func TestDryRunMatchesTheRun(t *testing.T) {
 			t.Fatalf("a full scan's estimate: %+v", s)
 		}
 	}
+	// A WITH read twice is planned once, shared by its readers: its scan is
+	// estimated once, as it is read once.
+	dryRunMatches(t, e, `WITH s AS (SELECT category, sum(amount) AS a FROM ev WHERE ts < TIMESTAMP '2024-01-20' GROUP BY category)
+		SELECT x.category, x.a + y.a FROM s x JOIN s y ON x.category = y.category`, map[string]string{"use_statistics": "false"})
 	// A pruned query reads less than all.
 	est, err := e.Estimate(ctx, "SELECT sum(amount) FROM ev WHERE ts >= TIMESTAMP '2024-03-01'", map[string]string{"use_statistics": "false"})
 	if err != nil || est.RowGroups == 0 || est.RowGroups >= 20 {

@@ -320,6 +320,17 @@ func TestApproximateAggregatesAreLabelled(t *testing.T) {
 		labels[1].Function != "APPROX_PERCENTILE" || labels[1].Sketch != "kll k=200" || labels[1].Error != 0.0165 {
 		t.Fatalf("labels: %+v", labels)
 	}
+	// An estimate inside a WITH plan read twice, or inside a recursive query's anchor,
+	// is labelled too.
+	for _, sql := range []string{
+		"WITH s AS (SELECT category, approx_count_distinct(user_id) AS u FROM ev GROUP BY category) SELECT x.category, x.u, y.u FROM s x JOIN s y ON x.category = y.category",
+		"WITH RECURSIVE r(n, u) AS (SELECT 1, approx_count_distinct(user_id) FROM ev UNION ALL SELECT n + 1, u FROM r WHERE n < 3) SELECT * FROM r",
+	} {
+		res := query(t, e, sql)
+		if l := res.Record.Execution.Approximate; len(l) != 1 || l[0].Function != "APPROX_COUNT_DISTINCT" {
+			t.Fatalf("%s: labels %+v", sql, l)
+		}
+	}
 	set, err := e.Query(context.Background(), "SET SESSION approximate = true; SELECT count(DISTINCT user_id) AS users FROM ev", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -176,18 +176,12 @@ func lowerLayers(c source.Snapshot) string {
 // estimated rows, the figures that chose join order and sides.
 func estimates(n plan.Node) map[plan.Node]string {
 	ann := map[plan.Node]string{}
-	var walk func(plan.Node)
-	walk = func(n plan.Node) {
+	plan.WalkNodes(n, func(n plan.Node) {
 		switch n.(type) {
 		case *plan.Scan, *plan.Filter, *plan.Join, *plan.Aggregate:
 			ann[n] = fmt.Sprintf("est_rows=%.0f", rules.Estimate(n))
 		}
-		for _, in := range n.Inputs() {
-			walk(in)
-		}
-		plan.ForEachSubquery(n, walk)
-	}
-	walk(n)
+	})
 	return ann
 }
 
@@ -218,8 +212,7 @@ type label struct {
 // stated error, whether the estimate is computed over rows or read from statistics.
 func approximations(n plan.Node) []label {
 	var out []label
-	var walk func(plan.Node)
-	walk = func(n plan.Node) {
+	plan.WalkNodes(n, func(n plan.Node) {
 		if a, ok := n.(*plan.Aggregate); ok {
 			cols := a.Input.Columns()
 			name := func(i int) string { return cols[i].Name }
@@ -239,12 +232,7 @@ func approximations(n plan.Node) []label {
 				}
 			}
 		}
-		for _, in := range n.Inputs() {
-			walk(in)
-		}
-		plan.ForEachSubquery(n, walk)
-	}
-	walk(n)
+	})
 	return out
 }
 

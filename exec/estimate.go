@@ -22,23 +22,18 @@ type ScanEstimate struct {
 	RowGroups, Rows, Bytes int64
 }
 
-// Estimate plans every scan of n, subqueries' too, as Run would, and says what each
+// Estimate plans every scan of n (of subqueries, WITH plans read more than once and
+// recursive queries too), as Run would, and says what each
 // would read: from the statistics record and the files' footers, never their data.
 // The figures are an upper bound: the page index, bloom filters, dynamic bounds and
 // predicates computed while the statement runs (a subquery's value) may read less.
 func Estimate(ctx context.Context, env *Env, n plan.Node) ([]ScanEstimate, error) {
 	var scans []*plan.Scan
-	var walk func(plan.Node)
-	walk = func(n plan.Node) {
+	plan.WalkNodes(n, func(n plan.Node) {
 		if s, ok := n.(*plan.Scan); ok {
 			scans = append(scans, s)
 		}
-		for _, in := range n.Inputs() {
-			walk(in)
-		}
-		plan.ForEachSubquery(n, walk)
-	}
-	walk(n)
+	})
 	out := make([]ScanEstimate, 0, len(scans))
 	for _, s := range scans {
 		est, err := estimateScan(ctx, env, s)
