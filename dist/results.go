@@ -225,8 +225,24 @@ type zoneTimes struct {
 	seen []bool
 }
 
-func newZoneTimes(zones int) *zoneTimes {
-	return &zoneTimes{took: make([]time.Duration, zones), seen: make([]bool, zones)}
+// readTimedLines reads the lines of a run over zones zones: the "t" lines, every
+// zone's exactly once, and any other kind through each. It returns the workers' time
+// over each zone.
+func readTimedLines(ctx context.Context, r io.Reader, zones int, each func(kind string, i int, b []byte, bad func(string, ...any) error) error) ([]time.Duration, error) {
+	z := &zoneTimes{took: make([]time.Duration, zones), seen: make([]bool, zones)}
+	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
+		if kind == "t" {
+			return z.add(i, b, bad)
+		}
+		return each(kind, i, b, bad)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := allSeen(z.seen); err != nil {
+		return nil, err
+	}
+	return z.took, nil
 }
 
 // add reads zone i's line, TimeLine's bytes b.
@@ -252,12 +268,9 @@ func PartialLine(partial []byte) string {
 // partial's byte form and the workers' time over each zone. Anything else is
 // CORRUPT_SOURCE.
 func ReadPartialResults(ctx context.Context, r io.Reader, zones int) ([]byte, []time.Duration, error) {
-	times := newZoneTimes(zones)
 	var partial []byte
-	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
+	took, err := readTimedLines(ctx, r, zones, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
 		switch kind {
-		case "t":
-			return times.add(i, b, bad)
 		case "p":
 			if i != 0 || partial != nil {
 				return bad("a second partial")
@@ -271,13 +284,10 @@ func ReadPartialResults(ctx context.Context, r io.Reader, zones int) ([]byte, []
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := allSeen(times.seen); err != nil {
-		return nil, nil, err
-	}
 	if partial == nil {
 		return nil, nil, errs.New(errs.CorruptSource, "the results of a run have no partial")
 	}
-	return partial, times.took, nil
+	return partial, took, nil
 }
 
 // IsSort says whether a job's work is a sort (a distributed OPTIMIZE's).
@@ -310,13 +320,10 @@ func RangeLine(r int, files []parquet.WrittenFile) string {
 // their name in the staging directory, and the workers' time over each zone.
 // Anything else is CORRUPT_SOURCE.
 func ReadSortResults(ctx context.Context, r io.Reader, zones, ranges int) ([][]parquet.WrittenFile, []time.Duration, error) {
-	times := newZoneTimes(zones)
 	files := make([][]parquet.WrittenFile, ranges)
 	wrote := make([]bool, ranges)
-	err := readLines(ctx, r, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
+	took, err := readTimedLines(ctx, r, zones, func(kind string, i int, b []byte, bad func(string, ...any) error) error {
 		switch kind {
-		case "t":
-			return times.add(i, b, bad)
 		case "w":
 			if i >= ranges || wrote[i] {
 				return bad("range %d of %d, or twice", i, ranges)
@@ -342,8 +349,5 @@ func ReadSortResults(ctx context.Context, r io.Reader, zones, ranges int) ([][]p
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := allSeen(times.seen); err != nil {
-		return nil, nil, err
-	}
-	return files, times.took, nil
+	return files, took, nil
 }

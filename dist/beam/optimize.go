@@ -65,6 +65,19 @@ func (o *sortOf) get(b []byte) (*dist.SortSpec, error) {
 	return o.spec, o.err
 }
 
+// zone decodes the sort from b and the zone from desc, as a worker's failure.
+func (o *sortOf) zone(b, desc []byte) (*dist.SortSpec, *source.ZoneRef, error) {
+	spec, err := o.get(b)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	z, err := source.UnmarshalZoneRef(desc)
+	if err != nil {
+		return nil, nil, failure(err)
+	}
+	return spec, z, nil
+}
+
 // sampleFn samples one zone's keys, under the one key every sample is gathered by.
 type sampleFn struct {
 	Sort        []byte `json:"sort"`
@@ -73,13 +86,9 @@ type sampleFn struct {
 }
 
 func (f *sampleFn) ProcessElement(ctx context.Context, desc []byte, emit func(int, []byte)) error {
-	spec, err := f.spec.get(f.Sort)
+	spec, z, err := f.spec.zone(f.Sort, desc)
 	if err != nil {
-		return failure(err)
-	}
-	z, err := source.UnmarshalZoneRef(desc)
-	if err != nil {
-		return failure(err)
+		return err
 	}
 	b, err := dist.SampleZone(ctx, spec, z, f.MemoryLimit)
 	if err != nil {
@@ -123,13 +132,9 @@ type routeFn struct {
 
 func (f *routeFn) ProcessElement(ctx context.Context, desc []byte, cuts []byte, timeLine func(string), piece func(int, []byte)) error {
 	start := time.Now()
-	spec, err := f.spec.get(f.Sort)
+	spec, z, err := f.spec.zone(f.Sort, desc)
 	if err != nil {
-		return failure(err)
-	}
-	z, err := source.UnmarshalZoneRef(desc)
-	if err != nil {
-		return failure(err)
+		return err
 	}
 	pieces, err := dist.RouteZone(ctx, spec, z, cuts, f.MemoryLimit)
 	if err != nil {
