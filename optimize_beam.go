@@ -49,10 +49,7 @@ func (e *Engine) rewriteOnBeam(ctx context.Context, t catalog.Table, location st
 	if err != nil {
 		return err
 	}
-	fileBytes := opts.FileBytes
-	if fileBytes <= 0 {
-		fileBytes = parquet.LayoutFileBytes
-	}
+	fileBytes := opts.WithDefaults().FileBytes
 	spec.Ranges = int(min(int64(len(ids))*samplesPerRange, max(1, (size+fileBytes-1)/fileBytes)))
 	spec.Samples = max(1, min(4096, (spec.Ranges*samplesPerRange+len(ids)-1)/len(ids)))
 	tref := dist.TableRefOf(t.Format, t.Location, l, v)

@@ -104,12 +104,9 @@ type LayoutWriter struct {
 	done    []WrittenFile
 }
 
-// NewLayoutWriter starts a writer of files of schema at the paths next names, one
-// call per file. Files are written in place and synced when closed; staging them
-// where no reader looks is the caller's business.
-func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOptions) (*LayoutWriter, error) {
-	// The library writes 128-bit decimals only (small ones as INT32 and INT64).
-	schema = vector.WideSchema(schema)
+// WithDefaults is opts with the sizes and writer name it leaves unset filled in, as
+// a LayoutWriter writes them.
+func (opts LayoutOptions) WithDefaults() LayoutOptions {
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = LayoutRowGroupRows
 	}
@@ -122,6 +119,16 @@ func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOption
 	if opts.CreatedBy == "" {
 		opts.CreatedBy = "lore"
 	}
+	return opts
+}
+
+// NewLayoutWriter starts a writer of files of schema at the paths next names, one
+// call per file. Files are written in place and synced when closed; staging them
+// where no reader looks is the caller's business.
+func NewLayoutWriter(schema *arrow.Schema, next func() string, opts LayoutOptions) (*LayoutWriter, error) {
+	// The library writes 128-bit decimals only (small ones as INT32 and INT64).
+	schema = vector.WideSchema(schema)
+	opts = opts.WithDefaults()
 	w := &LayoutWriter{schema: schema, opts: opts, next: next}
 	props := []pq.WriterProperty{
 		pq.WithCreatedBy(opts.CreatedBy),
