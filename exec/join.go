@@ -82,6 +82,8 @@ type hashJoin struct {
 	// tailRows the build rows its tail has still to emit.
 	cur      *probeState
 	tailRows []int32
+	// spare is the serial probe's last finished batch, whose buffers the next reuses.
+	spare *probeState
 	// grace, when the build side did not fit the budget, holds both sides split
 	// into partition files (join_spill.go); depth is how many times the rows this
 	// join reads were split already.
@@ -387,7 +389,7 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 				return nil, err
 			}
 			if j.cur.done {
-				j.cur = nil
+				j.cur, j.spare = nil, j.cur.retire()
 			}
 			continue
 		}
@@ -415,12 +417,13 @@ func (j *hashJoin) Next(ctx context.Context) (*vector.Batch, error) {
 		if b.Len() == 0 {
 			continue
 		}
-		if j.cur, err = j.startProbe(ctx, j.compactProbe(b), j.table); err != nil {
+		if j.cur, err = j.startProbe(ctx, j.compactProbe(b), j.table, j.spare); err != nil {
 			return nil, err
 		}
+		j.spare = nil
 		if j.node.NullAwareAnti {
 			j.nullAwareAnti(j.cur.pb, j.cur.keys, j.cur.ids, j.queue)
-			j.cur = nil
+			j.cur, j.spare = nil, j.cur.retire()
 		}
 	}
 }
@@ -507,9 +510,10 @@ func (j *hashJoin) probeWorkers(ctx context.Context, run parallelRun, p *pipelin
 		}
 	}
 	j.buildKeyCols, j.buildValid = nil, nil
+	spares := make([]*probeState, len(readers))
 	err := run(ctx, func(w int, b *vector.Batch) error {
 		var sinkErr error
-		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], func(out *vector.Batch) bool {
+		err := j.probeBatch(ctx, j.compactProbe(b), readers[w], matched[w], &spares[w], func(out *vector.Batch) bool {
 			sinkErr = sink(w, out)
 			return sinkErr == nil
 		})
@@ -691,19 +695,39 @@ type probeState struct {
 	flushed int
 	done    bool
 	// pBuf and bBuf hold a chunk's pairs, reused from chunk to chunk (the output
-	// batches gather from them, they do not keep them).
-	pBuf, bBuf []int32
+	// batches gather from them, they do not keep them); p2 and b2 the pairs of a
+	// left or full join's chunk with its unmatched rows.
+	pBuf, bBuf, p2, b2 []int32
+}
+
+// retire lets go of a finished state's batch and keys, keeping its buffers for
+// the next batch (startProbe).
+func (st *probeState) retire() *probeState {
+	st.pb, st.keys = nil, nil
+	return st
 }
 
 // startProbe computes a compacted probe batch's keys and their ids in table (the
 // build table or a reader of it).
-func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable) (*probeState, error) {
+//
+// spare is the state of the caller's previous batch, done with, whose buffers the
+// new state takes over, or nil: the pairs of a batch of many rows would otherwise
+// grow their buffers from nothing batch after batch.
+func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, spare *probeState) (*probeState, error) {
 	st := &probeState{pb: pb}
+	if spare != nil {
+		*st = probeState{pb: pb, pBuf: spare.pBuf, bBuf: spare.bBuf, p2: spare.p2, b2: spare.b2,
+			hit: spare.hit, ids: spare.ids}
+	}
 	kind := j.node.Kind
 	if kind == plan.SemiJoin || kind == plan.AntiJoin || kind == plan.LeftJoin || kind == plan.FullJoin {
-		st.hit = make([]bool, pb.Rows)
+		st.hit = grow(st.hit, pb.Rows)
+		clear(st.hit)
+	} else {
+		st.hit = nil
 	}
 	if len(j.probeKeys) == 0 {
+		st.ids = nil
 		return st, nil
 	}
 	st.keys = make([]arrow.Array, len(j.probeKeys))
@@ -714,7 +738,7 @@ func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kern
 		}
 		st.keys[i] = a
 	}
-	st.ids = make([]uint32, pb.Rows)
+	st.ids = grow(st.ids, pb.Rows)
 	if table != nil {
 		table.Find(st.keys, nil, st.ids)
 	} else {
@@ -825,13 +849,15 @@ func (j *hashJoin) nextPairs(st *probeState, matched []bool, limit int) (pIdx, b
 // build rows in matched (when the join tracks matches), and hands the output batches
 // to emit, a chunk of pairs at a time. emit returns false to stop early (its
 // consumer needs no more rows). It is safe to call from several goroutines with
-// their own readers and matched slices.
-func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, emit func(*vector.Batch) bool) error {
+// their own readers, matched slices and spares: *spare is the state of the
+// caller's previous batch, whose buffers this one reuses, and becomes this one's.
+func (j *hashJoin) probeBatch(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, matched []bool, spare **probeState, emit func(*vector.Batch) bool) error {
 	failPoint(PointJoinProbe)
-	st, err := j.startProbe(ctx, pb, table)
+	st, err := j.startProbe(ctx, pb, table, *spare)
 	if err != nil {
 		return err
 	}
+	defer func() { *spare = st.retire() }()
 	if j.node.NullAwareAnti {
 		j.nullAwareAnti(pb, st.keys, st.ids, func(b *vector.Batch) { emit(b) })
 		return nil
@@ -922,7 +948,8 @@ func (j *hashJoin) probeStep(ctx context.Context, st *probeState, matched []bool
 		if st.done {
 			upto = n
 		}
-		var p2, b2 []int32
+		p2, b2 := st.p2[:0], st.b2[:0]
+		defer func() { st.p2, st.b2 = p2, b2 }()
 		k := 0
 		for r := st.flushed; r < upto; r++ {
 			if !st.hit[r] {

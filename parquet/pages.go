@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"sync"
 
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -335,7 +334,7 @@ func (w *pageWalker) close() {
 // quarter of a power of two (64, 80, 96, 112, 128, 160 KiB, …): a page of 1 MiB and
 // the decoder's headroom past it takes 1.25 MiB, not 2, and one of 9 MiB (a column
 // chunk of long strings in one page) 10, not 16, per column a worker reads.
-var pageBufs [pageClasses]sync.Pool
+var pageBufs pagePool
 
 const (
 	pageClassMin = 16 // 64 KiB, the smallest class
@@ -371,11 +370,11 @@ func growPage(b []byte, n int) []byte {
 	}
 	putPage(b)
 	c, size := pageClassOf(n)
-	if c >= len(pageBufs) {
+	if c >= pageClasses {
 		return make([]byte, n)
 	}
-	if p, ok := pageBufs[c].Get().(*[]byte); ok {
-		return (*p)[:n]
+	if p := pageBufs.get(c); p != nil {
+		return p[:n]
 	}
 	return make([]byte, n, size)
 }
@@ -383,11 +382,10 @@ func growPage(b []byte, n int) []byte {
 // putPage returns b to the pool of the largest class its capacity holds.
 func putPage(b []byte) {
 	c := pageClassIn(cap(b))
-	if c < 0 || c >= len(pageBufs) {
+	if c < 0 || c >= pageClasses {
 		return
 	}
-	b = b[:cap(b)]
-	pageBufs[c].Put(&b)
+	pageBufs.put(c, b[:cap(b)])
 }
 
 // decodeHeadroom is the room past the output that lets the pure-Go Zstandard

@@ -730,7 +730,7 @@ func (c *stringColumn) next(n int64) (arrow.Array, error) {
 	offsets[0] = 0
 	// A batch whose bytes outgrow the lent buffer moves to one of its own; the lent
 	// one, no longer under any array, comes back at the next Recycle all the same.
-	data := values[byte](c.rc, c.hint)[:0]
+	var data []byte
 	if int64(len(c.valid)) < n {
 		c.valid = make([]bool, n)
 		c.scratch = make([]uint32, n)
@@ -741,6 +741,9 @@ func (c *stringColumn) next(n int64) (arrow.Array, error) {
 			return nil, err
 		} else if !ok {
 			break
+		}
+		if data == nil {
+			data = values[byte](c.rc, c.sizeHint(int(n)))[:0]
 		}
 		k := min(int(n)-rows, c.left)
 		valid := c.valid[rows : rows+k]
@@ -802,6 +805,28 @@ func (c *stringColumn) next(n int64) (arrow.Array, error) {
 	d := array.NewData(c.want, rows, bufs, nil, rows-nv, 0)
 	defer d.Release()
 	return array.MakeFromData(d), nil
+}
+
+// sizeHint is the bytes n rows of strings are expected to take: as many as the
+// last batch's, or, for a reader's first batch, what the current page's values
+// take a row (its dictionary's average length, or its PLAIN bytes less their
+// lengths), with an eighth to spare. A first guess of nothing would grow the
+// batch's bytes from nothing, page after page of a file written with one page a
+// chunk.
+func (c *stringColumn) sizeHint(n int) int {
+	if c.hint > 0 || c.left <= 0 {
+		return c.hint
+	}
+	var per float64
+	if c.indexed {
+		if entries := len(c.dictOffs) - 1; entries > 0 {
+			per = float64(len(c.dictData)) / float64(entries)
+		}
+	} else {
+		per = float64(max(0, len(c.raw)-4*c.left)) / float64(c.left)
+	}
+	guess := per * float64(n)
+	return int(min(guess+guess/8, 1<<30))
 }
 
 func (c *stringColumn) skip(n int64) error {
