@@ -18,8 +18,8 @@ func TestCollectorPacingTarget(t *testing.T) {
 		{16 << 20, 400}, // 64 MiB of growth: the headroom exactly
 		{32 << 20, 200}, // the headroom is half the live heap
 		{100 << 20, 64},
-		{200 << 20, 50}, // 32 % would mark 200 MiB for every 64 MiB allocated: the floor
-		{1 << 30, 50},
+		{200 << 20, 35}, // 32 % would mark 200 MiB for every 64 MiB allocated: the floor
+		{1 << 30, 35},
 	} {
 		if got := p.target(c.live); got != c.want {
 			t.Errorf("live %d MiB: target %d, want %d", c.live>>20, got, c.want)

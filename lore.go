@@ -43,8 +43,8 @@ type Options struct {
 	// GCHeadroom caps the collector's target for large live heaps: once GCPercent
 	// would let the heap grow more than GCHeadroom bytes past what the last
 	// collection left live, the target is lowered to allow GCHeadroom (never below
-	// 50), and raised again as the live heap shrinks. The first engine opened in a
-	// process sets it for the process. Default 64 MiB; negative: GCPercent alone.
+	// 35), and raised again as the live heap shrinks. The first engine opened in a
+	// process sets it for the process. Default 24 MiB; negative: GCPercent alone.
 	GCHeadroom int64
 	// NoAutoRefresh turns off the background refresh of statistics records whose
 	// source has moved (SPEC §4). Default: on, unless $LORE_STATISTICS_AUTO_REFRESH
@@ -119,7 +119,7 @@ func (o *Options) EnsureDefaults() {
 		o.GCPercent = 400
 	}
 	if o.GCHeadroom == 0 {
-		o.GCHeadroom = 64 << 20
+		o.GCHeadroom = 24 << 20
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
