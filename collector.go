@@ -1,11 +1,12 @@
 package lore
 
 import (
-	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+
+	"github.com/loredb/lore/internal/aftergc"
 )
 
 // collectorPacing is the process's garbage-collector policy once an engine has set
@@ -51,14 +52,14 @@ func newPacing(percent int, headroom uint64) *collectorPacing {
 	return p
 }
 
-// arm sets a finalizer on a fresh object, which runs after the next collection.
+// arm adjusts the target after every collection until the pacing is stopped.
 func (p *collectorPacing) arm() {
-	runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+	aftergc.Each(func() bool {
 		if p.stopped.Load() {
-			return
+			return false
 		}
 		p.adjust()
-		p.arm()
+		return true
 	})
 }
 

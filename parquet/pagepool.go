@@ -1,9 +1,10 @@
 package parquet
 
 import (
-	"runtime"
 	"sync"
 	"time"
+
+	"github.com/loredb/lore/internal/aftergc"
 )
 
 // pageIdle is how long a page buffer may sit in the pool unused before it is let
@@ -74,9 +75,9 @@ func (cl *pageClass) trim(now time.Time) {
 }
 
 // trimAfterCollections trims every class after each collection (the runtime
-// collects at least every two minutes), from a finalizer re-armed each cycle.
+// collects at least every two minutes).
 func (p *pagePool) trimAfterCollections() {
-	runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+	aftergc.Each(func() bool {
 		now := time.Now()
 		for c := range p.classes {
 			cl := &p.classes[c]
@@ -84,6 +85,6 @@ func (p *pagePool) trimAfterCollections() {
 			cl.trim(now)
 			cl.mu.Unlock()
 		}
-		p.trimAfterCollections()
+		return true
 	})
 }
