@@ -710,24 +710,23 @@ func (st *probeState) retire() *probeState {
 // startProbe computes a compacted probe batch's keys and their ids in table (the
 // build table or a reader of it).
 //
-// spare is the state of the caller's previous batch, done with, whose buffers the
-// new state takes over, or nil: the pairs of a batch of many rows would otherwise
-// grow their buffers from nothing batch after batch.
+// spare is the state of the caller's previous batch, done with, which becomes the
+// new one with its buffers, or nil: the pairs of a batch of many rows would
+// otherwise grow their buffers from nothing batch after batch. (A join's kind and
+// keys are the same for every batch, so a spare has hit marks and ids where the
+// new state needs them, and none where it does not.)
 func (j *hashJoin) startProbe(ctx context.Context, pb *vector.Batch, table *kernels.KeyTable, spare *probeState) (*probeState, error) {
-	st := &probeState{pb: pb}
-	if spare != nil {
-		*st = probeState{pb: pb, pBuf: spare.pBuf, bBuf: spare.bBuf, p2: spare.p2, b2: spare.b2,
-			hit: spare.hit, ids: spare.ids}
+	st := spare
+	if st == nil {
+		st = &probeState{}
 	}
+	*st = probeState{pb: pb, pBuf: st.pBuf, bBuf: st.bBuf, p2: st.p2, b2: st.b2, hit: st.hit, ids: st.ids}
 	kind := j.node.Kind
 	if kind == plan.SemiJoin || kind == plan.AntiJoin || kind == plan.LeftJoin || kind == plan.FullJoin {
 		st.hit = grow(st.hit, pb.Rows)
 		clear(st.hit)
-	} else {
-		st.hit = nil
 	}
 	if len(j.probeKeys) == 0 {
-		st.ids = nil
 		return st, nil
 	}
 	st.keys = make([]arrow.Array, len(j.probeKeys))
