@@ -10,12 +10,11 @@ import (
 	"strings"
 	"time"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/sql"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/types"
 )
 

@@ -6,9 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/sql/pgtree"
 	"github.com/loredb/lore/types"
 )

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec/kernels"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/sql/pgtree"
 	"github.com/loredb/lore/types"
 )

@@ -3,9 +3,8 @@
 package plan
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/types"
 )
 

@@ -4,10 +4,10 @@ package plan
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
-	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/sql"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/types"
 )
 

@@ -3,7 +3,7 @@
 package plan
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // likeEscapeIsLiteral reports whether the pattern and the escape of a LIKE …

@@ -5,10 +5,9 @@ package plan
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/sql"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // bindSemiAntiJoin binds DuckDB's `l SEMI JOIN r ON …` and `l ANTI JOIN r ON …` (or

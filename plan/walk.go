@@ -3,8 +3,7 @@
 package plan
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
-
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/sql/pgtree"
 )
 

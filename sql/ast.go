@@ -1,7 +1,7 @@
 package sql
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // Statement is one statement of a request. Every implementation records where it sits

@@ -3,9 +3,8 @@ package sql
 import (
 	"errors"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // Comprehension is the name of the call a list comprehension is read as: [expr

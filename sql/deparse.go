@@ -4,9 +4,9 @@ import (
 	"strings"
 	"sync"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
+	"github.com/loredb/lore/sql/pgtree"
 )
 
 // Deparse renders an expression node back to SQL text in PostgreSQL's canonical
@@ -24,7 +24,7 @@ func Deparse(n *pg.Node) (string, error) {
 	tree := &pg.ParseResult{Version: version, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
 		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
 	}}}}}}
-	s, err := pg.Deparse(tree)
+	s, err := pgtree.Deparse(tree)
 	if err != nil {
 		return "", errs.New(errs.Internal, "cannot render expression as SQL: %w", err)
 	}
@@ -37,7 +37,7 @@ func Deparse(n *pg.Node) (string, error) {
 // treeVersion is the parse-tree format version of the linked parser, which the
 // deparser insists on; it is learnt once from the parser itself rather than copied.
 var treeVersion = sync.OnceValues(func() (int32, error) {
-	res, err := pg.Parse("SELECT 1")
+	res, err := pgtree.Parse("SELECT 1")
 	if err != nil {
 		return 0, errs.New(errs.Internal, "cannot learn the parse tree version: %w", err)
 	}

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // Dialect records the DuckDB forms the dialect layer took out of a query's text

@@ -3,7 +3,7 @@ package sql
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // markFloat4 gives the type name FLOAT DuckDB's meaning. PostgreSQL's grammar reads

@@ -3,10 +3,10 @@ package sql
 import (
 	"errors"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/sql/pgtree"
 )
 

@@ -3,7 +3,7 @@ package sql
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // DuckDB writes an interval of a computed or unquoted count as INTERVAL (expr) unit

@@ -3,9 +3,8 @@ package sql
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/sql/pgtree"
 )
 

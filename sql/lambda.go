@@ -1,9 +1,8 @@
 package sql
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // lambdaFunctions are the functions whose arguments may be lambdas.

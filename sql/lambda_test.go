@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // A lambda's body is the whole rest of its argument (x -> x > 2 is not (x -> x) >

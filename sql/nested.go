@@ -4,9 +4,8 @@ import (
 	"sort"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // DuckDB's nested literals, which PostgreSQL's grammar does not have:

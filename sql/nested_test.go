@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // A list literal is read with ARRAY inserted before it; every Location after it, in

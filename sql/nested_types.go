@@ -3,7 +3,7 @@ package sql
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // rewriteNestedTypes makes DuckDB's STRUCT(name type, …) and MAP(key, value) type

@@ -3,7 +3,7 @@ package sql
 import (
 	"testing"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // TestNestedTypeNames checks that STRUCT(…) and MAP(…) type names after :: and AS

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 	"github.com/loredb/lore/sql/pgtree"
 )
 
@@ -118,11 +117,7 @@ func (q *Query) CheckUnchanged() {
 }
 
 func treeDigest(sel *pg.SelectStmt) []byte {
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(sel)
-	if err != nil {
-		panic("BUG: cannot encode a parse tree: " + err.Error())
-	}
-	return b
+	return pgtree.EncodeSelect(sel)
 }
 
 func parse(text string) ([]Statement, error) {

@@ -2,9 +2,8 @@ package sql
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
-
-	"google.golang.org/protobuf/proto"
 )
 
 // TestParseCacheShares parses a query twice: the second parse comes from the cache,
@@ -25,7 +24,7 @@ func TestParseCacheShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	q1, q2 := first[0].(*Query), second[0].(*Query)
-	if !proto.Equal(q1.Select, q2.Select) || q1.Text != q2.Text || len(q1.Paths) != len(q2.Paths) || len(q1.Paths) != 1 {
+	if !reflect.DeepEqual(q1.Select, q2.Select) || q1.Text != q2.Text || len(q1.Paths) != len(q2.Paths) || len(q1.Paths) != 1 {
 		t.Fatalf("cached parse differs: %v / %v", q1, q2)
 	}
 	if q1 == q2 || q1.Select != q2.Select {

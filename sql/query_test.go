@@ -1,14 +1,13 @@
 package sql
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/encoding/prototext"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 func TestMultiStatementSpans(t *testing.T) {
@@ -399,6 +398,15 @@ func TestParseConcurrent(t *testing.T) {
 	}
 }
 
+// treeText renders a parse tree as JSON: every field, in a fixed order.
+func treeText(m any) string {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "unrenderable: " + err.Error()
+	}
+	return string(b)
+}
+
 // summarize renders the outcome of parsing text, trees included, as one string.
 func summarize(text string) string {
 	sts, err := Parse(text)
@@ -409,9 +417,9 @@ func summarize(text string) string {
 	for _, st := range sts {
 		switch s := st.(type) {
 		case *Query:
-			fmt.Fprintf(&b, "query %d %d %s;", s.Start, s.End, prototext.Format(s.Select))
+			fmt.Fprintf(&b, "query %d %d %s;", s.Start, s.End, treeText(s.Select))
 		case *Optimize:
-			fmt.Fprintf(&b, "optimize %s %s;", s.Where, prototext.Format(s.WhereExpr))
+			fmt.Fprintf(&b, "optimize %s %s;", s.Where, treeText(s.WhereExpr))
 		default:
 			fmt.Fprintf(&b, "%#v;", s)
 		}

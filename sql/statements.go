@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // parser reads one of Lore's own statements by recursive descent over its tokens.

@@ -3,9 +3,8 @@ package sql
 import (
 	"strconv"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/loredb/lore/errs"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // TimeTravel is a version clause written after a table name: [FOR] VERSION AS OF n

@@ -3,7 +3,7 @@ package sql
 import (
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // rewriteTryCasts makes DuckDB's TRY_CAST(x AS t) parse: PostgreSQL's grammar has no

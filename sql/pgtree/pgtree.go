@@ -1,18 +1,16 @@
-// Package pgtree decodes, walks and copies the parse trees of pg_query without
-// the protobuf runtime's reflection.
+// Package pgtree parses SQL text into the trees of package pgast, and decodes,
+// encodes, walks and copies those trees, without the protobuf runtime.
 //
-// pg_query hands its trees over as protobuf bytes. Decoding them with the
-// protobuf library builds, on first use in a process, the descriptors and
-// reflection tables of all 273 messages of pg_query's schema: about 2 ms of CPU
-// for a parser whose own work on a statement takes 50 µs, paid by every fresh
-// `lore sql` process. The decoders here are generated from those descriptors
-// once (gen.go, tree_gen.go) and fill pg_query's Go structs directly; Walk and
-// Clone follow the same generated field lists, so parsing and binding a
-// statement never touches protobuf reflection.
+// pg_query hands its trees over as protobuf bytes and takes them back the same way
+// to deparse. Doing that with the protobuf library and pg_query_go's types costs a
+// fresh process their descriptors' registration before main and, on first use, the
+// reflection tables of all 273 messages of pg_query's schema: about 2 ms of CPU for
+// a parser whose own work on a statement takes 50 µs. The decoders and encoders here
+// are generated from those descriptors once (gen.go, tree_gen.go) and fill and read
+// pgast's structs directly; Walk and Clone follow the same generated field lists.
 //
-// The trees are the same values proto.Unmarshal makes (tested against it), so
-// code may still hand them to the protobuf library; only its first use pays
-// for its tables.
+// The trees hold what proto.Unmarshal would put in pg_query_go's types, field for
+// field, and encode to what proto.Marshal would make of those (both tested).
 package pgtree
 
 //go:generate go run gen.go
@@ -23,8 +21,10 @@ import (
 	"reflect"
 	"sync"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // MaxDepth bounds the nesting of messages a decode accepts; deeper input is an
@@ -39,6 +39,28 @@ func DecodeParse(b []byte) (*pg.ParseResult, error) {
 	}
 	return m, nil
 }
+
+// Parse parses text with PostgreSQL's parser; its errors are the parser's
+// (*parser.Error for a syntax error).
+func Parse(text string) (*pg.ParseResult, error) {
+	b, err := parser.ParseToProtobuf(text)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeParse(b)
+}
+
+// Deparse renders tree as SQL text with PostgreSQL's deparser.
+func Deparse(tree *pg.ParseResult) (string, error) {
+	return parser.DeparseFromProtobuf(Encode(tree))
+}
+
+// Encode is tree's protobuf encoding, the form pg_query reads.
+func Encode(tree *pg.ParseResult) []byte { return encodeParseResult(nil, tree) }
+
+// EncodeSelect is the protobuf encoding of one SELECT statement's tree: the same
+// tree gives the same bytes.
+func EncodeSelect(m *pg.SelectStmt) []byte { return encodeSelectStmt(nil, m) }
 
 // DecodeScan decodes pg_query's protobuf scan result.
 func DecodeScan(b []byte) (*pg.ScanResult, error) {
@@ -299,4 +321,65 @@ func visitAll[T any](ms []*T, visit func(any) bool) bool {
 		}
 	}
 	return true
+}
+
+// putVarint appends field num as a varint.
+func putVarint(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+// putDouble appends field num as a 64-bit float, unless v is zero (positive zero
+// only: proto3 keeps a negative zero).
+func putDouble(b []byte, num protowire.Number, v float64) []byte {
+	if math.Float64bits(v) == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.Fixed64Type)
+	return protowire.AppendFixed64(b, math.Float64bits(v))
+}
+
+// putString appends field num as a string.
+func putString(b []byte, num protowire.Number, s string) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+// putPacked appends a repeated uint64 field num in packed form, nothing when empty.
+func putPacked(b []byte, num protowire.Number, vs []uint64) []byte {
+	if len(vs) == 0 {
+		return b
+	}
+	n := 0
+	for _, v := range vs {
+		n += protowire.SizeVarint(v)
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	for _, v := range vs {
+		b = protowire.AppendVarint(b, v)
+	}
+	return b
+}
+
+// putMessage appends message m (an empty one when nil) as field num. Its length
+// is known only once it is encoded: one byte is set aside for it, and the encoding
+// moves along when the length needs more.
+func putMessage[T any](b []byte, num protowire.Number, m *T, enc func([]byte, *T) []byte) []byte {
+	if m == nil {
+		m = new(T)
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	at := len(b)
+	b = enc(append(b, 0), m)
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b
+	}
+	k := protowire.SizeVarint(uint64(n))
+	b = append(b, make([]byte, k-1)...)
+	copy(b[at+k:], b[at+1:at+1+n])
+	protowire.AppendVarint(b[:at], uint64(n))
+	return b
 }

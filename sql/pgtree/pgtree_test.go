@@ -1,15 +1,19 @@
 package pgtree
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pgq "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	pg "github.com/loredb/lore/sql/pgast"
 )
 
 // corpus is every statement of the repository's SQL test files and benchmark
@@ -94,6 +98,72 @@ func sltStatements(text string) string {
 	return b.String()
 }
 
+// sameTree reports whether ours, a pgast value, holds what theirs, the value
+// pg_query_go's protobuf types hold, does: the same exported fields by name, the
+// same numbers and strings, the same message kinds in oneofs, recursively.
+func sameTree(ours, theirs reflect.Value) bool {
+	if ours.Kind() != theirs.Kind() {
+		return false
+	}
+	switch ours.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if ours.IsNil() || theirs.IsNil() {
+			return ours.IsNil() == theirs.IsNil()
+		}
+		if ours.Kind() == reflect.Interface && ours.Elem().Type().Elem().Name() != theirs.Elem().Type().Elem().Name() {
+			return false
+		}
+		return sameTree(ours.Elem(), theirs.Elem())
+	case reflect.Struct:
+		n := 0
+		for i := 0; i < ours.NumField(); i++ {
+			f := ours.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			tf, ok := theirs.Type().FieldByName(f.Name)
+			if !ok || !sameTree(ours.Field(i), theirs.FieldByIndex(tf.Index)) {
+				return false
+			}
+			n++
+		}
+		for i := 0; i < theirs.NumField(); i++ {
+			if theirs.Type().Field(i).IsExported() {
+				n--
+			}
+		}
+		return n == 0
+	case reflect.Slice:
+		if ours.Len() != theirs.Len() {
+			return false
+		}
+		for i := 0; i < ours.Len(); i++ {
+			if !sameTree(ours.Index(i), theirs.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Int32, reflect.Int64:
+		return ours.Int() == theirs.Int()
+	case reflect.Uint32, reflect.Uint64:
+		return ours.Uint() == theirs.Uint()
+	case reflect.Float64:
+		return ours.Float() == theirs.Float()
+	case reflect.Bool:
+		return ours.Bool() == theirs.Bool()
+	case reflect.String:
+		return ours.String() == theirs.String()
+	}
+	return false
+}
+
+func same(ours any, theirs proto.Message) bool {
+	return sameTree(reflect.ValueOf(ours), reflect.ValueOf(theirs))
+}
+
+// name is the name of a message's type, the same in both packages.
+func name(m any) string { return reflect.TypeOf(m).Elem().Name() }
+
 // reflectWalk is Walk done with protobuf reflection: what the generated code
 // replaces.
 func reflectWalk(m protoreflect.Message, fn func(any)) {
@@ -123,7 +193,7 @@ func TestDecodeMatchesProtobuf(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		want := &pg.ParseResult{}
+		want := &pgq.ParseResult{}
 		if err := proto.Unmarshal(buf, want); err != nil {
 			// Strings that are not UTF-8 (E'\xff') are refused by protobuf; the
 			// decoder keeps their bytes.
@@ -133,27 +203,38 @@ func TestDecodeMatchesProtobuf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", s, err)
 		}
-		if !proto.Equal(got, want) {
+		if !same(got, want) {
 			t.Fatalf("%q: decoded tree differs from protobuf's", s)
 		}
 		decoded++
 
+		// The encoding is the parser's, byte for byte, and protobuf reads it back
+		// as the same tree.
+		enc := Encode(got)
+		if !bytes.Equal(enc, buf) {
+			t.Fatalf("%q: the encoding differs from the parser's", s)
+		}
+		back := &pgq.ParseResult{}
+		if err := proto.Unmarshal(enc, back); err != nil || !proto.Equal(back, want) {
+			t.Fatalf("%q: protobuf reads the encoding as another tree (%v)", s, err)
+		}
+
 		// Walk visits what reflection visits, in the same order.
 		var viaWalk, viaReflect []any
 		Walk(got, func(m any) bool { viaWalk = append(viaWalk, m); return true })
-		reflectWalk(got.ProtoReflect(), func(m any) { viaReflect = append(viaReflect, m) })
+		reflectWalk(want.ProtoReflect(), func(m any) { viaReflect = append(viaReflect, m) })
 		if len(viaWalk) != len(viaReflect) {
 			t.Fatalf("%q: Walk visits %d messages, reflection %d", s, len(viaWalk), len(viaReflect))
 		}
 		for i := range viaWalk {
-			if viaWalk[i] != viaReflect[i] {
+			if name(viaWalk[i]) != name(viaReflect[i]) || !same(viaWalk[i], viaReflect[i].(proto.Message)) {
 				t.Fatalf("%q: message %d differs (%T, %T)", s, i, viaWalk[i], viaReflect[i])
 			}
 		}
 
 		// Locations lists the fields named location or …_location.
-		for _, m := range viaWalk {
-			fds := m.(proto.Message).ProtoReflect().Descriptor().Fields()
+		for i, m := range viaWalk {
+			fds := viaReflect[i].(proto.Message).ProtoReflect().Descriptor().Fields()
 			n, own := 0, false
 			for i := 0; i < fds.Len(); i++ {
 				name := string(fds.Get(i).Name())
@@ -174,7 +255,7 @@ func TestDecodeMatchesProtobuf(t *testing.T) {
 
 		// Clone is equal and shares no message with the original.
 		cp := Clone(got)
-		if !proto.Equal(cp, got) {
+		if !reflect.DeepEqual(cp, got) {
 			t.Fatalf("%q: clone differs", s)
 		}
 		orig := map[any]bool{}
@@ -193,12 +274,12 @@ func TestDecodeMatchesProtobuf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantScan := &pg.ScanResult{}
+		wantScan := &pgq.ScanResult{}
 		if err := proto.Unmarshal(sb, wantScan); err != nil {
 			t.Fatal(err)
 		}
 		gotScan, err := DecodeScan(sb)
-		if err != nil || !proto.Equal(gotScan, wantScan) {
+		if err != nil || !same(gotScan, wantScan) {
 			t.Fatalf("%q: scan result differs (%v)", s, err)
 		}
 	}

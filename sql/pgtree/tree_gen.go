@@ -2,7 +2,7 @@
 
 package pgtree
 
-import pg "github.com/pganalyze/pg_query_go/v6"
+import pg "github.com/loredb/lore/sql/pgast"
 
 //go:noinline
 func decodeParseResult(d *decoder, b []byte, m *pg.ParseResult) error {
@@ -18,6 +18,17 @@ func decodeParseResult(d *decoder, b []byte, m *pg.ParseResult) error {
 }
 
 //go:noinline
+func encodeParseResult(b []byte, m *pg.ParseResult) []byte {
+	if m.Version != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Version)))
+	}
+	for _, x := range m.Stmts {
+		b = putMessage(b, 2, x, encodeRawStmt)
+	}
+	return b
+}
+
+//go:noinline
 func decodeRawStmt(d *decoder, b []byte, m *pg.RawStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -30,6 +41,20 @@ func decodeRawStmt(d *decoder, b []byte, m *pg.RawStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRawStmt(b []byte, m *pg.RawStmt) []byte {
+	if m.Stmt != nil {
+		b = putMessage(b, 1, m.Stmt, encodeNode)
+	}
+	if m.StmtLocation != 0 {
+		b = putVarint(b, 2, uint64(int64(m.StmtLocation)))
+	}
+	if m.StmtLen != 0 {
+		b = putVarint(b, 3, uint64(int64(m.StmtLen)))
+	}
+	return b
 }
 
 //go:noinline
@@ -604,6 +629,815 @@ func decodeNode(d *decoder, b []byte, m *pg.Node) error {
 }
 
 //go:noinline
+func encodeNode(b []byte, m *pg.Node) []byte {
+	if v, ok := m.Node.(*pg.Node_Alias); ok {
+		b = putMessage(b, 1, v.Alias, encodeAlias)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeVar); ok {
+		b = putMessage(b, 2, v.RangeVar, encodeRangeVar)
+	}
+	if v, ok := m.Node.(*pg.Node_TableFunc); ok {
+		b = putMessage(b, 3, v.TableFunc, encodeTableFunc)
+	}
+	if v, ok := m.Node.(*pg.Node_IntoClause); ok {
+		b = putMessage(b, 4, v.IntoClause, encodeIntoClause)
+	}
+	if v, ok := m.Node.(*pg.Node_Var); ok {
+		b = putMessage(b, 5, v.Var, encodeVar)
+	}
+	if v, ok := m.Node.(*pg.Node_Param); ok {
+		b = putMessage(b, 6, v.Param, encodeParam)
+	}
+	if v, ok := m.Node.(*pg.Node_Aggref); ok {
+		b = putMessage(b, 7, v.Aggref, encodeAggref)
+	}
+	if v, ok := m.Node.(*pg.Node_GroupingFunc); ok {
+		b = putMessage(b, 8, v.GroupingFunc, encodeGroupingFunc)
+	}
+	if v, ok := m.Node.(*pg.Node_WindowFunc); ok {
+		b = putMessage(b, 9, v.WindowFunc, encodeWindowFunc)
+	}
+	if v, ok := m.Node.(*pg.Node_WindowFuncRunCondition); ok {
+		b = putMessage(b, 10, v.WindowFuncRunCondition, encodeWindowFuncRunCondition)
+	}
+	if v, ok := m.Node.(*pg.Node_MergeSupportFunc); ok {
+		b = putMessage(b, 11, v.MergeSupportFunc, encodeMergeSupportFunc)
+	}
+	if v, ok := m.Node.(*pg.Node_SubscriptingRef); ok {
+		b = putMessage(b, 12, v.SubscriptingRef, encodeSubscriptingRef)
+	}
+	if v, ok := m.Node.(*pg.Node_FuncExpr); ok {
+		b = putMessage(b, 13, v.FuncExpr, encodeFuncExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_NamedArgExpr); ok {
+		b = putMessage(b, 14, v.NamedArgExpr, encodeNamedArgExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_OpExpr); ok {
+		b = putMessage(b, 15, v.OpExpr, encodeOpExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_DistinctExpr); ok {
+		b = putMessage(b, 16, v.DistinctExpr, encodeDistinctExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_NullIfExpr); ok {
+		b = putMessage(b, 17, v.NullIfExpr, encodeNullIfExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_ScalarArrayOpExpr); ok {
+		b = putMessage(b, 18, v.ScalarArrayOpExpr, encodeScalarArrayOpExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_BoolExpr); ok {
+		b = putMessage(b, 19, v.BoolExpr, encodeBoolExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_SubLink); ok {
+		b = putMessage(b, 20, v.SubLink, encodeSubLink)
+	}
+	if v, ok := m.Node.(*pg.Node_SubPlan); ok {
+		b = putMessage(b, 21, v.SubPlan, encodeSubPlan)
+	}
+	if v, ok := m.Node.(*pg.Node_AlternativeSubPlan); ok {
+		b = putMessage(b, 22, v.AlternativeSubPlan, encodeAlternativeSubPlan)
+	}
+	if v, ok := m.Node.(*pg.Node_FieldSelect); ok {
+		b = putMessage(b, 23, v.FieldSelect, encodeFieldSelect)
+	}
+	if v, ok := m.Node.(*pg.Node_FieldStore); ok {
+		b = putMessage(b, 24, v.FieldStore, encodeFieldStore)
+	}
+	if v, ok := m.Node.(*pg.Node_RelabelType); ok {
+		b = putMessage(b, 25, v.RelabelType, encodeRelabelType)
+	}
+	if v, ok := m.Node.(*pg.Node_CoerceViaIo); ok {
+		b = putMessage(b, 26, v.CoerceViaIo, encodeCoerceViaIO)
+	}
+	if v, ok := m.Node.(*pg.Node_ArrayCoerceExpr); ok {
+		b = putMessage(b, 27, v.ArrayCoerceExpr, encodeArrayCoerceExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_ConvertRowtypeExpr); ok {
+		b = putMessage(b, 28, v.ConvertRowtypeExpr, encodeConvertRowtypeExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_CollateExpr); ok {
+		b = putMessage(b, 29, v.CollateExpr, encodeCollateExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_CaseExpr); ok {
+		b = putMessage(b, 30, v.CaseExpr, encodeCaseExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_CaseWhen); ok {
+		b = putMessage(b, 31, v.CaseWhen, encodeCaseWhen)
+	}
+	if v, ok := m.Node.(*pg.Node_CaseTestExpr); ok {
+		b = putMessage(b, 32, v.CaseTestExpr, encodeCaseTestExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_ArrayExpr); ok {
+		b = putMessage(b, 33, v.ArrayExpr, encodeArrayExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_RowExpr); ok {
+		b = putMessage(b, 34, v.RowExpr, encodeRowExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_RowCompareExpr); ok {
+		b = putMessage(b, 35, v.RowCompareExpr, encodeRowCompareExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_CoalesceExpr); ok {
+		b = putMessage(b, 36, v.CoalesceExpr, encodeCoalesceExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_MinMaxExpr); ok {
+		b = putMessage(b, 37, v.MinMaxExpr, encodeMinMaxExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_SqlvalueFunction); ok {
+		b = putMessage(b, 38, v.SqlvalueFunction, encodeSQLValueFunction)
+	}
+	if v, ok := m.Node.(*pg.Node_XmlExpr); ok {
+		b = putMessage(b, 39, v.XmlExpr, encodeXmlExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonFormat); ok {
+		b = putMessage(b, 40, v.JsonFormat, encodeJsonFormat)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonReturning); ok {
+		b = putMessage(b, 41, v.JsonReturning, encodeJsonReturning)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonValueExpr); ok {
+		b = putMessage(b, 42, v.JsonValueExpr, encodeJsonValueExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonConstructorExpr); ok {
+		b = putMessage(b, 43, v.JsonConstructorExpr, encodeJsonConstructorExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonIsPredicate); ok {
+		b = putMessage(b, 44, v.JsonIsPredicate, encodeJsonIsPredicate)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonBehavior); ok {
+		b = putMessage(b, 45, v.JsonBehavior, encodeJsonBehavior)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonExpr); ok {
+		b = putMessage(b, 46, v.JsonExpr, encodeJsonExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonTablePath); ok {
+		b = putMessage(b, 47, v.JsonTablePath, encodeJsonTablePath)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonTablePathScan); ok {
+		b = putMessage(b, 48, v.JsonTablePathScan, encodeJsonTablePathScan)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonTableSiblingJoin); ok {
+		b = putMessage(b, 49, v.JsonTableSiblingJoin, encodeJsonTableSiblingJoin)
+	}
+	if v, ok := m.Node.(*pg.Node_NullTest); ok {
+		b = putMessage(b, 50, v.NullTest, encodeNullTest)
+	}
+	if v, ok := m.Node.(*pg.Node_BooleanTest); ok {
+		b = putMessage(b, 51, v.BooleanTest, encodeBooleanTest)
+	}
+	if v, ok := m.Node.(*pg.Node_MergeAction); ok {
+		b = putMessage(b, 52, v.MergeAction, encodeMergeAction)
+	}
+	if v, ok := m.Node.(*pg.Node_CoerceToDomain); ok {
+		b = putMessage(b, 53, v.CoerceToDomain, encodeCoerceToDomain)
+	}
+	if v, ok := m.Node.(*pg.Node_CoerceToDomainValue); ok {
+		b = putMessage(b, 54, v.CoerceToDomainValue, encodeCoerceToDomainValue)
+	}
+	if v, ok := m.Node.(*pg.Node_SetToDefault); ok {
+		b = putMessage(b, 55, v.SetToDefault, encodeSetToDefault)
+	}
+	if v, ok := m.Node.(*pg.Node_CurrentOfExpr); ok {
+		b = putMessage(b, 56, v.CurrentOfExpr, encodeCurrentOfExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_NextValueExpr); ok {
+		b = putMessage(b, 57, v.NextValueExpr, encodeNextValueExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_InferenceElem); ok {
+		b = putMessage(b, 58, v.InferenceElem, encodeInferenceElem)
+	}
+	if v, ok := m.Node.(*pg.Node_TargetEntry); ok {
+		b = putMessage(b, 59, v.TargetEntry, encodeTargetEntry)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeTblRef); ok {
+		b = putMessage(b, 60, v.RangeTblRef, encodeRangeTblRef)
+	}
+	if v, ok := m.Node.(*pg.Node_JoinExpr); ok {
+		b = putMessage(b, 61, v.JoinExpr, encodeJoinExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_FromExpr); ok {
+		b = putMessage(b, 62, v.FromExpr, encodeFromExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_OnConflictExpr); ok {
+		b = putMessage(b, 63, v.OnConflictExpr, encodeOnConflictExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_Query); ok {
+		b = putMessage(b, 64, v.Query, encodeQuery)
+	}
+	if v, ok := m.Node.(*pg.Node_TypeName); ok {
+		b = putMessage(b, 65, v.TypeName, encodeTypeName)
+	}
+	if v, ok := m.Node.(*pg.Node_ColumnRef); ok {
+		b = putMessage(b, 66, v.ColumnRef, encodeColumnRef)
+	}
+	if v, ok := m.Node.(*pg.Node_ParamRef); ok {
+		b = putMessage(b, 67, v.ParamRef, encodeParamRef)
+	}
+	if v, ok := m.Node.(*pg.Node_AExpr); ok {
+		b = putMessage(b, 68, v.AExpr, encodeA_Expr)
+	}
+	if v, ok := m.Node.(*pg.Node_TypeCast); ok {
+		b = putMessage(b, 69, v.TypeCast, encodeTypeCast)
+	}
+	if v, ok := m.Node.(*pg.Node_CollateClause); ok {
+		b = putMessage(b, 70, v.CollateClause, encodeCollateClause)
+	}
+	if v, ok := m.Node.(*pg.Node_RoleSpec); ok {
+		b = putMessage(b, 71, v.RoleSpec, encodeRoleSpec)
+	}
+	if v, ok := m.Node.(*pg.Node_FuncCall); ok {
+		b = putMessage(b, 72, v.FuncCall, encodeFuncCall)
+	}
+	if v, ok := m.Node.(*pg.Node_AStar); ok {
+		b = putMessage(b, 73, v.AStar, encodeA_Star)
+	}
+	if v, ok := m.Node.(*pg.Node_AIndices); ok {
+		b = putMessage(b, 74, v.AIndices, encodeA_Indices)
+	}
+	if v, ok := m.Node.(*pg.Node_AIndirection); ok {
+		b = putMessage(b, 75, v.AIndirection, encodeA_Indirection)
+	}
+	if v, ok := m.Node.(*pg.Node_AArrayExpr); ok {
+		b = putMessage(b, 76, v.AArrayExpr, encodeA_ArrayExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_ResTarget); ok {
+		b = putMessage(b, 77, v.ResTarget, encodeResTarget)
+	}
+	if v, ok := m.Node.(*pg.Node_MultiAssignRef); ok {
+		b = putMessage(b, 78, v.MultiAssignRef, encodeMultiAssignRef)
+	}
+	if v, ok := m.Node.(*pg.Node_SortBy); ok {
+		b = putMessage(b, 79, v.SortBy, encodeSortBy)
+	}
+	if v, ok := m.Node.(*pg.Node_WindowDef); ok {
+		b = putMessage(b, 80, v.WindowDef, encodeWindowDef)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeSubselect); ok {
+		b = putMessage(b, 81, v.RangeSubselect, encodeRangeSubselect)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeFunction); ok {
+		b = putMessage(b, 82, v.RangeFunction, encodeRangeFunction)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeTableFunc); ok {
+		b = putMessage(b, 83, v.RangeTableFunc, encodeRangeTableFunc)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeTableFuncCol); ok {
+		b = putMessage(b, 84, v.RangeTableFuncCol, encodeRangeTableFuncCol)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeTableSample); ok {
+		b = putMessage(b, 85, v.RangeTableSample, encodeRangeTableSample)
+	}
+	if v, ok := m.Node.(*pg.Node_ColumnDef); ok {
+		b = putMessage(b, 86, v.ColumnDef, encodeColumnDef)
+	}
+	if v, ok := m.Node.(*pg.Node_TableLikeClause); ok {
+		b = putMessage(b, 87, v.TableLikeClause, encodeTableLikeClause)
+	}
+	if v, ok := m.Node.(*pg.Node_IndexElem); ok {
+		b = putMessage(b, 88, v.IndexElem, encodeIndexElem)
+	}
+	if v, ok := m.Node.(*pg.Node_DefElem); ok {
+		b = putMessage(b, 89, v.DefElem, encodeDefElem)
+	}
+	if v, ok := m.Node.(*pg.Node_LockingClause); ok {
+		b = putMessage(b, 90, v.LockingClause, encodeLockingClause)
+	}
+	if v, ok := m.Node.(*pg.Node_XmlSerialize); ok {
+		b = putMessage(b, 91, v.XmlSerialize, encodeXmlSerialize)
+	}
+	if v, ok := m.Node.(*pg.Node_PartitionElem); ok {
+		b = putMessage(b, 92, v.PartitionElem, encodePartitionElem)
+	}
+	if v, ok := m.Node.(*pg.Node_PartitionSpec); ok {
+		b = putMessage(b, 93, v.PartitionSpec, encodePartitionSpec)
+	}
+	if v, ok := m.Node.(*pg.Node_PartitionBoundSpec); ok {
+		b = putMessage(b, 94, v.PartitionBoundSpec, encodePartitionBoundSpec)
+	}
+	if v, ok := m.Node.(*pg.Node_PartitionRangeDatum); ok {
+		b = putMessage(b, 95, v.PartitionRangeDatum, encodePartitionRangeDatum)
+	}
+	if v, ok := m.Node.(*pg.Node_SinglePartitionSpec); ok {
+		b = putMessage(b, 96, v.SinglePartitionSpec, encodeSinglePartitionSpec)
+	}
+	if v, ok := m.Node.(*pg.Node_PartitionCmd); ok {
+		b = putMessage(b, 97, v.PartitionCmd, encodePartitionCmd)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeTblEntry); ok {
+		b = putMessage(b, 98, v.RangeTblEntry, encodeRangeTblEntry)
+	}
+	if v, ok := m.Node.(*pg.Node_RtepermissionInfo); ok {
+		b = putMessage(b, 99, v.RtepermissionInfo, encodeRTEPermissionInfo)
+	}
+	if v, ok := m.Node.(*pg.Node_RangeTblFunction); ok {
+		b = putMessage(b, 100, v.RangeTblFunction, encodeRangeTblFunction)
+	}
+	if v, ok := m.Node.(*pg.Node_TableSampleClause); ok {
+		b = putMessage(b, 101, v.TableSampleClause, encodeTableSampleClause)
+	}
+	if v, ok := m.Node.(*pg.Node_WithCheckOption); ok {
+		b = putMessage(b, 102, v.WithCheckOption, encodeWithCheckOption)
+	}
+	if v, ok := m.Node.(*pg.Node_SortGroupClause); ok {
+		b = putMessage(b, 103, v.SortGroupClause, encodeSortGroupClause)
+	}
+	if v, ok := m.Node.(*pg.Node_GroupingSet); ok {
+		b = putMessage(b, 104, v.GroupingSet, encodeGroupingSet)
+	}
+	if v, ok := m.Node.(*pg.Node_WindowClause); ok {
+		b = putMessage(b, 105, v.WindowClause, encodeWindowClause)
+	}
+	if v, ok := m.Node.(*pg.Node_RowMarkClause); ok {
+		b = putMessage(b, 106, v.RowMarkClause, encodeRowMarkClause)
+	}
+	if v, ok := m.Node.(*pg.Node_WithClause); ok {
+		b = putMessage(b, 107, v.WithClause, encodeWithClause)
+	}
+	if v, ok := m.Node.(*pg.Node_InferClause); ok {
+		b = putMessage(b, 108, v.InferClause, encodeInferClause)
+	}
+	if v, ok := m.Node.(*pg.Node_OnConflictClause); ok {
+		b = putMessage(b, 109, v.OnConflictClause, encodeOnConflictClause)
+	}
+	if v, ok := m.Node.(*pg.Node_CtesearchClause); ok {
+		b = putMessage(b, 110, v.CtesearchClause, encodeCTESearchClause)
+	}
+	if v, ok := m.Node.(*pg.Node_CtecycleClause); ok {
+		b = putMessage(b, 111, v.CtecycleClause, encodeCTECycleClause)
+	}
+	if v, ok := m.Node.(*pg.Node_CommonTableExpr); ok {
+		b = putMessage(b, 112, v.CommonTableExpr, encodeCommonTableExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_MergeWhenClause); ok {
+		b = putMessage(b, 113, v.MergeWhenClause, encodeMergeWhenClause)
+	}
+	if v, ok := m.Node.(*pg.Node_TriggerTransition); ok {
+		b = putMessage(b, 114, v.TriggerTransition, encodeTriggerTransition)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonOutput); ok {
+		b = putMessage(b, 115, v.JsonOutput, encodeJsonOutput)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonArgument); ok {
+		b = putMessage(b, 116, v.JsonArgument, encodeJsonArgument)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonFuncExpr); ok {
+		b = putMessage(b, 117, v.JsonFuncExpr, encodeJsonFuncExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonTablePathSpec); ok {
+		b = putMessage(b, 118, v.JsonTablePathSpec, encodeJsonTablePathSpec)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonTable); ok {
+		b = putMessage(b, 119, v.JsonTable, encodeJsonTable)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonTableColumn); ok {
+		b = putMessage(b, 120, v.JsonTableColumn, encodeJsonTableColumn)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonKeyValue); ok {
+		b = putMessage(b, 121, v.JsonKeyValue, encodeJsonKeyValue)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonParseExpr); ok {
+		b = putMessage(b, 122, v.JsonParseExpr, encodeJsonParseExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonScalarExpr); ok {
+		b = putMessage(b, 123, v.JsonScalarExpr, encodeJsonScalarExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonSerializeExpr); ok {
+		b = putMessage(b, 124, v.JsonSerializeExpr, encodeJsonSerializeExpr)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonObjectConstructor); ok {
+		b = putMessage(b, 125, v.JsonObjectConstructor, encodeJsonObjectConstructor)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonArrayConstructor); ok {
+		b = putMessage(b, 126, v.JsonArrayConstructor, encodeJsonArrayConstructor)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonArrayQueryConstructor); ok {
+		b = putMessage(b, 127, v.JsonArrayQueryConstructor, encodeJsonArrayQueryConstructor)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonAggConstructor); ok {
+		b = putMessage(b, 128, v.JsonAggConstructor, encodeJsonAggConstructor)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonObjectAgg); ok {
+		b = putMessage(b, 129, v.JsonObjectAgg, encodeJsonObjectAgg)
+	}
+	if v, ok := m.Node.(*pg.Node_JsonArrayAgg); ok {
+		b = putMessage(b, 130, v.JsonArrayAgg, encodeJsonArrayAgg)
+	}
+	if v, ok := m.Node.(*pg.Node_RawStmt); ok {
+		b = putMessage(b, 131, v.RawStmt, encodeRawStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_InsertStmt); ok {
+		b = putMessage(b, 132, v.InsertStmt, encodeInsertStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DeleteStmt); ok {
+		b = putMessage(b, 133, v.DeleteStmt, encodeDeleteStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_UpdateStmt); ok {
+		b = putMessage(b, 134, v.UpdateStmt, encodeUpdateStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_MergeStmt); ok {
+		b = putMessage(b, 135, v.MergeStmt, encodeMergeStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_SelectStmt); ok {
+		b = putMessage(b, 136, v.SelectStmt, encodeSelectStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_SetOperationStmt); ok {
+		b = putMessage(b, 137, v.SetOperationStmt, encodeSetOperationStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ReturnStmt); ok {
+		b = putMessage(b, 138, v.ReturnStmt, encodeReturnStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_PlassignStmt); ok {
+		b = putMessage(b, 139, v.PlassignStmt, encodePLAssignStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateSchemaStmt); ok {
+		b = putMessage(b, 140, v.CreateSchemaStmt, encodeCreateSchemaStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTableStmt); ok {
+		b = putMessage(b, 141, v.AlterTableStmt, encodeAlterTableStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ReplicaIdentityStmt); ok {
+		b = putMessage(b, 142, v.ReplicaIdentityStmt, encodeReplicaIdentityStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTableCmd); ok {
+		b = putMessage(b, 143, v.AlterTableCmd, encodeAlterTableCmd)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterCollationStmt); ok {
+		b = putMessage(b, 144, v.AlterCollationStmt, encodeAlterCollationStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterDomainStmt); ok {
+		b = putMessage(b, 145, v.AlterDomainStmt, encodeAlterDomainStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_GrantStmt); ok {
+		b = putMessage(b, 146, v.GrantStmt, encodeGrantStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ObjectWithArgs); ok {
+		b = putMessage(b, 147, v.ObjectWithArgs, encodeObjectWithArgs)
+	}
+	if v, ok := m.Node.(*pg.Node_AccessPriv); ok {
+		b = putMessage(b, 148, v.AccessPriv, encodeAccessPriv)
+	}
+	if v, ok := m.Node.(*pg.Node_GrantRoleStmt); ok {
+		b = putMessage(b, 149, v.GrantRoleStmt, encodeGrantRoleStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterDefaultPrivilegesStmt); ok {
+		b = putMessage(b, 150, v.AlterDefaultPrivilegesStmt, encodeAlterDefaultPrivilegesStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CopyStmt); ok {
+		b = putMessage(b, 151, v.CopyStmt, encodeCopyStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_VariableSetStmt); ok {
+		b = putMessage(b, 152, v.VariableSetStmt, encodeVariableSetStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_VariableShowStmt); ok {
+		b = putMessage(b, 153, v.VariableShowStmt, encodeVariableShowStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateStmt); ok {
+		b = putMessage(b, 154, v.CreateStmt, encodeCreateStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_Constraint); ok {
+		b = putMessage(b, 155, v.Constraint, encodeConstraint)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateTableSpaceStmt); ok {
+		b = putMessage(b, 156, v.CreateTableSpaceStmt, encodeCreateTableSpaceStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropTableSpaceStmt); ok {
+		b = putMessage(b, 157, v.DropTableSpaceStmt, encodeDropTableSpaceStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTableSpaceOptionsStmt); ok {
+		b = putMessage(b, 158, v.AlterTableSpaceOptionsStmt, encodeAlterTableSpaceOptionsStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTableMoveAllStmt); ok {
+		b = putMessage(b, 159, v.AlterTableMoveAllStmt, encodeAlterTableMoveAllStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateExtensionStmt); ok {
+		b = putMessage(b, 160, v.CreateExtensionStmt, encodeCreateExtensionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterExtensionStmt); ok {
+		b = putMessage(b, 161, v.AlterExtensionStmt, encodeAlterExtensionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterExtensionContentsStmt); ok {
+		b = putMessage(b, 162, v.AlterExtensionContentsStmt, encodeAlterExtensionContentsStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateFdwStmt); ok {
+		b = putMessage(b, 163, v.CreateFdwStmt, encodeCreateFdwStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterFdwStmt); ok {
+		b = putMessage(b, 164, v.AlterFdwStmt, encodeAlterFdwStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateForeignServerStmt); ok {
+		b = putMessage(b, 165, v.CreateForeignServerStmt, encodeCreateForeignServerStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterForeignServerStmt); ok {
+		b = putMessage(b, 166, v.AlterForeignServerStmt, encodeAlterForeignServerStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateForeignTableStmt); ok {
+		b = putMessage(b, 167, v.CreateForeignTableStmt, encodeCreateForeignTableStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateUserMappingStmt); ok {
+		b = putMessage(b, 168, v.CreateUserMappingStmt, encodeCreateUserMappingStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterUserMappingStmt); ok {
+		b = putMessage(b, 169, v.AlterUserMappingStmt, encodeAlterUserMappingStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropUserMappingStmt); ok {
+		b = putMessage(b, 170, v.DropUserMappingStmt, encodeDropUserMappingStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ImportForeignSchemaStmt); ok {
+		b = putMessage(b, 171, v.ImportForeignSchemaStmt, encodeImportForeignSchemaStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreatePolicyStmt); ok {
+		b = putMessage(b, 172, v.CreatePolicyStmt, encodeCreatePolicyStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterPolicyStmt); ok {
+		b = putMessage(b, 173, v.AlterPolicyStmt, encodeAlterPolicyStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateAmStmt); ok {
+		b = putMessage(b, 174, v.CreateAmStmt, encodeCreateAmStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateTrigStmt); ok {
+		b = putMessage(b, 175, v.CreateTrigStmt, encodeCreateTrigStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateEventTrigStmt); ok {
+		b = putMessage(b, 176, v.CreateEventTrigStmt, encodeCreateEventTrigStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterEventTrigStmt); ok {
+		b = putMessage(b, 177, v.AlterEventTrigStmt, encodeAlterEventTrigStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreatePlangStmt); ok {
+		b = putMessage(b, 178, v.CreatePlangStmt, encodeCreatePLangStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateRoleStmt); ok {
+		b = putMessage(b, 179, v.CreateRoleStmt, encodeCreateRoleStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterRoleStmt); ok {
+		b = putMessage(b, 180, v.AlterRoleStmt, encodeAlterRoleStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterRoleSetStmt); ok {
+		b = putMessage(b, 181, v.AlterRoleSetStmt, encodeAlterRoleSetStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropRoleStmt); ok {
+		b = putMessage(b, 182, v.DropRoleStmt, encodeDropRoleStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateSeqStmt); ok {
+		b = putMessage(b, 183, v.CreateSeqStmt, encodeCreateSeqStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterSeqStmt); ok {
+		b = putMessage(b, 184, v.AlterSeqStmt, encodeAlterSeqStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DefineStmt); ok {
+		b = putMessage(b, 185, v.DefineStmt, encodeDefineStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateDomainStmt); ok {
+		b = putMessage(b, 186, v.CreateDomainStmt, encodeCreateDomainStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateOpClassStmt); ok {
+		b = putMessage(b, 187, v.CreateOpClassStmt, encodeCreateOpClassStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateOpClassItem); ok {
+		b = putMessage(b, 188, v.CreateOpClassItem, encodeCreateOpClassItem)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateOpFamilyStmt); ok {
+		b = putMessage(b, 189, v.CreateOpFamilyStmt, encodeCreateOpFamilyStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterOpFamilyStmt); ok {
+		b = putMessage(b, 190, v.AlterOpFamilyStmt, encodeAlterOpFamilyStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropStmt); ok {
+		b = putMessage(b, 191, v.DropStmt, encodeDropStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_TruncateStmt); ok {
+		b = putMessage(b, 192, v.TruncateStmt, encodeTruncateStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CommentStmt); ok {
+		b = putMessage(b, 193, v.CommentStmt, encodeCommentStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_SecLabelStmt); ok {
+		b = putMessage(b, 194, v.SecLabelStmt, encodeSecLabelStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DeclareCursorStmt); ok {
+		b = putMessage(b, 195, v.DeclareCursorStmt, encodeDeclareCursorStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ClosePortalStmt); ok {
+		b = putMessage(b, 196, v.ClosePortalStmt, encodeClosePortalStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_FetchStmt); ok {
+		b = putMessage(b, 197, v.FetchStmt, encodeFetchStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_IndexStmt); ok {
+		b = putMessage(b, 198, v.IndexStmt, encodeIndexStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateStatsStmt); ok {
+		b = putMessage(b, 199, v.CreateStatsStmt, encodeCreateStatsStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_StatsElem); ok {
+		b = putMessage(b, 200, v.StatsElem, encodeStatsElem)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterStatsStmt); ok {
+		b = putMessage(b, 201, v.AlterStatsStmt, encodeAlterStatsStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateFunctionStmt); ok {
+		b = putMessage(b, 202, v.CreateFunctionStmt, encodeCreateFunctionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_FunctionParameter); ok {
+		b = putMessage(b, 203, v.FunctionParameter, encodeFunctionParameter)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterFunctionStmt); ok {
+		b = putMessage(b, 204, v.AlterFunctionStmt, encodeAlterFunctionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DoStmt); ok {
+		b = putMessage(b, 205, v.DoStmt, encodeDoStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_InlineCodeBlock); ok {
+		b = putMessage(b, 206, v.InlineCodeBlock, encodeInlineCodeBlock)
+	}
+	if v, ok := m.Node.(*pg.Node_CallStmt); ok {
+		b = putMessage(b, 207, v.CallStmt, encodeCallStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CallContext); ok {
+		b = putMessage(b, 208, v.CallContext, encodeCallContext)
+	}
+	if v, ok := m.Node.(*pg.Node_RenameStmt); ok {
+		b = putMessage(b, 209, v.RenameStmt, encodeRenameStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterObjectDependsStmt); ok {
+		b = putMessage(b, 210, v.AlterObjectDependsStmt, encodeAlterObjectDependsStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterObjectSchemaStmt); ok {
+		b = putMessage(b, 211, v.AlterObjectSchemaStmt, encodeAlterObjectSchemaStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterOwnerStmt); ok {
+		b = putMessage(b, 212, v.AlterOwnerStmt, encodeAlterOwnerStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterOperatorStmt); ok {
+		b = putMessage(b, 213, v.AlterOperatorStmt, encodeAlterOperatorStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTypeStmt); ok {
+		b = putMessage(b, 214, v.AlterTypeStmt, encodeAlterTypeStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_RuleStmt); ok {
+		b = putMessage(b, 215, v.RuleStmt, encodeRuleStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_NotifyStmt); ok {
+		b = putMessage(b, 216, v.NotifyStmt, encodeNotifyStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ListenStmt); ok {
+		b = putMessage(b, 217, v.ListenStmt, encodeListenStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_UnlistenStmt); ok {
+		b = putMessage(b, 218, v.UnlistenStmt, encodeUnlistenStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_TransactionStmt); ok {
+		b = putMessage(b, 219, v.TransactionStmt, encodeTransactionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CompositeTypeStmt); ok {
+		b = putMessage(b, 220, v.CompositeTypeStmt, encodeCompositeTypeStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateEnumStmt); ok {
+		b = putMessage(b, 221, v.CreateEnumStmt, encodeCreateEnumStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateRangeStmt); ok {
+		b = putMessage(b, 222, v.CreateRangeStmt, encodeCreateRangeStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterEnumStmt); ok {
+		b = putMessage(b, 223, v.AlterEnumStmt, encodeAlterEnumStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ViewStmt); ok {
+		b = putMessage(b, 224, v.ViewStmt, encodeViewStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_LoadStmt); ok {
+		b = putMessage(b, 225, v.LoadStmt, encodeLoadStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreatedbStmt); ok {
+		b = putMessage(b, 226, v.CreatedbStmt, encodeCreatedbStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterDatabaseStmt); ok {
+		b = putMessage(b, 227, v.AlterDatabaseStmt, encodeAlterDatabaseStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterDatabaseRefreshCollStmt); ok {
+		b = putMessage(b, 228, v.AlterDatabaseRefreshCollStmt, encodeAlterDatabaseRefreshCollStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterDatabaseSetStmt); ok {
+		b = putMessage(b, 229, v.AlterDatabaseSetStmt, encodeAlterDatabaseSetStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropdbStmt); ok {
+		b = putMessage(b, 230, v.DropdbStmt, encodeDropdbStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterSystemStmt); ok {
+		b = putMessage(b, 231, v.AlterSystemStmt, encodeAlterSystemStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ClusterStmt); ok {
+		b = putMessage(b, 232, v.ClusterStmt, encodeClusterStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_VacuumStmt); ok {
+		b = putMessage(b, 233, v.VacuumStmt, encodeVacuumStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_VacuumRelation); ok {
+		b = putMessage(b, 234, v.VacuumRelation, encodeVacuumRelation)
+	}
+	if v, ok := m.Node.(*pg.Node_ExplainStmt); ok {
+		b = putMessage(b, 235, v.ExplainStmt, encodeExplainStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateTableAsStmt); ok {
+		b = putMessage(b, 236, v.CreateTableAsStmt, encodeCreateTableAsStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_RefreshMatViewStmt); ok {
+		b = putMessage(b, 237, v.RefreshMatViewStmt, encodeRefreshMatViewStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CheckPointStmt); ok {
+		b = putMessage(b, 238, v.CheckPointStmt, encodeCheckPointStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DiscardStmt); ok {
+		b = putMessage(b, 239, v.DiscardStmt, encodeDiscardStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_LockStmt); ok {
+		b = putMessage(b, 240, v.LockStmt, encodeLockStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ConstraintsSetStmt); ok {
+		b = putMessage(b, 241, v.ConstraintsSetStmt, encodeConstraintsSetStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ReindexStmt); ok {
+		b = putMessage(b, 242, v.ReindexStmt, encodeReindexStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateConversionStmt); ok {
+		b = putMessage(b, 243, v.CreateConversionStmt, encodeCreateConversionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateCastStmt); ok {
+		b = putMessage(b, 244, v.CreateCastStmt, encodeCreateCastStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateTransformStmt); ok {
+		b = putMessage(b, 245, v.CreateTransformStmt, encodeCreateTransformStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_PrepareStmt); ok {
+		b = putMessage(b, 246, v.PrepareStmt, encodePrepareStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ExecuteStmt); ok {
+		b = putMessage(b, 247, v.ExecuteStmt, encodeExecuteStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DeallocateStmt); ok {
+		b = putMessage(b, 248, v.DeallocateStmt, encodeDeallocateStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropOwnedStmt); ok {
+		b = putMessage(b, 249, v.DropOwnedStmt, encodeDropOwnedStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_ReassignOwnedStmt); ok {
+		b = putMessage(b, 250, v.ReassignOwnedStmt, encodeReassignOwnedStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTsdictionaryStmt); ok {
+		b = putMessage(b, 251, v.AlterTsdictionaryStmt, encodeAlterTSDictionaryStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterTsconfigurationStmt); ok {
+		b = putMessage(b, 252, v.AlterTsconfigurationStmt, encodeAlterTSConfigurationStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_PublicationTable); ok {
+		b = putMessage(b, 253, v.PublicationTable, encodePublicationTable)
+	}
+	if v, ok := m.Node.(*pg.Node_PublicationObjSpec); ok {
+		b = putMessage(b, 254, v.PublicationObjSpec, encodePublicationObjSpec)
+	}
+	if v, ok := m.Node.(*pg.Node_CreatePublicationStmt); ok {
+		b = putMessage(b, 255, v.CreatePublicationStmt, encodeCreatePublicationStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterPublicationStmt); ok {
+		b = putMessage(b, 256, v.AlterPublicationStmt, encodeAlterPublicationStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_CreateSubscriptionStmt); ok {
+		b = putMessage(b, 257, v.CreateSubscriptionStmt, encodeCreateSubscriptionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_AlterSubscriptionStmt); ok {
+		b = putMessage(b, 258, v.AlterSubscriptionStmt, encodeAlterSubscriptionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_DropSubscriptionStmt); ok {
+		b = putMessage(b, 259, v.DropSubscriptionStmt, encodeDropSubscriptionStmt)
+	}
+	if v, ok := m.Node.(*pg.Node_Integer); ok {
+		b = putMessage(b, 260, v.Integer, encodeInteger)
+	}
+	if v, ok := m.Node.(*pg.Node_Float); ok {
+		b = putMessage(b, 261, v.Float, encodeFloat)
+	}
+	if v, ok := m.Node.(*pg.Node_Boolean); ok {
+		b = putMessage(b, 262, v.Boolean, encodeBoolean)
+	}
+	if v, ok := m.Node.(*pg.Node_String_); ok {
+		b = putMessage(b, 263, v.String_, encodeString)
+	}
+	if v, ok := m.Node.(*pg.Node_BitString); ok {
+		b = putMessage(b, 264, v.BitString, encodeBitString)
+	}
+	if v, ok := m.Node.(*pg.Node_List); ok {
+		b = putMessage(b, 265, v.List, encodeList)
+	}
+	if v, ok := m.Node.(*pg.Node_IntList); ok {
+		b = putMessage(b, 266, v.IntList, encodeIntList)
+	}
+	if v, ok := m.Node.(*pg.Node_OidList); ok {
+		b = putMessage(b, 267, v.OidList, encodeOidList)
+	}
+	if v, ok := m.Node.(*pg.Node_AConst); ok {
+		b = putMessage(b, 268, v.AConst, encodeA_Const)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlias(d *decoder, b []byte, m *pg.Alias) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -614,6 +1448,17 @@ func decodeAlias(d *decoder, b []byte, m *pg.Alias) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlias(b []byte, m *pg.Alias) []byte {
+	if m.Aliasname != "" {
+		b = putString(b, 1, m.Aliasname)
+	}
+	for _, x := range m.Colnames {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -637,6 +1482,32 @@ func decodeRangeVar(d *decoder, b []byte, m *pg.RangeVar) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRangeVar(b []byte, m *pg.RangeVar) []byte {
+	if m.Catalogname != "" {
+		b = putString(b, 1, m.Catalogname)
+	}
+	if m.Schemaname != "" {
+		b = putString(b, 2, m.Schemaname)
+	}
+	if m.Relname != "" {
+		b = putString(b, 3, m.Relname)
+	}
+	if m.Inh {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Relpersistence != "" {
+		b = putString(b, 5, m.Relpersistence)
+	}
+	if m.Alias != nil {
+		b = putMessage(b, 6, m.Alias, encodeAlias)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -683,6 +1554,60 @@ func decodeTableFunc(d *decoder, b []byte, m *pg.TableFunc) error {
 }
 
 //go:noinline
+func encodeTableFunc(b []byte, m *pg.TableFunc) []byte {
+	if m.Functype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Functype)))
+	}
+	for _, x := range m.NsUris {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.NsNames {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Docexpr != nil {
+		b = putMessage(b, 4, m.Docexpr, encodeNode)
+	}
+	if m.Rowexpr != nil {
+		b = putMessage(b, 5, m.Rowexpr, encodeNode)
+	}
+	for _, x := range m.Colnames {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	for _, x := range m.Coltypes {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	for _, x := range m.Coltypmods {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	for _, x := range m.Colcollations {
+		b = putMessage(b, 9, x, encodeNode)
+	}
+	for _, x := range m.Colexprs {
+		b = putMessage(b, 10, x, encodeNode)
+	}
+	for _, x := range m.Coldefexprs {
+		b = putMessage(b, 11, x, encodeNode)
+	}
+	for _, x := range m.Colvalexprs {
+		b = putMessage(b, 12, x, encodeNode)
+	}
+	for _, x := range m.Passingvalexprs {
+		b = putMessage(b, 13, x, encodeNode)
+	}
+	b = putPacked(b, 14, m.Notnulls)
+	if m.Plan != nil {
+		b = putMessage(b, 15, m.Plan, encodeNode)
+	}
+	if m.Ordinalitycol != 0 {
+		b = putVarint(b, 16, uint64(int64(m.Ordinalitycol)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 17, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeIntoClause(d *decoder, b []byte, m *pg.IntoClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -705,6 +1630,35 @@ func decodeIntoClause(d *decoder, b []byte, m *pg.IntoClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeIntoClause(b []byte, m *pg.IntoClause) []byte {
+	if m.Rel != nil {
+		b = putMessage(b, 1, m.Rel, encodeRangeVar)
+	}
+	for _, x := range m.ColNames {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.AccessMethod != "" {
+		b = putString(b, 3, m.AccessMethod)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.OnCommit != 0 {
+		b = putVarint(b, 5, uint64(int64(m.OnCommit)))
+	}
+	if m.TableSpaceName != "" {
+		b = putString(b, 6, m.TableSpaceName)
+	}
+	if m.ViewQuery != nil {
+		b = putMessage(b, 7, m.ViewQuery, encodeNode)
+	}
+	if m.SkipData {
+		b = putVarint(b, 8, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -735,6 +1689,36 @@ func decodeVar(d *decoder, b []byte, m *pg.Var) error {
 }
 
 //go:noinline
+func encodeVar(b []byte, m *pg.Var) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Varno != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Varno)))
+	}
+	if m.Varattno != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Varattno)))
+	}
+	if m.Vartype != 0 {
+		b = putVarint(b, 4, uint64(m.Vartype))
+	}
+	if m.Vartypmod != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Vartypmod)))
+	}
+	if m.Varcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Varcollid))
+	}
+	b = putPacked(b, 7, m.Varnullingrels)
+	if m.Varlevelsup != 0 {
+		b = putVarint(b, 8, uint64(m.Varlevelsup))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeParam(d *decoder, b []byte, m *pg.Param) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -755,6 +1739,32 @@ func decodeParam(d *decoder, b []byte, m *pg.Param) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeParam(b []byte, m *pg.Param) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Paramkind != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Paramkind)))
+	}
+	if m.Paramid != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Paramid)))
+	}
+	if m.Paramtype != 0 {
+		b = putVarint(b, 4, uint64(m.Paramtype))
+	}
+	if m.Paramtypmod != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Paramtypmod)))
+	}
+	if m.Paramcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Paramcollid))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -805,6 +1815,68 @@ func decodeAggref(d *decoder, b []byte, m *pg.Aggref) error {
 }
 
 //go:noinline
+func encodeAggref(b []byte, m *pg.Aggref) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Aggfnoid != 0 {
+		b = putVarint(b, 2, uint64(m.Aggfnoid))
+	}
+	if m.Aggtype != 0 {
+		b = putVarint(b, 3, uint64(m.Aggtype))
+	}
+	if m.Aggcollid != 0 {
+		b = putVarint(b, 4, uint64(m.Aggcollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Aggargtypes {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	for _, x := range m.Aggdirectargs {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	for _, x := range m.Aggorder {
+		b = putMessage(b, 9, x, encodeNode)
+	}
+	for _, x := range m.Aggdistinct {
+		b = putMessage(b, 10, x, encodeNode)
+	}
+	if m.Aggfilter != nil {
+		b = putMessage(b, 11, m.Aggfilter, encodeNode)
+	}
+	if m.Aggstar {
+		b = putVarint(b, 12, 1)
+	}
+	if m.Aggvariadic {
+		b = putVarint(b, 13, 1)
+	}
+	if m.Aggkind != "" {
+		b = putString(b, 14, m.Aggkind)
+	}
+	if m.Agglevelsup != 0 {
+		b = putVarint(b, 15, uint64(m.Agglevelsup))
+	}
+	if m.Aggsplit != 0 {
+		b = putVarint(b, 16, uint64(int64(m.Aggsplit)))
+	}
+	if m.Aggno != 0 {
+		b = putVarint(b, 17, uint64(int64(m.Aggno)))
+	}
+	if m.Aggtransno != 0 {
+		b = putVarint(b, 18, uint64(int64(m.Aggtransno)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 19, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeGroupingFunc(d *decoder, b []byte, m *pg.GroupingFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -821,6 +1893,26 @@ func decodeGroupingFunc(d *decoder, b []byte, m *pg.GroupingFunc) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeGroupingFunc(b []byte, m *pg.GroupingFunc) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Refs {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Agglevelsup != 0 {
+		b = putVarint(b, 4, uint64(m.Agglevelsup))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -857,6 +1949,47 @@ func decodeWindowFunc(d *decoder, b []byte, m *pg.WindowFunc) error {
 }
 
 //go:noinline
+func encodeWindowFunc(b []byte, m *pg.WindowFunc) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Winfnoid != 0 {
+		b = putVarint(b, 2, uint64(m.Winfnoid))
+	}
+	if m.Wintype != 0 {
+		b = putVarint(b, 3, uint64(m.Wintype))
+	}
+	if m.Wincollid != 0 {
+		b = putVarint(b, 4, uint64(m.Wincollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.Aggfilter != nil {
+		b = putMessage(b, 7, m.Aggfilter, encodeNode)
+	}
+	for _, x := range m.RunCondition {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	if m.Winref != 0 {
+		b = putVarint(b, 9, uint64(m.Winref))
+	}
+	if m.Winstar {
+		b = putVarint(b, 10, 1)
+	}
+	if m.Winagg {
+		b = putVarint(b, 11, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 12, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeWindowFuncRunCondition(d *decoder, b []byte, m *pg.WindowFuncRunCondition) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -876,6 +2009,26 @@ func decodeWindowFuncRunCondition(d *decoder, b []byte, m *pg.WindowFuncRunCondi
 }
 
 //go:noinline
+func encodeWindowFuncRunCondition(b []byte, m *pg.WindowFuncRunCondition) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Opno != 0 {
+		b = putVarint(b, 2, uint64(m.Opno))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 3, uint64(m.Inputcollid))
+	}
+	if m.WfuncLeft {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 5, m.Arg, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeMergeSupportFunc(d *decoder, b []byte, m *pg.MergeSupportFunc) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -890,6 +2043,23 @@ func decodeMergeSupportFunc(d *decoder, b []byte, m *pg.MergeSupportFunc) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeMergeSupportFunc(b []byte, m *pg.MergeSupportFunc) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Msftype != 0 {
+		b = putVarint(b, 2, uint64(m.Msftype))
+	}
+	if m.Msfcollid != 0 {
+		b = putVarint(b, 3, uint64(m.Msfcollid))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -922,6 +2092,41 @@ func decodeSubscriptingRef(d *decoder, b []byte, m *pg.SubscriptingRef) error {
 }
 
 //go:noinline
+func encodeSubscriptingRef(b []byte, m *pg.SubscriptingRef) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Refcontainertype != 0 {
+		b = putVarint(b, 2, uint64(m.Refcontainertype))
+	}
+	if m.Refelemtype != 0 {
+		b = putVarint(b, 3, uint64(m.Refelemtype))
+	}
+	if m.Refrestype != 0 {
+		b = putVarint(b, 4, uint64(m.Refrestype))
+	}
+	if m.Reftypmod != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Reftypmod)))
+	}
+	if m.Refcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Refcollid))
+	}
+	for _, x := range m.Refupperindexpr {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	for _, x := range m.Reflowerindexpr {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	if m.Refexpr != nil {
+		b = putMessage(b, 9, m.Refexpr, encodeNode)
+	}
+	if m.Refassgnexpr != nil {
+		b = putMessage(b, 10, m.Refassgnexpr, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeFuncExpr(d *decoder, b []byte, m *pg.FuncExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -951,6 +2156,41 @@ func decodeFuncExpr(d *decoder, b []byte, m *pg.FuncExpr) error {
 }
 
 //go:noinline
+func encodeFuncExpr(b []byte, m *pg.FuncExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Funcid != 0 {
+		b = putVarint(b, 2, uint64(m.Funcid))
+	}
+	if m.Funcresulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Funcresulttype))
+	}
+	if m.Funcretset {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Funcvariadic {
+		b = putVarint(b, 5, 1)
+	}
+	if m.Funcformat != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Funcformat)))
+	}
+	if m.Funccollid != 0 {
+		b = putVarint(b, 7, uint64(m.Funccollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 8, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 9, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 10, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeNamedArgExpr(d *decoder, b []byte, m *pg.NamedArgExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -967,6 +2207,26 @@ func decodeNamedArgExpr(d *decoder, b []byte, m *pg.NamedArgExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeNamedArgExpr(b []byte, m *pg.NamedArgExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Name != "" {
+		b = putString(b, 3, m.Name)
+	}
+	if m.Argnumber != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Argnumber)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -995,6 +2255,35 @@ func decodeOpExpr(d *decoder, b []byte, m *pg.OpExpr) error {
 }
 
 //go:noinline
+func encodeOpExpr(b []byte, m *pg.OpExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Opno != 0 {
+		b = putVarint(b, 2, uint64(m.Opno))
+	}
+	if m.Opresulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Opresulttype))
+	}
+	if m.Opretset {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Opcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Opcollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeDistinctExpr(d *decoder, b []byte, m *pg.DistinctExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1017,6 +2306,35 @@ func decodeDistinctExpr(d *decoder, b []byte, m *pg.DistinctExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDistinctExpr(b []byte, m *pg.DistinctExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Opno != 0 {
+		b = putVarint(b, 2, uint64(m.Opno))
+	}
+	if m.Opresulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Opresulttype))
+	}
+	if m.Opretset {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Opcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Opcollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1045,6 +2363,35 @@ func decodeNullIfExpr(d *decoder, b []byte, m *pg.NullIfExpr) error {
 }
 
 //go:noinline
+func encodeNullIfExpr(b []byte, m *pg.NullIfExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Opno != 0 {
+		b = putVarint(b, 2, uint64(m.Opno))
+	}
+	if m.Opresulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Opresulttype))
+	}
+	if m.Opretset {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Opcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Opcollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeScalarArrayOpExpr(d *decoder, b []byte, m *pg.ScalarArrayOpExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1066,6 +2413,29 @@ func decodeScalarArrayOpExpr(d *decoder, b []byte, m *pg.ScalarArrayOpExpr) erro
 }
 
 //go:noinline
+func encodeScalarArrayOpExpr(b []byte, m *pg.ScalarArrayOpExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Opno != 0 {
+		b = putVarint(b, 2, uint64(m.Opno))
+	}
+	if m.UseOr {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 4, uint64(m.Inputcollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeBoolExpr(d *decoder, b []byte, m *pg.BoolExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1080,6 +2450,23 @@ func decodeBoolExpr(d *decoder, b []byte, m *pg.BoolExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeBoolExpr(b []byte, m *pg.BoolExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Boolop != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Boolop)))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1103,6 +2490,32 @@ func decodeSubLink(d *decoder, b []byte, m *pg.SubLink) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeSubLink(b []byte, m *pg.SubLink) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.SubLinkType != 0 {
+		b = putVarint(b, 2, uint64(int64(m.SubLinkType)))
+	}
+	if m.SubLinkId != 0 {
+		b = putVarint(b, 3, uint64(int64(m.SubLinkId)))
+	}
+	if m.Testexpr != nil {
+		b = putMessage(b, 4, m.Testexpr, encodeNode)
+	}
+	for _, x := range m.OperName {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Subselect != nil {
+		b = putMessage(b, 6, m.Subselect, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1149,6 +2562,58 @@ func decodeSubPlan(d *decoder, b []byte, m *pg.SubPlan) error {
 }
 
 //go:noinline
+func encodeSubPlan(b []byte, m *pg.SubPlan) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.SubLinkType != 0 {
+		b = putVarint(b, 2, uint64(int64(m.SubLinkType)))
+	}
+	if m.Testexpr != nil {
+		b = putMessage(b, 3, m.Testexpr, encodeNode)
+	}
+	for _, x := range m.ParamIds {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.PlanId != 0 {
+		b = putVarint(b, 5, uint64(int64(m.PlanId)))
+	}
+	if m.PlanName != "" {
+		b = putString(b, 6, m.PlanName)
+	}
+	if m.FirstColType != 0 {
+		b = putVarint(b, 7, uint64(m.FirstColType))
+	}
+	if m.FirstColTypmod != 0 {
+		b = putVarint(b, 8, uint64(int64(m.FirstColTypmod)))
+	}
+	if m.FirstColCollation != 0 {
+		b = putVarint(b, 9, uint64(m.FirstColCollation))
+	}
+	if m.UseHashTable {
+		b = putVarint(b, 10, 1)
+	}
+	if m.UnknownEqFalse {
+		b = putVarint(b, 11, 1)
+	}
+	if m.ParallelSafe {
+		b = putVarint(b, 12, 1)
+	}
+	for _, x := range m.SetParam {
+		b = putMessage(b, 13, x, encodeNode)
+	}
+	for _, x := range m.ParParam {
+		b = putMessage(b, 14, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 15, x, encodeNode)
+	}
+	b = putDouble(b, 16, m.StartupCost)
+	b = putDouble(b, 17, m.PerCallCost)
+	return b
+}
+
+//go:noinline
 func decodeAlternativeSubPlan(d *decoder, b []byte, m *pg.AlternativeSubPlan) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1159,6 +2624,17 @@ func decodeAlternativeSubPlan(d *decoder, b []byte, m *pg.AlternativeSubPlan) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlternativeSubPlan(b []byte, m *pg.AlternativeSubPlan) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	for _, x := range m.Subplans {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -1183,6 +2659,29 @@ func decodeFieldSelect(d *decoder, b []byte, m *pg.FieldSelect) error {
 }
 
 //go:noinline
+func encodeFieldSelect(b []byte, m *pg.FieldSelect) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Fieldnum != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Fieldnum)))
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 4, uint64(m.Resulttype))
+	}
+	if m.Resulttypmod != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Resulttypmod)))
+	}
+	if m.Resultcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Resultcollid))
+	}
+	return b
+}
+
+//go:noinline
 func decodeFieldStore(d *decoder, b []byte, m *pg.FieldStore) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1199,6 +2698,26 @@ func decodeFieldStore(d *decoder, b []byte, m *pg.FieldStore) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeFieldStore(b []byte, m *pg.FieldStore) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	for _, x := range m.Newvals {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Fieldnums {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 5, uint64(m.Resulttype))
+	}
+	return b
 }
 
 //go:noinline
@@ -1225,6 +2744,32 @@ func decodeRelabelType(d *decoder, b []byte, m *pg.RelabelType) error {
 }
 
 //go:noinline
+func encodeRelabelType(b []byte, m *pg.RelabelType) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Resulttype))
+	}
+	if m.Resulttypmod != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Resulttypmod)))
+	}
+	if m.Resultcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Resultcollid))
+	}
+	if m.Relabelformat != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Relabelformat)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCoerceViaIO(d *decoder, b []byte, m *pg.CoerceViaIO) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1243,6 +2788,29 @@ func decodeCoerceViaIO(d *decoder, b []byte, m *pg.CoerceViaIO) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCoerceViaIO(b []byte, m *pg.CoerceViaIO) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Resulttype))
+	}
+	if m.Resultcollid != 0 {
+		b = putVarint(b, 4, uint64(m.Resultcollid))
+	}
+	if m.Coerceformat != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Coerceformat)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1271,6 +2839,35 @@ func decodeArrayCoerceExpr(d *decoder, b []byte, m *pg.ArrayCoerceExpr) error {
 }
 
 //go:noinline
+func encodeArrayCoerceExpr(b []byte, m *pg.ArrayCoerceExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Elemexpr != nil {
+		b = putMessage(b, 3, m.Elemexpr, encodeNode)
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 4, uint64(m.Resulttype))
+	}
+	if m.Resulttypmod != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Resulttypmod)))
+	}
+	if m.Resultcollid != 0 {
+		b = putVarint(b, 6, uint64(m.Resultcollid))
+	}
+	if m.Coerceformat != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Coerceformat)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeConvertRowtypeExpr(d *decoder, b []byte, m *pg.ConvertRowtypeExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1290,6 +2887,26 @@ func decodeConvertRowtypeExpr(d *decoder, b []byte, m *pg.ConvertRowtypeExpr) er
 }
 
 //go:noinline
+func encodeConvertRowtypeExpr(b []byte, m *pg.ConvertRowtypeExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Resulttype))
+	}
+	if m.Convertformat != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Convertformat)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCollateExpr(d *decoder, b []byte, m *pg.CollateExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1304,6 +2921,23 @@ func decodeCollateExpr(d *decoder, b []byte, m *pg.CollateExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCollateExpr(b []byte, m *pg.CollateExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.CollOid != 0 {
+		b = putVarint(b, 3, uint64(m.CollOid))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1330,6 +2964,32 @@ func decodeCaseExpr(d *decoder, b []byte, m *pg.CaseExpr) error {
 }
 
 //go:noinline
+func encodeCaseExpr(b []byte, m *pg.CaseExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Casetype != 0 {
+		b = putVarint(b, 2, uint64(m.Casetype))
+	}
+	if m.Casecollid != 0 {
+		b = putVarint(b, 3, uint64(m.Casecollid))
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 4, m.Arg, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Defresult != nil {
+		b = putMessage(b, 6, m.Defresult, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCaseWhen(d *decoder, b []byte, m *pg.CaseWhen) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1347,6 +3007,23 @@ func decodeCaseWhen(d *decoder, b []byte, m *pg.CaseWhen) error {
 }
 
 //go:noinline
+func encodeCaseWhen(b []byte, m *pg.CaseWhen) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	if m.Result != nil {
+		b = putMessage(b, 3, m.Result, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCaseTestExpr(d *decoder, b []byte, m *pg.CaseTestExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1361,6 +3038,23 @@ func decodeCaseTestExpr(d *decoder, b []byte, m *pg.CaseTestExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCaseTestExpr(b []byte, m *pg.CaseTestExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.TypeId != 0 {
+		b = putVarint(b, 2, uint64(m.TypeId))
+	}
+	if m.TypeMod != 0 {
+		b = putVarint(b, 3, uint64(int64(m.TypeMod)))
+	}
+	if m.Collation != 0 {
+		b = putVarint(b, 4, uint64(m.Collation))
+	}
+	return b
 }
 
 //go:noinline
@@ -1387,6 +3081,32 @@ func decodeArrayExpr(d *decoder, b []byte, m *pg.ArrayExpr) error {
 }
 
 //go:noinline
+func encodeArrayExpr(b []byte, m *pg.ArrayExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.ArrayTypeid != 0 {
+		b = putVarint(b, 2, uint64(m.ArrayTypeid))
+	}
+	if m.ArrayCollid != 0 {
+		b = putVarint(b, 3, uint64(m.ArrayCollid))
+	}
+	if m.ElementTypeid != 0 {
+		b = putVarint(b, 4, uint64(m.ElementTypeid))
+	}
+	for _, x := range m.Elements {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Multidims {
+		b = putVarint(b, 6, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeRowExpr(d *decoder, b []byte, m *pg.RowExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1405,6 +3125,29 @@ func decodeRowExpr(d *decoder, b []byte, m *pg.RowExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRowExpr(b []byte, m *pg.RowExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.RowTypeid != 0 {
+		b = putVarint(b, 3, uint64(m.RowTypeid))
+	}
+	if m.RowFormat != 0 {
+		b = putVarint(b, 4, uint64(int64(m.RowFormat)))
+	}
+	for _, x := range m.Colnames {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1431,6 +3174,32 @@ func decodeRowCompareExpr(d *decoder, b []byte, m *pg.RowCompareExpr) error {
 }
 
 //go:noinline
+func encodeRowCompareExpr(b []byte, m *pg.RowCompareExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Rctype != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Rctype)))
+	}
+	for _, x := range m.Opnos {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Opfamilies {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Inputcollids {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Largs {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	for _, x := range m.Rargs {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCoalesceExpr(d *decoder, b []byte, m *pg.CoalesceExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1447,6 +3216,26 @@ func decodeCoalesceExpr(d *decoder, b []byte, m *pg.CoalesceExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCoalesceExpr(b []byte, m *pg.CoalesceExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Coalescetype != 0 {
+		b = putVarint(b, 2, uint64(m.Coalescetype))
+	}
+	if m.Coalescecollid != 0 {
+		b = putVarint(b, 3, uint64(m.Coalescecollid))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1473,6 +3262,32 @@ func decodeMinMaxExpr(d *decoder, b []byte, m *pg.MinMaxExpr) error {
 }
 
 //go:noinline
+func encodeMinMaxExpr(b []byte, m *pg.MinMaxExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Minmaxtype != 0 {
+		b = putVarint(b, 2, uint64(m.Minmaxtype))
+	}
+	if m.Minmaxcollid != 0 {
+		b = putVarint(b, 3, uint64(m.Minmaxcollid))
+	}
+	if m.Inputcollid != 0 {
+		b = putVarint(b, 4, uint64(m.Inputcollid))
+	}
+	if m.Op != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Op)))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeSQLValueFunction(d *decoder, b []byte, m *pg.SQLValueFunction) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1489,6 +3304,26 @@ func decodeSQLValueFunction(d *decoder, b []byte, m *pg.SQLValueFunction) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeSQLValueFunction(b []byte, m *pg.SQLValueFunction) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Op != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Op)))
+	}
+	if m.Type != 0 {
+		b = putVarint(b, 3, uint64(m.Type))
+	}
+	if m.Typmod != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Typmod)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1523,6 +3358,44 @@ func decodeXmlExpr(d *decoder, b []byte, m *pg.XmlExpr) error {
 }
 
 //go:noinline
+func encodeXmlExpr(b []byte, m *pg.XmlExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Op != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Op)))
+	}
+	if m.Name != "" {
+		b = putString(b, 3, m.Name)
+	}
+	for _, x := range m.NamedArgs {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.ArgNames {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.Xmloption != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Xmloption)))
+	}
+	if m.Indent {
+		b = putVarint(b, 8, 1)
+	}
+	if m.Type != 0 {
+		b = putVarint(b, 9, uint64(m.Type))
+	}
+	if m.Typmod != 0 {
+		b = putVarint(b, 10, uint64(int64(m.Typmod)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 11, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonFormat(d *decoder, b []byte, m *pg.JsonFormat) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1535,6 +3408,20 @@ func decodeJsonFormat(d *decoder, b []byte, m *pg.JsonFormat) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonFormat(b []byte, m *pg.JsonFormat) []byte {
+	if m.FormatType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.FormatType)))
+	}
+	if m.Encoding != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Encoding)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1553,6 +3440,20 @@ func decodeJsonReturning(d *decoder, b []byte, m *pg.JsonReturning) error {
 }
 
 //go:noinline
+func encodeJsonReturning(b []byte, m *pg.JsonReturning) []byte {
+	if m.Format != nil {
+		b = putMessage(b, 1, m.Format, encodeJsonFormat)
+	}
+	if m.Typid != 0 {
+		b = putVarint(b, 2, uint64(m.Typid))
+	}
+	if m.Typmod != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Typmod)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonValueExpr(d *decoder, b []byte, m *pg.JsonValueExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1565,6 +3466,20 @@ func decodeJsonValueExpr(d *decoder, b []byte, m *pg.JsonValueExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonValueExpr(b []byte, m *pg.JsonValueExpr) []byte {
+	if m.RawExpr != nil {
+		b = putMessage(b, 1, m.RawExpr, encodeNode)
+	}
+	if m.FormattedExpr != nil {
+		b = putMessage(b, 2, m.FormattedExpr, encodeNode)
+	}
+	if m.Format != nil {
+		b = putMessage(b, 3, m.Format, encodeJsonFormat)
+	}
+	return b
 }
 
 //go:noinline
@@ -1595,6 +3510,38 @@ func decodeJsonConstructorExpr(d *decoder, b []byte, m *pg.JsonConstructorExpr) 
 }
 
 //go:noinline
+func encodeJsonConstructorExpr(b []byte, m *pg.JsonConstructorExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Type != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Type)))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Func != nil {
+		b = putMessage(b, 4, m.Func, encodeNode)
+	}
+	if m.Coercion != nil {
+		b = putMessage(b, 5, m.Coercion, encodeNode)
+	}
+	if m.Returning != nil {
+		b = putMessage(b, 6, m.Returning, encodeJsonReturning)
+	}
+	if m.AbsentOnNull {
+		b = putVarint(b, 7, 1)
+	}
+	if m.Unique {
+		b = putVarint(b, 8, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonIsPredicate(d *decoder, b []byte, m *pg.JsonIsPredicate) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1614,6 +3561,26 @@ func decodeJsonIsPredicate(d *decoder, b []byte, m *pg.JsonIsPredicate) error {
 }
 
 //go:noinline
+func encodeJsonIsPredicate(b []byte, m *pg.JsonIsPredicate) []byte {
+	if m.Expr != nil {
+		b = putMessage(b, 1, m.Expr, encodeNode)
+	}
+	if m.Format != nil {
+		b = putMessage(b, 2, m.Format, encodeJsonFormat)
+	}
+	if m.ItemType != 0 {
+		b = putVarint(b, 3, uint64(int64(m.ItemType)))
+	}
+	if m.UniqueKeys {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonBehavior(d *decoder, b []byte, m *pg.JsonBehavior) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1628,6 +3595,23 @@ func decodeJsonBehavior(d *decoder, b []byte, m *pg.JsonBehavior) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonBehavior(b []byte, m *pg.JsonBehavior) []byte {
+	if m.Btype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Btype)))
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	if m.Coerce {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1674,6 +3658,62 @@ func decodeJsonExpr(d *decoder, b []byte, m *pg.JsonExpr) error {
 }
 
 //go:noinline
+func encodeJsonExpr(b []byte, m *pg.JsonExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Op != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Op)))
+	}
+	if m.ColumnName != "" {
+		b = putString(b, 3, m.ColumnName)
+	}
+	if m.FormattedExpr != nil {
+		b = putMessage(b, 4, m.FormattedExpr, encodeNode)
+	}
+	if m.Format != nil {
+		b = putMessage(b, 5, m.Format, encodeJsonFormat)
+	}
+	if m.PathSpec != nil {
+		b = putMessage(b, 6, m.PathSpec, encodeNode)
+	}
+	if m.Returning != nil {
+		b = putMessage(b, 7, m.Returning, encodeJsonReturning)
+	}
+	for _, x := range m.PassingNames {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	for _, x := range m.PassingValues {
+		b = putMessage(b, 9, x, encodeNode)
+	}
+	if m.OnEmpty != nil {
+		b = putMessage(b, 10, m.OnEmpty, encodeJsonBehavior)
+	}
+	if m.OnError != nil {
+		b = putMessage(b, 11, m.OnError, encodeJsonBehavior)
+	}
+	if m.UseIoCoercion {
+		b = putVarint(b, 12, 1)
+	}
+	if m.UseJsonCoercion {
+		b = putVarint(b, 13, 1)
+	}
+	if m.Wrapper != 0 {
+		b = putVarint(b, 14, uint64(int64(m.Wrapper)))
+	}
+	if m.OmitQuotes {
+		b = putVarint(b, 15, 1)
+	}
+	if m.Collation != 0 {
+		b = putVarint(b, 16, uint64(m.Collation))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 17, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonTablePath(d *decoder, b []byte, m *pg.JsonTablePath) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1682,6 +3722,14 @@ func decodeJsonTablePath(d *decoder, b []byte, m *pg.JsonTablePath) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonTablePath(b []byte, m *pg.JsonTablePath) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	return b
 }
 
 //go:noinline
@@ -1706,6 +3754,29 @@ func decodeJsonTablePathScan(d *decoder, b []byte, m *pg.JsonTablePathScan) erro
 }
 
 //go:noinline
+func encodeJsonTablePathScan(b []byte, m *pg.JsonTablePathScan) []byte {
+	if m.Plan != nil {
+		b = putMessage(b, 1, m.Plan, encodeNode)
+	}
+	if m.Path != nil {
+		b = putMessage(b, 2, m.Path, encodeJsonTablePath)
+	}
+	if m.ErrorOnError {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Child != nil {
+		b = putMessage(b, 4, m.Child, encodeNode)
+	}
+	if m.ColMin != 0 {
+		b = putVarint(b, 5, uint64(int64(m.ColMin)))
+	}
+	if m.ColMax != 0 {
+		b = putVarint(b, 6, uint64(int64(m.ColMax)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonTableSiblingJoin(d *decoder, b []byte, m *pg.JsonTableSiblingJoin) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1718,6 +3789,20 @@ func decodeJsonTableSiblingJoin(d *decoder, b []byte, m *pg.JsonTableSiblingJoin
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonTableSiblingJoin(b []byte, m *pg.JsonTableSiblingJoin) []byte {
+	if m.Plan != nil {
+		b = putMessage(b, 1, m.Plan, encodeNode)
+	}
+	if m.Lplan != nil {
+		b = putMessage(b, 2, m.Lplan, encodeNode)
+	}
+	if m.Rplan != nil {
+		b = putMessage(b, 3, m.Rplan, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -1740,6 +3825,26 @@ func decodeNullTest(d *decoder, b []byte, m *pg.NullTest) error {
 }
 
 //go:noinline
+func encodeNullTest(b []byte, m *pg.NullTest) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Nulltesttype != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Nulltesttype)))
+	}
+	if m.Argisrow {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeBooleanTest(d *decoder, b []byte, m *pg.BooleanTest) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1754,6 +3859,23 @@ func decodeBooleanTest(d *decoder, b []byte, m *pg.BooleanTest) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeBooleanTest(b []byte, m *pg.BooleanTest) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Booltesttype != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Booltesttype)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1775,6 +3897,29 @@ func decodeMergeAction(d *decoder, b []byte, m *pg.MergeAction) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeMergeAction(b []byte, m *pg.MergeAction) []byte {
+	if m.MatchKind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.MatchKind)))
+	}
+	if m.CommandType != 0 {
+		b = putVarint(b, 2, uint64(int64(m.CommandType)))
+	}
+	if m.Override != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Override)))
+	}
+	if m.Qual != nil {
+		b = putMessage(b, 4, m.Qual, encodeNode)
+	}
+	for _, x := range m.TargetList {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.UpdateColnos {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -1801,6 +3946,32 @@ func decodeCoerceToDomain(d *decoder, b []byte, m *pg.CoerceToDomain) error {
 }
 
 //go:noinline
+func encodeCoerceToDomain(b []byte, m *pg.CoerceToDomain) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeNode)
+	}
+	if m.Resulttype != 0 {
+		b = putVarint(b, 3, uint64(m.Resulttype))
+	}
+	if m.Resulttypmod != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Resulttypmod)))
+	}
+	if m.Resultcollid != 0 {
+		b = putVarint(b, 5, uint64(m.Resultcollid))
+	}
+	if m.Coercionformat != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Coercionformat)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCoerceToDomainValue(d *decoder, b []byte, m *pg.CoerceToDomainValue) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1817,6 +3988,26 @@ func decodeCoerceToDomainValue(d *decoder, b []byte, m *pg.CoerceToDomainValue) 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCoerceToDomainValue(b []byte, m *pg.CoerceToDomainValue) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.TypeId != 0 {
+		b = putVarint(b, 2, uint64(m.TypeId))
+	}
+	if m.TypeMod != 0 {
+		b = putVarint(b, 3, uint64(int64(m.TypeMod)))
+	}
+	if m.Collation != 0 {
+		b = putVarint(b, 4, uint64(m.Collation))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1839,6 +4030,26 @@ func decodeSetToDefault(d *decoder, b []byte, m *pg.SetToDefault) error {
 }
 
 //go:noinline
+func encodeSetToDefault(b []byte, m *pg.SetToDefault) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.TypeId != 0 {
+		b = putVarint(b, 2, uint64(m.TypeId))
+	}
+	if m.TypeMod != 0 {
+		b = putVarint(b, 3, uint64(int64(m.TypeMod)))
+	}
+	if m.Collation != 0 {
+		b = putVarint(b, 4, uint64(m.Collation))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCurrentOfExpr(d *decoder, b []byte, m *pg.CurrentOfExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1853,6 +4064,23 @@ func decodeCurrentOfExpr(d *decoder, b []byte, m *pg.CurrentOfExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCurrentOfExpr(b []byte, m *pg.CurrentOfExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Cvarno != 0 {
+		b = putVarint(b, 2, uint64(m.Cvarno))
+	}
+	if m.CursorName != "" {
+		b = putString(b, 3, m.CursorName)
+	}
+	if m.CursorParam != 0 {
+		b = putVarint(b, 4, uint64(int64(m.CursorParam)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1871,6 +4099,20 @@ func decodeNextValueExpr(d *decoder, b []byte, m *pg.NextValueExpr) error {
 }
 
 //go:noinline
+func encodeNextValueExpr(b []byte, m *pg.NextValueExpr) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Seqid != 0 {
+		b = putVarint(b, 2, uint64(m.Seqid))
+	}
+	if m.TypeId != 0 {
+		b = putVarint(b, 3, uint64(m.TypeId))
+	}
+	return b
+}
+
+//go:noinline
 func decodeInferenceElem(d *decoder, b []byte, m *pg.InferenceElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1885,6 +4127,23 @@ func decodeInferenceElem(d *decoder, b []byte, m *pg.InferenceElem) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeInferenceElem(b []byte, m *pg.InferenceElem) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	if m.Infercollid != 0 {
+		b = putVarint(b, 3, uint64(m.Infercollid))
+	}
+	if m.Inferopclass != 0 {
+		b = putVarint(b, 4, uint64(m.Inferopclass))
+	}
+	return b
 }
 
 //go:noinline
@@ -1913,6 +4172,35 @@ func decodeTargetEntry(d *decoder, b []byte, m *pg.TargetEntry) error {
 }
 
 //go:noinline
+func encodeTargetEntry(b []byte, m *pg.TargetEntry) []byte {
+	if m.Xpr != nil {
+		b = putMessage(b, 1, m.Xpr, encodeNode)
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	if m.Resno != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Resno)))
+	}
+	if m.Resname != "" {
+		b = putString(b, 4, m.Resname)
+	}
+	if m.Ressortgroupref != 0 {
+		b = putVarint(b, 5, uint64(m.Ressortgroupref))
+	}
+	if m.Resorigtbl != 0 {
+		b = putVarint(b, 6, uint64(m.Resorigtbl))
+	}
+	if m.Resorigcol != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Resorigcol)))
+	}
+	if m.Resjunk {
+		b = putVarint(b, 8, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeRangeTblRef(d *decoder, b []byte, m *pg.RangeTblRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1921,6 +4209,14 @@ func decodeRangeTblRef(d *decoder, b []byte, m *pg.RangeTblRef) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRangeTblRef(b []byte, m *pg.RangeTblRef) []byte {
+	if m.Rtindex != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Rtindex)))
+	}
+	return b
 }
 
 //go:noinline
@@ -1951,6 +4247,38 @@ func decodeJoinExpr(d *decoder, b []byte, m *pg.JoinExpr) error {
 }
 
 //go:noinline
+func encodeJoinExpr(b []byte, m *pg.JoinExpr) []byte {
+	if m.Jointype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Jointype)))
+	}
+	if m.IsNatural {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Larg != nil {
+		b = putMessage(b, 3, m.Larg, encodeNode)
+	}
+	if m.Rarg != nil {
+		b = putMessage(b, 4, m.Rarg, encodeNode)
+	}
+	for _, x := range m.UsingClause {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.JoinUsingAlias != nil {
+		b = putMessage(b, 6, m.JoinUsingAlias, encodeAlias)
+	}
+	if m.Quals != nil {
+		b = putMessage(b, 7, m.Quals, encodeNode)
+	}
+	if m.Alias != nil {
+		b = putMessage(b, 8, m.Alias, encodeAlias)
+	}
+	if m.Rtindex != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Rtindex)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeFromExpr(d *decoder, b []byte, m *pg.FromExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -1961,6 +4289,17 @@ func decodeFromExpr(d *decoder, b []byte, m *pg.FromExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeFromExpr(b []byte, m *pg.FromExpr) []byte {
+	for _, x := range m.Fromlist {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Quals != nil {
+		b = putMessage(b, 2, m.Quals, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -1986,6 +4325,35 @@ func decodeOnConflictExpr(d *decoder, b []byte, m *pg.OnConflictExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeOnConflictExpr(b []byte, m *pg.OnConflictExpr) []byte {
+	if m.Action != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Action)))
+	}
+	for _, x := range m.ArbiterElems {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.ArbiterWhere != nil {
+		b = putMessage(b, 3, m.ArbiterWhere, encodeNode)
+	}
+	if m.Constraint != 0 {
+		b = putVarint(b, 4, uint64(m.Constraint))
+	}
+	for _, x := range m.OnConflictSet {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.OnConflictWhere != nil {
+		b = putMessage(b, 6, m.OnConflictWhere, encodeNode)
+	}
+	if m.ExclRelIndex != 0 {
+		b = putVarint(b, 7, uint64(int64(m.ExclRelIndex)))
+	}
+	for _, x := range m.ExclRelTlist {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -2082,6 +4450,137 @@ func decodeQuery(d *decoder, b []byte, m *pg.Query) error {
 }
 
 //go:noinline
+func encodeQuery(b []byte, m *pg.Query) []byte {
+	if m.CommandType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.CommandType)))
+	}
+	if m.QuerySource != 0 {
+		b = putVarint(b, 2, uint64(int64(m.QuerySource)))
+	}
+	if m.CanSetTag {
+		b = putVarint(b, 3, 1)
+	}
+	if m.UtilityStmt != nil {
+		b = putMessage(b, 4, m.UtilityStmt, encodeNode)
+	}
+	if m.ResultRelation != 0 {
+		b = putVarint(b, 5, uint64(int64(m.ResultRelation)))
+	}
+	if m.HasAggs {
+		b = putVarint(b, 6, 1)
+	}
+	if m.HasWindowFuncs {
+		b = putVarint(b, 7, 1)
+	}
+	if m.HasTargetSrfs {
+		b = putVarint(b, 8, 1)
+	}
+	if m.HasSubLinks {
+		b = putVarint(b, 9, 1)
+	}
+	if m.HasDistinctOn {
+		b = putVarint(b, 10, 1)
+	}
+	if m.HasRecursive {
+		b = putVarint(b, 11, 1)
+	}
+	if m.HasModifyingCte {
+		b = putVarint(b, 12, 1)
+	}
+	if m.HasForUpdate {
+		b = putVarint(b, 13, 1)
+	}
+	if m.HasRowSecurity {
+		b = putVarint(b, 14, 1)
+	}
+	if m.IsReturn {
+		b = putVarint(b, 15, 1)
+	}
+	for _, x := range m.CteList {
+		b = putMessage(b, 16, x, encodeNode)
+	}
+	for _, x := range m.Rtable {
+		b = putMessage(b, 17, x, encodeNode)
+	}
+	for _, x := range m.Rteperminfos {
+		b = putMessage(b, 18, x, encodeNode)
+	}
+	if m.Jointree != nil {
+		b = putMessage(b, 19, m.Jointree, encodeFromExpr)
+	}
+	for _, x := range m.MergeActionList {
+		b = putMessage(b, 20, x, encodeNode)
+	}
+	if m.MergeTargetRelation != 0 {
+		b = putVarint(b, 21, uint64(int64(m.MergeTargetRelation)))
+	}
+	if m.MergeJoinCondition != nil {
+		b = putMessage(b, 22, m.MergeJoinCondition, encodeNode)
+	}
+	for _, x := range m.TargetList {
+		b = putMessage(b, 23, x, encodeNode)
+	}
+	if m.Override != 0 {
+		b = putVarint(b, 24, uint64(int64(m.Override)))
+	}
+	if m.OnConflict != nil {
+		b = putMessage(b, 25, m.OnConflict, encodeOnConflictExpr)
+	}
+	for _, x := range m.ReturningList {
+		b = putMessage(b, 26, x, encodeNode)
+	}
+	for _, x := range m.GroupClause {
+		b = putMessage(b, 27, x, encodeNode)
+	}
+	if m.GroupDistinct {
+		b = putVarint(b, 28, 1)
+	}
+	for _, x := range m.GroupingSets {
+		b = putMessage(b, 29, x, encodeNode)
+	}
+	if m.HavingQual != nil {
+		b = putMessage(b, 30, m.HavingQual, encodeNode)
+	}
+	for _, x := range m.WindowClause {
+		b = putMessage(b, 31, x, encodeNode)
+	}
+	for _, x := range m.DistinctClause {
+		b = putMessage(b, 32, x, encodeNode)
+	}
+	for _, x := range m.SortClause {
+		b = putMessage(b, 33, x, encodeNode)
+	}
+	if m.LimitOffset != nil {
+		b = putMessage(b, 34, m.LimitOffset, encodeNode)
+	}
+	if m.LimitCount != nil {
+		b = putMessage(b, 35, m.LimitCount, encodeNode)
+	}
+	if m.LimitOption != 0 {
+		b = putVarint(b, 36, uint64(int64(m.LimitOption)))
+	}
+	for _, x := range m.RowMarks {
+		b = putMessage(b, 37, x, encodeNode)
+	}
+	if m.SetOperations != nil {
+		b = putMessage(b, 38, m.SetOperations, encodeNode)
+	}
+	for _, x := range m.ConstraintDeps {
+		b = putMessage(b, 39, x, encodeNode)
+	}
+	for _, x := range m.WithCheckOptions {
+		b = putMessage(b, 40, x, encodeNode)
+	}
+	if m.StmtLocation != 0 {
+		b = putVarint(b, 41, uint64(int64(m.StmtLocation)))
+	}
+	if m.StmtLen != 0 {
+		b = putVarint(b, 42, uint64(int64(m.StmtLen)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeTypeName(d *decoder, b []byte, m *pg.TypeName) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2107,6 +4606,35 @@ func decodeTypeName(d *decoder, b []byte, m *pg.TypeName) error {
 }
 
 //go:noinline
+func encodeTypeName(b []byte, m *pg.TypeName) []byte {
+	for _, x := range m.Names {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.TypeOid != 0 {
+		b = putVarint(b, 2, uint64(m.TypeOid))
+	}
+	if m.Setof {
+		b = putVarint(b, 3, 1)
+	}
+	if m.PctType {
+		b = putVarint(b, 4, 1)
+	}
+	for _, x := range m.Typmods {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Typemod != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Typemod)))
+	}
+	for _, x := range m.ArrayBounds {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeColumnRef(d *decoder, b []byte, m *pg.ColumnRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2120,6 +4648,17 @@ func decodeColumnRef(d *decoder, b []byte, m *pg.ColumnRef) error {
 }
 
 //go:noinline
+func encodeColumnRef(b []byte, m *pg.ColumnRef) []byte {
+	for _, x := range m.Fields {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeParamRef(d *decoder, b []byte, m *pg.ParamRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2130,6 +4669,17 @@ func decodeParamRef(d *decoder, b []byte, m *pg.ParamRef) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeParamRef(b []byte, m *pg.ParamRef) []byte {
+	if m.Number != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Number)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2152,6 +4702,26 @@ func decodeA_Expr(d *decoder, b []byte, m *pg.A_Expr) error {
 }
 
 //go:noinline
+func encodeA_Expr(b []byte, m *pg.A_Expr) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	for _, x := range m.Name {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Lexpr != nil {
+		b = putMessage(b, 3, m.Lexpr, encodeNode)
+	}
+	if m.Rexpr != nil {
+		b = putMessage(b, 4, m.Rexpr, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeTypeCast(d *decoder, b []byte, m *pg.TypeCast) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2164,6 +4734,20 @@ func decodeTypeCast(d *decoder, b []byte, m *pg.TypeCast) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeTypeCast(b []byte, m *pg.TypeCast) []byte {
+	if m.Arg != nil {
+		b = putMessage(b, 1, m.Arg, encodeNode)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 2, m.TypeName, encodeTypeName)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2182,6 +4766,20 @@ func decodeCollateClause(d *decoder, b []byte, m *pg.CollateClause) error {
 }
 
 //go:noinline
+func encodeCollateClause(b []byte, m *pg.CollateClause) []byte {
+	if m.Arg != nil {
+		b = putMessage(b, 1, m.Arg, encodeNode)
+	}
+	for _, x := range m.Collname {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeRoleSpec(d *decoder, b []byte, m *pg.RoleSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2194,6 +4792,20 @@ func decodeRoleSpec(d *decoder, b []byte, m *pg.RoleSpec) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRoleSpec(b []byte, m *pg.RoleSpec) []byte {
+	if m.Roletype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Roletype)))
+	}
+	if m.Rolename != "" {
+		b = putString(b, 2, m.Rolename)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2228,6 +4840,44 @@ func decodeFuncCall(d *decoder, b []byte, m *pg.FuncCall) error {
 }
 
 //go:noinline
+func encodeFuncCall(b []byte, m *pg.FuncCall) []byte {
+	for _, x := range m.Funcname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.AggOrder {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.AggFilter != nil {
+		b = putMessage(b, 4, m.AggFilter, encodeNode)
+	}
+	if m.Over != nil {
+		b = putMessage(b, 5, m.Over, encodeWindowDef)
+	}
+	if m.AggWithinGroup {
+		b = putVarint(b, 6, 1)
+	}
+	if m.AggStar {
+		b = putVarint(b, 7, 1)
+	}
+	if m.AggDistinct {
+		b = putVarint(b, 8, 1)
+	}
+	if m.FuncVariadic {
+		b = putVarint(b, 9, 1)
+	}
+	if m.Funcformat != 0 {
+		b = putVarint(b, 10, uint64(int64(m.Funcformat)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 11, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeWindowDef(d *decoder, b []byte, m *pg.WindowDef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2253,12 +4903,46 @@ func decodeWindowDef(d *decoder, b []byte, m *pg.WindowDef) error {
 }
 
 //go:noinline
+func encodeWindowDef(b []byte, m *pg.WindowDef) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.Refname != "" {
+		b = putString(b, 2, m.Refname)
+	}
+	for _, x := range m.PartitionClause {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.OrderClause {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.FrameOptions != 0 {
+		b = putVarint(b, 5, uint64(int64(m.FrameOptions)))
+	}
+	if m.StartOffset != nil {
+		b = putMessage(b, 6, m.StartOffset, encodeNode)
+	}
+	if m.EndOffset != nil {
+		b = putMessage(b, 7, m.EndOffset, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeA_Star(d *decoder, b []byte, m *pg.A_Star) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeA_Star(b []byte, m *pg.A_Star) []byte {
+	return b
 }
 
 //go:noinline
@@ -2277,6 +4961,20 @@ func decodeA_Indices(d *decoder, b []byte, m *pg.A_Indices) error {
 }
 
 //go:noinline
+func encodeA_Indices(b []byte, m *pg.A_Indices) []byte {
+	if m.IsSlice {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Lidx != nil {
+		b = putMessage(b, 2, m.Lidx, encodeNode)
+	}
+	if m.Uidx != nil {
+		b = putMessage(b, 3, m.Uidx, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeA_Indirection(d *decoder, b []byte, m *pg.A_Indirection) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2290,6 +4988,17 @@ func decodeA_Indirection(d *decoder, b []byte, m *pg.A_Indirection) error {
 }
 
 //go:noinline
+func encodeA_Indirection(b []byte, m *pg.A_Indirection) []byte {
+	if m.Arg != nil {
+		b = putMessage(b, 1, m.Arg, encodeNode)
+	}
+	for _, x := range m.Indirection {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeA_ArrayExpr(d *decoder, b []byte, m *pg.A_ArrayExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2300,6 +5009,17 @@ func decodeA_ArrayExpr(d *decoder, b []byte, m *pg.A_ArrayExpr) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeA_ArrayExpr(b []byte, m *pg.A_ArrayExpr) []byte {
+	for _, x := range m.Elements {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2320,6 +5040,23 @@ func decodeResTarget(d *decoder, b []byte, m *pg.ResTarget) error {
 }
 
 //go:noinline
+func encodeResTarget(b []byte, m *pg.ResTarget) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	for _, x := range m.Indirection {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Val != nil {
+		b = putMessage(b, 3, m.Val, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeMultiAssignRef(d *decoder, b []byte, m *pg.MultiAssignRef) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2332,6 +5069,20 @@ func decodeMultiAssignRef(d *decoder, b []byte, m *pg.MultiAssignRef) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeMultiAssignRef(b []byte, m *pg.MultiAssignRef) []byte {
+	if m.Source != nil {
+		b = putMessage(b, 1, m.Source, encodeNode)
+	}
+	if m.Colno != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Colno)))
+	}
+	if m.Ncolumns != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Ncolumns)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2354,6 +5105,26 @@ func decodeSortBy(d *decoder, b []byte, m *pg.SortBy) error {
 }
 
 //go:noinline
+func encodeSortBy(b []byte, m *pg.SortBy) []byte {
+	if m.Node != nil {
+		b = putMessage(b, 1, m.Node, encodeNode)
+	}
+	if m.SortbyDir != 0 {
+		b = putVarint(b, 2, uint64(int64(m.SortbyDir)))
+	}
+	if m.SortbyNulls != 0 {
+		b = putVarint(b, 3, uint64(int64(m.SortbyNulls)))
+	}
+	for _, x := range m.UseOp {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeRangeSubselect(d *decoder, b []byte, m *pg.RangeSubselect) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2366,6 +5137,20 @@ func decodeRangeSubselect(d *decoder, b []byte, m *pg.RangeSubselect) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRangeSubselect(b []byte, m *pg.RangeSubselect) []byte {
+	if m.Lateral {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Subquery != nil {
+		b = putMessage(b, 2, m.Subquery, encodeNode)
+	}
+	if m.Alias != nil {
+		b = putMessage(b, 3, m.Alias, encodeAlias)
+	}
+	return b
 }
 
 //go:noinline
@@ -2387,6 +5172,29 @@ func decodeRangeFunction(d *decoder, b []byte, m *pg.RangeFunction) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRangeFunction(b []byte, m *pg.RangeFunction) []byte {
+	if m.Lateral {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Ordinality {
+		b = putVarint(b, 2, 1)
+	}
+	if m.IsRowsfrom {
+		b = putVarint(b, 3, 1)
+	}
+	for _, x := range m.Functions {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Alias != nil {
+		b = putMessage(b, 5, m.Alias, encodeAlias)
+	}
+	for _, x := range m.Coldeflist {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -2413,6 +5221,32 @@ func decodeRangeTableFunc(d *decoder, b []byte, m *pg.RangeTableFunc) error {
 }
 
 //go:noinline
+func encodeRangeTableFunc(b []byte, m *pg.RangeTableFunc) []byte {
+	if m.Lateral {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Docexpr != nil {
+		b = putMessage(b, 2, m.Docexpr, encodeNode)
+	}
+	if m.Rowexpr != nil {
+		b = putMessage(b, 3, m.Rowexpr, encodeNode)
+	}
+	for _, x := range m.Namespaces {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Columns {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Alias != nil {
+		b = putMessage(b, 6, m.Alias, encodeAlias)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeRangeTableFuncCol(d *decoder, b []byte, m *pg.RangeTableFuncCol) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2436,6 +5270,32 @@ func decodeRangeTableFuncCol(d *decoder, b []byte, m *pg.RangeTableFuncCol) erro
 }
 
 //go:noinline
+func encodeRangeTableFuncCol(b []byte, m *pg.RangeTableFuncCol) []byte {
+	if m.Colname != "" {
+		b = putString(b, 1, m.Colname)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 2, m.TypeName, encodeTypeName)
+	}
+	if m.ForOrdinality {
+		b = putVarint(b, 3, 1)
+	}
+	if m.IsNotNull {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Colexpr != nil {
+		b = putMessage(b, 5, m.Colexpr, encodeNode)
+	}
+	if m.Coldefexpr != nil {
+		b = putMessage(b, 6, m.Coldefexpr, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeRangeTableSample(d *decoder, b []byte, m *pg.RangeTableSample) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2452,6 +5312,26 @@ func decodeRangeTableSample(d *decoder, b []byte, m *pg.RangeTableSample) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRangeTableSample(b []byte, m *pg.RangeTableSample) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeNode)
+	}
+	for _, x := range m.Method {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Repeatable != nil {
+		b = putMessage(b, 4, m.Repeatable, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2502,6 +5382,68 @@ func decodeColumnDef(d *decoder, b []byte, m *pg.ColumnDef) error {
 }
 
 //go:noinline
+func encodeColumnDef(b []byte, m *pg.ColumnDef) []byte {
+	if m.Colname != "" {
+		b = putString(b, 1, m.Colname)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 2, m.TypeName, encodeTypeName)
+	}
+	if m.Compression != "" {
+		b = putString(b, 3, m.Compression)
+	}
+	if m.Inhcount != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Inhcount)))
+	}
+	if m.IsLocal {
+		b = putVarint(b, 5, 1)
+	}
+	if m.IsNotNull {
+		b = putVarint(b, 6, 1)
+	}
+	if m.IsFromType {
+		b = putVarint(b, 7, 1)
+	}
+	if m.Storage != "" {
+		b = putString(b, 8, m.Storage)
+	}
+	if m.StorageName != "" {
+		b = putString(b, 9, m.StorageName)
+	}
+	if m.RawDefault != nil {
+		b = putMessage(b, 10, m.RawDefault, encodeNode)
+	}
+	if m.CookedDefault != nil {
+		b = putMessage(b, 11, m.CookedDefault, encodeNode)
+	}
+	if m.Identity != "" {
+		b = putString(b, 12, m.Identity)
+	}
+	if m.IdentitySequence != nil {
+		b = putMessage(b, 13, m.IdentitySequence, encodeRangeVar)
+	}
+	if m.Generated != "" {
+		b = putString(b, 14, m.Generated)
+	}
+	if m.CollClause != nil {
+		b = putMessage(b, 15, m.CollClause, encodeCollateClause)
+	}
+	if m.CollOid != 0 {
+		b = putVarint(b, 16, uint64(m.CollOid))
+	}
+	for _, x := range m.Constraints {
+		b = putMessage(b, 17, x, encodeNode)
+	}
+	for _, x := range m.Fdwoptions {
+		b = putMessage(b, 18, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 19, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeTableLikeClause(d *decoder, b []byte, m *pg.TableLikeClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2514,6 +5456,20 @@ func decodeTableLikeClause(d *decoder, b []byte, m *pg.TableLikeClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeTableLikeClause(b []byte, m *pg.TableLikeClause) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.Options != 0 {
+		b = putVarint(b, 2, uint64(m.Options))
+	}
+	if m.RelationOid != 0 {
+		b = putVarint(b, 3, uint64(m.RelationOid))
+	}
+	return b
 }
 
 //go:noinline
@@ -2542,6 +5498,35 @@ func decodeIndexElem(d *decoder, b []byte, m *pg.IndexElem) error {
 }
 
 //go:noinline
+func encodeIndexElem(b []byte, m *pg.IndexElem) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	if m.Indexcolname != "" {
+		b = putString(b, 3, m.Indexcolname)
+	}
+	for _, x := range m.Collation {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Opclass {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Opclassopts {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.Ordering != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Ordering)))
+	}
+	if m.NullsOrdering != 0 {
+		b = putVarint(b, 8, uint64(int64(m.NullsOrdering)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeDefElem(d *decoder, b []byte, m *pg.DefElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2563,6 +5548,29 @@ func decodeDefElem(d *decoder, b []byte, m *pg.DefElem) error {
 }
 
 //go:noinline
+func encodeDefElem(b []byte, m *pg.DefElem) []byte {
+	if m.Defnamespace != "" {
+		b = putString(b, 1, m.Defnamespace)
+	}
+	if m.Defname != "" {
+		b = putString(b, 2, m.Defname)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 3, m.Arg, encodeNode)
+	}
+	if m.Defaction != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Defaction)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	if m.ArgLocation != 0 {
+		b = putVarint(b, 6, uint64(int64(m.ArgLocation)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeLockingClause(d *decoder, b []byte, m *pg.LockingClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2575,6 +5583,20 @@ func decodeLockingClause(d *decoder, b []byte, m *pg.LockingClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeLockingClause(b []byte, m *pg.LockingClause) []byte {
+	for _, x := range m.LockedRels {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Strength != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Strength)))
+	}
+	if m.WaitPolicy != 0 {
+		b = putVarint(b, 3, uint64(int64(m.WaitPolicy)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2597,6 +5619,26 @@ func decodeXmlSerialize(d *decoder, b []byte, m *pg.XmlSerialize) error {
 }
 
 //go:noinline
+func encodeXmlSerialize(b []byte, m *pg.XmlSerialize) []byte {
+	if m.Xmloption != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Xmloption)))
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 3, m.TypeName, encodeTypeName)
+	}
+	if m.Indent {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodePartitionElem(d *decoder, b []byte, m *pg.PartitionElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2616,6 +5658,26 @@ func decodePartitionElem(d *decoder, b []byte, m *pg.PartitionElem) error {
 }
 
 //go:noinline
+func encodePartitionElem(b []byte, m *pg.PartitionElem) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	for _, x := range m.Collation {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Opclass {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodePartitionSpec(d *decoder, b []byte, m *pg.PartitionSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2628,6 +5690,20 @@ func decodePartitionSpec(d *decoder, b []byte, m *pg.PartitionSpec) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodePartitionSpec(b []byte, m *pg.PartitionSpec) []byte {
+	if m.Strategy != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Strategy)))
+	}
+	for _, x := range m.PartParams {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2656,6 +5732,35 @@ func decodePartitionBoundSpec(d *decoder, b []byte, m *pg.PartitionBoundSpec) er
 }
 
 //go:noinline
+func encodePartitionBoundSpec(b []byte, m *pg.PartitionBoundSpec) []byte {
+	if m.Strategy != "" {
+		b = putString(b, 1, m.Strategy)
+	}
+	if m.IsDefault {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Modulus != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Modulus)))
+	}
+	if m.Remainder != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Remainder)))
+	}
+	for _, x := range m.Listdatums {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Lowerdatums {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	for _, x := range m.Upperdatums {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodePartitionRangeDatum(d *decoder, b []byte, m *pg.PartitionRangeDatum) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2671,12 +5776,31 @@ func decodePartitionRangeDatum(d *decoder, b []byte, m *pg.PartitionRangeDatum) 
 }
 
 //go:noinline
+func encodePartitionRangeDatum(b []byte, m *pg.PartitionRangeDatum) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	if m.Value != nil {
+		b = putMessage(b, 2, m.Value, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeSinglePartitionSpec(d *decoder, b []byte, m *pg.SinglePartitionSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeSinglePartitionSpec(b []byte, m *pg.SinglePartitionSpec) []byte {
+	return b
 }
 
 //go:noinline
@@ -2692,6 +5816,20 @@ func decodePartitionCmd(d *decoder, b []byte, m *pg.PartitionCmd) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodePartitionCmd(b []byte, m *pg.PartitionCmd) []byte {
+	if m.Name != nil {
+		b = putMessage(b, 1, m.Name, encodeRangeVar)
+	}
+	if m.Bound != nil {
+		b = putMessage(b, 2, m.Bound, encodePartitionBoundSpec)
+	}
+	if m.Concurrent {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -2768,6 +5906,105 @@ func decodeRangeTblEntry(d *decoder, b []byte, m *pg.RangeTblEntry) error {
 }
 
 //go:noinline
+func encodeRangeTblEntry(b []byte, m *pg.RangeTblEntry) []byte {
+	if m.Alias != nil {
+		b = putMessage(b, 1, m.Alias, encodeAlias)
+	}
+	if m.Eref != nil {
+		b = putMessage(b, 2, m.Eref, encodeAlias)
+	}
+	if m.Rtekind != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Rtekind)))
+	}
+	if m.Relid != 0 {
+		b = putVarint(b, 4, uint64(m.Relid))
+	}
+	if m.Inh {
+		b = putVarint(b, 5, 1)
+	}
+	if m.Relkind != "" {
+		b = putString(b, 6, m.Relkind)
+	}
+	if m.Rellockmode != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Rellockmode)))
+	}
+	if m.Perminfoindex != 0 {
+		b = putVarint(b, 8, uint64(m.Perminfoindex))
+	}
+	if m.Tablesample != nil {
+		b = putMessage(b, 9, m.Tablesample, encodeTableSampleClause)
+	}
+	if m.Subquery != nil {
+		b = putMessage(b, 10, m.Subquery, encodeQuery)
+	}
+	if m.SecurityBarrier {
+		b = putVarint(b, 11, 1)
+	}
+	if m.Jointype != 0 {
+		b = putVarint(b, 12, uint64(int64(m.Jointype)))
+	}
+	if m.Joinmergedcols != 0 {
+		b = putVarint(b, 13, uint64(int64(m.Joinmergedcols)))
+	}
+	for _, x := range m.Joinaliasvars {
+		b = putMessage(b, 14, x, encodeNode)
+	}
+	for _, x := range m.Joinleftcols {
+		b = putMessage(b, 15, x, encodeNode)
+	}
+	for _, x := range m.Joinrightcols {
+		b = putMessage(b, 16, x, encodeNode)
+	}
+	if m.JoinUsingAlias != nil {
+		b = putMessage(b, 17, m.JoinUsingAlias, encodeAlias)
+	}
+	for _, x := range m.Functions {
+		b = putMessage(b, 18, x, encodeNode)
+	}
+	if m.Funcordinality {
+		b = putVarint(b, 19, 1)
+	}
+	if m.Tablefunc != nil {
+		b = putMessage(b, 20, m.Tablefunc, encodeTableFunc)
+	}
+	for _, x := range m.ValuesLists {
+		b = putMessage(b, 21, x, encodeNode)
+	}
+	if m.Ctename != "" {
+		b = putString(b, 22, m.Ctename)
+	}
+	if m.Ctelevelsup != 0 {
+		b = putVarint(b, 23, uint64(m.Ctelevelsup))
+	}
+	if m.SelfReference {
+		b = putVarint(b, 24, 1)
+	}
+	for _, x := range m.Coltypes {
+		b = putMessage(b, 25, x, encodeNode)
+	}
+	for _, x := range m.Coltypmods {
+		b = putMessage(b, 26, x, encodeNode)
+	}
+	for _, x := range m.Colcollations {
+		b = putMessage(b, 27, x, encodeNode)
+	}
+	if m.Enrname != "" {
+		b = putString(b, 28, m.Enrname)
+	}
+	b = putDouble(b, 29, m.Enrtuples)
+	if m.Lateral {
+		b = putVarint(b, 30, 1)
+	}
+	if m.InFromCl {
+		b = putVarint(b, 31, 1)
+	}
+	for _, x := range m.SecurityQuals {
+		b = putMessage(b, 32, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeTableSampleClause(d *decoder, b []byte, m *pg.TableSampleClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2780,6 +6017,20 @@ func decodeTableSampleClause(d *decoder, b []byte, m *pg.TableSampleClause) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeTableSampleClause(b []byte, m *pg.TableSampleClause) []byte {
+	if m.Tsmhandler != 0 {
+		b = putVarint(b, 1, uint64(m.Tsmhandler))
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Repeatable != nil {
+		b = putMessage(b, 3, m.Repeatable, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -2806,6 +6057,26 @@ func decodeRTEPermissionInfo(d *decoder, b []byte, m *pg.RTEPermissionInfo) erro
 }
 
 //go:noinline
+func encodeRTEPermissionInfo(b []byte, m *pg.RTEPermissionInfo) []byte {
+	if m.Relid != 0 {
+		b = putVarint(b, 1, uint64(m.Relid))
+	}
+	if m.Inh {
+		b = putVarint(b, 2, 1)
+	}
+	if m.RequiredPerms != 0 {
+		b = putVarint(b, 3, uint64(m.RequiredPerms))
+	}
+	if m.CheckAsUser != 0 {
+		b = putVarint(b, 4, uint64(m.CheckAsUser))
+	}
+	b = putPacked(b, 5, m.SelectedCols)
+	b = putPacked(b, 6, m.InsertedCols)
+	b = putPacked(b, 7, m.UpdatedCols)
+	return b
+}
+
+//go:noinline
 func decodeRangeTblFunction(d *decoder, b []byte, m *pg.RangeTblFunction) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2829,6 +6100,30 @@ func decodeRangeTblFunction(d *decoder, b []byte, m *pg.RangeTblFunction) error 
 }
 
 //go:noinline
+func encodeRangeTblFunction(b []byte, m *pg.RangeTblFunction) []byte {
+	if m.Funcexpr != nil {
+		b = putMessage(b, 1, m.Funcexpr, encodeNode)
+	}
+	if m.Funccolcount != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Funccolcount)))
+	}
+	for _, x := range m.Funccolnames {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Funccoltypes {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Funccoltypmods {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Funccolcollations {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	b = putPacked(b, 7, m.Funcparams)
+	return b
+}
+
+//go:noinline
 func decodeWithCheckOption(d *decoder, b []byte, m *pg.WithCheckOption) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2845,6 +6140,26 @@ func decodeWithCheckOption(d *decoder, b []byte, m *pg.WithCheckOption) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeWithCheckOption(b []byte, m *pg.WithCheckOption) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	if m.Relname != "" {
+		b = putString(b, 2, m.Relname)
+	}
+	if m.Polname != "" {
+		b = putString(b, 3, m.Polname)
+	}
+	if m.Qual != nil {
+		b = putMessage(b, 4, m.Qual, encodeNode)
+	}
+	if m.Cascaded {
+		b = putVarint(b, 5, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -2867,6 +6182,26 @@ func decodeSortGroupClause(d *decoder, b []byte, m *pg.SortGroupClause) error {
 }
 
 //go:noinline
+func encodeSortGroupClause(b []byte, m *pg.SortGroupClause) []byte {
+	if m.TleSortGroupRef != 0 {
+		b = putVarint(b, 1, uint64(m.TleSortGroupRef))
+	}
+	if m.Eqop != 0 {
+		b = putVarint(b, 2, uint64(m.Eqop))
+	}
+	if m.Sortop != 0 {
+		b = putVarint(b, 3, uint64(m.Sortop))
+	}
+	if m.NullsFirst {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Hashable {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeGroupingSet(d *decoder, b []byte, m *pg.GroupingSet) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2879,6 +6214,20 @@ func decodeGroupingSet(d *decoder, b []byte, m *pg.GroupingSet) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeGroupingSet(b []byte, m *pg.GroupingSet) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	for _, x := range m.Content {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2919,6 +6268,53 @@ func decodeWindowClause(d *decoder, b []byte, m *pg.WindowClause) error {
 }
 
 //go:noinline
+func encodeWindowClause(b []byte, m *pg.WindowClause) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.Refname != "" {
+		b = putString(b, 2, m.Refname)
+	}
+	for _, x := range m.PartitionClause {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.OrderClause {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.FrameOptions != 0 {
+		b = putVarint(b, 5, uint64(int64(m.FrameOptions)))
+	}
+	if m.StartOffset != nil {
+		b = putMessage(b, 6, m.StartOffset, encodeNode)
+	}
+	if m.EndOffset != nil {
+		b = putMessage(b, 7, m.EndOffset, encodeNode)
+	}
+	if m.StartInRangeFunc != 0 {
+		b = putVarint(b, 8, uint64(m.StartInRangeFunc))
+	}
+	if m.EndInRangeFunc != 0 {
+		b = putVarint(b, 9, uint64(m.EndInRangeFunc))
+	}
+	if m.InRangeColl != 0 {
+		b = putVarint(b, 10, uint64(m.InRangeColl))
+	}
+	if m.InRangeAsc {
+		b = putVarint(b, 11, 1)
+	}
+	if m.InRangeNullsFirst {
+		b = putVarint(b, 12, 1)
+	}
+	if m.Winref != 0 {
+		b = putVarint(b, 13, uint64(m.Winref))
+	}
+	if m.CopiedOrder {
+		b = putVarint(b, 14, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeRowMarkClause(d *decoder, b []byte, m *pg.RowMarkClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2933,6 +6329,23 @@ func decodeRowMarkClause(d *decoder, b []byte, m *pg.RowMarkClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeRowMarkClause(b []byte, m *pg.RowMarkClause) []byte {
+	if m.Rti != 0 {
+		b = putVarint(b, 1, uint64(m.Rti))
+	}
+	if m.Strength != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Strength)))
+	}
+	if m.WaitPolicy != 0 {
+		b = putVarint(b, 3, uint64(int64(m.WaitPolicy)))
+	}
+	if m.PushedDown {
+		b = putVarint(b, 4, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -2951,6 +6364,20 @@ func decodeWithClause(d *decoder, b []byte, m *pg.WithClause) error {
 }
 
 //go:noinline
+func encodeWithClause(b []byte, m *pg.WithClause) []byte {
+	for _, x := range m.Ctes {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Recursive {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeInferClause(d *decoder, b []byte, m *pg.InferClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -2965,6 +6392,23 @@ func decodeInferClause(d *decoder, b []byte, m *pg.InferClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeInferClause(b []byte, m *pg.InferClause) []byte {
+	for _, x := range m.IndexElems {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 2, m.WhereClause, encodeNode)
+	}
+	if m.Conname != "" {
+		b = putString(b, 3, m.Conname)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -2987,6 +6431,26 @@ func decodeOnConflictClause(d *decoder, b []byte, m *pg.OnConflictClause) error 
 }
 
 //go:noinline
+func encodeOnConflictClause(b []byte, m *pg.OnConflictClause) []byte {
+	if m.Action != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Action)))
+	}
+	if m.Infer != nil {
+		b = putMessage(b, 2, m.Infer, encodeInferClause)
+	}
+	for _, x := range m.TargetList {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 4, m.WhereClause, encodeNode)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCTESearchClause(d *decoder, b []byte, m *pg.CTESearchClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3001,6 +6465,23 @@ func decodeCTESearchClause(d *decoder, b []byte, m *pg.CTESearchClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCTESearchClause(b []byte, m *pg.CTESearchClause) []byte {
+	for _, x := range m.SearchColList {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.SearchBreadthFirst {
+		b = putVarint(b, 2, 1)
+	}
+	if m.SearchSeqColumn != "" {
+		b = putString(b, 3, m.SearchSeqColumn)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -3030,6 +6511,41 @@ func decodeCTECycleClause(d *decoder, b []byte, m *pg.CTECycleClause) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCTECycleClause(b []byte, m *pg.CTECycleClause) []byte {
+	for _, x := range m.CycleColList {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.CycleMarkColumn != "" {
+		b = putString(b, 2, m.CycleMarkColumn)
+	}
+	if m.CycleMarkValue != nil {
+		b = putMessage(b, 3, m.CycleMarkValue, encodeNode)
+	}
+	if m.CycleMarkDefault != nil {
+		b = putMessage(b, 4, m.CycleMarkDefault, encodeNode)
+	}
+	if m.CyclePathColumn != "" {
+		b = putString(b, 5, m.CyclePathColumn)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Location)))
+	}
+	if m.CycleMarkType != 0 {
+		b = putVarint(b, 7, uint64(m.CycleMarkType))
+	}
+	if m.CycleMarkTypmod != 0 {
+		b = putVarint(b, 8, uint64(int64(m.CycleMarkTypmod)))
+	}
+	if m.CycleMarkCollation != 0 {
+		b = putVarint(b, 9, uint64(m.CycleMarkCollation))
+	}
+	if m.CycleMarkNeop != 0 {
+		b = putVarint(b, 10, uint64(m.CycleMarkNeop))
+	}
+	return b
 }
 
 //go:noinline
@@ -3068,6 +6584,50 @@ func decodeCommonTableExpr(d *decoder, b []byte, m *pg.CommonTableExpr) error {
 }
 
 //go:noinline
+func encodeCommonTableExpr(b []byte, m *pg.CommonTableExpr) []byte {
+	if m.Ctename != "" {
+		b = putString(b, 1, m.Ctename)
+	}
+	for _, x := range m.Aliascolnames {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Ctematerialized != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Ctematerialized)))
+	}
+	if m.Ctequery != nil {
+		b = putMessage(b, 4, m.Ctequery, encodeNode)
+	}
+	if m.SearchClause != nil {
+		b = putMessage(b, 5, m.SearchClause, encodeCTESearchClause)
+	}
+	if m.CycleClause != nil {
+		b = putMessage(b, 6, m.CycleClause, encodeCTECycleClause)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Location)))
+	}
+	if m.Cterecursive {
+		b = putVarint(b, 8, 1)
+	}
+	if m.Cterefcount != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Cterefcount)))
+	}
+	for _, x := range m.Ctecolnames {
+		b = putMessage(b, 10, x, encodeNode)
+	}
+	for _, x := range m.Ctecoltypes {
+		b = putMessage(b, 11, x, encodeNode)
+	}
+	for _, x := range m.Ctecoltypmods {
+		b = putMessage(b, 12, x, encodeNode)
+	}
+	for _, x := range m.Ctecolcollations {
+		b = putMessage(b, 13, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeMergeWhenClause(d *decoder, b []byte, m *pg.MergeWhenClause) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3089,6 +6649,29 @@ func decodeMergeWhenClause(d *decoder, b []byte, m *pg.MergeWhenClause) error {
 }
 
 //go:noinline
+func encodeMergeWhenClause(b []byte, m *pg.MergeWhenClause) []byte {
+	if m.MatchKind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.MatchKind)))
+	}
+	if m.CommandType != 0 {
+		b = putVarint(b, 2, uint64(int64(m.CommandType)))
+	}
+	if m.Override != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Override)))
+	}
+	if m.Condition != nil {
+		b = putMessage(b, 4, m.Condition, encodeNode)
+	}
+	for _, x := range m.TargetList {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Values {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeTriggerTransition(d *decoder, b []byte, m *pg.TriggerTransition) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3101,6 +6684,20 @@ func decodeTriggerTransition(d *decoder, b []byte, m *pg.TriggerTransition) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeTriggerTransition(b []byte, m *pg.TriggerTransition) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.IsNew {
+		b = putVarint(b, 2, 1)
+	}
+	if m.IsTable {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -3117,6 +6714,17 @@ func decodeJsonOutput(d *decoder, b []byte, m *pg.JsonOutput) error {
 }
 
 //go:noinline
+func encodeJsonOutput(b []byte, m *pg.JsonOutput) []byte {
+	if m.TypeName != nil {
+		b = putMessage(b, 1, m.TypeName, encodeTypeName)
+	}
+	if m.Returning != nil {
+		b = putMessage(b, 2, m.Returning, encodeJsonReturning)
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonArgument(d *decoder, b []byte, m *pg.JsonArgument) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3127,6 +6735,17 @@ func decodeJsonArgument(d *decoder, b []byte, m *pg.JsonArgument) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonArgument(b []byte, m *pg.JsonArgument) []byte {
+	if m.Val != nil {
+		b = putMessage(b, 1, m.Val, encodeJsonValueExpr)
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	return b
 }
 
 //go:noinline
@@ -3161,6 +6780,44 @@ func decodeJsonFuncExpr(d *decoder, b []byte, m *pg.JsonFuncExpr) error {
 }
 
 //go:noinline
+func encodeJsonFuncExpr(b []byte, m *pg.JsonFuncExpr) []byte {
+	if m.Op != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Op)))
+	}
+	if m.ColumnName != "" {
+		b = putString(b, 2, m.ColumnName)
+	}
+	if m.ContextItem != nil {
+		b = putMessage(b, 3, m.ContextItem, encodeJsonValueExpr)
+	}
+	if m.Pathspec != nil {
+		b = putMessage(b, 4, m.Pathspec, encodeNode)
+	}
+	for _, x := range m.Passing {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 6, m.Output, encodeJsonOutput)
+	}
+	if m.OnEmpty != nil {
+		b = putMessage(b, 7, m.OnEmpty, encodeJsonBehavior)
+	}
+	if m.OnError != nil {
+		b = putMessage(b, 8, m.OnError, encodeJsonBehavior)
+	}
+	if m.Wrapper != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Wrapper)))
+	}
+	if m.Quotes != 0 {
+		b = putVarint(b, 10, uint64(int64(m.Quotes)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 11, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonTablePathSpec(d *decoder, b []byte, m *pg.JsonTablePathSpec) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3175,6 +6832,23 @@ func decodeJsonTablePathSpec(d *decoder, b []byte, m *pg.JsonTablePathSpec) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonTablePathSpec(b []byte, m *pg.JsonTablePathSpec) []byte {
+	if m.String_ != nil {
+		b = putMessage(b, 1, m.String_, encodeNode)
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	if m.NameLocation != 0 {
+		b = putVarint(b, 3, uint64(int64(m.NameLocation)))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -3200,6 +6874,35 @@ func decodeJsonTable(d *decoder, b []byte, m *pg.JsonTable) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonTable(b []byte, m *pg.JsonTable) []byte {
+	if m.ContextItem != nil {
+		b = putMessage(b, 1, m.ContextItem, encodeJsonValueExpr)
+	}
+	if m.Pathspec != nil {
+		b = putMessage(b, 2, m.Pathspec, encodeJsonTablePathSpec)
+	}
+	for _, x := range m.Passing {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Columns {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.OnError != nil {
+		b = putMessage(b, 5, m.OnError, encodeJsonBehavior)
+	}
+	if m.Alias != nil {
+		b = putMessage(b, 6, m.Alias, encodeAlias)
+	}
+	if m.Lateral {
+		b = putVarint(b, 7, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -3234,6 +6937,44 @@ func decodeJsonTableColumn(d *decoder, b []byte, m *pg.JsonTableColumn) error {
 }
 
 //go:noinline
+func encodeJsonTableColumn(b []byte, m *pg.JsonTableColumn) []byte {
+	if m.Coltype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Coltype)))
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 3, m.TypeName, encodeTypeName)
+	}
+	if m.Pathspec != nil {
+		b = putMessage(b, 4, m.Pathspec, encodeJsonTablePathSpec)
+	}
+	if m.Format != nil {
+		b = putMessage(b, 5, m.Format, encodeJsonFormat)
+	}
+	if m.Wrapper != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Wrapper)))
+	}
+	if m.Quotes != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Quotes)))
+	}
+	for _, x := range m.Columns {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	if m.OnEmpty != nil {
+		b = putMessage(b, 9, m.OnEmpty, encodeJsonBehavior)
+	}
+	if m.OnError != nil {
+		b = putMessage(b, 10, m.OnError, encodeJsonBehavior)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 11, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonKeyValue(d *decoder, b []byte, m *pg.JsonKeyValue) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3244,6 +6985,17 @@ func decodeJsonKeyValue(d *decoder, b []byte, m *pg.JsonKeyValue) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonKeyValue(b []byte, m *pg.JsonKeyValue) []byte {
+	if m.Key != nil {
+		b = putMessage(b, 1, m.Key, encodeNode)
+	}
+	if m.Value != nil {
+		b = putMessage(b, 2, m.Value, encodeJsonValueExpr)
+	}
+	return b
 }
 
 //go:noinline
@@ -3264,6 +7016,23 @@ func decodeJsonParseExpr(d *decoder, b []byte, m *pg.JsonParseExpr) error {
 }
 
 //go:noinline
+func encodeJsonParseExpr(b []byte, m *pg.JsonParseExpr) []byte {
+	if m.Expr != nil {
+		b = putMessage(b, 1, m.Expr, encodeJsonValueExpr)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 2, m.Output, encodeJsonOutput)
+	}
+	if m.UniqueKeys {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonScalarExpr(d *decoder, b []byte, m *pg.JsonScalarExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3279,6 +7048,20 @@ func decodeJsonScalarExpr(d *decoder, b []byte, m *pg.JsonScalarExpr) error {
 }
 
 //go:noinline
+func encodeJsonScalarExpr(b []byte, m *pg.JsonScalarExpr) []byte {
+	if m.Expr != nil {
+		b = putMessage(b, 1, m.Expr, encodeNode)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 2, m.Output, encodeJsonOutput)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonSerializeExpr(d *decoder, b []byte, m *pg.JsonSerializeExpr) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3291,6 +7074,20 @@ func decodeJsonSerializeExpr(d *decoder, b []byte, m *pg.JsonSerializeExpr) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonSerializeExpr(b []byte, m *pg.JsonSerializeExpr) []byte {
+	if m.Expr != nil {
+		b = putMessage(b, 1, m.Expr, encodeJsonValueExpr)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 2, m.Output, encodeJsonOutput)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -3313,6 +7110,26 @@ func decodeJsonObjectConstructor(d *decoder, b []byte, m *pg.JsonObjectConstruct
 }
 
 //go:noinline
+func encodeJsonObjectConstructor(b []byte, m *pg.JsonObjectConstructor) []byte {
+	for _, x := range m.Exprs {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 2, m.Output, encodeJsonOutput)
+	}
+	if m.AbsentOnNull {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Unique {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonArrayConstructor(d *decoder, b []byte, m *pg.JsonArrayConstructor) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3327,6 +7144,23 @@ func decodeJsonArrayConstructor(d *decoder, b []byte, m *pg.JsonArrayConstructor
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonArrayConstructor(b []byte, m *pg.JsonArrayConstructor) []byte {
+	for _, x := range m.Exprs {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 2, m.Output, encodeJsonOutput)
+	}
+	if m.AbsentOnNull {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -3349,6 +7183,26 @@ func decodeJsonArrayQueryConstructor(d *decoder, b []byte, m *pg.JsonArrayQueryC
 }
 
 //go:noinline
+func encodeJsonArrayQueryConstructor(b []byte, m *pg.JsonArrayQueryConstructor) []byte {
+	if m.Query != nil {
+		b = putMessage(b, 1, m.Query, encodeNode)
+	}
+	if m.Output != nil {
+		b = putMessage(b, 2, m.Output, encodeJsonOutput)
+	}
+	if m.Format != nil {
+		b = putMessage(b, 3, m.Format, encodeJsonFormat)
+	}
+	if m.AbsentOnNull {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonAggConstructor(d *decoder, b []byte, m *pg.JsonAggConstructor) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3365,6 +7219,26 @@ func decodeJsonAggConstructor(d *decoder, b []byte, m *pg.JsonAggConstructor) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonAggConstructor(b []byte, m *pg.JsonAggConstructor) []byte {
+	if m.Output != nil {
+		b = putMessage(b, 1, m.Output, encodeJsonOutput)
+	}
+	if m.AggFilter != nil {
+		b = putMessage(b, 2, m.AggFilter, encodeNode)
+	}
+	for _, x := range m.AggOrder {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Over != nil {
+		b = putMessage(b, 4, m.Over, encodeWindowDef)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
 }
 
 //go:noinline
@@ -3385,6 +7259,23 @@ func decodeJsonObjectAgg(d *decoder, b []byte, m *pg.JsonObjectAgg) error {
 }
 
 //go:noinline
+func encodeJsonObjectAgg(b []byte, m *pg.JsonObjectAgg) []byte {
+	if m.Constructor != nil {
+		b = putMessage(b, 1, m.Constructor, encodeJsonAggConstructor)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeJsonKeyValue)
+	}
+	if m.AbsentOnNull {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Unique {
+		b = putVarint(b, 4, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeJsonArrayAgg(d *decoder, b []byte, m *pg.JsonArrayAgg) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3397,6 +7288,20 @@ func decodeJsonArrayAgg(d *decoder, b []byte, m *pg.JsonArrayAgg) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeJsonArrayAgg(b []byte, m *pg.JsonArrayAgg) []byte {
+	if m.Constructor != nil {
+		b = putMessage(b, 1, m.Constructor, encodeJsonAggConstructor)
+	}
+	if m.Arg != nil {
+		b = putMessage(b, 2, m.Arg, encodeJsonValueExpr)
+	}
+	if m.AbsentOnNull {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -3423,6 +7328,32 @@ func decodeInsertStmt(d *decoder, b []byte, m *pg.InsertStmt) error {
 }
 
 //go:noinline
+func encodeInsertStmt(b []byte, m *pg.InsertStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	for _, x := range m.Cols {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.SelectStmt != nil {
+		b = putMessage(b, 3, m.SelectStmt, encodeNode)
+	}
+	if m.OnConflictClause != nil {
+		b = putMessage(b, 4, m.OnConflictClause, encodeOnConflictClause)
+	}
+	for _, x := range m.ReturningList {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.WithClause != nil {
+		b = putMessage(b, 6, m.WithClause, encodeWithClause)
+	}
+	if m.Override != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Override)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeDeleteStmt(d *decoder, b []byte, m *pg.DeleteStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3439,6 +7370,26 @@ func decodeDeleteStmt(d *decoder, b []byte, m *pg.DeleteStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDeleteStmt(b []byte, m *pg.DeleteStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	for _, x := range m.UsingClause {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 3, m.WhereClause, encodeNode)
+	}
+	for _, x := range m.ReturningList {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.WithClause != nil {
+		b = putMessage(b, 5, m.WithClause, encodeWithClause)
+	}
+	return b
 }
 
 //go:noinline
@@ -3463,6 +7414,29 @@ func decodeUpdateStmt(d *decoder, b []byte, m *pg.UpdateStmt) error {
 }
 
 //go:noinline
+func encodeUpdateStmt(b []byte, m *pg.UpdateStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	for _, x := range m.TargetList {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 3, m.WhereClause, encodeNode)
+	}
+	for _, x := range m.FromClause {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.ReturningList {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.WithClause != nil {
+		b = putMessage(b, 6, m.WithClause, encodeWithClause)
+	}
+	return b
+}
+
+//go:noinline
 func decodeMergeStmt(d *decoder, b []byte, m *pg.MergeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3481,6 +7455,29 @@ func decodeMergeStmt(d *decoder, b []byte, m *pg.MergeStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeMergeStmt(b []byte, m *pg.MergeStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.SourceRelation != nil {
+		b = putMessage(b, 2, m.SourceRelation, encodeNode)
+	}
+	if m.JoinCondition != nil {
+		b = putMessage(b, 3, m.JoinCondition, encodeNode)
+	}
+	for _, x := range m.MergeWhenClauses {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.ReturningList {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.WithClause != nil {
+		b = putMessage(b, 6, m.WithClause, encodeWithClause)
+	}
+	return b
 }
 
 //go:noinline
@@ -3533,6 +7530,71 @@ func decodeSelectStmt(d *decoder, b []byte, m *pg.SelectStmt) error {
 }
 
 //go:noinline
+func encodeSelectStmt(b []byte, m *pg.SelectStmt) []byte {
+	for _, x := range m.DistinctClause {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.IntoClause != nil {
+		b = putMessage(b, 2, m.IntoClause, encodeIntoClause)
+	}
+	for _, x := range m.TargetList {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.FromClause {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 5, m.WhereClause, encodeNode)
+	}
+	for _, x := range m.GroupClause {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.GroupDistinct {
+		b = putVarint(b, 7, 1)
+	}
+	if m.HavingClause != nil {
+		b = putMessage(b, 8, m.HavingClause, encodeNode)
+	}
+	for _, x := range m.WindowClause {
+		b = putMessage(b, 9, x, encodeNode)
+	}
+	for _, x := range m.ValuesLists {
+		b = putMessage(b, 10, x, encodeNode)
+	}
+	for _, x := range m.SortClause {
+		b = putMessage(b, 11, x, encodeNode)
+	}
+	if m.LimitOffset != nil {
+		b = putMessage(b, 12, m.LimitOffset, encodeNode)
+	}
+	if m.LimitCount != nil {
+		b = putMessage(b, 13, m.LimitCount, encodeNode)
+	}
+	if m.LimitOption != 0 {
+		b = putVarint(b, 14, uint64(int64(m.LimitOption)))
+	}
+	for _, x := range m.LockingClause {
+		b = putMessage(b, 15, x, encodeNode)
+	}
+	if m.WithClause != nil {
+		b = putMessage(b, 16, m.WithClause, encodeWithClause)
+	}
+	if m.Op != 0 {
+		b = putVarint(b, 17, uint64(int64(m.Op)))
+	}
+	if m.All {
+		b = putVarint(b, 18, 1)
+	}
+	if m.Larg != nil {
+		b = putMessage(b, 19, m.Larg, encodeSelectStmt)
+	}
+	if m.Rarg != nil {
+		b = putMessage(b, 20, m.Rarg, encodeSelectStmt)
+	}
+	return b
+}
+
+//go:noinline
 func decodeSetOperationStmt(d *decoder, b []byte, m *pg.SetOperationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3558,6 +7620,35 @@ func decodeSetOperationStmt(d *decoder, b []byte, m *pg.SetOperationStmt) error 
 }
 
 //go:noinline
+func encodeSetOperationStmt(b []byte, m *pg.SetOperationStmt) []byte {
+	if m.Op != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Op)))
+	}
+	if m.All {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Larg != nil {
+		b = putMessage(b, 3, m.Larg, encodeNode)
+	}
+	if m.Rarg != nil {
+		b = putMessage(b, 4, m.Rarg, encodeNode)
+	}
+	for _, x := range m.ColTypes {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.ColTypmods {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	for _, x := range m.ColCollations {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	for _, x := range m.GroupClauses {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeReturnStmt(d *decoder, b []byte, m *pg.ReturnStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3566,6 +7657,14 @@ func decodeReturnStmt(d *decoder, b []byte, m *pg.ReturnStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeReturnStmt(b []byte, m *pg.ReturnStmt) []byte {
+	if m.Returnval != nil {
+		b = putMessage(b, 1, m.Returnval, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -3588,6 +7687,26 @@ func decodePLAssignStmt(d *decoder, b []byte, m *pg.PLAssignStmt) error {
 }
 
 //go:noinline
+func encodePLAssignStmt(b []byte, m *pg.PLAssignStmt) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	for _, x := range m.Indirection {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Nnames != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Nnames)))
+	}
+	if m.Val != nil {
+		b = putMessage(b, 4, m.Val, encodeSelectStmt)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateSchemaStmt(d *decoder, b []byte, m *pg.CreateSchemaStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3602,6 +7721,23 @@ func decodeCreateSchemaStmt(d *decoder, b []byte, m *pg.CreateSchemaStmt) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateSchemaStmt(b []byte, m *pg.CreateSchemaStmt) []byte {
+	if m.Schemaname != "" {
+		b = putString(b, 1, m.Schemaname)
+	}
+	if m.Authrole != nil {
+		b = putMessage(b, 2, m.Authrole, encodeRoleSpec)
+	}
+	for _, x := range m.SchemaElts {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 4, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -3622,6 +7758,23 @@ func decodeAlterTableStmt(d *decoder, b []byte, m *pg.AlterTableStmt) error {
 }
 
 //go:noinline
+func encodeAlterTableStmt(b []byte, m *pg.AlterTableStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	for _, x := range m.Cmds {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Objtype != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Objtype)))
+	}
+	if m.MissingOk {
+		b = putVarint(b, 4, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeReplicaIdentityStmt(d *decoder, b []byte, m *pg.ReplicaIdentityStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3632,6 +7785,17 @@ func decodeReplicaIdentityStmt(d *decoder, b []byte, m *pg.ReplicaIdentityStmt) 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeReplicaIdentityStmt(b []byte, m *pg.ReplicaIdentityStmt) []byte {
+	if m.IdentityType != "" {
+		b = putString(b, 1, m.IdentityType)
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	return b
 }
 
 //go:noinline
@@ -3660,6 +7824,35 @@ func decodeAlterTableCmd(d *decoder, b []byte, m *pg.AlterTableCmd) error {
 }
 
 //go:noinline
+func encodeAlterTableCmd(b []byte, m *pg.AlterTableCmd) []byte {
+	if m.Subtype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Subtype)))
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	if m.Num != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Num)))
+	}
+	if m.Newowner != nil {
+		b = putMessage(b, 4, m.Newowner, encodeRoleSpec)
+	}
+	if m.Def != nil {
+		b = putMessage(b, 5, m.Def, encodeNode)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Behavior)))
+	}
+	if m.MissingOk {
+		b = putVarint(b, 7, 1)
+	}
+	if m.Recurse {
+		b = putVarint(b, 8, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterCollationStmt(d *decoder, b []byte, m *pg.AlterCollationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3668,6 +7861,14 @@ func decodeAlterCollationStmt(d *decoder, b []byte, m *pg.AlterCollationStmt) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterCollationStmt(b []byte, m *pg.AlterCollationStmt) []byte {
+	for _, x := range m.Collname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -3689,6 +7890,29 @@ func decodeAlterDomainStmt(d *decoder, b []byte, m *pg.AlterDomainStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterDomainStmt(b []byte, m *pg.AlterDomainStmt) []byte {
+	if m.Subtype != "" {
+		b = putString(b, 1, m.Subtype)
+	}
+	for _, x := range m.TypeName {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Name != "" {
+		b = putString(b, 3, m.Name)
+	}
+	if m.Def != nil {
+		b = putMessage(b, 4, m.Def, encodeNode)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Behavior)))
+	}
+	if m.MissingOk {
+		b = putVarint(b, 6, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -3719,6 +7943,38 @@ func decodeGrantStmt(d *decoder, b []byte, m *pg.GrantStmt) error {
 }
 
 //go:noinline
+func encodeGrantStmt(b []byte, m *pg.GrantStmt) []byte {
+	if m.IsGrant {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Targtype != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Targtype)))
+	}
+	if m.Objtype != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Objtype)))
+	}
+	for _, x := range m.Objects {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Privileges {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Grantees {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.GrantOption {
+		b = putVarint(b, 7, 1)
+	}
+	if m.Grantor != nil {
+		b = putMessage(b, 8, m.Grantor, encodeRoleSpec)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Behavior)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeObjectWithArgs(d *decoder, b []byte, m *pg.ObjectWithArgs) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3736,6 +7992,23 @@ func decodeObjectWithArgs(d *decoder, b []byte, m *pg.ObjectWithArgs) error {
 }
 
 //go:noinline
+func encodeObjectWithArgs(b []byte, m *pg.ObjectWithArgs) []byte {
+	for _, x := range m.Objname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Objargs {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Objfuncargs {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.ArgsUnspecified {
+		b = putVarint(b, 4, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAccessPriv(d *decoder, b []byte, m *pg.AccessPriv) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3746,6 +8019,17 @@ func decodeAccessPriv(d *decoder, b []byte, m *pg.AccessPriv) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAccessPriv(b []byte, m *pg.AccessPriv) []byte {
+	if m.PrivName != "" {
+		b = putString(b, 1, m.PrivName)
+	}
+	for _, x := range m.Cols {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -3770,6 +8054,29 @@ func decodeGrantRoleStmt(d *decoder, b []byte, m *pg.GrantRoleStmt) error {
 }
 
 //go:noinline
+func encodeGrantRoleStmt(b []byte, m *pg.GrantRoleStmt) []byte {
+	for _, x := range m.GrantedRoles {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.GranteeRoles {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.IsGrant {
+		b = putVarint(b, 3, 1)
+	}
+	for _, x := range m.Opt {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Grantor != nil {
+		b = putMessage(b, 5, m.Grantor, encodeRoleSpec)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Behavior)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterDefaultPrivilegesStmt(d *decoder, b []byte, m *pg.AlterDefaultPrivilegesStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3780,6 +8087,17 @@ func decodeAlterDefaultPrivilegesStmt(d *decoder, b []byte, m *pg.AlterDefaultPr
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterDefaultPrivilegesStmt(b []byte, m *pg.AlterDefaultPrivilegesStmt) []byte {
+	for _, x := range m.Options {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Action != nil {
+		b = putMessage(b, 2, m.Action, encodeGrantStmt)
+	}
+	return b
 }
 
 //go:noinline
@@ -3808,6 +8126,35 @@ func decodeCopyStmt(d *decoder, b []byte, m *pg.CopyStmt) error {
 }
 
 //go:noinline
+func encodeCopyStmt(b []byte, m *pg.CopyStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.Query != nil {
+		b = putMessage(b, 2, m.Query, encodeNode)
+	}
+	for _, x := range m.Attlist {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.IsFrom {
+		b = putVarint(b, 4, 1)
+	}
+	if m.IsProgram {
+		b = putVarint(b, 5, 1)
+	}
+	if m.Filename != "" {
+		b = putString(b, 6, m.Filename)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 8, m.WhereClause, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeVariableSetStmt(d *decoder, b []byte, m *pg.VariableSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3825,6 +8172,23 @@ func decodeVariableSetStmt(d *decoder, b []byte, m *pg.VariableSetStmt) error {
 }
 
 //go:noinline
+func encodeVariableSetStmt(b []byte, m *pg.VariableSetStmt) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.IsLocal {
+		b = putVarint(b, 4, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeVariableShowStmt(d *decoder, b []byte, m *pg.VariableShowStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3833,6 +8197,14 @@ func decodeVariableShowStmt(d *decoder, b []byte, m *pg.VariableShowStmt) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeVariableShowStmt(b []byte, m *pg.VariableShowStmt) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	return b
 }
 
 //go:noinline
@@ -3866,6 +8238,47 @@ func decodeCreateStmt(d *decoder, b []byte, m *pg.CreateStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateStmt(b []byte, m *pg.CreateStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	for _, x := range m.TableElts {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.InhRelations {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Partbound != nil {
+		b = putMessage(b, 4, m.Partbound, encodePartitionBoundSpec)
+	}
+	if m.Partspec != nil {
+		b = putMessage(b, 5, m.Partspec, encodePartitionSpec)
+	}
+	if m.OfTypename != nil {
+		b = putMessage(b, 6, m.OfTypename, encodeTypeName)
+	}
+	for _, x := range m.Constraints {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 8, x, encodeNode)
+	}
+	if m.Oncommit != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Oncommit)))
+	}
+	if m.Tablespacename != "" {
+		b = putString(b, 10, m.Tablespacename)
+	}
+	if m.AccessMethod != "" {
+		b = putString(b, 11, m.AccessMethod)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 12, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -3940,6 +8353,104 @@ func decodeConstraint(d *decoder, b []byte, m *pg.Constraint) error {
 }
 
 //go:noinline
+func encodeConstraint(b []byte, m *pg.Constraint) []byte {
+	if m.Contype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Contype)))
+	}
+	if m.Conname != "" {
+		b = putString(b, 2, m.Conname)
+	}
+	if m.Deferrable {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Initdeferred {
+		b = putVarint(b, 4, 1)
+	}
+	if m.SkipValidation {
+		b = putVarint(b, 5, 1)
+	}
+	if m.InitiallyValid {
+		b = putVarint(b, 6, 1)
+	}
+	if m.IsNoInherit {
+		b = putVarint(b, 7, 1)
+	}
+	if m.RawExpr != nil {
+		b = putMessage(b, 8, m.RawExpr, encodeNode)
+	}
+	if m.CookedExpr != "" {
+		b = putString(b, 9, m.CookedExpr)
+	}
+	if m.GeneratedWhen != "" {
+		b = putString(b, 10, m.GeneratedWhen)
+	}
+	if m.Inhcount != 0 {
+		b = putVarint(b, 11, uint64(int64(m.Inhcount)))
+	}
+	if m.NullsNotDistinct {
+		b = putVarint(b, 12, 1)
+	}
+	for _, x := range m.Keys {
+		b = putMessage(b, 13, x, encodeNode)
+	}
+	for _, x := range m.Including {
+		b = putMessage(b, 14, x, encodeNode)
+	}
+	for _, x := range m.Exclusions {
+		b = putMessage(b, 15, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 16, x, encodeNode)
+	}
+	if m.Indexname != "" {
+		b = putString(b, 17, m.Indexname)
+	}
+	if m.Indexspace != "" {
+		b = putString(b, 18, m.Indexspace)
+	}
+	if m.ResetDefaultTblspc {
+		b = putVarint(b, 19, 1)
+	}
+	if m.AccessMethod != "" {
+		b = putString(b, 20, m.AccessMethod)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 21, m.WhereClause, encodeNode)
+	}
+	if m.Pktable != nil {
+		b = putMessage(b, 22, m.Pktable, encodeRangeVar)
+	}
+	for _, x := range m.FkAttrs {
+		b = putMessage(b, 23, x, encodeNode)
+	}
+	for _, x := range m.PkAttrs {
+		b = putMessage(b, 24, x, encodeNode)
+	}
+	if m.FkMatchtype != "" {
+		b = putString(b, 25, m.FkMatchtype)
+	}
+	if m.FkUpdAction != "" {
+		b = putString(b, 26, m.FkUpdAction)
+	}
+	if m.FkDelAction != "" {
+		b = putString(b, 27, m.FkDelAction)
+	}
+	for _, x := range m.FkDelSetCols {
+		b = putMessage(b, 28, x, encodeNode)
+	}
+	for _, x := range m.OldConpfeqop {
+		b = putMessage(b, 29, x, encodeNode)
+	}
+	if m.OldPktableOid != 0 {
+		b = putVarint(b, 30, uint64(m.OldPktableOid))
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 31, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateTableSpaceStmt(d *decoder, b []byte, m *pg.CreateTableSpaceStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3957,6 +8468,23 @@ func decodeCreateTableSpaceStmt(d *decoder, b []byte, m *pg.CreateTableSpaceStmt
 }
 
 //go:noinline
+func encodeCreateTableSpaceStmt(b []byte, m *pg.CreateTableSpaceStmt) []byte {
+	if m.Tablespacename != "" {
+		b = putString(b, 1, m.Tablespacename)
+	}
+	if m.Owner != nil {
+		b = putMessage(b, 2, m.Owner, encodeRoleSpec)
+	}
+	if m.Location != "" {
+		b = putString(b, 3, m.Location)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeDropTableSpaceStmt(d *decoder, b []byte, m *pg.DropTableSpaceStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -3967,6 +8495,17 @@ func decodeDropTableSpaceStmt(d *decoder, b []byte, m *pg.DropTableSpaceStmt) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDropTableSpaceStmt(b []byte, m *pg.DropTableSpaceStmt) []byte {
+	if m.Tablespacename != "" {
+		b = putString(b, 1, m.Tablespacename)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 2, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -3982,6 +8521,20 @@ func decodeAlterTableSpaceOptionsStmt(d *decoder, b []byte, m *pg.AlterTableSpac
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterTableSpaceOptionsStmt(b []byte, m *pg.AlterTableSpaceOptionsStmt) []byte {
+	if m.Tablespacename != "" {
+		b = putString(b, 1, m.Tablespacename)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.IsReset {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4004,6 +8557,26 @@ func decodeAlterTableMoveAllStmt(d *decoder, b []byte, m *pg.AlterTableMoveAllSt
 }
 
 //go:noinline
+func encodeAlterTableMoveAllStmt(b []byte, m *pg.AlterTableMoveAllStmt) []byte {
+	if m.OrigTablespacename != "" {
+		b = putString(b, 1, m.OrigTablespacename)
+	}
+	if m.Objtype != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Objtype)))
+	}
+	for _, x := range m.Roles {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.NewTablespacename != "" {
+		b = putString(b, 4, m.NewTablespacename)
+	}
+	if m.Nowait {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateExtensionStmt(d *decoder, b []byte, m *pg.CreateExtensionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4019,6 +8592,20 @@ func decodeCreateExtensionStmt(d *decoder, b []byte, m *pg.CreateExtensionStmt) 
 }
 
 //go:noinline
+func encodeCreateExtensionStmt(b []byte, m *pg.CreateExtensionStmt) []byte {
+	if m.Extname != "" {
+		b = putString(b, 1, m.Extname)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 2, 1)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterExtensionStmt(d *decoder, b []byte, m *pg.AlterExtensionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4029,6 +8616,17 @@ func decodeAlterExtensionStmt(d *decoder, b []byte, m *pg.AlterExtensionStmt) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterExtensionStmt(b []byte, m *pg.AlterExtensionStmt) []byte {
+	if m.Extname != "" {
+		b = putString(b, 1, m.Extname)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4049,6 +8647,23 @@ func decodeAlterExtensionContentsStmt(d *decoder, b []byte, m *pg.AlterExtension
 }
 
 //go:noinline
+func encodeAlterExtensionContentsStmt(b []byte, m *pg.AlterExtensionContentsStmt) []byte {
+	if m.Extname != "" {
+		b = putString(b, 1, m.Extname)
+	}
+	if m.Action != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Action)))
+	}
+	if m.Objtype != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Objtype)))
+	}
+	if m.Object != nil {
+		b = putMessage(b, 4, m.Object, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateFdwStmt(d *decoder, b []byte, m *pg.CreateFdwStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4064,6 +8679,20 @@ func decodeCreateFdwStmt(d *decoder, b []byte, m *pg.CreateFdwStmt) error {
 }
 
 //go:noinline
+func encodeCreateFdwStmt(b []byte, m *pg.CreateFdwStmt) []byte {
+	if m.Fdwname != "" {
+		b = putString(b, 1, m.Fdwname)
+	}
+	for _, x := range m.FuncOptions {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterFdwStmt(d *decoder, b []byte, m *pg.AlterFdwStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4076,6 +8705,20 @@ func decodeAlterFdwStmt(d *decoder, b []byte, m *pg.AlterFdwStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterFdwStmt(b []byte, m *pg.AlterFdwStmt) []byte {
+	if m.Fdwname != "" {
+		b = putString(b, 1, m.Fdwname)
+	}
+	for _, x := range m.FuncOptions {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4100,6 +8743,29 @@ func decodeCreateForeignServerStmt(d *decoder, b []byte, m *pg.CreateForeignServ
 }
 
 //go:noinline
+func encodeCreateForeignServerStmt(b []byte, m *pg.CreateForeignServerStmt) []byte {
+	if m.Servername != "" {
+		b = putString(b, 1, m.Servername)
+	}
+	if m.Servertype != "" {
+		b = putString(b, 2, m.Servertype)
+	}
+	if m.Version != "" {
+		b = putString(b, 3, m.Version)
+	}
+	if m.Fdwname != "" {
+		b = putString(b, 4, m.Fdwname)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 5, 1)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterForeignServerStmt(d *decoder, b []byte, m *pg.AlterForeignServerStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4117,6 +8783,23 @@ func decodeAlterForeignServerStmt(d *decoder, b []byte, m *pg.AlterForeignServer
 }
 
 //go:noinline
+func encodeAlterForeignServerStmt(b []byte, m *pg.AlterForeignServerStmt) []byte {
+	if m.Servername != "" {
+		b = putString(b, 1, m.Servername)
+	}
+	if m.Version != "" {
+		b = putString(b, 2, m.Version)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.HasVersion {
+		b = putVarint(b, 4, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateForeignTableStmt(d *decoder, b []byte, m *pg.CreateForeignTableStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4129,6 +8812,20 @@ func decodeCreateForeignTableStmt(d *decoder, b []byte, m *pg.CreateForeignTable
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateForeignTableStmt(b []byte, m *pg.CreateForeignTableStmt) []byte {
+	if m.BaseStmt != nil {
+		b = putMessage(b, 1, m.BaseStmt, encodeCreateStmt)
+	}
+	if m.Servername != "" {
+		b = putString(b, 2, m.Servername)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4149,6 +8846,23 @@ func decodeCreateUserMappingStmt(d *decoder, b []byte, m *pg.CreateUserMappingSt
 }
 
 //go:noinline
+func encodeCreateUserMappingStmt(b []byte, m *pg.CreateUserMappingStmt) []byte {
+	if m.User != nil {
+		b = putMessage(b, 1, m.User, encodeRoleSpec)
+	}
+	if m.Servername != "" {
+		b = putString(b, 2, m.Servername)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 3, 1)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterUserMappingStmt(d *decoder, b []byte, m *pg.AlterUserMappingStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4164,6 +8878,20 @@ func decodeAlterUserMappingStmt(d *decoder, b []byte, m *pg.AlterUserMappingStmt
 }
 
 //go:noinline
+func encodeAlterUserMappingStmt(b []byte, m *pg.AlterUserMappingStmt) []byte {
+	if m.User != nil {
+		b = putMessage(b, 1, m.User, encodeRoleSpec)
+	}
+	if m.Servername != "" {
+		b = putString(b, 2, m.Servername)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeDropUserMappingStmt(d *decoder, b []byte, m *pg.DropUserMappingStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4176,6 +8904,20 @@ func decodeDropUserMappingStmt(d *decoder, b []byte, m *pg.DropUserMappingStmt) 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDropUserMappingStmt(b []byte, m *pg.DropUserMappingStmt) []byte {
+	if m.User != nil {
+		b = putMessage(b, 1, m.User, encodeRoleSpec)
+	}
+	if m.Servername != "" {
+		b = putString(b, 2, m.Servername)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4197,6 +8939,29 @@ func decodeImportForeignSchemaStmt(d *decoder, b []byte, m *pg.ImportForeignSche
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeImportForeignSchemaStmt(b []byte, m *pg.ImportForeignSchemaStmt) []byte {
+	if m.ServerName != "" {
+		b = putString(b, 1, m.ServerName)
+	}
+	if m.RemoteSchema != "" {
+		b = putString(b, 2, m.RemoteSchema)
+	}
+	if m.LocalSchema != "" {
+		b = putString(b, 3, m.LocalSchema)
+	}
+	if m.ListType != 0 {
+		b = putVarint(b, 4, uint64(int64(m.ListType)))
+	}
+	for _, x := range m.TableList {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4223,6 +8988,32 @@ func decodeCreatePolicyStmt(d *decoder, b []byte, m *pg.CreatePolicyStmt) error 
 }
 
 //go:noinline
+func encodeCreatePolicyStmt(b []byte, m *pg.CreatePolicyStmt) []byte {
+	if m.PolicyName != "" {
+		b = putString(b, 1, m.PolicyName)
+	}
+	if m.Table != nil {
+		b = putMessage(b, 2, m.Table, encodeRangeVar)
+	}
+	if m.CmdName != "" {
+		b = putString(b, 3, m.CmdName)
+	}
+	if m.Permissive {
+		b = putVarint(b, 4, 1)
+	}
+	for _, x := range m.Roles {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Qual != nil {
+		b = putMessage(b, 6, m.Qual, encodeNode)
+	}
+	if m.WithCheck != nil {
+		b = putMessage(b, 7, m.WithCheck, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterPolicyStmt(d *decoder, b []byte, m *pg.AlterPolicyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4242,6 +9033,26 @@ func decodeAlterPolicyStmt(d *decoder, b []byte, m *pg.AlterPolicyStmt) error {
 }
 
 //go:noinline
+func encodeAlterPolicyStmt(b []byte, m *pg.AlterPolicyStmt) []byte {
+	if m.PolicyName != "" {
+		b = putString(b, 1, m.PolicyName)
+	}
+	if m.Table != nil {
+		b = putMessage(b, 2, m.Table, encodeRangeVar)
+	}
+	for _, x := range m.Roles {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.Qual != nil {
+		b = putMessage(b, 4, m.Qual, encodeNode)
+	}
+	if m.WithCheck != nil {
+		b = putMessage(b, 5, m.WithCheck, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateAmStmt(d *decoder, b []byte, m *pg.CreateAmStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4254,6 +9065,20 @@ func decodeCreateAmStmt(d *decoder, b []byte, m *pg.CreateAmStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateAmStmt(b []byte, m *pg.CreateAmStmt) []byte {
+	if m.Amname != "" {
+		b = putString(b, 1, m.Amname)
+	}
+	for _, x := range m.HandlerName {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Amtype != "" {
+		b = putString(b, 3, m.Amtype)
+	}
+	return b
 }
 
 //go:noinline
@@ -4296,6 +9121,56 @@ func decodeCreateTrigStmt(d *decoder, b []byte, m *pg.CreateTrigStmt) error {
 }
 
 //go:noinline
+func encodeCreateTrigStmt(b []byte, m *pg.CreateTrigStmt) []byte {
+	if m.Replace {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Isconstraint {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Trigname != "" {
+		b = putString(b, 3, m.Trigname)
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 4, m.Relation, encodeRangeVar)
+	}
+	for _, x := range m.Funcname {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.Row {
+		b = putVarint(b, 7, 1)
+	}
+	if m.Timing != 0 {
+		b = putVarint(b, 8, uint64(int64(m.Timing)))
+	}
+	if m.Events != 0 {
+		b = putVarint(b, 9, uint64(int64(m.Events)))
+	}
+	for _, x := range m.Columns {
+		b = putMessage(b, 10, x, encodeNode)
+	}
+	if m.WhenClause != nil {
+		b = putMessage(b, 11, m.WhenClause, encodeNode)
+	}
+	for _, x := range m.TransitionRels {
+		b = putMessage(b, 12, x, encodeNode)
+	}
+	if m.Deferrable {
+		b = putVarint(b, 13, 1)
+	}
+	if m.Initdeferred {
+		b = putVarint(b, 14, 1)
+	}
+	if m.Constrrel != nil {
+		b = putMessage(b, 15, m.Constrrel, encodeRangeVar)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateEventTrigStmt(d *decoder, b []byte, m *pg.CreateEventTrigStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4313,6 +9188,23 @@ func decodeCreateEventTrigStmt(d *decoder, b []byte, m *pg.CreateEventTrigStmt) 
 }
 
 //go:noinline
+func encodeCreateEventTrigStmt(b []byte, m *pg.CreateEventTrigStmt) []byte {
+	if m.Trigname != "" {
+		b = putString(b, 1, m.Trigname)
+	}
+	if m.Eventname != "" {
+		b = putString(b, 2, m.Eventname)
+	}
+	for _, x := range m.Whenclause {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Funcname {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterEventTrigStmt(d *decoder, b []byte, m *pg.AlterEventTrigStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4323,6 +9215,17 @@ func decodeAlterEventTrigStmt(d *decoder, b []byte, m *pg.AlterEventTrigStmt) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterEventTrigStmt(b []byte, m *pg.AlterEventTrigStmt) []byte {
+	if m.Trigname != "" {
+		b = putString(b, 1, m.Trigname)
+	}
+	if m.Tgenabled != "" {
+		b = putString(b, 2, m.Tgenabled)
+	}
+	return b
 }
 
 //go:noinline
@@ -4347,6 +9250,29 @@ func decodeCreatePLangStmt(d *decoder, b []byte, m *pg.CreatePLangStmt) error {
 }
 
 //go:noinline
+func encodeCreatePLangStmt(b []byte, m *pg.CreatePLangStmt) []byte {
+	if m.Replace {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Plname != "" {
+		b = putString(b, 2, m.Plname)
+	}
+	for _, x := range m.Plhandler {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Plinline {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Plvalidator {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Pltrusted {
+		b = putVarint(b, 6, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateRoleStmt(d *decoder, b []byte, m *pg.CreateRoleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4359,6 +9285,20 @@ func decodeCreateRoleStmt(d *decoder, b []byte, m *pg.CreateRoleStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateRoleStmt(b []byte, m *pg.CreateRoleStmt) []byte {
+	if m.StmtType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.StmtType)))
+	}
+	if m.Role != "" {
+		b = putString(b, 2, m.Role)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4377,6 +9317,20 @@ func decodeAlterRoleStmt(d *decoder, b []byte, m *pg.AlterRoleStmt) error {
 }
 
 //go:noinline
+func encodeAlterRoleStmt(b []byte, m *pg.AlterRoleStmt) []byte {
+	if m.Role != nil {
+		b = putMessage(b, 1, m.Role, encodeRoleSpec)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Action != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Action)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterRoleSetStmt(d *decoder, b []byte, m *pg.AlterRoleSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4392,6 +9346,20 @@ func decodeAlterRoleSetStmt(d *decoder, b []byte, m *pg.AlterRoleSetStmt) error 
 }
 
 //go:noinline
+func encodeAlterRoleSetStmt(b []byte, m *pg.AlterRoleSetStmt) []byte {
+	if m.Role != nil {
+		b = putMessage(b, 1, m.Role, encodeRoleSpec)
+	}
+	if m.Database != "" {
+		b = putString(b, 2, m.Database)
+	}
+	if m.Setstmt != nil {
+		b = putMessage(b, 3, m.Setstmt, encodeVariableSetStmt)
+	}
+	return b
+}
+
+//go:noinline
 func decodeDropRoleStmt(d *decoder, b []byte, m *pg.DropRoleStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4402,6 +9370,17 @@ func decodeDropRoleStmt(d *decoder, b []byte, m *pg.DropRoleStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDropRoleStmt(b []byte, m *pg.DropRoleStmt) []byte {
+	for _, x := range m.Roles {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 2, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4424,6 +9403,26 @@ func decodeCreateSeqStmt(d *decoder, b []byte, m *pg.CreateSeqStmt) error {
 }
 
 //go:noinline
+func encodeCreateSeqStmt(b []byte, m *pg.CreateSeqStmt) []byte {
+	if m.Sequence != nil {
+		b = putMessage(b, 1, m.Sequence, encodeRangeVar)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.OwnerId != 0 {
+		b = putVarint(b, 3, uint64(m.OwnerId))
+	}
+	if m.ForIdentity {
+		b = putVarint(b, 4, 1)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterSeqStmt(d *decoder, b []byte, m *pg.AlterSeqStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4438,6 +9437,23 @@ func decodeAlterSeqStmt(d *decoder, b []byte, m *pg.AlterSeqStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterSeqStmt(b []byte, m *pg.AlterSeqStmt) []byte {
+	if m.Sequence != nil {
+		b = putMessage(b, 1, m.Sequence, encodeRangeVar)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.ForIdentity {
+		b = putVarint(b, 3, 1)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 4, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4464,6 +9480,32 @@ func decodeDefineStmt(d *decoder, b []byte, m *pg.DefineStmt) error {
 }
 
 //go:noinline
+func encodeDefineStmt(b []byte, m *pg.DefineStmt) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	if m.Oldstyle {
+		b = putVarint(b, 2, 1)
+	}
+	for _, x := range m.Defnames {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Args {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Definition {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 6, 1)
+	}
+	if m.Replace {
+		b = putVarint(b, 7, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateDomainStmt(d *decoder, b []byte, m *pg.CreateDomainStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4478,6 +9520,23 @@ func decodeCreateDomainStmt(d *decoder, b []byte, m *pg.CreateDomainStmt) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateDomainStmt(b []byte, m *pg.CreateDomainStmt) []byte {
+	for _, x := range m.Domainname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 2, m.TypeName, encodeTypeName)
+	}
+	if m.CollClause != nil {
+		b = putMessage(b, 3, m.CollClause, encodeCollateClause)
+	}
+	for _, x := range m.Constraints {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4502,6 +9561,29 @@ func decodeCreateOpClassStmt(d *decoder, b []byte, m *pg.CreateOpClassStmt) erro
 }
 
 //go:noinline
+func encodeCreateOpClassStmt(b []byte, m *pg.CreateOpClassStmt) []byte {
+	for _, x := range m.Opclassname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Opfamilyname {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Amname != "" {
+		b = putString(b, 3, m.Amname)
+	}
+	if m.Datatype != nil {
+		b = putMessage(b, 4, m.Datatype, encodeTypeName)
+	}
+	for _, x := range m.Items {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.IsDefault {
+		b = putVarint(b, 6, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateOpClassItem(d *decoder, b []byte, m *pg.CreateOpClassItem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4523,6 +9605,29 @@ func decodeCreateOpClassItem(d *decoder, b []byte, m *pg.CreateOpClassItem) erro
 }
 
 //go:noinline
+func encodeCreateOpClassItem(b []byte, m *pg.CreateOpClassItem) []byte {
+	if m.Itemtype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Itemtype)))
+	}
+	if m.Name != nil {
+		b = putMessage(b, 2, m.Name, encodeObjectWithArgs)
+	}
+	if m.Number != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Number)))
+	}
+	for _, x := range m.OrderFamily {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.ClassArgs {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.Storedtype != nil {
+		b = putMessage(b, 6, m.Storedtype, encodeTypeName)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateOpFamilyStmt(d *decoder, b []byte, m *pg.CreateOpFamilyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4533,6 +9638,17 @@ func decodeCreateOpFamilyStmt(d *decoder, b []byte, m *pg.CreateOpFamilyStmt) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateOpFamilyStmt(b []byte, m *pg.CreateOpFamilyStmt) []byte {
+	for _, x := range m.Opfamilyname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Amname != "" {
+		b = putString(b, 2, m.Amname)
+	}
+	return b
 }
 
 //go:noinline
@@ -4550,6 +9666,23 @@ func decodeAlterOpFamilyStmt(d *decoder, b []byte, m *pg.AlterOpFamilyStmt) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterOpFamilyStmt(b []byte, m *pg.AlterOpFamilyStmt) []byte {
+	for _, x := range m.Opfamilyname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Amname != "" {
+		b = putString(b, 2, m.Amname)
+	}
+	if m.IsDrop {
+		b = putVarint(b, 3, 1)
+	}
+	for _, x := range m.Items {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4572,6 +9705,26 @@ func decodeDropStmt(d *decoder, b []byte, m *pg.DropStmt) error {
 }
 
 //go:noinline
+func encodeDropStmt(b []byte, m *pg.DropStmt) []byte {
+	for _, x := range m.Objects {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.RemoveType != 0 {
+		b = putVarint(b, 2, uint64(int64(m.RemoveType)))
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Behavior)))
+	}
+	if m.MissingOk {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Concurrent {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeTruncateStmt(d *decoder, b []byte, m *pg.TruncateStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4587,6 +9740,20 @@ func decodeTruncateStmt(d *decoder, b []byte, m *pg.TruncateStmt) error {
 }
 
 //go:noinline
+func encodeTruncateStmt(b []byte, m *pg.TruncateStmt) []byte {
+	for _, x := range m.Relations {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.RestartSeqs {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Behavior)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCommentStmt(d *decoder, b []byte, m *pg.CommentStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4599,6 +9766,20 @@ func decodeCommentStmt(d *decoder, b []byte, m *pg.CommentStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCommentStmt(b []byte, m *pg.CommentStmt) []byte {
+	if m.Objtype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Objtype)))
+	}
+	if m.Object != nil {
+		b = putMessage(b, 2, m.Object, encodeNode)
+	}
+	if m.Comment != "" {
+		b = putString(b, 3, m.Comment)
+	}
+	return b
 }
 
 //go:noinline
@@ -4619,6 +9800,23 @@ func decodeSecLabelStmt(d *decoder, b []byte, m *pg.SecLabelStmt) error {
 }
 
 //go:noinline
+func encodeSecLabelStmt(b []byte, m *pg.SecLabelStmt) []byte {
+	if m.Objtype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Objtype)))
+	}
+	if m.Object != nil {
+		b = putMessage(b, 2, m.Object, encodeNode)
+	}
+	if m.Provider != "" {
+		b = putString(b, 3, m.Provider)
+	}
+	if m.Label != "" {
+		b = putString(b, 4, m.Label)
+	}
+	return b
+}
+
+//go:noinline
 func decodeDeclareCursorStmt(d *decoder, b []byte, m *pg.DeclareCursorStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4634,6 +9832,20 @@ func decodeDeclareCursorStmt(d *decoder, b []byte, m *pg.DeclareCursorStmt) erro
 }
 
 //go:noinline
+func encodeDeclareCursorStmt(b []byte, m *pg.DeclareCursorStmt) []byte {
+	if m.Portalname != "" {
+		b = putString(b, 1, m.Portalname)
+	}
+	if m.Options != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Options)))
+	}
+	if m.Query != nil {
+		b = putMessage(b, 3, m.Query, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeClosePortalStmt(d *decoder, b []byte, m *pg.ClosePortalStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4642,6 +9854,14 @@ func decodeClosePortalStmt(d *decoder, b []byte, m *pg.ClosePortalStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeClosePortalStmt(b []byte, m *pg.ClosePortalStmt) []byte {
+	if m.Portalname != "" {
+		b = putString(b, 1, m.Portalname)
+	}
+	return b
 }
 
 //go:noinline
@@ -4659,6 +9879,23 @@ func decodeFetchStmt(d *decoder, b []byte, m *pg.FetchStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeFetchStmt(b []byte, m *pg.FetchStmt) []byte {
+	if m.Direction != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Direction)))
+	}
+	if m.HowMany != 0 {
+		b = putVarint(b, 2, uint64(m.HowMany))
+	}
+	if m.Portalname != "" {
+		b = putString(b, 3, m.Portalname)
+	}
+	if m.Ismove {
+		b = putVarint(b, 4, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4719,6 +9956,83 @@ func decodeIndexStmt(d *decoder, b []byte, m *pg.IndexStmt) error {
 }
 
 //go:noinline
+func encodeIndexStmt(b []byte, m *pg.IndexStmt) []byte {
+	if m.Idxname != "" {
+		b = putString(b, 1, m.Idxname)
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 2, m.Relation, encodeRangeVar)
+	}
+	if m.AccessMethod != "" {
+		b = putString(b, 3, m.AccessMethod)
+	}
+	if m.TableSpace != "" {
+		b = putString(b, 4, m.TableSpace)
+	}
+	for _, x := range m.IndexParams {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	for _, x := range m.IndexIncludingParams {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 7, x, encodeNode)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 8, m.WhereClause, encodeNode)
+	}
+	for _, x := range m.ExcludeOpNames {
+		b = putMessage(b, 9, x, encodeNode)
+	}
+	if m.Idxcomment != "" {
+		b = putString(b, 10, m.Idxcomment)
+	}
+	if m.IndexOid != 0 {
+		b = putVarint(b, 11, uint64(m.IndexOid))
+	}
+	if m.OldNumber != 0 {
+		b = putVarint(b, 12, uint64(m.OldNumber))
+	}
+	if m.OldCreateSubid != 0 {
+		b = putVarint(b, 13, uint64(m.OldCreateSubid))
+	}
+	if m.OldFirstRelfilelocatorSubid != 0 {
+		b = putVarint(b, 14, uint64(m.OldFirstRelfilelocatorSubid))
+	}
+	if m.Unique {
+		b = putVarint(b, 15, 1)
+	}
+	if m.NullsNotDistinct {
+		b = putVarint(b, 16, 1)
+	}
+	if m.Primary {
+		b = putVarint(b, 17, 1)
+	}
+	if m.Isconstraint {
+		b = putVarint(b, 18, 1)
+	}
+	if m.Deferrable {
+		b = putVarint(b, 19, 1)
+	}
+	if m.Initdeferred {
+		b = putVarint(b, 20, 1)
+	}
+	if m.Transformed {
+		b = putVarint(b, 21, 1)
+	}
+	if m.Concurrent {
+		b = putVarint(b, 22, 1)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 23, 1)
+	}
+	if m.ResetDefaultTblspc {
+		b = putVarint(b, 24, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateStatsStmt(d *decoder, b []byte, m *pg.CreateStatsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4742,6 +10056,32 @@ func decodeCreateStatsStmt(d *decoder, b []byte, m *pg.CreateStatsStmt) error {
 }
 
 //go:noinline
+func encodeCreateStatsStmt(b []byte, m *pg.CreateStatsStmt) []byte {
+	for _, x := range m.Defnames {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.StatTypes {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Exprs {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Relations {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Stxcomment != "" {
+		b = putString(b, 5, m.Stxcomment)
+	}
+	if m.Transformed {
+		b = putVarint(b, 6, 1)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 7, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeStatsElem(d *decoder, b []byte, m *pg.StatsElem) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4752,6 +10092,17 @@ func decodeStatsElem(d *decoder, b []byte, m *pg.StatsElem) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeStatsElem(b []byte, m *pg.StatsElem) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.Expr != nil {
+		b = putMessage(b, 2, m.Expr, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4767,6 +10118,20 @@ func decodeAlterStatsStmt(d *decoder, b []byte, m *pg.AlterStatsStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterStatsStmt(b []byte, m *pg.AlterStatsStmt) []byte {
+	for _, x := range m.Defnames {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Stxstattarget != nil {
+		b = putMessage(b, 2, m.Stxstattarget, encodeNode)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4793,6 +10158,32 @@ func decodeCreateFunctionStmt(d *decoder, b []byte, m *pg.CreateFunctionStmt) er
 }
 
 //go:noinline
+func encodeCreateFunctionStmt(b []byte, m *pg.CreateFunctionStmt) []byte {
+	if m.IsProcedure {
+		b = putVarint(b, 1, 1)
+	}
+	if m.Replace {
+		b = putVarint(b, 2, 1)
+	}
+	for _, x := range m.Funcname {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Parameters {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.ReturnType != nil {
+		b = putMessage(b, 5, m.ReturnType, encodeTypeName)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.SqlBody != nil {
+		b = putMessage(b, 7, m.SqlBody, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeFunctionParameter(d *decoder, b []byte, m *pg.FunctionParameter) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4807,6 +10198,23 @@ func decodeFunctionParameter(d *decoder, b []byte, m *pg.FunctionParameter) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeFunctionParameter(b []byte, m *pg.FunctionParameter) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.ArgType != nil {
+		b = putMessage(b, 2, m.ArgType, encodeTypeName)
+	}
+	if m.Mode != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Mode)))
+	}
+	if m.Defexpr != nil {
+		b = putMessage(b, 4, m.Defexpr, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4825,6 +10233,20 @@ func decodeAlterFunctionStmt(d *decoder, b []byte, m *pg.AlterFunctionStmt) erro
 }
 
 //go:noinline
+func encodeAlterFunctionStmt(b []byte, m *pg.AlterFunctionStmt) []byte {
+	if m.Objtype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Objtype)))
+	}
+	if m.Func != nil {
+		b = putMessage(b, 2, m.Func, encodeObjectWithArgs)
+	}
+	for _, x := range m.Actions {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeDoStmt(d *decoder, b []byte, m *pg.DoStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4833,6 +10255,14 @@ func decodeDoStmt(d *decoder, b []byte, m *pg.DoStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDoStmt(b []byte, m *pg.DoStmt) []byte {
+	for _, x := range m.Args {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -4853,6 +10283,23 @@ func decodeInlineCodeBlock(d *decoder, b []byte, m *pg.InlineCodeBlock) error {
 }
 
 //go:noinline
+func encodeInlineCodeBlock(b []byte, m *pg.InlineCodeBlock) []byte {
+	if m.SourceText != "" {
+		b = putString(b, 1, m.SourceText)
+	}
+	if m.LangOid != 0 {
+		b = putVarint(b, 2, uint64(m.LangOid))
+	}
+	if m.LangIsTrusted {
+		b = putVarint(b, 3, 1)
+	}
+	if m.Atomic {
+		b = putVarint(b, 4, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCallStmt(d *decoder, b []byte, m *pg.CallStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4868,6 +10315,20 @@ func decodeCallStmt(d *decoder, b []byte, m *pg.CallStmt) error {
 }
 
 //go:noinline
+func encodeCallStmt(b []byte, m *pg.CallStmt) []byte {
+	if m.Funccall != nil {
+		b = putMessage(b, 1, m.Funccall, encodeFuncCall)
+	}
+	if m.Funcexpr != nil {
+		b = putMessage(b, 2, m.Funcexpr, encodeFuncExpr)
+	}
+	for _, x := range m.Outargs {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCallContext(d *decoder, b []byte, m *pg.CallContext) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4876,6 +10337,14 @@ func decodeCallContext(d *decoder, b []byte, m *pg.CallContext) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCallContext(b []byte, m *pg.CallContext) []byte {
+	if m.Atomic {
+		b = putVarint(b, 1, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -4904,6 +10373,35 @@ func decodeRenameStmt(d *decoder, b []byte, m *pg.RenameStmt) error {
 }
 
 //go:noinline
+func encodeRenameStmt(b []byte, m *pg.RenameStmt) []byte {
+	if m.RenameType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.RenameType)))
+	}
+	if m.RelationType != 0 {
+		b = putVarint(b, 2, uint64(int64(m.RelationType)))
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 3, m.Relation, encodeRangeVar)
+	}
+	if m.Object != nil {
+		b = putMessage(b, 4, m.Object, encodeNode)
+	}
+	if m.Subname != "" {
+		b = putString(b, 5, m.Subname)
+	}
+	if m.Newname != "" {
+		b = putString(b, 6, m.Newname)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 7, uint64(int64(m.Behavior)))
+	}
+	if m.MissingOk {
+		b = putVarint(b, 8, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterObjectDependsStmt(d *decoder, b []byte, m *pg.AlterObjectDependsStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4923,6 +10421,26 @@ func decodeAlterObjectDependsStmt(d *decoder, b []byte, m *pg.AlterObjectDepends
 }
 
 //go:noinline
+func encodeAlterObjectDependsStmt(b []byte, m *pg.AlterObjectDependsStmt) []byte {
+	if m.ObjectType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.ObjectType)))
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 2, m.Relation, encodeRangeVar)
+	}
+	if m.Object != nil {
+		b = putMessage(b, 3, m.Object, encodeNode)
+	}
+	if m.Extname != nil {
+		b = putMessage(b, 4, m.Extname, encodeString)
+	}
+	if m.Remove {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeString(d *decoder, b []byte, m *pg.String) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4931,6 +10449,14 @@ func decodeString(d *decoder, b []byte, m *pg.String) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeString(b []byte, m *pg.String) []byte {
+	if m.Sval != "" {
+		b = putString(b, 1, m.Sval)
+	}
+	return b
 }
 
 //go:noinline
@@ -4953,6 +10479,26 @@ func decodeAlterObjectSchemaStmt(d *decoder, b []byte, m *pg.AlterObjectSchemaSt
 }
 
 //go:noinline
+func encodeAlterObjectSchemaStmt(b []byte, m *pg.AlterObjectSchemaStmt) []byte {
+	if m.ObjectType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.ObjectType)))
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 2, m.Relation, encodeRangeVar)
+	}
+	if m.Object != nil {
+		b = putMessage(b, 3, m.Object, encodeNode)
+	}
+	if m.Newschema != "" {
+		b = putString(b, 4, m.Newschema)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterOwnerStmt(d *decoder, b []byte, m *pg.AlterOwnerStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4970,6 +10516,23 @@ func decodeAlterOwnerStmt(d *decoder, b []byte, m *pg.AlterOwnerStmt) error {
 }
 
 //go:noinline
+func encodeAlterOwnerStmt(b []byte, m *pg.AlterOwnerStmt) []byte {
+	if m.ObjectType != 0 {
+		b = putVarint(b, 1, uint64(int64(m.ObjectType)))
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 2, m.Relation, encodeRangeVar)
+	}
+	if m.Object != nil {
+		b = putMessage(b, 3, m.Object, encodeNode)
+	}
+	if m.Newowner != nil {
+		b = putMessage(b, 4, m.Newowner, encodeRoleSpec)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterOperatorStmt(d *decoder, b []byte, m *pg.AlterOperatorStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4983,6 +10546,17 @@ func decodeAlterOperatorStmt(d *decoder, b []byte, m *pg.AlterOperatorStmt) erro
 }
 
 //go:noinline
+func encodeAlterOperatorStmt(b []byte, m *pg.AlterOperatorStmt) []byte {
+	if m.Opername != nil {
+		b = putMessage(b, 1, m.Opername, encodeObjectWithArgs)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterTypeStmt(d *decoder, b []byte, m *pg.AlterTypeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -4993,6 +10567,17 @@ func decodeAlterTypeStmt(d *decoder, b []byte, m *pg.AlterTypeStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterTypeStmt(b []byte, m *pg.AlterTypeStmt) []byte {
+	for _, x := range m.TypeName {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5019,6 +10604,32 @@ func decodeRuleStmt(d *decoder, b []byte, m *pg.RuleStmt) error {
 }
 
 //go:noinline
+func encodeRuleStmt(b []byte, m *pg.RuleStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.Rulename != "" {
+		b = putString(b, 2, m.Rulename)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 3, m.WhereClause, encodeNode)
+	}
+	if m.Event != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Event)))
+	}
+	if m.Instead {
+		b = putVarint(b, 5, 1)
+	}
+	for _, x := range m.Actions {
+		b = putMessage(b, 6, x, encodeNode)
+	}
+	if m.Replace {
+		b = putVarint(b, 7, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeNotifyStmt(d *decoder, b []byte, m *pg.NotifyStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5034,6 +10645,20 @@ func decodeNotifyStmt(d *decoder, b []byte, m *pg.NotifyStmt) error {
 }
 
 //go:noinline
+func encodeNotifyStmt(b []byte, m *pg.NotifyStmt) []byte {
+	if m.Conditionname != "" {
+		b = putString(b, 1, m.Conditionname)
+	}
+	if m.Payload != "" {
+		b = putString(b, 2, m.Payload)
+	}
+	if m.PayloadLocation != 0 {
+		b = putVarint(b, 3, uint64(int64(m.PayloadLocation)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeListenStmt(d *decoder, b []byte, m *pg.ListenStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5045,6 +10670,14 @@ func decodeListenStmt(d *decoder, b []byte, m *pg.ListenStmt) error {
 }
 
 //go:noinline
+func encodeListenStmt(b []byte, m *pg.ListenStmt) []byte {
+	if m.Conditionname != "" {
+		b = putString(b, 1, m.Conditionname)
+	}
+	return b
+}
+
+//go:noinline
 func decodeUnlistenStmt(d *decoder, b []byte, m *pg.UnlistenStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5053,6 +10686,14 @@ func decodeUnlistenStmt(d *decoder, b []byte, m *pg.UnlistenStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeUnlistenStmt(b []byte, m *pg.UnlistenStmt) []byte {
+	if m.Conditionname != "" {
+		b = putString(b, 1, m.Conditionname)
+	}
+	return b
 }
 
 //go:noinline
@@ -5077,6 +10718,29 @@ func decodeTransactionStmt(d *decoder, b []byte, m *pg.TransactionStmt) error {
 }
 
 //go:noinline
+func encodeTransactionStmt(b []byte, m *pg.TransactionStmt) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.SavepointName != "" {
+		b = putString(b, 3, m.SavepointName)
+	}
+	if m.Gid != "" {
+		b = putString(b, 4, m.Gid)
+	}
+	if m.Chain {
+		b = putVarint(b, 5, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 6, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCompositeTypeStmt(d *decoder, b []byte, m *pg.CompositeTypeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5087,6 +10751,17 @@ func decodeCompositeTypeStmt(d *decoder, b []byte, m *pg.CompositeTypeStmt) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCompositeTypeStmt(b []byte, m *pg.CompositeTypeStmt) []byte {
+	if m.Typevar != nil {
+		b = putMessage(b, 1, m.Typevar, encodeRangeVar)
+	}
+	for _, x := range m.Coldeflist {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5103,6 +10778,17 @@ func decodeCreateEnumStmt(d *decoder, b []byte, m *pg.CreateEnumStmt) error {
 }
 
 //go:noinline
+func encodeCreateEnumStmt(b []byte, m *pg.CreateEnumStmt) []byte {
+	for _, x := range m.TypeName {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Vals {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateRangeStmt(d *decoder, b []byte, m *pg.CreateRangeStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5113,6 +10799,17 @@ func decodeCreateRangeStmt(d *decoder, b []byte, m *pg.CreateRangeStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateRangeStmt(b []byte, m *pg.CreateRangeStmt) []byte {
+	for _, x := range m.TypeName {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Params {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5137,6 +10834,29 @@ func decodeAlterEnumStmt(d *decoder, b []byte, m *pg.AlterEnumStmt) error {
 }
 
 //go:noinline
+func encodeAlterEnumStmt(b []byte, m *pg.AlterEnumStmt) []byte {
+	for _, x := range m.TypeName {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.OldVal != "" {
+		b = putString(b, 2, m.OldVal)
+	}
+	if m.NewVal != "" {
+		b = putString(b, 3, m.NewVal)
+	}
+	if m.NewValNeighbor != "" {
+		b = putString(b, 4, m.NewValNeighbor)
+	}
+	if m.NewValIsAfter {
+		b = putVarint(b, 5, 1)
+	}
+	if m.SkipIfNewValExists {
+		b = putVarint(b, 6, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeViewStmt(d *decoder, b []byte, m *pg.ViewStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5158,6 +10878,29 @@ func decodeViewStmt(d *decoder, b []byte, m *pg.ViewStmt) error {
 }
 
 //go:noinline
+func encodeViewStmt(b []byte, m *pg.ViewStmt) []byte {
+	if m.View != nil {
+		b = putMessage(b, 1, m.View, encodeRangeVar)
+	}
+	for _, x := range m.Aliases {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Query != nil {
+		b = putMessage(b, 3, m.Query, encodeNode)
+	}
+	if m.Replace {
+		b = putVarint(b, 4, 1)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.WithCheckOption != 0 {
+		b = putVarint(b, 6, uint64(int64(m.WithCheckOption)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeLoadStmt(d *decoder, b []byte, m *pg.LoadStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5166,6 +10909,14 @@ func decodeLoadStmt(d *decoder, b []byte, m *pg.LoadStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeLoadStmt(b []byte, m *pg.LoadStmt) []byte {
+	if m.Filename != "" {
+		b = putString(b, 1, m.Filename)
+	}
+	return b
 }
 
 //go:noinline
@@ -5182,6 +10933,17 @@ func decodeCreatedbStmt(d *decoder, b []byte, m *pg.CreatedbStmt) error {
 }
 
 //go:noinline
+func encodeCreatedbStmt(b []byte, m *pg.CreatedbStmt) []byte {
+	if m.Dbname != "" {
+		b = putString(b, 1, m.Dbname)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterDatabaseStmt(d *decoder, b []byte, m *pg.AlterDatabaseStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5192,6 +10954,17 @@ func decodeAlterDatabaseStmt(d *decoder, b []byte, m *pg.AlterDatabaseStmt) erro
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterDatabaseStmt(b []byte, m *pg.AlterDatabaseStmt) []byte {
+	if m.Dbname != "" {
+		b = putString(b, 1, m.Dbname)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5206,6 +10979,14 @@ func decodeAlterDatabaseRefreshCollStmt(d *decoder, b []byte, m *pg.AlterDatabas
 }
 
 //go:noinline
+func encodeAlterDatabaseRefreshCollStmt(b []byte, m *pg.AlterDatabaseRefreshCollStmt) []byte {
+	if m.Dbname != "" {
+		b = putString(b, 1, m.Dbname)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterDatabaseSetStmt(d *decoder, b []byte, m *pg.AlterDatabaseSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5216,6 +10997,17 @@ func decodeAlterDatabaseSetStmt(d *decoder, b []byte, m *pg.AlterDatabaseSetStmt
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterDatabaseSetStmt(b []byte, m *pg.AlterDatabaseSetStmt) []byte {
+	if m.Dbname != "" {
+		b = putString(b, 1, m.Dbname)
+	}
+	if m.Setstmt != nil {
+		b = putMessage(b, 2, m.Setstmt, encodeVariableSetStmt)
+	}
+	return b
 }
 
 //go:noinline
@@ -5234,6 +11026,20 @@ func decodeDropdbStmt(d *decoder, b []byte, m *pg.DropdbStmt) error {
 }
 
 //go:noinline
+func encodeDropdbStmt(b []byte, m *pg.DropdbStmt) []byte {
+	if m.Dbname != "" {
+		b = putString(b, 1, m.Dbname)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 2, 1)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterSystemStmt(d *decoder, b []byte, m *pg.AlterSystemStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5242,6 +11048,14 @@ func decodeAlterSystemStmt(d *decoder, b []byte, m *pg.AlterSystemStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterSystemStmt(b []byte, m *pg.AlterSystemStmt) []byte {
+	if m.Setstmt != nil {
+		b = putMessage(b, 1, m.Setstmt, encodeVariableSetStmt)
+	}
+	return b
 }
 
 //go:noinline
@@ -5260,6 +11074,20 @@ func decodeClusterStmt(d *decoder, b []byte, m *pg.ClusterStmt) error {
 }
 
 //go:noinline
+func encodeClusterStmt(b []byte, m *pg.ClusterStmt) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.Indexname != "" {
+		b = putString(b, 2, m.Indexname)
+	}
+	for _, x := range m.Params {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeVacuumStmt(d *decoder, b []byte, m *pg.VacuumStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5272,6 +11100,20 @@ func decodeVacuumStmt(d *decoder, b []byte, m *pg.VacuumStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeVacuumStmt(b []byte, m *pg.VacuumStmt) []byte {
+	for _, x := range m.Options {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Rels {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.IsVacuumcmd {
+		b = putVarint(b, 3, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -5290,6 +11132,20 @@ func decodeVacuumRelation(d *decoder, b []byte, m *pg.VacuumRelation) error {
 }
 
 //go:noinline
+func encodeVacuumRelation(b []byte, m *pg.VacuumRelation) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.Oid != 0 {
+		b = putVarint(b, 2, uint64(m.Oid))
+	}
+	for _, x := range m.VaCols {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeExplainStmt(d *decoder, b []byte, m *pg.ExplainStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5300,6 +11156,17 @@ func decodeExplainStmt(d *decoder, b []byte, m *pg.ExplainStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeExplainStmt(b []byte, m *pg.ExplainStmt) []byte {
+	if m.Query != nil {
+		b = putMessage(b, 1, m.Query, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5322,6 +11189,26 @@ func decodeCreateTableAsStmt(d *decoder, b []byte, m *pg.CreateTableAsStmt) erro
 }
 
 //go:noinline
+func encodeCreateTableAsStmt(b []byte, m *pg.CreateTableAsStmt) []byte {
+	if m.Query != nil {
+		b = putMessage(b, 1, m.Query, encodeNode)
+	}
+	if m.Into != nil {
+		b = putMessage(b, 2, m.Into, encodeIntoClause)
+	}
+	if m.Objtype != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Objtype)))
+	}
+	if m.IsSelectInto {
+		b = putVarint(b, 4, 1)
+	}
+	if m.IfNotExists {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeRefreshMatViewStmt(d *decoder, b []byte, m *pg.RefreshMatViewStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5337,12 +11224,31 @@ func decodeRefreshMatViewStmt(d *decoder, b []byte, m *pg.RefreshMatViewStmt) er
 }
 
 //go:noinline
+func encodeRefreshMatViewStmt(b []byte, m *pg.RefreshMatViewStmt) []byte {
+	if m.Concurrent {
+		b = putVarint(b, 1, 1)
+	}
+	if m.SkipData {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 3, m.Relation, encodeRangeVar)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCheckPointStmt(d *decoder, b []byte, m *pg.CheckPointStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCheckPointStmt(b []byte, m *pg.CheckPointStmt) []byte {
+	return b
 }
 
 //go:noinline
@@ -5354,6 +11260,14 @@ func decodeDiscardStmt(d *decoder, b []byte, m *pg.DiscardStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDiscardStmt(b []byte, m *pg.DiscardStmt) []byte {
+	if m.Target != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Target)))
+	}
+	return b
 }
 
 //go:noinline
@@ -5372,6 +11286,20 @@ func decodeLockStmt(d *decoder, b []byte, m *pg.LockStmt) error {
 }
 
 //go:noinline
+func encodeLockStmt(b []byte, m *pg.LockStmt) []byte {
+	for _, x := range m.Relations {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Mode != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Mode)))
+	}
+	if m.Nowait {
+		b = putVarint(b, 3, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeConstraintsSetStmt(d *decoder, b []byte, m *pg.ConstraintsSetStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5382,6 +11310,17 @@ func decodeConstraintsSetStmt(d *decoder, b []byte, m *pg.ConstraintsSetStmt) er
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeConstraintsSetStmt(b []byte, m *pg.ConstraintsSetStmt) []byte {
+	for _, x := range m.Constraints {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Deferred {
+		b = putVarint(b, 2, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -5399,6 +11338,23 @@ func decodeReindexStmt(d *decoder, b []byte, m *pg.ReindexStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeReindexStmt(b []byte, m *pg.ReindexStmt) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	if m.Relation != nil {
+		b = putMessage(b, 2, m.Relation, encodeRangeVar)
+	}
+	if m.Name != "" {
+		b = putString(b, 3, m.Name)
+	}
+	for _, x := range m.Params {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5421,6 +11377,26 @@ func decodeCreateConversionStmt(d *decoder, b []byte, m *pg.CreateConversionStmt
 }
 
 //go:noinline
+func encodeCreateConversionStmt(b []byte, m *pg.CreateConversionStmt) []byte {
+	for _, x := range m.ConversionName {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.ForEncodingName != "" {
+		b = putString(b, 2, m.ForEncodingName)
+	}
+	if m.ToEncodingName != "" {
+		b = putString(b, 3, m.ToEncodingName)
+	}
+	for _, x := range m.FuncName {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Def {
+		b = putVarint(b, 5, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateCastStmt(d *decoder, b []byte, m *pg.CreateCastStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5437,6 +11413,26 @@ func decodeCreateCastStmt(d *decoder, b []byte, m *pg.CreateCastStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateCastStmt(b []byte, m *pg.CreateCastStmt) []byte {
+	if m.Sourcetype != nil {
+		b = putMessage(b, 1, m.Sourcetype, encodeTypeName)
+	}
+	if m.Targettype != nil {
+		b = putMessage(b, 2, m.Targettype, encodeTypeName)
+	}
+	if m.Func != nil {
+		b = putMessage(b, 3, m.Func, encodeObjectWithArgs)
+	}
+	if m.Context != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Context)))
+	}
+	if m.Inout {
+		b = putVarint(b, 5, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -5459,6 +11455,26 @@ func decodeCreateTransformStmt(d *decoder, b []byte, m *pg.CreateTransformStmt) 
 }
 
 //go:noinline
+func encodeCreateTransformStmt(b []byte, m *pg.CreateTransformStmt) []byte {
+	if m.Replace {
+		b = putVarint(b, 1, 1)
+	}
+	if m.TypeName != nil {
+		b = putMessage(b, 2, m.TypeName, encodeTypeName)
+	}
+	if m.Lang != "" {
+		b = putString(b, 3, m.Lang)
+	}
+	if m.Fromsql != nil {
+		b = putMessage(b, 4, m.Fromsql, encodeObjectWithArgs)
+	}
+	if m.Tosql != nil {
+		b = putMessage(b, 5, m.Tosql, encodeObjectWithArgs)
+	}
+	return b
+}
+
+//go:noinline
 func decodePrepareStmt(d *decoder, b []byte, m *pg.PrepareStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5474,6 +11490,20 @@ func decodePrepareStmt(d *decoder, b []byte, m *pg.PrepareStmt) error {
 }
 
 //go:noinline
+func encodePrepareStmt(b []byte, m *pg.PrepareStmt) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	for _, x := range m.Argtypes {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	if m.Query != nil {
+		b = putMessage(b, 3, m.Query, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeExecuteStmt(d *decoder, b []byte, m *pg.ExecuteStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5484,6 +11514,17 @@ func decodeExecuteStmt(d *decoder, b []byte, m *pg.ExecuteStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeExecuteStmt(b []byte, m *pg.ExecuteStmt) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	for _, x := range m.Params {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5502,6 +11543,20 @@ func decodeDeallocateStmt(d *decoder, b []byte, m *pg.DeallocateStmt) error {
 }
 
 //go:noinline
+func encodeDeallocateStmt(b []byte, m *pg.DeallocateStmt) []byte {
+	if m.Name != "" {
+		b = putString(b, 1, m.Name)
+	}
+	if m.Isall {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeDropOwnedStmt(d *decoder, b []byte, m *pg.DropOwnedStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5512,6 +11567,17 @@ func decodeDropOwnedStmt(d *decoder, b []byte, m *pg.DropOwnedStmt) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeDropOwnedStmt(b []byte, m *pg.DropOwnedStmt) []byte {
+	for _, x := range m.Roles {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 2, uint64(int64(m.Behavior)))
+	}
+	return b
 }
 
 //go:noinline
@@ -5528,6 +11594,17 @@ func decodeReassignOwnedStmt(d *decoder, b []byte, m *pg.ReassignOwnedStmt) erro
 }
 
 //go:noinline
+func encodeReassignOwnedStmt(b []byte, m *pg.ReassignOwnedStmt) []byte {
+	for _, x := range m.Roles {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	if m.Newrole != nil {
+		b = putMessage(b, 2, m.Newrole, encodeRoleSpec)
+	}
+	return b
+}
+
+//go:noinline
 func decodeAlterTSDictionaryStmt(d *decoder, b []byte, m *pg.AlterTSDictionaryStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5538,6 +11615,17 @@ func decodeAlterTSDictionaryStmt(d *decoder, b []byte, m *pg.AlterTSDictionarySt
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeAlterTSDictionaryStmt(b []byte, m *pg.AlterTSDictionaryStmt) []byte {
+	for _, x := range m.Dictname {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5564,6 +11652,32 @@ func decodeAlterTSConfigurationStmt(d *decoder, b []byte, m *pg.AlterTSConfigura
 }
 
 //go:noinline
+func encodeAlterTSConfigurationStmt(b []byte, m *pg.AlterTSConfigurationStmt) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	for _, x := range m.Cfgname {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Tokentype {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Dicts {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.Override {
+		b = putVarint(b, 5, 1)
+	}
+	if m.Replace {
+		b = putVarint(b, 6, 1)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 7, 1)
+	}
+	return b
+}
+
+//go:noinline
 func decodePublicationTable(d *decoder, b []byte, m *pg.PublicationTable) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5576,6 +11690,20 @@ func decodePublicationTable(d *decoder, b []byte, m *pg.PublicationTable) error 
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodePublicationTable(b []byte, m *pg.PublicationTable) []byte {
+	if m.Relation != nil {
+		b = putMessage(b, 1, m.Relation, encodeRangeVar)
+	}
+	if m.WhereClause != nil {
+		b = putMessage(b, 2, m.WhereClause, encodeNode)
+	}
+	for _, x := range m.Columns {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5596,6 +11724,23 @@ func decodePublicationObjSpec(d *decoder, b []byte, m *pg.PublicationObjSpec) er
 }
 
 //go:noinline
+func encodePublicationObjSpec(b []byte, m *pg.PublicationObjSpec) []byte {
+	if m.Pubobjtype != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Pubobjtype)))
+	}
+	if m.Name != "" {
+		b = putString(b, 2, m.Name)
+	}
+	if m.Pubtable != nil {
+		b = putMessage(b, 3, m.Pubtable, encodePublicationTable)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreatePublicationStmt(d *decoder, b []byte, m *pg.CreatePublicationStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5610,6 +11755,23 @@ func decodeCreatePublicationStmt(d *decoder, b []byte, m *pg.CreatePublicationSt
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreatePublicationStmt(b []byte, m *pg.CreatePublicationStmt) []byte {
+	if m.Pubname != "" {
+		b = putString(b, 1, m.Pubname)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Pubobjects {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.ForAllTables {
+		b = putVarint(b, 4, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -5632,6 +11794,26 @@ func decodeAlterPublicationStmt(d *decoder, b []byte, m *pg.AlterPublicationStmt
 }
 
 //go:noinline
+func encodeAlterPublicationStmt(b []byte, m *pg.AlterPublicationStmt) []byte {
+	if m.Pubname != "" {
+		b = putString(b, 1, m.Pubname)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 2, x, encodeNode)
+	}
+	for _, x := range m.Pubobjects {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	if m.ForAllTables {
+		b = putVarint(b, 4, 1)
+	}
+	if m.Action != 0 {
+		b = putVarint(b, 5, uint64(int64(m.Action)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeCreateSubscriptionStmt(d *decoder, b []byte, m *pg.CreateSubscriptionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5648,6 +11830,26 @@ func decodeCreateSubscriptionStmt(d *decoder, b []byte, m *pg.CreateSubscription
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeCreateSubscriptionStmt(b []byte, m *pg.CreateSubscriptionStmt) []byte {
+	if m.Subname != "" {
+		b = putString(b, 1, m.Subname)
+	}
+	if m.Conninfo != "" {
+		b = putString(b, 2, m.Conninfo)
+	}
+	for _, x := range m.Publication {
+		b = putMessage(b, 3, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	if m.ConninfoLocation != 0 {
+		b = putVarint(b, 5, uint64(int64(m.ConninfoLocation)))
+	}
+	return b
 }
 
 //go:noinline
@@ -5672,6 +11874,29 @@ func decodeAlterSubscriptionStmt(d *decoder, b []byte, m *pg.AlterSubscriptionSt
 }
 
 //go:noinline
+func encodeAlterSubscriptionStmt(b []byte, m *pg.AlterSubscriptionStmt) []byte {
+	if m.Kind != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Kind)))
+	}
+	if m.Subname != "" {
+		b = putString(b, 2, m.Subname)
+	}
+	if m.Conninfo != "" {
+		b = putString(b, 3, m.Conninfo)
+	}
+	for _, x := range m.Publication {
+		b = putMessage(b, 4, x, encodeNode)
+	}
+	for _, x := range m.Options {
+		b = putMessage(b, 5, x, encodeNode)
+	}
+	if m.ConninfoLocation != 0 {
+		b = putVarint(b, 6, uint64(int64(m.ConninfoLocation)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeDropSubscriptionStmt(d *decoder, b []byte, m *pg.DropSubscriptionStmt) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5687,6 +11912,20 @@ func decodeDropSubscriptionStmt(d *decoder, b []byte, m *pg.DropSubscriptionStmt
 }
 
 //go:noinline
+func encodeDropSubscriptionStmt(b []byte, m *pg.DropSubscriptionStmt) []byte {
+	if m.Subname != "" {
+		b = putString(b, 1, m.Subname)
+	}
+	if m.MissingOk {
+		b = putVarint(b, 2, 1)
+	}
+	if m.Behavior != 0 {
+		b = putVarint(b, 3, uint64(int64(m.Behavior)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeInteger(d *decoder, b []byte, m *pg.Integer) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5695,6 +11934,14 @@ func decodeInteger(d *decoder, b []byte, m *pg.Integer) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeInteger(b []byte, m *pg.Integer) []byte {
+	if m.Ival != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Ival)))
+	}
+	return b
 }
 
 //go:noinline
@@ -5709,6 +11956,14 @@ func decodeFloat(d *decoder, b []byte, m *pg.Float) error {
 }
 
 //go:noinline
+func encodeFloat(b []byte, m *pg.Float) []byte {
+	if m.Fval != "" {
+		b = putString(b, 1, m.Fval)
+	}
+	return b
+}
+
+//go:noinline
 func decodeBoolean(d *decoder, b []byte, m *pg.Boolean) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5717,6 +11972,14 @@ func decodeBoolean(d *decoder, b []byte, m *pg.Boolean) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeBoolean(b []byte, m *pg.Boolean) []byte {
+	if m.Boolval {
+		b = putVarint(b, 1, 1)
+	}
+	return b
 }
 
 //go:noinline
@@ -5731,6 +11994,14 @@ func decodeBitString(d *decoder, b []byte, m *pg.BitString) error {
 }
 
 //go:noinline
+func encodeBitString(b []byte, m *pg.BitString) []byte {
+	if m.Bsval != "" {
+		b = putString(b, 1, m.Bsval)
+	}
+	return b
+}
+
+//go:noinline
 func decodeList(d *decoder, b []byte, m *pg.List) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5739,6 +12010,14 @@ func decodeList(d *decoder, b []byte, m *pg.List) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeList(b []byte, m *pg.List) []byte {
+	for _, x := range m.Items {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5753,6 +12032,14 @@ func decodeIntList(d *decoder, b []byte, m *pg.IntList) error {
 }
 
 //go:noinline
+func encodeIntList(b []byte, m *pg.IntList) []byte {
+	for _, x := range m.Items {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	return b
+}
+
+//go:noinline
 func decodeOidList(d *decoder, b []byte, m *pg.OidList) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5761,6 +12048,14 @@ func decodeOidList(d *decoder, b []byte, m *pg.OidList) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeOidList(b []byte, m *pg.OidList) []byte {
+	for _, x := range m.Items {
+		b = putMessage(b, 1, x, encodeNode)
+	}
+	return b
 }
 
 //go:noinline
@@ -5787,6 +12082,32 @@ func decodeA_Const(d *decoder, b []byte, m *pg.A_Const) error {
 }
 
 //go:noinline
+func encodeA_Const(b []byte, m *pg.A_Const) []byte {
+	if v, ok := m.Val.(*pg.A_Const_Ival); ok {
+		b = putMessage(b, 1, v.Ival, encodeInteger)
+	}
+	if v, ok := m.Val.(*pg.A_Const_Fval); ok {
+		b = putMessage(b, 2, v.Fval, encodeFloat)
+	}
+	if v, ok := m.Val.(*pg.A_Const_Boolval); ok {
+		b = putMessage(b, 3, v.Boolval, encodeBoolean)
+	}
+	if v, ok := m.Val.(*pg.A_Const_Sval); ok {
+		b = putMessage(b, 4, v.Sval, encodeString)
+	}
+	if v, ok := m.Val.(*pg.A_Const_Bsval); ok {
+		b = putMessage(b, 5, v.Bsval, encodeBitString)
+	}
+	if m.Isnull {
+		b = putVarint(b, 10, 1)
+	}
+	if m.Location != 0 {
+		b = putVarint(b, 11, uint64(int64(m.Location)))
+	}
+	return b
+}
+
+//go:noinline
 func decodeScanResult(d *decoder, b []byte, m *pg.ScanResult) error {
 	return d.message(b, func(f field) error {
 		switch f.num {
@@ -5797,6 +12118,17 @@ func decodeScanResult(d *decoder, b []byte, m *pg.ScanResult) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeScanResult(b []byte, m *pg.ScanResult) []byte {
+	if m.Version != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Version)))
+	}
+	for _, x := range m.Tokens {
+		b = putMessage(b, 2, x, encodeScanToken)
+	}
+	return b
 }
 
 //go:noinline
@@ -5814,6 +12146,23 @@ func decodeScanToken(d *decoder, b []byte, m *pg.ScanToken) error {
 		}
 		return nil
 	})
+}
+
+//go:noinline
+func encodeScanToken(b []byte, m *pg.ScanToken) []byte {
+	if m.Start != 0 {
+		b = putVarint(b, 1, uint64(int64(m.Start)))
+	}
+	if m.End != 0 {
+		b = putVarint(b, 2, uint64(int64(m.End)))
+	}
+	if m.Token != 0 {
+		b = putVarint(b, 4, uint64(int64(m.Token)))
+	}
+	if m.KeywordKind != 0 {
+		b = putVarint(b, 5, uint64(int64(m.KeywordKind)))
+	}
+	return b
 }
 
 // children calls visit on every message directly below m, in the order of m's
