@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/storage/s3"
@@ -77,7 +78,7 @@ func (g *genOut) finish(ctx context.Context) error {
 }
 
 // partFile is a generator's data file name.
-var partFile = regexp.MustCompile(`^part-\d{5}\.parquet$`)
+var partFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-\d{5}\.parquet$`) })
 
 // removeStaleParts deletes the part files under base that this run did not write,
 // in the directories it wrote parts into.
@@ -89,7 +90,7 @@ func (g *genOut) removeStaleParts(ctx context.Context, base string) error {
 	for _, o := range objs {
 		rel := strings.TrimPrefix(o.Path, base+"/")
 		dir, name := path.Split(rel)
-		if !partFile.MatchString(name) {
+		if !partFile().MatchString(name) {
 			continue
 		}
 		if _, err := os.Stat(g.local(dir)); err != nil {

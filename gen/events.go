@@ -127,7 +127,7 @@ func pick(cum []float64, u float64) int {
 	return len(cum) - 1
 }
 
-var partName = regexp.MustCompile(`^part-\d{5}\.parquet$`)
+var partName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-\d{5}\.parquet$`) })
 
 // EventsFileName is the name of file k of a generated table.
 func EventsFileName(k int) string { return fmt.Sprintf("part-%05d.parquet", k) }
@@ -221,7 +221,7 @@ func removeStaleParts(dir string, files int) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !partName.MatchString(name) {
+		if !partName().MatchString(name) {
 			continue
 		}
 		var k int

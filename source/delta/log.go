@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/source"
@@ -36,11 +37,17 @@ const (
 	v2Entry                         // NNNNNNNNNNNNNNNNNNNN.checkpoint.<uuid>.json|parquet
 )
 
+// The names of checkpoint files, compiled on first use rather than when a process
+// starts.
 var (
-	classicName   = regexp.MustCompile(`^(\d{20})\.checkpoint\.parquet$`)
-	multiPartName = regexp.MustCompile(`^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$`)
-	v2Name        = regexp.MustCompile(`^(\d{20})\.checkpoint\.[0-9A-Za-z-]+\.(json|parquet)$`)
+	classicName   = lazyRegexp(`^(\d{20})\.checkpoint\.parquet$`)
+	multiPartName = lazyRegexp(`^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$`)
+	v2Name        = lazyRegexp(`^(\d{20})\.checkpoint\.[0-9A-Za-z-]+\.(json|parquet)$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // logListing is what listing _delta_log found.
 type logListing struct {
@@ -210,17 +217,17 @@ func parseEntry(name string, o storage.ObjectInfo) (logEntry, bool) {
 	if v, ok := commitVersion(name); ok {
 		return logEntry{info: o, version: v, kind: commitEntry}, true
 	}
-	if m := classicName.FindStringSubmatch(name); m != nil {
+	if m := classicName().FindStringSubmatch(name); m != nil {
 		return logEntry{info: o, version: num(m[1]), kind: classicEntry}, true
 	}
-	if m := multiPartName.FindStringSubmatch(name); m != nil {
+	if m := multiPartName().FindStringSubmatch(name); m != nil {
 		part, parts := int(num(m[2])), int(num(m[3]))
 		if part < 1 || part > parts {
 			return logEntry{}, false
 		}
 		return logEntry{info: o, version: num(m[1]), kind: multiPartEntry, part: part, parts: parts}, true
 	}
-	if m := v2Name.FindStringSubmatch(name); m != nil {
+	if m := v2Name().FindStringSubmatch(name); m != nil {
 		return logEntry{info: o, version: num(m[1]), kind: v2Entry}, true
 	}
 	return logEntry{}, false

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loredb/lore/errs"
@@ -188,8 +189,10 @@ func open(ctx context.Context, store storage.Store, location string, mdInfo stor
 
 // metadataName matches the names writers give metadata files, capturing the version:
 // v12.metadata.json, v12.gz.metadata.json, 00012-<uuid>.metadata.json, and any of
-// them with .gz after.
-var metadataName = regexp.MustCompile(`^(?:v(\d+)|(\d+)-[^/]*?)(?:\.gz)?\.metadata\.json(?:\.gz)?$`)
+// them with .gz after. It is compiled on first use, not when a process starts.
+var metadataName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:v(\d+)|(\d+)-[^/]*?)(?:\.gz)?\.metadata\.json(?:\.gz)?$`)
+})
 
 // isMetadataFile reports a name that is an Iceberg metadata file.
 func isMetadataFile(name string) bool {
@@ -318,7 +321,7 @@ func locate(ctx context.Context, store storage.Store, location string) (storage.
 
 // versionOf is the version number a metadata file's name carries.
 func versionOf(name string) (int64, bool) {
-	m := metadataName.FindStringSubmatch(name)
+	m := metadataName().FindStringSubmatch(name)
 	if m == nil {
 		return 0, false
 	}
