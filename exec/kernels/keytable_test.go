@@ -460,6 +460,22 @@ func TestKeyTableGrowth(t *testing.T) {
 	}
 }
 
+// TestKeyTableLoad: a large table fills four fifths of its slots before it grows,
+// so 1.5M keys take 2M slots, not 4M, whether keys sit in the slots (one word) or
+// beside them.
+func TestKeyTableLoad(t *testing.T) {
+	for _, kt := range [][]arrow.DataType{
+		{arrow.PrimitiveTypes.Int64},
+		{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String},
+	} {
+		tab := NewKeyTable(kt)
+		tab.Reserve(1_500_000)
+		if got := tab.slotCount(); got != 1<<21 {
+			t.Fatalf("%v: 1.5M keys reserve %d slots, want %d", kt, got, 1<<21)
+		}
+	}
+}
+
 func TestKeyTableMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 20; trial++ {
