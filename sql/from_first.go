@@ -127,17 +127,13 @@ func parseMapped(src string, at func(int) int, toks []token, text string) (*pg.N
 		return nil, err
 	}
 	lo, hi := toks[0].start, toks[len(toks)-1].end
-	buf, err := pgparser.ParseToProtobuf(src)
+	res, err := pgtree.Parse(src)
 	if err != nil {
 		var pe *pgparser.Error
 		if errors.As(err, &pe) && pe.Cursorpos > 0 {
 			pos := min(max(at(charToByte(src, pe.Cursorpos-1)), lo), hi)
 			return nil, errs.At(errs.Syntax, pos, "%s", pe.Message)
 		}
-		return nil, convertPgError(err, src, lo, lo, hi)
-	}
-	res, err := pgtree.DecodeParse(buf)
-	if err != nil {
 		return nil, convertPgError(err, src, lo, lo, hi)
 	}
 	if len(res.Stmts) != 1 || res.Stmts[0].Stmt == nil {

@@ -255,11 +255,7 @@ func parseTree(src string, base int, toks []token, text string) (*pg.Node, error
 	if err := checkDepth(text, toks); err != nil {
 		return nil, err
 	}
-	buf, err := pgparser.ParseToProtobuf(src)
-	if err != nil {
-		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
-	}
-	res, err := pgtree.DecodeParse(buf)
+	res, err := pgtree.Parse(src)
 	if err != nil {
 		return nil, convertPgError(err, src, base, toks[0].start, toks[len(toks)-1].end)
 	}
