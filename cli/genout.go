@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/loredb/lore/gen"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/storage/s3"
 )
@@ -77,9 +76,6 @@ func (g *genOut) finish(ctx context.Context) error {
 	return g.removeStaleParts(ctx, base)
 }
 
-// partFile is a generator's data file name.
-var partFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-\d{5}\.parquet$`) })
-
 // removeStaleParts deletes the part files under base that this run did not write,
 // in the directories it wrote parts into.
 func (g *genOut) removeStaleParts(ctx context.Context, base string) error {
@@ -90,7 +86,7 @@ func (g *genOut) removeStaleParts(ctx context.Context, base string) error {
 	for _, o := range objs {
 		rel := strings.TrimPrefix(o.Path, base+"/")
 		dir, name := path.Split(rel)
-		if !partFile().MatchString(name) {
+		if !gen.IsPartFile(name) {
 			continue
 		}
 		if _, err := os.Stat(g.local(dir)); err != nil {

@@ -129,6 +129,10 @@ func pick(cum []float64, u float64) int {
 
 var partName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^part-\d{5}\.parquet$`) })
 
+// IsPartFile reports whether name is the name of a data file the generators write
+// (EventsFileName).
+func IsPartFile(name string) bool { return partName().MatchString(name) }
+
 // EventsFileName is the name of file k of a generated table.
 func EventsFileName(k int) string { return fmt.Sprintf("part-%05d.parquet", k) }
 
@@ -221,7 +225,7 @@ func removeStaleParts(dir string, files int) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !partName().MatchString(name) {
+		if !IsPartFile(name) {
 			continue
 		}
 		var k int
