@@ -24,12 +24,20 @@ import (
 // about sixteen bits a key, so a lookup is one memory access and about one key in
 // fifty that is not there passes.
 //
+// A key of one integer column (ints, dates, timestamps) whose keys span a range no
+// wider than 64 times the filter's words (a dimension's surrogate keys) gets a bit
+// for each value of the range instead: no larger, exact, and tested without a hash.
+//
 // A filter that turns out to keep nearly every row it tests stops testing: it costs
 // a hash a row and saves nothing (a dimension that keeps most of its keys).
 type keyFilter struct {
 	cols  []int // the probe keys' scan columns
 	words []uint64
 	shift uint // 64 - log2(len(words))
+
+	// span, when set, is the bit of each value of lo .. lo+span-1 (words holds them):
+	// a range filter.
+	lo, span uint64
 
 	tested, passed atomic.Int64
 	off            atomic.Bool
@@ -194,13 +202,16 @@ func narrowScan(ctx context.Context, p *pipeline, cols []int, through bool, keys
 		// already: a large build side's filter costs more to make than it saves.
 		return 0
 	}
-	// Each pass over millions of keys takes a while.
-	hashes := make([]uint64, len(valid))
-	kernels.HashColumns(keys, valid, hashes)
-	if ctx.Err() != nil {
-		return 0
+	f := newRangeFilter(keys, valid)
+	if f == nil {
+		// Each pass over millions of keys takes a while.
+		hashes := make([]uint64, len(valid))
+		kernels.HashColumns(keys, valid, hashes)
+		if ctx.Err() != nil {
+			return 0
+		}
+		f = newFilterOf(hashes)
 	}
-	f := newFilterOf(hashes)
 	f.cols = cols
 	// The joins of a chain narrow the scan from the top down, so a lower join's
 	// filter, set last, goes first: the join order puts the most selective joins
@@ -209,9 +220,13 @@ func narrowScan(ctx context.Context, p *pipeline, cols []int, through bool, keys
 	return int64(8 * len(f.words))
 }
 
+// filterWords is the size in words of the Bloom filter of n keys: 16 bits a key, a
+// power of two.
+func filterWords(n int) int { return max(64, 1<<bits.Len(uint(n/4))) }
+
 // newFilterOf makes a filter of the keys with the given hashes.
 func newFilterOf(hashes []uint64) *keyFilter {
-	n := max(64, 1<<bits.Len(uint(len(hashes)/4))) // 16 bits a key, a power of two
+	n := filterWords(len(hashes))
 	f := &keyFilter{words: make([]uint64, n), shift: uint(64 - bits.TrailingZeros(uint(n)))}
 	for _, h := range hashes {
 		h = mix(h)
@@ -233,30 +248,35 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room [
 	if sel != nil {
 		n = len(sel)
 	}
-	buf := scratchWords.Get().(*[]uint64)
-	defer scratchWords.Put(buf)
-	if cap(*buf) < n {
-		*buf = make([]uint64, n)
-	}
-	hashes := (*buf)[:n]
-	kernels.HashColumns(keys, sel, hashes)
-	nulls := hasNull(keys)
 	out = grow(room, n)
-	kept := 0
-	for i, h := range hashes {
-		row := int32(i)
-		if sel != nil {
-			row = sel[i]
+	if f.span > 0 {
+		if out, ok = f.selectRange(keys[0], sel, rows, out); !ok {
+			return nil, false
 		}
-		h = mix(h)
-		b := probeBits(h)
-		out[kept] = row
-		if f.words[h>>f.shift]&b == b {
-			kept++
+	} else {
+		buf := scratchWords.Get().(*[]uint64)
+		defer scratchWords.Put(buf)
+		if cap(*buf) < n {
+			*buf = make([]uint64, n)
 		}
+		hashes := (*buf)[:n]
+		kernels.HashColumns(keys, sel, hashes)
+		kept := 0
+		for i, h := range hashes {
+			row := int32(i)
+			if sel != nil {
+				row = sel[i]
+			}
+			h = mix(h)
+			b := probeBits(h)
+			out[kept] = row
+			if f.words[h>>f.shift]&b == b {
+				kept++
+			}
+		}
+		out = out[:kept]
 	}
-	out = out[:kept]
-	if nulls {
+	if hasNull(keys) {
 		k := 0
 		for _, row := range out {
 			valid := true
@@ -272,6 +292,134 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room [
 	}
 	f.judge(n, len(out))
 	return out, true
+}
+
+// intKey are the types of the integer columns a range filter takes, by their values.
+type intKey interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// newRangeFilter returns the range filter of the keys (one integer column) at the
+// rows valid, or nil when they are not one such column or span too wide a range
+// for it to be no larger than their Bloom filter.
+func newRangeFilter(keys []arrow.Array, valid []int32) *keyFilter {
+	if len(keys) != 1 || len(valid) == 0 {
+		return nil
+	}
+	f := &keyFilter{}
+	if !withIntValues(keys[0], func(lo, hi uint64) bool { return f.fit(lo, hi, filterWords(len(valid))) },
+		func(v uint64) { f.words[(v-f.lo)>>6] |= 1 << ((v - f.lo) & 63) }, valid) {
+		return nil
+	}
+	return f
+}
+
+// fit sizes f for the values lo .. hi (their order's least and greatest, as
+// uint64), and reports false when that takes more than limit words.
+func (f *keyFilter) fit(lo, hi uint64, limit int) bool {
+	span := hi - lo + 1
+	if span == 0 || span > 64*uint64(limit) {
+		return false
+	}
+	f.lo, f.span, f.words = lo, span, make([]uint64, (span+63)/64)
+	return true
+}
+
+// withIntValues calls fit with the least and the greatest values of the integer
+// column arr at the rows sel and, when it agrees, each value at those rows, as a
+// uint64 (a signed value sign-extended, so that v-lo orders the range). It reports
+// false for a column of another type or when fit does not agree.
+func withIntValues(arr arrow.Array, fit func(lo, hi uint64) bool, each func(v uint64), sel []int32) bool {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return eachInt(a.Int8Values(), sel, fit, each)
+	case *array.Int16:
+		return eachInt(a.Int16Values(), sel, fit, each)
+	case *array.Int32:
+		return eachInt(a.Int32Values(), sel, fit, each)
+	case *array.Int64:
+		return eachInt(a.Int64Values(), sel, fit, each)
+	case *array.Uint8:
+		return eachInt(a.Uint8Values(), sel, fit, each)
+	case *array.Uint16:
+		return eachInt(a.Uint16Values(), sel, fit, each)
+	case *array.Uint32:
+		return eachInt(a.Uint32Values(), sel, fit, each)
+	case *array.Uint64:
+		return eachInt(a.Uint64Values(), sel, fit, each)
+	case *array.Date32:
+		return eachInt(a.Date32Values(), sel, fit, each)
+	case *array.Date64:
+		return eachInt(a.Date64Values(), sel, fit, each)
+	case *array.Timestamp:
+		return eachInt(a.TimestampValues(), sel, fit, each)
+	}
+	return false
+}
+
+func eachInt[T intKey](vals []T, sel []int32, fit func(lo, hi uint64) bool, each func(v uint64)) bool {
+	lo, hi := extremes(vals, sel)
+	if !fit(uint64(vals[lo]), uint64(vals[hi])) {
+		return false
+	}
+	for _, r := range sel {
+		each(uint64(vals[r]))
+	}
+	return true
+}
+
+// selectRange is selectRows's test of a range filter: the rows of sel (0..rows-1
+// when nil) of the column arr whose value has its bit set, written into out. ok is
+// false when arr is not of an integer type (a dictionary).
+func (f *keyFilter) selectRange(arr arrow.Array, sel []int32, rows int, out []int32) ([]int32, bool) {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return inRange(a.Int8Values(), f, sel, rows, out), true
+	case *array.Int16:
+		return inRange(a.Int16Values(), f, sel, rows, out), true
+	case *array.Int32:
+		return inRange(a.Int32Values(), f, sel, rows, out), true
+	case *array.Int64:
+		return inRange(a.Int64Values(), f, sel, rows, out), true
+	case *array.Uint8:
+		return inRange(a.Uint8Values(), f, sel, rows, out), true
+	case *array.Uint16:
+		return inRange(a.Uint16Values(), f, sel, rows, out), true
+	case *array.Uint32:
+		return inRange(a.Uint32Values(), f, sel, rows, out), true
+	case *array.Uint64:
+		return inRange(a.Uint64Values(), f, sel, rows, out), true
+	case *array.Date32:
+		return inRange(a.Date32Values(), f, sel, rows, out), true
+	case *array.Date64:
+		return inRange(a.Date64Values(), f, sel, rows, out), true
+	case *array.Timestamp:
+		return inRange(a.TimestampValues(), f, sel, rows, out), true
+	}
+	return nil, false
+}
+
+func inRange[T intKey](vals []T, f *keyFilter, sel []int32, rows int, out []int32) []int32 {
+	lo, span, words := f.lo, f.span, f.words
+	kept := 0
+	if sel == nil {
+		for i, v := range vals[:rows] {
+			d := uint64(v) - lo
+			out[kept] = int32(i)
+			if d < span && words[d>>6]&(1<<(d&63)) != 0 {
+				kept++
+			}
+		}
+		return out[:kept]
+	}
+	for _, r := range sel {
+		d := uint64(vals[r]) - lo
+		out[kept] = r
+		if d < span && words[d>>6]&(1<<(d&63)) != 0 {
+			kept++
+		}
+	}
+	return out[:kept]
 }
 
 // judge counts the rows tested and passed, and turns the filter off once it has
@@ -353,7 +501,7 @@ func keyRange(arr arrow.Array, sel []int32) (lo, hi types.Value, ok bool) {
 }
 
 // extremes returns the rows of sel holding the least and the greatest of vals.
-func extremes[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | arrow.Date32 | arrow.Timestamp](vals []T, sel []int32) (lo, hi int32) {
+func extremes[T intKey](vals []T, sel []int32) (lo, hi int32) {
 	if len(sel) == 0 {
 		return 0, 0
 	}

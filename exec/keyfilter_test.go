@@ -185,3 +185,79 @@ func passing(t *testing.T, f *keyFilter, keys []arrow.Array, sel []int32, rows i
 	}
 	return m
 }
+
+// A key of one integer column whose values span a narrow range gets a range filter,
+// which passes exactly the keys it holds, for signed values below zero and unsigned
+// ones above the signed range too; NULL rows and rows outside the selection never
+// pass, and keys too spread out for one get a Bloom filter.
+func TestRangeFilterIsExact(t *testing.T) {
+	mem := memory.DefaultAllocator
+	r := rand.New(rand.NewPCG(5, 6))
+	build := func(base int64, width int64, n int) (arrow.Array, arrow.Array, arrow.Array, map[int64]bool) {
+		in := map[int64]bool{}
+		i64, u64, d32 := array.NewInt64Builder(mem), array.NewUint64Builder(mem), array.NewDate32Builder(mem)
+		for range n {
+			v := base + r.Int64N(width)
+			in[v] = true
+			i64.Append(v)
+			u64.Append(uint64(v) + 1<<63)
+			d32.Append(arrow.Date32(v))
+		}
+		return i64.NewArray(), u64.NewArray(), d32.NewArray(), in
+	}
+	for _, base := range []int64{-5000, 0, 1 << 20} {
+		bi, bu, bd, in := build(base, 20_000, 3_000)
+		valid := make([]int32, bi.Len())
+		for i := range valid {
+			valid[i] = int32(i)
+		}
+		// Probe rows: every value from below the range to above it, and a NULL.
+		pi, pu, pd := array.NewInt64Builder(mem), array.NewUint64Builder(mem), array.NewDate32Builder(mem)
+		for v := base - 100; v < base+20_100; v++ {
+			pi.Append(v)
+			pu.Append(uint64(v) + 1<<63)
+			pd.Append(arrow.Date32(v))
+		}
+		pi.AppendNull()
+		pu.AppendNull()
+		pd.AppendNull()
+		probes := []arrow.Array{pi.NewArray(), pu.NewArray(), pd.NewArray()}
+		for k, keys := range []arrow.Array{bi, bu, bd} {
+			f := newRangeFilter([]arrow.Array{keys}, valid)
+			if f == nil || f.span == 0 {
+				t.Fatalf("base %d, column %d: no range filter for keys spanning 20,000 values", base, k)
+			}
+			if len(f.words) > filterWords(len(valid)) {
+				t.Errorf("base %d, column %d: a range filter of %d words, larger than a Bloom filter's %d", base, k, len(f.words), filterWords(len(valid)))
+			}
+			n := probes[k].Len()
+			passed := passing(t, f, []arrow.Array{probes[k]}, nil, n)
+			for row := 0; row < n-1; row++ {
+				if v := base - 100 + int64(row); passed[int32(row)] != in[v] {
+					t.Fatalf("base %d, column %d: value %d passes %v, is a key %v", base, k, v, passed[int32(row)], in[v])
+				}
+			}
+			if passed[int32(n-1)] {
+				t.Errorf("base %d, column %d: a NULL key passes", base, k)
+			}
+			var even []int32
+			for i := 0; i < n; i += 2 {
+				even = append(even, int32(i))
+			}
+			for row := range passing(t, f, []arrow.Array{probes[k]}, even, n) {
+				if row%2 != 0 {
+					t.Fatalf("base %d, column %d: row %d passes a selection of the even rows", base, k, row)
+				}
+			}
+		}
+	}
+	// Keys spread over a range far wider than 64 bits per key's filter word.
+	wide, _, _, _ := build(0, 1<<40, 3_000)
+	valid := make([]int32, wide.Len())
+	for i := range valid {
+		valid[i] = int32(i)
+	}
+	if f := newRangeFilter([]arrow.Array{wide}, valid); f != nil {
+		t.Errorf("a range filter of %d words for keys spanning 2^40 values", len(f.words))
+	}
+}
