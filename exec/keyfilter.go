@@ -294,6 +294,15 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room [
 	return out, true
 }
 
+// A range filter may have rangeFilterGrowth times the words of the Bloom filter of
+// the same keys, and at most maxRangeFilterWords: it is tested without a hash, and a
+// probe column in the order of its keys (a fact table sorted by its key) tests
+// neighbouring bits of it, where the Bloom filter's tests land anywhere.
+const (
+	rangeFilterGrowth   = 8
+	maxRangeFilterWords = 1 << 21
+)
+
 // intKey are the types of the integer columns a range filter takes, by their values.
 type intKey interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
@@ -307,7 +316,8 @@ func newRangeFilter(keys []arrow.Array, valid []int32) *keyFilter {
 		return nil
 	}
 	f := &keyFilter{}
-	if !withIntValues(keys[0], func(lo, hi uint64) bool { return f.fit(lo, hi, filterWords(len(valid))) },
+	limit := min(rangeFilterGrowth*filterWords(len(valid)), maxRangeFilterWords)
+	if !withIntValues(keys[0], func(lo, hi uint64) bool { return f.fit(lo, hi, limit) },
 		func(v uint64) { f.words[(v-f.lo)>>6] |= 1 << ((v - f.lo) & 63) }, valid) {
 		return nil
 	}
