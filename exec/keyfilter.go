@@ -24,9 +24,9 @@ import (
 // about sixteen bits a key, so a lookup is one memory access and about one key in
 // fifty that is not there passes.
 //
-// A key of one integer column (ints, dates, timestamps) whose keys span a range no
-// wider than 64 times the filter's words (a dimension's surrogate keys) gets a bit
-// for each value of the range instead: no larger, exact, and tested without a hash.
+// A key of one integer column (ints, dates, timestamps) whose keys span a narrow
+// enough range (a dimension's surrogate keys; see rangeFilterGrowth) gets a bit for
+// each value of the range instead: exact, and tested without a hash.
 //
 // A filter that turns out to keep nearly every row it tests stops testing: it costs
 // a hash a row and saves nothing (a dimension that keeps most of its keys).
@@ -250,9 +250,11 @@ func (f *keyFilter) selectRows(keys []arrow.Array, sel []int32, rows int, room [
 	}
 	out = grow(room, n)
 	if f.span > 0 {
-		if out, ok = f.selectRange(keys[0], sel, rows, out); !ok {
+		ints, isInt := intColumnOf(keys[0])
+		if !isInt {
 			return nil, false
 		}
+		out = ints.test(f, sel, rows, out)
 	} else {
 		buf := scratchWords.Get().(*[]uint64)
 		defer scratchWords.Put(buf)
@@ -310,103 +312,85 @@ type intKey interface {
 
 // newRangeFilter returns the range filter of the keys (one integer column) at the
 // rows valid, or nil when they are not one such column or span too wide a range
-// for it to be no larger than their Bloom filter.
+// (see rangeFilterGrowth).
 func newRangeFilter(keys []arrow.Array, valid []int32) *keyFilter {
 	if len(keys) != 1 || len(valid) == 0 {
 		return nil
 	}
-	f := &keyFilter{}
-	limit := min(rangeFilterGrowth*filterWords(len(valid)), maxRangeFilterWords)
-	if !withIntValues(keys[0], func(lo, hi uint64) bool { return f.fit(lo, hi, limit) },
-		func(v uint64) { f.words[(v-f.lo)>>6] |= 1 << ((v - f.lo) & 63) }, valid) {
+	ints, ok := intColumnOf(keys[0])
+	if !ok {
 		return nil
 	}
+	lo, hi := ints.extremes(valid)
+	span := hi - lo + 1
+	limit := min(rangeFilterGrowth*filterWords(len(valid)), maxRangeFilterWords)
+	if span == 0 || span > 64*uint64(limit) {
+		return nil
+	}
+	f := &keyFilter{lo: lo, span: span, words: make([]uint64, (span+63)/64)}
+	ints.set(f, valid)
 	return f
 }
 
-// fit sizes f for the values lo .. hi (their order's least and greatest, as
-// uint64), and reports false when that takes more than limit words.
-func (f *keyFilter) fit(lo, hi uint64, limit int) bool {
-	span := hi - lo + 1
-	if span == 0 || span > 64*uint64(limit) {
-		return false
-	}
-	f.lo, f.span, f.words = lo, span, make([]uint64, (span+63)/64)
-	return true
+// intColumn is what a range filter does with an integer column's values, each
+// taken as a uint64 (a signed value sign-extended, so that v-lo orders the range).
+type intColumn struct {
+	// extremes returns the least and the greatest value at the rows sel, in the
+	// order of the column's type.
+	extremes func(sel []int32) (lo, hi uint64)
+	// set sets f's bit of the value at each row of sel.
+	set func(f *keyFilter, sel []int32)
+	// test writes into out the rows of sel (0..rows-1 when nil) whose value has
+	// its bit set in f, and returns them.
+	test func(f *keyFilter, sel []int32, rows int, out []int32) []int32
 }
 
-// withIntValues calls fit with the least and the greatest values of the integer
-// column arr at the rows sel and, when it agrees, each value at those rows, as a
-// uint64 (a signed value sign-extended, so that v-lo orders the range). It reports
-// false for a column of another type or when fit does not agree.
-func withIntValues(arr arrow.Array, fit func(lo, hi uint64) bool, each func(v uint64), sel []int32) bool {
+// intColumnOf returns the range filter's operations on arr, with ok false when arr
+// is not of an integer type (a dictionary).
+func intColumnOf(arr arrow.Array) (c intColumn, ok bool) {
 	switch a := arr.(type) {
 	case *array.Int8:
-		return eachInt(a.Int8Values(), sel, fit, each)
+		return intColumnFor(a.Int8Values()), true
 	case *array.Int16:
-		return eachInt(a.Int16Values(), sel, fit, each)
+		return intColumnFor(a.Int16Values()), true
 	case *array.Int32:
-		return eachInt(a.Int32Values(), sel, fit, each)
+		return intColumnFor(a.Int32Values()), true
 	case *array.Int64:
-		return eachInt(a.Int64Values(), sel, fit, each)
+		return intColumnFor(a.Int64Values()), true
 	case *array.Uint8:
-		return eachInt(a.Uint8Values(), sel, fit, each)
+		return intColumnFor(a.Uint8Values()), true
 	case *array.Uint16:
-		return eachInt(a.Uint16Values(), sel, fit, each)
+		return intColumnFor(a.Uint16Values()), true
 	case *array.Uint32:
-		return eachInt(a.Uint32Values(), sel, fit, each)
+		return intColumnFor(a.Uint32Values()), true
 	case *array.Uint64:
-		return eachInt(a.Uint64Values(), sel, fit, each)
+		return intColumnFor(a.Uint64Values()), true
 	case *array.Date32:
-		return eachInt(a.Date32Values(), sel, fit, each)
+		return intColumnFor(a.Date32Values()), true
 	case *array.Date64:
-		return eachInt(a.Date64Values(), sel, fit, each)
+		return intColumnFor(a.Date64Values()), true
 	case *array.Timestamp:
-		return eachInt(a.TimestampValues(), sel, fit, each)
+		return intColumnFor(a.TimestampValues()), true
 	}
-	return false
+	return intColumn{}, false
 }
 
-func eachInt[T intKey](vals []T, sel []int32, fit func(lo, hi uint64) bool, each func(v uint64)) bool {
-	lo, hi := extremes(vals, sel)
-	if !fit(uint64(vals[lo]), uint64(vals[hi])) {
-		return false
+func intColumnFor[T intKey](vals []T) intColumn {
+	return intColumn{
+		extremes: func(sel []int32) (uint64, uint64) {
+			lo, hi := extremes(vals, sel)
+			return uint64(vals[lo]), uint64(vals[hi])
+		},
+		set: func(f *keyFilter, sel []int32) {
+			for _, r := range sel {
+				d := uint64(vals[r]) - f.lo
+				f.words[d>>6] |= 1 << (d & 63)
+			}
+		},
+		test: func(f *keyFilter, sel []int32, rows int, out []int32) []int32 {
+			return inRange(vals, f, sel, rows, out)
+		},
 	}
-	for _, r := range sel {
-		each(uint64(vals[r]))
-	}
-	return true
-}
-
-// selectRange is selectRows's test of a range filter: the rows of sel (0..rows-1
-// when nil) of the column arr whose value has its bit set, written into out. ok is
-// false when arr is not of an integer type (a dictionary).
-func (f *keyFilter) selectRange(arr arrow.Array, sel []int32, rows int, out []int32) ([]int32, bool) {
-	switch a := arr.(type) {
-	case *array.Int8:
-		return inRange(a.Int8Values(), f, sel, rows, out), true
-	case *array.Int16:
-		return inRange(a.Int16Values(), f, sel, rows, out), true
-	case *array.Int32:
-		return inRange(a.Int32Values(), f, sel, rows, out), true
-	case *array.Int64:
-		return inRange(a.Int64Values(), f, sel, rows, out), true
-	case *array.Uint8:
-		return inRange(a.Uint8Values(), f, sel, rows, out), true
-	case *array.Uint16:
-		return inRange(a.Uint16Values(), f, sel, rows, out), true
-	case *array.Uint32:
-		return inRange(a.Uint32Values(), f, sel, rows, out), true
-	case *array.Uint64:
-		return inRange(a.Uint64Values(), f, sel, rows, out), true
-	case *array.Date32:
-		return inRange(a.Date32Values(), f, sel, rows, out), true
-	case *array.Date64:
-		return inRange(a.Date64Values(), f, sel, rows, out), true
-	case *array.Timestamp:
-		return inRange(a.TimestampValues(), f, sel, rows, out), true
-	}
-	return nil, false
 }
 
 func inRange[T intKey](vals []T, f *keyFilter, sel []int32, rows int, out []int32) []int32 {
