@@ -321,7 +321,8 @@ func newRangeFilter(keys []arrow.Array, valid []int32) *keyFilter {
 	if !ok {
 		return nil
 	}
-	lo, hi := ints.extremes(valid)
+	loRow, hiRow := ints.extremes(valid)
+	lo, hi := ints.value(loRow), ints.value(hiRow)
 	span := hi - lo + 1
 	limit := min(rangeFilterGrowth*filterWords(len(valid)), maxRangeFilterWords)
 	if span == 0 || span > 64*uint64(limit) {
@@ -335,9 +336,11 @@ func newRangeFilter(keys []arrow.Array, valid []int32) *keyFilter {
 // intColumn is what a range filter does with an integer column's values, each
 // taken as a uint64 (a signed value sign-extended, so that v-lo orders the range).
 type intColumn struct {
-	// extremes returns the least and the greatest value at the rows sel, in the
-	// order of the column's type.
-	extremes func(sel []int32) (lo, hi uint64)
+	// extremes returns the rows of sel holding the least and the greatest value,
+	// in the order of the column's type.
+	extremes func(sel []int32) (lo, hi int32)
+	// value is the value at a row.
+	value func(row int32) uint64
 	// set sets f's bit of the value at each row of sel.
 	set func(f *keyFilter, sel []int32)
 	// test writes into out the rows of sel (0..rows-1 when nil) whose value has
@@ -345,8 +348,9 @@ type intColumn struct {
 	test func(f *keyFilter, sel []int32, rows int, out []int32) []int32
 }
 
-// intColumnOf returns the range filter's operations on arr, with ok false when arr
-// is not of an integer type (a dictionary).
+// intColumnOf returns the operations on arr of a range filter and of keyRange, with
+// ok false when arr is not of an integer type whose statistics prune (integers,
+// dates of days, timestamps).
 func intColumnOf(arr arrow.Array) (c intColumn, ok bool) {
 	switch a := arr.(type) {
 	case *array.Int8:
@@ -367,8 +371,6 @@ func intColumnOf(arr arrow.Array) (c intColumn, ok bool) {
 		return intColumnFor(a.Uint64Values()), true
 	case *array.Date32:
 		return intColumnFor(a.Date32Values()), true
-	case *array.Date64:
-		return intColumnFor(a.Date64Values()), true
 	case *array.Timestamp:
 		return intColumnFor(a.TimestampValues()), true
 	}
@@ -377,10 +379,8 @@ func intColumnOf(arr arrow.Array) (c intColumn, ok bool) {
 
 func intColumnFor[T intKey](vals []T) intColumn {
 	return intColumn{
-		extremes: func(sel []int32) (uint64, uint64) {
-			lo, hi := extremes(vals, sel)
-			return uint64(vals[lo]), uint64(vals[hi])
-		},
+		extremes: func(sel []int32) (int32, int32) { return extremes(vals, sel) },
+		value:    func(row int32) uint64 { return uint64(vals[row]) },
 		set: func(f *keyFilter, sel []int32) {
 			for _, r := range sel {
 				d := uint64(vals[r]) - f.lo
@@ -460,33 +460,17 @@ func keyRange(arr arrow.Array, sel []int32) (lo, hi types.Value, ok bool) {
 		return keyRange(vals, all)
 	}
 	var loRow, hiRow int32
+	ints, isInt := intColumnOf(arr)
 	switch a := arr.(type) {
-	case *array.Int8:
-		loRow, hiRow = extremes(a.Int8Values(), sel)
-	case *array.Int16:
-		loRow, hiRow = extremes(a.Int16Values(), sel)
-	case *array.Int32:
-		loRow, hiRow = extremes(a.Int32Values(), sel)
-	case *array.Int64:
-		loRow, hiRow = extremes(a.Int64Values(), sel)
-	case *array.Uint8:
-		loRow, hiRow = extremes(a.Uint8Values(), sel)
-	case *array.Uint16:
-		loRow, hiRow = extremes(a.Uint16Values(), sel)
-	case *array.Uint32:
-		loRow, hiRow = extremes(a.Uint32Values(), sel)
-	case *array.Uint64:
-		loRow, hiRow = extremes(a.Uint64Values(), sel)
-	case *array.Date32:
-		loRow, hiRow = extremes(a.Date32Values(), sel)
-	case *array.Timestamp:
-		loRow, hiRow = extremes(a.TimestampValues(), sel)
 	case *array.String:
 		loRow, hiRow = extremesOf(a.Value, sel)
 	case *array.LargeString:
 		loRow, hiRow = extremesOf(a.Value, sel)
 	default:
-		return types.Value{}, types.Value{}, false
+		if !isInt {
+			return types.Value{}, types.Value{}, false
+		}
+		loRow, hiRow = ints.extremes(sel)
 	}
 	if len(sel) == 0 {
 		return types.Value{}, types.Value{}, false
