@@ -241,11 +241,11 @@ func (f *File) bloomChunk(rg, c int) (int, bool) {
 		return 0, false
 	}
 	leaf := f.cols[c].leaves[0]
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil || cc.CryptoMetadata() != nil {
+	ci := f.chunk(rg, leaf)
+	if ci == nil || ci.encrypted {
 		return 0, false
 	}
-	off, n := cc.BloomFilterOffset(), int64(cc.BloomFilterLength())
+	off, n := ci.bloomOffset, int64(ci.bloomLength)
 	if off <= 0 || off >= f.size || n < 0 || n > maxBloomBytes || (n > 0 && n > f.size-off) {
 		return 0, false
 	}
@@ -259,11 +259,10 @@ const maxBloomHeader = 64
 // bloomLength is the length the footer records for the bloom filter of leaf column
 // leaf in row group rg, header included; 0 when it records none.
 func (f *File) bloomLength(rg, leaf int) int64 {
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-	if err != nil {
-		return 0
+	if ci := f.chunk(rg, leaf); ci != nil {
+		return int64(ci.bloomLength)
 	}
-	return int64(cc.BloomFilterLength())
+	return 0
 }
 
 // BloomExcludes reads the bloom filter of column c in row group rg through the
@@ -286,9 +285,13 @@ func (f *File) BloomExcludes(rg, c int, p *BloomProbe) (excludes bool, bytes int
 			excludes, bytes, read = false, in.n.Load(), false
 		}
 	}()
+	md, err := f.metadata()
+	if err != nil {
+		return false, 0, false
+	}
 	rdr := metadata.BloomFilterReader{
 		Input:        io.NewSectionReader(in, 0, f.size),
-		FileMetadata: f.meta,
+		FileMetadata: md,
 		BufferPool:   &bloomBuffers,
 	}
 	rgr, err := rdr.RowGroup(rg)

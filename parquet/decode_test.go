@@ -478,8 +478,7 @@ func testNullsAndPages(t *testing.T, dict bool, version pq.DataPageVersion) {
 		if f.pageKind(0, 11) != pageDict || f.pageKind(0, 12) != pageStrings {
 			t.Errorf("string chunks read as %d and %d, want a dictionary and plain strings", f.pageKind(0, 11), f.pageKind(0, 12))
 		}
-		cc, _ := f.meta.RowGroup(0).ColumnChunk(12)
-		if !cc.HasDictionaryPage() {
+		if !f.chunk(0, 12).hasDict {
 			t.Errorf("the big strings have no dictionary page")
 		}
 	}
@@ -607,7 +606,11 @@ func TestDictionaryWithoutEncodingStats(t *testing.T) {
 	if len(c) != 1 {
 		t.Fatalf("no column r_string in %s", f.Schema())
 	}
-	cc, err := f.meta.RowGroup(0).ColumnChunk(f.cols[c[0]].leaves[0])
+	md, err := f.metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := md.RowGroup(0).ColumnChunk(f.cols[c[0]].leaves[0])
 	if err != nil {
 		t.Fatal(err)
 	}

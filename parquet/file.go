@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -24,11 +25,15 @@ import (
 // The footer-derived parts are immutable and safe to share between goroutines and
 // queries; reads go through the storage.Reader the File was opened (or rebound) with.
 type File struct {
-	name   string
-	size   int64
-	meta   *metadata.FileMetaData
-	schema *arrow.Schema
-	cols   []column
+	name string
+	size int64
+	rows int64
+	// meta is the library's reading of the footer, decoded again when first needed
+	// after Open: it is hundreds of small objects per file, which every collection
+	// would mark while the File is cached, and reading needs it only for bloom
+	// filters and the library's row-group reader.
+	meta *lazyMeta
+	*shape
 	groups []RowGroupInfo
 	// chunks summarises every column chunk's metadata, by row group and then
 	// leaf (chunk); nleaves is the leaves per row group.
@@ -63,6 +68,12 @@ type chunkInfo struct {
 	uncompressed int64 // its pages' and headers' size decompressed
 	values       int64 // the values (with nulls) of its data pages
 	codec        compress.Compression
+	colIndex     metadata.IndexLocation // its column index, when hasColIndex
+	offIndex     metadata.IndexLocation // its offset index, when hasOffIndex
+	bloomOffset  int64                  // its bloom filter's offset; 0 when it has none
+	bloomLength  int32                  // the bloom filter's length, header included; 0 when not recorded
+	hasColIndex  bool
+	hasOffIndex  bool
 	hasDict      bool // it has a dictionary page
 	encrypted    bool // its pages are encrypted
 	oldWriter    bool // it was written by a parquet-mr that misstates page sizes
@@ -89,7 +100,13 @@ func summarise(cc *metadata.ColumnChunkMetaData, oldWriter bool) chunkInfo {
 	ci := chunkInfo{start: start, compressed: cc.TotalCompressedSize(), uncompressed: cc.TotalUncompressedSize(),
 		values: cc.NumValues(), codec: cc.Compression(), hasDict: cc.HasDictionaryPage(),
 		encrypted: cc.CryptoMetadata() != nil, oldWriter: oldWriter, listed: len(cc.Encodings()) > 0,
-		plainOrDict: true}
+		plainOrDict: true, bloomOffset: cc.BloomFilterOffset(), bloomLength: cc.BloomFilterLength()}
+	if loc := cc.GetColumnIndexLocation(); loc != nil {
+		ci.colIndex, ci.hasColIndex = *loc, true
+	}
+	if loc := cc.GetOffsetIndexLocation(); loc != nil {
+		ci.offIndex, ci.hasOffIndex = *loc, true
+	}
 	for _, e := range cc.Encodings() {
 		switch e {
 		case pq.Encodings.Plain, pq.Encodings.PlainDict, pq.Encodings.RLEDict, pq.Encodings.RLE:
@@ -150,11 +167,13 @@ func Open(ctx context.Context, r storage.Reader, name string) (f *File, err erro
 	if err != nil {
 		return nil, corrupt("cannot read footer of %q: %v", name, err)
 	}
-	f = &File{name: name, size: r.Size(), meta: rdr.MetaData(), src: r, index: &pageIndexes{m: map[[2]int]indexEntry{}}}
-	if err := f.load(rdr); err != nil {
+	md := rdr.MetaData()
+	f = &File{name: name, size: r.Size(), rows: md.NumRows, meta: &lazyMeta{footer: bytes.Clone(tail.footer)}, src: r,
+		index: &pageIndexes{m: map[[2]int]indexEntry{}}}
+	if err := f.load(rdr, md, tail.shape); err != nil {
 		return nil, corrupt("cannot read footer of %q: %v", name, err)
 	}
-	f.index.region = indexRegion(f.meta, f.size)
+	f.index.region = f.indexRegion()
 	f.index.keepTail(tail.tail, tail.tailAt)
 	return f, nil
 }
@@ -168,25 +187,33 @@ func readProps() *pq.ReaderProperties {
 
 // load maps the schema and decodes every row group's statistics, so that any problem
 // in the footer shows at Open and not in the middle of a query.
-func (f *File) load(rdr *file.Reader) error {
-	md := f.meta
-	sch := md.Schema
+func (f *File) load(rdr *file.Reader, md *metadata.FileMetaData, key shapeKey) error {
 	if md.NumRows < 0 {
 		return fmt.Errorf("negative row count %d", md.NumRows)
 	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	sh, err := shapes.get(key, func() (*shape, error) { return newShape(rdr, md.Schema) })
 	if err != nil {
 		return err
+	}
+	f.shape = sh
+	return f.rowGroups(md)
+}
+
+// newShape maps the schema of the file rdr reads, whose Parquet schema is sch.
+func newShape(rdr *file.Reader, sch *schema.Schema) (*shape, error) {
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, err
 	}
 	raw, err := fr.Schema()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(fr.Manifest.Fields) != raw.NumFields() {
-		return fmt.Errorf("schema has %d fields but maps to %d", len(fr.Manifest.Fields), raw.NumFields())
+		return nil, fmt.Errorf("schema has %d fields but maps to %d", len(fr.Manifest.Fields), raw.NumFields())
 	}
 	fields := make([]arrow.Field, raw.NumFields())
-	f.cols = make([]column, raw.NumFields())
+	sh := &shape{sch: sch, cols: make([]column, raw.NumFields())}
 	for i, fld := range raw.Fields() {
 		c := column{read: fld.Type, id: sch.Root().Field(i).FieldID()}
 		collectLeaves(&fr.Manifest.Fields[i], &c.leaves)
@@ -195,7 +222,7 @@ func (f *File) load(rdr *file.Reader) error {
 			c.leaf = sch.Column(sf.ColIndex)
 			c.int96 = c.leaf.PhysicalType() == pq.Types.Int96
 			if err := checkLeaf(c.leaf); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		nt := normalType(fld.Type)
@@ -212,10 +239,15 @@ func (f *File) load(rdr *file.Reader) error {
 			}
 		}
 		fields[i] = arrow.Field{Name: fld.Name, Type: nt, Nullable: fld.Nullable}
-		f.cols[i] = c
+		sh.cols[i] = c
 	}
-	f.schema = arrow.NewSchema(fields, nil)
+	sh.schema = arrow.NewSchema(fields, nil)
+	return sh, nil
+}
 
+// rowGroups summarises every row group's chunks and decodes its statistics.
+func (f *File) rowGroups(md *metadata.FileMetaData) error {
+	sch := f.sch
 	f.groups = make([]RowGroupInfo, md.NumRowGroups())
 	f.nleaves = sch.NumColumns()
 	f.chunks = make([]chunkInfo, 0, len(f.groups)*f.nleaves)
@@ -250,8 +282,10 @@ func (f *File) load(rdr *file.Reader) error {
 			if c.leaf == nil || c.int96 {
 				continue // nested or INT96 (no defined order): no bounds
 			}
-			if err := columnStats(md, g, c.leaves[0], c.leaf, fields[i].Type, c.read, cs); err != nil {
-				return fmt.Errorf("statistics of column %q in row group %d: %w", fields[i].Name, g, err)
+			if fld := f.schema.Field(i); true {
+				if err := columnStats(md, g, c.leaves[0], c.leaf, fld.Type, c.read, cs); err != nil {
+					return fmt.Errorf("statistics of column %q in row group %d: %w", fld.Name, g, err)
+				}
 			}
 		}
 		f.groups[g] = info
@@ -306,7 +340,7 @@ func (f *File) Size() int64 { return f.size }
 func (f *File) Schema() *arrow.Schema { return f.schema }
 
 // NumRows is the footer's row count.
-func (f *File) NumRows() int64 { return f.meta.NumRows }
+func (f *File) NumRows() int64 { return f.rows }
 
 // NumRowGroups is the number of row groups.
 func (f *File) NumRowGroups() int { return len(f.groups) }

@@ -271,7 +271,7 @@ func FuzzReadPages(f *testing.F) {
 			continue
 		}
 		for g := 0; g < ff.NumRowGroups(); g++ {
-			for leaf := 0; leaf < ff.meta.Schema.NumColumns(); leaf++ {
+			for leaf := 0; leaf < ff.sch.NumColumns(); leaf++ {
 				w, err := ff.chunkWalker(g, leaf)
 				if w == nil || err != nil {
 					continue

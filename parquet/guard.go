@@ -27,6 +27,8 @@ type tailReader struct {
 	r      io.ReaderAt
 	tail   []byte
 	tailAt int64
+	footer []byte   // the footer's Thrift FileMetaData, within tail
+	shape  shapeKey // the key of the footer's schema
 }
 
 func (t *tailReader) ReadAt(p []byte, off int64) (int, error) {
@@ -65,10 +67,12 @@ func readFooter(r io.ReaderAt, size int64) (*tailReader, error) {
 			return nil, err
 		}
 	}
-	footer := t.tail[int64(len(t.tail))-8-flen : int64(len(t.tail))-8]
-	if err := checkFooter(footer, size); err != nil {
+	t.footer = t.tail[int64(len(t.tail))-8-flen : int64(len(t.tail))-8]
+	key, err := checkFooter(t.footer, size)
+	if err != nil {
 		return nil, err
 	}
+	t.shape = key
 	return t, nil
 }
 
@@ -76,13 +80,16 @@ func readFooter(r io.ReaderAt, size int64) (*tailReader, error) {
 // list is no longer than the bytes left to hold it, every schema element has no more
 // children than there are elements and a fixed length that can be read, and an
 // ARROW:schema value is one the library can decode without a runaway allocation.
-func checkFooter(b []byte, size int64) error {
+// It returns the key of the footer's schema (see shape).
+func checkFooter(b []byte, size int64) (shapeKey, error) {
 	r := &thriftReader{b: b}
-	var arrowSchema []byte
+	var elements, arrowSchema []byte
 	var schemaErr error
 	r.structure(func(id int16, typ byte) bool {
 		switch {
 		case id == 2 && typ == tList: // schema: list<SchemaElement>
+			start := r.pos
+			defer func() { elements = r.b[start:r.pos] }()
 			n, et := r.listHeader()
 			if et != tStruct {
 				r.elements(n, et)
@@ -134,17 +141,17 @@ func checkFooter(b []byte, size int64) error {
 		return false
 	})
 	if r.err != nil {
-		return fmt.Errorf("malformed footer: %w", r.err)
+		return shapeKey{}, fmt.Errorf("malformed footer: %w", r.err)
 	}
 	if schemaErr != nil {
-		return schemaErr
+		return shapeKey{}, schemaErr
 	}
 	if arrowSchema != nil {
 		if err := checkArrowSchema(arrowSchema); err != nil {
-			return fmt.Errorf("invalid ARROW:schema: %w", err)
+			return shapeKey{}, fmt.Errorf("invalid ARROW:schema: %w", err)
 		}
 	}
-	return nil
+	return keyOf(elements, arrowSchema), nil
 }
 
 // checkThrift checks that b starts with a Thrift structure whose lists are no longer

@@ -70,24 +70,21 @@ type pageIndexes struct {
 }
 
 // indexRegion finds the bytes spanned by every page index of the file.
-func indexRegion(md *metadata.FileMetaData, size int64) storage.Range {
-	lo, hi := int64(-1), int64(0)
-	for rg := range md.NumRowGroups() {
-		g := md.RowGroup(rg)
-		for c := range g.NumColumns() {
-			cc, err := g.ColumnChunk(c)
-			if err != nil {
+func (f *File) indexRegion() storage.Range {
+	lo, hi, size := int64(-1), int64(0), f.size
+	for i := range f.chunks {
+		cc := &f.chunks[i]
+		for _, loc := range [...]struct {
+			at  metadata.IndexLocation
+			has bool
+		}{{cc.colIndex, cc.hasColIndex}, {cc.offIndex, cc.hasOffIndex}} {
+			if !loc.has || loc.at.Offset < 0 || loc.at.Length <= 0 || loc.at.Offset > size || int64(loc.at.Length) > size-loc.at.Offset {
 				continue
 			}
-			for _, loc := range []*metadata.IndexLocation{cc.GetColumnIndexLocation(), cc.GetOffsetIndexLocation()} {
-				if loc == nil || loc.Offset < 0 || loc.Length <= 0 || loc.Offset > size || int64(loc.Length) > size-loc.Offset {
-					continue
-				}
-				if lo < 0 || loc.Offset < lo {
-					lo = loc.Offset
-				}
-				hi = max(hi, loc.Offset+int64(loc.Length))
+			if lo < 0 || loc.at.Offset < lo {
+				lo = loc.at.Offset
 			}
+			hi = max(hi, loc.at.Offset+int64(loc.at.Length))
 		}
 	}
 	if lo < 0 {
@@ -118,14 +115,11 @@ func (f *File) readPageIndex(rg, c int) (pages []PageStats, ok, read bool) {
 	if col.leaf == nil || col.int96 || col.leaf.SortOrder() == schema.SortUNKNOWN {
 		return nil, false, true
 	}
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
-	if err != nil || cc.CryptoMetadata() != nil {
+	cc := f.chunk(rg, col.leaves[0])
+	if cc == nil || cc.encrypted || !cc.hasColIndex || !cc.hasOffIndex {
 		return nil, false, true
 	}
-	ciLoc, oiLoc := cc.GetColumnIndexLocation(), cc.GetOffsetIndexLocation()
-	if ciLoc == nil || oiLoc == nil {
-		return nil, false, true
-	}
+	ciLoc, oiLoc := &cc.colIndex, &cc.offIndex
 	defer func() {
 		if p := recover(); p != nil { // the library panics on an index it cannot parse
 			pages, ok, read = nil, false, true
@@ -312,8 +306,8 @@ func (f *File) readPageSizes(rg, c int) (pages []pageSize, read bool) {
 	if col.leaf == nil || f.src == nil {
 		return nil, f.src != nil
 	}
-	cc, err := f.meta.RowGroup(rg).ColumnChunk(col.leaves[0])
-	if err != nil || cc.CryptoMetadata() != nil || cc.GetOffsetIndexLocation() == nil {
+	cc := f.chunk(rg, col.leaves[0])
+	if cc == nil || cc.encrypted || !cc.hasOffIndex {
 		return nil, true
 	}
 	defer func() {
@@ -321,7 +315,7 @@ func (f *File) readPageSizes(rg, c int) (pages []pageSize, read bool) {
 			pages, read = nil, true
 		}
 	}()
-	b, err := f.readIndex(cc.GetOffsetIndexLocation())
+	b, err := f.readIndex(&cc.offIndex)
 	if err != nil {
 		return nil, false
 	}

@@ -118,7 +118,7 @@ func (f *File) checkDictionary(rg, leaf int) error {
 		return err
 	}
 	width := int64(1)
-	switch col := f.meta.Schema.Column(leaf); col.PhysicalType() {
+	switch col := f.sch.Column(leaf); col.PhysicalType() {
 	case pq.Types.Int32, pq.Types.Float, pq.Types.ByteArray:
 		width = 4
 	case pq.Types.Int64, pq.Types.Double:

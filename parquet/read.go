@@ -416,8 +416,12 @@ type libraryReaders struct {
 // file is the library's reader of the file.
 func (l *libraryReaders) file() (*file.Reader, error) {
 	if l.rdr == nil {
+		md, err := l.f.metadata()
+		if err != nil {
+			return nil, err
+		}
 		rdr, err := file.NewParquetReader(io.NewSectionReader(l.f.src, 0, l.f.size),
-			file.WithReadProps(readProps()), file.WithMetadata(l.f.meta))
+			file.WithReadProps(readProps()), file.WithMetadata(md))
 		if err != nil {
 			return nil, err
 		}

@@ -209,12 +209,11 @@ func compressedPages(data []byte, name string, codec compress.Compression, only 
 		return nil, nil // a file the reader refuses has no pages to compare
 	}
 	for rg := 0; rg < f.NumRowGroups(); rg++ {
-		for leaf := 0; leaf < f.meta.Schema.NumColumns(); leaf++ {
+		for leaf := 0; leaf < f.sch.NumColumns(); leaf++ {
 			if only >= 0 && leaf != only {
 				continue
 			}
-			cc, err := f.meta.RowGroup(rg).ColumnChunk(leaf)
-			if err != nil || cc.Compression() != codec {
+			if cc := f.chunk(rg, leaf); cc == nil || cc.codec != codec {
 				continue
 			}
 			w, err := f.chunkWalker(rg, leaf)
@@ -390,12 +389,12 @@ func BenchmarkZstdPages(b *testing.B) {
 	}
 	bodies, sizes := compressedPages(data, "bench.parquet", compress.Codecs.Zstd, -1)
 	b.Run("column=all", func(b *testing.B) { benchZstd(b, bodies, sizes) })
-	for leaf := 0; leaf < f.meta.Schema.NumColumns(); leaf++ {
+	for leaf := 0; leaf < f.sch.NumColumns(); leaf++ {
 		bodies, sizes := compressedPages(data, "bench.parquet", compress.Codecs.Zstd, leaf)
 		if len(bodies) == 0 {
 			continue
 		}
-		b.Run("column="+f.meta.Schema.Column(leaf).Name(), func(b *testing.B) { benchZstd(b, bodies, sizes) })
+		b.Run("column="+f.sch.Column(leaf).Name(), func(b *testing.B) { benchZstd(b, bodies, sizes) })
 	}
 }
 
