@@ -25,19 +25,22 @@ func distinctType(dt arrow.DataType) bool { return kernels.ValidKeyType(dt) }
 // While every row has gone to group 0 (the ungrouped aggregate) the table is keyed by
 // the value alone, which takes the KeyTable's fast single-column paths (plain integers
 // in one pass, dictionaries once per entry). The first row of another group converts
-// it to a table keyed by (group, value). Integer values from 0 to 2^32-1, most
-// counted keys, go into that table packed with their group into one word
-// (group<<32 | value), a key the one-word paths take too; the first value out of
-// that range unpacks it into a table of two columns.
+// it to (group, value) pairs. Integer values from 0 to 2^32-1, most counted keys,
+// are packed with their group into one word (group<<32 | value) and kept in a
+// wordSet, which counts the groups' values when they are asked for; the first
+// value out of that range moves the pairs into a table keyed by two columns.
 type distinctAcc struct {
 	argType arrow.DataType
 	single  *kernels.KeyTable // keyed by value; nil once converted
-	packed  *kernels.KeyTable // keyed by group<<32 | value; nil unless in use
+	packed  *wordSet          // group<<32 | value; nil unless in use
 	pairs   *kernels.KeyTable // keyed by (group, value); nil until needed
-	counts  []int64
-	gcol    []uint32 // the group of each physical row of the batch
-	ids     []uint32
-	words   []uint64 // packed keys of the batch
+	// counts is the number of values of each group; with packed, as of the last
+	// recount (see stale).
+	counts []int64
+	stale  bool     // packed has gained words since counts were counted
+	gcol   []uint32 // the group of each physical row of the batch
+	ids    []uint32
+	words  []uint64 // packed keys of the batch
 }
 
 var _ Accumulator = (*distinctAcc)(nil)
@@ -130,7 +133,7 @@ func (a *distinctAcc) toPairs() error {
 		return nil
 	}
 	if packable(a.argType) {
-		a.packed = kernels.NewKeyTable([]arrow.DataType{types.Uint64})
+		a.packed = &wordSet{}
 	} else {
 		a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
 	}
@@ -147,18 +150,20 @@ func (a *distinctAcc) toPairs() error {
 // insertPairs adds the (group, value) keys of the selected rows, counting the new ones
 // for their groups (the group column is cols[0]).
 func (a *distinctAcc) insertPairs(cols []arrow.Array, sel []int32, n int) error {
-	a.ids = grow(a.ids[:0], n)
-	table, keys, ksel := a.pairs, cols, sel
 	if a.packed != nil {
 		if a.pack(cols, sel, n) {
-			table, keys, ksel = a.packed, []arrow.Array{fixedArray(types.Uint64, a.words[:n], nil)}, nil
-		} else {
-			a.unpack()
-			table = a.pairs
+			a.packed.add(a.words[:n])
+			a.stale = true
+			return nil
+		}
+		if err := a.unpack(); err != nil {
+			return err
 		}
 	}
+	a.ids = grow(a.ids[:0], n)
+	table := a.pairs
 	before := uint32(table.Len())
-	table.Insert(keys, ksel, a.ids[:n])
+	table.Insert(cols, sel, a.ids[:n])
 	if uint32(table.Len()) == before {
 		return nil
 	}
@@ -208,11 +213,22 @@ func (a *distinctAcc) Merge(other Accumulator, mapping []uint32) error {
 		}
 		return a.insertPairs([]arrow.Array{uint32Array(g), vals}, nil, len(g))
 	}
-	if (o.packed != nil && o.packed.Len() == 0) || (o.pairs != nil && o.pairs.Len() == 0) {
+	if (o.packed != nil && len(o.packed.words) == 0) || (o.pairs != nil && o.pairs.Len() == 0) {
 		return nil
 	}
 	if err := a.toPairs(); err != nil {
 		return err
+	}
+	if o.packed != nil && a.packed != nil {
+		// Regrouped words of packed values are packed values.
+		words := o.packed.distinct()
+		a.words = grow(a.words[:0], len(words))
+		for i, w := range words {
+			a.words[i] = uint64(mapping[w>>32])<<32 | w&math.MaxUint32
+		}
+		a.packed.add(a.words[:len(words)])
+		a.stale = true
+		return nil
 	}
 	og, vals := o.pairKeys()
 	g := make([]uint32, len(og))
@@ -238,7 +254,27 @@ func packable(dt arrow.DataType) bool {
 func (a *distinctAcc) pack(cols []arrow.Array, sel []int32, n int) bool {
 	g := cols[0].(*array.Uint32).Uint32Values()
 	a.words = grow(a.words[:0], n)
-	switch v := cols[1].(type) {
+	vals := cols[1]
+	if d, ok := vals.(*array.Dictionary); ok {
+		// The selected rows' values, by the selection's order.
+		idx := make([]int32, n)
+		for k := range idx {
+			i := k
+			if sel != nil {
+				i = int(sel[k])
+			}
+			idx[k] = int32(d.GetValueIndex(i))
+		}
+		vals = vector.Take(d.Dictionary(), idx)
+		if sel != nil {
+			gs := make([]uint32, n)
+			for k, i := range sel[:n] {
+				gs[k] = g[i]
+			}
+			g, sel = gs, nil
+		}
+	}
+	switch v := vals.(type) {
 	case *array.Int8:
 		return packInto(a.words, g, v.Int8Values(), sel, n)
 	case *array.Int16:
@@ -282,7 +318,7 @@ func (a *distinctAcc) pairKeys() ([]uint32, arrow.Array) {
 		keys := a.pairs.Keys()
 		return keys[0].(*array.Uint32).Uint32Values(), keys[1]
 	}
-	words := a.packed.Keys()[0].(*array.Uint64).Uint64Values()
+	words := a.packed.distinct()
 	g := make([]uint32, len(words))
 	v := make([]uint32, len(words))
 	for i, w := range words {
@@ -293,12 +329,34 @@ func (a *distinctAcc) pairKeys() ([]uint32, arrow.Array) {
 
 // unpack moves the packed keys into a table of two columns, for a value that does
 // not fit beside its group.
-func (a *distinctAcc) unpack() {
+func (a *distinctAcc) unpack() error {
+	if err := a.recount(); err != nil {
+		return err
+	}
 	g, vals := a.pairKeys()
 	a.pairs = kernels.NewKeyTable([]arrow.DataType{types.Uint32, a.argType})
 	a.ids = grow(a.ids, len(g))
 	a.pairs.Insert([]arrow.Array{uint32Array(g), vals}, nil, a.ids[:len(g)])
 	a.packed, a.words = nil, nil // never packed again: MemoryUsage no longer counts words
+	return nil
+}
+
+// recount counts the values of each group from the packed words, when they have
+// changed since the last count.
+func (a *distinctAcc) recount() error {
+	if a.packed == nil || !a.stale {
+		return nil
+	}
+	clear(a.counts)
+	for _, w := range a.packed.distinct() {
+		g := w >> 32
+		if g >= uint64(len(a.counts)) {
+			return errs.New(errs.Internal, "BUG: count_distinct value for group %d of %d", g, len(a.counts))
+		}
+		a.counts[g]++
+	}
+	a.stale = false
+	return nil
 }
 
 // valuesOf makes an array of the packable type dt holding vals.
@@ -332,6 +390,9 @@ func convert[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint64](vals []ui
 }
 
 func (a *distinctAcc) Final() (arrow.Array, error) {
+	if err := a.recount(); err != nil {
+		return nil, err
+	}
 	return fixedArray(types.Int64, append([]int64(nil), a.counts...), nil), nil
 }
 
@@ -344,7 +405,7 @@ func (a *distinctAcc) MemoryUsage() int64 {
 		m += a.pairs.MemoryUsage()
 	}
 	if a.packed != nil {
-		m += a.packed.MemoryUsage() + int64(8*cap(a.words))
+		m += a.packed.memory() + int64(8*cap(a.words))
 	}
 	return m
 }

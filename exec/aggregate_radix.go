@@ -22,8 +22,10 @@ import (
 //
 // Whether an aggregate partitions is decided once, from the first batch a worker
 // folds: partitioning a few groups would only add a pass over every row, so it is
-// chosen when that batch alone holds radixMinGroups keys or more. Every worker then
-// keeps the same kind of state. An aggregate that has to spill, or that grouping
+// chosen when that batch alone holds radixMinGroups keys or more, or when at least
+// a quarter of its rows are keys of their own and they are radixMinGroups/16 or
+// more (a small batch, from a selective join or filter, of an input with many
+// groups). Every worker then keeps the same kind of state. An aggregate that has to spill, or that grouping
 // sets or zone partials read, keeps one table per worker (see canRadix and
 // collapse).
 
@@ -68,7 +70,7 @@ func (h *hashAggregate) partitioned(ctx context.Context, b *vector.Batch) bool {
 		if keys, err := h.keysOf(ctx, b); err == nil {
 			t := kernels.NewKeyTable(h.keyTypes)
 			t.Insert(keys, b.Sel, make([]uint32, b.Len()))
-			if t.Len() >= radixMinGroups {
+			if k := t.Len(); k >= radixMinGroups || (k >= radixMinGroups/16 && 4*k >= b.Len()) {
 				d = radixPartitioned
 			}
 		}
