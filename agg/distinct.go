@@ -224,6 +224,9 @@ func (a *distinctAcc) Merge(other Accumulator, mapping []uint32) error {
 		words := o.packed.distinct()
 		a.words = grow(a.words[:0], len(words))
 		for i, w := range words {
+			if w>>32 >= uint64(len(o.counts)) {
+				return errs.New(errs.Internal, "BUG: count_distinct value for group %d of %d", w>>32, len(o.counts))
+			}
 			a.words[i] = uint64(mapping[w>>32])<<32 | w&math.MaxUint32
 		}
 		a.packed.add(a.words[:len(words)])
