@@ -282,10 +282,9 @@ func (f *File) rowGroups(md *metadata.FileMetaData) error {
 			if c.leaf == nil || c.int96 {
 				continue // nested or INT96 (no defined order): no bounds
 			}
-			if fld := f.schema.Field(i); true {
-				if err := columnStats(md, g, c.leaves[0], c.leaf, fld.Type, c.read, cs); err != nil {
-					return fmt.Errorf("statistics of column %q in row group %d: %w", fld.Name, g, err)
-				}
+			fld := f.schema.Field(i)
+			if err := columnStats(md, g, c.leaves[0], c.leaf, fld.Type, c.read, cs); err != nil {
+				return fmt.Errorf("statistics of column %q in row group %d: %w", fld.Name, g, err)
 			}
 		}
 		f.groups[g] = info
