@@ -43,6 +43,8 @@ const (
 // holding the key itself, so a probe touches one cache line, keeps NULL out of the
 // slots, and rehashes its keys when growing instead of storing hashes; plain integer
 // columns without NULLs are hashed and probed in one pass.
+// A single fixed-width column whose keys fill a range densely (surrogate keys, dates)
+// drops the slots for an array indexed by the key's offset in the range.
 // A single dictionary-encoded column is looked up once per distinct entry of a batch,
 // and a key made only of small dictionary columns once per distinct combination.
 // Leading string columns that are dictionaries indexed alike (a join's build columns)
@@ -60,10 +62,18 @@ type KeyTable struct {
 	// a lookup touches one cache line, and keeps NULL out of the slots (nullID).
 	wordSlots []ktWordSlot
 	nullID    uint32
-	growAt    int
-	dense     bool     // no sparse small sizes (see Dense)
-	hashes    []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
-	n         int
+	// A one-word table whose keys are integers of a dense range keeps no slots but
+	// direct[w-base] = id+1 for the key of word w (0: absent), 4 bytes per value of
+	// the range against 16 per slot (see goDirect). dlo, dhi are the least and
+	// greatest keys held (signed), reserve the keys Reserve announced.
+	direct   []uint32
+	base     uint64
+	dlo, dhi int64
+	reserve  int
+	growAt   int
+	dense    bool     // no sparse small sizes (see Dense)
+	hashes   []uint64 // per id; one-word tables keep none (their keys rehash cheaply)
+	n        int
 	// A table of several fixed-width columns stores its keys row-major instead of in
 	// cols: key id is rows[id*stride : (id+1)*stride], the words of each column in
 	// order and then a mask of its NULL columns, so that comparing a key touches one
@@ -805,6 +815,10 @@ func (t *KeyTable) probeWord(v *hashKeyVec, hashes []uint64, ids []uint32, inser
 // integer types; nulls[k] marks a NULL (nulls nil: none). hashes nil means hash here,
 // in the same pass, which saves the scratch passes for plain integer columns.
 func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, hashes []uint64, ids []uint32, insert bool) {
+	if t.direct != nil {
+		ktDirectWords(t, vals, sel, nulls, ids, insert)
+		return
+	}
 	slots, mask := t.wordSlots, t.mask
 	if 16*len(slots) >= touchBytes && len(ids) >= touchRows {
 		hashes = ktTouchWords(t, vals, sel, hashes, len(ids))
@@ -845,6 +859,11 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 				ids[k] = id
 				e.key, e.ref = x, uint64(id)+1
 				if t.n >= t.growAt {
+					if t.goDirect() {
+						vals, sel, nulls := ktRest(vals, sel, nulls, k+1)
+						ktDirectWords(t, vals, sel, nulls, ids[k+1:], insert)
+						return
+					}
 					t.resize(2 * len(slots))
 					slots, mask = t.wordSlots, t.mask
 				}
@@ -858,6 +877,154 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 		}
 		lastX, lastID = x, ids[k]
 	}
+}
+
+// ktDirectWords is ktProbeWords for a table in direct mode: a key's id is read from
+// the array at the key's offset in the range, with no hash and no probing. A key
+// beyond the array widens it, or, when the keys would no longer be dense, turns the
+// table back to hashing for the rest of the batch.
+func ktDirectWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, ids []uint32, insert bool) {
+	dir, base := t.direct, t.base
+	for k := range ids {
+		var x uint64
+		if sel == nil {
+			x = uint64(vals[k])
+		} else {
+			x = uint64(vals[sel[k]])
+		}
+		if nulls != nil && nulls[k] {
+			ids[k] = t.nullKey(insert)
+			continue
+		}
+		// Unsigned arithmetic: a word below base wraps around to beyond the array.
+		if i := x - base; i < uint64(len(dir)) {
+			if ref := dir[i]; ref != 0 || !insert {
+				ids[k] = ref - 1 // NotFound for 0
+				continue
+			}
+		} else if !insert {
+			ids[k] = NotFound
+			continue
+		} else if !t.widen(int64(x)) {
+			vals, sel, nulls := ktRest(vals, sel, nulls, k)
+			ktProbeWords(t, vals, sel, nulls, nil, ids[k:], insert)
+			return
+		} else {
+			dir, base = t.direct, t.base
+		}
+		id := t.addWord(x)
+		dir[x-base] = id + 1
+		ids[k] = id
+		t.dlo, t.dhi = min(t.dlo, int64(x)), max(t.dhi, int64(x))
+	}
+}
+
+// ktRest returns the arguments of ktProbeWords for its rows from k on.
+func ktRest[T hashInteger](vals []T, sel []int32, nulls []bool, k int) ([]T, []int32, []bool) {
+	if sel == nil {
+		vals = vals[k:]
+	} else {
+		sel = sel[k:]
+	}
+	if nulls != nil {
+		nulls = nulls[k:]
+	}
+	return vals, sel, nulls
+}
+
+// Direct mode is taken for keys within ±directBound (so that no offset arithmetic
+// overflows) whose range spans at most directLimit values.
+const directBound = int64(1) << 62
+
+// directLimit is the widest range a table of n keys (or of the keys Reserve
+// announced, if more) keeps in direct mode: four values per key, 16 bytes per key
+// in all, which is no more than the 20–40 bytes per key of 16-byte slots at 40–80 %
+// full; small tables may span 4,096 values (16 KiB).
+func (t *KeyTable) directLimit(n int) int64 {
+	return int64(max(4*max(n, t.reserve), 1<<12))
+}
+
+// goDirect turns a one-word table that is hashing into a direct one when its keys
+// are integers of a range dense enough (see directLimit), and reports whether it did.
+// It is asked when the table would grow, where rehashing its keys would cost as
+// much as finding their range. Floating-point keys are never direct.
+func (t *KeyTable) goDirect() bool {
+	if !t.wordKeyed() || !arrow.IsInteger(t.types[0].ID()) && !ktDirectType(t.types[0]) {
+		return false
+	}
+	lo, hi, any := int64(math.MaxInt64), int64(math.MinInt64), false
+	for id, w := range t.cols[0].words[:t.n] {
+		if uint32(id) != t.nullID {
+			lo, hi, any = min(lo, int64(w)), max(hi, int64(w)), true
+		}
+	}
+	if !any || lo < -directBound || hi > directBound {
+		return false
+	}
+	limit := t.directLimit(t.n)
+	span := hi - lo + 1
+	if span > limit {
+		return false
+	}
+	// Room to grow upwards: keys commonly arrive from the low end of their range.
+	dir := make([]uint32, min(limit, max(2*span, 64)))
+	for id, w := range t.cols[0].words[:t.n] {
+		if uint32(id) != t.nullID {
+			dir[w-uint64(lo)] = uint32(id) + 1
+		}
+	}
+	t.direct, t.base, t.dlo, t.dhi = dir, uint64(lo), lo, hi
+	t.wordSlots, t.mask, t.growAt = nil, 0, 0
+	return true
+}
+
+// ktDirectType reports the fixed-width types other than integers whose values are
+// integers: dates, times, timestamps, durations and 64-bit decimals.
+func ktDirectType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION, arrow.DECIMAL64:
+		return true
+	}
+	return false
+}
+
+// widen makes the direct array cover key x, reallocating it at least twice as
+// large with the room on the side it grew, and reports false after turning the
+// table back to hashing when the keys with x would span more than directLimit.
+func (t *KeyTable) widen(x int64) bool {
+	lo, hi := min(t.dlo, x), max(t.dhi, x)
+	limit := t.directLimit(t.n + 1)
+	if x < -directBound || x > directBound || hi-lo+1 > limit {
+		t.toHashing()
+		return false
+	}
+	old, oldBase := t.direct, int64(t.base)
+	lo, hi = min(lo, oldBase), max(hi, oldBase+int64(len(old))-1)
+	if hi-lo+1 > limit {
+		// The array's own room is what does not fit: keep only the keys' range.
+		lo, hi = min(t.dlo, x), max(t.dhi, x)
+	}
+	size := min(limit, max(hi-lo+1, 2*int64(len(old))))
+	if x < oldBase {
+		lo = hi - size + 1 // the room goes below, where the keys grew
+	}
+	dir := make([]uint32, size)
+	// Copy the occupied part of the old array to its place in the new one.
+	from, to := t.dlo-oldBase, t.dhi-oldBase+1
+	copy(dir[t.dlo-lo:], old[from:to])
+	t.direct, t.base = dir, uint64(lo)
+	return true
+}
+
+// toHashing turns a direct table back to hashing, with slots for its keys (or the
+// keys Reserve announced).
+func (t *KeyTable) toHashing() {
+	t.direct = nil
+	size := ktMinSlots
+	for t.growth(size) <= max(t.n, t.reserve) {
+		size *= 2
+	}
+	t.resize(size)
 }
 
 // A table whose slots take at least touchBytes is probed in two passes when a batch
@@ -1081,6 +1248,17 @@ func (t *KeyTable) Dense() {
 // table step by step (a join's build side of n rows, whose keys are mostly
 // distinct): the slots are sized once and the key columns allocated once.
 func (t *KeyTable) Reserve(n int) {
+	if t.wordKeyed() {
+		// A dense range of keys needs no slots: the table goes direct now if its
+		// keys so far tell it will (see goDirect), and stays so while they do.
+		t.reserve = max(t.reserve, n)
+		if t.direct != nil || t.goDirect() {
+			c := &t.cols[0]
+			c.words = slices.Grow(c.words, max(0, n-len(c.words)))
+			c.nulls = slices.Grow(c.nulls, max(0, n-len(c.nulls)))
+			return
+		}
+	}
 	size := t.slotCount()
 	want := size
 	for t.growth(want) <= n {
@@ -1249,7 +1427,7 @@ func (t *KeyTable) Keys() []arrow.Array {
 
 // MemoryUsage estimates the bytes the table holds, scratch included.
 func (t *KeyTable) MemoryUsage() int64 {
-	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
+	b := 8*cap(t.slots) + 16*cap(t.wordSlots) + 4*cap(t.direct) + 8*cap(t.hashes) + 8*cap(t.hbuf) + 4*cap(t.pos) + 4*cap(t.memo) +
 		4*cap(t.entries) + 4*cap(t.entIDs) + 4*cap(t.dpos) + 4*cap(t.epos) + 8*cap(t.rows) + 8*cap(t.kbuf) + 8*cap(t.srcs)
 	if g := t.grp; g != nil {
 		b += 8*cap(g.hashes) + 4*cap(g.codes) + 8*cap(g.ent.hashBuf) + 16*cap(g.ent.strBuf) + cap(g.ent.nullBuf)

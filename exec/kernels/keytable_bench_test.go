@@ -381,3 +381,45 @@ func BenchmarkKeyTableDictionaryGroup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeyTableSurrogateKeys groups and then finds 1M rows of 1M distinct int64
+// keys that fill a range (a dimension's surrogate keys, shuffled), which the table
+// holds directly; "spread" is the same keys multiplied apart, which it hashes.
+func BenchmarkKeyTableSurrogateKeys(b *testing.B) {
+	const rows = 1 << 20
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, spread := range []int64{1, 1_000_003} {
+		name := "dense"
+		if spread > 1 {
+			name = "spread"
+		}
+		var cols []arrow.Array
+		perm := rng.Perm(rows)
+		for lo := 0; lo < rows; lo += ktBenchBatch {
+			ib := array.NewInt64Builder(memory.DefaultAllocator)
+			for _, v := range perm[lo : lo+ktBenchBatch] {
+				ib.Append(int64(v+1) * spread)
+			}
+			cols = append(cols, ib.NewArray())
+		}
+		ids := make([]uint32, ktBenchBatch)
+		var t *KeyTable
+		b.Run("insert/"+name, func(b *testing.B) {
+			for b.Loop() {
+				t = NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+				for _, c := range cols {
+					t.Insert([]arrow.Array{c}, nil, ids)
+				}
+			}
+			b.ReportMetric(float64(t.MemoryUsage())/rows, "B/key")
+		})
+		b.Run("find/"+name, func(b *testing.B) {
+			r := t.Reader()
+			for b.Loop() {
+				for _, c := range cols {
+					r.Find([]arrow.Array{c}, nil, ids)
+				}
+			}
+		})
+	}
+}

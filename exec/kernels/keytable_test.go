@@ -1042,3 +1042,153 @@ func TestKeyTableDense(t *testing.T) {
 		t.Fatalf("%d keys: %d slots dense, %d sparse", n, len(dense.wordSlots), len(sparse.wordSlots))
 	}
 }
+
+// TestKeyTableDirect: keys of a dense integer range are held in a direct array, which
+// widens as keys arrive on either side and turns back to hashing when the keys stop
+// being dense; every way gives each key the id a map gives it.
+func TestKeyTableDirect(t *testing.T) {
+	const n = 60_000
+	seq := func(f func(i int) int64) []int64 {
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = f(i)
+		}
+		return v
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	perm := rng.Perm(n)
+	cases := []struct {
+		name   string
+		typ    arrow.DataType
+		vals   []int64
+		direct bool // the table ends direct
+	}{
+		{"ascending", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 { return int64(i/2) + 1 }), true},
+		{"descending", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 { return int64(n - i) }), true},
+		{"shuffled", arrow.PrimitiveTypes.Int32, seq(func(i int) int64 { return int64(perm[i]) - 30_000 }), true},
+		{"sampled", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 { return rng.Int64N(n) }), true},
+		{"dense then sparse", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 {
+			if i < n/2 {
+				return int64(i)
+			}
+			return rng.Int64()
+		}), false},
+		{"sparse then dense", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 {
+			if i < 100 {
+				return int64(i) * 600 // 100 keys over the range: too sparse at first
+			}
+			return int64(i)
+		}), true},
+		{"extremes", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 {
+			switch i % 1000 {
+			case 0:
+				return math.MaxInt64
+			case 1:
+				return math.MinInt64
+			case 2:
+				return 1<<62 + 1
+			}
+			return int64(i % 500)
+		}), false},
+		{"near the bound", arrow.PrimitiveTypes.Int64, seq(func(i int) int64 { return 1<<62 - int64(i%3000) }), true},
+		{"int8", arrow.PrimitiveTypes.Int8, seq(func(i int) int64 { return int64(int8(i)) }), true},
+		{"uint64 around 2^64", arrow.PrimitiveTypes.Uint64, seq(func(i int) int64 { return int64(i%200) - 100 }), true},
+		{"dates", arrow.FixedWidthTypes.Date32, seq(func(i int) int64 { return 8000 + int64(i%2500) }), true},
+		{"doubles", arrow.PrimitiveTypes.Float64, seq(func(i int) int64 { return int64(i % 100) }), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			vals := make([]any, n)
+			for i, v := range c.vals {
+				switch {
+				case i%97 == 5:
+					vals[i] = nil
+				case c.typ.ID() == arrow.UINT64:
+					vals[i] = uint64(v)
+				case c.typ.ID() == arrow.FLOAT64:
+					vals[i] = float64(v)
+				default:
+					vals[i] = v
+				}
+			}
+			tab := NewKeyTable([]arrow.DataType{c.typ})
+			ref := &ktReference{ids: map[string]uint32{}}
+			other := NewKeyTable([]arrow.DataType{c.typ}) // the second half, merged below
+			for lo := 0; lo < n; lo += 4096 {
+				hi := min(lo+4096, n)
+				dst := tab
+				if lo >= n/2 {
+					dst = other
+				}
+				col := ktBuild(c.typ, vals[lo:hi])
+				if lo%3 == 0 { // without NULLs: the raw integer path
+					col = ktBuild(c.typ, slices.DeleteFunc(slices.Clone(vals[lo:hi]), func(v any) bool { return v == nil }))
+				}
+				sel := ktRandSel(rng, col.Len())
+				m := col.Len()
+				if sel != nil {
+					m = len(sel)
+				}
+				ids := make([]uint32, m)
+				dst.Insert([]arrow.Array{col}, sel, ids)
+				if dst != tab {
+					continue
+				}
+				for k, id := range ids {
+					row := k
+					if sel != nil {
+						row = int(sel[k])
+					}
+					if want := ref.insert(ktRowKey([][]any{{ktValueAt(col, row)}}, 0)); id != want {
+						t.Fatalf("rows from %d: row %d (%v) got id %d, want %d", lo, row, ktValueAt(col, row), id, want)
+					}
+				}
+			}
+			// Merging the second half's table gives its keys in its id order.
+			mapping := tab.Merge(other)
+			okeys := other.Keys()[0]
+			for j := range mapping {
+				if want := ref.insert(ktRowKey([][]any{{ktValueAt(okeys, j)}}, 0)); mapping[j] != want {
+					t.Fatalf("merged key %d (%v) mapped to %d, want %d", j, ktValueAt(okeys, j), mapping[j], want)
+				}
+			}
+			ktCheckKeys(t, tab, []arrow.DataType{c.typ}, ref)
+			if got := tab.direct != nil; got != c.direct {
+				t.Fatalf("direct = %v, want %v (%d keys)", got, c.direct, tab.Len())
+			}
+			// Every key is found, from a reader too; keys around and beyond are not.
+			var probe []any
+			for _, v := range c.vals {
+				probe = append(probe, nil, v, v+1, v-1, v+n, v-n)
+			}
+			for i, p := range probe {
+				if p == nil {
+					continue
+				}
+				switch c.typ.ID() {
+				case arrow.UINT64:
+					probe[i] = uint64(p.(int64))
+				case arrow.FLOAT64:
+					probe[i] = float64(p.(int64))
+				case arrow.INT8:
+					probe[i] = int64(int8(p.(int64)))
+				case arrow.INT32, arrow.DATE32:
+					probe[i] = int64(int32(p.(int64)))
+				}
+			}
+			col := ktBuild(c.typ, probe)
+			found := make([]uint32, col.Len())
+			tab.Reader().Find([]arrow.Array{col}, nil, found)
+			for i, id := range found {
+				want, ok := ref.ids[ktRowKey([][]any{{ktValueAt(col, i)}}, 0)]
+				if !ok {
+					want = NotFound
+				}
+				if id != want {
+					t.Fatalf("Find %v = %d, want %d", ktValueAt(col, i), id, want)
+				}
+			}
+		})
+	}
+}
