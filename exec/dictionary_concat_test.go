@@ -96,3 +96,89 @@ func TestConcatUnifiesSmallDictionaries(t *testing.T) {
 		t.Fatal("16 rows over 7 dictionary entries were kept as a dictionary")
 	}
 }
+
+// TestSmallBatchesJoined: compacted batches of a few rows each, as a selective
+// filter leaves them, are kept as batches of at least smallBatchRows (the last
+// excepted), their rows in order, a pruned column still nil and a string column
+// still a dictionary; a large batch with none gathered before it passes as it is.
+func TestSmallBatchesJoined(t *testing.T) {
+	ctx := context.Background()
+	dict := stringArray([]string{"MAIL", "SHIP"}, -1)
+	s := smallBatches{width: 3}
+	var kept []*vector.Batch
+	next, total := int64(0), 0
+	for i := range 300 {
+		rows := 43 + i%5
+		ib := array.NewInt64Builder(memory.DefaultAllocator)
+		idx := make([]int32, rows)
+		for r := range rows {
+			ib.Append(next)
+			idx[r] = int32(next % 2)
+			next++
+		}
+		b := &vector.Batch{Cols: []arrow.Array{ib.NewArray(), nil, dictPart(t, dict, idx)}, Rows: rows}
+		total += rows
+		out, err := s.add(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != nil {
+			kept = append(kept, out)
+		}
+	}
+	out, err := s.flush(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil {
+		kept = append(kept, out)
+	}
+	if len(kept) > total/smallBatchRows+1 {
+		t.Fatalf("%d rows kept as %d batches", total, len(kept))
+	}
+	want := int64(0)
+	for i, b := range kept {
+		if b.Rows < smallBatchRows && i < len(kept)-1 {
+			t.Fatalf("batch %d of %d rows", i, b.Rows)
+		}
+		if b.Cols[1] != nil {
+			t.Fatal("a pruned column came back")
+		}
+		if _, ok := b.Cols[2].(*array.Dictionary); !ok {
+			t.Fatalf("the string column became %s", b.Cols[2].DataType())
+		}
+		strs := kernels.Decode(b.Cols[2]).(*array.String)
+		for r, v := range b.Cols[0].(*array.Int64).Int64Values() {
+			if v != want || strs.Value(r) != []string{"MAIL", "SHIP"}[v%2] {
+				t.Fatalf("batch %d row %d: %d %q, want %d", i, r, v, strs.Value(r), want)
+			}
+			want++
+		}
+	}
+	if want != next {
+		t.Fatalf("%d rows kept of %d", want, next)
+	}
+	big := &vector.Batch{Cols: []arrow.Array{kept[0].Cols[0], nil, kept[0].Cols[2]}, Rows: kept[0].Rows}
+	if out, err := s.add(ctx, big); err != nil || out != big {
+		t.Fatalf("a large batch was not passed on as it is: %v", err)
+	}
+}
+
+// TestConsumedOnly: a pipeline whose consumer said which columns it reads hands
+// on only those, and all of them when it did not say.
+func TestConsumedOnly(t *testing.T) {
+	a, b, c := stringArray([]string{"x"}, -1), stringArray([]string{"y"}, -1), stringArray([]string{"z"}, -1)
+	batch := &vector.Batch{Cols: []arrow.Array{a, b, c}, Rows: 1, Sel: []int32{0}}
+	p := &pipeline{}
+	if got := p.consumedOnly(batch); got != batch {
+		t.Fatal("columns dropped with no consumer's word")
+	}
+	p.consumed = map[int]bool{0: true, 2: true}
+	got := p.consumedOnly(batch)
+	if got.Cols[0] != a || got.Cols[1] != nil || got.Cols[2] != c || got.Rows != 1 || len(got.Sel) != 1 {
+		t.Fatalf("consumed 0 and 2: got %v", got.Cols)
+	}
+	if batch.Cols[1] != b {
+		t.Fatal("the batch handed in was changed")
+	}
+}

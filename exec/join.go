@@ -162,6 +162,16 @@ func (j *hashJoin) prepare(ctx context.Context) error {
 	op := j.pendingBuild
 	j.pendingBuild = nil
 	defer op.Close()
+	if o, ok := op.(*pipelineOp); ok && !o.started {
+		// The scan's workers then compact only the columns the join reads: a
+		// filter's own columns are not kept with the build rows.
+		o.p.consumed = map[int]bool{}
+		for c, need := range j.buildColumns() {
+			if need {
+				o.p.consumed[c] = true
+			}
+		}
+	}
 	var idx *buildIndex
 	var each func(*vector.Batch) error
 	if len(j.buildKeys) > 0 {
@@ -1215,37 +1225,47 @@ func readsOnly(op Operator, exprs ...plan.Expr) {
 // narrow records that the consumer reads only the output columns need marks, and
 // passes on to inputs that are joins themselves what this join reads of them.
 func (j *hashJoin) narrow(need []bool) {
-	kind := j.node.Kind
 	j.outputCols = need
 	if j.started {
 		return
 	}
 	probeNeed := j.probeColumns()
-	buildNeed := make([]bool, j.buildWidth)
-	buildAt := j.probeWidth
-	if j.swapped {
-		buildAt = 0
-	}
-	switch {
-	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && j.swapped:
-		copy(buildNeed, need) // the build rows are the output
-	case kind == plan.SemiJoin || kind == plan.AntiJoin:
-	default:
-		for i := range buildNeed {
-			buildNeed[i] = need[buildAt+i]
-		}
-	}
-	keys := j.node.RightKeys
-	if j.swapped {
-		keys = j.node.LeftKeys
-	}
-	j.needKeysAndResidual(buildNeed, keys, buildAt)
+	buildNeed := j.buildColumns()
 	if p, ok := j.probe.(*hashJoin); ok {
 		p.narrow(probeNeed)
 	}
 	if b, ok := j.pendingBuild.(*hashJoin); ok {
 		b.narrow(buildNeed)
 	}
+}
+
+// buildColumns marks the build side's columns the join reads: its keys, those of
+// the residual condition, and those of its output that the consumer reads.
+func (j *hashJoin) buildColumns() []bool {
+	kind := j.node.Kind
+	need := make([]bool, j.buildWidth)
+	buildAt := j.probeWidth
+	if j.swapped {
+		buildAt = 0
+	}
+	switch {
+	case (kind == plan.SemiJoin || kind == plan.AntiJoin) && j.swapped:
+		// The build rows are the output.
+		for i := range need {
+			need[i] = j.outputCols == nil || j.outputCols[i]
+		}
+	case kind == plan.SemiJoin || kind == plan.AntiJoin:
+	default:
+		for i := range need {
+			need[i] = j.outputCols == nil || j.outputCols[buildAt+i]
+		}
+	}
+	keys := j.node.RightKeys
+	if j.swapped {
+		keys = j.node.LeftKeys
+	}
+	j.needKeysAndResidual(need, keys, buildAt)
+	return need
 }
 
 func (j *hashJoin) probeTypes() []arrow.DataType {

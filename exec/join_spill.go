@@ -55,26 +55,12 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator, each func(*vecto
 	share := (j.res.budget.Free() + j.res.held) / joinBuildShare
 	var buf []*vector.Batch
 	var held int64
-	for {
-		b, err := op.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
-		if b.Len() == 0 {
-			continue
-		}
-		b = b.Compact()
+	take := func(b *vector.Batch) error {
 		if j.grace != nil {
-			if err := j.grace.add(ctx, b, true); err != nil {
-				return nil, err
-			}
-			continue
+			return j.grace.add(ctx, b, true)
 		}
 		n := batchSize(b)
-		err = nil
+		var err error
 		if held+n <= share {
 			err = j.res.grow(n)
 		}
@@ -82,22 +68,46 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator, each func(*vecto
 			j.grace = &graceJoin{j: j}
 			for _, h := range append(buf, b) {
 				if err := j.grace.add(ctx, h, true); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			buf = nil
 			j.res.release()
-			continue
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		buf = append(buf, b)
 		held += n
 		if each != nil {
-			if err := each(b); err != nil {
+			return each(b)
+		}
+		return nil
+	}
+	small := smallBatches{width: j.buildWidth}
+	for {
+		b, err := op.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			if b, err = small.flush(ctx); err == nil && b != nil {
+				err = take(b)
+			}
+			if err != nil {
 				return nil, err
 			}
+			break
+		}
+		if b.Len() == 0 {
+			continue
+		}
+		if b, err = small.add(ctx, b.Compact()); err == nil && b != nil {
+			err = take(b)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	if j.grace != nil {

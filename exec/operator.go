@@ -539,7 +539,7 @@ func drain(ctx context.Context, op Operator, ncols int, res *reservation) (*vect
 // drainEach is drain handing each batch, compacted, to each (when not nil) as it
 // arrives, before the next is read.
 func drainEach(ctx context.Context, op Operator, ncols int, res *reservation, each func(*vector.Batch) error) (*vector.Batch, error) {
-	batches, held, err := collect(ctx, op, res, each)
+	batches, held, err := collect(ctx, op, ncols, res, each)
 	if err != nil {
 		return nil, err
 	}
@@ -559,33 +559,86 @@ func drainEach(ctx context.Context, op Operator, ncols int, res *reservation, ea
 
 // collect reads every batch of op, compacted, holding them under res; it returns them
 // and the bytes they hold. each, when not nil, is handed every batch kept.
-func collect(ctx context.Context, op Operator, res *reservation, each func(*vector.Batch) error) ([]*vector.Batch, int64, error) {
+func collect(ctx context.Context, op Operator, ncols int, res *reservation, each func(*vector.Batch) error) ([]*vector.Batch, int64, error) {
 	compactAtSource(op)
 	var batches []*vector.Batch
 	var held int64
+	small := smallBatches{width: ncols}
+	keep := func(b *vector.Batch) error {
+		batches = append(batches, b)
+		held += batchSize(b)
+		if err := res.resize(held); err != nil {
+			return err
+		}
+		if each != nil {
+			return each(b)
+		}
+		return nil
+	}
 	for {
 		b, err := op.Next(ctx)
 		if err != nil {
 			return nil, 0, err
 		}
 		if b == nil {
+			if b, err = small.flush(ctx); err == nil && b != nil {
+				err = keep(b)
+			}
+			if err != nil {
+				return nil, 0, err
+			}
 			return batches, held, nil
 		}
 		if b.Len() == 0 {
 			continue
 		}
-		b = b.Compact()
-		batches = append(batches, b)
-		held += batchSize(b)
-		if err := res.resize(held); err != nil {
+		if b, err = small.add(ctx, b.Compact()); err == nil && b != nil {
+			err = keep(b)
+		}
+		if err != nil {
 			return nil, 0, err
 		}
-		if each != nil {
-			if err := each(b); err != nil {
-				return nil, 0, err
-			}
-		}
 	}
+}
+
+// smallBatches joins compacted batches of few rows — what a selective filter leaves
+// of each page's rows — into batches of at least smallBatchRows, so that rows kept
+// whole (a join's build side, a sort's input) are not held as thousands of arrays
+// of a few dozen values, each with its own headers and dictionary. Order is kept.
+type smallBatches struct {
+	width int
+	parts []*vector.Batch
+	rows  int
+}
+
+// smallBatchRows is the least rows of a batch kept as it comes.
+const smallBatchRows = 4096
+
+// add takes the next compacted batch and returns one to keep, or nil while the
+// small ones gathered are too few.
+func (s *smallBatches) add(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+	if b.Rows >= smallBatchRows && len(s.parts) == 0 {
+		return b, nil
+	}
+	s.parts = append(s.parts, b)
+	s.rows += b.Rows
+	if s.rows < smallBatchRows {
+		return nil, nil
+	}
+	return s.flush(ctx)
+}
+
+// flush returns the batches gathered as one (nil if none).
+func (s *smallBatches) flush(ctx context.Context) (*vector.Batch, error) {
+	parts := s.parts
+	s.parts, s.rows = nil, 0
+	switch len(parts) {
+	case 0:
+		return nil, nil
+	case 1:
+		return parts[0], nil
+	}
+	return concatBatches(ctx, parts, s.width)
 }
 
 // compactAtSource tells op, when it is a pipeline run by workers and not yet

@@ -289,7 +289,7 @@ func (p *pipeline) run(ctx context.Context, sink func(worker int, b *vector.Batc
 					failPoint(PointScanWorker)
 					if !p.recycle {
 						if p.compact {
-							b = b.Compact()
+							b = p.consumedOnly(b).Compact()
 						}
 						// Before the sink: the batch may go on to another goroutine, which
 						// may change it.
@@ -876,6 +876,21 @@ func lentSelection(ctx context.Context, n int) []int32 {
 		return rc.Selection(n)
 	}
 	return nil
+}
+
+// consumedOnly returns b without the columns its consumer does not read, when it
+// said which it reads (consumed).
+func (p *pipeline) consumedOnly(b *vector.Batch) *vector.Batch {
+	if p.consumed == nil {
+		return b
+	}
+	cols := make([]arrow.Array, len(b.Cols))
+	for c := range p.consumed {
+		if c < len(cols) {
+			cols[c] = b.Cols[c]
+		}
+	}
+	return &vector.Batch{Cols: cols, Rows: b.Rows, Sel: b.Sel}
 }
 
 // lentBytes is where ctx lends buffers for the arrays a scan worker's stages build
