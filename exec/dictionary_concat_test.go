@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -103,7 +104,14 @@ func TestConcatUnifiesSmallDictionaries(t *testing.T) {
 // still a dictionary; a large batch with none gathered before it passes as it is.
 func TestSmallBatchesJoined(t *testing.T) {
 	ctx := context.Background()
-	dict := stringArray([]string{"MAIL", "SHIP"}, -1)
+	// Two column chunks' dictionaries of the same 200 values: a batch of a few
+	// thousand rows over both has more entries, repeats counted, than a sixteenth of
+	// its rows, but their union is small enough.
+	names := make([]string, 200)
+	for i := range names {
+		names[i] = fmt.Sprintf("mode %03d", i)
+	}
+	dicts := []arrow.Array{stringArray(names, -1), stringArray(names, -1)}
 	s := smallBatches{width: 3}
 	var kept []*vector.Batch
 	next, total := int64(0), 0
@@ -113,43 +121,42 @@ func TestSmallBatchesJoined(t *testing.T) {
 		idx := make([]int32, rows)
 		for r := range rows {
 			ib.Append(next)
-			idx[r] = int32(next % 2)
+			idx[r] = int32(next % 200)
 			next++
 		}
-		b := &vector.Batch{Cols: []arrow.Array{ib.NewArray(), nil, dictPart(t, dict, idx)}, Rows: rows}
+		b := &vector.Batch{Cols: []arrow.Array{ib.NewArray(), nil, dictPart(t, dicts[i/40%2], idx)}, Rows: rows}
 		total += rows
 		out, err := s.add(ctx, b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out != nil {
-			kept = append(kept, out)
-		}
+		kept = append(kept, out...)
 	}
 	out, err := s.flush(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != nil {
-		kept = append(kept, out)
+	if len(out) < 2 {
+		t.Fatalf("the last %d batches were joined", len(out))
 	}
-	if len(kept) > total/smallBatchRows+1 {
+	kept = append(kept, out...)
+	if len(kept) > total/smallBatchRows+len(out) {
 		t.Fatalf("%d rows kept as %d batches", total, len(kept))
 	}
 	want := int64(0)
 	for i, b := range kept {
-		if b.Rows < smallBatchRows && i < len(kept)-1 {
+		if b.Rows < smallBatchRows && i < len(kept)-len(out) {
 			t.Fatalf("batch %d of %d rows", i, b.Rows)
 		}
 		if b.Cols[1] != nil {
 			t.Fatal("a pruned column came back")
 		}
 		if _, ok := b.Cols[2].(*array.Dictionary); !ok {
-			t.Fatalf("the string column became %s", b.Cols[2].DataType())
+			t.Fatalf("batch %d of %d (%d rows): the string column became %s", i, len(kept), b.Rows, b.Cols[2].DataType())
 		}
 		strs := kernels.Decode(b.Cols[2]).(*array.String)
 		for r, v := range b.Cols[0].(*array.Int64).Int64Values() {
-			if v != want || strs.Value(r) != []string{"MAIL", "SHIP"}[v%2] {
+			if v != want || strs.Value(r) != names[v%200] {
 				t.Fatalf("batch %d row %d: %d %q, want %d", i, r, v, strs.Value(r), want)
 			}
 			want++
@@ -158,8 +165,16 @@ func TestSmallBatchesJoined(t *testing.T) {
 	if want != next {
 		t.Fatalf("%d rows kept of %d", want, next)
 	}
+	// Kept whole, the joined batches are one dictionary over the 200 values.
+	all, err := concatBatches(ctx, kept, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := all.Cols[2].(*array.Dictionary); !ok || d.Dictionary().Len() != 200 {
+		t.Fatalf("the string column of all rows is %s", all.Cols[2].DataType())
+	}
 	big := &vector.Batch{Cols: []arrow.Array{kept[0].Cols[0], nil, kept[0].Cols[2]}, Rows: kept[0].Rows}
-	if out, err := s.add(ctx, big); err != nil || out != big {
+	if out, err := s.add(ctx, big); err != nil || len(out) != 1 || out[0] != big {
 		t.Fatalf("a large batch was not passed on as it is: %v", err)
 	}
 }

@@ -91,23 +91,23 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator, each func(*vecto
 		if err != nil {
 			return nil, err
 		}
-		if b == nil {
-			if b, err = small.flush(ctx); err == nil && b != nil {
-				err = take(b)
-			}
-			if err != nil {
-				return nil, err
-			}
-			break
+		var ready []*vector.Batch
+		switch {
+		case b == nil:
+			ready, err = small.flush(ctx)
+		case b.Len() > 0:
+			ready, err = small.add(ctx, b.Compact())
 		}
-		if b.Len() == 0 {
-			continue
-		}
-		if b, err = small.add(ctx, b.Compact()); err == nil && b != nil {
-			err = take(b)
+		for _, r := range ready {
+			if err == nil {
+				err = take(r)
+			}
 		}
 		if err != nil {
 			return nil, err
+		}
+		if b == nil {
+			break
 		}
 	}
 	if j.grace != nil {

@@ -580,23 +580,23 @@ func collect(ctx context.Context, op Operator, ncols int, res *reservation, each
 		if err != nil {
 			return nil, 0, err
 		}
-		if b == nil {
-			if b, err = small.flush(ctx); err == nil && b != nil {
-				err = keep(b)
-			}
-			if err != nil {
-				return nil, 0, err
-			}
-			return batches, held, nil
+		var ready []*vector.Batch
+		switch {
+		case b == nil:
+			ready, err = small.flush(ctx)
+		case b.Len() > 0:
+			ready, err = small.add(ctx, b.Compact())
 		}
-		if b.Len() == 0 {
-			continue
-		}
-		if b, err = small.add(ctx, b.Compact()); err == nil && b != nil {
-			err = keep(b)
+		for _, r := range ready {
+			if err == nil {
+				err = keep(r)
+			}
 		}
 		if err != nil {
 			return nil, 0, err
+		}
+		if b == nil {
+			return batches, held, nil
 		}
 	}
 }
@@ -614,11 +614,11 @@ type smallBatches struct {
 // smallBatchRows is the least rows of a batch kept as it comes.
 const smallBatchRows = 4096
 
-// add takes the next compacted batch and returns one to keep, or nil while the
+// add takes the next compacted batch and returns those to keep: none while the
 // small ones gathered are too few.
-func (s *smallBatches) add(ctx context.Context, b *vector.Batch) (*vector.Batch, error) {
+func (s *smallBatches) add(ctx context.Context, b *vector.Batch) ([]*vector.Batch, error) {
 	if b.Rows >= smallBatchRows && len(s.parts) == 0 {
-		return b, nil
+		return []*vector.Batch{b}, nil
 	}
 	s.parts = append(s.parts, b)
 	s.rows += b.Rows
@@ -628,17 +628,28 @@ func (s *smallBatches) add(ctx context.Context, b *vector.Batch) (*vector.Batch,
 	return s.flush(ctx)
 }
 
-// flush returns the batches gathered as one (nil if none).
-func (s *smallBatches) flush(ctx context.Context) (*vector.Batch, error) {
+// flush returns the batches gathered, joined into one unless that would turn a
+// column of dictionaries into their values: the batches are then kept as they are,
+// so that the rows kept whole still share dictionaries (see unifiedDictionary).
+func (s *smallBatches) flush(ctx context.Context) ([]*vector.Batch, error) {
 	parts := s.parts
 	s.parts, s.rows = nil, 0
-	switch len(parts) {
-	case 0:
-		return nil, nil
-	case 1:
-		return parts[0], nil
+	if len(parts) < 2 {
+		return parts, nil
 	}
-	return concatBatches(ctx, parts, s.width)
+	out, err := concatBatches(ctx, parts, s.width)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range out.Cols {
+		if _, ok := c.(*array.Dictionary); ok || c == nil {
+			continue
+		}
+		if _, ok := parts[0].Cols[i].(*array.Dictionary); ok {
+			return parts, nil
+		}
+	}
+	return []*vector.Batch{out}, nil
 }
 
 // compactAtSource tells op, when it is a pipeline run by workers and not yet
@@ -728,9 +739,10 @@ func sharedDictionary(parts []arrow.Array, rows int) arrow.Array {
 	return warmDictionary(array.NewDictionaryArray(first.DataType(), ind, first.Dictionary()))
 }
 
-// unifiedDictionary concatenates string dictionaries whose distinct dictionaries are
-// together small beside the rows (at most one entry per 16 rows, as a column chunk's
-// dictionary of a low-cardinality column is): the result is a dictionary over their
+// unifiedDictionary concatenates string dictionaries whose distinct entries are
+// together small beside the rows (at most one per 16 rows, as a column chunk's
+// dictionary of a low-cardinality column is; the distinct dictionaries' entries, with
+// their repeats, at most one per row): the result is a dictionary over their
 // union, its indices remapped. Gathering the rows later (a sort's output) then moves
 // four-byte indices instead of strings scattered over the whole input. It returns nil
 // when the parts do not qualify.
@@ -756,7 +768,7 @@ func unifiedDictionary(parts []arrow.Array, rows int) arrow.Array {
 		if _, seen := remap[dict.Data()]; !seen {
 			remap[dict.Data()] = nil
 			dicts = append(dicts, dict.(*array.String))
-			if entries += dict.Len(); entries*16 > rows {
+			if entries += dict.Len(); entries > rows {
 				return nil
 			}
 		}
@@ -781,6 +793,12 @@ func unifiedDictionary(parts []arrow.Array, rows int) arrow.Array {
 			to[j] = k
 		}
 		remap[dict.Data()] = to
+	}
+	if len(at)*16 > rows {
+		// Counted before the repeats were dropped, the dictionaries of the parts
+		// of several column chunks (batches joined as they were kept, each over
+		// its chunks' entries) may be far more than their union.
+		return nil
 	}
 	values := make([]int32, rows)
 	var validity []byte
