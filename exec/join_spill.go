@@ -50,7 +50,6 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator, each func(*vecto
 	if !j.canSpill() {
 		return drainEach(ctx, op, j.buildWidth, &j.res, each)
 	}
-	compactAtSource(op)
 	// A share of what the statement's other operators leave.
 	share := (j.res.budget.Free() + j.res.held) / joinBuildShare
 	var buf []*vector.Batch
@@ -85,30 +84,8 @@ func (j *hashJoin) drainBuild(ctx context.Context, op Operator, each func(*vecto
 		}
 		return nil
 	}
-	small := smallBatches{width: j.buildWidth}
-	for {
-		b, err := op.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var ready []*vector.Batch
-		switch {
-		case b == nil:
-			ready, err = small.flush(ctx)
-		case b.Len() > 0:
-			ready, err = small.add(ctx, b.Compact())
-		}
-		for _, r := range ready {
-			if err == nil {
-				err = take(r)
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
+	if err := eachKept(ctx, op, j.buildWidth, take); err != nil {
+		return nil, err
 	}
 	if j.grace != nil {
 		return nil, j.grace.finish(true)

@@ -560,11 +560,9 @@ func drainEach(ctx context.Context, op Operator, ncols int, res *reservation, ea
 // collect reads every batch of op, compacted, holding them under res; it returns them
 // and the bytes they hold. each, when not nil, is handed every batch kept.
 func collect(ctx context.Context, op Operator, ncols int, res *reservation, each func(*vector.Batch) error) ([]*vector.Batch, int64, error) {
-	compactAtSource(op)
 	var batches []*vector.Batch
 	var held int64
-	small := smallBatches{width: ncols}
-	keep := func(b *vector.Batch) error {
+	err := eachKept(ctx, op, ncols, func(b *vector.Batch) error {
 		batches = append(batches, b)
 		held += batchSize(b)
 		if err := res.resize(held); err != nil {
@@ -574,11 +572,22 @@ func collect(ctx context.Context, op Operator, ncols int, res *reservation, each
 			return each(b)
 		}
 		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
+	return batches, held, nil
+}
+
+// eachKept reads op to its end and hands keep its batches compacted, the small ones
+// joined (smallBatches), for a consumer that keeps them all.
+func eachKept(ctx context.Context, op Operator, width int, keep func(*vector.Batch) error) error {
+	compactAtSource(op)
+	small := smallBatches{width: width}
 	for {
 		b, err := op.Next(ctx)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		var ready []*vector.Batch
 		switch {
@@ -592,11 +601,8 @@ func collect(ctx context.Context, op Operator, ncols int, res *reservation, each
 				err = keep(r)
 			}
 		}
-		if err != nil {
-			return nil, 0, err
-		}
-		if b == nil {
-			return batches, held, nil
+		if err != nil || b == nil {
+			return err
 		}
 	}
 }

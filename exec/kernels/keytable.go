@@ -827,12 +827,7 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 	// which then skip the probe (a well-predicted branch on unclustered input).
 	lastX, lastID := uint64(0), NotFound
 	for k := range ids {
-		var x uint64
-		if sel == nil {
-			x = uint64(vals[k])
-		} else {
-			x = uint64(vals[sel[k]])
-		}
+		x := ktWord(vals, sel, k)
 		if nulls != nil && nulls[k] {
 			ids[k] = t.nullKey(insert)
 			continue
@@ -886,12 +881,7 @@ func ktProbeWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []boo
 func ktDirectWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bool, ids []uint32, insert bool) {
 	dir, base := t.direct, t.base
 	for k := range ids {
-		var x uint64
-		if sel == nil {
-			x = uint64(vals[k])
-		} else {
-			x = uint64(vals[sel[k]])
-		}
+		x := ktWord(vals, sel, k)
 		if nulls != nil && nulls[k] {
 			ids[k] = t.nullKey(insert)
 			continue
@@ -917,6 +907,15 @@ func ktDirectWords[T hashInteger](t *KeyTable, vals []T, sel []int32, nulls []bo
 		ids[k] = id
 		t.dlo, t.dhi = min(t.dlo, int64(x)), max(t.dhi, int64(x))
 	}
+}
+
+// ktWord is the key of row k of ktProbeWords' arguments: vals[sel[k]] (sel nil:
+// vals[k]) as a word.
+func ktWord[T hashInteger](vals []T, sel []int32, k int) uint64 {
+	if sel == nil {
+		return uint64(vals[k])
+	}
+	return uint64(vals[sel[k]])
 }
 
 // ktRest returns the arguments of ktProbeWords for its rows from k on.
