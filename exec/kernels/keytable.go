@@ -65,7 +65,7 @@ type KeyTable struct {
 	// A one-word table whose keys are integers of a dense range keeps no slots but
 	// direct[w-base] = id+1 for the key of word w (0: absent), 4 bytes per value of
 	// the range against 16 per slot (see goDirect). dlo, dhi are the least and
-	// greatest keys held (signed), reserve the keys Reserve announced.
+	// greatest keys held (signed); reserve is the most keys Reserve announced.
 	direct   []uint32
 	base     uint64
 	dlo, dhi int64
@@ -951,13 +951,13 @@ func (t *KeyTable) goDirect() bool {
 	if !t.wordKeyed() || !arrow.IsInteger(t.types[0].ID()) && !ktDirectType(t.types[0]) {
 		return false
 	}
-	lo, hi, any := int64(math.MaxInt64), int64(math.MinInt64), false
+	lo, hi, some := int64(math.MaxInt64), int64(math.MinInt64), false
 	for id, w := range t.cols[0].words[:t.n] {
 		if uint32(id) != t.nullID {
-			lo, hi, any = min(lo, int64(w)), max(hi, int64(w)), true
+			lo, hi, some = min(lo, int64(w)), max(hi, int64(w)), true
 		}
 	}
-	if !any || lo < -directBound || hi > directBound {
+	if !some || lo < -directBound || hi > directBound {
 		return false
 	}
 	limit := t.directLimit(t.n)
@@ -991,17 +991,17 @@ func ktDirectType(dt arrow.DataType) bool {
 // large with the room on the side it grew, and reports false after turning the
 // table back to hashing when the keys with x would span more than directLimit.
 func (t *KeyTable) widen(x int64) bool {
-	lo, hi := min(t.dlo, x), max(t.dhi, x)
+	keysLo, keysHi := min(t.dlo, x), max(t.dhi, x)
 	limit := t.directLimit(t.n + 1)
-	if x < -directBound || x > directBound || hi-lo+1 > limit {
+	if x < -directBound || x > directBound || keysHi-keysLo+1 > limit {
 		t.toHashing()
 		return false
 	}
 	old, oldBase := t.direct, int64(t.base)
-	lo, hi = min(lo, oldBase), max(hi, oldBase+int64(len(old))-1)
+	lo, hi := min(keysLo, oldBase), max(keysHi, oldBase+int64(len(old))-1)
 	if hi-lo+1 > limit {
 		// The array's own room is what does not fit: keep only the keys' range.
-		lo, hi = min(t.dlo, x), max(t.dhi, x)
+		lo, hi = keysLo, keysHi
 	}
 	size := min(limit, max(hi-lo+1, 2*int64(len(old))))
 	if x < oldBase {
@@ -1247,24 +1247,18 @@ func (t *KeyTable) Dense() {
 // table step by step (a join's build side of n rows, whose keys are mostly
 // distinct): the slots are sized once and the key columns allocated once.
 func (t *KeyTable) Reserve(n int) {
-	if t.wordKeyed() {
-		// A dense range of keys needs no slots: the table goes direct now if its
-		// keys so far tell it will (see goDirect), and stays so while they do.
-		t.reserve = max(t.reserve, n)
-		if t.direct != nil || t.goDirect() {
-			c := &t.cols[0]
-			c.words = slices.Grow(c.words, max(0, n-len(c.words)))
-			c.nulls = slices.Grow(c.nulls, max(0, n-len(c.nulls)))
-			return
+	// A dense range of keys needs no slots: a one-word table goes direct now if its
+	// keys so far tell it will (see goDirect), and stays so while they do.
+	t.reserve = max(t.reserve, n)
+	if !t.wordKeyed() || t.direct == nil && !t.goDirect() {
+		size := t.slotCount()
+		want := size
+		for t.growth(want) <= n {
+			want *= 2
 		}
-	}
-	size := t.slotCount()
-	want := size
-	for t.growth(want) <= n {
-		want *= 2
-	}
-	if want > size {
-		t.resize(want)
+		if want > size {
+			t.resize(want)
+		}
 	}
 	if t.stride > 0 {
 		t.rows = slices.Grow(t.rows, max(0, n*t.stride-len(t.rows)))
