@@ -40,8 +40,17 @@ const maxReaders = 8
 type Catalog struct {
 	path   string
 	writer *sql.DB // exactly one connection; every write transaction runs here
-	reader *sql.DB // query_only connections
-	log    *logWriter
+	// writerOpen, when not nil, is closed once the writer has connected in the
+	// background (openCurrent); writerErr is then why it could not. Writes wait for
+	// it (writerDB).
+	writerOpen chan struct{}
+	writerErr  error
+	// logStmt is the query log's insert on the writer (logInsert).
+	logStmt     *sql.Stmt
+	logStmtErr  error
+	logStmtOnce sync.Once
+	reader      *sql.DB // query_only connections
+	log         *logWriter
 	// prepared are the reader's statements of the hot path (a table's lookup, its
 	// statistics stamp), prepared once: parsing SQL costs more than running them.
 	prepared sync.Map // query text -> *sql.Stmt
@@ -104,25 +113,14 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, errs.New(errs.Internal, "cannot create the directory of catalog %q: %w", path, err)
 	}
+	if c := openCurrent(ctx, path, abs, ms); c != nil {
+		return c, nil
+	}
 
-	// The writer sets the persistent journal mode before any reader connects, and
-	// starts every transaction with BEGIN IMMEDIATE so that a transaction that reads
-	// before it writes cannot fail on lock upgrade when another process writes too.
-	// synchronous=NORMAL under WAL keeps the file consistent on power loss (it may lose
-	// the last commits, never corrupt) and spares the query log an fsync per statement.
-	writer, err := sql.Open("sqlite", dsn(abs,
-		"_txlock=immediate",
-		"_pragma=journal_mode(WAL)",
-		"_pragma=synchronous(NORMAL)",
-	))
+	writer, err := openWriter(abs)
 	if err != nil {
 		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
-	writer.SetConnMaxLifetime(0)
-	writer.SetConnMaxIdleTime(0)
-
 	c := &Catalog{path: path, writer: writer, wal: abs + "-wal"}
 	if err := c.checkApplication(ctx); err != nil {
 		writer.Close()
@@ -134,13 +132,11 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 	}
 
 	// Readers are read-only connections, which never checkpoint (Close).
-	reader, err := sql.Open("sqlite", dsn(abs, "mode=ro", "_pragma=query_only(1)"))
+	reader, err := openReaders(abs)
 	if err != nil {
 		writer.Close()
 		return nil, errs.New(errs.Internal, "cannot open catalog at %q: %w", path, err)
 	}
-	reader.SetMaxOpenConns(maxReaders)
-	reader.SetMaxIdleConns(maxReaders)
 	if err := reader.PingContext(ctx); err != nil {
 		reader.Close()
 		writer.Close()
@@ -149,6 +145,110 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 	c.reader = reader
 	c.log = newLogWriter(c)
 	return c, nil
+}
+
+// openWriter is the writer's pool of one connection. It sets the persistent journal
+// mode, WAL (on a fresh file, before any reader connects), and starts every
+// transaction with BEGIN IMMEDIATE so that a transaction that reads before it writes
+// cannot fail on lock upgrade when another process writes too. synchronous=NORMAL under WAL keeps the
+// file consistent on power loss (it may lose the last commits, never corrupt) and
+// spares the query log an fsync per statement. Nothing connects until it is used.
+func openWriter(abs string) (*sql.DB, error) {
+	writer, err := sql.Open("sqlite", dsn(abs,
+		"_txlock=immediate",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(NORMAL)",
+	))
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	return writer, nil
+}
+
+// openReaders is the pool of read-only connections of the catalog file abs.
+func openReaders(abs string) (*sql.DB, error) {
+	reader, err := sql.Open("sqlite", dsn(abs, "mode=ro", "_pragma=query_only(1)"))
+	if err != nil {
+		return nil, err
+	}
+	reader.SetMaxOpenConns(maxReaders)
+	reader.SetMaxIdleConns(maxReaders)
+	return reader, nil
+}
+
+// openCurrent opens a catalog that needs no migration — every open but the first
+// — reading first. A reader checks that the file is a Lore catalog, in WAL mode, at
+// the schema version of ms, and that this process may write it; the writer then
+// connects in the background, while the statement that opened the catalog runs,
+// and writes wait for it (writerDB). Connecting costs a fresh process about a
+// millisecond: the connection reads the schema and, for the first in the process,
+// replays the write-ahead log. Any other file (missing, foreign, older, read-only,
+// or one another process holds) returns nil, and openOnce opens it writer first,
+// as a fresh catalog is.
+func openCurrent(ctx context.Context, path, abs string, ms []migration) *Catalog {
+	if !filesWritable(abs) {
+		return nil
+	}
+	reader, err := openReaders(abs)
+	if err != nil {
+		return nil
+	}
+	var id int64
+	var mode string
+	err = reader.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id)
+	if err == nil {
+		err = reader.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+	}
+	have := 0
+	if err == nil {
+		have, err = schemaVersion(ctx, reader)
+	}
+	if err != nil || id != applicationID || !strings.EqualFold(mode, "wal") || have != latest(ms) {
+		reader.Close()
+		return nil
+	}
+	writer, err := openWriter(abs)
+	if err != nil {
+		reader.Close()
+		return nil
+	}
+	c := &Catalog{path: path, writer: writer, reader: reader, wal: abs + "-wal", writerOpen: make(chan struct{})}
+	go func() {
+		defer close(c.writerOpen)
+		if c.writerErr = connect(context.WithoutCancel(ctx), writer); c.writerErr == nil {
+			c.logInsert() // its first use waits for it; a failure is that use's
+		}
+	}()
+	c.log = newLogWriter(c)
+	return c
+}
+
+// connect makes the writer's connection, trying again while it fails with
+// SQLITE_BUSY, for up to busyTimeout (see open).
+func connect(ctx context.Context, writer *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := writer.PingContext(ctx)
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// writerDB is the writer, once it has connected.
+func (c *Catalog) writerDB() (*sql.DB, error) {
+	if c.writerOpen != nil {
+		<-c.writerOpen
+		if c.writerErr != nil {
+			return nil, c.internal(c.writerErr, "cannot open the catalog for writing")
+		}
+	}
+	return c.writer, nil
 }
 
 // dsn builds the driver's connection string: a SQLite file URI for abs, percent-encoded
@@ -324,10 +424,16 @@ func (c *Catalog) Close() error {
 	if c.log != nil {
 		errL = c.log.close()
 	}
+	if c.writerOpen != nil {
+		<-c.writerOpen // the writer's connection is made before it is closed
+	}
 	c.prepared.Range(func(_, v any) bool {
 		v.(*sql.Stmt).Close()
 		return true
 	})
+	if c.logStmt != nil {
+		c.logStmt.Close()
+	}
 	checkpoint := c.changed.Load()
 	if fi, err := os.Stat(c.wal); err == nil && fi.Size() > walCheckpointBytes {
 		checkpoint = true
@@ -423,7 +529,11 @@ func (c *Catalog) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if c.readOnly {
 		return errs.New(errs.Forbidden, "the catalog at %q is read-only: changing it needs a writable LORE_HOME", c.path)
 	}
-	tx, err := c.writer.BeginTx(ctx, nil)
+	writer, err := c.writerDB()
+	if err != nil {
+		return err
+	}
+	tx, err := writer.BeginTx(ctx, nil)
 	if err != nil {
 		return c.internal(err, "cannot begin a write")
 	}

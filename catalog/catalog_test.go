@@ -136,6 +136,74 @@ func TestReopenIsNoOp(t *testing.T) {
 	}
 }
 
+// TestReopenReadsFirst checks that a catalog at the current version is opened by
+// its readers, its writer connecting in the background, and that writes and the
+// query log wait for that writer rather than fail or hang; an older or foreign
+// file still goes the writer's way.
+func TestReopenReadsFirst(t *testing.T) {
+	ctx := context.Background()
+	c, path := openTest(t)
+	if c.writerOpen != nil {
+		t.Fatal("a fresh catalog was opened reader first")
+	}
+	if _, _, err := c.CreateTable(ctx, Table{Name: "t", Location: "/x", Format: "parquet"}, false); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.writerOpen == nil {
+		t.Fatal("a current catalog was not opened reader first")
+	}
+	if _, err := r.Table(ctx, "t"); err != nil {
+		t.Fatalf("read while the writer connects: %v", err)
+	}
+	if _, _, err := r.CreateTable(ctx, Table{Name: "u", Location: "/y", Format: "parquet"}, false); err != nil {
+		t.Fatalf("write after a reader-first open: %v", err)
+	}
+	if err := r.LogQuery(ctx, QueryLogEntry{ID: "q1", SQL: "SELECT 1", State: "finished", StartedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := r.Query(ctx, "q1"); err != nil || e.SQL != "SELECT 1" {
+		t.Fatalf("the query log after a reader-first open: %+v, %v", e, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Table(ctx, "u"); err != nil {
+		t.Fatalf("the other catalog does not see the write: %v", err)
+	}
+
+	// A writer that could not connect fails the writes that wait for it.
+	broken := &Catalog{path: path, writerOpen: make(chan struct{}), writerErr: errors.New("disk on fire")}
+	close(broken.writerOpen)
+	err = broken.writeTx(ctx, func(*sql.Tx) error { return nil })
+	if errs.CodeOf(err) != errs.Internal || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("write with a failed writer: %v", err)
+	}
+
+	// A catalog one version behind is migrated, which only the writer can do.
+	old := filepath.Join(t.TempDir(), "old.db")
+	o, err := open(ctx, old, migrations[:len(migrations)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	o, err = Open(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.writerOpen != nil {
+		t.Error("a catalog that needed a migration was opened reader first")
+	}
+	if v, err := schemaVersion(ctx, o.reader); err != nil || v != latest(migrations) {
+		t.Errorf("schema version after reopening an old catalog: %d, %v", v, err)
+	}
+}
+
 func TestFutureSchemaRefused(t *testing.T) {
 	ctx := context.Background()
 	_, path := openTest(t)

@@ -206,17 +206,16 @@ func (w *logWriter) close() error {
 
 // writeLog writes entries in one transaction.
 func (c *Catalog) writeLog(entries []QueryLogEntry) error {
+	if _, err := c.writerDB(); err != nil {
+		return err
+	}
+	// Prepared outside the transaction, which holds the writer's one connection.
+	insert, err := c.logInsert()
+	if err != nil {
+		return c.internal(err, "cannot log queries")
+	}
 	return c.write(context.Background(), func(tx *sql.Tx) error {
-		stmt, err := tx.Prepare(`
-			INSERT INTO query_log (id, sql, state, mode, started_at_ms, elapsed_ms, row_count, error_code, record)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET
-				sql = excluded.sql, state = excluded.state, mode = excluded.mode,
-				started_at_ms = excluded.started_at_ms, elapsed_ms = excluded.elapsed_ms,
-				row_count = excluded.row_count, error_code = excluded.error_code, record = excluded.record`)
-		if err != nil {
-			return c.internal(err, "cannot log queries")
-		}
+		stmt := tx.Stmt(insert)
 		defer stmt.Close()
 		for _, e := range entries {
 			record := "null"
@@ -232,7 +231,21 @@ func (c *Catalog) writeLog(entries []QueryLogEntry) error {
 	})
 }
 
-// Query returns the log entry of statement id, or an error wrapping ErrQueryNotFound.
+// logInsert is the query log's upsert, prepared on the writer once: by the
+// background connect of openCurrent, or by the first write of the log.
+func (c *Catalog) logInsert() (*sql.Stmt, error) {
+	c.logStmtOnce.Do(func() {
+		c.logStmt, c.logStmtErr = c.writer.Prepare(`
+			INSERT INTO query_log (id, sql, state, mode, started_at_ms, elapsed_ms, row_count, error_code, record)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET
+				sql = excluded.sql, state = excluded.state, mode = excluded.mode,
+				started_at_ms = excluded.started_at_ms, elapsed_ms = excluded.elapsed_ms,
+				row_count = excluded.row_count, error_code = excluded.error_code, record = excluded.record`)
+	})
+	return c.logStmt, c.logStmtErr
+}
+
 func (c *Catalog) Query(ctx context.Context, id string) (QueryLogEntry, error) {
 	if err := c.FlushLog(ctx); err != nil {
 		return QueryLogEntry{}, err
