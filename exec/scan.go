@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/plan"
@@ -656,14 +657,16 @@ func (p *pipeline) readPlan(pos []int, n int, skip uint64, needed map[int]bool) 
 }
 
 // positions holds 0, 1, … : the column that carries each row's place in its batch
-// through the early filters.
-var positions = func() *array.Int32 {
-	b := array.NewInt32Builder(vector.Allocator)
-	for i := 0; i < vector.BatchSize; i++ {
-		b.Append(int32(i))
+// through the early filters. It is made on first use, not while every process
+// starts.
+var positions = sync.OnceValue(func() *array.Int32 {
+	v := make([]int32, vector.BatchSize)
+	for i := range v {
+		v[i] = int32(i)
 	}
-	return b.NewInt32Array()
-}()
+	return array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(v),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(v))}, nil, 0, 0))
+})
 
 // batch arranges a batch read from the source in the scan's column order. With early
 // columns, it runs the dynamic bound, the join's key filter and the lead filter on
@@ -685,10 +688,10 @@ func (p *pipeline) batch(ctx context.Context, rb *vector.Batch, pos []int, rp re
 		// Every column is read at once; the dynamic filters still go first.
 		return p.dynamicFilters(ctx, &vector.Batch{Cols: arrange(0), Rows: rb.Rows, Sel: rb.Sel})
 	}
-	if rb.Rows > positions.Len() {
+	if rb.Rows > positions().Len() {
 		return nil, errs.New(errs.Internal, "BUG: a batch of %d rows", rb.Rows)
 	}
-	cols := append(arrange(1), array.NewSlice(positions, 0, int64(rb.Rows)))
+	cols := append(arrange(1), array.NewSlice(positions(), 0, int64(rb.Rows)))
 	fb, err := p.dynamicFilters(ctx, &vector.Batch{Cols: cols, Rows: rb.Rows, Sel: rb.Sel})
 	if err != nil || fb == nil {
 		return nil, err
