@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loredb/lore"
@@ -102,6 +103,19 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		text = string(b)
 	}
 
+	// Ctrl-C cancels a script's statement (the shell handles it per statement). The
+	// handler is installed while the engine opens: installing it starts the
+	// runtime's signal thread and waits for it, a tenth of a millisecond of a fresh
+	// process.
+	interrupt := func() (context.Context, context.CancelFunc) { return ctx, func() {} }
+	if !interactive {
+		interrupt = notifyInterrupt(ctx)
+	}
+	defer func() {
+		_, stop := interrupt()
+		stop()
+	}()
+
 	var q querier
 	if *server != "" {
 		if *token == "" {
@@ -127,9 +141,26 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	if interactive {
 		return r.shell(ctx, e.stdin.(*os.File), homeDir(*home))
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
+	ctx, _ = interrupt()
 	return r.script(ctx, text)
+}
+
+// notifyInterrupt runs signal.NotifyContext(ctx, os.Interrupt) in the background;
+// the function it returns waits for its context and stop function.
+func notifyInterrupt(ctx context.Context) func() (context.Context, context.CancelFunc) {
+	type notified struct {
+		ctx  context.Context
+		stop context.CancelFunc
+	}
+	ch := make(chan notified, 1)
+	go func() {
+		c, stop := signal.NotifyContext(ctx, os.Interrupt)
+		ch <- notified{c, stop}
+	}()
+	return sync.OnceValues(func() (context.Context, context.CancelFunc) {
+		n := <-ch
+		return n.ctx, n.stop
+	})
 }
 
 // script runs every request of text in order and stops at the first error.
