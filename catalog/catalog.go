@@ -162,11 +162,16 @@ func openWriter(abs string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
-	writer.SetConnMaxLifetime(0)
-	writer.SetConnMaxIdleTime(0)
+	oneConnection(writer)
 	return writer, nil
+}
+
+// oneConnection makes db a pool of one connection, kept for the pool's life.
+func oneConnection(db *sql.DB) {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
 }
 
 // openReaders is the pool of read-only connections of the catalog file abs.
@@ -347,10 +352,7 @@ func openMemory(ctx context.Context, path string, ms []migration) (*Catalog, err
 	if err != nil {
 		return nil, err
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
-	writer.SetConnMaxLifetime(0)
-	writer.SetConnMaxIdleTime(0)
+	oneConnection(writer)
 	c := &Catalog{path: path, writer: writer}
 	if err := c.migrate(ctx, ms); err != nil {
 		writer.Close()
