@@ -80,21 +80,33 @@ func Open(ctx context.Context, path string) (*Catalog, error) {
 // A catalog that cannot be written (a read-only file system, a file or directory
 // without write permission) is opened for reading instead when that works (openReadOnly).
 func open(ctx context.Context, path string, ms []migration) (*Catalog, error) {
+	var c *Catalog
+	err := whileBusy(ctx, func() (err error) {
+		c, err = openOnce(ctx, path, ms)
+		return err
+	})
+	if err != nil && cannotWrite(err) {
+		if ro, roErr := openReadOnly(ctx, path, ms); roErr == nil {
+			return ro, nil
+		}
+	}
+	return c, err
+}
+
+// whileBusy calls f again while it fails with SQLITE_BUSY (and not for a file that
+// cannot be written, which no wait mends), pausing 1 ms, then twice as long each
+// time up to 100 ms, for up to busyTimeout or until ctx ends; it returns f's last
+// error.
+func whileBusy(ctx context.Context, f func() error) error {
 	deadline := time.Now().Add(busyTimeout)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		c, err := openOnce(ctx, path, ms)
-		if err != nil && cannotWrite(err) {
-			if ro, roErr := openReadOnly(ctx, path, ms); roErr == nil {
-				return ro, nil
-			}
-			return nil, err
-		}
-		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
-			return c, err
+		err := f()
+		if err == nil || cannotWrite(err) || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return err
 		case <-time.After(wait):
 		}
 	}
@@ -174,9 +186,11 @@ func oneConnection(db *sql.DB) {
 	db.SetConnMaxIdleTime(0)
 }
 
-// openReaders is the pool of read-only connections of the catalog file abs.
-func openReaders(abs string) (*sql.DB, error) {
-	reader, err := sql.Open("sqlite", dsn(abs, "mode=ro", "_pragma=query_only(1)"))
+// openReaders is the pool of read-only connections of the catalog file abs, opened
+// with the extra URI parameters given.
+func openReaders(abs string, extra ...string) (*sql.DB, error) {
+	params := append(append([]string{"mode=ro"}, extra...), "_pragma=query_only(1)")
+	reader, err := sql.Open("sqlite", dsn(abs, params...))
 	if err != nil {
 		return nil, err
 	}
@@ -202,47 +216,27 @@ func openCurrent(ctx context.Context, path, abs string, ms []migration) *Catalog
 	if err != nil {
 		return nil
 	}
-	var id int64
+	c := &Catalog{path: path, reader: reader, wal: abs + "-wal"}
 	var mode string
-	err = reader.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id)
-	if err == nil {
-		err = reader.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
-	}
-	have := 0
-	if err == nil {
-		have, err = schemaVersion(ctx, reader)
-	}
-	if err != nil || id != applicationID || !strings.EqualFold(mode, "wal") || have != latest(ms) {
+	if c.checkReadable(ctx, ms) != nil ||
+		reader.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode) != nil || !strings.EqualFold(mode, "wal") {
 		reader.Close()
 		return nil
 	}
-	writer, err := openWriter(abs)
-	if err != nil {
+	if c.writer, err = openWriter(abs); err != nil {
 		reader.Close()
 		return nil
 	}
-	c := &Catalog{path: path, writer: writer, reader: reader, wal: abs + "-wal", writerOpen: make(chan struct{})}
+	c.writerOpen = make(chan struct{})
 	go func() {
 		defer close(c.writerOpen)
-		if c.writerErr = connect(context.WithoutCancel(ctx), writer); c.writerErr == nil {
+		bg := context.WithoutCancel(ctx)
+		if c.writerErr = whileBusy(bg, func() error { return c.writer.PingContext(bg) }); c.writerErr == nil {
 			c.logInsert() // its first use waits for it; a failure is that use's
 		}
 	}()
 	c.log = newLogWriter(c)
 	return c
-}
-
-// connect makes the writer's connection, trying again while it fails with
-// SQLITE_BUSY, for up to busyTimeout (see open).
-func connect(ctx context.Context, writer *sql.DB) error {
-	deadline := time.Now().Add(busyTimeout)
-	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
-		err := writer.PingContext(ctx)
-		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(wait)
-	}
 }
 
 // writerDB is the writer, once it has connected.
@@ -307,13 +301,11 @@ func openReadOnly(ctx context.Context, path string, ms []migration) (*Catalog, e
 		return openMemory(ctx, path, ms)
 	}
 	var lastErr error
-	for _, mode := range [][]string{{"mode=ro"}, {"mode=ro", "immutable=1"}} {
-		reader, err := sql.Open("sqlite", dsn(abs, append(mode, "_pragma=query_only(1)")...))
+	for _, extra := range [][]string{nil, {"immutable=1"}} {
+		reader, err := openReaders(abs, extra...)
 		if err != nil {
 			return nil, err
 		}
-		reader.SetMaxOpenConns(maxReaders)
-		reader.SetMaxIdleConns(maxReaders)
 		c := &Catalog{path: path, reader: reader, readOnly: true}
 		if lastErr = c.checkReadable(ctx, ms); lastErr == nil {
 			return c, nil
@@ -323,8 +315,8 @@ func openReadOnly(ctx context.Context, path string, ms []migration) (*Catalog, e
 	return nil, lastErr
 }
 
-// checkReadable checks that a read-only catalog belongs to Lore and needs no
-// migration.
+// checkReadable checks, through the readers, that the catalog belongs to Lore and
+// needs no migration: a read-only catalog's, or a current one's (openCurrent).
 func (c *Catalog) checkReadable(ctx context.Context, ms []migration) error {
 	var id int64
 	if err := c.reader.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
