@@ -253,8 +253,8 @@ func TestS3LakeContextRequests(t *testing.T) {
 	query(t, e, "ANALYZE d")
 	query(t, e, "ANALYZE i")
 	want := map[string][]string{
-		"d": {"GET /lake/d/_delta_log/_last_checkpoint", "GET /lake?list-type=2&prefix=d%2F_delta_log%2F&start-after="},
-		"i": {"GET /lake?list-type=2&prefix=i%2Fmetadata", "GET /lake/i/metadata/version-hint.text"},
+		"d": {"GET /lake/d/_delta_log/_last_checkpoint", "GET /lake?encoding-type=url&list-type=2&prefix=d%2F_delta_log%2F&start-after="},
+		"i": {"GET /lake?encoding-type=url&list-type=2&prefix=i%2Fmetadata", "GET /lake/i/metadata/version-hint.text"},
 	}
 	for _, tb := range []string{"d", "i"} {
 		for range 2 {

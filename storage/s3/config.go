@@ -9,10 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/storage/s3/awsauth"
 )
 
 // Config says how to reach a store. The zero value is AWS S3 itself, found through
@@ -31,7 +29,7 @@ type Config struct {
 	// when an Endpoint is set.
 	PathStyle *bool
 	// Credentials, when set, replace the standard chain (tests; an embedding program).
-	Credentials aws.CredentialsProvider
+	Credentials awsauth.Provider
 	// Transport, when set, carries every request (tests put faults in it).
 	Transport http.RoundTripper
 	// Attempts is how many times one request is tried before its error is reported
@@ -156,6 +154,6 @@ func (c Config) String() string {
 }
 
 // StaticCredentials are a fixed access key and secret, for Config.Credentials.
-func StaticCredentials(id, secret string) aws.CredentialsProvider {
-	return credentials.NewStaticCredentialsProvider(id, secret, "")
+func StaticCredentials(id, secret string) awsauth.Provider {
+	return awsauth.Static(id, secret, "")
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/loredb/lore/errs"
@@ -37,7 +35,7 @@ const (
 // coalesced into few requests, and ReadAt serves them from memory.
 type reader struct {
 	s      *Store
-	c      *awss3.Client
+	c      *client
 	ctx    context.Context
 	loc    location
 	size   int64
@@ -136,29 +134,25 @@ func (r *reader) get(off, n int64, open bool) (buf []byte, total int64, err erro
 	var got int64
 	err = r.s.retry(r.ctx, "read", r.loc, &r.s.counts.get, func(ctx context.Context) error {
 		rng := fmt.Sprintf("bytes=%d-%d", off+got, off+n-1)
-		in := &awss3.GetObjectInput{Bucket: &r.loc.bucket, Key: &r.loc.key, Range: &rng}
-		if r.etag != "" {
-			in.IfMatch = aws.String(`"` + r.etag + `"`)
-		}
-		out, err := r.c.GetObject(ctx, in)
+		out, err := r.c.get(ctx, r.loc.bucket, r.loc.key, rng, r.etag)
 		if err != nil {
 			return err
 		}
 		defer out.Body.Close()
-		e := etag(out.ETag)
+		e := strings.Trim(out.Header.Get("ETag"), `"`)
 		switch {
 		case r.etag == "":
 			r.etag = e
 		case e != "" && e != r.etag:
 			return &loreErr{errs.New(errs.SourceChanged, "%q changed while it was read (ETag %s, was %s)", r.loc, e, r.etag)}
 		}
-		start, size, ok := contentRange(aws.ToString(out.ContentRange))
+		start, size, ok := contentRange(out.Header.Get("Content-Range"))
 		switch {
 		case ok && start != off+got:
 			return &loreErr{errs.New(errs.SourceUnavailable, "reading %q: asked for bytes from %d, the store sent from %d", r.loc, off+got, start)}
 		case !ok:
 			// The whole object came back: a store that ignores ranges.
-			size = aws.ToInt64(out.ContentLength)
+			size = out.ContentLength
 			if _, err := io.CopyN(io.Discard, out.Body, off+got); err != nil {
 				return err
 			}

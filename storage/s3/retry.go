@@ -13,9 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/smithy-go"
-
 	"github.com/loredb/lore/errs"
 )
 
@@ -56,11 +53,21 @@ func (s *Store) retry(ctx context.Context, op string, loc location, count *atomi
 
 // status is the HTTP status of a failed request, or 0 when none came back.
 func status(err error) int {
-	var re *awshttp.ResponseError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.status
 	}
 	return 0
+}
+
+// errorCode is the store's error code of a failed request ("NoSuchKey",
+// "SlowDown", …), or "" when none came back.
+func errorCode(err error) string {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.code
+	}
+	return ""
 }
 
 // retryable reports a failure that may pass: throttling and server errors; no answer
@@ -73,19 +80,16 @@ func retryable(err error) bool {
 	case st == 408 || st == 429 || st == 500 || st == 502 || st == 503 || st == 504:
 		return true
 	case st >= 300:
-		var ae smithy.APIError
-		if errors.As(err, &ae) {
-			switch ae.ErrorCode() {
-			case "SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "RequestTimeTooSkewed", "InternalError", "ServiceUnavailable":
-				return true
-			}
+		switch errorCode(err) {
+		case "SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "RequestTimeTooSkewed", "InternalError", "ServiceUnavailable":
+			return true
 		}
 		return false
 	}
 	if untrusted(err) {
 		return false
 	}
-	var de *smithy.DeserializationError
+	var de *decodeError
 	var ne net.Error
 	return errors.As(err, &de) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
@@ -116,11 +120,7 @@ var errShort = errors.New("response body ended early")
 // innermost cause — never a credential, a signature or a request's headers.
 func errorOf(op string, loc location, err error, attempts int) error {
 	st := status(err)
-	code := ""
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		code = ae.ErrorCode()
-	}
+	code := errorCode(err)
 	switch {
 	case st == 404 || code == "NoSuchKey" || code == "NotFound" || code == "NoSuchBucket":
 		what := "no such object"
@@ -181,7 +181,7 @@ func cause(err error) string {
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset"
 	}
-	var de *smithy.DeserializationError
+	var de *decodeError
 	if errors.As(err, &de) {
 		return "its answer was cut short or garbled"
 	}

@@ -1,24 +1,16 @@
 package s3
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go/logging"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/loredb/lore/errs"
@@ -33,7 +25,7 @@ type Store struct {
 	cfg Config
 
 	once   sync.Once
-	client *awss3.Client
+	client *client
 	err    error
 
 	counts counters
@@ -89,71 +81,9 @@ func (s *Store) Requests() Requests {
 		Bytes: s.counts.bytes.Load(), Retries: s.counts.retries.Load()}
 }
 
-func (s *Store) clientFor(ctx context.Context) (*awss3.Client, error) {
-	s.once.Do(func() { s.client, s.err = s.newClient(ctx) })
+func (s *Store) clientFor() (*client, error) {
+	s.once.Do(func() { s.client, s.err = s.newClient() })
 	return s.client, s.err
-}
-
-func (s *Store) newClient(ctx context.Context) (*awss3.Client, error) {
-	ep, err := s.cfg.endpoint()
-	if err != nil {
-		return nil, err
-	}
-	opts := []func(*config.LoadOptions) error{
-		// One retry loop (retry.go) covers every request, bodies included.
-		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
-		// The SDK's own warnings (a body it could not drain) would go to stderr;
-		// Lore reports failures as errors.
-		config.WithLogger(logging.Nop{}),
-	}
-	if s.cfg.Region != "" {
-		opts = append(opts, config.WithRegion(s.cfg.Region))
-	}
-	if s.cfg.Credentials != nil {
-		opts = append(opts, config.WithCredentialsProvider(s.cfg.Credentials))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return nil, errs.New(errs.SourceUnavailable, "cannot configure %s: %v", s.cfg, err)
-	}
-	if awsCfg.Region == "" {
-		awsCfg.Region = "us-east-1"
-	}
-	if s.cfg.Credentials == nil && !hasCredentials(ctx, awsCfg.Credentials) {
-		// No credentials anywhere in the chain: read public buckets unsigned.
-		awsCfg.Credentials = aws.AnonymousCredentials{}
-	}
-	pathStyle := ep != ""
-	if s.cfg.PathStyle != nil {
-		pathStyle = *s.cfg.PathStyle
-	}
-	return awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
-		if ep != "" {
-			o.BaseEndpoint = aws.String(ep)
-		}
-		o.UsePathStyle = pathStyle
-		if s.cfg.Transport != nil {
-			// Set here rather than in the loaded configuration, which refuses a plain
-			// http.Client when AWS_CA_BUNDLE is set: the transport decides TLS itself.
-			o.HTTPClient = &http.Client{Transport: s.cfg.Transport}
-		}
-		// Lore only reads; checksums on requests are what S3-compatible stores
-		// differ most on.
-		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
-	}), nil
-}
-
-// hasCredentials reports whether the standard chain finds credentials, waiting no
-// more than a few seconds for an instance's metadata service.
-func hasCredentials(ctx context.Context, p aws.CredentialsProvider) bool {
-	if p == nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	_, err := p.Retrieve(ctx)
-	return err == nil
 }
 
 // location is a parsed path: its scheme as written, bucket and key.
@@ -162,12 +92,12 @@ type location struct {
 }
 
 // at parses p and makes the client, on first use, for a request on it.
-func (s *Store) at(ctx context.Context, p string) (location, *awss3.Client, error) {
+func (s *Store) at(p string) (location, *client, error) {
 	loc, err := parse(p)
 	if err != nil {
 		return location{}, nil, err
 	}
-	c, err := s.clientFor(ctx)
+	c, err := s.clientFor()
 	return loc, c, err
 }
 
@@ -195,18 +125,17 @@ func (l location) String() string { return l.path(l.key) }
 // Stat describes one object by a HEAD request. A key that is no object but a prefix
 // of some (a directory) is described with Size 0, as local disk describes one.
 func (s *Store) Stat(ctx context.Context, p string) (storage.ObjectInfo, error) {
-	loc, c, err := s.at(ctx, p)
+	loc, c, err := s.at(p)
 	if err != nil {
 		return storage.ObjectInfo{}, err
 	}
-	var out *awss3.HeadObjectOutput
+	var h headInfo
 	err = s.retry(ctx, "stat", loc, &s.counts.head, func(ctx context.Context) (err error) {
-		out, err = c.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: &loc.bucket, Key: &loc.key})
+		h, err = c.head(ctx, loc.bucket, loc.key)
 		return err
 	})
 	if err == nil {
-		return storage.ObjectInfo{Path: p, Size: aws.ToInt64(out.ContentLength), ModTime: aws.ToTime(out.LastModified),
-			ETag: etag(out.ETag)}, nil
+		return storage.ObjectInfo{Path: p, Size: h.size, ModTime: h.modTime, ETag: h.etag}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) || loc.key == "" {
 		return storage.ObjectInfo{}, err
@@ -232,7 +161,7 @@ func (s *Store) List(ctx context.Context, p string) ([]storage.ObjectInfo, error
 // ListFrom is List of the objects whose path relative to dir sorts after after: the
 // listing starts there, so the keys before it cost nothing.
 func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.ObjectInfo, error) {
-	loc, c, err := s.at(ctx, dir)
+	loc, c, err := s.at(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -254,20 +183,20 @@ func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.Obje
 	if err != nil {
 		return nil, err
 	}
-	if len(page.Contents) > 0 && aws.ToString(page.Contents[0].Key) == key {
+	if len(page.Contents) > 0 && page.Contents[0].Key == key {
 		return []storage.ObjectInfo{info(loc, page.Contents[0])}, nil
 	}
 	dirPrefix := key + "/"
 	var out []storage.ObjectInfo
 	past := false
 	for _, o := range page.Contents {
-		if k := aws.ToString(o.Key); strings.HasPrefix(k, dirPrefix) {
+		if k := o.Key; strings.HasPrefix(k, dirPrefix) {
 			out = append(out, info(loc, o))
 		} else if k > dirPrefix {
 			past = true
 		}
 	}
-	if !aws.ToBool(page.IsTruncated) || past {
+	if !page.IsTruncated || past {
 		return sorted(out), nil
 	}
 	// Go on under key/ alone: other keys share the prefix (key.crc, key-old/…).
@@ -283,7 +212,7 @@ func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.Obje
 // listing with a delimiter: enough to tell a Delta or an Iceberg table's folder from
 // a plain one in one request.
 func (s *Store) Subdirs(ctx context.Context, dir string) ([]string, bool, error) {
-	loc, c, err := s.at(ctx, dir)
+	loc, c, err := s.at(dir)
 	if err != nil {
 		return nil, false, err
 	}
@@ -297,9 +226,9 @@ func (s *Store) Subdirs(ctx context.Context, dir string) ([]string, bool, error)
 	}
 	var names []string
 	for _, cp := range page.CommonPrefixes {
-		names = append(names, strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), prefix), "/"))
+		names = append(names, strings.TrimSuffix(strings.TrimPrefix(cp.Prefix, prefix), "/"))
 	}
-	return names, !aws.ToBool(page.IsTruncated), nil
+	return names, !page.IsTruncated, nil
 }
 
 // listParallel bounds the key ranges a long listing is split into.
@@ -310,22 +239,22 @@ const listParallel = 8
 // directories under prefix (Hive partitions) are found by one listing with a
 // delimiter, and the keys between chosen ones are listed as separate ranges at once.
 // Every key lies in exactly one range, so the result is the sequential listing's.
-func (s *Store) listAll(ctx context.Context, c *awss3.Client, loc location, prefix, start, token string) ([]storage.ObjectInfo, error) {
+func (s *Store) listAll(ctx context.Context, c *client, loc location, prefix, start, token string) ([]storage.ObjectInfo, error) {
 	page, err := s.listPage(ctx, c, loc, prefix, start, token, "", 0)
 	if err != nil {
 		return nil, err
 	}
 	out := objects(loc, page)
-	if !aws.ToBool(page.IsTruncated) || len(page.Contents) == 0 {
+	if !page.IsTruncated || len(page.Contents) == 0 {
 		return sorted(out), nil
 	}
-	last := aws.ToString(page.Contents[len(page.Contents)-1].Key)
+	last := page.Contents[len(page.Contents)-1].Key
 	bounds, err := s.splitPoints(ctx, c, loc, prefix, last)
 	if err != nil {
 		return nil, err
 	}
 	if len(bounds) < 2 {
-		rest, err := s.listRange(ctx, c, loc, prefix, "", aws.ToString(page.NextContinuationToken), "")
+		rest, err := s.listRange(ctx, c, loc, prefix, "", page.NextContinuationToken, "")
 		return sorted(append(out, rest...)), err
 	}
 	// Ranges [last, b1), [b1, b2), …, [bk, end), the bounds chosen evenly.
@@ -359,7 +288,7 @@ func (s *Store) listAll(ctx context.Context, c *awss3.Client, loc location, pref
 // splitPoints are the directories under prefix (one level down, or further while a
 // level holds one directory alone) whose names sort after after: the places a long
 // listing can be split.
-func (s *Store) splitPoints(ctx context.Context, c *awss3.Client, loc location, prefix, after string) ([]string, error) {
+func (s *Store) splitPoints(ctx context.Context, c *client, loc location, prefix, after string) ([]string, error) {
 	for depth := 0; depth < 4; depth++ {
 		var dirs []string
 		files := 0
@@ -371,10 +300,10 @@ func (s *Store) splitPoints(ctx context.Context, c *awss3.Client, loc location, 
 			}
 			files += len(page.Contents)
 			for _, cp := range page.CommonPrefixes {
-				dirs = append(dirs, aws.ToString(cp.Prefix))
+				dirs = append(dirs, cp.Prefix)
 			}
-			token = aws.ToString(page.NextContinuationToken)
-			if !aws.ToBool(page.IsTruncated) || token == "" {
+			token = page.NextContinuationToken
+			if !page.IsTruncated || token == "" {
 				break
 			}
 		}
@@ -395,7 +324,7 @@ func (s *Store) splitPoints(ctx context.Context, c *awss3.Client, loc location, 
 
 // listRange lists the keys under prefix after start (or from a continuation token)
 // and before stop ("" for no end).
-func (s *Store) listRange(ctx context.Context, c *awss3.Client, loc location, prefix, start, token, stop string) ([]storage.ObjectInfo, error) {
+func (s *Store) listRange(ctx context.Context, c *client, loc location, prefix, start, token, stop string) ([]storage.ObjectInfo, error) {
 	var out []storage.ObjectInfo
 	for {
 		page, err := s.listPage(ctx, c, loc, prefix, start, token, "", 0)
@@ -403,14 +332,14 @@ func (s *Store) listRange(ctx context.Context, c *awss3.Client, loc location, pr
 			return nil, err
 		}
 		for i, o := range page.Contents {
-			if stop != "" && aws.ToString(o.Key) >= stop {
+			if stop != "" && o.Key >= stop {
 				page.Contents = page.Contents[:i]
 				return append(out, objects(loc, page)...), nil
 			}
 		}
 		out = append(out, objects(loc, page)...)
-		token = aws.ToString(page.NextContinuationToken)
-		if !aws.ToBool(page.IsTruncated) || token == "" {
+		token = page.NextContinuationToken
+		if !page.IsTruncated || token == "" {
 			return out, nil
 		}
 		start = ""
@@ -418,10 +347,10 @@ func (s *Store) listRange(ctx context.Context, c *awss3.Client, loc location, pr
 }
 
 // objects are the files of a page: keys that end in "/" are directory markers.
-func objects(loc location, page *awss3.ListObjectsV2Output) []storage.ObjectInfo {
+func objects(loc location, page *listPage) []storage.ObjectInfo {
 	var out []storage.ObjectInfo
 	for _, o := range page.Contents {
-		if k := aws.ToString(o.Key); k != "" && !strings.HasSuffix(k, "/") {
+		if k := o.Key; k != "" && !strings.HasSuffix(k, "/") {
 			out = append(out, info(loc, o))
 		}
 	}
@@ -433,40 +362,23 @@ func sorted(out []storage.ObjectInfo) []storage.ObjectInfo {
 	return out
 }
 
-func (s *Store) listPage(ctx context.Context, c *awss3.Client, loc location, prefix, start, token, delimiter string, max int32) (*awss3.ListObjectsV2Output, error) {
-	in := &awss3.ListObjectsV2Input{Bucket: &loc.bucket, Prefix: &prefix}
-	if delimiter != "" {
-		in.Delimiter = &delimiter
-	}
-	if start != "" {
-		in.StartAfter = &start
-	}
-	if token != "" {
-		in.ContinuationToken = &token
-	}
-	if max > 0 {
-		in.MaxKeys = &max
-	}
-	var out *awss3.ListObjectsV2Output
+func (s *Store) listPage(ctx context.Context, c *client, loc location, prefix, start, token, delimiter string, max int) (*listPage, error) {
+	var out *listPage
 	err := s.retry(ctx, "list", location{loc.scheme, loc.bucket, prefix}, &s.counts.list, func(ctx context.Context) (err error) {
-		out, err = c.ListObjectsV2(ctx, in)
+		out, err = c.list(ctx, loc.bucket, prefix, start, token, delimiter, max)
 		return err
 	})
 	return out, err
 }
 
-func info(loc location, o types.Object) storage.ObjectInfo {
-	return storage.ObjectInfo{Path: loc.path(aws.ToString(o.Key)), Size: aws.ToInt64(o.Size),
-		ModTime: aws.ToTime(o.LastModified), ETag: etag(o.ETag)}
+func info(loc location, o listed) storage.ObjectInfo {
+	return storage.ObjectInfo{Path: loc.path(o.Key), Size: o.Size, ModTime: o.LastModified, ETag: o.ETag}
 }
-
-// etag is an ETag without its quotes.
-func etag(p *string) string { return strings.Trim(aws.ToString(p), `"`) }
 
 // Open opens the object at p. Its size and ETag come with the first bytes: the
 // first request reads the object's start, and every later one is held to that ETag.
 func (s *Store) Open(ctx context.Context, p string) (storage.Reader, error) {
-	loc, c, err := s.at(ctx, p)
+	loc, c, err := s.at(p)
 	if err != nil {
 		return nil, err
 	}
@@ -486,7 +398,7 @@ func (s *Store) OpenInfo(ctx context.Context, o storage.ObjectInfo) (storage.Rea
 	if o.ETag == "" && o.Size <= 0 {
 		return s.Open(ctx, o.Path)
 	}
-	loc, c, err := s.at(ctx, o.Path)
+	loc, c, err := s.at(o.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -499,27 +411,23 @@ func (s *Store) String() string { return fmt.Sprint(s.cfg) }
 // tables, tests). It is retried like a read; a body that cannot be read again is
 // sent once.
 func (s *Store) Put(ctx context.Context, p string, body []byte) error {
-	loc, c, err := s.at(ctx, p)
+	loc, c, err := s.at(p)
 	if err != nil {
 		return err
 	}
 	return s.retry(ctx, "write", loc, &s.counts.put, func(ctx context.Context) error {
-		n := int64(len(body))
-		_, err := c.PutObject(ctx, &awss3.PutObjectInput{Bucket: &loc.bucket, Key: &loc.key,
-			Body: bytes.NewReader(body), ContentLength: &n})
-		return err
+		return c.put(ctx, loc.bucket, loc.key, body)
 	})
 }
 
 // Delete removes the object at p; a missing one is no error.
 func (s *Store) Delete(ctx context.Context, p string) error {
-	loc, c, err := s.at(ctx, p)
+	loc, c, err := s.at(p)
 	if err != nil {
 		return err
 	}
 	err = s.retry(ctx, "delete", loc, &s.counts.put, func(ctx context.Context) error {
-		_, err := c.DeleteObject(ctx, &awss3.DeleteObjectInput{Bucket: &loc.bucket, Key: &loc.key})
-		return err
+		return c.delete(ctx, loc.bucket, loc.key)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -530,17 +438,12 @@ func (s *Store) Delete(ctx context.Context, p string) error {
 // CreateBucket makes a bucket; one that exists already and is the caller's is no
 // error.
 func (s *Store) CreateBucket(ctx context.Context, bucket string) error {
-	c, err := s.clientFor(ctx)
+	c, err := s.clientFor()
 	if err != nil {
 		return err
 	}
 	loc := location{scheme: "s3", bucket: bucket}
 	return s.retry(ctx, "create bucket", loc, &s.counts.put, func(ctx context.Context) error {
-		_, err := c.CreateBucket(ctx, &awss3.CreateBucketInput{Bucket: &bucket})
-		var owned *types.BucketAlreadyOwnedByYou
-		if errors.As(err, &owned) {
-			return nil
-		}
-		return err
+		return c.createBucket(ctx, bucket)
 	})
 }

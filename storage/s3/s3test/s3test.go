@@ -7,6 +7,7 @@
 package s3test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/loredb/lore/storage/s3"
+	"github.com/loredb/lore/storage/s3/sigv4"
 )
 
 // Server is an S3 server on loopback.
@@ -73,6 +75,10 @@ func Serve(buckets ...string) (*Server, error) {
 			serveFault(w, r, f, h)
 			return
 		}
+		if msg := verify(r); msg != "" {
+			errorXML(w, http.StatusForbidden, "SignatureDoesNotMatch", msg)
+			return
+		}
 		if m := r.Header.Get("If-Match"); m != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			w = &ifMatch{ResponseWriter: w, want: m}
 		}
@@ -98,10 +104,61 @@ func Serve(buckets ...string) (*Server, error) {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
+// The key Config signs with, whose requests the server checks.
+const (
+	testKey    = "lore-test"
+	testSecret = "lore-test-secret"
+)
+
 // Config reaches the server: its endpoint over plain HTTP, path style, a fixed key.
 func (s *Server) Config() s3.Config {
 	return s3.Config{Endpoint: s.URL, AllowHTTP: true, Region: "us-east-1",
-		Credentials: s3.StaticCredentials("lore-test", "lore-test-secret")}
+		Credentials: s3.StaticCredentials(testKey, testSecret)}
+}
+
+// verify checks the signature of a request signed with Config's key as S3 checks it,
+// from the request as it arrived: its path as sent, its Host, the headers it names as
+// signed, and its body against the payload hash it states. It returns what is wrong,
+// or "" (requests signed with other keys, or unsigned, pass unchecked).
+func verify(r *http.Request) string {
+	auth := r.Header.Get("Authorization")
+	cred, _, _ := strings.Cut(strings.TrimPrefix(auth, "AWS4-HMAC-SHA256 Credential="), ",")
+	scope := strings.Split(cred, "/")
+	if len(scope) != 5 || scope[0] != testKey {
+		return ""
+	}
+	signedHeaders := ""
+	for part := range strings.SplitSeq(auth, ", ") {
+		if v, ok := strings.CutPrefix(part, "SignedHeaders="); ok {
+			signedHeaders = v
+		}
+	}
+	at, err := time.Parse("20060102T150405Z", r.Header.Get("X-Amz-Date"))
+	if err != nil {
+		return "no X-Amz-Date"
+	}
+	hash := r.Header.Get("X-Amz-Content-Sha256")
+	if hash != sigv4.UnsignedPayload {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return "unreadable body"
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if sigv4.PayloadHash(body) != hash {
+			return "the body's SHA-256 is not X-Amz-Content-Sha256"
+		}
+	}
+	again := &http.Request{Method: r.Method, URL: r.URL, Host: r.Host, Header: http.Header{}}
+	for name := range strings.SplitSeq(signedHeaders, ";") {
+		if name != "host" {
+			again.Header[http.CanonicalHeaderKey(name)] = r.Header.Values(name)
+		}
+	}
+	sigv4.Sign(again, sigv4.Credentials{AccessKeyID: testKey, SecretAccessKey: testSecret}, scope[2], scope[3], hash, at)
+	if again.Header.Get("Authorization") != auth {
+		return "the request's signature does not match"
+	}
+	return ""
 }
 
 // Store is a store of Config, for writing fixtures.
