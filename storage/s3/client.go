@@ -124,18 +124,15 @@ func transport() (*http.Transport, error) {
 	return t, nil
 }
 
-// url addresses bucket and key (either may be empty) with query.
-func (c *client) url(bucket, key string, query url.Values) *url.URL {
+// url addresses bucket and key (either may be empty) with query, in region when the
+// store is AWS.
+func (c *client) url(region, bucket, key string, query url.Values) *url.URL {
 	u := &url.URL{Scheme: "https", RawQuery: query.Encode()}
 	path := ""
-	region := c.bucketRegion(bucket)
-	switch {
-	case c.base != nil:
+	if c.base != nil {
 		u.Scheme, u.Host, path = c.base.Scheme, c.base.Host, strings.TrimSuffix(c.base.Path, "/")
-	case strings.HasPrefix(region, "cn-"):
-		u.Host = "s3." + region + ".amazonaws.com.cn"
-	default:
-		u.Host = "s3." + region + ".amazonaws.com"
+	} else {
+		u.Host = awsauth.ServiceHost("s3", region)
 	}
 	if bucket != "" {
 		if c.pathStyle || !hostSafe(bucket) {
@@ -191,7 +188,10 @@ func (c *client) do(ctx context.Context, method, bucket, key string, query url.V
 }
 
 func (c *client) send(ctx context.Context, method, bucket, key string, query url.Values, hdr http.Header, body []byte) (*http.Response, error) {
-	u := c.url(bucket, key, query)
+	// One region for the address and the signature, even while a redirect changes
+	// the bucket's.
+	region := c.bucketRegion(bucket)
+	u := c.url(region, bucket, key, query)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
 		return nil, &loreErr{errs.New(errs.SourceUnavailable, "cannot make a request for s3://%s/%s: %v", bucket, key, err)}
@@ -221,7 +221,7 @@ func (c *client) send(ctx context.Context, method, bucket, key string, query url
 		}
 		return nil, &loreErr{errs.New(errs.SourceUnavailable, "cannot sign a request for s3://%s/%s: %v", bucket, key, err)}
 	}
-	sigv4.Sign(req, cred, c.bucketRegion(bucket), "s3", hash, time.Now())
+	sigv4.Sign(req, cred, region, "s3", hash, time.Now())
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, err
@@ -249,6 +249,9 @@ func (c *client) send(ctx context.Context, method, bucket, key string, query url
 	return nil, ae
 }
 
+// etag is an ETag without its quotes.
+func etag(quoted string) string { return strings.Trim(quoted, `"`) }
+
 // headInfo is what a HEAD or a GET answer says of the object.
 type headInfo struct {
 	size    int64
@@ -258,7 +261,7 @@ type headInfo struct {
 
 func responseInfo(resp *http.Response) headInfo {
 	t, _ := http.ParseTime(resp.Header.Get("Last-Modified"))
-	return headInfo{size: resp.ContentLength, modTime: t, etag: strings.Trim(resp.Header.Get("ETag"), `"`)}
+	return headInfo{size: resp.ContentLength, modTime: t, etag: etag(resp.Header.Get("ETag"))}
 }
 
 func (c *client) head(ctx context.Context, bucket, key string) (headInfo, error) {
@@ -381,7 +384,7 @@ func (c *client) list(ctx context.Context, bucket, prefix, start, token, delimit
 		}
 	}
 	for i := range page.Contents {
-		page.Contents[i].ETag = strings.Trim(page.Contents[i].ETag, `"`)
+		page.Contents[i].ETag = etag(page.Contents[i].ETag)
 	}
 	return &page, nil
 }

@@ -41,7 +41,7 @@ func TestAddressing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := cl.url(c.bucket, c.key, nil).String(); got != c.want {
+		if got := cl.url(cl.bucketRegion(c.bucket), c.bucket, c.key, nil).String(); got != c.want {
 			t.Errorf("%v s3://%s/%s: got %s, want %s", c.cfg, c.bucket, c.key, got, c.want)
 		}
 	}

@@ -139,7 +139,7 @@ func (r *reader) get(off, n int64, open bool) (buf []byte, total int64, err erro
 			return err
 		}
 		defer out.Body.Close()
-		e := strings.Trim(out.Header.Get("ETag"), `"`)
+		e := etag(out.Header.Get("ETag"))
 		switch {
 		case r.etag == "":
 			r.etag = e

@@ -190,9 +190,9 @@ func (s *Store) ListFrom(ctx context.Context, dir, after string) ([]storage.Obje
 	var out []storage.ObjectInfo
 	past := false
 	for _, o := range page.Contents {
-		if k := o.Key; strings.HasPrefix(k, dirPrefix) {
+		if strings.HasPrefix(o.Key, dirPrefix) {
 			out = append(out, info(loc, o))
-		} else if k > dirPrefix {
+		} else if o.Key > dirPrefix {
 			past = true
 		}
 	}
@@ -350,7 +350,7 @@ func (s *Store) listRange(ctx context.Context, c *client, loc location, prefix, 
 func objects(loc location, page *listPage) []storage.ObjectInfo {
 	var out []storage.ObjectInfo
 	for _, o := range page.Contents {
-		if k := o.Key; k != "" && !strings.HasSuffix(k, "/") {
+		if o.Key != "" && !strings.HasSuffix(o.Key, "/") {
 			out = append(out, info(loc, o))
 		}
 	}

@@ -132,11 +132,16 @@ func (o Options) stsEndpoint() (endpoint, region string) {
 	if region == "" {
 		return "https://sts.amazonaws.com", "us-east-1"
 	}
-	domain := "amazonaws.com"
+	return "https://" + ServiceHost("sts", region), region
+}
+
+// ServiceHost is the host name of an AWS service in a region: service.region.
+// amazonaws.com, or amazonaws.com.cn in China's regions.
+func ServiceHost(service, region string) string {
 	if strings.HasPrefix(region, "cn-") {
-		domain = "amazonaws.com.cn"
+		return service + "." + region + ".amazonaws.com.cn"
 	}
-	return "https://sts." + region + "." + domain, region
+	return service + "." + region + ".amazonaws.com"
 }
 
 // sts sends a request of STS's Query protocol, signed with signer unless that is
