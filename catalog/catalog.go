@@ -41,10 +41,11 @@ type Catalog struct {
 	path   string
 	writer *sql.DB // exactly one connection; every write transaction runs here
 	// writerOpen, when not nil, is closed once the writer has connected in the
-	// background (openCurrent); writerErr is then why it could not. Writes wait for
-	// it (writerDB).
-	writerOpen chan struct{}
-	writerErr  error
+	// background (openCurrent, connectWriter); writerErr is then why it could not.
+	// Writes wait for it (writerDB).
+	writerOpen    chan struct{}
+	writerErr     error
+	writerConnect sync.Once
 	// logStmt is the query log's insert on the writer (logInsert).
 	logStmt     *sql.Stmt
 	logStmtErr  error
@@ -201,13 +202,15 @@ func openReaders(abs string, extra ...string) (*sql.DB, error) {
 
 // openCurrent opens a catalog that needs no migration — every open but the first
 // — reading first. A reader checks that the file is a Lore catalog, in WAL mode, at
-// the schema version of ms, and that this process may write it; the writer then
-// connects in the background, while the statement that opened the catalog runs,
-// and writes wait for it (writerDB). Connecting costs a fresh process about a
-// millisecond: the connection reads the schema and, for the first in the process,
-// replays the write-ahead log. Any other file (missing, foreign, older, read-only,
-// or one another process holds) returns nil, and openOnce opens it writer first,
-// as a fresh catalog is.
+// the schema version of ms, and that this process may write it. The writer connects
+// later, in the background, when the first write or query log entry asks for it
+// (connectWriter), and writes wait for it (writerDB). Connecting costs a fresh
+// process about half a millisecond of CPU, the connection reading the schema: done
+// at once, it took one of two cores from the statement that opened the catalog,
+// whose record read and listing ran side by side on them; done for the query log,
+// it overlaps the printing of the answer. Any other file (missing, foreign, older,
+// read-only, or one another process holds) returns nil, and openOnce opens it
+// writer first, as a fresh catalog is.
 func openCurrent(ctx context.Context, path, abs string, ms []migration) *Catalog {
 	if !filesWritable(abs) {
 		return nil
@@ -228,20 +231,31 @@ func openCurrent(ctx context.Context, path, abs string, ms []migration) *Catalog
 		return nil
 	}
 	c.writerOpen = make(chan struct{})
-	go func() {
-		defer close(c.writerOpen)
-		bg := context.WithoutCancel(ctx)
-		if c.writerErr = whileBusy(bg, func() error { return c.writer.PingContext(bg) }); c.writerErr == nil {
-			c.logInsert() // its first use waits for it; a failure is that use's
-		}
-	}()
 	c.log = newLogWriter(c)
 	return c
+}
+
+// connectWriter starts connecting the writer of a catalog opened reader first, once;
+// writerOpen closes when it is done. Other catalogs connect as they open.
+func (c *Catalog) connectWriter() {
+	if c.writerOpen == nil {
+		return
+	}
+	c.writerConnect.Do(func() {
+		go func() {
+			defer close(c.writerOpen)
+			bg := context.Background()
+			if c.writerErr = whileBusy(bg, func() error { return c.writer.PingContext(bg) }); c.writerErr == nil {
+				c.logInsert() // its first use waits for it; a failure is that use's
+			}
+		}()
+	})
 }
 
 // writerDB is the writer, once it has connected.
 func (c *Catalog) writerDB() (*sql.DB, error) {
 	if c.writerOpen != nil {
+		c.connectWriter()
 		<-c.writerOpen
 		if c.writerErr != nil {
 			return nil, c.internal(c.writerErr, "cannot open the catalog for writing")
@@ -419,7 +433,10 @@ func (c *Catalog) Close() error {
 		errL = c.log.close()
 	}
 	if c.writerOpen != nil {
-		<-c.writerOpen // the writer's connection is made before it is closed
+		// A writer that started connecting finishes before it is closed; one that
+		// never did is not connected now.
+		c.writerConnect.Do(func() { close(c.writerOpen) })
+		<-c.writerOpen
 	}
 	c.prepared.Range(func(_, v any) bool {
 		v.(*sql.Stmt).Close()

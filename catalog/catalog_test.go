@@ -137,9 +137,9 @@ func TestReopenIsNoOp(t *testing.T) {
 }
 
 // TestReopenReadsFirst checks that a catalog at the current version is opened by
-// its readers, its writer connecting in the background, and that writes and the
-// query log wait for that writer rather than fail or hang; an older or foreign
-// file still goes the writer's way.
+// its readers, its writer connecting in the background once a write asks for it,
+// and that writes and the query log wait for that writer rather than fail or hang;
+// an older or foreign file still goes the writer's way.
 func TestReopenReadsFirst(t *testing.T) {
 	ctx := context.Background()
 	c, path := openTest(t)
@@ -158,7 +158,23 @@ func TestReopenReadsFirst(t *testing.T) {
 		t.Fatal("a current catalog was not opened reader first")
 	}
 	if _, err := r.Table(ctx, "t"); err != nil {
-		t.Fatalf("read while the writer connects: %v", err)
+		t.Fatalf("read before the writer connects: %v", err)
+	}
+	select {
+	case <-r.writerOpen:
+		t.Fatal("the writer connected before a write asked for it")
+	default:
+	}
+	// A catalog closed before anything was written never connects its writer.
+	ro, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.Table(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatalf("closing a catalog whose writer never connected: %v", err)
 	}
 	if _, _, err := r.CreateTable(ctx, Table{Name: "u", Location: "/y", Format: "parquet"}, false); err != nil {
 		t.Fatalf("write after a reader-first open: %v", err)
@@ -178,7 +194,7 @@ func TestReopenReadsFirst(t *testing.T) {
 
 	// A writer that could not connect fails the writes that wait for it.
 	broken := &Catalog{path: path, writerOpen: make(chan struct{}), writerErr: errors.New("disk on fire")}
-	close(broken.writerOpen)
+	broken.writerConnect.Do(func() { close(broken.writerOpen) })
 	err = broken.writeTx(ctx, func(*sql.Tx) error { return nil })
 	if errs.CodeOf(err) != errs.Internal || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("write with a failed writer: %v", err)
