@@ -220,6 +220,13 @@ func (e *Engine) Query(ctx context.Context, text string, settings map[string]str
 	return &c.res, nil
 }
 
+// ParseAhead has text parsed in the background, for a caller that will run it soon
+// but cannot yet: a client opening the engine, say, parses its statement on a core
+// the open leaves idle. Query and QueryStream of that text then find it parsed, or
+// wait for the parse rather than repeat it. Anything wrong with text is reported by
+// the statement that runs it, as ever.
+func ParseAhead(text string) { sql.ParseAhead(text) }
+
 // run is the one statement path of Query and QueryStream: it runs the request into
 // sink, finishes its record and writes it to the query log.
 func (e *Engine) run(ctx context.Context, text string, settings map[string]string, sink ResultSink) (*Record, error) {

@@ -127,6 +127,10 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		}
 		q = rq
 	} else {
+		if reqs := groupRequests(text, splitStatements(text)); len(reqs) > 0 {
+			// Parsed while the engine opens, on the other core.
+			lore.ParseAhead(text[reqs[0].Start:reqs[0].End])
+		}
 		eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 		if err != nil {
 			fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
