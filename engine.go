@@ -16,7 +16,9 @@ import (
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/exec"
+	"github.com/loredb/lore/internal/jsonwarm"
 	"github.com/loredb/lore/sql"
+	"github.com/loredb/lore/stats"
 	"github.com/loredb/lore/storage"
 	"github.com/loredb/lore/storage/s3"
 )
@@ -59,6 +61,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, errs.New(errs.Internal, "cannot create home %q: %w", opts.Home, err)
 	}
 	tuneCollector(opts)
+	// Built on the other core while the catalog opens: encoding/json's tables for
+	// the statistics record a statement decodes and the query record it logs.
+	go jsonwarm.Types(stats.Record{}, Record{})
 	cat, err := catalog.Open(ctx, filepath.Join(opts.Home, "catalog.db"))
 	if err != nil {
 		return nil, err
