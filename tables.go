@@ -61,6 +61,9 @@ func (c *catalogView) Table(ctx context.Context, name string, at source.AsOf) (*
 			rec, err = c.e.statistics(ctx, t.ID)
 			return err
 		})()
+		// The statement will log itself: the catalog's writer connects on this
+		// core while the files are still being listed, not after the answer.
+		c.e.catalog.ConnectWriter()
 	}()
 	l, store, err := c.e.resolveTable(ctx, t, at)
 	if readErr := <-read; err == nil {

@@ -41,7 +41,7 @@ type Catalog struct {
 	path   string
 	writer *sql.DB // exactly one connection; every write transaction runs here
 	// writerOpen, when not nil, is closed once the writer has connected in the
-	// background (openCurrent, connectWriter); writerErr is then why it could not.
+	// background (openCurrent, ConnectWriter); writerErr is then why it could not.
 	// Writes wait for it (writerDB).
 	writerOpen    chan struct{}
 	writerErr     error
@@ -204,7 +204,7 @@ func openReaders(abs string, extra ...string) (*sql.DB, error) {
 // — reading first. A reader checks that the file is a Lore catalog, in WAL mode, at
 // the schema version of ms, and that this process may write it. The writer connects
 // later, in the background, when the first write or query log entry asks for it
-// (connectWriter), and writes wait for it (writerDB). Connecting costs a fresh
+// (ConnectWriter), and writes wait for it (writerDB). Connecting costs a fresh
 // process about half a millisecond of CPU, the connection reading the schema: done
 // at once, it took one of two cores from the statement that opened the catalog,
 // whose record read and listing ran side by side on them; done for the query log,
@@ -235,9 +235,13 @@ func openCurrent(ctx context.Context, path, abs string, ms []migration) *Catalog
 	return c
 }
 
-// connectWriter starts connecting the writer of a catalog opened reader first, once;
-// writerOpen closes when it is done. Other catalogs connect as they open.
-func (c *Catalog) connectWriter() {
+// ConnectWriter starts connecting the writer of a catalog opened reader first, in
+// the background, unless it has started already; writerOpen closes when it is done.
+// Other catalogs connect as they open. Writes and the query log start it
+// themselves; a caller that knows a write will come, and has a core to spare for
+// it now, starts it earlier (the engine does once a statement's catalog reads are
+// done, while the statement lists its files).
+func (c *Catalog) ConnectWriter() {
 	if c.writerOpen == nil {
 		return
 	}
@@ -255,7 +259,7 @@ func (c *Catalog) connectWriter() {
 // writerDB is the writer, once it has connected.
 func (c *Catalog) writerDB() (*sql.DB, error) {
 	if c.writerOpen != nil {
-		c.connectWriter()
+		c.ConnectWriter()
 		<-c.writerOpen
 		if c.writerErr != nil {
 			return nil, c.internal(c.writerErr, "cannot open the catalog for writing")

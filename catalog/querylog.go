@@ -114,7 +114,7 @@ func (w *logWriter) loop() {
 	defer close(w.done)
 	for range w.wake {
 		// The writer connects while the batch gathers.
-		w.c.connectWriter()
+		w.c.ConnectWriter()
 		w.gather()
 		for {
 			w.mu.Lock()
@@ -234,7 +234,7 @@ func (c *Catalog) writeLog(entries []QueryLogEntry) error {
 }
 
 // logInsert is the query log's upsert, prepared on the writer once: by the
-// background connect of connectWriter, or by the first write of the log.
+// background connect of ConnectWriter, or by the first write of the log.
 func (c *Catalog) logInsert() (*sql.Stmt, error) {
 	c.logStmtOnce.Do(func() {
 		c.logStmt, c.logStmtErr = c.writer.Prepare(`
