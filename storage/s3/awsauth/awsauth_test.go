@@ -149,13 +149,19 @@ func TestNoneCached(t *testing.T) {
 	}
 }
 
-// Callers during a retrieval wait for it; one whose context ends stops waiting.
-func TestConcurrentRetrieve(t *testing.T) {
+// heldContainerChain is a chain whose only source is a container endpoint that
+// holds each request until ctr.hold is closed.
+func heldContainerChain(t *testing.T) (p Provider, ctr *fakeContainer) {
 	o, c := setup(t, env{})
-	ctr := newContainer(t, c, "")
+	ctr = newContainer(t, c, "")
 	ctr.hold = make(chan struct{})
 	o.Getenv = env{"AWS_CONTAINER_CREDENTIALS_FULL_URI": ctr.URL, "AWS_EC2_METADATA_DISABLED": "true"}.get
-	p := Chain(o)
+	return Chain(o), ctr
+}
+
+// Callers during a retrieval wait for it; one whose context ends stops waiting.
+func TestConcurrentRetrieve(t *testing.T) {
+	p, ctr := heldContainerChain(t)
 	var wg sync.WaitGroup
 	got := make([]sigv4.Credentials, 32)
 	errs := make([]error, len(got))
@@ -184,11 +190,7 @@ func TestConcurrentRetrieve(t *testing.T) {
 
 // A retrieval whose caller gives up is tried again by a caller still waiting.
 func TestAbandonedRetrieval(t *testing.T) {
-	o, c := setup(t, env{})
-	ctr := newContainer(t, c, "")
-	ctr.hold = make(chan struct{})
-	o.Getenv = env{"AWS_CONTAINER_CREDENTIALS_FULL_URI": ctr.URL, "AWS_EC2_METADATA_DISABLED": "true"}.get
-	p := Chain(o)
+	p, ctr := heldContainerChain(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	first := make(chan error)
 	go func() { _, err := p.Retrieve(ctx); first <- err }()
