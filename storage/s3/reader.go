@@ -39,8 +39,8 @@ type reader struct {
 	ctx    context.Context
 	loc    location
 	size   int64
-	etag   string
-	pinned bool // opened as listed: a missing object has changed, not failed
+	etag   string // under mu: several parts of a Prefetch may pin it at once
+	pinned bool   // opened as listed: a missing object has changed, not failed
 	// claimed is a size stated by a table's metadata, not yet seen from the store:
 	// CheckSize learns the real one.
 	claimed   bool
@@ -83,7 +83,8 @@ func (r *reader) probe() error {
 			if herr != nil {
 				return herr
 			}
-			r.size, r.etag = o.Size, o.ETag
+			r.size = o.Size
+			r.setETag(o.ETag)
 			return nil
 		}
 		return err
@@ -120,7 +121,7 @@ func (r *reader) CheckSize() error {
 			r.checkErr = err
 			return
 		}
-		r.etag = ""
+		r.setETag("")
 		r.checkErr = r.probe()
 	})
 	return r.checkErr
@@ -134,17 +135,14 @@ func (r *reader) get(off, n int64, open bool) (buf []byte, total int64, err erro
 	var got int64
 	err = r.s.retry(r.ctx, "read", r.loc, &r.s.counts.get, func(ctx context.Context) error {
 		rng := fmt.Sprintf("bytes=%d-%d", off+got, off+n-1)
-		out, err := r.c.get(ctx, r.loc.bucket, r.loc.key, rng, r.etag)
+		out, err := r.c.get(ctx, r.loc.bucket, r.loc.key, rng, r.pinnedETag())
 		if err != nil {
 			return err
 		}
 		defer out.Body.Close()
 		e := etag(out.Header.Get("ETag"))
-		switch {
-		case r.etag == "":
-			r.etag = e
-		case e != "" && e != r.etag:
-			return &loreErr{errs.New(errs.SourceChanged, "%q changed while it was read (ETag %s, was %s)", r.loc, e, r.etag)}
+		if held, ok := r.pin(e); !ok {
+			return &loreErr{errs.New(errs.SourceChanged, "%q changed while it was read (ETag %s, was %s)", r.loc, e, held)}
 		}
 		start, size, ok := contentRange(out.Header.Get("Content-Range"))
 		switch {
@@ -177,6 +175,30 @@ func (r *reader) get(off, n int64, open bool) (buf []byte, total int64, err erro
 		err = errs.New(errs.SourceChanged, "%q was in the table's listing and is gone", r.loc)
 	}
 	return buf, total, err
+}
+
+// pinnedETag is the ETag the reader holds its reads to: "" until a response gives one.
+func (r *reader) pinnedETag() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.etag
+}
+
+func (r *reader) setETag(e string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.etag = e
+}
+
+// pin holds the reader to e when it holds none yet, and says whether a response
+// with ETag e is of the object the reader holds to (held).
+func (r *reader) pin(e string) (held string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.etag == "" {
+		r.etag = e
+	}
+	return r.etag, e == "" || e == r.etag
 }
 
 // contentRange reads "bytes start-end/size".
@@ -311,7 +333,7 @@ func (r *reader) Prefetch(ranges []storage.Range) error {
 	if cache := r.s.cfg.Cache; cache != nil {
 		missed := want[:0]
 		for _, g := range want {
-			if b, release, ok := cache.Get(r.loc.String(), r.etag, g); ok {
+			if b, release, ok := cache.Get(r.loc.String(), r.pinnedETag(), g); ok {
 				r.add(span{off: g.Off, b: b, release: release})
 			} else {
 				missed = append(missed, g)
@@ -338,7 +360,7 @@ func (r *reader) Prefetch(ranges []storage.Range) error {
 		for _, g := range want {
 			b := make([]byte, g.Len)
 			if r.copyOut(b, g.Off) {
-				cache.Put(r.loc.String(), r.etag, g, b)
+				cache.Put(r.loc.String(), r.pinnedETag(), g, b)
 			}
 		}
 	}
