@@ -25,9 +25,11 @@ func TwoArguments(name string) bool {
 	return comoment[name] || name == "arg_min" || name == "arg_max" || name == "weighted_avg"
 }
 
-// valueType is a type whose values the row-keeping aggregates can hold.
+// valueType is a type whose values the row-keeping aggregates can hold: a nested
+// value is held as a row of its own.
 func valueType(dt arrow.DataType) bool {
-	return minMaxType(dt) || dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO
+	return minMaxType(dt) || dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO || dt.ID() == arrow.FIXED_SIZE_BINARY ||
+		types.IsNested(dt)
 }
 
 // moreResultType is ResultType of the aggregates of this file; ok is false for a

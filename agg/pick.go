@@ -21,6 +21,13 @@ type pickAcc struct {
 	by    []types.Value // arg_min and arg_max: the value compared
 	best  []int32       // a batch's chosen row per group, -1 if none
 	touch []uint32      // the groups with a chosen row in the batch
+	held  int64         // the bytes of the kept values' strings and nested rows' text
+}
+
+// keep makes v group g's value.
+func (a *pickAcc) keep(g uint32, v types.Value) {
+	a.held += int64(len(v.S) - len(a.val[g].S))
+	a.set[g], a.val[g] = true, v
 }
 
 var _ MultiArg = (*pickAcc)(nil)
@@ -102,12 +109,13 @@ func (a *pickAcc) UpdateArgs(args []arrow.Array, sel []int32, groups []uint32) e
 			if a.set[g] && sign*types.Compare(v, a.by[g]) >= 0 {
 				continue
 			}
-			a.set[g], a.val[g], a.by[g] = true, types.ValueAt(arg, r), v
+			a.keep(g, vector.KeptValue(arg, r))
+			a.by[g] = v
 		}
 		return nil
 	}
 	for _, g := range a.touch {
-		a.set[g], a.val[g] = true, types.ValueAt(arg, int(a.best[g]))
+		a.keep(g, vector.KeptValue(arg, int(a.best[g])))
 		a.best[g] = -1
 	}
 	return nil
@@ -135,7 +143,7 @@ func (a *pickAcc) Merge(other Accumulator, mapping []uint32) error {
 			take = take || types.Compare(o.by[j], a.by[g]) > 0
 		}
 		if take {
-			a.set[g], a.val[g] = true, o.val[j]
+			a.keep(g, o.val[j])
 			if a.byValue() {
 				a.by[g] = o.by[j]
 			}
@@ -157,7 +165,7 @@ func (a *pickAcc) Final() (arrow.Array, error) {
 }
 
 func (a *pickAcc) MemoryUsage() int64 {
-	return int64(cap(a.set) + 80*(cap(a.val)+cap(a.by)) + 4*cap(a.best) + 4*cap(a.touch))
+	return int64(cap(a.set)+80*(cap(a.val)+cap(a.by))+4*cap(a.best)+4*cap(a.touch)) + a.held
 }
 
 func (a *pickAcc) FromZone(*Zone, uint32) (bool, error) { return false, nil }

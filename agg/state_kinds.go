@@ -313,9 +313,10 @@ func (a *pickAcc) appendState(w *wire.Writer) {
 }
 
 func (a *pickAcc) loadState(r *wire.Reader, n int) {
-	a.set, a.val, a.by, a.best, a.touch = make([]bool, n), make([]types.Value, n), nil, nil, nil
+	a.set, a.val, a.by, a.best, a.touch, a.held = make([]bool, n), make([]types.Value, n), nil, nil, nil, 0
+	set := make([]bool, n)
 	for g := range n {
-		a.set[g] = r.Bool()
+		set[g] = r.Bool()
 	}
 	vals := loadGroupValues(r, a.t, n)
 	var by arrow.Array
@@ -329,11 +330,11 @@ func (a *pickAcc) loadState(r *wire.Reader, n int) {
 	if r.Err() != nil {
 		return
 	}
-	for g, set := range a.set {
+	for g, set := range set {
 		if !set {
 			continue
 		}
-		a.val[g] = types.ValueAt(vals, g)
+		a.keep(uint32(g), vector.KeptValue(vals, g))
 		if by != nil {
 			if by.IsNull(g) {
 				r.Fail("group %d holds a value without the value it was picked by", g)

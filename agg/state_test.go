@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -34,8 +35,13 @@ var (
 	stateStruct   = arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		arrow.Field{Name: "b", Type: arrow.BinaryTypes.String, Nullable: true})
 	stateMap   = arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64)
-	stateTypes = append(append([]arrow.DataType{}, testTypes...), stateInterval, stateList, stateStruct, stateMap,
-		arrow.LargeListOf(arrow.BinaryTypes.String), arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float64))
+	stateTypes = append(append(append([]arrow.DataType{}, testTypes...), stateInterval, stateList, stateStruct, stateMap,
+		arrow.LargeListOf(arrow.BinaryTypes.String), arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Float64)),
+		stateOdd...)
+	// stateOdd are types sources normalise away (to DATE, INTERVAL, BLOB) that an
+	// aggregate may still be given.
+	stateOdd = []arrow.DataType{arrow.FixedWidthTypes.Date64, arrow.FixedWidthTypes.Duration_us,
+		&arrow.FixedSizeBinaryType{ByteWidth: 3}, arrow.BinaryTypes.LargeBinary}
 )
 
 // TestEveryAggregateIsSerializable: every function over every argument type it
@@ -236,7 +242,9 @@ func stateBatches(rng *rand.Rand, s Spec, nBatches, groups int) []stateBatch {
 // stateColumn draws n values of dt: a plain array, a slice of a longer one, or (if
 // dict and dt is neither nested nor an interval) a dictionary array.
 func stateColumn(rng *rand.Rand, dt arrow.DataType, n int, nullFrac float64, finite, dict bool) arrow.Array {
-	if types.IsNested(dt) || dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+	if types.IsNested(dt) || dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO || slices.ContainsFunc(stateOdd, func(o arrow.DataType) bool {
+		return arrow.TypeEqual(o, dt)
+	}) {
 		b := array.NewBuilder(memory.DefaultAllocator, dt)
 		defer b.Release()
 		for range n + 3 {
@@ -307,6 +315,14 @@ func appendRandom(rng *rand.Rand, b array.Builder, nullFrac float64) {
 		x.Append(fmt.Sprint("s", rng.IntN(4)))
 	case *array.MonthDayNanoIntervalBuilder:
 		x.Append(arrow.MonthDayNanoInterval{Months: int32(rng.IntN(3)), Days: int32(rng.IntN(40)), Nanoseconds: rng.Int64N(1e12)})
+	case *array.Date64Builder:
+		x.Append(arrow.Date64(rng.Int64N(40000) * 86400000))
+	case *array.DurationBuilder:
+		x.Append(arrow.Duration(rng.Int64N(1e9) - 5e8))
+	case *array.FixedSizeBinaryBuilder:
+		x.Append([]byte{byte(rng.IntN(3)), 0, byte(rng.IntN(2))})
+	case *array.BinaryBuilder:
+		x.Append([]byte{byte(rng.IntN(4)), 'b'})
 	default:
 		panic(fmt.Sprintf("no random values for %T", b))
 	}

@@ -109,6 +109,8 @@ func ValueAt(arr arrow.Array, i int) Value {
 		return Value{Type: dt, I: int64(a.Value(i))}
 	case *array.Time64:
 		return Value{Type: dt, I: int64(a.Value(i))}
+	case *array.Duration:
+		return Value{Type: dt, I: int64(a.Value(i)), S: a.ValueStr(i)}
 	case *array.Decimal128:
 		return Value{Type: dt, D: a.Value(i)}
 	case *array.Decimal64:

@@ -12,8 +12,12 @@ import (
 )
 
 // FromValues builds an array of type dt from boxed values. It is for small or
-// non-hot results (window functions, constants); hot paths build typed slices.
+// non-hot results (window functions, constants); hot paths build typed slices. A
+// nested value is taken from the row it carries (types.Value.A).
 func FromValues(dt arrow.DataType, vals []types.Value) arrow.Array {
+	if types.IsNested(dt) {
+		return fromRows(dt, vals)
+	}
 	b := types.NewBuilder(Allocator, dt)
 	defer b.Release()
 	b.Reserve(len(vals))
@@ -21,6 +25,57 @@ func FromValues(dt arrow.DataType, vals []types.Value) arrow.Array {
 		AppendValue(b, v)
 	}
 	return b.NewArray()
+}
+
+// fromRows joins the rows nested values carry, a run of NULLs as one array of NULLs.
+func fromRows(dt arrow.DataType, vals []types.Value) arrow.Array {
+	var parts, made []arrow.Array
+	nulls := 0
+	flush := func() {
+		if nulls > 0 {
+			a := array.MakeArrayOfNull(Allocator, dt, nulls)
+			parts, made, nulls = append(parts, a), append(made, a), 0
+		}
+	}
+	for _, v := range vals {
+		if v.Null {
+			nulls++
+			continue
+		}
+		if v.A == nil || v.A.Len() != 1 || !arrow.TypeEqual(v.A.DataType(), dt) {
+			panic(fmt.Sprintf("BUG: a %s value without its row of that type", dt))
+		}
+		flush()
+		parts = append(parts, v.A)
+	}
+	flush()
+	if len(parts) == 0 {
+		return array.MakeArrayOfNull(Allocator, dt, 0)
+	}
+	if len(parts) == 1 {
+		parts[0].Retain()
+		return parts[0]
+	}
+	out, err := array.Concatenate(parts, Allocator)
+	if err != nil {
+		panic(fmt.Sprintf("BUG: joining %s rows: %v", dt, err))
+	}
+	for _, a := range made {
+		a.Release()
+	}
+	return out
+}
+
+// KeptValue is types.ValueAt for a value kept past its batch: a nested value
+// carries a copy of its row, not a slice of arr that would keep all of arr alive.
+func KeptValue(arr arrow.Array, i int) types.Value {
+	v := types.ValueAt(arr, i)
+	if v.A != nil {
+		row := Take(v.A, []int32{0})
+		v.A.Release()
+		v.A = row
+	}
+	return v
 }
 
 // AppendValue appends v to b, whose type must be v's type (NULLs of any type fit).
@@ -60,8 +115,15 @@ func AppendValue(b array.Builder, v types.Value) {
 		x.Append(v.S)
 	case *array.BinaryBuilder:
 		x.Append([]byte(v.S))
+	case *array.FixedSizeBinaryBuilder:
+		x.Append([]byte(v.S))
 	case *array.Date32Builder:
 		x.Append(arrow.Date32(v.I))
+	case *array.Date64Builder:
+		// types.ValueAt reads a DATE64 as a DATE, in days.
+		x.Append(arrow.Date64(v.I * 86400000))
+	case *array.DurationBuilder:
+		x.Append(arrow.Duration(v.I))
 	case *array.TimestampBuilder:
 		x.Append(arrow.Timestamp(v.I))
 	case *array.Time64Builder:
