@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -9,7 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -68,12 +70,21 @@ func newFileEncoder(schema *arrow.Schema, w io.Writer, props *pq.WriterPropertie
 	for i, k := range schema.Metadata().Keys() {
 		meta.Append(k, schema.Metadata().Values()[i])
 	}
-	meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(schema, props.Allocator())))
+	meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(arrowSchemaBytes(schema, props.Allocator())))
 	pw, err := file.NewParquetWriterWithError(w, sc.Root(), file.WithWriterProps(props), file.WithWriteMetadata(meta))
 	if err != nil {
 		return nil, err
 	}
 	return &columnEncoder{pw: pw, schema: schema, arrProps: arrProps}, nil
+}
+
+// arrowSchemaBytes is the Arrow IPC stream of schema alone (its schema message and
+// the end-of-stream marker), the form the ARROW:schema key of a footer holds.
+func arrowSchemaBytes(schema *arrow.Schema, mem memory.Allocator) []byte {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	w.Close()
+	return buf.Bytes()
 }
 
 // recordEncoder writes pages through arrow-go's record writer, a column at a time.

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -249,5 +251,26 @@ func TestLayoutWriterPages(t *testing.T) {
 				t.Fatalf("row group %d column %d: pages hold %d of %d rows", g, c, sum, groupRows)
 			}
 		}
+	}
+}
+
+// TestArrowSchemaBytes: the footer's ARROW:schema is the IPC stream Arrow's readers
+// expect, byte for byte what arrow-go's Flight package serialises, for a schema with
+// metadata, nested fields and dictionaries.
+func TestArrowSchemaBytes(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "l", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true})},
+		{Name: "d", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, &arrow.Decimal128Type{Precision: 20, Scale: 2}),
+			Metadata: arrow.NewMetadata([]string{"k"}, []string{"v"})},
+	}, func() *arrow.Metadata { m := arrow.NewMetadata([]string{"lore"}, []string{"1"}); return &m }())
+	got := arrowSchemaBytes(schema, memory.DefaultAllocator)
+	if want := flight.SerializeSchema(schema, memory.DefaultAllocator); !bytes.Equal(got, want) {
+		t.Fatalf("%d bytes, want Flight's %d", len(got), len(want))
+	}
+	back, err := flight.DeserializeSchema(got, memory.DefaultAllocator)
+	if err != nil || !back.Equal(schema) {
+		t.Fatalf("read back: %v, %v", back, err)
 	}
 }
