@@ -18,7 +18,7 @@ import (
 
 	"github.com/loredb/lore/gen"
 
-	_ "modernc.org/sqlite" // the query log of the home, read only
+	_ "github.com/mattn/go-sqlite3" // the query log of the home, read only
 )
 
 // ColdstartConfig is one run of the coldstart suite.
@@ -169,7 +169,7 @@ func initEnd(trace []byte) float64 {
 // is measured all the same (the query_log columns read here are those of schema
 // version 1).
 func recordElapsed(ctx context.Context, home string, runs []coldRun) error {
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "catalog.db")+"?mode=ro")
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, "catalog.db")+"?mode=ro")
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/loredb/lore/errs"
 
-	// The pure-Go SQLite driver, registered as "sqlite". This package is its only importer.
-	_ "modernc.org/sqlite"
+	// SQLite's C library, registered as "sqlite3". This package is its only importer.
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // applicationID is written to the database header (PRAGMA application_id) so that a
@@ -102,7 +102,7 @@ func whileBusy(ctx context.Context, f func() error) error {
 	deadline := time.Now().Add(busyTimeout)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		err := f()
-		if err == nil || cannotWrite(err) || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+		if err == nil || cannotWrite(err) || !isBusy(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {
@@ -167,10 +167,10 @@ func openOnce(ctx context.Context, path string, ms []migration) (*Catalog, error
 // file consistent on power loss (it may lose the last commits, never corrupt) and
 // spares the query log an fsync per statement. Nothing connects until it is used.
 func openWriter(abs string) (*sql.DB, error) {
-	writer, err := sql.Open("sqlite", dsn(abs,
+	writer, err := sql.Open("sqlite3", dsn(abs,
 		"_txlock=immediate",
-		"_pragma=journal_mode(WAL)",
-		"_pragma=synchronous(NORMAL)",
+		"_journal_mode=WAL",
+		"_synchronous=NORMAL",
 	))
 	if err != nil {
 		return nil, err
@@ -190,8 +190,8 @@ func oneConnection(db *sql.DB) {
 // openReaders is the pool of read-only connections of the catalog file abs, opened
 // with the extra URI parameters given.
 func openReaders(abs string, extra ...string) (*sql.DB, error) {
-	params := append(append([]string{"mode=ro"}, extra...), "_pragma=query_only(1)")
-	reader, err := sql.Open("sqlite", dsn(abs, params...))
+	params := append(append([]string{"mode=ro"}, extra...), "_query_only=1")
+	reader, err := sql.Open("sqlite3", dsn(abs, params...))
 	if err != nil {
 		return nil, err
 	}
@@ -274,8 +274,8 @@ func (c *Catalog) writerDB() (*sql.DB, error) {
 // open mode is read-write-create unless extra names another.
 func dsn(abs string, extra ...string) string {
 	params := []string{
-		fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()),
-		"_pragma=foreign_keys(1)",
+		fmt.Sprintf("_busy_timeout=%d", busyTimeout.Milliseconds()),
+		"_foreign_keys=1",
 	}
 	if !slices.ContainsFunc(extra, func(p string) bool { return strings.HasPrefix(p, "mode=") }) {
 		params = append([]string{"mode=rwc"}, params...)
@@ -284,10 +284,19 @@ func dsn(abs string, extra ...string) string {
 	return "file:" + escapePath(filepath.ToSlash(abs)) + "?" + strings.Join(params, "&")
 }
 
+// isBusy reports whether err is SQLite's SQLITE_BUSY (or one of its extended codes).
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
+}
+
 // cannotWrite reports whether an error opening the catalog says that its file or
 // directory cannot be written or created, as opposed to a broken or foreign file.
 func cannotWrite(err error) bool {
 	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return true
+	}
+	if se := (sqlite3.Error{}); errors.As(err, &se) && (se.Code == sqlite3.ErrReadonly || se.Code == sqlite3.ErrCantOpen || se.Code == sqlite3.ErrPerm) {
 		return true
 	}
 	msg := strings.ToLower(err.Error())
@@ -357,8 +366,8 @@ func (c *Catalog) checkReadable(ctx context.Context, ms []migration) error {
 // Its writer connection stays open for the catalog's life, since an in-memory
 // database lives as long as a connection to it.
 func openMemory(ctx context.Context, path string, ms []migration) (*Catalog, error) {
-	name := fmt.Sprintf("file:lore-readonly-%d?mode=memory&cache=shared&_pragma=foreign_keys(1)", memoryCatalogs.Add(1))
-	writer, err := sql.Open("sqlite", name)
+	name := fmt.Sprintf("file:lore-readonly-%d?mode=memory&cache=shared&_foreign_keys=1", memoryCatalogs.Add(1))
+	writer, err := sql.Open("sqlite3", name)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +377,7 @@ func openMemory(ctx context.Context, path string, ms []migration) (*Catalog, err
 		writer.Close()
 		return nil, err
 	}
-	reader, err := sql.Open("sqlite", name)
+	reader, err := sql.Open("sqlite3", name)
 	if err != nil {
 		writer.Close()
 		return nil, err

@@ -35,7 +35,7 @@ func openTest(t *testing.T) (*Catalog, string) {
 // rawDB opens the file directly, bypassing the catalog, to inspect or tamper with it.
 func rawDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite3", dsn(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestOpenWhileAnotherProcessWrites(t *testing.T) {
 	if _, _, err := c.CreateTable(ctx, Table{Name: "t", Location: "/x", Format: "parquet"}, false); err != nil {
 		t.Fatal(err)
 	}
-	other, err := sql.Open("sqlite", dsn(path, "_txlock=immediate"))
+	other, err := sql.Open("sqlite3", dsn(path, "_txlock=immediate"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func IcebergMetadataLocation(ctx context.Context, ref IcebergRef) (string, error
 	case fi.IsDir():
 		return "", errs.New(errs.SourceUnavailable, "Iceberg catalog %q is a directory, not a catalog file", ref.File)
 	}
-	db, err := sql.Open("sqlite", dsn(abs, "mode=ro", "_pragma=query_only(1)"))
+	db, err := sql.Open("sqlite3", dsn(abs, "mode=ro", "_query_only=1"))
 	if err != nil {
 		return "", errs.New(errs.SourceUnavailable, "cannot open Iceberg catalog %q: %w", ref.File, err)
 	}

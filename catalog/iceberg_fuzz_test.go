@@ -67,7 +67,7 @@ func FuzzIcebergCatalogFile(f *testing.F) {
 		f.Fatal(err)
 	}
 	// Into one file, without a WAL beside it.
-	db, err := sql.Open("sqlite", dsn(lore))
+	db, err := sql.Open("sqlite3", dsn(lore))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/loredb/lore/errs"
 )
@@ -238,7 +239,7 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 	// reading its version takes no lock that another process's write would hold.
 	// A file that cannot be written still goes the writing way, whose refusal
 	// opens it for reading (open).
-	if have, err := schemaVersion(ctx, c.writer); err == nil && have == want && writable(ctx, c.writer) {
+	if have, err := schemaVersion(ctx, c.writer); err == nil && have == want && c.fileWritable() {
 		return nil
 	}
 	err := c.writeTx(ctx, func(tx *sql.Tx) error {
@@ -297,23 +298,9 @@ func (c *Catalog) migrate(ctx context.Context, ms []migration) error {
 	return nil
 }
 
-// writable reports whether db's connection may write its file: SQLite opens a file
-// it is not allowed to write read-only, without a word.
-func writable(ctx context.Context, db *sql.DB) bool {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
-	readOnly := true
-	err = conn.Raw(func(dc any) error {
-		r, ok := dc.(interface{ IsReadOnly(string) (bool, error) })
-		if !ok {
-			return nil
-		}
-		var err error
-		readOnly, err = r.IsReadOnly("main")
-		return err
-	})
-	return err == nil && !readOnly
+// fileWritable reports whether this process may write the catalog's file, its
+// directory and its log files: SQLite opens a file it is not allowed to write
+// read-only, without a word. An in-memory catalog has no file.
+func (c *Catalog) fileWritable() bool {
+	return c.wal != "" && filesWritable(strings.TrimSuffix(c.wal, "-wal"))
 }
