@@ -230,12 +230,7 @@ func TestCancelStopsRequests(t *testing.T) {
 	srv := s3test.Start(t, "lake")
 	data := payload(4 << 20)
 	srv.Put(t, "s3://lake/t/f", data)
-	cfg := srv.Config()
-	cfg.Timeout = time.Minute // only the cancellation can end the stall
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := newStore(t, srv, func(c *s3.Config) { c.Timeout = time.Minute }) // only the cancellation can end the stall
 	for _, f := range []s3test.Fault{s3test.Stall, s3test.StallBody} {
 		srv.Heal()
 		srv.Inject(s3test.Rule{Fault: f, Kind: s3test.KindGet, Every: 1})

@@ -19,9 +19,14 @@ import (
 	"github.com/loredb/lore/storage/s3/s3test"
 )
 
-func newStore(t *testing.T, srv *s3test.Server) *s3.Store {
+// newStore is a store of srv's, its configuration changed by edit.
+func newStore(t *testing.T, srv *s3test.Server, edit ...func(*s3.Config)) *s3.Store {
 	t.Helper()
-	st, err := s3.New(srv.Config())
+	cfg := srv.Config()
+	for _, e := range edit {
+		e(&cfg)
+	}
+	st, err := s3.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,12 +158,7 @@ func TestPrefetchPinsOneETag(t *testing.T) {
 	srv := s3test.Start(t, "lake")
 	data := payload(8 << 20)
 	srv.Put(t, "s3://lake/f", data)
-	cfg := srv.Config()
-	cfg.Part, cfg.Coalesce, cfg.Parallel = 1<<20, -1, 8
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := newStore(t, srv, func(c *s3.Config) { c.Part, c.Coalesce, c.Parallel = 1<<20, -1, 8 })
 	for round := range 4 {
 		r, err := st.OpenInfo(ctx, storage.ObjectInfo{Path: "s3://lake/f", Size: int64(len(data))})
 		if err != nil {
@@ -217,12 +217,7 @@ func TestDiskCache(t *testing.T) {
 	srv := s3test.Start(t, "lake")
 	data := payload(3 << 20)
 	srv.Put(t, "s3://lake/f", data)
-	cfg := srv.Config()
-	cfg.Cache = s3.NewDiskCache(t.TempDir(), 64<<20)
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := newStore(t, srv, func(c *s3.Config) { c.Cache = s3.NewDiskCache(t.TempDir(), 64<<20) })
 	list, _ := st.List(ctx, "s3://lake/f")
 	ranges := []storage.Range{{Off: 10, Len: 1 << 20}, {Off: 2 << 20, Len: 1000}}
 	read := func() {
@@ -450,12 +445,7 @@ func TestDiskCacheRefusesCorruptFiles(t *testing.T) {
 	data := payload(1 << 20)
 	srv.Put(t, "s3://lake/f", data)
 	dir := t.TempDir()
-	cfg := srv.Config()
-	cfg.Cache = s3.NewDiskCache(dir, 64<<20)
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := newStore(t, srv, func(c *s3.Config) { c.Cache = s3.NewDiskCache(dir, 64<<20) })
 	list, _ := st.List(ctx, "s3://lake/f")
 	g := storage.Range{Off: 100, Len: 200 << 10}
 	read := func() []byte {
