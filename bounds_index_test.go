@@ -69,7 +69,7 @@ func TestBoundsIndexAnswersScans(t *testing.T) {
 	// an index whose ts bounds (column 0) are made to exclude every value rules every
 	// file out, though the document still holds the true bounds.
 	// The engine writes the catalog too (the query log): wait for its lock.
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "catalog.db")+"?_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, "catalog.db")+"?_busy_timeout=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
