@@ -87,12 +87,6 @@ func mk(t testing.TB, dt arrow.DataType, vals ...any) arrow.Array {
 				t.Fatalf("bad decimal %q: %v", v, err)
 			}
 			bb.Append(decimal.Decimal64(n.LowBits()))
-		case *array.Time64Builder:
-			us, ok := parseTime(v.(string))
-			if !ok {
-				t.Fatalf("bad time %q", v)
-			}
-			bb.Append(arrow.Time64(us))
 		case *array.MonthDayNanoIntervalBuilder:
 			iv, ok := parseInterval(v.(string))
 			if !ok {
