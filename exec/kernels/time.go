@@ -306,8 +306,7 @@ func timePart(norm string, us int64) int64 {
 
 // bindTimeArith binds TIME ± INTERVAL and INTERVAL + TIME (a TIME, the interval's
 // time part added around the clock; its months and days do not move a time of
-// day), TIME - TIME (the INTERVAL between them, negative when the first is the
-// earlier) and DATE + TIME in either order (a TIMESTAMP); nil for other types.
+// day) and DATE + TIME in either order (a TIMESTAMP); nil for other types.
 func bindTimeArith(c *call, op arithOp, a, b arrow.DataType) *Function {
 	at, bt := types.IsTime(a), types.IsTime(b)
 	if !at && !bt {
@@ -321,10 +320,6 @@ func bindTimeArith(c *call, op arithOp, a, b arrow.DataType) *Function {
 		}
 		return newFunction(c, []arrow.DataType{types.Time, types.Interval}, types.Time, func(in []arrow.Array, n int) (arrow.Array, error) {
 			return timePlusInterval(in[0], in[1], sign, n), nil
-		}, true)
-	case at && bt && op == opSub:
-		return newFunction(c, []arrow.DataType{types.Time, types.Time}, types.Interval, func(in []arrow.Array, n int) (arrow.Array, error) {
-			return timeMinusTime(in[0], in[1], n), nil
 		}, true)
 	case isInterval(a) && bt && op == opAdd:
 		return newFunction(c, []arrow.DataType{types.Interval, types.Time}, types.Time, func(in []arrow.Array, n int) (arrow.Array, error) {
@@ -352,16 +347,6 @@ func timePlusInterval(t, iv arrow.Array, sign int64, n int) arrow.Array {
 	}
 	valid, nulls := andValidity(n, t, iv)
 	return fixedArray(types.Time, out, valid, nulls)
-}
-
-func timeMinusTime(a, b arrow.Array, n int) arrow.Array {
-	x, y := timeMicros(a), timeMicros(b)
-	out := make([]arrow.MonthDayNanoInterval, n)
-	for i := range out {
-		out[i].Nanoseconds = (x[i] - y[i]) * 1000
-	}
-	valid, nulls := andValidity(n, a, b)
-	return decimalArray(types.Interval, out, valid, nulls)
 }
 
 // dateAtTime is the TIMESTAMP of date d at time t; an infinite date stays infinite.
