@@ -189,7 +189,7 @@ func TestScriptSendsRequestsInOrder(t *testing.T) {
 	r := &sqlRun{q: q, format: "csv", settings: map[string]string{"result_cache": "false"},
 		stdout: &out, stderr: &errOut, timerOut: &errOut, timer: true}
 	text := "SET SESSION use_statistics = false;\nSELECT count(*) FROM t;\n-- next\nSELECT 2;"
-	if status := r.script(context.Background(), text); status != exitOK {
+	if status := r.script(context.Background(), text, groupRequests(text, splitStatements(text))); status != exitOK {
 		t.Fatalf("status %d, stderr %q", status, errOut.String())
 	}
 	want := []string{"SET SESSION use_statistics = false;\nSELECT count(*) FROM t", "-- next\nSELECT 2"}
@@ -216,7 +216,8 @@ func TestScriptStopsAtFirstError(t *testing.T) {
 	}}
 	var out, errOut bytes.Buffer
 	r := &sqlRun{q: q, format: "table", stdout: &out, stderr: &errOut, timerOut: &errOut}
-	status := r.script(context.Background(), "SELECT 1;\nSELECT\n  bad;\nSELECT 3;")
+	text := "SELECT 1;\nSELECT\n  bad;\nSELECT 3;"
+	status := r.script(context.Background(), text, groupRequests(text, splitStatements(text)))
 	if status != exitError {
 		t.Errorf("status = %d, want 1", status)
 	}

@@ -102,6 +102,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		}
 		text = string(b)
 	}
+	reqs := groupRequests(text, splitStatements(text)) // none for the shell
 
 	// Ctrl-C cancels a script's statement (the shell handles it per statement). The
 	// handler is installed while the engine opens: installing it starts the
@@ -127,7 +128,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		}
 		q = rq
 	} else {
-		if reqs := groupRequests(text, splitStatements(text)); len(reqs) > 0 {
+		if len(reqs) > 0 {
 			// Parsed while the engine opens, on the other core.
 			lore.ParseAhead(text[reqs[0].Start:reqs[0].End])
 		}
@@ -146,7 +147,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		return r.shell(ctx, e.stdin.(*os.File), homeDir(*home))
 	}
 	ctx, _ = interrupt()
-	return r.script(ctx, text)
+	return r.script(ctx, text, reqs)
 }
 
 // notifyInterrupt runs signal.NotifyContext(ctx, os.Interrupt) in the background;
@@ -167,9 +168,8 @@ func notifyInterrupt(ctx context.Context) func() (context.Context, context.Cance
 	})
 }
 
-// script runs every request of text in order and stops at the first error.
-func (r *sqlRun) script(ctx context.Context, text string) int {
-	reqs := groupRequests(text, splitStatements(text))
+// script runs the requests reqs of text in order and stops at the first error.
+func (r *sqlRun) script(ctx context.Context, text string, reqs []request) int {
 	for _, req := range reqs {
 		sqlText := text[req.Start:req.End]
 		if err := r.exec(ctx, sqlText, nil); err != nil {
