@@ -331,9 +331,9 @@ func (r *reader) Prefetch(ranges []storage.Range) error {
 	}
 	slices.SortFunc(want, func(a, b storage.Range) int { return int(a.Off - b.Off) })
 	if cache := r.s.cfg.Cache; cache != nil {
-		missed := want[:0]
+		missed, tag := want[:0], r.pinnedETag()
 		for _, g := range want {
-			if b, release, ok := cache.Get(r.loc.String(), r.pinnedETag(), g); ok {
+			if b, release, ok := cache.Get(r.loc.String(), tag, g); ok {
 				r.add(span{off: g.Off, b: b, release: release})
 			} else {
 				missed = append(missed, g)
@@ -357,10 +357,11 @@ func (r *reader) Prefetch(ranges []storage.Range) error {
 		return err
 	}
 	if cache := r.s.cfg.Cache; cache != nil {
+		tag := r.pinnedETag()
 		for _, g := range want {
 			b := make([]byte, g.Len)
 			if r.copyOut(b, g.Off) {
-				cache.Put(r.loc.String(), r.pinnedETag(), g, b)
+				cache.Put(r.loc.String(), tag, g, b)
 			}
 		}
 	}
