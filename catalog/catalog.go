@@ -301,7 +301,7 @@ func cannotWrite(err error) bool {
 	}
 	msg := strings.ToLower(err.Error())
 	for _, s := range []string{"readonly database", "read-only file system", "permission denied",
-		"operation not permitted", "unable to open database file", "sqlite_readonly", "sqlite_cantopen"} {
+		"operation not permitted", "unable to open database file"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
