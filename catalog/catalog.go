@@ -68,7 +68,12 @@ type Catalog struct {
 // needed) and applies pending migrations, each in one transaction. A database whose
 // schema version is newer than this build knows is refused with an INTERNAL error
 // naming both versions; a SQLite file that is not a Lore catalog is refused too.
+//
+// A catalog OpenAhead is opening at the same path is taken instead, once.
 func Open(ctx context.Context, path string) (*Catalog, error) {
+	if c := takeAhead(path); c != nil {
+		return c, nil
+	}
 	return open(ctx, path, migrations)
 }
 
@@ -573,18 +578,27 @@ func (c *Catalog) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // readRow runs the one-row read query on the reader pool, prepared once.
 func (c *Catalog) readRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := c.prepare(ctx, query)
+	if err != nil {
+		return c.reader.QueryRowContext(ctx, query, args...) // which reports the error
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// prepare returns the reader's prepared statement of query, preparing it once.
+func (c *Catalog) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := c.prepared.Load(query); ok {
-		return st.(*sql.Stmt).QueryRowContext(ctx, args...)
+		return st.(*sql.Stmt), nil
 	}
 	st, err := c.reader.PrepareContext(ctx, query)
 	if err != nil {
-		return c.reader.QueryRowContext(ctx, query, args...) // which reports the error
+		return nil, err
 	}
 	if prev, loaded := c.prepared.LoadOrStore(query, st); loaded {
 		st.Close()
 		st = prev.(*sql.Stmt)
 	}
-	return st.QueryRowContext(ctx, args...)
+	return st, nil
 }
 
 // readTx runs fn in one read-only transaction, so that multi-statement reads see one

@@ -203,6 +203,9 @@ func (c *Catalog) Table(ctx context.Context, name string) (Table, error) {
 	return t, err
 }
 
+// lookupQuery is Lookup's query.
+const lookupQuery = `SELECT id, name, location, format, storage_options FROM tables WHERE name = ?`
+
 // Lookup returns what reading the table named name needs — its id, name, location
 // and format — in one indexed query, without its columns or layout (Table has
 // those). A missing table is TABLE_NOT_FOUND.
@@ -211,7 +214,7 @@ func (c *Catalog) Lookup(ctx context.Context, name string) (Table, error) {
 		t       Table
 		storage string
 	)
-	err := c.readRow(ctx, `SELECT id, name, location, format, storage_options FROM tables WHERE name = ?`, name).
+	err := c.readRow(ctx, lookupQuery, name).
 		Scan(&t.ID, &t.Name, &t.Location, &t.Format, &storage)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Table{}, errs.New(errs.TableNotFound, "table %q does not exist", name)

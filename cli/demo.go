@@ -12,6 +12,7 @@ import (
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/internal/ahead"
 	"github.com/loredb/lore/types"
 )
 
@@ -36,7 +37,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	dir, err := filepath.Abs(filepath.Join(homeDir(*home), "demo", "events"))
+	dir, err := filepath.Abs(filepath.Join(ahead.Home(*home), "demo", "events"))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore demo: %v\n", err)
 		return exitError
@@ -52,7 +53,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		}
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
+	eng, err := lore.Open(ctx, lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore demo: %s\n", errs.Describe(err, ""))
 		return exitError

@@ -147,17 +147,6 @@ func usageError(e *env, fs *flag.FlagSet, format string, args ...any) int {
 	return exitUsage
 }
 
-// homeDir is the --home flag's value, else $LORE_HOME, else ./.lore.
-func homeDir(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if h := os.Getenv("LORE_HOME"); h != "" {
-		return h
-	}
-	return ".lore"
-}
-
 // isTerminal reports whether a stream is an interactive terminal.
 func isTerminal(s any) bool {
 	f, ok := s.(*os.File)

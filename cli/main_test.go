@@ -16,6 +16,7 @@ import (
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/gen"
+	"github.com/loredb/lore/internal/script"
 )
 
 // run calls Main with stdin and returns the exit status and both outputs.
@@ -189,7 +190,7 @@ func TestScriptSendsRequestsInOrder(t *testing.T) {
 	r := &sqlRun{q: q, format: "csv", settings: map[string]string{"result_cache": "false"},
 		stdout: &out, stderr: &errOut, timerOut: &errOut, timer: true}
 	text := "SET SESSION use_statistics = false;\nSELECT count(*) FROM t;\n-- next\nSELECT 2;"
-	if status := r.script(context.Background(), text, groupRequests(text, splitStatements(text))); status != exitOK {
+	if status := r.script(context.Background(), text, script.Requests(text, script.Statements(text))); status != exitOK {
 		t.Fatalf("status %d, stderr %q", status, errOut.String())
 	}
 	want := []string{"SET SESSION use_statistics = false;\nSELECT count(*) FROM t", "-- next\nSELECT 2"}
@@ -217,7 +218,7 @@ func TestScriptStopsAtFirstError(t *testing.T) {
 	var out, errOut bytes.Buffer
 	r := &sqlRun{q: q, format: "table", stdout: &out, stderr: &errOut, timerOut: &errOut}
 	text := "SELECT 1;\nSELECT\n  bad;\nSELECT 3;"
-	status := r.script(context.Background(), text, groupRequests(text, splitStatements(text)))
+	status := r.script(context.Background(), text, script.Requests(text, script.Statements(text)))
 	if status != exitError {
 		t.Errorf("status = %d, want 1", status)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loredb/lore"
+	"github.com/loredb/lore/internal/ahead"
 	"github.com/loredb/lore/types"
 )
 
@@ -26,7 +27,7 @@ func runOptimize(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return status
 	}
-	lopts := lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit)}
+	lopts := lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit)}
 	settings, given := beam.apply(&lopts)
 	if given && *beam.runner == "" {
 		return usageError(e, fs, "--endpoint and --beam-flag run the sort on Beam: give --runner")

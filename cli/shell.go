@@ -13,6 +13,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/script"
 )
 
 const (
@@ -93,11 +94,11 @@ func (s *shellState) loop(ctx context.Context, rl lineReader) {
 		buf.WriteString(line)
 		buf.WriteByte('\n')
 		text := buf.String()
-		spans := splitStatements(text)
+		spans := script.Statements(text)
 		if len(spans) == 0 {
 			// Only whitespace and comments so far; keep reading inside an open
 			// block comment, else start afresh.
-			if !strings.Contains(text, "/*") || !blank(text+"*/") {
+			if !strings.Contains(text, "/*") || !script.Blank(text+"*/") {
 				buf.Reset()
 			}
 			continue
@@ -119,7 +120,7 @@ func (s *shellState) loop(ctx context.Context, rl lineReader) {
 // statement runs one statement typed in the shell. A SET SESSION statement is kept
 // and applies to every later statement, as users of a session expect.
 func (s *shellState) statement(ctx context.Context, stmt string) {
-	if isSetSession(stmt) {
+	if script.IsSetSession(stmt) {
 		s.sets = append(s.sets, stmt)
 		fmt.Fprintln(s.stdout, "SET (applies to the following statements)")
 		return

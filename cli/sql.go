@@ -13,6 +13,8 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/ahead"
+	"github.com/loredb/lore/internal/script"
 )
 
 // querier runs one request. *lore.Engine is the implementation; the interface is
@@ -37,18 +39,35 @@ type sqlRun struct {
 	timerOut io.Writer
 }
 
-func runSQL(ctx context.Context, e *env, args []string) int {
+// sqlFlags are the values of lore sql's flags. Package ahead reads the command
+// line before they are parsed and must know each flag (TestAheadKnowsSQLFlags).
+type sqlFlags struct {
+	home, command, file, format, server, token *string
+	memLimit                                   *memoryLimitFlag
+	timer                                      *bool
+	settings                                   settingsFlag
+}
+
+// newSQLFlags defines lore sql's flags.
+func newSQLFlags(e *env) (*flag.FlagSet, *sqlFlags) {
 	fs := newFlags(e, "sql", "[--home DIR] [--memory-limit SIZE | --server URL [--token TOKEN]] [-c SQL | -f FILE] [--format FORMAT]")
-	home := fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
-	memLimit := addMemoryLimit(fs)
-	command := fs.String("c", "", "run the `SQL` text and exit")
-	file := fs.String("f", "", "run the SQL script in `FILE` (- for stdin) and exit")
-	format := fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
-	timer := fs.Bool("timer", false, "print each statement's elapsed time and answer mode")
-	settings := settingsFlag{}
-	fs.Var(settings, "set", "a per-statement setting `key=value` (repeatable)")
-	server := fs.String("server", "", "send the statements to the Lore server at `URL` (lore serve) instead of running them here")
-	token := fs.String("token", "", "the server's bearer `token` (default $LORE_TOKEN, which keeps it out of the process list)")
+	f := &sqlFlags{settings: settingsFlag{}}
+	f.home = fs.String("home", "", "the Lore home `directory` (default $LORE_HOME, else ./.lore)")
+	f.memLimit = addMemoryLimit(fs)
+	f.command = fs.String("c", "", "run the `SQL` text and exit")
+	f.file = fs.String("f", "", "run the SQL script in `FILE` (- for stdin) and exit")
+	f.format = fs.String("format", "table", "output `format`: "+strings.Join(Formats, ", "))
+	f.timer = fs.Bool("timer", false, "print each statement's elapsed time and answer mode")
+	fs.Var(f.settings, "set", "a per-statement setting `key=value` (repeatable)")
+	f.server = fs.String("server", "", "send the statements to the Lore server at `URL` (lore serve) instead of running them here")
+	f.token = fs.String("token", "", "the server's bearer `token` (default $LORE_TOKEN, which keeps it out of the process list)")
+	return fs, f
+}
+
+func runSQL(ctx context.Context, e *env, args []string) int {
+	fs, f := newSQLFlags(e)
+	home, memLimit, command, file, format, timer, settings, server, token :=
+		f.home, f.memLimit, f.command, f.file, f.format, f.timer, f.settings, f.server, f.token
 	if status, ok := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -102,7 +121,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 		}
 		text = string(b)
 	}
-	reqs := groupRequests(text, splitStatements(text)) // none for the shell
+	reqs := script.Requests(text, script.Statements(text)) // none for the shell
 
 	// Ctrl-C cancels a script's statement (the shell handles it per statement). The
 	// handler is installed while the engine opens: installing it starts the
@@ -132,7 +151,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 			// Parsed while the engine opens, on the other core.
 			lore.ParseAhead(text[reqs[0].Start:reqs[0].End])
 		}
-		eng, err := lore.Open(ctx, lore.Options{Home: homeDir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
+		eng, err := lore.Open(ctx, lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 		if err != nil {
 			fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
 			return exitError
@@ -144,7 +163,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	r := &sqlRun{q: q, format: *format, timer: *timer, settings: settings,
 		stdout: e.stdout, stderr: e.stderr, timerOut: e.stderr}
 	if interactive {
-		return r.shell(ctx, e.stdin.(*os.File), homeDir(*home))
+		return r.shell(ctx, e.stdin.(*os.File), ahead.Home(*home))
 	}
 	ctx, _ = interrupt()
 	return r.script(ctx, text, reqs)
@@ -169,7 +188,7 @@ func notifyInterrupt(ctx context.Context) func() (context.Context, context.Cance
 }
 
 // script runs the requests reqs of text in order and stops at the first error.
-func (r *sqlRun) script(ctx context.Context, text string, reqs []request) int {
+func (r *sqlRun) script(ctx context.Context, text string, reqs []script.Request) int {
 	for _, req := range reqs {
 		sqlText := text[req.Start:req.End]
 		if err := r.exec(ctx, sqlText, nil); err != nil {

@@ -1,29 +1,32 @@
-package cli
+// Package script cuts a SQL script into statements and into the requests the engine
+// runs: the command line's scripts and shell use it, and so does the start of a
+// `lore sql` process, which parses its first request while the program initialises.
+package script
 
 import (
 	"strings"
 	"unicode"
 )
 
-// stmtSpan is one statement of a script: text[Start:End], without its terminating
+// Span is one statement of a script: text[Start:End], without its terminating
 // semicolon and without surrounding whitespace. Terminated is false for a final
 // statement that no semicolon ends (or that ends inside a quote or comment).
-type stmtSpan struct {
+type Span struct {
 	Start, End int
 	Terminated bool
 }
 
-// splitStatements cuts text into statements at semicolons that are outside
+// Statements cuts text into statements at semicolons that are outside
 // single-quoted strings, double-quoted identifiers, -- line comments and /* */
 // block comments (which nest, as in PostgreSQL). A quote written twice inside a
 // quoted run stands for itself and does not end it. Statements holding only
 // whitespace and comments are dropped.
-func splitStatements(text string) []stmtSpan {
-	var spans []stmtSpan
+func Statements(text string) []Span {
+	var spans []Span
 	start := 0
 	emit := func(end int, terminated bool) {
-		if s, e := trimSpan(text, start, end); !blank(text[s:e]) {
-			spans = append(spans, stmtSpan{Start: s, End: e, Terminated: terminated})
+		if s, e := trimSpan(text, start, end); !Blank(text[s:e]) {
+			spans = append(spans, Span{Start: s, End: e, Terminated: terminated})
 		}
 	}
 	for i := 0; i < len(text); {
@@ -110,10 +113,10 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-// blank reports whether s holds only whitespace and comments. A block comment that
+// Blank reports whether s holds only whitespace and comments. A block comment that
 // is not closed is not blank: the engine refuses it, where dropping it would let a
 // script whose end was cut off (or a stray "/*") pass in silence.
-func blank(s string) bool {
+func Blank(s string) bool {
 	for i := 0; i < len(s); {
 		switch {
 		case isSpace(s[i]):
@@ -168,33 +171,33 @@ func leadingWords(stmt string, n int) []string {
 	return words
 }
 
-// isSetSession reports whether stmt is a SET SESSION statement, which the engine
+// IsSetSession reports whether stmt is a SET SESSION statement, which the engine
 // accepts only as a prefix of the statement it configures.
-func isSetSession(stmt string) bool {
+func IsSetSession(stmt string) bool {
 	w := leadingWords(stmt, 2)
 	return len(w) == 2 && w[0] == "SET" && w[1] == "SESSION"
 }
 
-// request is one engine call: leading SET SESSION statements and the statement
+// Request is one engine call: leading SET SESSION statements and the statement
 // they configure, as one slice of the script text.
-type request struct {
+type Request struct {
 	Start, End int
 }
 
-// groupRequests joins each run of SET SESSION statements with the statement after
+// Requests joins each run of SET SESSION statements with the statement after
 // it. A trailing run with no statement after it forms a request of its own (the
 // engine refuses it, with a clear error).
-func groupRequests(text string, spans []stmtSpan) []request {
-	var reqs []request
+func Requests(text string, spans []Span) []Request {
+	var reqs []Request
 	first := -1
 	for i, sp := range spans {
 		if first < 0 {
 			first = i
 		}
-		if isSetSession(text[sp.Start:sp.End]) && i < len(spans)-1 {
+		if IsSetSession(text[sp.Start:sp.End]) && i < len(spans)-1 {
 			continue
 		}
-		reqs = append(reqs, request{Start: spans[first].Start, End: sp.End})
+		reqs = append(reqs, Request{Start: spans[first].Start, End: sp.End})
 		first = -1
 	}
 	return reqs

@@ -1,13 +1,12 @@
-package cli
+package script
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
 func stmtTexts(text string) (stmts []string, lastTerminated bool) {
-	spans := splitStatements(text)
+	spans := Statements(text)
 	for _, sp := range spans {
 		stmts = append(stmts, text[sp.Start:sp.End])
 	}
@@ -51,7 +50,7 @@ func TestSplitStatements(t *testing.T) {
 	} {
 		got, term := stmtTexts(c.text)
 		if !slices.Equal(got, c.want) || term != c.terminated {
-			t.Errorf("splitStatements(%q) = %q (terminated %v), want %q (terminated %v)", c.text, got, term, c.want, c.terminated)
+			t.Errorf("Statements(%q) = %q (terminated %v), want %q (terminated %v)", c.text, got, term, c.want, c.terminated)
 		}
 	}
 }
@@ -67,8 +66,8 @@ func TestIsSetSession(t *testing.T) {
 		"SETTINGS":                                       false,
 		"":                                               false,
 	} {
-		if got := isSetSession(stmt); got != want {
-			t.Errorf("isSetSession(%q) = %v, want %v", stmt, got, want)
+		if got := IsSetSession(stmt); got != want {
+			t.Errorf("IsSetSession(%q) = %v, want %v", stmt, got, want)
 		}
 	}
 }
@@ -89,23 +88,12 @@ func TestGroupRequests(t *testing.T) {
 		{"SET SESSION a = 1; SET SESSION b = 2", []string{"SET SESSION a = 1; SET SESSION b = 2"}},
 	} {
 		var got []string
-		for _, r := range groupRequests(c.text, splitStatements(c.text)) {
+		for _, r := range Requests(c.text, Statements(c.text)) {
 			got = append(got, c.text[r.Start:r.End])
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("groupRequests(%q) = %q, want %q", c.text, got, c.want)
+			t.Errorf("Requests(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
 }
 
-// A script that ends in an open block comment fails with a syntax error instead of
-// running what comes before and ignoring the rest.
-func TestScriptWithAnOpenCommentFails(t *testing.T) {
-	home := t.TempDir()
-	for _, text := range []string{"/*", "SELECT 1; /*", "SELECT 1 /* x"} {
-		status, _, stderr := run(t, "", "sql", "--home", home, "-c", text)
-		if status != exitError || !strings.Contains(stderr, "SYNTAX_ERROR") || !strings.Contains(stderr, "unterminated /* comment") {
-			t.Errorf("%q: status %d, stderr %q; want a syntax error", text, status, stderr)
-		}
-	}
-}

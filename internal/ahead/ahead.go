@@ -1,0 +1,102 @@
+// Package ahead starts what a `lore sql` command will need while the Go runtime is
+// still initialising the program: its catalog's open (catalog.OpenAhead) and the
+// parse of its first request (sql.ParseAhead), each on the core the runtime leaves
+// idle. The command line (package cli) imports it, and takes a command's home from
+// Home, so that the two find the same catalog.
+//
+// Go initialises a package once its dependencies are, taking the ready packages in
+// import path order. This one depends on the catalog, the parser and the script
+// splitter, which arrow's compute registry, gRPC and the protocol buffer
+// registrations do not, so it runs before them: the millisecond or two they take on
+// one core is the time the catalog takes to open on the other.
+//
+// It reads the command line as package flag would for `lore sql` and does nothing
+// unless it is sure of what it read: another command, a flag it does not know, a
+// statement sent to a server. A wrong guess would cost only the work done ahead.
+package ahead
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/internal/script"
+	"github.com/loredb/lore/sql"
+)
+
+func init() {
+	home, text, ok := SQLArgs(os.Args[1:])
+	if !ok {
+		return
+	}
+	if reqs := script.Requests(text, script.Statements(text)); len(reqs) > 0 {
+		sql.ParseAhead(text[reqs[0].Start:reqs[0].End])
+	}
+	catalog.OpenAhead(filepath.Join(Home(home), "catalog.db"))
+}
+
+// Home is the Lore home of a command: its --home flag's value when set, else
+// $LORE_HOME, else .lore in the working directory.
+func Home(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if h := os.Getenv("LORE_HOME"); h != "" {
+		return h
+	}
+	return ".lore"
+}
+
+// sqlFlags are the flags of `lore sql`, each with whether it takes a value.
+var sqlFlags = map[string]bool{
+	"home": true, "memory-limit": true, "c": true, "f": true, "format": true,
+	"set": true, "server": true, "token": true, "timer": false,
+}
+
+// SQLFlag reports whether `lore sql` has the flag name and whether the flag takes
+// a value (is not boolean).
+func SQLFlag(name string) (known, value bool) {
+	value, known = sqlFlags[name]
+	return known, value
+}
+
+// SQLArgs reads args, a command line without the program's name, as `lore sql`
+// will: its --home flag's value ("" when not given) and its -c flag's text, and
+// whether the command runs statements here. It reports false for another command,
+// a statement sent to a server (--server), and a command line it cannot be sure of
+// (a flag it does not know, a flag without its value).
+func SQLArgs(args []string) (home, text string, ok bool) {
+	if len(args) == 0 || args[0] != "sql" {
+		return "", "", false
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break // the flags end: package flag reads no further
+		}
+		name, val, inline := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		known, takesValue := SQLFlag(name)
+		switch {
+		case !known || name == "" || name[0] == '-' || name[0] == '=':
+			return "", "", false
+		case !takesValue:
+			continue
+		case !inline:
+			if i+1 >= len(args) {
+				return "", "", false
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "home":
+			home = val
+		case "c":
+			text = val
+		case "server":
+			return "", "", false
+		}
+	}
+	return home, text, true
+}
