@@ -96,4 +96,3 @@ func TestGroupRequests(t *testing.T) {
 		}
 	}
 }
-
