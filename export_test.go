@@ -19,9 +19,6 @@ func WaitForRefreshes(e *Engine) { e.refresh.wait() }
 // BudgetUsed is the memory the engine's statements hold now.
 func BudgetUsed(e *Engine) int64 { return e.budget.Used() }
 
-// ProcKB reads the "Key: N kB" line of a /proc file, 0 when absent.
-func ProcKB(path, key string) int64 { return procKB(path, key) }
-
 // SetOptimizeHook sets the function OPTIMIZE calls after each batch it writes; nil
 // removes it.
 func SetOptimizeHook(f func()) { optimizeHook = f }

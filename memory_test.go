@@ -13,6 +13,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/sysmem"
 )
 
 // memorySlack is what the process may hold beyond its memory limit: the Go
@@ -134,7 +135,7 @@ func runChild(t *testing.T, r runaway, form memoryForm, dir string, bound int64)
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if hwm := lore.ProcKB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "VmHWM:") * 1024; hwm > watched.Load() {
+			if hwm := sysmem.ProcKB(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid), "VmHWM:") * 1024; hwm > watched.Load() {
 				watched.Store(hwm)
 				if hwm > bound {
 					// Past the bound: stop it before it takes the machine.
@@ -203,7 +204,7 @@ func TestMemoryStatement(t *testing.T) {
 		outcome = "error"
 		t.Log(err)
 	}
-	fmt.Printf("MEMORY-RESULT %s %d\n", outcome, lore.ProcKB("/proc/self/status", "VmHWM:"))
+	fmt.Printf("MEMORY-RESULT %s %d\n", outcome, sysmem.ProcKB("/proc/self/status", "VmHWM:"))
 }
 
 // TestStatementMemoryLimit: SET SESSION memory_limit gives one statement a smaller

@@ -1,16 +1,15 @@
 package lore
 
 import (
-	"bufio"
 	"errors"
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/loredb/lore/errs"
+	"github.com/loredb/lore/internal/sysmem"
 	"github.com/loredb/lore/storage/s3"
 )
 
@@ -21,100 +20,16 @@ func defaultHome() string {
 	return ".lore"
 }
 
-// The files the default memory limit is read from; tests point them elsewhere.
-var (
-	meminfoPath    = "/proc/meminfo"
-	selfCgroupPath = "/proc/self/cgroup"
-	cgroupRoot     = "/sys/fs/cgroup"
-)
+// defaultMemoryLimit is 80 % of the memory the process may use (sysmem.Total), 4
+// GiB when that cannot be read.
+func defaultMemoryLimit() int64 { return memoryLimitOf(sysmem.Total()) }
 
-// defaultMemoryLimit is 80 % of the memory the process may use: the machine's
-// (MemTotal), or its control group's limit when that is lower (a container's). 4 GiB
-// when neither can be read.
-func defaultMemoryLimit() int64 {
-	total := memTotal(meminfoPath)
-	if cg := cgroupMemoryLimit(selfCgroupPath, cgroupRoot); cg > 0 && (total <= 0 || cg < total) {
-		total = cg
-	}
+// memoryLimitOf is 80 % of total bytes, 4 GiB when total is unknown (0).
+func memoryLimitOf(total int64) int64 {
 	if total <= 0 {
 		return 4 << 30
 	}
 	return total / 10 * 8
-}
-
-// memTotal is MemTotal from a meminfo file in bytes, 0 when it cannot be read.
-func memTotal(path string) int64 { return procKB(path, "MemTotal:") * 1024 }
-
-// procKB reads the "Key: N kB" line of a /proc file (meminfo, a process's status),
-// 0 when it is absent or cannot be read.
-func procKB(path, key string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
-// cgroupMemoryLimit is the memory limit of the process's control group in bytes, 0
-// when there is none or it cannot be read. self is the process's cgroup file
-// (/proc/self/cgroup) and root where the hierarchy is mounted: version 2 keeps the
-// limit in memory.max ("max": none), version 1 in memory/memory.limit_in_bytes (a
-// number near 2^63: none). The group's own directory is tried first, then the root
-// (inside a container the group is usually the root).
-func cgroupMemoryLimit(self, root string) int64 {
-	var dirs2, dirs1 []string
-	if data, err := os.ReadFile(self); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			// hierarchy-ID:controllers:path
-			parts := strings.SplitN(line, ":", 3)
-			if len(parts) != 3 || strings.Contains(parts[2], "..") {
-				continue
-			}
-			switch {
-			case parts[0] == "0" && parts[1] == "":
-				// A hybrid layout mounts version 2 under unified.
-				dirs2 = append(dirs2, filepath.Join(root, parts[2]), filepath.Join(root, "unified", parts[2]))
-			case strings.Contains(","+parts[1]+",", ",memory,"):
-				dirs1 = append(dirs1, filepath.Join(root, "memory", parts[2]))
-			}
-		}
-	}
-	dirs2 = append(dirs2, root)
-	dirs1 = append(dirs1, filepath.Join(root, "memory"))
-	read := func(path string) (int64, bool) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return 0, false
-		}
-		v := strings.TrimSpace(string(data))
-		if v == "max" {
-			return 0, true
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 || n >= 1<<60 {
-			return 0, true
-		}
-		return n, true
-	}
-	for _, d := range dirs2 {
-		if n, ok := read(filepath.Join(d, "memory.max")); ok {
-			return n
-		}
-	}
-	for _, d := range dirs1 {
-		if n, ok := read(filepath.Join(d, "memory.limit_in_bytes")); ok {
-			return n
-		}
-	}
-	return 0
 }
 
 // byteUnits are the units ParseMemoryLimit accepts, in lower case.

@@ -1,7 +1,7 @@
 // Package ahead starts what a `lore sql` command will need while the Go runtime is
-// still initialising the program: its catalog's open (catalog.OpenAhead) and the
-// parse of its first request (sql.ParseAhead), each on the core the runtime leaves
-// idle. The command line (package cli) imports it, and takes a command's home from
+// still initialising the program: its catalog's open (catalog.OpenAhead), the
+// parse of its first request (sql.ParseAhead) and the reading of the memory it may
+// use (sysmem.Total), on the core the runtime leaves idle. The command line (package cli) imports it, and takes a command's home from
 // Home, so that the two find the same catalog.
 //
 // Go initialises a package once its dependencies are, taking the ready packages in
@@ -22,6 +22,7 @@ import (
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/internal/script"
+	"github.com/loredb/lore/internal/sysmem"
 	"github.com/loredb/lore/sql"
 )
 
@@ -34,6 +35,8 @@ func init() {
 		sql.ParseAhead(text[reqs[0].Start:reqs[0].End])
 	}
 	catalog.OpenAhead(filepath.Join(Home(home), "catalog.db"))
+	// The engine's default memory limit is a share of it.
+	go sysmem.Total()
 }
 
 // Home is the Lore home of a command: its --home flag's value when set, else
