@@ -45,6 +45,9 @@ func OpenAhead(path string) {
 		c := openCurrent(ctx, path, abs, migrations)
 		if c != nil {
 			c.prepare(ctx, lookupQuery)
+			// The writer too: connected beside a statement, it took a core from the
+			// statement's listing and statistics read.
+			c.ConnectWriter()
 		}
 		ahead.c = c
 	}()
