@@ -31,12 +31,14 @@ func init() {
 	if !ok {
 		return
 	}
+	// Started in the order the command will need them: the memory limit and the
+	// catalog as the engine opens, the parse as the statement starts. The runtime
+	// runs the goroutines a busy core leaves behind in about that order.
+	go sysmem.Total()
+	catalog.OpenAhead(filepath.Join(Home(home), "catalog.db"))
 	if reqs := script.Requests(text, script.Statements(text)); len(reqs) > 0 {
 		sql.ParseAhead(text[reqs[0].Start:reqs[0].End])
 	}
-	catalog.OpenAhead(filepath.Join(Home(home), "catalog.db"))
-	// The engine's default memory limit is a share of it.
-	go sysmem.Total()
 }
 
 // Home is the Lore home of a command: its --home flag's value when set, else
