@@ -54,7 +54,14 @@ func OpenAhead(path string) {
 }
 
 // takeAhead returns the catalog OpenAhead opened at path, once, or nil.
+// Without one waiting, it costs Open no path resolution.
 func takeAhead(path string) *Catalog {
+	ahead.mu.Lock()
+	waiting := ahead.abs
+	ahead.mu.Unlock()
+	if waiting == "" {
+		return nil
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil

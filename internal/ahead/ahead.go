@@ -1,8 +1,9 @@
 // Package ahead starts what a `lore sql` command will need while the Go runtime is
 // still initialising the program: its catalog's open (catalog.OpenAhead), the
 // parse of its first request (sql.ParseAhead) and the reading of the memory it may
-// use (sysmem.Total), on the core the runtime leaves idle. The command line (package cli) imports it, and takes a command's home from
-// Home, so that the two find the same catalog.
+// use (sysmem.Total), on the core the runtime leaves idle. The command line
+// (package cli) imports it, and takes a command's home from Home, so that the two
+// find the same catalog.
 //
 // Go initialises a package once its dependencies are, taking the ready packages in
 // import path order. This one depends on the catalog, the parser and the script
