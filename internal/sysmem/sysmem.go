@@ -15,16 +15,18 @@ import (
 // (Available of this system's files). It reads them once: four or five small files,
 // a fifth of a millisecond of a fresh process, which `lore sql` spends while the
 // program initialises (package ahead).
-var Total = sync.OnceValue(func() int64 {
+func Total() int64 { return total() }
+
+var total = sync.OnceValue(func() int64 {
 	return Available("/proc/meminfo", "/proc/self/cgroup", "/sys/fs/cgroup")
 })
 
 // Available is the machine's memory (MemTotal in the meminfo file), or the control
-// group's limit (CgroupLimit of selfCgroup and cgroupRoot) when that is lower (a
+// group's limit (cgroupLimit of selfCgroup and cgroupRoot) when that is lower (a
 // container's), in bytes; 0 when neither can be read.
 func Available(meminfo, selfCgroup, cgroupRoot string) int64 {
 	total := ProcKB(meminfo, "MemTotal:") * 1024
-	if cg := CgroupLimit(selfCgroup, cgroupRoot); cg > 0 && (total <= 0 || cg < total) {
+	if cg := cgroupLimit(selfCgroup, cgroupRoot); cg > 0 && (total <= 0 || cg < total) {
 		total = cg
 	}
 	return total
@@ -48,13 +50,13 @@ func ProcKB(path, key string) int64 {
 	return 0
 }
 
-// CgroupLimit is the memory limit of the process's control group in bytes, 0
+// cgroupLimit is the memory limit of the process's control group in bytes, 0
 // when there is none or it cannot be read. self is the process's cgroup file
 // (/proc/self/cgroup) and root where the hierarchy is mounted: version 2 keeps the
 // limit in memory.max ("max": none), version 1 in memory/memory.limit_in_bytes (a
 // number near 2^63: none). The group's own directory is tried first, then the root
 // (inside a container the group is usually the root).
-func CgroupLimit(self, root string) int64 {
+func cgroupLimit(self, root string) int64 {
 	var dirs2, dirs1 []string
 	if data, err := os.ReadFile(self); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {

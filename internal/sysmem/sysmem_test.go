@@ -46,7 +46,7 @@ func TestCgroupLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		self, root := cgroupTree(t, c.self, c.files)
-		if got := CgroupLimit(self, root); got != c.want {
+		if got := cgroupLimit(self, root); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
