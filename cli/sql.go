@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/loredb/lore"
@@ -123,18 +122,13 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	}
 	reqs := script.Requests(text, script.Statements(text)) // none for the shell
 
-	// Ctrl-C cancels a script's statement (the shell handles it per statement). The
-	// handler is installed while the engine opens: installing it starts the
-	// runtime's signal thread and waits for it, a tenth of a millisecond of a fresh
-	// process.
-	interrupt := func() (context.Context, context.CancelFunc) { return ctx, func() {} }
+	// Ctrl-C cancels a script's statement (the shell handles it per statement).
+	scriptCtx := ctx
 	if !interactive {
-		interrupt = notifyInterrupt(ctx)
+		var stop context.CancelFunc
+		scriptCtx, stop = notifyInterrupt(ctx)
+		defer stop()
 	}
-	defer func() {
-		_, stop := interrupt()
-		stop()
-	}()
 
 	var q querier
 	if *server != "" {
@@ -165,27 +159,35 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	if interactive {
 		return r.shell(ctx, e.stdin.(*os.File), ahead.Home(*home))
 	}
-	ctx, _ = interrupt()
-	return r.script(ctx, text, reqs)
+	return r.script(scriptCtx, text, reqs)
 }
 
-// notifyInterrupt runs signal.NotifyContext(ctx, os.Interrupt) in the background;
-// the function it returns waits for its context and stop function.
-func notifyInterrupt(ctx context.Context) func() (context.Context, context.CancelFunc) {
-	type notified struct {
-		ctx  context.Context
-		stop context.CancelFunc
-	}
-	ch := make(chan notified, 1)
-	go func() {
-		c, stop := signal.NotifyContext(ctx, os.Interrupt)
-		ch <- notified{c, stop}
-	}()
-	return sync.OnceValues(func() (context.Context, context.CancelFunc) {
-		n := <-ch
-		return n.ctx, n.stop
+// notifyInterrupt returns ctx canceled at the first Ctrl-C, and the function that
+// removes the handler. The handler is installed once the command has run for
+// interruptAfter: installing it starts the runtime's signal thread and waits for
+// it, a quarter of a millisecond of a fresh process, taken from a statement on the
+// other core. A statement answered sooner does not pay for it, and a Ctrl-C before
+// then ends the process as it ends any program without a handler.
+func notifyInterrupt(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 1)
+	t := time.AfterFunc(interruptAfter, func() {
+		signal.Notify(sigs, os.Interrupt)
+		go func() {
+			defer signal.Stop(sigs)
+			select {
+			case <-sigs:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 	})
+	return ctx, func() { t.Stop(); cancel() }
 }
+
+// interruptAfter is how long a command runs before Ctrl-C cancels its statement
+// rather than ending the process: less than anyone takes to press it.
+const interruptAfter = 10 * time.Millisecond
 
 // script runs the requests reqs of text in order and stops at the first error.
 func (r *sqlRun) script(ctx context.Context, text string, reqs []script.Request) int {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loredb/lore/catalog"
 	"github.com/loredb/lore/cli"
@@ -73,5 +75,51 @@ func TestSQLProcesses(t *testing.T) {
 		if q.State != "finished" {
 			t.Errorf("%q: %s", q.SQL, q.State)
 		}
+	}
+}
+
+// Ctrl-C cancels a `lore sql` statement that has run a while: the process reports
+// the cancellation, exits with an error, and leaves the statement's record in the
+// query log.
+func TestSQLInterrupt(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	cmd := exec.Command(os.Args[0], "sql", "--home", home, "-c", "SELECT count(*) FROM range(100000000000) a")
+	cmd.Env = append(os.Environ(), "LORE_TEST_AS_COMMAND=1", "LORE_HOME=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Well past the moment the handler is installed (interruptAfter).
+	time.Sleep(time.Second)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("lore sql ended with %v after Ctrl-C, want exit status 1\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("lore sql did not end within a minute of Ctrl-C")
+	}
+	if !strings.Contains(stderr.String(), "CANCELED") {
+		t.Errorf("stderr: %q, want the statement's cancellation", stderr.String())
+	}
+	c, err := catalog.Open(context.Background(), filepath.Join(home, "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	logged, err := c.RecentQueries(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) != 1 || logged[0].State != "failed" || logged[0].ErrorCode != "CANCELED" {
+		t.Fatalf("query log: %+v, want one canceled statement", logged)
 	}
 }

@@ -1,9 +1,9 @@
 // Package ahead starts what a `lore sql` command will need while the Go runtime is
 // still initialising the program: its catalog's open (catalog.OpenAhead), the
-// parse of its first request (sql.ParseAhead) and the reading of the memory it may
-// use (sysmem.Total), on the core the runtime leaves idle. The command line
-// (package cli) imports it, and takes a command's home from Home, so that the two
-// find the same catalog.
+// parse of its first request (sql.ParseAhead), the reading of the memory it may
+// use (sysmem.Total) and the first draw of randomness, for its statement's record,
+// on the core the runtime leaves idle. The command line (package cli) imports it,
+// and takes a command's home from Home, so that the two find the same catalog.
 //
 // Go initialises a package once its dependencies are, taking the ready packages in
 // import path order. This one depends on the catalog, the parser and the script
@@ -17,6 +17,7 @@
 package ahead
 
 import (
+	"crypto/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,9 @@ func init() {
 	if reqs := script.Requests(text, script.Statements(text)); len(reqs) > 0 {
 		sql.ParseAhead(text[reqs[0].Start:reqs[0].End])
 	}
+	// The first read maps the generator's state: the twentieth of a millisecond
+	// it takes would otherwise fall to the statement's record ID.
+	go rand.Read(make([]byte, 1))
 }
 
 // Home is the Lore home of a command: its --home flag's value when set, else
