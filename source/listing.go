@@ -414,8 +414,7 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 			if !ok {
 				continue
 			}
-			parts := strings.Split(rel, "/")
-			if hidden(parts) || !match(pattern, parts) {
+			if hidden(rel) || !match(pattern, strings.Split(rel, "/")) {
 				continue
 			}
 			out = append(out, o)
@@ -430,14 +429,13 @@ func listLocation(ctx context.Context, store storage.Store, location string) ([]
 		return all, storage.Dir(loc), nil // a single file, named exactly
 	}
 	dir := storage.Clean(loc)
-	var out []storage.ObjectInfo
+	out := make([]storage.ObjectInfo, 0, len(all))
 	for _, o := range all {
 		rel, ok := relative(dir, o.Path)
 		if !ok {
 			continue
 		}
-		parts := strings.Split(rel, "/")
-		if hidden(parts) || !parquetName(parts[len(parts)-1]) {
+		if hidden(rel) || !parquetName(rel[strings.LastIndexByte(rel, '/')+1:]) {
 			continue
 		}
 		out = append(out, o)
@@ -457,20 +455,20 @@ func relative(base, p string) (string, bool) {
 	if base == "." {
 		return strings.TrimPrefix(p, "./"), !strings.HasPrefix(p, "/")
 	}
-	prefix := strings.TrimSuffix(base, "/") + "/"
-	if !strings.HasPrefix(p, prefix) {
+	base = strings.TrimSuffix(base, "/")
+	if len(p) <= len(base) || p[len(base)] != '/' || p[:len(base)] != base {
 		return "", false
 	}
-	return p[len(prefix):], true
+	return p[len(base)+1:], true
 }
 
 func hasMeta(s string) bool { return storage.HasGlob(s) }
 
-// hidden reports a path with a segment that starts with '.' or '_' (checkpoints,
-// _SUCCESS markers, work directories of writers in progress).
-func hidden(parts []string) bool {
-	for _, p := range parts {
-		if strings.HasPrefix(p, ".") || strings.HasPrefix(p, "_") {
+// hidden reports a relative path with a segment that starts with '.' or '_'
+// (checkpoints, _SUCCESS markers, work directories of writers in progress).
+func hidden(rel string) bool {
+	for seg := range strings.SplitSeq(rel, "/") {
+		if strings.HasPrefix(seg, ".") || strings.HasPrefix(seg, "_") {
 			return true
 		}
 	}
@@ -511,15 +509,15 @@ func (l *Listing) partition(infos []storage.ObjectInfo, base string) error {
 	paths := make([][]kv, len(infos))
 	for i, o := range infos {
 		rel, _ := relative(base, o.Path)
-		dirs := strings.Split(rel, "/")
-		dirs = dirs[:len(dirs)-1]
-		seen := map[string]bool{}
-		for _, d := range dirs {
+		slash := strings.LastIndexByte(rel, '/')
+		if slash < 0 {
+			continue // a file at the base: no partition
+		}
+		for d := range strings.SplitSeq(rel[:slash], "/") {
 			k, v, ok := strings.Cut(d, "=")
-			if !ok || k == "" || seen[k] {
+			if !ok || k == "" || slices.ContainsFunc(paths[i], func(e kv) bool { return e.key == k }) {
 				continue // the first segment of a key wins
 			}
-			seen[k] = true
 			if u, err := url.PathUnescape(v); err == nil {
 				v = u
 			}
@@ -529,18 +527,17 @@ func (l *Listing) partition(infos []storage.ObjectInfo, base string) error {
 	for _, p := range paths[0] {
 		l.Partitions = append(l.Partitions, p.key)
 	}
-	// Every file must have the same keys, in any order.
-	want := slices.Sorted(slices.Values(l.Partitions))
+	// Every file must have the same keys, in any order (a file's keys are distinct).
 	for i, p := range paths {
+		if len(p) == len(l.Partitions) && !slices.ContainsFunc(p, func(e kv) bool { return !slices.Contains(l.Partitions, e.key) }) {
+			continue
+		}
 		keys := make([]string, len(p))
 		for j, e := range p {
 			keys[j] = e.key
 		}
-		slices.Sort(keys)
-		if !slices.Equal(keys, want) {
-			return errs.New(errs.Analysis, "Hive partition mismatch in %q: %q has keys %v, %q has %v",
-				l.Location, infos[0].Path, want, infos[i].Path, keys)
-		}
+		return errs.New(errs.Analysis, "Hive partition mismatch in %q: %q has keys %v, %q has %v",
+			l.Location, infos[0].Path, slices.Sorted(slices.Values(l.Partitions)), infos[i].Path, slices.Sorted(slices.Values(keys)))
 	}
 	raw := make([][]string, len(l.Partitions)) // raw[key][file]; "\x00" marks NULL
 	for k, key := range l.Partitions {

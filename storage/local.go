@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/loredb/lore/errs"
@@ -102,6 +103,7 @@ func listDir(ctx context.Context, dir string, out *[]ObjectInfo) error {
 	if err != nil {
 		return err
 	}
+	*out = slices.Grow(*out, len(entries))
 	for _, d := range entries {
 		p := filepath.Join(dir, d.Name())
 		switch {
