@@ -23,12 +23,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// loreCommand is the lore command with args, to run in a fresh process.
+func loreCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "LORE_TEST_AS_COMMAND=1", "LORE_HOME=")
+	return cmd
+}
+
 // lore runs the lore command in a fresh process.
 func lore(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "LORE_TEST_AS_COMMAND=1", "LORE_HOME=")
-	out, err := cmd.CombinedOutput()
+	out, err := loreCommand(args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("lore %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -83,8 +88,7 @@ func TestSQLProcesses(t *testing.T) {
 // query log.
 func TestSQLInterrupt(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
-	cmd := exec.Command(os.Args[0], "sql", "--home", home, "-c", "SELECT count(*) FROM range(100000000000) a")
-	cmd.Env = append(os.Environ(), "LORE_TEST_AS_COMMAND=1", "LORE_HOME=")
+	cmd := loreCommand("sql", "--home", home, "-c", "SELECT count(*) FROM range(100000000000) a")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
