@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage/s3"
 )
@@ -91,7 +92,7 @@ type Options struct {
 // EnsureDefaults fills unset options with their defaults.
 func (o *Options) EnsureDefaults() {
 	if o.Home == "" {
-		o.Home = defaultHome()
+		o.Home = home.Dir("")
 	}
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = defaultMemoryLimit()

@@ -13,13 +13,6 @@ import (
 	"github.com/loredb/lore/storage/s3"
 )
 
-func defaultHome() string {
-	if h := os.Getenv("LORE_HOME"); h != "" {
-		return h
-	}
-	return ".lore"
-}
-
 // defaultMemoryLimit is 80 % of the memory the process may use (sysmem.Total), 4
 // GiB when that cannot be read.
 func defaultMemoryLimit() int64 { return memoryLimitOf(sysmem.Total()) }

@@ -12,7 +12,7 @@ import (
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
 	"github.com/loredb/lore/gen"
-	"github.com/loredb/lore/internal/ahead"
+	homedir "github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/types"
 )
 
@@ -37,7 +37,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	dir, err := filepath.Abs(filepath.Join(ahead.Home(*home), "demo", "events"))
+	dir, err := filepath.Abs(filepath.Join(homedir.Dir(*home), "demo", "events"))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore demo: %v\n", err)
 		return exitError
@@ -53,7 +53,7 @@ func runDemo(ctx context.Context, e *env, args []string) int {
 		}
 	}
 
-	eng, err := lore.Open(ctx, lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
+	eng, err := lore.Open(ctx, lore.Options{Home: homedir.Dir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "lore demo: %s\n", errs.Describe(err, ""))
 		return exitError

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/loredb/lore"
-	"github.com/loredb/lore/internal/ahead"
+	homedir "github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/types"
 )
 
@@ -27,7 +27,7 @@ func runOptimize(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return status
 	}
-	lopts := lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit)}
+	lopts := lore.Options{Home: homedir.Dir(*home), MemoryLimit: int64(*memLimit)}
 	settings, given := beam.apply(&lopts)
 	if given && *beam.runner == "" {
 		return usageError(e, fs, "--endpoint and --beam-flag run the sort on Beam: give --runner")

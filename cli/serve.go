@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/loredb/lore"
-	"github.com/loredb/lore/internal/ahead"
+	homedir "github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/server"
 	loreflight "github.com/loredb/lore/server/flight"
 )
@@ -84,7 +84,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 {
 		return usageError(e, fs, "unexpected argument %q", fs.Arg(0))
 	}
-	c.home, c.memLimit, c.allowPaths = ahead.Home(c.home), int64(*memLimit), allow
+	c.home, c.memLimit, c.allowPaths = homedir.Dir(c.home), int64(*memLimit), allow
 	if len(ceilings) > 0 {
 		m := map[string]string{}
 		for _, kv := range ceilings {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
-	"github.com/loredb/lore/internal/ahead"
+	homedir "github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/internal/script"
 )
 
@@ -145,7 +145,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 			// Parsed while the engine opens, on the other core.
 			lore.ParseAhead(text[reqs[0].Start:reqs[0].End])
 		}
-		eng, err := lore.Open(ctx, lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
+		eng, err := lore.Open(ctx, lore.Options{Home: homedir.Dir(*home), MemoryLimit: int64(*memLimit), Progress: engineProgress(e.stderr)})
 		if err != nil {
 			fmt.Fprintf(e.stderr, "lore sql: %s\n", errs.Describe(err, ""))
 			return exitError
@@ -157,7 +157,7 @@ func runSQL(ctx context.Context, e *env, args []string) int {
 	r := &sqlRun{q: q, format: *format, timer: *timer, settings: settings,
 		stdout: e.stdout, stderr: e.stderr, timerOut: e.stderr}
 	if interactive {
-		return r.shell(ctx, e.stdin.(*os.File), ahead.Home(*home))
+		return r.shell(ctx, e.stdin.(*os.File), homedir.Dir(*home))
 	}
 	return r.script(scriptCtx, text, reqs)
 }

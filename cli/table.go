@@ -8,7 +8,7 @@ import (
 
 	"github.com/loredb/lore"
 	"github.com/loredb/lore/errs"
-	"github.com/loredb/lore/internal/ahead"
+	homedir "github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/types"
 )
 
@@ -45,7 +45,7 @@ func runTable(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 || !validFormat(*format) {
 		return usageError(e, fs, "unexpected argument or unknown format")
 	}
-	return runOne(ctx, e, "table "+what, lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit)}, nil, *format, stmt+types.QuoteIdent(name))
+	return runOne(ctx, e, "table "+what, lore.Options{Home: homedir.Dir(*home), MemoryLimit: int64(*memLimit)}, nil, *format, stmt+types.QuoteIdent(name))
 }
 
 // runAnalyze is "lore analyze NAME [--sketches [--runner R [--endpoint HOST:PORT]]]
@@ -63,7 +63,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return status
 	}
-	opts := lore.Options{Home: ahead.Home(*home), MemoryLimit: int64(*memLimit)}
+	opts := lore.Options{Home: homedir.Dir(*home), MemoryLimit: int64(*memLimit)}
 	settings, given := beam.apply(&opts)
 	if given && (!*sketches || *beam.runner == "") {
 		return usageError(e, fs, "--runner, --endpoint and --beam-flag run the full read of --sketches: give --sketches and --runner")

@@ -3,7 +3,8 @@
 // parse of its first request (sql.ParseAhead), the reading of the memory it may
 // use (sysmem.Total) and the first draw of randomness, for its statement's record,
 // on the core the runtime leaves idle. The command line (package cli) imports it,
-// and takes a command's home from Home, so that the two find the same catalog.
+// and both take a command's home from package home, so that they find the same
+// catalog.
 //
 // Go initialises a package once its dependencies are, taking the ready packages in
 // import path order. This one depends on the catalog, the parser and the script
@@ -23,13 +24,14 @@ import (
 	"strings"
 
 	"github.com/loredb/lore/catalog"
+	"github.com/loredb/lore/internal/home"
 	"github.com/loredb/lore/internal/script"
 	"github.com/loredb/lore/internal/sysmem"
 	"github.com/loredb/lore/sql"
 )
 
 func init() {
-	home, text, ok := SQLArgs(os.Args[1:])
+	dir, text, ok := SQLArgs(os.Args[1:])
 	if !ok {
 		return
 	}
@@ -37,25 +39,13 @@ func init() {
 	// catalog as the engine opens, the parse as the statement starts. The runtime
 	// runs the goroutines a busy core leaves behind in about that order.
 	go sysmem.Total()
-	catalog.OpenAhead(filepath.Join(Home(home), "catalog.db"))
+	catalog.OpenAhead(filepath.Join(home.Dir(dir), "catalog.db"))
 	if reqs := script.Requests(text, script.Statements(text)); len(reqs) > 0 {
 		sql.ParseAhead(text[reqs[0].Start:reqs[0].End])
 	}
 	// The first read maps the generator's state: the twentieth of a millisecond
 	// it takes would otherwise fall to the statement's record ID.
 	go rand.Read(make([]byte, 1))
-}
-
-// Home is the Lore home of a command: its --home flag's value when set, else
-// $LORE_HOME, else .lore in the working directory.
-func Home(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if h := os.Getenv("LORE_HOME"); h != "" {
-		return h
-	}
-	return ".lore"
 }
 
 // sqlFlags are the flags of `lore sql`, each with whether it takes a value.
