@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/loredb/lore/cli"
+	_ "github.com/loredb/lore/internal/ahead"   // lore sql's catalog and parse, started during init
 	_ "github.com/loredb/lore/internal/startup" // before the packages whose init allocates
 )
 

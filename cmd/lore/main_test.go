@@ -83,6 +83,20 @@ func TestSQLProcesses(t *testing.T) {
 	}
 }
 
+// The command links package ahead, whose init starts lore sql's work: nothing else
+// imports it, so without main's import the catalog would open only once main runs.
+func TestSQLStartsAhead(t *testing.T) {
+	cmd := loreCommand("sql", "--home", filepath.Join(t.TempDir(), "home"), "-c", "SELECT 1")
+	cmd.Env = append(cmd.Env, "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "init github.com/loredb/lore/internal/ahead @") {
+		t.Fatalf("the lore process did not initialise package ahead:\n%s", out)
+	}
+}
+
 // Ctrl-C cancels a `lore sql` statement that has run a while: the process reports
 // the cancellation, exits with an error, and leaves the statement's record in the
 // query log.
