@@ -964,6 +964,9 @@ type sharedRows struct {
 	parts []*vector.Batch
 	err   error
 	res   reservation
+	// apart says the rows did not fit the memory budget and the plan may be
+	// computed again (plan.Shared.Recompute): each reader computes its own.
+	apart bool
 }
 
 func (bd *builder) buildShared(x *plan.Shared) Operator {
@@ -996,6 +999,7 @@ type sharedOp struct {
 	node *plan.Shared
 	rows *sharedRows
 	next int
+	own  Operator // the reader's own computation, when the rows are apart
 }
 
 func (o *sharedOp) Next(ctx context.Context) (*vector.Batch, error) {
@@ -1009,6 +1013,11 @@ func (o *sharedOp) Next(ctx context.Context) (*vector.Batch, error) {
 		defer op.Close()
 		all, err := drain(ctx, op, len(o.node.Columns()), &r.res)
 		if err != nil {
+			if o.node.Recompute && errs.CodeOf(err) == errs.ResourceExhausted {
+				r.res.release()
+				r.apart = true
+				return
+			}
 			r.err = err
 			return
 		}
@@ -1019,6 +1028,17 @@ func (o *sharedOp) Next(ctx context.Context) (*vector.Batch, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if r.apart {
+		// Nothing was handed to this reader yet: it reads its own copy from the start.
+		if o.own == nil {
+			op, err := o.bd.build(o.node.Input)
+			if err != nil {
+				return nil, err
+			}
+			o.own = op
+		}
+		return o.own.Next(ctx)
+	}
 	if o.next >= len(r.parts) {
 		return nil, nil
 	}
@@ -1028,4 +1048,8 @@ func (o *sharedOp) Next(ctx context.Context) (*vector.Batch, error) {
 	return &vector.Batch{Cols: append([]arrow.Array(nil), b.Cols...), Rows: b.Rows}, nil
 }
 
-func (o *sharedOp) Close() {}
+func (o *sharedOp) Close() {
+	if o.own != nil {
+		o.own.Close()
+	}
+}

@@ -99,6 +99,10 @@ type DeferredPredicate struct {
 type Shared struct {
 	Input Node
 	Refs  int // references to it in the statement
+	// Recompute says each reader may compute Input on its own instead, as the
+	// statement would without the sharing: the executor does when the rows do not
+	// fit the memory budget (a subplan the rules found repeated, not a WITH query).
+	Recompute bool
 }
 
 // ZoneSkip is the zone planner's decision for one scan (DESIGN.md §3), and why.

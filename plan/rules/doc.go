@@ -9,14 +9,20 @@ func Optimize(n plan.Node) plan.Node {
 	n = optimizeTree(n)
 	root := n
 	// Each shared plan is optimized once, on its own, with every column it produces
-	// needed, after its readers' filters narrow it (PushIntoShared).
-	done := map[*plan.Shared]bool{}
+	// needed, after its readers' filters narrow it (PushIntoShared); those that
+	// ShareSubplans makes of optimized subplans are not optimized again.
+	done, made := map[*plan.Shared]bool{}, map[*plan.Shared]bool{}
+	for _, s := range ShareSubplans(n) {
+		made[s] = true
+	}
 	var walk func(plan.Node)
 	walk = func(n plan.Node) {
 		if s, ok := n.(*plan.Shared); ok && !done[s] {
 			done[s] = true
-			PushIntoShared(s, root)
-			s.Input = optimizeTree(s.Input)
+			if !made[s] {
+				PushIntoShared(s, root)
+				s.Input = optimizeTree(s.Input)
+			}
 			walk(s.Input)
 		}
 		if r, ok := n.(*plan.RecursiveCTE); ok {
