@@ -2,9 +2,9 @@
 // still initialising the program: its catalog's open (catalog.OpenAhead), the
 // parse of its first request (sql.ParseAhead), the reading of the memory it may
 // use (sysmem.Total) and the first draw of randomness, for its statement's record,
-// on the core the runtime leaves idle. The command line (package cli) imports it,
-// and both take a command's home from package home, so that they find the same
-// catalog.
+// on the core the runtime leaves idle. The lore command's main package imports it
+// for this init alone; it and package cli take a command's home from package home,
+// so that both find the same catalog.
 //
 // Go initialises a package once its dependencies are, taking the ready packages in
 // import path order. This one depends on the catalog, the parser and the script

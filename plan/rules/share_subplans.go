@@ -272,8 +272,6 @@ func sameValue(a, b reflect.Value, depth int) bool {
 			}
 		}
 		return true
-	}
-	switch a.Kind() {
 	case reflect.Bool:
 		return a.Bool() == b.Bool()
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
