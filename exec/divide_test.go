@@ -13,6 +13,7 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/loredb/lore/source"
 	"github.com/loredb/lore/storage"
@@ -23,22 +24,23 @@ import (
 // in two parts each (fewer morsels than workers: enough parts for every worker), the
 // parts covering their row groups in order, and reading the parts gives the rows of
 // reading the row groups whole — a part starts inside a page and passes over the
-// rows before it there. Row groups whose chunks are each a single page are not
-// divided: every part would decompress every page whole.
+// rows before it there. Row groups whose chunks are each a single page are divided
+// as well, their parts sharing the pages (one decompresses each, parquet.PageShare);
+// the parts are read at once, as workers read them.
 func TestDivideLeavesNoWorkerAlone(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		pageSize int64
-		divided  bool
+		shared   bool
 	}{
-		{"pages of 16 KiB", 16 << 10, true},
-		{"a page per chunk", 8 << 20, false},
+		{"pages of 16 KiB", 16 << 10, false},
+		{"a page per chunk", 8 << 20, true},
 	} {
-		t.Run(c.name, func(t *testing.T) { testDivide(t, c.pageSize, c.divided) })
+		t.Run(c.name, func(t *testing.T) { testDivide(t, c.pageSize, c.shared) })
 	}
 }
 
-func testDivide(t *testing.T, pageSize int64, divided bool) {
+func testDivide(t *testing.T, pageSize int64, shared bool) {
 	const groups, rows = 3, 40_000
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.parquet")
@@ -78,24 +80,35 @@ func testDivide(t *testing.T, pageSize int64, divided bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// read reads every morsel in a goroutine of its own and puts their rows in
+	// the morsels' order.
 	read := func(ms []source.Morsel) (ids []int64, text string) {
-		var sb strings.Builder
-		for _, m := range ms {
-			err := sp.Read(ctx, m, func(b *vector.Batch) error {
-				id, s := b.Cols[0].(*array.Int64), b.Cols[1].(*array.String)
-				for r := range b.Rows {
-					ids = append(ids, id.Value(r))
-					if s.IsNull(r) {
-						sb.WriteByte('-')
-					} else {
-						sb.WriteString(s.Value(r))
+		partIDs := make([][]int64, len(ms))
+		partText := make([]strings.Builder, len(ms))
+		var g errgroup.Group
+		for i, m := range ms {
+			g.Go(func() error {
+				return sp.Read(ctx, m, func(b *vector.Batch) error {
+					id, s := b.Cols[0].(*array.Int64), b.Cols[1].(*array.String)
+					for r := range b.Rows {
+						partIDs[i] = append(partIDs[i], id.Value(r))
+						if s.IsNull(r) {
+							partText[i].WriteByte('-')
+						} else {
+							partText[i].WriteString(s.Value(r))
+						}
 					}
-				}
-				return nil
+					return nil
+				})
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
+		}
+		if err := g.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		for i := range ms {
+			ids = append(ids, partIDs[i]...)
+			sb.WriteString(partText[i].String())
 		}
 		return ids, sb.String()
 	}
@@ -120,11 +133,11 @@ func testDivide(t *testing.T, pageSize int64, divided bool) {
 		per := make([]int, groups)
 		for _, m := range ms {
 			per[m.RowGroup]++
+			if whole := m.First == 0 && m.Rows == rows; (m.Share != nil) != (shared && !whole) {
+				t.Errorf("%d workers: part %+v of row group %d shares its pages: %v, want %v", c.threads, m, m.RowGroup, m.Share != nil, shared && !whole)
+			}
 		}
 		for g := range groups {
-			if !divided {
-				c.parts[g] = 1
-			}
 			if per[g] != c.parts[g] {
 				t.Errorf("%d workers: row group %d in %d parts, want %d (%+v)", c.threads, g, per[g], c.parts[g], ms)
 			}

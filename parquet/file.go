@@ -46,6 +46,9 @@ type File struct {
 
 	// Bound to one open reader; nil for a File whose reader was released.
 	src storage.Reader
+	// share is the pages of one row group that other readers of it decompress
+	// too (Sharing), or nil.
+	share *PageShare
 }
 
 // column is what File knows of one top-level field.
@@ -374,6 +377,14 @@ func (f *File) WithReader(r storage.Reader) (*File, error) {
 	g := *f
 	g.src = r
 	return &g, nil
+}
+
+// Sharing returns a File that is f but reads the pages of share's row group through
+// share: each is decompressed by whichever part of the row group needs it first.
+func (f *File) Sharing(share *PageShare) *File {
+	g := *f
+	g.share = share
+	return &g
 }
 
 func corrupt(format string, args ...any) error {

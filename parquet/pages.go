@@ -68,6 +68,11 @@ type pageWalker struct {
 	// aheadBuf keeps ahead once a compressed body's buffer has gone back to the
 	// pool.
 	aheadBuf [headerReadAhead]byte
+	// share, when the chunk's row group is read in parts at once, is where the
+	// parts find its pages decompressed by one of them; f is the file the walker
+	// reads, which helping the other parts reads too.
+	share *PageShare
+	f     *File
 }
 
 // chunkWalker returns a walker over the chunk of leaf in row group rg, or nil when the
@@ -97,7 +102,11 @@ func (f *File) chunkWalker(rg, leaf int) (*pageWalker, error) {
 	if u := ci.uncompressed; u > 0 {
 		most = min(most, u)
 	}
-	return &pageWalker{src: f.src, pos: start, end: start + n, left: ci.values, codec: codec, most: most}, nil
+	w := &pageWalker{src: f.src, pos: start, end: start + n, left: ci.values, codec: codec, most: most, f: f}
+	if f.share != nil && f.share.rg == rg && codec != nil {
+		w.share = f.share
+	}
+	return w, nil
 }
 
 // checkDictionary checks the dictionary page of the chunk of leaf in row group rg,
@@ -269,8 +278,24 @@ func (w *pageWalker) header() (pageHeader, int, error) {
 }
 
 // data reads the body of page p and decompresses it: for a V2 page, the levels (never
-// compressed) and then the values. The bytes are valid until the next call.
+// compressed) and then the values. The bytes are valid until the next call (until
+// the share is done with, for a page of a shared row group).
 func (w *pageWalker) data(p pageAt) ([]byte, error) {
+	if w.share != nil && w.decompresses(p) {
+		return w.share.page(w, p)
+	}
+	return w.decode(p, &w.plain)
+}
+
+// decompresses reports whether the body of page p is compressed, rather than read
+// as it is.
+func (w *pageWalker) decompresses(p pageAt) bool {
+	return w.codec != nil && (p.typ != pageDataV2 || p.v2Compressed)
+}
+
+// decode reads the body of page p and decompresses it into *buf, grown as the page
+// needs (an uncompressed body is returned as read, in the walker's own buffer).
+func (w *pageWalker) decode(p pageAt, buf *[]byte) ([]byte, error) {
 	size := int(p.compressed)
 	extra := int(min(headerReadAhead, w.end-(p.body+int64(size))))
 	w.comp = growPage(w.comp, size+extra)
@@ -286,7 +311,7 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 		}
 		levels = int(p.defLen) + int(p.repLen)
 	}
-	if w.codec == nil || (p.typ == pageDataV2 && !p.v2Compressed) {
+	if !w.decompresses(p) {
 		if size != int(p.uncompressed) {
 			return nil, fmt.Errorf("uncompressed page of %d bytes says it has %d", size, p.uncompressed)
 		}
@@ -299,17 +324,18 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	// Zstandard decoder, which takes small pages, finds a block's worth there in
 	// the smallest class; the system library, which takes the rest, needs none
 	// (asking for a block more put a 983 KB page in a 1.25 MiB buffer, not 1 MiB).
-	w.plain = growPage(w.plain, int(p.uncompressed))[:p.uncompressed]
-	copy(w.plain, comp[:levels])
-	out, err := compress.Decode(w.codec, w.plain[levels:], comp[levels:])
+	*buf = growPage(*buf, int(p.uncompressed))[:p.uncompressed]
+	plain := *buf
+	copy(plain, comp[:levels])
+	out, err := compress.Decode(w.codec, plain[levels:], comp[levels:])
 	if err != nil {
 		return nil, fmt.Errorf("cannot decompress page: %w", err)
 	}
 	if levels+len(out) != int(p.uncompressed) {
 		return nil, fmt.Errorf("page decompressed to %d bytes, its header says %d", levels+len(out), p.uncompressed)
 	}
-	if len(out) > 0 && &out[0] != &w.plain[levels] {
-		copy(w.plain[levels:], out) // the codec did not decode in place
+	if len(out) > 0 && &out[0] != &plain[levels] {
+		copy(plain[levels:], out) // the codec did not decode in place
 	}
 	// The compressed body is done with: its buffer goes back to the pool at once
 	// rather than wait, one per column, for the chunk's next page (a worker that
@@ -317,7 +343,7 @@ func (w *pageWalker) data(p pageAt) ([]byte, error) {
 	w.ahead = w.aheadBuf[:copy(w.aheadBuf[:], w.ahead)]
 	putPage(w.comp)
 	w.comp = nil
-	return w.plain[:p.uncompressed], nil
+	return plain, nil
 }
 
 // close ends the walk; its buffers go back to the pool for other chunks (nothing

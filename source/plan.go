@@ -48,14 +48,18 @@ type Morsel struct {
 	RowGroup int
 	Rows     int64 // rows of the morsel
 	First    int64 // its first row within the row group
+	// Share, for the parts of a row group whose chunks are single pages, is where
+	// the parts find the pages one of them decompressed (parquet.PageShare).
+	Share *parquet.PageShare
 }
 
 // Divide cuts morsel m into about parts morsels with as many rows left to read each
 // — the rows the file's page index leaves under the spec's filters — each starting
 // at a multiple of align rows where it can. It returns m whole when reading it in
 // parts would cost more than it saves: when a reader cannot pass over the rows before
-// a part without decoding them, when most of its bytes are chunks of a single page
-// (which every part would decompress whole), or m is too small to share.
+// a part without decoding them, or m is too small to share. When most of its bytes
+// are chunks of a single page, which every part would otherwise decompress whole,
+// the parts share one parquet.PageShare and decompress each page once between them.
 func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64) ([]Morsel, error) {
 	if parts <= 1 || m.File < 0 || m.File >= len(p.files) || p.files[m.File] == nil {
 		return []Morsel{m}, nil
@@ -66,10 +70,12 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 	}
 	kept := []parquet.RowRange{{First: m.First, Rows: m.Rows}}
 	var bounds []int64 // rows where a page of a filtered column starts
-	// Chunks that are one page are read and decompressed whole by every part:
-	// when they are most of the row group, parts would repeat most of the work to
-	// share the rest. Finding out reads a page header per chunk, which is only
-	// asked of bytes already at hand (local, or cached from an object store).
+	share := false
+	// Chunks that are one page are needed whole by every part: when they are most
+	// of the row group, the parts share their pages (a page index has nothing to
+	// cut at then). Finding out reads a page header per chunk, which is only asked
+	// of bytes at hand (local: an object store's row group is not shared, so its
+	// parts, had they to fetch every chunk, are not made).
 	local := p.FetchBytes(m) == 0
 	if local || len(fs.filters) > 0 {
 		r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
@@ -95,9 +101,7 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 		if err != nil {
 			return nil, err
 		}
-		if whole*2 > size {
-			return []Morsel{m}, nil
-		}
+		share = whole*2 > size
 	}
 	var total int64
 	for _, r := range kept {
@@ -133,6 +137,12 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 		if c > first {
 			out = append(out, Morsel{File: m.File, RowGroup: m.RowGroup, First: first, Rows: c - first})
 			first = c
+		}
+	}
+	if share && len(out) > 1 {
+		s := parquet.NewPageShare(m.RowGroup, fs.cols, len(out))
+		for i := range out {
+			out[i].Share = s
 		}
 	}
 	return out, nil
@@ -898,6 +908,10 @@ func (p *ScanPlan) ReadLate(ctx context.Context, m Morsel, early []bool, fn func
 		if f, err = f.WithReader(r); err != nil {
 			return err
 		}
+	}
+	if m.Share != nil {
+		defer m.Share.Done()
+		f = f.Sharing(m.Share)
 	}
 	if m.Whole() {
 		// A row group read in parts counts once, with its first part.
