@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -92,15 +93,25 @@ func (s *PageShare) claim(body int64) (*sharedPage, bool) {
 	return sp, true
 }
 
-// fill decompresses page p into the entry sp the caller claimed.
+// fill decompresses page p into the entry sp the caller claimed. The entry is done
+// however decoding ends: a decoder that panics (the caller's recovery reports it)
+// leaves the other parts an error rather than a wait without end.
 func (s *PageShare) fill(w *pageWalker, p pageAt, sp *sharedPage) ([]byte, error) {
 	var buf []byte
-	sp.data, sp.err = w.decode(p, &buf)
-	if sp.err != nil {
+	filled := false
+	defer func() {
+		if !filled {
+			sp.err = errors.New("the page could not be decompressed by the part that read it first")
+		}
+		close(sp.done)
+	}()
+	data, err := w.decode(p, &buf)
+	if err != nil {
 		putPage(buf)
+		data = nil
 	}
-	close(sp.done)
-	return sp.data, sp.err
+	sp.data, sp.err, filled = data, err, true
+	return data, err
 }
 
 // help decompresses, through f, the dictionary and first data page of the next

@@ -1,11 +1,14 @@
 package parquet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -130,5 +133,59 @@ func TestPageShareDecompressesEachPageOnce(t *testing.T) {
 		if len(share.pages) != 0 {
 			t.Fatalf("round %d: %d pages kept after every part is done", round, len(share.pages))
 		}
+	}
+}
+
+// panickyCodec decodes nothing: once let go, it panics.
+type panickyCodec struct {
+	compress.Codec
+	go_ chan struct{}
+}
+
+func (c panickyCodec) DecodeWithError(dst, src []byte) ([]byte, error) {
+	<-c.go_
+	panic("decoder fault")
+}
+
+// TestPageShareDecoderPanic: when the part decompressing a page panics, a part
+// waiting for that page gets an error instead of waiting for ever.
+func TestPageShareDecoderPanic(t *testing.T) {
+	body := bytes.Repeat([]byte{7}, 64)
+	codec := panickyCodec{go_: make(chan struct{})}
+	p := pageAt{pageHeader: pageHeader{typ: pageData, uncompressed: 128, compressed: int32(len(body))}}
+	walker := func() *pageWalker {
+		return &pageWalker{src: bytes.NewReader(body), end: int64(len(body)), codec: codec, most: 1 << 20}
+	}
+	share := NewPageShare(0, nil, 2)
+	first := make(chan any)
+	go func() {
+		defer func() { first <- recover() }()
+		share.page(walker(), p)
+	}()
+	for { // until the first part has claimed the page
+		share.mu.Lock()
+		n := len(share.pages)
+		share.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	second := make(chan error)
+	go func() {
+		_, err := share.page(walker(), p)
+		second <- err
+	}()
+	close(codec.go_)
+	if r := <-first; r == nil {
+		t.Fatal("the first part's decoder did not panic")
+	}
+	select {
+	case err := <-second:
+		if err == nil {
+			t.Fatal("the waiting part got the page of a decoder that panicked")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting part still waits for the page")
 	}
 }
