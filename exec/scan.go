@@ -445,9 +445,11 @@ func (p *pipeline) filters(ctx context.Context) ([]source.Predicate, error) {
 // take the morsels in order, and the last ones are what one worker reads while the
 // others have run out (a file of a 122,880-row and a 27,120-row group kept one worker
 // on the larger while the other idled). A part re-reads its row group's chunks, and
-// decompresses a page the cut falls in on both sides: free of fetches on local disk,
-// where the page cache serves the second read, but a second fetch from an object
-// store, so there only the first rule applies.
+// decompresses a page the cut falls in on both sides (the parts of a local row group
+// of one-page chunks decompress each page once between them instead: see
+// source.ScanPlan.Divide): free of fetches on local disk, where the page cache
+// serves the second read, but a second fetch from an object store, so there only
+// the first rule applies.
 func (p *pipeline) divide(ctx context.Context, sp *source.ScanPlan) ([]source.Morsel, error) {
 	threads := p.bd.env.Threads
 	n := len(sp.Morsels)
