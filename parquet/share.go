@@ -108,7 +108,6 @@ func (s *PageShare) fill(w *pageWalker, p pageAt, sp *sharedPage) ([]byte, error
 	data, err := w.decode(p, &buf)
 	if err != nil {
 		putPage(buf)
-		data = nil
 	}
 	sp.data, sp.err, filled = data, err, true
 	return data, err

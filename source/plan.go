@@ -74,8 +74,8 @@ func (p *ScanPlan) Divide(ctx context.Context, m Morsel, parts int, align int64)
 	// Chunks that are one page are needed whole by every part: when they are most
 	// of the row group, the parts share their pages (a page index has nothing to
 	// cut at then). Finding out reads a page header per chunk, which is only asked
-	// of bytes at hand (local: an object store's row group is not shared, so its
-	// parts, had they to fetch every chunk, are not made).
+	// of local files: an object store's row group is never shared, and is cut as
+	// though its chunks had pages to cut at.
 	local := p.FetchBytes(m) == 0
 	if local || len(fs.filters) > 0 {
 		r, err := storage.OpenInfo(ctx, p.store, p.listing.Files[m.File].Info)
